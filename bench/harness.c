@@ -1,0 +1,91 @@
+/*
+ * harness.c - timing, medians and JSON lines for bench/ (see harness.h).
+ */
+#include "bench/harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static bool sc_bench_quick_mode;
+
+uint64_t
+sc_bench_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+bool
+sc_bench_init(int argc, char **argv)
+{
+	const char *env = getenv("SC_BENCH_QUICK");
+
+	sc_bench_quick_mode = env && *env && strcmp(env, "0") != 0;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--quick") == 0)
+			sc_bench_quick_mode = true;
+	return sc_bench_quick_mode;
+}
+
+bool
+sc_bench_quick(void)
+{
+	return sc_bench_quick_mode;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double
+sc_bench_median(double *v, size_t n)
+{
+	if (n == 0)
+		return 0.0;
+	qsort(v, n, sizeof(*v), cmp_double);
+	if (n % 2)
+		return v[n / 2];
+	return (v[n / 2 - 1] + v[n / 2]) / 2.0;
+}
+
+static void
+print_json_string(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			putchar('\\');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+void
+sc_bench_emit(const char *bench, const char *kase, const char *unit,
+	      double value, const char *baseline, double baseline_value)
+{
+	printf("{\"bench\": ");
+	print_json_string(bench);
+	printf(", \"case\": ");
+	print_json_string(kase);
+	printf(", \"unit\": ");
+	print_json_string(unit);
+	printf(", \"value\": %.6g, \"baseline\": ", value);
+	if (baseline) {
+		print_json_string(baseline);
+		printf(", \"baseline_value\": %.6g, \"ratio\": %.4g}\n",
+		       baseline_value,
+		       baseline_value != 0 ? value / baseline_value : 0.0);
+	} else {
+		printf("null, \"baseline_value\": null, \"ratio\": null}\n");
+	}
+	fflush(stdout);
+}

@@ -1,0 +1,48 @@
+/*
+ * harness.h - the small harness every benchmark shares.
+ *
+ * A benchmark measures its subject and its baseline (or peer) in the same
+ * run, takes the median of several repetitions of each, and prints one JSON
+ * object per line:
+ *
+ *   {"bench": "consolidate", "case": "1M u64x2", "unit": "Mrec/s",
+ *    "value": 31.2, "baseline": "qsort+compact", "baseline_value": 9.8,
+ *    "ratio": 3.18}
+ *
+ * ratio = value / baseline_value. `--quick` (or SC_BENCH_QUICK=1) asks for
+ * smaller sizes and fewer repetitions, for smoke runs in tools/run.
+ */
+#ifndef SC_BENCH_HARNESS_H
+#define SC_BENCH_HARNESS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Monotonic time in nanoseconds. */
+uint64_t sc_bench_now_ns(void);
+
+/* Parse the common flags (--quick) from argv; returns true in quick mode. */
+bool sc_bench_init(int argc, char **argv);
+
+/* True once sc_bench_init saw --quick or SC_BENCH_QUICK=1. */
+bool sc_bench_quick(void);
+
+/* The median of n doubles (sorts the array in place). */
+double sc_bench_median(double *v, size_t n);
+
+/*
+ * sc_bench_emit - print one result line. `baseline` may be NULL when a
+ * figure has no peer (then baseline_value and ratio are printed as null).
+ */
+void sc_bench_emit(const char *bench, const char *kase, const char *unit,
+		   double value, const char *baseline, double baseline_value);
+
+/* Keep the optimiser from deleting a computation whose result is unused. */
+static inline void
+sc_bench_keep(const void *p)
+{
+	__asm__ volatile("" : : "g"(p) : "memory");
+}
+
+#endif /* SC_BENCH_HARNESS_H */

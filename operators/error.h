@@ -1,0 +1,73 @@
+/*
+ * error.h - the one error convention of subcirc.
+ *
+ * Every call that can fail returns an int: 0 on success, or one of the
+ * negative SC_E* codes below. sc_strerror() gives the words for a code.
+ * Bad input never crashes and never changes state: a call that refuses its
+ * input leaves every object as it was and its out-parameters unwritten.
+ *
+ * A code says what kind of thing went wrong; the detail (which column, which
+ * node, which unit) goes into a per-thread message that the failing call
+ * sets and sc_errmsg() reads, so a test or a user sees e.g.
+ * "sc_batch_builder_push: row has 3 columns, schema has 2".
+ *
+ * This header is the lowest layer: runtime/ and units/ use it too, which is
+ * why it knows nothing of Z-sets.
+ */
+#ifndef SC_ERROR_H
+#define SC_ERROR_H
+
+enum sc_error {
+	SC_OK = 0,
+	SC_EINVAL = -1,	    /* an argument is NULL, out of range or malformed */
+	SC_ENOMEM = -2,	    /* an allocation failed; nothing was changed */
+	SC_EOVERFLOW = -3,  /* a weight or count would wrap around */
+	SC_ESCHEMA = -4,    /* a row or batch does not match the schema */
+	SC_ETYPE = -5,	    /* an unknown column or aggregate type */
+	SC_EFULL = -6,	    /* a bounded queue or edge is full: try later */
+	SC_EEMPTY = -7,	    /* nothing to take */
+	SC_ENOENT = -8,	    /* no such unit, node, key or symbol */
+	SC_ESTATE = -9,	    /* the object is in a state that refuses this call */
+	SC_ECYCLE = -10,    /* a cycle without a delay */
+	SC_EPANIC = -11,    /* a unit panicked; see the executor's panic record */
+	SC_ESHUTDOWN = -12, /* the executor or runtime has shut down */
+	SC_ETIMEDOUT = -13, /* a wait ran past its deadline */
+	SC_ECALLBACK = -14, /* a user callback reported an error */
+	SC_EDEAD = -15,	    /* the unit is dead; frames to it are undeliverable */
+	SC_EBUSY = -16,	    /* the object still has live children or users */
+	SC__ELAST = -16
+};
+
+/*
+ * sc_strerror - the words for an SC_E* code.
+ * Returns a static string; an unknown code gives "unknown error".
+ * Any thread may call it.
+ */
+const char *sc_strerror(int code);
+
+/*
+ * sc_errname - the symbolic name of a code ("SC_EFULL"), for logs and tests.
+ */
+const char *sc_errname(int code);
+
+/*
+ * sc_errmsg - the detail of the last error raised on this thread, or "" if
+ * none. The string is per thread and valid until the next failing call on
+ * the same thread.
+ */
+const char *sc_errmsg(void);
+
+/*
+ * sc_error_clear - forget this thread's last message.
+ */
+void sc_error_clear(void);
+
+/*
+ * sc__fail - record a formatted detail for `code` on this thread and return
+ * `code`, so a failing path reads `return sc__fail(SC_EINVAL, "...", ...)`.
+ * The message is prefixed with the code's name. Internal to subcirc.
+ */
+int sc__fail(int code, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif /* SC_ERROR_H */
