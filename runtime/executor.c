@@ -1,0 +1,837 @@
+/*
+ * executor.c - kick, claim, run, finish, abandon (see executor.h).
+ *
+ * One mutex guards the queue, the slots' states and the counts; a turn runs
+ * with no lock held, on a unit taken out of its slot. Fields that the
+ * introspection calls read are atomics written under the mutex (relaxed:
+ * the mutex orders them), so a lock-free reader would also be sound.
+ */
+#include "runtime/executor.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/error.h"
+#include "runtime/clock_int.h"
+
+#define SC_EXEC_DEFAULT_CAPACITY 1024
+#define SC_EXEC_DEFAULT_SPIN	 256
+#define SC_EXEC_PANICS_KEPT	 64
+#define SC_NONE			 UINT32_MAX
+
+#if defined(__x86_64__) || defined(__i386__)
+#define cpu_relax() __builtin_ia32_pause()
+#else
+#define cpu_relax() atomic_signal_fence(memory_order_seq_cst)
+#endif
+
+struct sc__slot {
+	struct sc_unit *unit;	       /* the unit while in its slot; NULL while
+					  claimed (the token is out) or dead */
+	struct sc_unit *ref;	       /* the unit for has_pending; NULL once
+					  dead (its destroy may be running) */
+	_Atomic int state;	       /* enum sc_unit_state */
+	uint32_t next;		       /* FIFO link while QUEUED */
+	char name[SC_UNIT_NAME_MAX];   /* copied at add */
+	_Atomic uint64_t queued_since; /* coarse ns, 0 unless QUEUED */
+	_Atomic uint64_t running_since; /* coarse ns, 0 unless RUNNING* */
+	_Atomic int32_t worker;		/* -1 unless RUNNING* */
+	_Atomic uint64_t turns;		/* turns handed back or abandoned */
+	_Atomic uint64_t kicks;		/* kicks while alive */
+	_Atomic uint64_t progress;	/* frames moved, summed */
+};
+
+struct sc_exec {
+	pthread_mutex_t mu;	  /* guards everything below but the atomics'
+				     lock-free reads */
+	pthread_cond_t work_cv;	  /* parked workers wait here */
+	pthread_cond_t idle_cv;	  /* wait_idle waits here (monotonic clock) */
+	struct sc__slot *slots;	  /* capacity slots; ids index them */
+	uint32_t capacity;	  /* slots allocated */
+	_Atomic uint32_t n;	  /* slots in use; release-published by add,
+				     read lock-free by kick's id check */
+	uint32_t head, tail;	  /* the FIFO (SC_NONE when empty) */
+	_Atomic uint32_t qlen;	  /* queued units; polled by spinning workers */
+	uint32_t running;	  /* claimed and not yet handed back */
+	uint32_t sleepers;	  /* workers parked on work_cv */
+	uint32_t idle_waiters;	  /* threads in wait_idle */
+	uint32_t spin;		  /* polls before parking */
+	_Atomic bool shutdown;	  /* set once by sc_exec_shutdown */
+	_Atomic uint32_t workers; /* live worker threads */
+	_Atomic uint64_t turns_finished; /* all turns handed back */
+	uint32_t npanics;		 /* panics recorded (all of them) */
+	struct sc_panic_record panics[SC_EXEC_PANICS_KEPT]; /* the first ones */
+};
+
+static inline void
+relaxed_inc(_Atomic uint64_t *a, uint64_t by)
+{
+	/* Only ever written under the mutex: a plain load and store is
+	 * enough, and cheaper than a locked add. */
+	atomic_store_explicit(
+	    a, atomic_load_explicit(a, memory_order_relaxed) + by,
+	    memory_order_relaxed);
+}
+
+static inline int
+slot_state(const struct sc__slot *s)
+{
+	return atomic_load_explicit(&s->state, memory_order_relaxed);
+}
+
+static inline void
+slot_set_state(struct sc__slot *s, int st)
+{
+	atomic_store_explicit(&s->state, st, memory_order_relaxed);
+}
+
+const char *
+sc_unit_state_name(enum sc_unit_state s)
+{
+	switch (s) {
+	case SC_UNIT_IDLE:
+		return "IDLE";
+	case SC_UNIT_QUEUED:
+		return "QUEUED";
+	case SC_UNIT_RUNNING:
+		return "RUNNING";
+	case SC_UNIT_RUNNING_KICKED:
+		return "RUNNING+KICKED";
+	case SC_UNIT_DEAD:
+		return "DEAD";
+	}
+	return "?";
+}
+
+uint64_t
+sc_exec_now_ns(void)
+{
+	return sc__clock_coarse_ns();
+}
+
+/* --- create / destroy / add -------------------------------------------- */
+
+static int
+init_sync(struct sc_exec *ex)
+{
+	pthread_condattr_t ca;
+
+	if (pthread_mutex_init(&ex->mu, NULL) != 0)
+		goto fail;
+	if (pthread_cond_init(&ex->work_cv, NULL) != 0)
+		goto undo_mu;
+	if (pthread_condattr_init(&ca) != 0)
+		goto undo_work_cv;
+	(void)pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	if (pthread_cond_init(&ex->idle_cv, &ca) != 0)
+		goto undo_ca;
+	pthread_condattr_destroy(&ca);
+	return 0;
+undo_ca:
+	pthread_condattr_destroy(&ca);
+undo_work_cv:
+	pthread_cond_destroy(&ex->work_cv);
+undo_mu:
+	pthread_mutex_destroy(&ex->mu);
+fail:
+	return sc__fail(SC_ENOMEM, "sc_exec_create: no mutex or condvar");
+}
+
+int
+sc_exec_create(const struct sc_exec_opts *opts, struct sc_exec **out)
+{
+	struct sc_exec_opts o = {0};
+	struct sc_exec *ex;
+
+	if (!out)
+		return sc__fail(SC_EINVAL, "sc_exec_create: out is NULL");
+	if (opts)
+		o = *opts;
+	if (o.capacity == 0)
+		o.capacity = SC_EXEC_DEFAULT_CAPACITY;
+	if (o.capacity >= SC_NONE)
+		return sc__fail(SC_EINVAL, "sc_exec_create: capacity %u",
+				o.capacity);
+	ex = calloc(1, sizeof(*ex));
+	if (!ex)
+		goto fail;
+	ex->slots = calloc(o.capacity, sizeof(*ex->slots));
+	if (!ex->slots)
+		goto undo_ex;
+	if (init_sync(ex) != 0)
+		goto undo_slots;
+	ex->capacity = o.capacity;
+	ex->spin = o.spin ? o.spin : SC_EXEC_DEFAULT_SPIN;
+	ex->head = ex->tail = SC_NONE;
+	*out = ex;
+	return 0;
+undo_slots:
+	free(ex->slots);
+undo_ex:
+	free(ex);
+fail:
+	return sc__fail(SC_ENOMEM, "sc_exec_create: no memory for %u units",
+			o.capacity);
+}
+
+static void
+destroy_fn(void *arg)
+{
+	struct sc_unit *u = arg;
+
+	u->ops->destroy(u);
+}
+
+int
+sc_exec_destroy(struct sc_exec *ex)
+{
+	uint32_t n;
+
+	if (!ex)
+		return 0;
+	pthread_mutex_lock(&ex->mu);
+	if (atomic_load(&ex->workers) > 0 || ex->running > 0) {
+		uint32_t w = atomic_load(&ex->workers), r = ex->running;
+
+		pthread_mutex_unlock(&ex->mu);
+		return sc__fail(SC_EBUSY,
+				"sc_exec_destroy: %u workers live, %u units "
+				"claimed",
+				w, r);
+	}
+	pthread_mutex_unlock(&ex->mu);
+	n = atomic_load(&ex->n);
+	for (uint32_t i = 0; i < n; i++) {
+		struct sc_panic_record rec;
+
+		if (!ex->slots[i].unit)
+			continue;
+		rec.message[0] = '\0';
+		if (sc_panic_guard(destroy_fn, ex->slots[i].unit, &rec) != 0)
+			(void)fprintf(stderr,
+				      "subcirc: destroy of unit %u (%s) "
+				      "panicked: %s\n",
+				      i, ex->slots[i].name, rec.message);
+	}
+	pthread_cond_destroy(&ex->idle_cv);
+	pthread_cond_destroy(&ex->work_cv);
+	pthread_mutex_destroy(&ex->mu);
+	free(ex->slots);
+	free(ex);
+	return 0;
+}
+
+int
+sc_exec_add(struct sc_exec *ex, struct sc_unit *unit, uint32_t *id)
+{
+	const struct sc_unit_ops *ops;
+	struct sc__slot *s;
+	const char *name;
+	uint32_t n;
+
+	if (!ex || !unit || !id || !unit->ops)
+		return sc__fail(SC_EINVAL, "sc_exec_add: NULL argument");
+	ops = unit->ops;
+	if (!ops->turn || !ops->neighbours || !ops->name || !ops->destroy)
+		return sc__fail(SC_EINVAL, "sc_exec_add: unit ops incomplete");
+	name = ops->name(unit);
+	pthread_mutex_lock(&ex->mu);
+	if (atomic_load(&ex->shutdown)) {
+		pthread_mutex_unlock(&ex->mu);
+		return sc__fail(SC_ESHUTDOWN, "sc_exec_add: shut down");
+	}
+	n = atomic_load_explicit(&ex->n, memory_order_relaxed);
+	if (n == ex->capacity) {
+		pthread_mutex_unlock(&ex->mu);
+		return sc__fail(SC_EFULL,
+				"sc_exec_add: executor holds %u units", n);
+	}
+	s = &ex->slots[n];
+	s->unit = unit;
+	s->ref = unit;
+	snprintf(s->name, sizeof(s->name), "%s", name ? name : "?");
+	s->next = SC_NONE;
+	atomic_store_explicit(&s->worker, -1, memory_order_relaxed);
+	slot_set_state(s, SC_UNIT_IDLE);
+	/* Publish the slot before its id can be kicked lock-free. */
+	atomic_store_explicit(&ex->n, n + 1, memory_order_release);
+	pthread_mutex_unlock(&ex->mu);
+	*id = n;
+	return 0;
+}
+
+/* --- the queue ----------------------------------------------------------- */
+
+static void
+queue_push_locked(struct sc_exec *ex, uint32_t id)
+{
+	struct sc__slot *s = &ex->slots[id];
+
+	s->next = SC_NONE;
+	if (ex->tail == SC_NONE)
+		ex->head = id;
+	else
+		ex->slots[ex->tail].next = id;
+	ex->tail = id;
+	slot_set_state(s, SC_UNIT_QUEUED);
+	atomic_store_explicit(&s->queued_since, sc__clock_coarse_ns(),
+			      memory_order_relaxed);
+	atomic_store_explicit(
+	    &ex->qlen,
+	    atomic_load_explicit(&ex->qlen, memory_order_relaxed) + 1,
+	    memory_order_relaxed);
+}
+
+static uint32_t
+queue_pop_locked(struct sc_exec *ex)
+{
+	uint32_t id = ex->head;
+
+	if (id == SC_NONE)
+		return SC_NONE;
+	ex->head = ex->slots[id].next;
+	if (ex->head == SC_NONE)
+		ex->tail = SC_NONE;
+	atomic_store_explicit(
+	    &ex->qlen,
+	    atomic_load_explicit(&ex->qlen, memory_order_relaxed) - 1,
+	    memory_order_relaxed);
+	return id;
+}
+
+static void
+wake_idle_waiters_locked(struct sc_exec *ex)
+{
+	if (ex->head == SC_NONE && ex->running == 0 && ex->idle_waiters)
+		pthread_cond_broadcast(&ex->idle_cv);
+}
+
+/* --- kick ---------------------------------------------------------------- */
+
+static void
+kick_locked(struct sc_exec *ex, uint32_t id)
+{
+	struct sc__slot *s = &ex->slots[id];
+
+	switch (slot_state(s)) {
+	case SC_UNIT_IDLE:
+		relaxed_inc(&s->kicks, 1);
+		queue_push_locked(ex, id);
+		/* Only a parked worker needs a signal; glibc's signal is
+		 * itself free when every waiter was already signalled. */
+		if (ex->sleepers)
+			pthread_cond_signal(&ex->work_cv);
+		break;
+	case SC_UNIT_QUEUED: /* kicks coalesce */
+	case SC_UNIT_RUNNING_KICKED:
+		relaxed_inc(&s->kicks, 1);
+		break;
+	case SC_UNIT_RUNNING:
+		relaxed_inc(&s->kicks, 1);
+		slot_set_state(s, SC_UNIT_RUNNING_KICKED);
+		break;
+	default: /* DEAD: never kicked again */
+		break;
+	}
+}
+
+int
+sc_exec_kick(struct sc_exec *ex, uint32_t id)
+{
+	uint32_t n;
+
+	if (!ex)
+		return sc__fail(SC_EINVAL, "sc_exec_kick: executor is NULL");
+	/* Checked before the lock: a bad id must not get anywhere near the
+	 * executor's state. */
+	n = atomic_load_explicit(&ex->n, memory_order_acquire);
+	if (id >= n)
+		return sc__fail(SC_ENOENT,
+				"sc_exec_kick: no unit %u (%u units)", id, n);
+	pthread_mutex_lock(&ex->mu);
+	if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
+		pthread_mutex_unlock(&ex->mu);
+		return sc__fail(SC_ESHUTDOWN,
+				"sc_exec_kick: unit %u: shut down", id);
+	}
+	kick_locked(ex, id);
+	pthread_mutex_unlock(&ex->mu);
+	return 0;
+}
+
+/* --- claim --------------------------------------------------------------- */
+
+static void
+claim_locked(struct sc_exec *ex, uint32_t id, int32_t worker,
+	     struct sc_claim *c)
+{
+	struct sc__slot *s = &ex->slots[id];
+
+	slot_set_state(s, SC_UNIT_RUNNING);
+	atomic_store_explicit(&s->queued_since, 0, memory_order_relaxed);
+	atomic_store_explicit(&s->running_since, sc__clock_coarse_ns(),
+			      memory_order_relaxed);
+	atomic_store_explicit(&s->worker, worker, memory_order_relaxed);
+	c->id = id;
+	c->unit = s->unit;
+	c->worker = worker;
+	c->ran = false;
+	c->n_nbrs = 0;
+	s->unit = NULL; /* the token is out */
+	ex->running++;
+}
+
+int
+sc_exec_claim(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
+{
+	uint32_t id;
+
+	if (!ex || !c || c->unit)
+		return sc__fail(SC_EINVAL, "sc_exec_claim: %s",
+				c && c->unit ? "claim already holds a unit"
+					     : "NULL argument");
+	pthread_mutex_lock(&ex->mu);
+	if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
+		pthread_mutex_unlock(&ex->mu);
+		return SC_ESHUTDOWN;
+	}
+	id = queue_pop_locked(ex);
+	if (id == SC_NONE) {
+		pthread_mutex_unlock(&ex->mu);
+		return SC_EEMPTY;
+	}
+	claim_locked(ex, id, worker, c);
+	pthread_mutex_unlock(&ex->mu);
+	return 0;
+}
+
+/* Poll the queue length without the lock for a little while: a kick that
+ * comes within a few microseconds then costs no futex hand-off. */
+static void
+spin_for_work(struct sc_exec *ex)
+{
+	for (uint32_t i = 0; i < ex->spin; i++) {
+		if (atomic_load_explicit(&ex->qlen, memory_order_relaxed) ||
+		    atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
+			return;
+		cpu_relax();
+	}
+}
+
+int
+sc_exec_claim_blocking(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
+{
+	bool spun = false;
+	uint32_t id;
+
+	if (!ex || !c || c->unit)
+		return sc__fail(SC_EINVAL, "sc_exec_claim_blocking: %s",
+				c && c->unit ? "claim already holds a unit"
+					     : "NULL argument");
+	pthread_mutex_lock(&ex->mu);
+	for (;;) {
+		if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
+			break;
+		id = queue_pop_locked(ex);
+		if (id != SC_NONE) {
+			claim_locked(ex, id, worker, c);
+			pthread_mutex_unlock(&ex->mu);
+			return 0;
+		}
+		if (!spun) {
+			pthread_mutex_unlock(&ex->mu);
+			spin_for_work(ex);
+			pthread_mutex_lock(&ex->mu);
+			spun = true;
+			continue;
+		}
+		/* Parked; a spurious wake-up loops back to the checks. */
+		ex->sleepers++;
+		pthread_cond_wait(&ex->work_cv, &ex->mu);
+		ex->sleepers--;
+	}
+	pthread_mutex_unlock(&ex->mu);
+	return SC_ESHUTDOWN;
+}
+
+/* --- run ----------------------------------------------------------------- */
+
+struct run_ctx {
+	struct sc_claim *c;
+	uint32_t budget;
+	size_t need; /* ids neighbours() reported */
+};
+
+static void
+run_turn_fn(void *arg)
+{
+	struct run_ctx *r = arg;
+	struct sc_unit *u = r->c->unit;
+
+	r->c->turn = u->ops->turn(u, r->budget);
+	r->need = 0;
+	if (r->c->turn.progress > 0)
+		r->need = u->ops->neighbours(u, r->c->nbrs, r->c->cap_nbrs);
+}
+
+static void
+neighbours_fn(void *arg)
+{
+	struct run_ctx *r = arg;
+	struct sc_unit *u = r->c->unit;
+
+	r->need = u->ops->neighbours(u, r->c->nbrs, r->c->cap_nbrs);
+}
+
+/* Kill the claimed unit for a fault found outside its code (a bad
+ * neighbour list); the message is already in rec. */
+static int
+bury(struct sc_exec *ex, struct sc_claim *c, struct sc_panic_record *rec)
+{
+	rec->signo = 0;
+	(void)sc_exec_abandon(ex, c, rec);
+	return SC_EPANIC;
+}
+
+/* The turn named more neighbours than c->nbrs holds: grow it and ask
+ * again (under a guard: neighbours may panic). */
+static int
+run_regrow(struct sc_exec *ex, struct run_ctx *r, struct sc_panic_record *rec)
+{
+	struct sc_claim *c = r->c;
+	size_t want = r->need;
+	uint32_t *p = realloc(c->nbrs, want * sizeof(*p));
+
+	if (!p) {
+		(void)snprintf(rec->message, sizeof(rec->message),
+			       "no memory for %zu neighbour ids", want);
+		return bury(ex, c, rec);
+	}
+	c->nbrs = p;
+	c->cap_nbrs = want;
+	if (sc_panic_guard(neighbours_fn, r, rec) != 0) {
+		(void)sc_exec_abandon(ex, c, rec);
+		return SC_EPANIC;
+	}
+	if (r->need != want) {
+		(void)snprintf(rec->message, sizeof(rec->message),
+			       "neighbours answered %zu ids, then %zu", want,
+			       r->need);
+		return bury(ex, c, rec);
+	}
+	return 0;
+}
+
+int
+sc_exec_run(struct sc_exec *ex, struct sc_claim *c, uint32_t budget)
+{
+	struct run_ctx r = {.c = c, .budget = budget ? budget : 1};
+	struct sc_panic_record rec;
+	uint32_t n;
+
+	if (!ex || !c || !c->unit || c->ran)
+		return sc__fail(SC_EINVAL, "sc_exec_run: nothing claimed");
+	rec.message[0] = '\0';
+	if (sc_panic_guard(run_turn_fn, &r, &rec) != 0) {
+		(void)sc_exec_abandon(ex, c, &rec);
+		return SC_EPANIC;
+	}
+	if (r.need > c->cap_nbrs && run_regrow(ex, &r, &rec) != 0)
+		return SC_EPANIC;
+	n = atomic_load_explicit(&ex->n, memory_order_acquire);
+	for (size_t i = 0; i < r.need; i++)
+		if (c->nbrs[i] >= n) {
+			(void)snprintf(rec.message, sizeof(rec.message),
+				       "neighbours named unit %u; there are %u",
+				       c->nbrs[i], n);
+			return bury(ex, c, &rec);
+		}
+	c->n_nbrs = r.need;
+	c->ran = true;
+	return 0;
+}
+
+/* --- finish / abandon ---------------------------------------------------- */
+
+int
+sc_exec_finish(struct sc_exec *ex, struct sc_claim *c)
+{
+	struct sc__slot *s;
+	bool again;
+
+	if (!ex || !c || !c->unit || !c->ran)
+		return sc__fail(SC_EINVAL, "sc_exec_finish: %s",
+				c && c->unit ? "the claimed unit was not run"
+					     : "nothing claimed");
+	s = &ex->slots[c->id];
+	pthread_mutex_lock(&ex->mu);
+	s->unit = c->unit; /* the token goes back */
+	ex->running--;
+	relaxed_inc(&s->turns, 1);
+	relaxed_inc(&s->progress, c->turn.progress);
+	atomic_fetch_add_explicit(&ex->turns_finished, 1, memory_order_relaxed);
+	atomic_store_explicit(&s->running_since, 0, memory_order_relaxed);
+	atomic_store_explicit(&s->worker, -1, memory_order_relaxed);
+	again = c->turn.more || slot_state(s) == SC_UNIT_RUNNING_KICKED;
+	if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
+		slot_set_state(s, SC_UNIT_IDLE);
+	} else {
+		/* Behind the units already waiting. No signal: the worker
+		 * that finishes is about to claim again. */
+		if (again)
+			queue_push_locked(ex, c->id);
+		else
+			slot_set_state(s, SC_UNIT_IDLE);
+		for (size_t i = 0; i < c->n_nbrs; i++)
+			kick_locked(ex, c->nbrs[i]);
+	}
+	wake_idle_waiters_locked(ex);
+	pthread_mutex_unlock(&ex->mu);
+	c->unit = NULL;
+	c->ran = false;
+	c->n_nbrs = 0;
+	return 0;
+}
+
+static void
+record_panic_locked(struct sc_exec *ex, const struct sc_panic_record *rec)
+{
+	if (ex->npanics < SC_EXEC_PANICS_KEPT)
+		ex->panics[ex->npanics] = *rec;
+	ex->npanics++;
+}
+
+int
+sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
+		const struct sc_panic_record *rec_in)
+{
+	struct sc_panic_record rec, drec;
+	struct sc__slot *s;
+	struct sc_unit *u;
+
+	if (!ex || !c || !c->unit || !rec_in)
+		return sc__fail(SC_EINVAL, "sc_exec_abandon: nothing claimed");
+	s = &ex->slots[c->id];
+	u = c->unit;
+	rec = *rec_in;
+	rec.unit = c->id;
+	memcpy(rec.name, s->name, sizeof(rec.name));
+	rec.worker = c->worker;
+	rec.in_destroy = false;
+
+	pthread_mutex_lock(&ex->mu);
+	slot_set_state(s, SC_UNIT_DEAD);
+	s->ref = NULL; /* no has_pending from now: destroy is next */
+	relaxed_inc(&s->turns, 1);
+	atomic_fetch_add_explicit(&ex->turns_finished, 1, memory_order_relaxed);
+	atomic_store_explicit(&s->running_since, 0, memory_order_relaxed);
+	atomic_store_explicit(&s->worker, -1, memory_order_relaxed);
+	record_panic_locked(ex, &rec);
+	pthread_mutex_unlock(&ex->mu);
+
+	/* destroy runs with no lock, inside a guard: a destroy that panics
+	 * is recorded, not fatal to the worker. */
+	drec.message[0] = '\0';
+	if (sc_panic_guard(destroy_fn, u, &drec) != 0) {
+		drec.unit = c->id;
+		memcpy(drec.name, s->name, sizeof(drec.name));
+		drec.worker = c->worker;
+		drec.in_destroy = true;
+	} else {
+		drec.in_destroy = false;
+	}
+
+	/* Still counted as running until its destroy is over, so that
+	 * wait_idle sees the destroy's panic too. */
+	pthread_mutex_lock(&ex->mu);
+	if (drec.in_destroy)
+		record_panic_locked(ex, &drec);
+	ex->running--;
+	wake_idle_waiters_locked(ex);
+	pthread_mutex_unlock(&ex->mu);
+	c->unit = NULL;
+	c->ran = false;
+	c->n_nbrs = 0;
+	return 0;
+}
+
+/* --- waiting, shutdown, workers ------------------------------------------ */
+
+int
+sc_exec_wait_idle(struct sc_exec *ex, uint64_t timeout_ns,
+		  struct sc_panic_record *first)
+{
+	struct timespec deadline;
+	int rc = 0;
+
+	if (!ex)
+		return sc__fail(SC_EINVAL, "sc_exec_wait_idle: NULL");
+	if (timeout_ns)
+		sc__clock_deadline(&deadline, timeout_ns);
+	pthread_mutex_lock(&ex->mu);
+	ex->idle_waiters++;
+	while (ex->head != SC_NONE || ex->running > 0) {
+		if (!timeout_ns) {
+			pthread_cond_wait(&ex->idle_cv, &ex->mu);
+			continue;
+		}
+		if (pthread_cond_timedwait(&ex->idle_cv, &ex->mu, &deadline) ==
+			ETIMEDOUT &&
+		    (ex->head != SC_NONE || ex->running > 0)) {
+			rc = SC_ETIMEDOUT;
+			break;
+		}
+	}
+	ex->idle_waiters--;
+	if (rc == 0 && ex->npanics > 0) {
+		if (first)
+			*first = ex->panics[0];
+		rc = SC_EPANIC;
+	}
+	pthread_mutex_unlock(&ex->mu);
+	if (rc == SC_ETIMEDOUT)
+		return sc__fail(SC_ETIMEDOUT,
+				"sc_exec_wait_idle: not idle after %llu ns",
+				(unsigned long long)timeout_ns);
+	if (rc == SC_EPANIC)
+		return sc__fail(SC_EPANIC, "unit %u (%s) panicked: %s",
+				ex->panics[0].unit, ex->panics[0].name,
+				ex->panics[0].message);
+	return 0;
+}
+
+void
+sc_exec_shutdown(struct sc_exec *ex)
+{
+	uint32_t id;
+
+	if (!ex)
+		return;
+	pthread_mutex_lock(&ex->mu);
+	atomic_store(&ex->shutdown, true);
+	while ((id = queue_pop_locked(ex)) != SC_NONE) {
+		slot_set_state(&ex->slots[id], SC_UNIT_IDLE);
+		atomic_store_explicit(&ex->slots[id].queued_since, 0,
+				      memory_order_relaxed);
+	}
+	pthread_cond_broadcast(&ex->work_cv);
+	wake_idle_waiters_locked(ex);
+	pthread_mutex_unlock(&ex->mu);
+}
+
+bool
+sc_exec_is_shutdown(const struct sc_exec *ex)
+{
+	return atomic_load(&ex->shutdown);
+}
+
+void
+sc_exec_worker_enter(struct sc_exec *ex)
+{
+	atomic_fetch_add(&ex->workers, 1);
+}
+
+void
+sc_exec_worker_leave(struct sc_exec *ex)
+{
+	atomic_fetch_sub(&ex->workers, 1);
+}
+
+int
+sc_exec_panic(struct sc_exec *ex, uint32_t i, struct sc_panic_record *out)
+{
+	int rc = 0;
+
+	if (!ex || !out)
+		return sc__fail(SC_EINVAL, "sc_exec_panic: NULL");
+	pthread_mutex_lock(&ex->mu);
+	if (i < ex->npanics && i < SC_EXEC_PANICS_KEPT)
+		*out = ex->panics[i];
+	else
+		rc = SC_ENOENT;
+	pthread_mutex_unlock(&ex->mu);
+	if (rc)
+		return sc__fail(rc, "sc_exec_panic: no panic %u", i);
+	return 0;
+}
+
+/* --- introspection ------------------------------------------------------- */
+
+void
+sc_exec_info(struct sc_exec *ex, struct sc_exec_info *out)
+{
+	pthread_mutex_lock(&ex->mu);
+	out->units = atomic_load(&ex->n);
+	out->workers_live = atomic_load(&ex->workers);
+	out->running = ex->running;
+	out->queue_len = atomic_load(&ex->qlen);
+	out->turns_finished = atomic_load(&ex->turns_finished);
+	out->panics = ex->npanics;
+	out->idle = ex->head == SC_NONE && ex->running == 0;
+	out->shutdown = atomic_load(&ex->shutdown);
+	pthread_mutex_unlock(&ex->mu);
+}
+
+static void
+slot_info_locked(const struct sc__slot *s, uint32_t id,
+		 struct sc_exec_unit_info *o)
+{
+	o->id = id;
+	memcpy(o->name, s->name, sizeof(o->name));
+	o->state = (enum sc_unit_state)slot_state(s);
+	o->queued_since_ns =
+	    atomic_load_explicit(&s->queued_since, memory_order_relaxed);
+	o->running_since_ns =
+	    atomic_load_explicit(&s->running_since, memory_order_relaxed);
+	o->worker = atomic_load_explicit(&s->worker, memory_order_relaxed);
+	o->turns = atomic_load_explicit(&s->turns, memory_order_relaxed);
+	o->kicks = atomic_load_explicit(&s->kicks, memory_order_relaxed);
+	o->progress = atomic_load_explicit(&s->progress, memory_order_relaxed);
+	/* ref is cleared under the lock before a dead unit's destroy, so
+	 * calling has_pending here cannot meet a freed unit. */
+	o->has_pending = s->ref && s->ref->ops->has_pending &&
+			 s->ref->ops->has_pending(s->ref);
+}
+
+size_t
+sc_exec_snapshot(struct sc_exec *ex, struct sc_exec_unit_info *out, size_t max)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&ex->mu);
+	n = atomic_load(&ex->n);
+	for (uint32_t i = 0; i < n && i < max; i++)
+		slot_info_locked(&ex->slots[i], i, &out[i]);
+	pthread_mutex_unlock(&ex->mu);
+	return n;
+}
+
+int
+sc_exec_unit_state(struct sc_exec *ex, uint32_t id)
+{
+	uint32_t n = atomic_load_explicit(&ex->n, memory_order_acquire);
+
+	if (id >= n)
+		return sc__fail(SC_ENOENT, "sc_exec_unit_state: no unit %u",
+				id);
+	return slot_state(&ex->slots[id]);
+}
+
+void
+sc_claim_init(struct sc_claim *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->worker = -1;
+}
+
+void
+sc_claim_fini(struct sc_claim *c)
+{
+	free(c->nbrs);
+	c->nbrs = NULL;
+	c->cap_nbrs = 0;
+}

@@ -1,0 +1,245 @@
+/*
+ * executor.h - which unit runs next: kick, claim, run, finish, abandon.
+ *
+ * The executor spawns nothing. It holds the units (by id, in slots), one
+ * FIFO queue of runnable units, and the state of each:
+ *
+ *   IDLE --kick--> QUEUED --claim--> RUNNING --kick--> RUNNING_KICKED
+ *     ^                ^                 |                   |
+ *     +----finish------|-----------------+                   |
+ *                      +---------finish (more or kicked)-----+
+ *   RUNNING* --abandon (panic)--> DEAD (never run or kicked again)
+ *
+ * - Runnable means queued: a kick queues a unit once; kicks of a queued
+ *   unit coalesce; a kick of a running unit marks it, and finish queues it
+ *   again. A kick of a dead unit is ignored.
+ * - The ownership token is the unit itself: claim takes it out of its slot
+ *   into the caller's sc_claim, so no second worker can reach it, and no
+ *   lock is held during its turn. One mutex guards the queue and the slots;
+ *   a turn takes microseconds beside it.
+ * - Fairness is the budget and the back of the queue: finish queues a unit
+ *   that said `more` (or was kicked while running) behind those waiting.
+ * - finish then kicks every neighbour the turn named (unit.h: the units
+ *   across edges whose traffic moved, both directions), and only after a
+ *   turn with progress > 0, so kicks end when frames end.
+ * - A panic kills that unit only: sc_exec_run catches it, the unit goes
+ *   DEAD, its destroy runs inside a guard, the panic is recorded, and every
+ *   other unit goes on. wait_idle reports the first panic once the rest is
+ *   quiet. A dead unit's neighbours are not kicked for it: it can no longer
+ *   be asked whom its last turn touched.
+ *
+ * Waking: a worker with nothing to do spins briefly on the queue length,
+ * then parks on a condition variable; a kick signals only when a worker is
+ * parked, so a busy pool pays no futex hand-off per kick.
+ *
+ * Introspection (for the watchdog): sc_exec_info and sc_exec_snapshot may
+ * be called from any thread at any time while the executor exists; they
+ * take the executor's lock briefly and call only has_pending on the units.
+ *
+ * The same code is driven by the pool (runtime/pool.h, real threads) and by
+ * the seeded scheduler (runtime/sim.h, one thread, any order).
+ */
+#ifndef SC_RUNTIME_EXECUTOR_H
+#define SC_RUNTIME_EXECUTOR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/panic.h"
+#include "runtime/unit.h"
+
+struct sc_exec;
+
+enum sc_unit_state {
+	SC_UNIT_IDLE = 0,
+	SC_UNIT_QUEUED = 1,
+	SC_UNIT_RUNNING = 2,
+	SC_UNIT_RUNNING_KICKED = 3,
+	SC_UNIT_DEAD = 4,
+};
+
+/* "IDLE", "QUEUED", "RUNNING", "RUNNING+KICKED", "DEAD" (static). */
+const char *sc_unit_state_name(enum sc_unit_state s);
+
+struct sc_exec_opts {
+	uint32_t capacity; /* most units it can hold; 0 means 1024 */
+	uint32_t spin;	   /* polls of the queue before a worker parks;
+			      0 means the default (a few microseconds) */
+};
+
+/*
+ * A claimed unit, on the claimer's storage. Between sc_exec_claim and
+ * sc_exec_finish (or the abandon inside sc_exec_run) the claimer owns
+ * `unit`. Initialise with sc_claim_init, release with sc_claim_fini.
+ */
+struct sc_claim {
+	uint32_t id;	      /* the unit's id */
+	struct sc_unit *unit; /* the unit, or NULL when nothing is held */
+	int32_t worker;	      /* who claimed it (-1: host or sim) */
+	struct sc_turn turn;  /* what the turn returned (set by run) */
+	uint32_t *nbrs;	      /* neighbours the turn named (set by run) */
+	size_t n_nbrs;	      /* how many ids in nbrs */
+	size_t cap_nbrs;      /* room in nbrs; grown as needed */
+	bool ran;	      /* sc_exec_run completed the turn */
+};
+
+/* Snapshot of one unit (sc_exec_snapshot). */
+struct sc_exec_unit_info {
+	uint32_t id;
+	char name[SC_UNIT_NAME_MAX];
+	enum sc_unit_state state;
+	uint64_t queued_since_ns;  /* when it was queued (coarse monotonic
+				      clock, sc_exec_now_ns); 0 unless QUEUED */
+	uint64_t running_since_ns; /* when it was claimed; 0 unless RUNNING* */
+	int32_t worker;		   /* worker holding it; -1 unless RUNNING* */
+	uint64_t turns;	   /* turns finished (including a panicked one) */
+	uint64_t kicks;	   /* kicks received while alive */
+	uint64_t progress; /* frames moved, summed over turns */
+	bool has_pending;  /* ops->has_pending now; false when DEAD */
+};
+
+/* Executor-wide figures (sc_exec_info). */
+struct sc_exec_info {
+	uint32_t units;		 /* units added */
+	uint32_t workers_live;	 /* worker threads inside their loop */
+	uint32_t running;	 /* units claimed and not yet handed back */
+	uint32_t queue_len;	 /* units QUEUED */
+	uint64_t turns_finished; /* all turns handed back or abandoned */
+	uint32_t panics;	 /* panics recorded */
+	bool idle;		 /* queue empty and nothing running */
+	bool shutdown;		 /* sc_exec_shutdown was called */
+};
+
+/*
+ * sc_exec_create - a new executor with no units. opts may be NULL.
+ * Returns 0 and *out, or SC_EINVAL / SC_ENOMEM.
+ */
+int sc_exec_create(const struct sc_exec_opts *opts, struct sc_exec **out);
+
+/*
+ * sc_exec_destroy - destroy every live unit and free the executor. Returns
+ * SC_EBUSY (and changes nothing) while a worker is live or a unit is
+ * claimed; 0 otherwise. NULL is a no-op. No other call may race with it.
+ */
+int sc_exec_destroy(struct sc_exec *ex);
+
+/*
+ * sc_exec_add - register a unit; ids are given in order from 0. The
+ * executor owns the unit from now on (destroy). The unit starts IDLE.
+ * Returns 0 and *id, or SC_EINVAL (NULL, ops incomplete), SC_EFULL (at
+ * capacity) or SC_ESHUTDOWN. Any thread.
+ */
+int sc_exec_add(struct sc_exec *ex, struct sc_unit *unit, uint32_t *id);
+
+/*
+ * sc_exec_kick - mark unit `id` runnable: IDLE -> QUEUED (and wake a
+ * parked worker); QUEUED stays (coalesces); RUNNING -> RUNNING_KICKED;
+ * DEAD ignores it (returns 0). Returns SC_ENOENT for an id that was never
+ * added, checked before any lock is taken; SC_ESHUTDOWN after shutdown.
+ * Any thread.
+ */
+int sc_exec_kick(struct sc_exec *ex, uint32_t id);
+
+/*
+ * sc_exec_claim - take the front unit out of the queue into *c (RUNNING),
+ * without blocking. Returns 0, SC_EEMPTY when nothing is queued, or
+ * SC_ESHUTDOWN. `worker` is recorded for introspection (-1 for none).
+ * *c must be initialised and hold nothing.
+ */
+int sc_exec_claim(struct sc_exec *ex, int32_t worker, struct sc_claim *c);
+
+/*
+ * sc_exec_claim_blocking - as sc_exec_claim, but waits (spins briefly, then
+ * parks) until a unit is queued. Returns 0, or SC_ESHUTDOWN as soon as
+ * shutdown is set (then *c holds nothing). A spurious wake-up never makes it
+ * return without a unit.
+ */
+int sc_exec_claim_blocking(struct sc_exec *ex, int32_t worker,
+			   struct sc_claim *c);
+
+/*
+ * sc_exec_run - run the claimed unit's turn with `budget` (>= 1), then ask
+ * it for its neighbours, both under a panic guard, with no lock held. On
+ * success returns 0 with c->turn and c->nbrs set; the caller must then
+ * sc_exec_finish (it may wait first: the sim holds run units). If the turn
+ * or neighbours panicked, or named a unit that does not exist, the unit is
+ * abandoned here (see sc_exec_abandon) and SC_EPANIC is returned, with
+ * nothing held. Called by the claim's owner only.
+ */
+int sc_exec_run(struct sc_exec *ex, struct sc_claim *c, uint32_t budget);
+
+/*
+ * sc_exec_finish - hand back a unit after its turn: queue it again behind
+ * the waiting units if its turn said more or it was kicked while running,
+ * else IDLE; then kick every neighbour in c->nbrs. After shutdown it goes
+ * IDLE and nothing is kicked. Returns 0 (c then holds nothing) or
+ * SC_EINVAL if c holds nothing or was not run.
+ */
+int sc_exec_finish(struct sc_exec *ex, struct sc_claim *c);
+
+/*
+ * sc_exec_abandon - the claimed unit panicked: it becomes DEAD (never run
+ * or kicked again), `rec` is recorded (its unit, name and worker fields are
+ * filled here), its destroy runs inside a panic guard (a panic there is
+ * recorded too, with in_destroy set), and the claim is released. Returns
+ * 0, or SC_EINVAL if c holds nothing. sc_exec_run calls it; a caller that
+ * runs turns itself may too.
+ */
+int sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
+		    const struct sc_panic_record *rec);
+
+/*
+ * sc_exec_wait_idle - wait until the queue is empty and nothing is running
+ * (timeout_ns 0: for ever). Returns 0; SC_EPANIC with the first panic in
+ * *first (if not NULL) when any unit has panicked; SC_ETIMEDOUT. Not from a
+ * worker thread (it would wait for itself).
+ */
+int sc_exec_wait_idle(struct sc_exec *ex, uint64_t timeout_ns,
+		      struct sc_panic_record *first);
+
+/*
+ * sc_exec_shutdown - stop: discard everything queued (those units go
+ * IDLE), refuse kicks and claims from now on, wake every parked worker.
+ * Running units finish normally and go IDLE. Idempotent; any thread.
+ */
+void sc_exec_shutdown(struct sc_exec *ex);
+
+/* Whether sc_exec_shutdown was called. */
+bool sc_exec_is_shutdown(const struct sc_exec *ex);
+
+/*
+ * sc_exec_panic - copy panic number i (0 = the first) into *out. Returns 0
+ * or SC_ENOENT. Only the first 64 panics are kept; info.panics counts all.
+ */
+int sc_exec_panic(struct sc_exec *ex, uint32_t i, struct sc_panic_record *out);
+
+/*
+ * sc_exec_worker_enter / _leave - a worker thread counts itself in and out
+ * (sc_exec_info.workers_live), so a worker that leaves its loop shows.
+ */
+void sc_exec_worker_enter(struct sc_exec *ex);
+void sc_exec_worker_leave(struct sc_exec *ex);
+
+/* sc_exec_info - executor-wide figures, consistent with each other. */
+void sc_exec_info(struct sc_exec *ex, struct sc_exec_info *out);
+
+/*
+ * sc_exec_snapshot - one consistent picture of every unit (taken under the
+ * lock): writes min(units, max) entries into out, in id order, and returns
+ * the number of units. Any thread.
+ */
+size_t sc_exec_snapshot(struct sc_exec *ex, struct sc_exec_unit_info *out,
+			size_t max);
+
+/* sc_exec_unit_state - unit id's state now, or SC_ENOENT. */
+int sc_exec_unit_state(struct sc_exec *ex, uint32_t id);
+
+/* The clock of queued_since_ns/running_since_ns: coarse monotonic ns. */
+uint64_t sc_exec_now_ns(void);
+
+/* sc_claim_init / sc_claim_fini - claimer storage (fini frees nbrs). */
+void sc_claim_init(struct sc_claim *c);
+void sc_claim_fini(struct sc_claim *c);
+
+#endif /* SC_RUNTIME_EXECUTOR_H */

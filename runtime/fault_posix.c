@@ -1,0 +1,203 @@
+/*
+ * fault_posix.c - hard faults inside a guarded turn become panics
+ * (sc_panic_catch_faults; what it cannot promise is in panic.h).
+ *
+ * The handler is process wide and installed once, with SA_ONSTACK (so it
+ * runs on the thread's alternate stack, even after a stack overflow) and
+ * SA_NODEFER (so the signal mask never changes and the guard's
+ * sigsetjmp(env, 0) needs no mask restore). It touches only this thread's
+ * guard and a fixed message buffer: no stdio, no malloc.
+ */
+/* sigaltstack, SA_ONSTACK and SA_NODEFER are XSI. */
+#define _XOPEN_SOURCE 700
+
+#include "runtime/panic.h"
+#include "runtime/panic_int.h"
+
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/error.h"
+
+#define SC_ALTSTACK_SIZE (64 * 1024)
+
+static const int sc_fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE};
+#define SC_NFAULT (sizeof(sc_fault_signals) / sizeof(sc_fault_signals[0]))
+
+static struct sigaction sc_fault_old[SC_NFAULT];
+static pthread_mutex_t sc_fault_install_mu = PTHREAD_MUTEX_INITIALIZER;
+static atomic_bool sc_fault_installed;
+
+static __attribute__((
+    tls_model("initial-exec"))) _Thread_local bool sc_fault_catching;
+static _Thread_local void *sc_fault_stack;
+
+/* Append s to buf (length *n, room cap) without libc formatting. */
+static void
+msg_put(char *buf, size_t *n, size_t cap, const char *s)
+{
+	while (*s && *n + 1 < cap)
+		buf[(*n)++] = *s++;
+	buf[*n] = '\0';
+}
+
+static void
+msg_put_hex(char *buf, size_t *n, size_t cap, uintptr_t v)
+{
+	char tmp[2 + 2 * sizeof(v) + 1];
+	int i = (int)sizeof(tmp) - 1;
+
+	tmp[i] = '\0';
+	do {
+		tmp[--i] = "0123456789abcdef"[v & 0xf];
+		v >>= 4;
+	} while (v && i > 2);
+	tmp[--i] = 'x';
+	tmp[--i] = '0';
+	msg_put(buf, n, cap, tmp + i);
+}
+
+static const char *
+signal_name(int signo)
+{
+	switch (signo) {
+	case SIGSEGV:
+		return "SIGSEGV";
+	case SIGBUS:
+		return "SIGBUS";
+	case SIGFPE:
+		return "SIGFPE";
+	default:
+		return "signal";
+	}
+}
+
+/* A fault nobody here catches: hand it to whoever was installed before. */
+static void
+chain(int slot, int signo, siginfo_t *info, void *uctx)
+{
+	const struct sigaction *old = &sc_fault_old[slot];
+
+	if (old->sa_flags & SA_SIGINFO) {
+		old->sa_sigaction(signo, info, uctx);
+		return;
+	}
+	if (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN) {
+		/* Returning re-runs the faulting instruction, which now
+		 * takes the default action (the process dies). */
+		(void)sigaction(signo, old, NULL);
+		return;
+	}
+	old->sa_handler(signo);
+}
+
+static void
+fault_handler(int signo, siginfo_t *info, void *uctx)
+{
+	struct sc__guard *g = sc__guard_top;
+	size_t n = 0;
+	int slot = 0;
+
+	for (size_t i = 0; i < SC_NFAULT; i++)
+		if (sc_fault_signals[i] == signo)
+			slot = (int)i;
+	if (!g || !sc_fault_catching) {
+		chain(slot, signo, info, uctx);
+		return;
+	}
+	msg_put(g->rec->message, &n, sizeof(g->rec->message), "fault: ");
+	msg_put(g->rec->message, &n, sizeof(g->rec->message),
+		signal_name(signo));
+	msg_put(g->rec->message, &n, sizeof(g->rec->message), " at address ");
+	msg_put_hex(g->rec->message, &n, sizeof(g->rec->message),
+		    (uintptr_t)info->si_addr);
+	g->rec->signo = signo;
+	sc__guard_top = g->outer;
+	siglongjmp(g->env, 1);
+}
+
+static int
+install_handlers(void)
+{
+	struct sigaction sa;
+	size_t i;
+
+	pthread_mutex_lock(&sc_fault_install_mu);
+	if (atomic_load(&sc_fault_installed))
+		goto out_unlock;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = fault_handler;
+	sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	for (i = 0; i < SC_NFAULT; i++)
+		if (sigaction(sc_fault_signals[i], &sa, &sc_fault_old[i]) != 0)
+			goto undo_installed;
+	atomic_store(&sc_fault_installed, true);
+out_unlock:
+	pthread_mutex_unlock(&sc_fault_install_mu);
+	return 0;
+undo_installed:
+	while (i-- > 0)
+		(void)sigaction(sc_fault_signals[i], &sc_fault_old[i], NULL);
+	pthread_mutex_unlock(&sc_fault_install_mu);
+	return sc__fail(SC_ESTATE, "sc_panic_catch_faults: sigaction refused");
+}
+
+static int
+altstack_on(void)
+{
+	stack_t ss;
+
+	if (sc_fault_stack)
+		return 0;
+	ss.ss_sp = malloc(SC_ALTSTACK_SIZE);
+	if (!ss.ss_sp)
+		return sc__fail(SC_ENOMEM, "sc_panic_catch_faults: no memory "
+					   "for the alternate signal stack");
+	ss.ss_size = SC_ALTSTACK_SIZE;
+	ss.ss_flags = 0;
+	if (sigaltstack(&ss, NULL) != 0) {
+		free(ss.ss_sp);
+		return sc__fail(SC_ESTATE,
+				"sc_panic_catch_faults: sigaltstack refused");
+	}
+	sc_fault_stack = ss.ss_sp;
+	return 0;
+}
+
+static void
+altstack_off(void)
+{
+	stack_t ss;
+
+	if (!sc_fault_stack)
+		return;
+	memset(&ss, 0, sizeof(ss));
+	ss.ss_flags = SS_DISABLE;
+	(void)sigaltstack(&ss, NULL);
+	free(sc_fault_stack);
+	sc_fault_stack = NULL;
+}
+
+int
+sc_panic_catch_faults(bool on)
+{
+	int rc;
+
+	if (!on) {
+		sc_fault_catching = false;
+		altstack_off();
+		return 0;
+	}
+	rc = install_handlers();
+	if (rc)
+		return rc;
+	rc = altstack_on();
+	if (rc)
+		return rc;
+	sc_fault_catching = true;
+	return 0;
+}

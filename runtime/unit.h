@@ -1,0 +1,103 @@
+/*
+ * unit.h - what the executor schedules: a unit, behind a small vtable.
+ *
+ * A unit is a synchronous piece of work with edge ends around it (in
+ * subcirc, a sub-circuit; in the tests, a toy counter). The executor never
+ * looks inside: it calls turn() on a worker that owns the unit for that
+ * turn, asks neighbours() whom the turn's traffic concerns, and calls
+ * destroy() once. runtime/ knows nothing of Z-sets or of edges.
+ *
+ * Rules a turn must follow (DESIGN.md, "runtime/"), each pinned by a test in
+ * tests/runtime/test_executor.c:
+ *  - It handles at most `budget` frames and returns how many it moved
+ *    (progress). Progress is a count of frames, never "I ran", so two units
+ *    that kick each other on progress stop once the frames are gone.
+ *  - It says `more` when it stopped at its budget with input left that it
+ *    could still handle: kicks coalesce into one queue entry, so a unit must
+ *    drain what one kick announced.
+ *  - A full output edge is NOT `more`: the sender would spin through the
+ *    queue while its consumer is not running. The consumer's progress kicks
+ *    the sender back instead.
+ *
+ * Threads: turn, neighbours and destroy are called by whichever thread owns
+ * the unit at that moment, one at a time, never concurrently with each
+ * other. has_pending may be called at any time from another thread (the
+ * watchdog's monitor), concurrently with a turn. name is called once, when
+ * the unit is added.
+ */
+#ifndef SC_RUNTIME_UNIT_H
+#define SC_RUNTIME_UNIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The longest unit name the executor keeps (including the NUL). */
+#define SC_UNIT_NAME_MAX 48
+
+/* What one turn did. */
+struct sc_turn {
+	uint32_t progress; /* frames moved in this turn (taken or sent) */
+	bool more;	   /* stopped at the budget with input left it could
+			      still handle: queue me again */
+};
+
+struct sc_unit;
+
+struct sc_unit_ops {
+	/*
+	 * turn - run at most `budget` frames (budget >= 1). May panic
+	 * (sc_panic, SC_UNIT_ASSERT, sc_xmalloc): the unit then dies and is
+	 * never called again except for destroy.
+	 */
+	struct sc_turn (*turn)(struct sc_unit *self, uint32_t budget);
+
+	/*
+	 * neighbours - the ids of the units across every edge whose traffic
+	 * moved in the turn just run, in either direction (a consumer that
+	 * freed room names its producer; a producer that sent names its
+	 * consumer). Listing a neighbour whose edge did not move is allowed
+	 * (it costs a kick), missing one is a lost kick. The executor calls
+	 * it right after a turn with progress > 0, on the same thread, before
+	 * the unit is handed back; never after a turn with progress 0.
+	 *
+	 * Writes at most `max` ids into `out` and returns how many there are
+	 * in total; if that is more than `max`, the executor grows its buffer
+	 * and calls again (so the answer must not change between the two
+	 * calls). Ids are the executor's (sc_exec_add); naming an id that
+	 * does not exist kills the unit like a panic.
+	 */
+	size_t (*neighbours)(struct sc_unit *self, uint32_t *out, size_t max);
+
+	/*
+	 * has_pending - whether the unit holds input it could act on now
+	 * (a turn now would report progress). For the lost-kick watchdog: an
+	 * idle unit for which this stays true is a kick that was lost. It
+	 * must be safe from any thread at any time while the unit is alive,
+	 * concurrently with its own turn: it reads only atomics (an edge's
+	 * counts), takes no lock, allocates nothing, never panics. A
+	 * transient true is normal (a consumer just freed room and has not
+	 * finished yet); only a true that persists while idle is a bug. May
+	 * be NULL (then the unit never reports pending input).
+	 */
+	bool (*has_pending)(const struct sc_unit *self);
+
+	/* name - a short name for logs and panics; copied at sc_exec_add. */
+	const char *(*name)(const struct sc_unit *self);
+
+	/*
+	 * destroy - free the unit. Called once: by sc_exec_destroy for a live
+	 * unit, or by the worker that abandoned a panicked one (inside a
+	 * panic guard, so a destroy that panics does not kill the worker).
+	 */
+	void (*destroy)(struct sc_unit *self);
+};
+
+/* Embed this as the first member of a unit (or find the unit from it with
+ * container_of arithmetic). */
+struct sc_unit {
+	const struct sc_unit_ops *ops; /* never NULL; turn, neighbours, name and
+					  destroy must be set */
+};
+
+#endif /* SC_RUNTIME_UNIT_H */
