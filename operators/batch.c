@@ -1,0 +1,928 @@
+/*
+ * batch.c - consolidated Z-sets: builder, radix sort, merge, group ops,
+ * keys and printing (see batch.h for the design).
+ */
+#include "operators/batch_int.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SC_INLINE static inline __attribute__((always_inline))
+
+/* Buckets at or below this size are finished by insertion sort. */
+#define SORT_SMALL 40
+
+/* --- records ------------------------------------------------------------- */
+
+SC_INLINE void
+rec_copy(uint64_t *dst, const uint64_t *src, uint32_t stride)
+{
+	for (uint32_t i = 0; i < stride; i++)
+		dst[i] = src[i];
+}
+
+static bool
+ncols_valid(uint32_t ncols)
+{
+	return ncols >= 1 && ncols <= SC_SCHEMA_MAX_COLS;
+}
+
+static int
+bad_ncols(const char *fn, uint32_t ncols)
+{
+	return sc__fail(SC_ESCHEMA, "%s: %u columns, want 1..%d", fn, ncols,
+			SC_SCHEMA_MAX_COLS);
+}
+
+/* n records of `stride` words, or NULL on overflow of the byte count. */
+static uint64_t *
+rec_alloc(size_t n, uint32_t stride)
+{
+	if (n == 0)
+		n = 1;
+	if (n > SIZE_MAX / 8 / stride)
+		return NULL;
+	return malloc(n * stride * sizeof(uint64_t));
+}
+
+/* --- life ---------------------------------------------------------------- */
+
+int
+sc__batch_adopt(uint32_t ncols, uint64_t *data, size_t count, size_t cap,
+		struct sc_batch **out)
+{
+	struct sc_batch *b = malloc(sizeof(*b));
+
+	if (!b) {
+		free(data);
+		return sc__fail(SC_ENOMEM, "batch: out of memory");
+	}
+	if (count == 0) {
+		free(data);
+		data = NULL;
+	} else if (count < cap - cap / 4) {
+		/* Give back a consolidation's slack when it is worth a copy. */
+		uint64_t *d = realloc(data, count * (ncols + 1) * 8);
+
+		if (d)
+			data = d;
+	}
+	b->refs = 1;
+	b->ncols = ncols;
+	b->stride = ncols + 1;
+	b->count = count;
+	b->data = data;
+	*out = b;
+	return 0;
+}
+
+int
+sc_batch_empty(uint32_t ncols, struct sc_batch **out)
+{
+	if (!out)
+		return sc__fail(SC_EINVAL, "sc_batch_empty: out is NULL");
+	if (!ncols_valid(ncols))
+		return bad_ncols("sc_batch_empty", ncols);
+	return sc__batch_adopt(ncols, NULL, 0, 0, out);
+}
+
+struct sc_batch *
+sc_batch_retain(struct sc_batch *b)
+{
+	if (b)
+		__atomic_fetch_add(&b->refs, 1, __ATOMIC_RELAXED);
+	return b;
+}
+
+void
+sc_batch_release(struct sc_batch *b)
+{
+	if (!b)
+		return;
+	/* acq_rel: the freeing thread must see every other holder's reads
+	 * finished before it frees. */
+	if (__atomic_fetch_sub(&b->refs, 1, __ATOMIC_ACQ_REL) == 1) {
+		free(b->data);
+		free(b);
+	}
+}
+
+size_t
+sc_batch_bytes(const struct sc_batch *b)
+{
+	if (!b)
+		return 0;
+	return sizeof(*b) + b->count * b->stride * sizeof(uint64_t);
+}
+
+/* --- the builder ------------------------------------------------------------
+ */
+
+int
+sc_batch_builder_init(struct sc_batch_builder *b, uint32_t ncols)
+{
+	if (!b)
+		return sc__fail(SC_EINVAL, "sc_batch_builder_init: b is NULL");
+	if (!ncols_valid(ncols))
+		return bad_ncols("sc_batch_builder_init", ncols);
+	*b = (struct sc_batch_builder){.ncols = ncols, .stride = ncols + 1};
+	return 0;
+}
+
+void
+sc_batch_builder_fini(struct sc_batch_builder *b)
+{
+	if (!b)
+		return;
+	free(b->data);
+	b->data = NULL;
+	b->count = b->cap = 0;
+}
+
+void
+sc_batch_builder_clear(struct sc_batch_builder *b)
+{
+	if (b)
+		b->count = 0;
+}
+
+int
+sc_batch_builder_reserve(struct sc_batch_builder *b, size_t n)
+{
+	size_t cap;
+	uint64_t *d;
+
+	if (!b)
+		return sc__fail(SC_EINVAL,
+				"sc_batch_builder_reserve: b is NULL");
+	if (n <= b->cap - b->count)
+		return 0;
+	if (n > SIZE_MAX / 16 / b->stride - b->count)
+		return sc__fail(SC_ENOMEM,
+				"sc_batch_builder_reserve: %zu records is too "
+				"many",
+				n);
+	cap = b->cap ? b->cap : 64;
+	while (cap < b->count + n)
+		cap *= 2;
+	d = realloc(b->data, cap * b->stride * sizeof(uint64_t));
+	if (!d)
+		return sc__fail(SC_ENOMEM,
+				"sc_batch_builder_reserve: out of memory for "
+				"%zu records",
+				cap);
+	b->data = d;
+	b->cap = cap;
+	return 0;
+}
+
+int
+sc_batch_builder_push(struct sc_batch_builder *b, const uint64_t *row,
+		      uint32_t ncols, int64_t weight)
+{
+	uint64_t *rec;
+	int rc;
+
+	if (!b || !row)
+		return sc__fail(SC_EINVAL, "sc_batch_builder_push: %s is NULL",
+				!b ? "builder" : "row");
+	if (ncols != b->ncols)
+		return sc__fail(SC_ESCHEMA,
+				"sc_batch_builder_push: row has %u columns, "
+				"builder has %u",
+				ncols, b->ncols);
+	if (weight == 0)
+		return 0;
+	if (b->count == b->cap) {
+		rc = sc_batch_builder_reserve(b, 1);
+		if (rc)
+			return rc;
+	}
+	rec = b->data + b->count * b->stride;
+	memcpy(rec, row, ncols * sizeof(uint64_t));
+	rec[ncols] = (uint64_t)weight;
+	b->count++;
+	return 0;
+}
+
+int
+sc_batch_builder_push_batch(struct sc_batch_builder *b,
+			    const struct sc_batch *src, int64_t scale)
+{
+	uint64_t *dst;
+	int rc;
+
+	if (!b || !src)
+		return sc__fail(SC_EINVAL,
+				"sc_batch_builder_push_batch: %s is NULL",
+				!b ? "builder" : "batch");
+	if (src->ncols != b->ncols)
+		return sc__fail(SC_ESCHEMA,
+				"sc_batch_builder_push_batch: batch has %u "
+				"columns, builder has %u",
+				src->ncols, b->ncols);
+	if (scale == 0 || src->count == 0)
+		return 0;
+	for (size_t i = 0; i < src->count; i++) {
+		int64_t p;
+
+		if (__builtin_mul_overflow(sc_batch_weight(src, i), scale, &p))
+			return sc__fail(SC_EOVERFLOW,
+					"sc_batch_builder_push_batch: weight "
+					"%" PRId64 " x %" PRId64
+					" leaves int64",
+					sc_batch_weight(src, i), scale);
+	}
+	rc = sc_batch_builder_reserve(b, src->count);
+	if (rc)
+		return rc;
+	dst = b->data + b->count * b->stride;
+	memcpy(dst, src->data, src->count * src->stride * sizeof(uint64_t));
+	for (size_t i = 0; i < src->count; i++) {
+		uint64_t *w = dst + i * b->stride + b->ncols;
+
+		*w = (uint64_t)((int64_t)*w * scale);
+	}
+	b->count += src->count;
+	return 0;
+}
+
+/* --- sorting ---------------------------------------------------------------
+ */
+
+/* Byte `depth` of a record's key: byte 0 is the top byte of word 0. */
+SC_INLINE unsigned
+key_byte(const uint64_t *rec, unsigned depth)
+{
+	return (unsigned)(rec[depth >> 3] >> (56 - 8 * (depth & 7))) & 0xff;
+}
+
+SC_INLINE int
+rec_cmp(const uint64_t *a, const uint64_t *b, uint32_t ncols)
+{
+	return sc_row_cmp(a, b, ncols);
+}
+
+SC_INLINE void
+insertion_sort_impl(uint64_t *d, size_t n, uint32_t stride)
+{
+	uint64_t tmp[SC_SCHEMA_MAX_COLS + 1];
+	uint32_t ncols = stride - 1;
+
+	for (size_t i = 1; i < n; i++) {
+		uint64_t *cur = d + i * stride;
+		size_t j = i;
+
+		if (rec_cmp(cur - stride, cur, ncols) <= 0)
+			continue;
+		rec_copy(tmp, cur, stride);
+		while (j > 0 && rec_cmp(d + (j - 1) * stride, tmp, ncols) > 0) {
+			rec_copy(d + j * stride, d + (j - 1) * stride, stride);
+			j--;
+		}
+		rec_copy(d + j * stride, tmp, stride);
+	}
+}
+
+SC_INLINE void
+histogram_impl(const uint64_t *d, size_t n, uint32_t stride, unsigned depth,
+	       size_t *count)
+{
+	memset(count, 0, 256 * sizeof(size_t));
+	for (size_t i = 0; i < n; i++)
+		count[key_byte(d + i * stride, depth)]++;
+}
+
+SC_INLINE void
+scatter_impl(const uint64_t *src, uint64_t *dst, size_t n, uint32_t stride,
+	     unsigned depth, size_t *pos)
+{
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t *r = src + i * stride;
+
+		rec_copy(dst + pos[key_byte(r, depth)]++ * stride, r, stride);
+	}
+}
+
+/* The hot loops, specialised for the common strides so the record copy
+ * and compare unroll. */
+#define SC_DISPATCH(stride, call_fixed, call_any)                              \
+	switch (stride) {                                                      \
+	case 2: {                                                              \
+		const uint32_t S_ = 2;                                         \
+		call_fixed;                                                    \
+		break;                                                         \
+	}                                                                      \
+	case 3: {                                                              \
+		const uint32_t S_ = 3;                                         \
+		call_fixed;                                                    \
+		break;                                                         \
+	}                                                                      \
+	case 4: {                                                              \
+		const uint32_t S_ = 4;                                         \
+		call_fixed;                                                    \
+		break;                                                         \
+	}                                                                      \
+	case 5: {                                                              \
+		const uint32_t S_ = 5;                                         \
+		call_fixed;                                                    \
+		break;                                                         \
+	}                                                                      \
+	default:                                                               \
+		call_any;                                                      \
+		break;                                                         \
+	}
+
+static void
+insertion_sort(uint64_t *d, size_t n, uint32_t stride)
+{
+	SC_DISPATCH(stride, insertion_sort_impl(d, n, S_),
+		    insertion_sort_impl(d, n, stride));
+}
+
+static void
+histogram(const uint64_t *d, size_t n, uint32_t stride, unsigned depth,
+	  size_t *count)
+{
+	SC_DISPATCH(stride, histogram_impl(d, n, S_, depth, count),
+		    histogram_impl(d, n, stride, depth, count));
+}
+
+static void
+scatter(const uint64_t *src, uint64_t *dst, size_t n, uint32_t stride,
+	unsigned depth, size_t *pos)
+{
+	SC_DISPATCH(stride, scatter_impl(src, dst, n, S_, depth, pos),
+		    scatter_impl(src, dst, n, stride, depth, pos));
+}
+
+/*
+ * Most-significant-byte radix sort, out of place. The records are in
+ * `data`; `scratch` has room for as many. The sorted records must end in
+ * `scratch` if `to_scratch`, else in `data`. Each level scatters into the
+ * other buffer, so a bucket's parity flips at each level. Bytes on which
+ * the whole bucket agrees are skipped without moving anything.
+ */
+static void
+msd_sort(uint64_t *data, uint64_t *scratch, size_t n, uint32_t stride,
+	 unsigned depth, bool to_scratch)
+{
+	const unsigned nbytes = (stride - 1) * 8;
+	size_t count[256], pos[256], off;
+
+	for (;;) {
+		if (n <= SORT_SMALL || depth >= nbytes) {
+			if (depth < nbytes)
+				insertion_sort(data, n, stride);
+			if (to_scratch)
+				memcpy(scratch, data, n * stride * 8);
+			return;
+		}
+		histogram(data, n, stride, depth, count);
+		if (count[key_byte(data, depth)] != n)
+			break;
+		depth++; /* every record has the same byte here */
+	}
+	off = 0;
+	for (unsigned i = 0; i < 256; i++) {
+		pos[i] = off;
+		off += count[i];
+	}
+	scatter(data, scratch, n, stride, depth, pos);
+	off = 0;
+	for (unsigned i = 0; i < 256; i++) {
+		if (count[i])
+			msd_sort(scratch + off * stride, data + off * stride,
+				 count[i], stride, depth + 1, !to_scratch);
+		off += count[i];
+	}
+}
+
+static bool
+records_sorted(const uint64_t *d, size_t n, uint32_t stride)
+{
+	for (size_t i = 1; i < n; i++)
+		if (rec_cmp(d + (i - 1) * stride, d + i * stride, stride - 1) >
+		    0)
+			return false;
+	return true;
+}
+
+/*
+ * Consolidate n sorted records from src into dst (room for n): equal rows
+ * add, zero sums vanish. Returns the count written, or SIZE_MAX on
+ * overflow (dst is then garbage; src is untouched).
+ */
+SC_INLINE size_t
+compact_impl(const uint64_t *src, size_t n, uint64_t *dst, uint32_t stride)
+{
+	uint32_t ncols = stride - 1;
+	size_t out = 0, i = 0;
+
+	while (i < n) {
+		const uint64_t *r = src + i * stride;
+		int64_t w = (int64_t)r[ncols];
+
+		for (i++; i < n && sc_row_eq(src + i * stride, r, ncols); i++)
+			if (__builtin_add_overflow(
+				w, (int64_t)src[i * stride + ncols], &w))
+				return SIZE_MAX;
+		if (w != 0) {
+			rec_copy(dst + out * stride, r, stride);
+			dst[out * stride + ncols] = (uint64_t)w;
+			out++;
+		}
+	}
+	return out;
+}
+
+static size_t
+compact(const uint64_t *src, size_t n, uint64_t *dst, uint32_t stride)
+{
+	size_t r;
+
+	SC_DISPATCH(stride, r = compact_impl(src, n, dst, S_),
+		    r = compact_impl(src, n, dst, stride));
+	return r;
+}
+
+int
+sc_batch_builder_finish(struct sc_batch_builder *b, struct sc_batch **out)
+{
+	uint64_t *res;
+	size_t n;
+
+	if (!b || !out)
+		return sc__fail(SC_EINVAL,
+				"sc_batch_builder_finish: %s is NULL",
+				!b ? "builder" : "out");
+	n = b->count;
+	res = rec_alloc(n, b->stride);
+	if (!res)
+		return sc__fail(SC_ENOMEM,
+				"sc_batch_builder_finish: out of memory for "
+				"%zu records",
+				n);
+	/* Sort in the builder's buffer, using res as the scratch, then
+	 * compact into res: on overflow the builder still has its records. */
+	if (!records_sorted(b->data, n, b->stride))
+		msd_sort(b->data, res, n, b->stride, 0, false);
+	n = compact(b->data, n, res, b->stride);
+	if (n == SIZE_MAX) {
+		free(res);
+		return sc__fail(SC_EOVERFLOW,
+				"sc_batch_builder_finish: weights of equal "
+				"rows sum beyond int64");
+	}
+	if (sc__batch_adopt(b->ncols, res, n, b->count, out))
+		return SC_ENOMEM;
+	b->count = 0;
+	return 0;
+}
+
+int
+sc_batch_from_records(uint32_t ncols, const uint64_t *rows,
+		      const int64_t *weights, size_t n, struct sc_batch **out)
+{
+	struct sc_batch_builder bld;
+	int rc;
+
+	if (!out || (!rows && n > 0))
+		return sc__fail(SC_EINVAL, "sc_batch_from_records: %s is NULL",
+				!out ? "out" : "rows");
+	rc = sc_batch_builder_init(&bld, ncols);
+	if (rc)
+		return rc;
+	rc = sc_batch_builder_reserve(&bld, n);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = sc_batch_builder_push(&bld, rows + i * ncols, ncols,
+					   weights ? weights[i] : 1);
+	if (rc == 0)
+		rc = sc_batch_builder_finish(&bld, out);
+	sc_batch_builder_fini(&bld);
+	return rc;
+}
+
+/* --- merging ------------------------------------------------------------- */
+
+int
+sc__merge_init(struct sc__merge *m, const struct sc_batch *a,
+	       const struct sc_batch *b)
+{
+	uint64_t *buf = rec_alloc(a->count + b->count, a->stride);
+
+	if (!buf)
+		return sc__fail(SC_ENOMEM, "merge: out of memory for %zu rows",
+				a->count + b->count);
+	*m = (struct sc__merge){.a = a, .b = b, .out = buf};
+	return 0;
+}
+
+/*
+ * The merge loop. Distinct rows are the common case, so the choice of
+ * which side to copy is made without a branch (the comparison result
+ * selects the pointer and the increments); an equal pair takes the
+ * predictable slow path.
+ */
+SC_INLINE int
+merge_impl(struct sc__merge *m, size_t budget, size_t *moved, uint32_t stride)
+{
+	const uint32_t ncols = stride - 1;
+	const uint64_t *pa = m->a->data, *pb = m->b->data;
+	size_t ia = m->ia, ib = m->ib, na = m->a->count, nb = m->b->count;
+	size_t no = m->nout, done = 0;
+	uint64_t *out = m->out;
+	int rc = 0;
+
+	while (ia < na && ib < nb && done < budget) {
+		const uint64_t *ra = pa + ia * stride, *rb = pb + ib * stride;
+		int c = rec_cmp(ra, rb, ncols);
+
+		if (__builtin_expect(c == 0, 0)) {
+			int64_t w;
+
+			if (__builtin_add_overflow((int64_t)ra[ncols],
+						   (int64_t)rb[ncols], &w)) {
+				rc = SC_EOVERFLOW;
+				break;
+			}
+			if (w != 0) {
+				rec_copy(out + no * stride, ra, stride);
+				out[no * stride + ncols] = (uint64_t)w;
+				no++;
+			}
+			ia++;
+			ib++;
+			done += 2;
+			continue;
+		}
+		{
+			size_t take_a = c < 0;
+
+			rec_copy(out + no * stride, take_a ? ra : rb, stride);
+			no++;
+			ia += take_a;
+			ib += 1 - take_a;
+			done++;
+		}
+	}
+	if (rc == 0 && (ia == na || ib == nb) && done < budget &&
+	    (ia < na || ib < nb)) {
+		/* One side is done: the rest of the other is a copy. */
+		const uint64_t *rest =
+		    ia < na ? pa + ia * stride : pb + ib * stride;
+		size_t left = ia < na ? na - ia : nb - ib;
+
+		if (left > budget - done)
+			left = budget - done;
+		memcpy(out + no * stride, rest, left * stride * 8);
+		no += left;
+		done += left;
+		if (ia < na)
+			ia += left;
+		else
+			ib += left;
+	}
+	m->ia = ia;
+	m->ib = ib;
+	m->nout = no;
+	*moved = done;
+	return rc;
+}
+
+int
+sc__merge_step(struct sc__merge *m, size_t budget, size_t *moved)
+{
+	int rc;
+
+	SC_DISPATCH(m->a->stride, rc = merge_impl(m, budget, moved, S_),
+		    rc = merge_impl(m, budget, moved, m->a->stride));
+	if (rc)
+		return sc__fail(SC_EOVERFLOW,
+				"merge: weights %" PRId64 " + %" PRId64
+				" of one row leave int64",
+				sc_batch_weight(m->a, m->ia),
+				sc_batch_weight(m->b, m->ib));
+	return 0;
+}
+
+int
+sc__merge_finish(struct sc__merge *m, struct sc_batch **out)
+{
+	int rc = sc__batch_adopt(m->a->ncols, m->out, m->nout,
+				 m->a->count + m->b->count, out);
+
+	m->out = NULL;
+	return rc;
+}
+
+void
+sc__merge_abort(struct sc__merge *m)
+{
+	free(m->out);
+	m->out = NULL;
+}
+
+/* --- the group ------------------------------------------------------------ */
+
+static int
+check_pair(const char *fn, const struct sc_batch *a, const struct sc_batch *b,
+	   struct sc_batch **out)
+{
+	if (!a || !b || !out)
+		return sc__fail(SC_EINVAL, "%s: %s is NULL", fn,
+				!a   ? "a"
+				: !b ? "b"
+				     : "out");
+	if (a->ncols != b->ncols)
+		return sc__fail(SC_ESCHEMA,
+				"%s: batches have %u and %u columns", fn,
+				a->ncols, b->ncols);
+	return 0;
+}
+
+int
+sc_batch_add(const struct sc_batch *a, const struct sc_batch *b,
+	     struct sc_batch **out)
+{
+	struct sc__merge m;
+	size_t moved;
+	int rc = check_pair("sc_batch_add", a, b, out);
+
+	if (rc)
+		return rc;
+	rc = sc__merge_init(&m, a, b);
+	if (rc)
+		return rc;
+	rc = sc__merge_step(&m, SIZE_MAX, &moved);
+	if (rc) {
+		sc__merge_abort(&m);
+		return rc;
+	}
+	return sc__merge_finish(&m, out);
+}
+
+int
+sc_batch_sum(struct sc_batch *const *batches, size_t n, struct sc_batch **out)
+{
+	struct sc_batch *l, *r;
+	int rc;
+
+	if (!batches || !out || n == 0)
+		return sc__fail(SC_EINVAL, "sc_batch_sum: %s",
+				n == 0 ? "no batches" : "an argument is NULL");
+	for (size_t i = 0; i < n; i++)
+		if (!batches[i] || batches[i]->ncols != batches[0]->ncols)
+			return sc__fail(batches[i] ? SC_ESCHEMA : SC_EINVAL,
+					"sc_batch_sum: batch %zu is NULL or "
+					"has a different column count",
+					i);
+	if (n == 1) {
+		*out = sc_batch_retain(batches[0]);
+		return 0;
+	}
+	rc = sc_batch_sum(batches, n / 2, &l);
+	if (rc)
+		return rc;
+	rc = sc_batch_sum(batches + n / 2, n - n / 2, &r);
+	if (rc)
+		goto release_l;
+	rc = sc_batch_add(l, r, out);
+	sc_batch_release(r);
+release_l:
+	sc_batch_release(l);
+	return rc;
+}
+
+/* k * a with every product checked first, so failure writes nothing. */
+static int
+scale(const char *fn, const struct sc_batch *a, int64_t k,
+      struct sc_batch **out)
+{
+	uint64_t *d;
+
+	if (!a || !out)
+		return sc__fail(SC_EINVAL, "%s: %s is NULL", fn,
+				!a ? "batch" : "out");
+	if (k == 0)
+		return sc_batch_empty(a->ncols, out);
+	for (size_t i = 0; i < a->count; i++) {
+		int64_t p;
+
+		if (__builtin_mul_overflow(sc_batch_weight(a, i), k, &p))
+			return sc__fail(SC_EOVERFLOW,
+					"%s: weight %" PRId64 " x %" PRId64
+					" leaves int64",
+					fn, sc_batch_weight(a, i), k);
+	}
+	d = rec_alloc(a->count, a->stride);
+	if (!d)
+		return sc__fail(SC_ENOMEM, "%s: out of memory", fn);
+	if (a->count)
+		memcpy(d, a->data, a->count * a->stride * 8);
+	for (size_t i = 0; i < a->count; i++) {
+		uint64_t *w = d + i * a->stride + a->ncols;
+
+		*w = (uint64_t)((int64_t)*w * k);
+	}
+	return sc__batch_adopt(a->ncols, d, a->count, a->count, out);
+}
+
+int
+sc_batch_negate(const struct sc_batch *a, struct sc_batch **out)
+{
+	return scale("sc_batch_negate", a, -1, out);
+}
+
+int
+sc_batch_scale(const struct sc_batch *a, int64_t k, struct sc_batch **out)
+{
+	return scale("sc_batch_scale", a, k, out);
+}
+
+bool
+sc_batch_equal(const struct sc_batch *a, const struct sc_batch *b)
+{
+	if (!a || !b)
+		return a == b;
+	if (a->ncols != b->ncols || a->count != b->count)
+		return false;
+	return a->count == 0 ||
+	       memcmp(a->data, b->data, a->count * a->stride * 8) == 0;
+}
+
+bool
+sc_batch_is_consolidated(const struct sc_batch *b)
+{
+	if (!b)
+		return false;
+	for (size_t i = 0; i < b->count; i++) {
+		if (sc_batch_weight(b, i) == 0)
+			return false;
+		if (i > 0 && sc_row_cmp(sc_batch_row(b, i - 1),
+					sc_batch_row(b, i), b->ncols) >= 0)
+			return false;
+	}
+	return true;
+}
+
+/* --- keys ----------------------------------------------------------------- */
+
+size_t
+sc_batch_lower_bound(const struct sc_batch *b, const uint64_t *key, uint32_t k,
+		     size_t from)
+{
+	size_t lo = from, hi = b->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sc_row_cmp(sc_batch_row(b, mid), key, k) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The first row index in [from, count) whose prefix is > key. */
+static size_t
+upper_bound(const struct sc_batch *b, const uint64_t *key, uint32_t k,
+	    size_t from)
+{
+	size_t lo = from, hi = b->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sc_row_cmp(sc_batch_row(b, mid), key, k) <= 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int
+sc_batch_key_range(const struct sc_batch *b, const uint64_t *key, uint32_t k,
+		   size_t *lo, size_t *hi)
+{
+	size_t l;
+
+	if (!b || !lo || !hi || (!key && k > 0))
+		return sc__fail(SC_EINVAL,
+				"sc_batch_key_range: an argument is NULL");
+	if (k > b->ncols)
+		return sc__fail(SC_ESCHEMA,
+				"sc_batch_key_range: key of %u columns, batch "
+				"has %u",
+				k, b->ncols);
+	l = sc_batch_lower_bound(b, key, k, 0);
+	*hi = upper_bound(b, key, k, l);
+	*lo = l;
+	return 0;
+}
+
+int
+sc_batch_index_by(const struct sc_batch *b, const uint32_t *cols, uint32_t n,
+		  struct sc_batch **out)
+{
+	struct sc_batch_builder bld;
+	uint64_t row[SC_SCHEMA_MAX_COLS];
+	int rc;
+
+	if (!b || !cols || !out)
+		return sc__fail(SC_EINVAL, "sc_batch_index_by: an argument is "
+					   "NULL");
+	if (!ncols_valid(n))
+		return bad_ncols("sc_batch_index_by", n);
+	for (uint32_t j = 0; j < n; j++)
+		if (cols[j] >= b->ncols)
+			return sc__fail(SC_ESCHEMA,
+					"sc_batch_index_by: column %u of a "
+					"%u-column batch",
+					cols[j], b->ncols);
+	rc = sc_batch_builder_init(&bld, n);
+	if (rc == 0)
+		rc = sc_batch_builder_reserve(&bld, b->count);
+	for (size_t i = 0; rc == 0 && i < b->count; i++) {
+		const uint64_t *r = sc_batch_row(b, i);
+
+		for (uint32_t j = 0; j < n; j++)
+			row[j] = r[cols[j]];
+		rc = sc_batch_builder_push(&bld, row, n, sc_batch_weight(b, i));
+	}
+	if (rc == 0)
+		rc = sc_batch_builder_finish(&bld, out);
+	sc_batch_builder_fini(&bld);
+	return rc;
+}
+
+/* --- printing ---------------------------------------------------------------
+ */
+
+static void
+print_rows(FILE *f, const struct sc_batch *b, const struct sc_schema *s,
+	   size_t max_rows)
+{
+	char buf[1024];
+	bool typed = s && s->ncols == b->ncols;
+
+	fprintf(f, "batch of %zu row%s (%u column%s)%s\n", b->count,
+		b->count == 1 ? "" : "s", b->ncols, b->ncols == 1 ? "" : "s",
+		typed ? "" : ", raw words");
+	for (size_t i = 0; i < b->count; i++) {
+		const uint64_t *r = sc_batch_row(b, i);
+
+		if (i == max_rows) {
+			fprintf(f, "  ... %zu more\n", b->count - i);
+			break;
+		}
+		if (typed) {
+			sc_schema_format_row(s, r, buf, sizeof(buf));
+			fprintf(f, "  %s", buf);
+		} else {
+			fprintf(f, "  (");
+			for (uint32_t j = 0; j < b->ncols; j++)
+				fprintf(f, "%s0x%" PRIx64, j ? ", " : "", r[j]);
+			fprintf(f, ")");
+		}
+		fprintf(f, " x %" PRId64 "\n", sc_batch_weight(b, i));
+	}
+}
+
+void
+sc_batch_fprint(FILE *f, const struct sc_batch *b, const struct sc_schema *s)
+{
+	if (!f)
+		return;
+	if (!b) {
+		fprintf(f, "batch (null)\n");
+		return;
+	}
+	print_rows(f, b, s, SIZE_MAX);
+}
+
+int
+sc_batch_to_string(const struct sc_batch *b, const struct sc_schema *s,
+		   size_t max_rows, char **out)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!b || !out)
+		return sc__fail(SC_EINVAL, "sc_batch_to_string: %s is NULL",
+				!b ? "batch" : "out");
+	f = open_memstream(&text, &len);
+	if (!f)
+		return sc__fail(SC_ENOMEM, "sc_batch_to_string: out of memory");
+	print_rows(f, b, s, max_rows);
+	if (fclose(f) != 0 || !text) {
+		free(text);
+		return sc__fail(SC_ENOMEM, "sc_batch_to_string: out of memory");
+	}
+	*out = text;
+	return 0;
+}

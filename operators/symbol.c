@@ -1,0 +1,415 @@
+/*
+ * symbol.c - the interning table (see symbol.h for the design).
+ */
+#include "operators/symbol.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A hash slot holds an id; these two ids are never handed out. */
+#define SLOT_EMPTY 0u
+#define SLOT_TOMB  UINT64_MAX
+
+struct sym_entry {
+	char *text;    /* len bytes and a NUL; NULL when the id is free */
+	size_t len;    /* bytes of text, without the NUL */
+	uint64_t hash; /* hash of the text, kept to rehash without reading it */
+	uint64_t refs; /* references; 0 when free */
+};
+
+struct sc_symtab {
+	pthread_mutex_t lock;  /* guards every field below */
+	uint64_t *slots;       /* open addressing, nslots a power of two */
+	size_t nslots;	       /* capacity of slots */
+	size_t used;	       /* slots neither empty nor tombstones */
+	size_t tombs;	       /* tombstone slots */
+	struct sym_entry *ent; /* indexed by id; ent[0] unused */
+	size_t nent;	       /* entries allocated (ids < nent exist) */
+	size_t capent;	       /* capacity of ent */
+	uint64_t *free_ids;    /* ids released to zero, reused LIFO */
+	size_t nfree, capfree; /* size and capacity of free_ids */
+	size_t text_bytes;     /* bytes of live text */
+};
+
+static uint64_t
+hash_bytes(const char *p, size_t n)
+{
+	/* FNV-1a, then a final mix so the low bits used for the slot index
+	 * depend on every byte. */
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)p[i];
+		h *= 0x100000001b3ULL;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	return h ^ (h >> 33);
+}
+
+int
+sc_symtab_create(struct sc_symtab **out)
+{
+	struct sc_symtab *t;
+
+	if (!out)
+		return sc__fail(SC_EINVAL, "sc_symtab_create: out is NULL");
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		goto fail;
+	t->nslots = 64;
+	t->slots = calloc(t->nslots, sizeof(t->slots[0]));
+	if (!t->slots)
+		goto free_table;
+	t->nent = 1; /* id 0 is SC_SYMBOL_NONE */
+	t->capent = 64;
+	t->ent = calloc(t->capent, sizeof(t->ent[0]));
+	if (!t->ent)
+		goto free_slots;
+	if (pthread_mutex_init(&t->lock, NULL) != 0)
+		goto free_ent;
+	*out = t;
+	return 0;
+
+free_ent:
+	free(t->ent);
+free_slots:
+	free(t->slots);
+free_table:
+	free(t);
+fail:
+	return sc__fail(SC_ENOMEM, "sc_symtab_create: out of memory");
+}
+
+void
+sc_symtab_destroy(struct sc_symtab *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 1; i < t->nent; i++)
+		free(t->ent[i].text);
+	free(t->ent);
+	free(t->slots);
+	free(t->free_ids);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+/* The slot holding `text`, or the empty slot where it would go (*found
+ * tells which). Never returns a tombstone when found is false, so an insert
+ * may reuse the first tombstone on the way. Caller holds the lock. */
+static size_t
+probe(const struct sc_symtab *t, const char *text, size_t len, uint64_t h,
+      bool *found)
+{
+	size_t mask = t->nslots - 1, i = h & mask, tomb = SIZE_MAX;
+
+	for (;; i = (i + 1) & mask) {
+		uint64_t id = t->slots[i];
+
+		if (id == SLOT_EMPTY) {
+			*found = false;
+			return tomb != SIZE_MAX ? tomb : i;
+		}
+		if (id == SLOT_TOMB) {
+			if (tomb == SIZE_MAX)
+				tomb = i;
+			continue;
+		}
+		if (t->ent[id].hash == h && t->ent[id].len == len &&
+		    memcmp(t->ent[id].text, text, len) == 0) {
+			*found = true;
+			return i;
+		}
+	}
+}
+
+/* Rebuild the slots with room for one more live id, dropping tombstones.
+ * Caller holds the lock. Unchanged on SC_ENOMEM. */
+static int
+grow_slots(struct sc_symtab *t)
+{
+	size_t n = t->nslots, mask;
+	uint64_t *s;
+
+	if ((t->used + 1) * 2 >= n)
+		n *= 2;
+	s = calloc(n, sizeof(*s));
+	if (!s)
+		return SC_ENOMEM;
+	mask = n - 1;
+	for (size_t i = 0; i < t->nslots; i++) {
+		uint64_t id = t->slots[i];
+		size_t j;
+
+		if (id == SLOT_EMPTY || id == SLOT_TOMB)
+			continue;
+		for (j = t->ent[id].hash & mask; s[j] != SLOT_EMPTY;
+		     j = (j + 1) & mask)
+			;
+		s[j] = id;
+	}
+	free(t->slots);
+	t->slots = s;
+	t->nslots = n;
+	t->tombs = 0;
+	return 0;
+}
+
+/* Make sure one more id can be allocated and one more id freed later
+ * without any allocation. Caller holds the lock. */
+static int
+reserve_id(struct sc_symtab *t)
+{
+	if (t->nfree == 0 && t->nent == t->capent) {
+		size_t cap = t->capent * 2;
+		struct sym_entry *e = realloc(t->ent, cap * sizeof(*e));
+
+		if (!e)
+			return SC_ENOMEM;
+		memset(e + t->capent, 0, (cap - t->capent) * sizeof(*e));
+		t->ent = e;
+		t->capent = cap;
+	}
+	/* Room in free_ids for every id that exists, so release never
+	 * allocates (release cannot fail for want of memory). */
+	if (t->capfree < t->nent + 1) {
+		size_t cap = t->capent + 1;
+		uint64_t *f = realloc(t->free_ids, cap * sizeof(*f));
+
+		if (!f)
+			return SC_ENOMEM;
+		t->free_ids = f;
+		t->capfree = cap;
+	}
+	return 0;
+}
+
+static int
+intern_locked(struct sc_symtab *t, const char *text, size_t len, uint64_t *id)
+{
+	uint64_t h = hash_bytes(text, len), nid;
+	bool found;
+	size_t slot;
+	char *copy;
+
+	slot = probe(t, text, len, h, &found);
+	if (found) {
+		struct sym_entry *e = &t->ent[t->slots[slot]];
+
+		if (e->refs == UINT64_MAX)
+			return sc__fail(SC_EOVERFLOW,
+					"sc_symtab_intern: reference count of "
+					"id %" PRIu64 " would wrap",
+					t->slots[slot]);
+		e->refs++;
+		*id = t->slots[slot];
+		return 0;
+	}
+	if ((t->used + t->tombs + 1) * 4 >= t->nslots * 3) {
+		if (grow_slots(t))
+			goto nomem;
+		slot = probe(t, text, len, h, &found);
+	}
+	if (reserve_id(t))
+		goto nomem;
+	copy = malloc(len + 1);
+	if (!copy)
+		goto nomem;
+	if (len)
+		memcpy(copy, text, len);
+	copy[len] = '\0';
+	nid = t->nfree ? t->free_ids[--t->nfree] : t->nent++;
+	t->ent[nid] =
+	    (struct sym_entry){.text = copy, .len = len, .hash = h, .refs = 1};
+	if (t->slots[slot] == SLOT_TOMB)
+		t->tombs--;
+	t->slots[slot] = nid;
+	t->used++;
+	t->text_bytes += len + 1;
+	*id = nid;
+	return 0;
+
+nomem:
+	return sc__fail(SC_ENOMEM, "sc_symtab_intern: out of memory");
+}
+
+int
+sc_symtab_intern(struct sc_symtab *t, const char *text, size_t len,
+		 uint64_t *id)
+{
+	int rc;
+
+	if (!t || !id || (!text && len > 0))
+		return sc__fail(SC_EINVAL, "sc_symtab_intern: %s is NULL",
+				!t    ? "table"
+				: !id ? "id"
+				      : "text");
+	pthread_mutex_lock(&t->lock);
+	rc = intern_locked(t, text ? text : "", len, id);
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+int
+sc_symtab_intern_cstr(struct sc_symtab *t, const char *text, uint64_t *id)
+{
+	if (!text)
+		return sc__fail(SC_EINVAL,
+				"sc_symtab_intern_cstr: text is NULL");
+	return sc_symtab_intern(t, text, strlen(text), id);
+}
+
+int
+sc_symtab_find(struct sc_symtab *t, const char *text, size_t len, uint64_t *id)
+{
+	bool found;
+	size_t slot;
+	int rc = 0;
+
+	if (!t || !id || (!text && len > 0))
+		return sc__fail(SC_EINVAL,
+				"sc_symtab_find: an argument is NULL");
+	pthread_mutex_lock(&t->lock);
+	slot = probe(t, text ? text : "", len,
+		     hash_bytes(text ? text : "", len), &found);
+	if (found)
+		*id = t->slots[slot];
+	else
+		rc = sc__fail(SC_ENOENT, "sc_symtab_find: text not interned");
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+static bool
+live(const struct sc_symtab *t, uint64_t id)
+{
+	return id != SC_SYMBOL_NONE && id < t->nent && t->ent[id].refs > 0;
+}
+
+int
+sc_symtab_lookup(struct sc_symtab *t, uint64_t id, const char **text,
+		 size_t *len)
+{
+	int rc = 0;
+
+	if (!t || !text)
+		return sc__fail(SC_EINVAL, "sc_symtab_lookup: %s is NULL",
+				!t ? "table" : "text");
+	pthread_mutex_lock(&t->lock);
+	if (live(t, id)) {
+		*text = t->ent[id].text;
+		if (len)
+			*len = t->ent[id].len;
+	} else {
+		rc = sc__fail(SC_ENOENT,
+			      "sc_symtab_lookup: id %" PRIu64 " is not live",
+			      id);
+	}
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+int
+sc_symtab_retain(struct sc_symtab *t, uint64_t id)
+{
+	int rc = 0;
+
+	if (!t)
+		return sc__fail(SC_EINVAL, "sc_symtab_retain: table is NULL");
+	pthread_mutex_lock(&t->lock);
+	if (!live(t, id))
+		rc = sc__fail(SC_ENOENT,
+			      "sc_symtab_retain: id %" PRIu64 " is not live",
+			      id);
+	else if (t->ent[id].refs == UINT64_MAX)
+		rc = sc__fail(SC_EOVERFLOW,
+			      "sc_symtab_retain: reference count of id %" PRIu64
+			      " would wrap",
+			      id);
+	else
+		t->ent[id].refs++;
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+/* Remove a live id whose count reached zero. Caller holds the lock. */
+static void
+drop_locked(struct sc_symtab *t, uint64_t id)
+{
+	struct sym_entry *e = &t->ent[id];
+	size_t mask = t->nslots - 1, i = e->hash & mask;
+
+	while (t->slots[i] != id)
+		i = (i + 1) & mask;
+	t->slots[i] = SLOT_TOMB;
+	t->used--;
+	t->tombs++;
+	t->text_bytes -= e->len + 1;
+	free(e->text);
+	*e = (struct sym_entry){0};
+	t->free_ids[t->nfree++] = id; /* room reserved by reserve_id */
+}
+
+int
+sc_symtab_release(struct sc_symtab *t, uint64_t id)
+{
+	int rc = 0;
+
+	if (!t)
+		return sc__fail(SC_EINVAL, "sc_symtab_release: table is NULL");
+	pthread_mutex_lock(&t->lock);
+	if (!live(t, id))
+		rc = sc__fail(SC_ENOENT,
+			      "sc_symtab_release: id %" PRIu64 " is not live",
+			      id);
+	else if (--t->ent[id].refs == 0)
+		drop_locked(t, id);
+	pthread_mutex_unlock(&t->lock);
+	return rc;
+}
+
+size_t
+sc_symtab_count(struct sc_symtab *t)
+{
+	size_t n;
+
+	if (!t)
+		return 0;
+	pthread_mutex_lock(&t->lock);
+	n = t->used;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}
+
+uint64_t
+sc_symtab_refs(struct sc_symtab *t, uint64_t id)
+{
+	uint64_t r = 0;
+
+	if (!t)
+		return 0;
+	pthread_mutex_lock(&t->lock);
+	if (live(t, id))
+		r = t->ent[id].refs;
+	pthread_mutex_unlock(&t->lock);
+	return r;
+}
+
+size_t
+sc_symtab_bytes(struct sc_symtab *t)
+{
+	size_t n;
+
+	if (!t)
+		return 0;
+	pthread_mutex_lock(&t->lock);
+	n = sizeof(*t) + t->nslots * sizeof(t->slots[0]) +
+	    t->capent * sizeof(t->ent[0]) +
+	    t->capfree * sizeof(t->free_ids[0]) + t->text_bytes;
+	pthread_mutex_unlock(&t->lock);
+	return n;
+}

@@ -1,0 +1,106 @@
+/*
+ * symbol.h - interned strings: a thread-safe table from text to a u64 id.
+ *
+ * A symbol column stores the id of an interned string, so a row stays
+ * fixed width and compares as words. SYMBOLS COMPARE BY ID, NOT
+ * ALPHABETICALLY: ids are handed out in order of first interning (and
+ * freed ids are reused), so the order of a symbol column, and any min or
+ * max over it, says nothing about the text.
+ *
+ * Memory follows the live state, not the history: every id carries a
+ * reference count. sc_symtab_intern returns an id with one reference that
+ * the caller owns; sc_symtab_retain adds one, sc_symtab_release drops one,
+ * and when the count reaches zero the text is freed and the id may be
+ * handed out again for another string. Whoever keeps an id (a trace, a
+ * batch in flight) must hold a reference for as long as it keeps it;
+ * a caller that never releases simply gets an append-only table.
+ *
+ * Design: one open-addressing hash table (text -> id, linear probing,
+ * FNV-1a-like hash, tombstones on removal) and an array of entries indexed
+ * by id, both behind one mutex. Every call takes the mutex once, so the
+ * table is correct under any number of threads; it is not built for
+ * interning from many threads in a tight loop (stripe it if that shows up
+ * in a profile). Id 0 is never handed out, so a zero word is never a
+ * valid symbol.
+ */
+#ifndef SC_SYMBOL_H
+#define SC_SYMBOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "operators/error.h"
+
+struct sc_symtab;
+
+/* No symbol: a word that is never a valid id. */
+#define SC_SYMBOL_NONE 0u
+
+/*
+ * sc_symtab_create - a new empty table. Returns 0 and writes *out, or
+ * SC_EINVAL (out NULL) / SC_ENOMEM. One thread creates it; afterwards any
+ * thread may call the functions below concurrently.
+ */
+int sc_symtab_create(struct sc_symtab **out);
+
+/*
+ * sc_symtab_destroy - free the table and every string in it, whatever
+ * their counts. No other thread may be using it. NULL is allowed.
+ */
+void sc_symtab_destroy(struct sc_symtab *t);
+
+/*
+ * sc_symtab_intern - the id of the `len` bytes at `text` (any bytes,
+ * including NUL; len 0 is the empty string), interning them if new. The
+ * caller owns one reference on the returned id. Returns 0 and writes *id,
+ * or SC_EINVAL (t, id NULL, or text NULL with len > 0), SC_ENOMEM or
+ * SC_EOVERFLOW (the id's count would wrap). Thread safe.
+ */
+int sc_symtab_intern(struct sc_symtab *t, const char *text, size_t len,
+		     uint64_t *id);
+
+/* sc_symtab_intern_cstr - sc_symtab_intern of a NUL-terminated string. */
+int sc_symtab_intern_cstr(struct sc_symtab *t, const char *text, uint64_t *id);
+
+/*
+ * sc_symtab_find - the id of `text` if it is interned, without taking a
+ * reference. Returns 0 and writes *id, SC_ENOENT if absent, SC_EINVAL.
+ */
+int sc_symtab_find(struct sc_symtab *t, const char *text, size_t len,
+		   uint64_t *id);
+
+/*
+ * sc_symtab_lookup - the text of a live id. Writes *text (NUL-terminated,
+ * owned by the table) and, if len is not NULL, *len. The pointer stays
+ * valid while the caller (or anyone) holds a reference on the id. Returns
+ * 0, SC_ENOENT (id not live) or SC_EINVAL. Thread safe.
+ */
+int sc_symtab_lookup(struct sc_symtab *t, uint64_t id, const char **text,
+		     size_t *len);
+
+/*
+ * sc_symtab_retain - add a reference to a live id. Returns 0, SC_ENOENT
+ * (not live), SC_EOVERFLOW or SC_EINVAL. Thread safe.
+ */
+int sc_symtab_retain(struct sc_symtab *t, uint64_t id);
+
+/*
+ * sc_symtab_release - drop a reference; the last one frees the text and
+ * makes the id reusable. Returns 0, SC_ENOENT (not live) or SC_EINVAL.
+ * Thread safe.
+ */
+int sc_symtab_release(struct sc_symtab *t, uint64_t id);
+
+/* sc_symtab_count - how many ids are live now. Thread safe. */
+size_t sc_symtab_count(struct sc_symtab *t);
+
+/*
+ * sc_symtab_refs - the reference count of an id (0 if not live), for
+ * tests and leak checks. Thread safe.
+ */
+uint64_t sc_symtab_refs(struct sc_symtab *t, uint64_t id);
+
+/* sc_symtab_bytes - bytes the table holds now (entries, hash, text). */
+size_t sc_symtab_bytes(struct sc_symtab *t);
+
+#endif /* SC_SYMBOL_H */

@@ -1,0 +1,394 @@
+/*
+ * trace.c - the LSM spine of batches (see trace.h for the design).
+ */
+#include "operators/trace.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/batch_int.h"
+
+struct sc_trace {
+	uint32_t ncols;				  /* row width of every run */
+	size_t nruns;				  /* runs in use */
+	struct sc_batch *runs[SC_TRACE_MAX_RUNS]; /* oldest first, non-empty,
+						   * one reference each */
+	bool merging; /* a merge of runs[mi] and runs[mi + 1] is in hand */
+	size_t mi;    /* index of the older run of that merge */
+	struct sc__merge merge; /* its state, valid while merging */
+};
+
+int
+sc_trace_create(uint32_t ncols, struct sc_trace **out)
+{
+	struct sc_trace *t;
+
+	if (!out)
+		return sc__fail(SC_EINVAL, "sc_trace_create: out is NULL");
+	if (ncols == 0 || ncols > SC_SCHEMA_MAX_COLS)
+		return sc__fail(SC_ESCHEMA,
+				"sc_trace_create: %u columns, want 1..%d",
+				ncols, SC_SCHEMA_MAX_COLS);
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return sc__fail(SC_ENOMEM, "sc_trace_create: out of memory");
+	t->ncols = ncols;
+	*out = t;
+	return 0;
+}
+
+void
+sc_trace_destroy(struct sc_trace *t)
+{
+	if (!t)
+		return;
+	if (t->merging)
+		sc__merge_abort(&t->merge);
+	for (size_t i = 0; i < t->nruns; i++)
+		sc_batch_release(t->runs[i]);
+	free(t);
+}
+
+uint32_t
+sc_trace_ncols(const struct sc_trace *t)
+{
+	return t ? t->ncols : 0;
+}
+
+size_t
+sc_trace_runs(const struct sc_trace *t)
+{
+	return t ? t->nruns : 0;
+}
+
+const struct sc_batch *
+sc_trace_run(const struct sc_trace *t, size_t i)
+{
+	return t && i < t->nruns ? t->runs[i] : NULL;
+}
+
+size_t
+sc_trace_rows(const struct sc_trace *t)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; t && i < t->nruns; i++)
+		n += t->runs[i]->count;
+	return n;
+}
+
+size_t
+sc_trace_bytes(const struct sc_trace *t)
+{
+	size_t n;
+
+	if (!t)
+		return 0;
+	n = sizeof(*t);
+	for (size_t i = 0; i < t->nruns; i++)
+		n += sc_batch_bytes(t->runs[i]);
+	if (t->merging)
+		n += (t->merge.a->count + t->merge.b->count) * (t->ncols + 1) *
+		     sizeof(uint64_t);
+	return n;
+}
+
+/* The pair a run of size `older` and its younger neighbour `younger` break
+ * the spine's invariant. */
+static bool
+violates(size_t older, size_t younger)
+{
+	return older <= 2 * younger;
+}
+
+/* The youngest adjacent pair that breaks the invariant, or SIZE_MAX. */
+static size_t
+pick_merge(const size_t *sizes, size_t n)
+{
+	for (size_t i = n - 1; n >= 2 && i-- > 0;)
+		if (violates(sizes[i], sizes[i + 1]))
+			return i;
+	return SIZE_MAX;
+}
+
+/* Remove runs[i + 1] and put `merged` (NULL if the sum was empty) in
+ * place of runs[i]. */
+static void
+replace_pair(struct sc_trace *t, size_t i, struct sc_batch *merged)
+{
+	sc_batch_release(t->runs[i]);
+	sc_batch_release(t->runs[i + 1]);
+	if (merged && merged->count) {
+		t->runs[i] = merged;
+		memmove(&t->runs[i + 1], &t->runs[i + 2],
+			(t->nruns - i - 2) * sizeof(t->runs[0]));
+		t->nruns--;
+		return;
+	}
+	sc_batch_release(merged);
+	memmove(&t->runs[i], &t->runs[i + 2],
+		(t->nruns - i - 2) * sizeof(t->runs[0]));
+	t->nruns -= 2;
+}
+
+size_t
+sc_trace_pending(const struct sc_trace *t)
+{
+	size_t sizes[SC_TRACE_MAX_RUNS], n = 0, cost = 0, i;
+
+	if (!t)
+		return 0;
+	/* Simulate the cascade on sizes, as if no weight cancelled (which
+	 * only shrinks merges, so this bounds the real work). */
+	for (i = 0; i < t->nruns; i++) {
+		if (t->merging && i == t->mi) {
+			sizes[n++] = t->runs[i]->count + t->runs[i + 1]->count;
+			cost += sc__merge_left(&t->merge);
+			i++;
+			continue;
+		}
+		sizes[n++] = t->runs[i]->count;
+	}
+	while ((i = pick_merge(sizes, n)) != SIZE_MAX) {
+		cost += sizes[i] + sizes[i + 1];
+		sizes[i] += sizes[i + 1];
+		memmove(&sizes[i + 1], &sizes[i + 2],
+			(n - i - 2) * sizeof(sizes[0]));
+		n--;
+	}
+	return cost;
+}
+
+/* Start the next merge the invariant asks for; false if settled. */
+static int
+start_merge(struct sc_trace *t, bool *started)
+{
+	size_t sizes[SC_TRACE_MAX_RUNS], i;
+	int rc;
+
+	for (i = 0; i < t->nruns; i++)
+		sizes[i] = t->runs[i]->count;
+	i = pick_merge(sizes, t->nruns);
+	*started = false;
+	if (i == SIZE_MAX)
+		return 0;
+	rc = sc__merge_init(&t->merge, t->runs[i], t->runs[i + 1]);
+	if (rc)
+		return rc;
+	t->merging = true;
+	t->mi = i;
+	*started = true;
+	return 0;
+}
+
+/* Advance the merge in hand; on completion swap its result in. */
+static int
+advance_merge(struct sc_trace *t, size_t budget, size_t *moved)
+{
+	struct sc_batch *merged;
+	int rc = sc__merge_step(&t->merge, budget, moved);
+
+	if (rc)
+		return rc;
+	if (sc__merge_left(&t->merge) > 0)
+		return 0;
+	rc = sc__merge_finish(&t->merge, &merged);
+	t->merging = false;
+	if (rc)
+		return rc;
+	replace_pair(t, t->mi, merged);
+	return 0;
+}
+
+int
+sc_trace_work(struct sc_trace *t, size_t budget, size_t *done)
+{
+	size_t total = 0, moved;
+	bool started;
+	int rc;
+
+	if (!t)
+		return sc__fail(SC_EINVAL, "sc_trace_work: trace is NULL");
+	while (total < budget) {
+		if (!t->merging) {
+			rc = start_merge(t, &started);
+			if (rc)
+				return rc;
+			if (!started)
+				break;
+		}
+		rc = advance_merge(t, budget - total, &moved);
+		if (rc)
+			return rc;
+		total += moved;
+	}
+	if (done)
+		*done = total;
+	return 0;
+}
+
+int
+sc_trace_insert(struct sc_trace *t, struct sc_batch *b)
+{
+	int rc;
+
+	if (!t || !b)
+		return sc__fail(SC_EINVAL, "sc_trace_insert: %s is NULL",
+				!t ? "trace" : "batch");
+	if (b->ncols != t->ncols)
+		return sc__fail(SC_ESCHEMA,
+				"sc_trace_insert: batch has %u columns, trace "
+				"has %u",
+				b->ncols, t->ncols);
+	if (b->count == 0)
+		return 0;
+	if (t->nruns + 1 >= SC_TRACE_MAX_RUNS) {
+		/* The safety net: settle the spine completely. A settled
+		 * spine of N rows has at most log2(N) + 1 runs, far fewer
+		 * than the limit for any N that fits in memory. */
+		rc = sc_trace_work(t, SIZE_MAX, NULL);
+		if (rc)
+			return rc;
+		if (t->nruns + 1 >= SC_TRACE_MAX_RUNS)
+			return sc__fail(SC_ESTATE,
+					"sc_trace_insert: %zu runs even when "
+					"settled",
+					t->nruns);
+	}
+	t->runs[t->nruns++] = sc_batch_retain(b);
+	return 0;
+}
+
+int
+sc_trace_integral(const struct sc_trace *t, struct sc_batch **out)
+{
+	if (!t || !out)
+		return sc__fail(SC_EINVAL, "sc_trace_integral: %s is NULL",
+				!t ? "trace" : "out");
+	if (t->nruns == 0)
+		return sc_batch_empty(t->ncols, out);
+	return sc_batch_sum(t->runs, t->nruns, out);
+}
+
+int
+sc_trace_seek(const struct sc_trace *t, const uint64_t *key, uint32_t k,
+	      struct sc_trace_cursor *c)
+{
+	size_t lo, hi;
+
+	if (!t || !c || (!key && k > 0))
+		return sc__fail(SC_EINVAL,
+				"sc_trace_seek: an argument is NULL");
+	if (k > t->ncols)
+		return sc__fail(
+		    SC_ESCHEMA,
+		    "sc_trace_seek: key of %u columns, trace has %u", k,
+		    t->ncols);
+	c->ncols = t->ncols;
+	c->nruns = 0;
+	for (size_t i = 0; i < t->nruns; i++) {
+		(void)sc_batch_key_range(t->runs[i], key, k, &lo, &hi);
+		if (lo == hi)
+			continue;
+		c->run[c->nruns] = t->runs[i];
+		c->pos[c->nruns] = lo;
+		c->end[c->nruns] = hi;
+		c->nruns++;
+	}
+	return 0;
+}
+
+/* Drop exhausted runs from the cursor so the scan stays short. */
+static void
+cursor_compact(struct sc_trace_cursor *c)
+{
+	uint32_t j = 0;
+
+	for (uint32_t i = 0; i < c->nruns; i++) {
+		if (c->pos[i] == c->end[i])
+			continue;
+		c->run[j] = c->run[i];
+		c->pos[j] = c->pos[i];
+		c->end[j] = c->end[i];
+		j++;
+	}
+	c->nruns = j;
+}
+
+int
+sc_trace_cursor_next(struct sc_trace_cursor *c, const uint64_t **row,
+		     int64_t *weight)
+{
+	if (!c || !row || !weight)
+		return sc__fail(SC_EINVAL,
+				"sc_trace_cursor_next: an argument is NULL");
+	while (c->nruns > 0) {
+		const uint64_t *min = NULL;
+		int64_t w = 0;
+		bool over = false;
+
+		for (uint32_t i = 0; i < c->nruns; i++) {
+			const uint64_t *r = sc_batch_row(c->run[i], c->pos[i]);
+
+			if (!min || sc_row_cmp(r, min, c->ncols) < 0)
+				min = r;
+		}
+		for (uint32_t i = 0; i < c->nruns; i++) {
+			const uint64_t *r = sc_batch_row(c->run[i], c->pos[i]);
+
+			if (!sc_row_eq(r, min, c->ncols))
+				continue;
+			if (__builtin_add_overflow(
+				w, sc_batch_weight(c->run[i], c->pos[i]), &w))
+				over = true;
+			c->pos[i]++;
+		}
+		cursor_compact(c);
+		if (over)
+			return sc__fail(SC_EOVERFLOW,
+					"sc_trace_cursor_next: a row's weights "
+					"sum beyond int64");
+		if (w != 0) {
+			*row = min;
+			*weight = w;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int
+sc_trace_lookup(const struct sc_trace *t, const uint64_t *key, uint32_t k,
+		struct sc_batch **out)
+{
+	struct sc_trace_cursor c;
+	const uint64_t *row;
+	uint64_t *data;
+	size_t cap = 0, n = 0;
+	int64_t w;
+	int rc;
+
+	if (!out)
+		return sc__fail(SC_EINVAL, "sc_trace_lookup: out is NULL");
+	rc = sc_trace_seek(t, key, k, &c);
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < c.nruns; i++)
+		cap += c.end[i] - c.pos[i];
+	data = malloc((cap ? cap : 1) * (t->ncols + 1) * sizeof(uint64_t));
+	if (!data)
+		return sc__fail(SC_ENOMEM, "sc_trace_lookup: out of memory");
+	while ((rc = sc_trace_cursor_next(&c, &row, &w)) == 1) {
+		uint64_t *rec = data + n * (t->ncols + 1);
+
+		memcpy(rec, row, t->ncols * sizeof(uint64_t));
+		rec[t->ncols] = (uint64_t)w;
+		n++;
+	}
+	if (rc < 0) {
+		free(data);
+		return rc;
+	}
+	return sc__batch_adopt(t->ncols, data, n, cap, out);
+}

@@ -1,0 +1,147 @@
+/*
+ * trace.h - the integral of a stream of batches, kept as an LSM spine.
+ *
+ * A trace is the running sum of every batch inserted into it. It is kept
+ * as a list of *runs* (consolidated batches), oldest and largest first.
+ * Inserting appends the batch as the newest run (a reference, no copy).
+ * Merge work folds runs together so that, once the work is done, every
+ * run is more than twice the size of the next younger one:
+ *
+ *     size(run[i]) > 2 * size(run[i + 1])
+ *
+ * so a trace of N rows has at most log2(N) + 1 runs, and a key lookup is
+ * one binary search per run: O(log^2 N).
+ *
+ * Merging is spread over calls: sc_trace_work(t, budget) moves at most
+ * `budget` input rows through the one merge in progress (a resumable linear
+ * merge of the two runs it folds), starting the next merge when one ends.
+ * Until a merge completes, its two inputs stay visible as runs, so lookups
+ * and the integral are exact at every moment, whatever the budgets.
+ *
+ * Amortised cost: a row moves into a run at least twice its size's
+ * neighbour each time it is merged, so it is merged O(log N) times; the
+ * total merge work over N inserted rows is O(N log N) rows moved. A caller
+ * that spends a budget of about 2 * log2(N) units per inserted row keeps the
+ * spine in shape; sc_trace_pending reports the work outstanding. As a
+ * safety net, sc_trace_insert itself does the work needed to keep the run
+ * count below SC_TRACE_MAX_RUNS (a caller that never calls work still gets
+ * a bounded spine, at the cost of a longer insert now and then).
+ *
+ * A trace is single-threaded (like everything in operators/). The batches
+ * it holds are shared read-only, so a batch inserted here may still be read
+ * by others.
+ */
+#ifndef SC_TRACE_H
+#define SC_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "operators/batch.h"
+#include "operators/error.h"
+
+struct sc_trace;
+
+/* The most runs a trace ever holds; insert merges to stay below it. */
+#define SC_TRACE_MAX_RUNS 48
+
+/*
+ * sc_trace_create - an empty trace of rows of `ncols` columns. Returns 0
+ * and *out, SC_EINVAL, SC_ESCHEMA (bad ncols), SC_ENOMEM.
+ */
+int sc_trace_create(uint32_t ncols, struct sc_trace **out);
+
+/* sc_trace_destroy - release every run and free. NULL is allowed. */
+void sc_trace_destroy(struct sc_trace *t);
+
+/* sc_trace_ncols - the column count of the trace's rows. */
+uint32_t sc_trace_ncols(const struct sc_trace *t);
+
+/*
+ * sc_trace_insert - add batch b to the integral. The trace takes its own
+ * reference (the caller keeps its one). An empty batch is a no-op. Returns
+ * 0, SC_EINVAL, SC_ESCHEMA (column counts differ), SC_ENOMEM,
+ * SC_EOVERFLOW (only from the safety-net merge, see above); on failure the
+ * trace is unchanged.
+ */
+int sc_trace_insert(struct sc_trace *t, struct sc_batch *b);
+
+/*
+ * sc_trace_work - do at most `budget` units of merge work (one unit = one
+ * input row moved by a merge). Writes the units done into *done if done is
+ * not NULL (less than budget means no work is left). Returns 0, SC_EINVAL,
+ * SC_ENOMEM, or SC_EOVERFLOW when the merge in hand sums a row's weights
+ * beyond int64 (the integral itself overflows; the trace keeps its runs
+ * unmerged and stays exact, and every later call reports it again).
+ */
+int sc_trace_work(struct sc_trace *t, size_t budget, size_t *done);
+
+/*
+ * sc_trace_pending - an upper bound on the units of work needed to bring
+ * the spine into shape now (the rest of the merge in hand plus the merges
+ * the invariant asks for next). 0 means settled.
+ */
+size_t sc_trace_pending(const struct sc_trace *t);
+
+/* sc_trace_runs - how many runs the spine has now. */
+size_t sc_trace_runs(const struct sc_trace *t);
+
+/* sc_trace_run - run i (0 = oldest), borrowed: valid until the next insert
+ * or work on t. NULL if i is out of range. */
+const struct sc_batch *sc_trace_run(const struct sc_trace *t, size_t i);
+
+/* sc_trace_rows - rows stored over all runs (a row that appears in two runs
+ * counts twice). */
+size_t sc_trace_rows(const struct sc_trace *t);
+
+/* sc_trace_bytes - bytes held by the runs and the merge in hand. */
+size_t sc_trace_bytes(const struct sc_trace *t);
+
+/*
+ * sc_trace_integral - the whole integral as one consolidated batch (*out,
+ * a new reference). The trace is unchanged (it does not adopt the result).
+ * Returns 0, SC_EINVAL, SC_ENOMEM, SC_EOVERFLOW.
+ */
+int sc_trace_integral(const struct sc_trace *t, struct sc_batch **out);
+
+/*
+ * A cursor over the rows of a trace with a given key prefix, in row order,
+ * each with its weight summed over the runs; rows whose weights cancel are
+ * skipped. Caller storage; no allocation. Valid until the next insert or
+ * work on the trace. Fields private to trace.c.
+ */
+struct sc_trace_cursor {
+	uint32_t ncols;				       /* row width */
+	uint32_t nruns;				       /* runs with a match */
+	const struct sc_batch *run[SC_TRACE_MAX_RUNS]; /* the runs */
+	size_t pos[SC_TRACE_MAX_RUNS];		       /* next row in run[i] */
+	size_t end[SC_TRACE_MAX_RUNS]; /* end of its key range */
+};
+
+/*
+ * sc_trace_seek - position c on the rows whose first k columns equal
+ * key[0..k) (k == 0: every row). Returns 0, SC_EINVAL, SC_ESCHEMA (k >
+ * ncols).
+ */
+int sc_trace_seek(const struct sc_trace *t, const uint64_t *key, uint32_t k,
+		  struct sc_trace_cursor *c);
+
+/*
+ * sc_trace_cursor_next - the next matching row with a non-zero summed
+ * weight: returns 1 and writes *row (borrowed, ncols words) and *weight;
+ * returns 0 at the end; SC_EOVERFLOW if the row's weights sum beyond int64
+ * (the cursor then stands after that row).
+ */
+int sc_trace_cursor_next(struct sc_trace_cursor *c, const uint64_t **row,
+			 int64_t *weight);
+
+/*
+ * sc_trace_lookup - the rows with key prefix key[0..k) and their summed
+ * weights, as one new consolidated batch (*out). Errors as seek and
+ * SC_ENOMEM / SC_EOVERFLOW.
+ */
+int sc_trace_lookup(const struct sc_trace *t, const uint64_t *key, uint32_t k,
+		    struct sc_batch **out);
+
+#endif /* SC_TRACE_H */
