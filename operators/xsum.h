@@ -1,0 +1,253 @@
+/*
+ * xsum.h - exact sums of doubles: a group under retraction.
+ *
+ * Sum and Avg aggregates see every row of a Z-set with a weight, and a
+ * retraction is a row of weight -1. A plain double sum maintained by +v/-v
+ * drifts, because each add rounds. An sc_xsum instead keeps the exact value
+ * of sum(w * v) over every finite double it was given, plus signed counts of
+ * NaN, +inf and -inf, so adding +v and then retracting it returns it to
+ * exactly the earlier state, whatever happened in between, and a read rounds
+ * the exact value once, correctly (round half to even).
+ *
+ * Representation. The idea is Kulisch's long accumulator (a fixed-point
+ * number wide enough for every double product) in the "small
+ * superaccumulator" form of R. M. Neal, "Fast exact summation using small
+ * and large superaccumulators" (arXiv:1505.05571, 2015): the fixed point
+ * number is cut into chunks of 32 bits, each held in a SIGNED 64-bit limb.
+ * Chunk k weighs 2^(32k - 1074), so chunk 0 holds the unit of the smallest
+ * subnormal, 2^-1074, and chunks 0..65 hold every finite double; the wide
+ * form has SC__XSUM_CHUNKS = 72 chunks so that carries of ~2^190 operations
+ * of weight 2^63 still fit (the top limb is never split, so the exact value
+ * cannot overflow in any run that could ever finish).
+ *
+ * Adding v = +-m * 2^(p - 1074) (m the 53-bit significand, p >= 0 the grid
+ * position of its last bit) adds the two pieces (m << (p % 32)) mod 2^32 and
+ * m >> (32 - p % 32) (each < 2^52) to limbs p/32 and p/32 + 1, negated for a
+ * negative v. No carry is propagated on the hot path: a limb is a redundant,
+ * signed digit with 11 bits of headroom, so up to SC__XSUM_BUDGET (1024)
+ * adds can land before the limbs are *normalised*: carries are propagated
+ * from the lowest limb up, leaving every limb but the top one in
+ * [-2^31, 2^31) (balanced digits, so a small negative value stays a few
+ * small digits instead of a long run of 0xffffffff). The top limb keeps
+ * whatever carry reaches it; it is kept under 2^61 so that another budget
+ * of adds cannot overflow it. With balanced digits the sign of the value is
+ * the sign of its highest non-zero digit, and two normalised forms of the
+ * same value are equal digit for digit, which is how equality is decided.
+ *
+ * The compact form. A full-width accumulator is 72 limbs (576 bytes), which
+ * would make a table of 100K group sums 58 MB, and most of it zeros: real
+ * data lives in a modest range of exponents. So an sc_xsum is one cache line
+ * (64 bytes): a *window* of SC_XSUM_WINDOW (6) limbs starting at chunk
+ * `base`, the budget, and a pointer to an extension that is NULL in the
+ * compact form. A value whose two chunks fall inside the window (160 bits of
+ * last-bit positions: with the initial base, |v| between about 2^-62 and
+ * 2^97 at full precision) takes the inline hot path of a dozen instructions
+ * and one well-predicted branch. A value outside moves the window (when the
+ * value still spans at most 6 chunks) or *grows* the accumulator: the
+ * extension is allocated, holding the full-width limbs and the int64 counts
+ * of NaN, +inf and -inf. The window stays as a cache of the hot range; the
+ * exact value is then window + full. Growth is an allocation and can fail
+ * with SC_ENOMEM, and then nothing has changed. sc_xsum_clear frees the
+ * extension again.
+ *
+ * Special values. Each of NaN, +inf and -inf has an int64 count, changed by
+ * the weight of the row, so a retracted +inf is gone. A read follows IEEE
+ * addition: any NaN count != 0 reads NaN; otherwise +inf counted c > 0 times
+ * contributes +inf, c < 0 times -inf (w * v with w < 0), and likewise for
+ * -inf; infinities of both signs read NaN, of one sign that infinity.
+ * A finite exact value beyond the double range reads as +-inf, which is what
+ * round-to-nearest gives for a value >= DBL_MAX + ulp/2; the exact value is
+ * kept, so retracting brings the read back into range. An exact zero reads
+ * +0.0 (subcirc folds -0.0 into +0.0 everywhere).
+ *
+ * Threads: an sc_xsum is a plain value; calls on distinct accumulators may
+ * run in parallel, calls on one must be serialised by the caller.
+ */
+#ifndef SC_XSUM_H
+#define SC_XSUM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "operators/error.h"
+
+/* Limbs in the inline window of the compact form. */
+#define SC_XSUM_WINDOW 6
+/* Chunks (limbs) of the full-width form; chunk k weighs 2^(32k - 1074). */
+#define SC__XSUM_CHUNKS 72
+/* Adds allowed between two normalisations (each adds < 2^52 to a limb). */
+#define SC__XSUM_BUDGET 1024
+
+struct sc__xsum_ext;
+
+/*
+ * An exact accumulator. Caller storage: sc_xsum_init before use,
+ * sc_xsum_fini after. Fields are internal; they are visible only so that
+ * the add can be inlined. 64 bytes: place it on a 64-byte boundary to keep
+ * it in one cache line.
+ */
+struct sc_xsum {
+	int64_t limb[SC_XSUM_WINDOW]; /* the window: limb[j] is chunk base+j */
+	uint32_t base;		      /* chunk of limb[0]; <= CHUNKS - WINDOW */
+	int32_t budget;		      /* adds left before a normalisation */
+	struct sc__xsum_ext *ext;     /* NULL in the compact form */
+};
+
+/*
+ * sc__xsum_add_slow - everything the inline add does not: NULL, NaN and
+ * infinities, values outside the window, an exhausted budget, weights other
+ * than +-1. `bits` is the IEEE pattern of the value, `w` its weight.
+ * Internal; call sc_xsum_add / _retract / _add_weighted.
+ */
+int sc__xsum_add_slow(struct sc_xsum *x, uint64_t bits, int64_t w);
+
+/*
+ * sc__xsum_add_bits - the hot path: add +-v (w is +1 or -1) when both of
+ * its chunks fall in the window and the budget allows; else the slow path.
+ */
+static inline int
+sc__xsum_add_bits(struct sc_xsum *x, uint64_t b, int64_t w)
+{
+	uint64_t e, p, m, s;
+	uint32_t i;
+	int64_t neg, lo, hi;
+
+	if (__builtin_expect(x == NULL, 0))
+		return sc__xsum_add_slow(x, b, w);
+	e = (b >> 52) & 0x7ff;
+	/* Subnormals (e = 0) share the scale of e = 1 without the hidden 1. */
+	p = e - (e != 0);
+	i = (uint32_t)(p >> 5) - x->base;
+	if (__builtin_expect(
+		(i > SC_XSUM_WINDOW - 2) | (e == 0x7ff) | (x->budget <= 0), 0))
+		return sc__xsum_add_slow(x, b, w);
+	m = (b & ((UINT64_C(1) << 52) - 1)) | ((uint64_t)(e != 0) << 52);
+	s = p & 31;
+	/* neg is 0 or -1: (a ^ neg) - neg negates a when the sign says so. */
+	neg = -(int64_t)((b >> 63) ^ (uint64_t)(w < 0));
+	lo = (int64_t)((m << s) & 0xffffffffu);
+	hi = (int64_t)(m >> (32 - s));
+	x->limb[i] += (lo ^ neg) - neg;
+	x->limb[i + 1] += (hi ^ neg) - neg;
+	x->budget--;
+	return 0;
+}
+
+static inline uint64_t
+sc__xsum_bits(double v)
+{
+	uint64_t b;
+
+	memcpy(&b, &v, sizeof(b));
+	return b;
+}
+
+/*
+ * sc_xsum_init - make *x the empty sum (0, no specials), compact.
+ * Returns 0, or SC_EINVAL if x is NULL. Allocates nothing.
+ */
+int sc_xsum_init(struct sc_xsum *x);
+
+/*
+ * sc_xsum_fini - release what x holds (the extension, if it grew). x must
+ * be initialised again before reuse. NULL is ignored.
+ */
+void sc_xsum_fini(struct sc_xsum *x);
+
+/*
+ * sc_xsum_clear - make x the empty sum again and free its extension, as a
+ * fresh init would. Returns 0, or SC_EINVAL if x is NULL.
+ */
+int sc_xsum_clear(struct sc_xsum *x);
+
+/*
+ * sc_xsum_add - x += v, exactly. Returns 0; SC_ENOMEM if x had to grow (v
+ * outside the window's reach, or the first NaN or infinity) and could not,
+ * with x unchanged; SC_EOVERFLOW if a special count would wrap; SC_EINVAL
+ * if x is NULL. Inline: the common case is a dozen instructions.
+ */
+static inline int
+sc_xsum_add(struct sc_xsum *x, double v)
+{
+	return sc__xsum_add_bits(x, sc__xsum_bits(v), 1);
+}
+
+/*
+ * sc_xsum_retract - x -= v, exactly: the row v with weight -1. A retracted
+ * NaN or infinity decrements its count (it does not add -inf). Returns as
+ * sc_xsum_add.
+ */
+static inline int
+sc_xsum_retract(struct sc_xsum *x, double v)
+{
+	return sc__xsum_add_bits(x, sc__xsum_bits(v), -1);
+}
+
+/*
+ * sc_xsum_add_weighted - x += w * v exactly (a Z-set row v of weight w;
+ * w * v is never rounded: the 117-bit product is added as it is). w = 0
+ * changes nothing. Returns as sc_xsum_add.
+ */
+static inline int
+sc_xsum_add_weighted(struct sc_xsum *x, double v, int64_t w)
+{
+	if (w == 1 || w == -1)
+		return sc__xsum_add_bits(x, sc__xsum_bits(v), w);
+	return sc__xsum_add_slow(x, sc__xsum_bits(v), w);
+}
+
+/*
+ * sc_xsum_merge - a += b, exactly, counts included (a == b doubles a).
+ * b is not changed. Returns 0; SC_ENOMEM (a unchanged) if a had to grow and
+ * could not; SC_EOVERFLOW (a unchanged) if a count would wrap; SC_EINVAL if
+ * either is NULL.
+ */
+int sc_xsum_merge(struct sc_xsum *a, const struct sc_xsum *b);
+
+/*
+ * sc_xsum_negate - x = -x: the exact value and every count negated, so
+ * that merge(a, negate(a)) is the empty sum. Returns 0; SC_EOVERFLOW (x
+ * unchanged) if a count is INT64_MIN; SC_EINVAL if x is NULL.
+ */
+int sc_xsum_negate(struct sc_xsum *x);
+
+/*
+ * sc_xsum_equal - true when a and b hold the same exact value and the same
+ * three counts, whatever their forms (compact or grown, window position,
+ * pending carries). Two NULLs are equal; NULL and non-NULL are not.
+ */
+bool sc_xsum_equal(const struct sc_xsum *a, const struct sc_xsum *b);
+
+/*
+ * sc_xsum_read - *out = the exact sum rounded once to the nearest double,
+ * ties to even (specials as in the note above; beyond DBL_MAX reads +-inf;
+ * zero reads +0.0). Returns 0, or SC_EINVAL if x or out is NULL.
+ * Costs a normalisation of a copy: tens of ns in the compact form.
+ */
+int sc_xsum_read(const struct sc_xsum *x, double *out);
+
+/*
+ * sc_xsum_mean - *out = (exact sum) / count rounded once to the nearest
+ * double, ties to even (not the rounded sum divided by count). count may be
+ * negative (a group with net negative weight). Specials read as in
+ * sc_xsum_read, with the sign of an infinity flipped for a negative count.
+ * A quotient beyond DBL_MAX reads +-inf; one below the subnormals rounds
+ * to 0 or the smallest subnormal as IEEE would. Returns 0, or SC_EINVAL if
+ * x or out is NULL or count is 0.
+ */
+int sc_xsum_mean(const struct sc_xsum *x, int64_t count, double *out);
+
+/*
+ * sc_xsum_is_compact - true while x has not grown (no extension).
+ */
+bool sc_xsum_is_compact(const struct sc_xsum *x);
+
+/*
+ * sc_xsum_bytes - memory x uses: sizeof(struct sc_xsum) plus its extension
+ * if it grew (not counting the allocator's own overhead). 0 for NULL.
+ */
+size_t sc_xsum_bytes(const struct sc_xsum *x);
+
+#endif /* SC_XSUM_H */
