@@ -6,7 +6,9 @@
  * the rest, normalises, moves the window, grows, and rounds.
  *
  * Digits. A "wide" image is SC__XSUM_CHUNKS signed limbs, limb k weighing
- * 2^(32k - 1074). carry_balanced() turns limbs into balanced digits in
+ * 2^(32k - 1075) (a grid one bit finer than the smallest subnormal, so
+ * that the biased exponent field is directly a bit position). carry_balanced()
+ * turns limbs into balanced digits in
  * [-2^31, 2^31), the last limb keeping the carry that reaches it. Reading
  * turns balanced digits into a sign and unsigned 32-bit digits, and
  * round_mag() rounds an unsigned digit string times a power of two to the
@@ -24,10 +26,14 @@
 /* The window's top limb is kept under this after a normalisation, so a
  * whole budget of adds (< 2^52 each) cannot overflow it. */
 #define TOPMAX (INT64_C(1) << 61)
-/* Initial window: chunks 30..35, so values with last-bit positions
- * 2^-114 .. 2^45 (|v| about 2^-62 .. 2^97) take the inline path. */
+/* Initial window: chunks 30..35, so values with exponent fields 960..1119
+ * (|v| from 2^-63 to 2^97) take the inline path. */
 #define DEFAULT_BASE 30
-#define MASK32	     UINT64_C(0xffffffff)
+/* Chunk k weighs 2^(32k - GRID). */
+#define GRID 1075
+/* The gate opens only on windows in chunks 1..62 (see xsum.h). */
+#define GATE_MAX (63 - (K - 1))
+#define MASK32	 UINT64_C(0xffffffff)
 /* Digits of a weighted contribution: 117 bits shifted by up to 31. */
 #define MAXDIG 5
 /* Digits of a wide image plus the split of its top limb. */
@@ -41,7 +47,7 @@ struct sc__xsum_ext {
 	int64_t nan;	   /* net weight of NaN rows */
 	int64_t pinf;	   /* net weight of +inf rows */
 	int64_t ninf;	   /* net weight of -inf rows */
-	int64_t full[NCH]; /* chunk k weighs 2^(32k - 1074) */
+	int64_t full[NCH]; /* chunk k weighs 2^(32k - 1075) */
 };
 
 static void *(*xsum_calloc)(size_t, size_t) = calloc;
@@ -147,6 +153,15 @@ window_place(const int64_t *w, uint32_t hint, uint32_t *base)
 	return true;
 }
 
+/* Open the gate for the inline add when the window allows it. */
+static void
+gate_update(struct sc_xsum *x)
+{
+	bool open = x->base >= 1 && x->base <= GATE_MAX && x->budget > 0;
+
+	x->gate = open ? x->base : SC__XSUM_SHUT;
+}
+
 static int
 grow(struct sc_xsum *x)
 {
@@ -180,16 +195,17 @@ settle(struct sc_xsum *x, const int64_t *w, uint32_t hint, bool need_ext)
 			return rc;
 	}
 	if (fits) {
-		x->base = base;
+		x->base = (uint16_t)base;
 		memcpy(x->limb, w + base, sizeof(x->limb));
 		if (x->ext)
 			memset(x->ext->full, 0, sizeof(x->ext->full));
 	} else {
-		x->base = clamp_base((int64_t)hint - (K - 2) / 2);
+		x->base = (uint16_t)clamp_base((int64_t)hint - (K - 2) / 2);
 		memset(x->limb, 0, sizeof(x->limb));
 		memcpy(x->ext->full, w, sizeof(x->ext->full));
 	}
 	x->budget = SC__XSUM_BUDGET;
+	gate_update(x);
 	return 0;
 }
 
@@ -213,7 +229,24 @@ normalise(struct sc_xsum *x, uint32_t hint)
 		return settle(x, w, hint, false);
 	}
 	x->budget = SC__XSUM_BUDGET;
+	gate_update(x);
 	return 0;
+}
+
+void
+sc__xsum_tick(struct sc_xsum *x)
+{
+	carry_balanced(x->limb, K);
+	if (x->ext)
+		carry_balanced(x->ext->full, NCH);
+	if (x->limb[K - 1] > TOPMAX || x->limb[K - 1] < -TOPMAX) {
+		/* Leave the budget spent: the next add normalises and moves
+		 * the window, in the slow path, where it can fail cleanly. */
+		x->gate = SC__XSUM_SHUT;
+		return;
+	}
+	x->budget = SC__XSUM_BUDGET;
+	gate_update(x);
 }
 
 /* ---- adding ------------------------------------------------------------- */
@@ -262,6 +295,7 @@ place(struct sc_xsum *x, uint32_t chunk, const int64_t *dig, int n)
 		for (int j = 0; j < n; j++)
 			x->limb[i + j] += dig[j];
 		x->budget--;
+		gate_update(x);
 		return 0;
 	}
 	if (x->ext) {
@@ -272,6 +306,7 @@ place(struct sc_xsum *x, uint32_t chunk, const int64_t *dig, int n)
 				x->ext->full[chunk + j] += dig[j];
 		}
 		x->budget--;
+		gate_update(x);
 		return 0;
 	}
 	export_wide(x, w);
@@ -333,7 +368,7 @@ sc__xsum_add_slow(struct sc_xsum *x, uint64_t bits, int64_t w)
 	m = (bits & ((UINT64_C(1) << 52) - 1)) | ((uint64_t)(e != 0) << 52);
 	if (m == 0)
 		return 0;
-	p = e - (e != 0);
+	p = e + (e == 0); /* subnormals share the scale of e = 1 */
 	n = contribution_digits(m, (unsigned)(p & 31), w,
 				((bits >> 63) != 0) != (w < 0), dig);
 	return place(x, (uint32_t)(p >> 5), dig, n);
@@ -350,7 +385,9 @@ sc_xsum_init(struct sc_xsum *x)
 	memset(x->limb, 0, sizeof(x->limb));
 	x->base = DEFAULT_BASE;
 	x->budget = SC__XSUM_BUDGET;
+	x->spare = 0;
 	x->ext = NULL;
+	gate_update(x);
 	return 0;
 }
 
@@ -411,12 +448,13 @@ merge_same_window(struct sc_xsum *a, const struct sc_xsum *b)
 	carry_balanced(a->limb, K);
 	if (llabs(a->limb[K - 1]) > TOPMAX / 2 ||
 	    llabs(wb[K - 1]) > TOPMAX / 2) {
-		a->budget = SC__XSUM_BUDGET;
+		/* the general path re-windows; a stays normalised */
 		return false;
 	}
 	for (int j = 0; j < K; j++)
 		a->limb[j] += wb[j];
 	a->budget = SC__XSUM_BUDGET;
+	gate_update(a);
 	return true;
 }
 
@@ -584,7 +622,7 @@ round_mag(const uint32_t *u, int n, int64_t e0, bool sticky)
 
 /*
  * The exact value of x as sign and unsigned digits: *nd digits u, lowest
- * weighing 2^(32 * *chunk0 - 1074). Returns false for zero.
+ * weighing 2^(32 * *chunk0 - 1075). Returns false for zero.
  */
 static bool
 magnitude_of(const struct sc_xsum *x, uint32_t *u, int *nd, uint32_t *chunk0,
@@ -617,6 +655,9 @@ magnitude_of(const struct sc_xsum *x, uint32_t *u, int *nd, uint32_t *chunk0,
 		u[k] = (uint32_t)((uint64_t)v & MASK32);
 		c = (v - (int64_t)u[k]) / (INT64_C(1) << 32);
 	}
+	/* A balanced top digit of 1 over a negative next digit becomes 0. */
+	while (u[t] == 0)
+		t--;
 	*nd = t + 1;
 	return true;
 }
@@ -658,7 +699,7 @@ sc_xsum_read(const struct sc_xsum *x, double *out)
 		*out = 0.0;
 		return 0;
 	}
-	r = round_mag(u, n, 32 * (int64_t)chunk0 - 1074, false);
+	r = round_mag(u, n, 32 * (int64_t)chunk0 - GRID, false);
 	*out = neg ? -r : r;
 	return 0;
 }
@@ -721,7 +762,7 @@ sc_xsum_mean(const struct sc_xsum *x, int64_t count, double *out)
 	if (k < 2)
 		k = 2;
 	sticky = divide_shifted(u, n, k, q, qd, &nq);
-	r = round_mag(qd, nq, 32 * (int64_t)chunk0 - 1074 - k, sticky);
+	r = round_mag(qd, nq, 32 * (int64_t)chunk0 - GRID - k, sticky);
 	/* A quotient that underflows to zero reads +0.0, as zero does. */
 	*out = neg != (count < 0) && r != 0 ? -r : r;
 	return 0;

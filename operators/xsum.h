@@ -14,16 +14,18 @@
  * superaccumulator" form of R. M. Neal, "Fast exact summation using small
  * and large superaccumulators" (arXiv:1505.05571, 2015): the fixed point
  * number is cut into chunks of 32 bits, each held in a SIGNED 64-bit limb.
- * Chunk k weighs 2^(32k - 1074), so chunk 0 holds the unit of the smallest
- * subnormal, 2^-1074, and chunks 0..65 hold every finite double; the wide
- * form has SC__XSUM_CHUNKS = 72 chunks so that carries of ~2^190 operations
- * of weight 2^63 still fit (the top limb is never split, so the exact value
- * cannot overflow in any run that could ever finish).
+ * Chunk k weighs 2^(32k - 1075): the grid unit is half the smallest
+ * subnormal, so that a double with biased exponent field e >= 1 is
+ * m * 2^(e - 1075) and e itself is the grid position of its last bit
+ * (a subnormal sits at position 1). Chunks 0..65 hold every finite double;
+ * the wide form has SC__XSUM_CHUNKS = 72 chunks so that the carries of
+ * ~2^170 operations of weight 2^63 still fit (the top limb is never split,
+ * so the exact value cannot overflow in any run that could ever finish).
  *
- * Adding v = +-m * 2^(p - 1074) (m the 53-bit significand, p >= 0 the grid
- * position of its last bit) adds the two pieces (m << (p % 32)) mod 2^32 and
- * m >> (32 - p % 32) (each < 2^52) to limbs p/32 and p/32 + 1, negated for a
- * negative v. No carry is propagated on the hot path: a limb is a redundant,
+ * Adding v = +-m * 2^(e - 1075) (m the 53-bit significand) adds the two
+ * pieces of +-m * 2^(e % 32) split at 32 bits, each under 2^52 in
+ * magnitude, to limbs e/32 and e/32 + 1. No carry is propagated on the hot
+ * path: a limb is a redundant,
  * signed digit with 11 bits of headroom, so up to SC__XSUM_BUDGET (1024)
  * adds can land before the limbs are *normalised*: carries are propagated
  * from the lowest limb up, leaving every limb but the top one in
@@ -39,10 +41,11 @@
  * data lives in a modest range of exponents. So an sc_xsum is one cache line
  * (64 bytes): a *window* of SC_XSUM_WINDOW (6) limbs starting at chunk
  * `base`, the budget, and a pointer to an extension that is NULL in the
- * compact form. A value whose two chunks fall inside the window (160 bits of
- * last-bit positions: with the initial base, |v| between about 2^-62 and
- * 2^97 at full precision) takes the inline hot path of a dozen instructions
- * and one well-predicted branch. A value outside moves the window (when the
+ * compact form. A value whose two chunks fall inside the window (160
+ * exponents: with the initial base, |v| from 2^-63 to 2^97) takes the inline
+ * hot path: about twenty instructions, one compare against a `gate` that
+ * also turns away zeros, subnormals, huge values and specials, and a
+ * budget decrement. A value outside moves the window (when the
  * value still spans at most 6 chunks) or *grows* the accumulator: the
  * extension is allocated, holding the full-width limbs and the int64 counts
  * of NaN, +inf and -inf. The window stays as a cache of the hot range; the
@@ -75,10 +78,12 @@
 
 /* Limbs in the inline window of the compact form. */
 #define SC_XSUM_WINDOW 6
-/* Chunks (limbs) of the full-width form; chunk k weighs 2^(32k - 1074). */
+/* Chunks (limbs) of the full-width form; chunk k weighs 2^(32k - 1075). */
 #define SC__XSUM_CHUNKS 72
 /* Adds allowed between two normalisations (each adds < 2^52 to a limb). */
 #define SC__XSUM_BUDGET 1024
+/* A gate that no exponent passes: every add takes the slow path. */
+#define SC__XSUM_SHUT 0xffff
 
 struct sc__xsum_ext;
 
@@ -90,48 +95,60 @@ struct sc__xsum_ext;
  */
 struct sc_xsum {
 	int64_t limb[SC_XSUM_WINDOW]; /* the window: limb[j] is chunk base+j */
-	uint32_t base;		      /* chunk of limb[0]; <= CHUNKS - WINDOW */
-	int32_t budget;		      /* adds left before a normalisation */
+	uint16_t gate;		      /* base while the inline add may run,
+					 else SC__XSUM_SHUT */
+	uint16_t base;		      /* chunk of limb[0]; <= CHUNKS - WINDOW */
+	int16_t budget;		      /* adds left before a normalisation */
+	uint16_t spare;		      /* zero; keeps the layout explicit */
 	struct sc__xsum_ext *ext;     /* NULL in the compact form */
 };
 
 /*
- * sc__xsum_add_slow - everything the inline add does not: NULL, NaN and
- * infinities, values outside the window, an exhausted budget, weights other
- * than +-1. `bits` is the IEEE pattern of the value, `w` its weight.
- * Internal; call sc_xsum_add / _retract / _add_weighted.
+ * sc__xsum_add_slow - everything the inline add does not: NULL, zeros,
+ * subnormals, NaN and infinities, values outside the window, a window in
+ * need of moving, weights other than +-1. `bits` is the IEEE pattern of
+ * the value, `w` its weight. Internal; call sc_xsum_add / _retract /
+ * _add_weighted.
  */
 int sc__xsum_add_slow(struct sc_xsum *x, uint64_t bits, int64_t w);
 
 /*
- * sc__xsum_add_bits - the hot path: add +-v (w is +1 or -1) when both of
- * its chunks fall in the window and the budget allows; else the slow path.
+ * sc__xsum_tick - the budget ran out after an inline add: propagate the
+ * carries. Cannot fail; a window whose top outgrew its headroom is shut
+ * so that the next add moves it (where a failure can be reported).
+ */
+void sc__xsum_tick(struct sc_xsum *x);
+
+/*
+ * sc__xsum_add_bits - the hot path: add v (flip = 0) or -v (flip = the
+ * sign bit) when its two chunks fall in the window, else the slow path.
+ * The gate is the window's base only when the window lies in chunks
+ * 1..62, so zeros and subnormals (exponent field 0, chunk 0), huge values,
+ * infinities and NaN (exponent field >= 2016, chunk 63) never pass it, and
+ * one compare decides. The significand m, made signed, is split at the
+ * 32-bit chunk boundary: lo = (m << s) mod 2^32 >= 0, hi = m >> (32 - s)
+ * (arithmetic, |hi| < 2^52), so lo + 2^32 hi = m * 2^s exactly.
  */
 static inline int
-sc__xsum_add_bits(struct sc_xsum *x, uint64_t b, int64_t w)
+sc__xsum_add_bits(struct sc_xsum *x, uint64_t b, uint64_t flip)
 {
-	uint64_t e, p, m, s;
-	uint32_t i;
-	int64_t neg, lo, hi;
+	uint32_t e, i, s;
+	int64_t neg, m;
 
 	if (__builtin_expect(x == NULL, 0))
-		return sc__xsum_add_slow(x, b, w);
-	e = (b >> 52) & 0x7ff;
-	/* Subnormals (e = 0) share the scale of e = 1 without the hidden 1. */
-	p = e - (e != 0);
-	i = (uint32_t)(p >> 5) - x->base;
-	if (__builtin_expect(
-		(i > SC_XSUM_WINDOW - 2) | (e == 0x7ff) | (x->budget <= 0), 0))
-		return sc__xsum_add_slow(x, b, w);
-	m = (b & ((UINT64_C(1) << 52) - 1)) | ((uint64_t)(e != 0) << 52);
-	s = p & 31;
-	/* neg is 0 or -1: (a ^ neg) - neg negates a when the sign says so. */
-	neg = -(int64_t)((b >> 63) ^ (uint64_t)(w < 0));
-	lo = (int64_t)((m << s) & 0xffffffffu);
-	hi = (int64_t)(m >> (32 - s));
-	x->limb[i] += (lo ^ neg) - neg;
-	x->limb[i + 1] += (hi ^ neg) - neg;
-	x->budget--;
+		return sc__xsum_add_slow(x, b, flip ? -1 : 1);
+	e = (uint32_t)(b >> 52) & 0x7ff;
+	i = (e >> 5) - x->gate;
+	if (__builtin_expect(i > SC_XSUM_WINDOW - 2, 0))
+		return sc__xsum_add_slow(x, b, flip ? -1 : 1);
+	neg = (int64_t)(b ^ flip) >> 63; /* 0 or -1 */
+	m = (int64_t)((b & ((UINT64_C(1) << 52) - 1)) | (UINT64_C(1) << 52));
+	m = (m ^ neg) - neg;
+	s = e & 31;
+	x->limb[i] += (int64_t)(((uint64_t)m << s) & 0xffffffffu);
+	x->limb[i + 1] += m >> (32 - s);
+	if (__builtin_expect(--x->budget == 0, 0))
+		sc__xsum_tick(x);
 	return 0;
 }
 
@@ -171,7 +188,7 @@ int sc_xsum_clear(struct sc_xsum *x);
 static inline int
 sc_xsum_add(struct sc_xsum *x, double v)
 {
-	return sc__xsum_add_bits(x, sc__xsum_bits(v), 1);
+	return sc__xsum_add_bits(x, sc__xsum_bits(v), 0);
 }
 
 /*
@@ -182,7 +199,7 @@ sc_xsum_add(struct sc_xsum *x, double v)
 static inline int
 sc_xsum_retract(struct sc_xsum *x, double v)
 {
-	return sc__xsum_add_bits(x, sc__xsum_bits(v), -1);
+	return sc__xsum_add_bits(x, sc__xsum_bits(v), UINT64_C(1) << 63);
 }
 
 /*
@@ -194,7 +211,8 @@ static inline int
 sc_xsum_add_weighted(struct sc_xsum *x, double v, int64_t w)
 {
 	if (w == 1 || w == -1)
-		return sc__xsum_add_bits(x, sc__xsum_bits(v), w);
+		return sc__xsum_add_bits(x, sc__xsum_bits(v),
+					 w < 0 ? UINT64_C(1) << 63 : 0);
 	return sc__xsum_add_slow(x, sc__xsum_bits(v), w);
 }
 
