@@ -3,6 +3,7 @@
  * keys and printing (see batch.h for the design).
  */
 #include "operators/batch_int.h"
+#include "operators/mem_int.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -15,11 +16,14 @@
 
 /* --- records ------------------------------------------------------------- */
 
+/* Records never overlap. memcpy of a constant size (the fixed strides
+ * below) becomes a few moves; a loop here may instead be turned into a call
+ * to memmove by gcc's loop-pattern recognition, which costs more than the
+ * copy. */
 SC_INLINE void
 rec_copy(uint64_t *dst, const uint64_t *src, uint32_t stride)
 {
-	for (uint32_t i = 0; i < stride; i++)
-		dst[i] = src[i];
+	memcpy(dst, src, (size_t)stride * sizeof(uint64_t));
 }
 
 static bool
@@ -39,11 +43,16 @@ bad_ncols(const char *fn, uint32_t ncols)
 static uint64_t *
 rec_alloc(size_t n, uint32_t stride)
 {
+	uint64_t *p;
+
 	if (n == 0)
 		n = 1;
 	if (n > SIZE_MAX / 8 / stride)
 		return NULL;
-	return malloc(n * stride * sizeof(uint64_t));
+	p = malloc(n * stride * sizeof(uint64_t));
+	if (p)
+		sc__mem_hint_huge(p, n * stride * sizeof(uint64_t));
+	return p;
 }
 
 /* --- life ---------------------------------------------------------------- */
@@ -136,8 +145,9 @@ sc_batch_builder_fini(struct sc_batch_builder *b)
 	if (!b)
 		return;
 	free(b->data);
-	b->data = NULL;
-	b->count = b->cap = 0;
+	free(b->scratch);
+	b->data = b->scratch = NULL;
+	b->count = b->cap = b->scratch_cap = 0;
 }
 
 void
@@ -172,14 +182,15 @@ sc_batch_builder_reserve(struct sc_batch_builder *b, size_t n)
 				"sc_batch_builder_reserve: out of memory for "
 				"%zu records",
 				cap);
+	sc__mem_hint_huge(d, cap * b->stride * sizeof(uint64_t));
 	b->data = d;
 	b->cap = cap;
 	return 0;
 }
 
 int
-sc_batch_builder_push(struct sc_batch_builder *b, const uint64_t *row,
-		      uint32_t ncols, int64_t weight)
+sc__batch_builder_push_slow(struct sc_batch_builder *b, const uint64_t *row,
+			    uint32_t ncols, int64_t weight)
 {
 	uint64_t *rec;
 	int rc;
@@ -261,6 +272,15 @@ key_byte(const uint64_t *rec, unsigned depth)
 SC_INLINE int
 rec_cmp(const uint64_t *a, const uint64_t *b, uint32_t ncols)
 {
+	/* The common narrow rows compare in one or two instructions. */
+	if (ncols == 1)
+		return (a[0] > b[0]) - (a[0] < b[0]);
+	if (ncols == 2) {
+		unsigned __int128 x = ((unsigned __int128)a[0] << 64) | a[1];
+		unsigned __int128 y = ((unsigned __int128)b[0] << 64) | b[1];
+
+		return (x > y) - (x < y);
+	}
 	return sc_row_cmp(a, b, ncols);
 }
 
@@ -358,16 +378,85 @@ scatter(const uint64_t *src, uint64_t *dst, size_t n, uint32_t stride,
 }
 
 /*
+ * Consolidate n sorted records from src, appending to dst at *nout: equal
+ * rows add, zero sums vanish. Returns false on overflow (then *nout is
+ * unchanged; src is untouched either way).
+ */
+SC_INLINE bool
+compact_impl(const uint64_t *src, size_t n, uint64_t *dst, size_t *nout,
+	     uint32_t stride)
+{
+	uint32_t ncols = stride - 1;
+	size_t out = *nout, i = 0;
+
+	while (i < n) {
+		const uint64_t *r = src + i * stride;
+		int64_t w = (int64_t)r[ncols];
+
+		if (i + 1 < n &&
+		    rec_cmp(src + (i + 1) * stride, r, ncols) == 0) {
+			/* A run of equal rows: sum wide, so only the total
+			 * must fit (+MAX, +1, -1 is MAX, not an overflow). */
+			__int128 sum = w;
+
+			for (i++;
+			     i < n && rec_cmp(src + i * stride, r, ncols) == 0;
+			     i++)
+				sum += (int64_t)src[i * stride + ncols];
+			if (sum > INT64_MAX || sum < INT64_MIN)
+				return false;
+			w = (int64_t)sum;
+		} else {
+			i++;
+		}
+		if (w != 0) {
+			rec_copy(dst + out * stride, r, stride);
+			dst[out * stride + ncols] = (uint64_t)w;
+			out++;
+		}
+	}
+	*nout = out;
+	return true;
+}
+
+static bool
+compact(const uint64_t *src, size_t n, uint64_t *dst, size_t *nout,
+	uint32_t stride)
+{
+	bool ok;
+
+	SC_DISPATCH(stride, ok = compact_impl(src, n, dst, nout, S_),
+		    ok = compact_impl(src, n, dst, nout, stride));
+	return ok;
+}
+
+/* What the recursive sort carries: the compaction it does on the way. */
+struct sort_ctx {
+	uint32_t stride; /* words per record */
+	uint64_t *out;	 /* consolidated output, appended in key order */
+	size_t nout;	 /* records in out */
+	bool overflow;	 /* a sum overflowed: stop compacting, keep sorting */
+};
+
+/*
  * Most-significant-byte radix sort, out of place. The records are in
- * `data`; `scratch` has room for as many. The sorted records must end in
- * `scratch` if `to_scratch`, else in `data`. Each level scatters into the
- * other buffer, so a bucket's parity flips at each level. Bytes on which
- * the whole bucket agrees are skipped without moving anything.
+ * `data`; `scratch` has room for as many at the same offsets. The sorted
+ * records must end in `scratch` if `to_scratch`, else in `data`. Each level
+ * scatters into the other buffer, so a bucket's parity flips at each level.
+ * Bytes on which the whole bucket agrees are skipped without moving
+ * anything.
+ *
+ * Buckets are visited in key order, so the leaves (small buckets, finished
+ * by insertion sort, and buckets of equal rows) complete in global key
+ * order, and every run of equal rows lies inside one leaf. Each leaf is
+ * therefore consolidated straight into ctx->out while it is still in
+ * cache: there is no separate compaction pass over the whole array.
  */
 static void
-msd_sort(uint64_t *data, uint64_t *scratch, size_t n, uint32_t stride,
+msd_sort(struct sort_ctx *ctx, uint64_t *data, uint64_t *scratch, size_t n,
 	 unsigned depth, bool to_scratch)
 {
+	const uint32_t stride = ctx->stride;
 	const unsigned nbytes = (stride - 1) * 8;
 	size_t count[256], pos[256], off;
 
@@ -375,6 +464,9 @@ msd_sort(uint64_t *data, uint64_t *scratch, size_t n, uint32_t stride,
 		if (n <= SORT_SMALL || depth >= nbytes) {
 			if (depth < nbytes)
 				insertion_sort(data, n, stride);
+			if (!ctx->overflow &&
+			    !compact(data, n, ctx->out, &ctx->nout, stride))
+				ctx->overflow = true;
 			if (to_scratch)
 				memcpy(scratch, data, n * stride * 8);
 			return;
@@ -393,8 +485,9 @@ msd_sort(uint64_t *data, uint64_t *scratch, size_t n, uint32_t stride,
 	off = 0;
 	for (unsigned i = 0; i < 256; i++) {
 		if (count[i])
-			msd_sort(scratch + off * stride, data + off * stride,
-				 count[i], stride, depth + 1, !to_scratch);
+			msd_sort(ctx, scratch + off * stride,
+				 data + off * stride, count[i], depth + 1,
+				 !to_scratch);
 		off += count[i];
 	}
 }
@@ -409,48 +502,27 @@ records_sorted(const uint64_t *d, size_t n, uint32_t stride)
 	return true;
 }
 
-/*
- * Consolidate n sorted records from src into dst (room for n): equal rows
- * add, zero sums vanish. Returns the count written, or SIZE_MAX on
- * overflow (dst is then garbage; src is untouched).
- */
-SC_INLINE size_t
-compact_impl(const uint64_t *src, size_t n, uint64_t *dst, uint32_t stride)
+/* A scratch buffer of n records for the sort, reused across finishes. */
+static int
+builder_scratch(struct sc_batch_builder *b, size_t n)
 {
-	uint32_t ncols = stride - 1;
-	size_t out = 0, i = 0;
+	uint64_t *s;
 
-	while (i < n) {
-		const uint64_t *r = src + i * stride;
-		int64_t w = (int64_t)r[ncols];
-
-		for (i++; i < n && sc_row_eq(src + i * stride, r, ncols); i++)
-			if (__builtin_add_overflow(
-				w, (int64_t)src[i * stride + ncols], &w))
-				return SIZE_MAX;
-		if (w != 0) {
-			rec_copy(dst + out * stride, r, stride);
-			dst[out * stride + ncols] = (uint64_t)w;
-			out++;
-		}
-	}
-	return out;
-}
-
-static size_t
-compact(const uint64_t *src, size_t n, uint64_t *dst, uint32_t stride)
-{
-	size_t r;
-
-	SC_DISPATCH(stride, r = compact_impl(src, n, dst, S_),
-		    r = compact_impl(src, n, dst, stride));
-	return r;
+	if (b->scratch_cap >= n)
+		return 0;
+	s = rec_alloc(n, b->stride);
+	if (!s)
+		return SC_ENOMEM;
+	free(b->scratch);
+	b->scratch = s;
+	b->scratch_cap = n;
+	return 0;
 }
 
 int
 sc_batch_builder_finish(struct sc_batch_builder *b, struct sc_batch **out)
 {
-	uint64_t *res;
+	struct sort_ctx ctx;
 	size_t n;
 
 	if (!b || !out)
@@ -458,27 +530,38 @@ sc_batch_builder_finish(struct sc_batch_builder *b, struct sc_batch **out)
 				"sc_batch_builder_finish: %s is NULL",
 				!b ? "builder" : "out");
 	n = b->count;
-	res = rec_alloc(n, b->stride);
-	if (!res)
-		return sc__fail(SC_ENOMEM,
-				"sc_batch_builder_finish: out of memory for "
-				"%zu records",
-				n);
-	/* Sort in the builder's buffer, using res as the scratch, then
-	 * compact into res: on overflow the builder still has its records. */
-	if (!records_sorted(b->data, n, b->stride))
-		msd_sort(b->data, res, n, b->stride, 0, false);
-	n = compact(b->data, n, res, b->stride);
-	if (n == SIZE_MAX) {
-		free(res);
+	ctx = (struct sort_ctx){.stride = b->stride};
+	ctx.out = rec_alloc(n, b->stride);
+	if (!ctx.out)
+		goto nomem;
+	/* The builder's buffer ends sorted (the sort's leaves land back in
+	 * it), and the consolidated records go to ctx.out: on overflow the
+	 * builder still has every record. */
+	if (records_sorted(b->data, n, b->stride)) {
+		ctx.overflow =
+		    !compact(b->data, n, ctx.out, &ctx.nout, b->stride);
+	} else {
+		if (builder_scratch(b, n)) {
+			free(ctx.out);
+			goto nomem;
+		}
+		msd_sort(&ctx, b->data, b->scratch, n, 0, false);
+	}
+	if (ctx.overflow) {
+		free(ctx.out);
 		return sc__fail(SC_EOVERFLOW,
 				"sc_batch_builder_finish: weights of equal "
 				"rows sum beyond int64");
 	}
-	if (sc__batch_adopt(b->ncols, res, n, b->count, out))
+	if (sc__batch_adopt(b->ncols, ctx.out, ctx.nout, n, out))
 		return SC_ENOMEM;
 	b->count = 0;
 	return 0;
+
+nomem:
+	return sc__fail(
+	    SC_ENOMEM, "sc_batch_builder_finish: out of memory for %zu records",
+	    n);
 }
 
 int

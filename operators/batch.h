@@ -118,11 +118,13 @@ int sc_batch_from_records(uint32_t ncols, const uint64_t *rows,
  * Fields private to batch.c. Single thread.
  */
 struct sc_batch_builder {
-	uint32_t ncols;	 /* key words per row */
-	uint32_t stride; /* ncols + 1 */
-	size_t count;	 /* records pushed (zero weights are not kept) */
-	size_t cap;	 /* records the buffer holds */
-	uint64_t *data;	 /* count * stride words, unsorted */
+	uint32_t ncols;	    /* key words per row */
+	uint32_t stride;    /* ncols + 1 */
+	size_t count;	    /* records pushed (zero weights are not kept) */
+	size_t cap;	    /* records the buffer holds */
+	uint64_t *data;	    /* count * stride words, unsorted */
+	uint64_t *scratch;  /* the sort's second buffer, kept for reuse */
+	size_t scratch_cap; /* records scratch holds */
 };
 
 /*
@@ -146,8 +148,25 @@ int sc_batch_builder_reserve(struct sc_batch_builder *b, size_t n);
  * (ncols differs from the builder's), SC_ENOMEM; on failure the builder is
  * unchanged.
  */
-int sc_batch_builder_push(struct sc_batch_builder *b, const uint64_t *row,
-			  uint32_t ncols, int64_t weight);
+int sc__batch_builder_push_slow(struct sc_batch_builder *b, const uint64_t *row,
+				uint32_t ncols, int64_t weight);
+
+static inline int
+sc_batch_builder_push(struct sc_batch_builder *b, const uint64_t *row,
+		      uint32_t ncols, int64_t weight)
+{
+	/* The common case inline: room, right width, non-zero weight. */
+	if (b && row && ncols == b->ncols && b->count < b->cap && weight) {
+		uint64_t *rec = b->data + b->count * b->stride;
+
+		for (uint32_t i = 0; i < ncols; i++)
+			rec[i] = row[i];
+		rec[ncols] = (uint64_t)weight;
+		b->count++;
+		return 0;
+	}
+	return sc__batch_builder_push_slow(b, row, ncols, weight);
+}
 
 /*
  * sc_batch_builder_push_batch - add every row of `src` times `scale`

@@ -325,8 +325,8 @@ sc_trace_cursor_next(struct sc_trace_cursor *c, const uint64_t **row,
 				"sc_trace_cursor_next: an argument is NULL");
 	while (c->nruns > 0) {
 		const uint64_t *min = NULL;
-		int64_t w = 0;
-		bool over = false;
+		__int128 sum = 0; /* wide: only the total must fit */
+		int64_t w;
 
 		for (uint32_t i = 0; i < c->nruns; i++) {
 			const uint64_t *r = sc_batch_row(c->run[i], c->pos[i]);
@@ -339,16 +339,15 @@ sc_trace_cursor_next(struct sc_trace_cursor *c, const uint64_t **row,
 
 			if (!sc_row_eq(r, min, c->ncols))
 				continue;
-			if (__builtin_add_overflow(
-				w, sc_batch_weight(c->run[i], c->pos[i]), &w))
-				over = true;
+			sum += sc_batch_weight(c->run[i], c->pos[i]);
 			c->pos[i]++;
 		}
 		cursor_compact(c);
-		if (over)
+		if (sum > INT64_MAX || sum < INT64_MIN)
 			return sc__fail(SC_EOVERFLOW,
 					"sc_trace_cursor_next: a row's weights "
 					"sum beyond int64");
+		w = (int64_t)sum;
 		if (w != 0) {
 			*row = min;
 			*weight = w;

@@ -1,0 +1,654 @@
+/*
+ * test_batch.c - consolidated Z-sets: the group laws on random batches of
+ * random schemas, the builder against a naive reference, keys, re-keying,
+ * printing, and bad input (which must change nothing).
+ */
+#include <criterion/criterion.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/batch.h"
+#include "tests/support/prop.h"
+#include "tests/support/zset_gen.h"
+
+#define SUITE "batch"
+
+/* A batch from (row, weight) pairs written inline: rows of ncols words. */
+static struct sc_batch *
+mk(uint32_t ncols, size_t n, const uint64_t *rows, const int64_t *w)
+{
+	struct sc_batch *b;
+
+	cr_assert_eq(sc_batch_from_records(ncols, rows, w, n, &b), 0, "%s",
+		     sc_errmsg());
+	return b;
+}
+
+/* Fail with both batches printed. */
+static void
+assert_batch_eq(const struct sc_batch *got, const struct sc_batch *want,
+		const char *what)
+{
+	char *g = NULL, *w = NULL;
+
+	if (sc_batch_equal(got, want))
+		return;
+	sc_batch_to_string(got, NULL, 20, &g);
+	sc_batch_to_string(want, NULL, 20, &w);
+	cr_log_error("got %s", g);
+	cr_log_error("want %s", w);
+	free(g);
+	free(w);
+	cr_assert_fail("%s", what);
+}
+
+Test(batch, builder_consolidates_like_the_reference)
+{
+	uint64_t base = sc_prop_seed(101);
+
+	for (uint64_t c = 0; c < sc_prop_count(200); c++) {
+		struct sc_rng r;
+		struct sc_schema s;
+		struct zref z;
+		struct sc_batch *b;
+
+		sc_rng_seed(&r, base + c);
+		zgen_schema(&r, 4, &s);
+		zref_init(&z, s.ncols);
+		b = zgen_batch(&r, &s, 300, 1 + sc_rng_below(&r, 12), &z);
+		SC_PROP_ASSERT(
+		    base + c, SUITE, "builder_consolidates_like_the_reference",
+		    zref_equals(&z, b) && sc_batch_is_consolidated(b),
+		    "batch differs from the reference");
+		sc_batch_release(b);
+		zref_fini(&z);
+	}
+}
+
+/* Large inputs take the radix path through many levels: random words,
+ * words that agree on their high bytes, few distinct values. */
+Test(batch, radix_sort_of_large_inputs_matches_the_reference_order)
+{
+	uint64_t base = sc_prop_seed(202);
+
+	for (uint64_t c = 0; c < sc_prop_count(6); c++) {
+		struct sc_rng r;
+		struct sc_batch_builder bld;
+		struct sc_batch *b;
+		uint32_t ncols = 1 + (uint32_t)(c % 3);
+		size_t n;
+		int64_t total = 0, got = 0;
+
+		sc_rng_seed(&r, base + c);
+		n = 20000 + sc_rng_below(&r, 20000);
+		cr_assert_eq(sc_batch_builder_init(&bld, ncols), 0);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t row[3];
+
+			for (uint32_t j = 0; j < ncols; j++) {
+				uint64_t x = sc_rng_next(&r);
+
+				switch (c % 3) {
+				case 0:
+					row[j] = x;
+					break;
+				case 1: /* high bytes shared: skipped levels */
+					row[j] = 0xabcdef0000000000ULL |
+						 (x & 0xffffff);
+					break;
+				default: /* many duplicates */
+					row[j] = x % 50;
+					break;
+				}
+			}
+			cr_assert_eq(sc_batch_builder_push(&bld, row, ncols, 1),
+				     0);
+			total++;
+		}
+		cr_assert_eq(sc_batch_builder_finish(&bld, &b), 0);
+		for (size_t i = 0; i < sc_batch_count(b); i++) {
+			got += sc_batch_weight(b, i);
+			if (i > 0)
+				SC_PROP_ASSERT(
+				    base + c, SUITE,
+				    "radix_sort_of_large_inputs_matches_the_"
+				    "reference_order",
+				    zref_cmp(sc_batch_row(b, i - 1),
+					     sc_batch_row(b, i), ncols) < 0,
+				    "rows %zu and %zu out of order", i - 1, i);
+		}
+		cr_assert_eq(got, total,
+			     "weights lost: %" PRId64 " of %" PRId64, got,
+			     total);
+		sc_batch_release(b);
+		sc_batch_builder_fini(&bld);
+	}
+}
+
+Test(batch, builder_result_does_not_depend_on_push_order)
+{
+	uint64_t base = sc_prop_seed(303);
+
+	for (uint64_t c = 0; c < sc_prop_count(100); c++) {
+		struct sc_rng r;
+		struct sc_schema s;
+		struct sc_batch_builder bld;
+		struct sc_batch *a, *b;
+		uint64_t *rows;
+		int64_t *w;
+		size_t n;
+
+		sc_rng_seed(&r, base + c);
+		zgen_schema(&r, 3, &s);
+		n = sc_rng_below(&r, 200);
+		rows = malloc((n + 1) * s.ncols * 8);
+		w = malloc((n + 1) * 8);
+		for (size_t i = 0; i < n; i++) {
+			zgen_row(&r, &s, 6, rows + i * s.ncols);
+			w[i] = sc_rng_range(&r, -2, 2);
+		}
+		a = mk(s.ncols, n, rows, w);
+		/* Push the same records in a random permutation. */
+		cr_assert_eq(sc_batch_builder_init(&bld, s.ncols), 0);
+		for (size_t i = n; i > 0; i--) {
+			size_t j = sc_rng_below(&r, i);
+
+			cr_assert_eq(sc_batch_builder_push(&bld,
+							   rows + j * s.ncols,
+							   s.ncols, w[j]),
+				     0);
+			memcpy(rows + j * s.ncols, rows + (i - 1) * s.ncols,
+			       s.ncols * 8);
+			w[j] = w[i - 1];
+		}
+		cr_assert_eq(sc_batch_builder_finish(&bld, &b), 0);
+		SC_PROP_ASSERT(base + c, SUITE,
+			       "builder_result_does_not_depend_on_push_order",
+			       sc_batch_equal(a, b), "orders disagree");
+		sc_batch_release(a);
+		sc_batch_release(b);
+		sc_batch_builder_fini(&bld);
+		free(rows);
+		free(w);
+	}
+}
+
+Test(batch, consolidation_is_idempotent)
+{
+	uint64_t base = sc_prop_seed(404);
+
+	for (uint64_t c = 0; c < sc_prop_count(100); c++) {
+		struct sc_rng r;
+		struct sc_schema s;
+		struct sc_batch_builder bld;
+		struct sc_batch *a, *b;
+
+		sc_rng_seed(&r, base + c);
+		zgen_schema(&r, 4, &s);
+		a = zgen_batch(&r, &s, 200, 5, NULL);
+		cr_assert_eq(sc_batch_builder_init(&bld, s.ncols), 0);
+		cr_assert_eq(sc_batch_builder_push_batch(&bld, a, 1), 0);
+		cr_assert_eq(sc_batch_builder_finish(&bld, &b), 0);
+		SC_PROP_ASSERT(base + c, SUITE, "consolidation_is_idempotent",
+			       sc_batch_equal(a, b),
+			       "re-consolidating changed it");
+		sc_batch_release(a);
+		sc_batch_release(b);
+		sc_batch_builder_fini(&bld);
+	}
+}
+
+Test(batch, add_is_associative_and_commutative)
+{
+	uint64_t base = sc_prop_seed(505);
+
+	for (uint64_t c = 0; c < sc_prop_count(150); c++) {
+		struct sc_rng r;
+		struct sc_schema s;
+		struct sc_batch *a, *b, *d, *ab, *ba, *ab_d, *bd, *a_bd;
+
+		sc_rng_seed(&r, base + c);
+		zgen_schema(&r, 3, &s);
+		a = zgen_batch(&r, &s, 100, 4, NULL);
+		b = zgen_batch(&r, &s, 100, 4, NULL);
+		d = zgen_batch(&r, &s, 100, 4, NULL);
+		cr_assert_eq(sc_batch_add(a, b, &ab), 0);
+		cr_assert_eq(sc_batch_add(b, a, &ba), 0);
+		cr_assert_eq(sc_batch_add(ab, d, &ab_d), 0);
+		cr_assert_eq(sc_batch_add(b, d, &bd), 0);
+		cr_assert_eq(sc_batch_add(a, bd, &a_bd), 0);
+		SC_PROP_ASSERT(base + c, SUITE,
+			       "add_is_associative_and_commutative",
+			       sc_batch_equal(ab, ba), "a + b != b + a");
+		SC_PROP_ASSERT(
+		    base + c, SUITE, "add_is_associative_and_commutative",
+		    sc_batch_equal(ab_d, a_bd), "(a + b) + d != a + (b + d)");
+		SC_PROP_ASSERT(
+		    base + c, SUITE, "add_is_associative_and_commutative",
+		    sc_batch_is_consolidated(ab_d), "sum not consolidated");
+		sc_batch_release(a);
+		sc_batch_release(b);
+		sc_batch_release(d);
+		sc_batch_release(ab);
+		sc_batch_release(ba);
+		sc_batch_release(ab_d);
+		sc_batch_release(bd);
+		sc_batch_release(a_bd);
+	}
+}
+
+Test(batch, add_matches_the_reference)
+{
+	uint64_t base = sc_prop_seed(606);
+
+	for (uint64_t c = 0; c < sc_prop_count(150); c++) {
+		struct sc_rng r;
+		struct sc_schema s;
+		struct zref z;
+		struct sc_batch *a, *b, *ab;
+
+		sc_rng_seed(&r, base + c);
+		zgen_schema(&r, 3, &s);
+		zref_init(&z, s.ncols);
+		a = zgen_batch(&r, &s, 150, 5, &z);
+		b = zgen_batch(&r, &s, 150, 5, &z);
+		cr_assert_eq(sc_batch_add(a, b, &ab), 0);
+		SC_PROP_ASSERT(base + c, SUITE, "add_matches_the_reference",
+			       zref_equals(&z, ab), "a + b differs");
+		sc_batch_release(a);
+		sc_batch_release(b);
+		sc_batch_release(ab);
+		zref_fini(&z);
+	}
+}
+
+Test(batch, zero_is_the_identity_and_a_plus_neg_a_is_zero)
+{
+	uint64_t base = sc_prop_seed(707);
+
+	for (uint64_t c = 0; c < sc_prop_count(150); c++) {
+		struct sc_rng r;
+		struct sc_schema s;
+		struct sc_batch *a, *zero, *a0, *na, *sum, *nna;
+
+		sc_rng_seed(&r, base + c);
+		zgen_schema(&r, 4, &s);
+		a = zgen_batch(&r, &s, 150, 6, NULL);
+		cr_assert_eq(sc_batch_empty(s.ncols, &zero), 0);
+		cr_assert_eq(sc_batch_add(a, zero, &a0), 0);
+		cr_assert_eq(sc_batch_negate(a, &na), 0);
+		cr_assert_eq(sc_batch_negate(na, &nna), 0);
+		cr_assert_eq(sc_batch_add(a, na, &sum), 0);
+		SC_PROP_ASSERT(base + c, SUITE,
+			       "zero_is_the_identity_and_a_plus_neg_a_is_zero",
+			       sc_batch_equal(a, a0), "a + 0 != a");
+		SC_PROP_ASSERT(base + c, SUITE,
+			       "zero_is_the_identity_and_a_plus_neg_a_is_zero",
+			       sc_batch_count(sum) == 0, "a + -a != 0");
+		SC_PROP_ASSERT(base + c, SUITE,
+			       "zero_is_the_identity_and_a_plus_neg_a_is_zero",
+			       sc_batch_equal(a, nna), "--a != a");
+		sc_batch_release(a);
+		sc_batch_release(zero);
+		sc_batch_release(a0);
+		sc_batch_release(na);
+		sc_batch_release(nna);
+		sc_batch_release(sum);
+	}
+}
+
+Test(batch, scale_equals_repeated_addition)
+{
+	uint64_t base = sc_prop_seed(808);
+
+	for (uint64_t c = 0; c < sc_prop_count(100); c++) {
+		struct sc_rng r;
+		struct sc_schema s;
+		struct sc_batch *a, *acc, *k_a, *next;
+		int64_t k;
+
+		sc_rng_seed(&r, base + c);
+		zgen_schema(&r, 3, &s);
+		a = zgen_batch(&r, &s, 80, 5, NULL);
+		k = sc_rng_range(&r, 0, 5);
+		cr_assert_eq(sc_batch_empty(s.ncols, &acc), 0);
+		for (int64_t i = 0; i < k; i++) {
+			cr_assert_eq(sc_batch_add(acc, a, &next), 0);
+			sc_batch_release(acc);
+			acc = next;
+		}
+		cr_assert_eq(sc_batch_scale(a, k, &k_a), 0);
+		SC_PROP_ASSERT(
+		    base + c, SUITE, "scale_equals_repeated_addition",
+		    sc_batch_equal(acc, k_a), "k * a != a + ... + a");
+		sc_batch_release(a);
+		sc_batch_release(acc);
+		sc_batch_release(k_a);
+	}
+}
+
+Test(batch, sum_of_many_equals_pairwise_adds)
+{
+	uint64_t base = sc_prop_seed(909);
+	struct sc_rng r;
+	struct sc_schema s;
+	struct sc_batch *bs[7], *acc, *next, *sum;
+	struct zref z;
+
+	sc_rng_seed(&r, base);
+	zgen_schema(&r, 3, &s);
+	zref_init(&z, s.ncols);
+	for (int i = 0; i < 7; i++)
+		bs[i] = zgen_batch(&r, &s, 60, 4, &z);
+	cr_assert_eq(sc_batch_sum(bs, 7, &sum), 0);
+	cr_assert_eq(sc_batch_empty(s.ncols, &acc), 0);
+	for (int i = 0; i < 7; i++) {
+		cr_assert_eq(sc_batch_add(acc, bs[i], &next), 0);
+		sc_batch_release(acc);
+		acc = next;
+	}
+	assert_batch_eq(sum, acc, "sum != fold of adds");
+	cr_assert(zref_equals(&z, sum));
+	for (int i = 0; i < 7; i++)
+		sc_batch_release(bs[i]);
+	sc_batch_release(acc);
+	sc_batch_release(sum);
+	zref_fini(&z);
+}
+
+Test(batch, key_range_finds_exactly_the_rows_with_the_prefix)
+{
+	uint64_t base = sc_prop_seed(1001);
+
+	for (uint64_t c = 0; c < sc_prop_count(100); c++) {
+		struct sc_rng r;
+		struct sc_schema s;
+		struct sc_batch *b;
+		uint64_t key[SC_SCHEMA_MAX_COLS];
+		uint32_t k;
+		size_t lo, hi;
+
+		sc_rng_seed(&r, base + c);
+		zgen_schema(&r, 4, &s);
+		b = zgen_batch(&r, &s, 200, 3, NULL);
+		k = (uint32_t)sc_rng_below(&r, s.ncols + 1);
+		zgen_row(&r, &s, 3, key);
+		cr_assert_eq(sc_batch_key_range(b, key, k, &lo, &hi), 0);
+		for (size_t i = 0; i < sc_batch_count(b); i++) {
+			bool match = zref_cmp(sc_batch_row(b, i), key, k) == 0;
+
+			SC_PROP_ASSERT(
+			    base + c, SUITE,
+			    "key_range_finds_exactly_the_rows_with_the_prefix",
+			    match == (i >= lo && i < hi),
+			    "row %zu: match %d, range [%zu, %zu)", i, match, lo,
+			    hi);
+		}
+		sc_batch_release(b);
+	}
+}
+
+Test(batch, index_by_projects_and_reconsolidates)
+{
+	uint64_t base = sc_prop_seed(1101);
+
+	for (uint64_t c = 0; c < sc_prop_count(100); c++) {
+		struct sc_rng r;
+		struct sc_schema s;
+		struct zref z;
+		struct sc_batch *b, *ix;
+		uint32_t cols[4], n;
+
+		sc_rng_seed(&r, base + c);
+		zgen_schema(&r, 4, &s);
+		b = zgen_batch(&r, &s, 150, 4, NULL);
+		n = 1 + (uint32_t)sc_rng_below(&r, 4);
+		for (uint32_t j = 0; j < n; j++)
+			cols[j] = (uint32_t)sc_rng_below(&r, s.ncols);
+		zref_init(&z, n);
+		for (size_t i = 0; i < sc_batch_count(b); i++) {
+			uint64_t row[4];
+
+			for (uint32_t j = 0; j < n; j++)
+				row[j] = sc_batch_row(b, i)[cols[j]];
+			zref_add(&z, row, sc_batch_weight(b, i));
+		}
+		cr_assert_eq(sc_batch_index_by(b, cols, n, &ix), 0);
+		SC_PROP_ASSERT(base + c, SUITE,
+			       "index_by_projects_and_reconsolidates",
+			       zref_equals(&z, ix), "index_by differs");
+		sc_batch_release(b);
+		sc_batch_release(ix);
+		zref_fini(&z);
+	}
+}
+
+Test(batch, zero_weights_are_dropped)
+{
+	uint64_t rows[] = {5, 5, 7, 9};
+	int64_t w[] = {2, -2, 0, 1};
+	struct sc_batch *b = mk(1, 4, rows, w);
+
+	cr_assert_eq(sc_batch_count(b), 1);
+	cr_assert_eq(sc_batch_row(b, 0)[0], 9);
+	cr_assert_eq(sc_batch_weight(b, 0), 1);
+	sc_batch_release(b);
+}
+
+Test(batch, retained_batch_outlives_its_first_release)
+{
+	uint64_t rows[] = {1, 2};
+	struct sc_batch *b = mk(1, 2, rows, NULL);
+
+	cr_assert_eq(sc_batch_retain(b), b);
+	sc_batch_release(b);
+	cr_assert_eq(sc_batch_count(b), 2); /* still alive (ASan checks) */
+	sc_batch_release(b);
+}
+
+/* --- bad input changes nothing ---------------------------------------------
+ */
+
+static void
+assert_msg_names(const char *needle)
+{
+	cr_assert(strstr(sc_errmsg(), needle) != NULL,
+		  "message \"%s\" does not name \"%s\"", sc_errmsg(), needle);
+}
+
+Test(batch, push_with_wrong_column_count_is_eschema_and_changes_nothing)
+{
+	struct sc_batch_builder bld;
+	uint64_t row[3] = {1, 2, 3};
+
+	cr_assert_eq(sc_batch_builder_init(&bld, 2), 0);
+	cr_assert_eq(sc_batch_builder_push(&bld, row, 2, 1), 0);
+	cr_assert_eq(sc_batch_builder_push(&bld, row, 3, 1), SC_ESCHEMA);
+	assert_msg_names("3 columns");
+	assert_msg_names("SC_ESCHEMA");
+	cr_assert_eq(sc_batch_builder_count(&bld), 1);
+	sc_batch_builder_fini(&bld);
+}
+
+Test(batch, builder_with_bad_column_count_is_eschema)
+{
+	struct sc_batch_builder bld = {.ncols = 77};
+
+	cr_assert_eq(sc_batch_builder_init(&bld, 0), SC_ESCHEMA);
+	assert_msg_names("0 columns");
+	cr_assert_eq(bld.ncols, 77, "builder written on failure");
+	cr_assert_eq(sc_batch_builder_init(&bld, SC_SCHEMA_MAX_COLS + 1),
+		     SC_ESCHEMA);
+}
+
+Test(batch, add_of_different_widths_is_eschema)
+{
+	uint64_t r1[] = {1}, r2[] = {1, 2};
+	struct sc_batch *a = mk(1, 1, r1, NULL), *b = mk(2, 1, r2, NULL);
+	struct sc_batch *out = (struct sc_batch *)0x1;
+
+	cr_assert_eq(sc_batch_add(a, b, &out), SC_ESCHEMA);
+	assert_msg_names("1 and 2 columns");
+	cr_assert_eq(out, (struct sc_batch *)0x1, "out written on failure");
+	sc_batch_release(a);
+	sc_batch_release(b);
+}
+
+Test(batch, add_overflow_is_eoverflow_and_changes_nothing)
+{
+	uint64_t rows[] = {1, 2};
+	int64_t wa[] = {INT64_MAX, 5}, wb[] = {1, 5};
+	struct sc_batch *a = mk(1, 2, rows, wa), *b = mk(1, 2, rows, wb);
+	struct sc_batch *a_copy = mk(1, 2, rows, wa), *out = NULL;
+
+	cr_assert_eq(sc_batch_add(a, b, &out), SC_EOVERFLOW);
+	assert_msg_names("SC_EOVERFLOW");
+	assert_msg_names("9223372036854775807");
+	cr_assert_null(out);
+	assert_batch_eq(a, a_copy, "a changed by a failed add");
+	sc_batch_release(a);
+	sc_batch_release(b);
+	sc_batch_release(a_copy);
+}
+
+Test(batch, scale_overflow_is_eoverflow_and_changes_nothing)
+{
+	uint64_t rows[] = {1, 2};
+	int64_t w[] = {3, INT64_MAX / 2};
+	struct sc_batch *a = mk(1, 2, rows, w), *a_copy = mk(1, 2, rows, w);
+	struct sc_batch *out = NULL;
+
+	cr_assert_eq(sc_batch_scale(a, 3, &out), SC_EOVERFLOW);
+	assert_msg_names("leaves int64");
+	cr_assert_null(out);
+	assert_batch_eq(a, a_copy, "a changed by a failed scale");
+	sc_batch_release(a);
+	sc_batch_release(a_copy);
+}
+
+Test(batch, negate_of_int64_min_is_eoverflow)
+{
+	uint64_t rows[] = {4};
+	int64_t w[] = {INT64_MIN};
+	struct sc_batch *a = mk(1, 1, rows, w), *out = NULL;
+
+	cr_assert_eq(sc_batch_negate(a, &out), SC_EOVERFLOW);
+	assert_msg_names("sc_batch_negate");
+	cr_assert_null(out);
+	cr_assert_eq(sc_batch_weight(a, 0), INT64_MIN);
+	sc_batch_release(a);
+}
+
+Test(batch, finish_overflow_is_eoverflow_and_keeps_the_records)
+{
+	struct sc_batch_builder bld;
+	struct sc_batch *out = NULL, *half;
+	uint64_t row[2] = {8, 9}, other[2] = {1, 1};
+
+	cr_assert_eq(sc_batch_builder_init(&bld, 2), 0);
+	cr_assert_eq(sc_batch_builder_push(&bld, row, 2, INT64_MAX), 0);
+	cr_assert_eq(sc_batch_builder_push(&bld, other, 2, 1), 0);
+	cr_assert_eq(sc_batch_builder_push(&bld, row, 2, 1), 0);
+	cr_assert_eq(sc_batch_builder_finish(&bld, &out), SC_EOVERFLOW);
+	assert_msg_names("sum beyond int64");
+	cr_assert_null(out);
+	cr_assert_eq(sc_batch_builder_count(&bld), 3);
+	/* Still the same records: taking one back makes it finish. */
+	cr_assert_eq(sc_batch_builder_push(&bld, row, 2, -1), 0);
+	cr_assert_eq(sc_batch_builder_finish(&bld, &half), 0);
+	cr_assert_eq(sc_batch_count(half), 2);
+	cr_assert_eq(sc_batch_weight(half, 1), INT64_MAX);
+	sc_batch_release(half);
+	sc_batch_builder_fini(&bld);
+}
+
+Test(batch, push_batch_overflow_is_eoverflow_and_changes_nothing)
+{
+	uint64_t rows[] = {1, 2};
+	int64_t w[] = {1, INT64_MIN};
+	struct sc_batch *a = mk(1, 2, rows, w);
+	struct sc_batch_builder bld;
+
+	cr_assert_eq(sc_batch_builder_init(&bld, 1), 0);
+	cr_assert_eq(sc_batch_builder_push_batch(&bld, a, -1), SC_EOVERFLOW);
+	cr_assert_eq(sc_batch_builder_count(&bld), 0);
+	sc_batch_builder_fini(&bld);
+	sc_batch_release(a);
+}
+
+Test(batch, null_arguments_are_einval)
+{
+	struct sc_batch *out = NULL, *a;
+	struct sc_batch_builder bld;
+	uint64_t row[1] = {0};
+	size_t lo, hi;
+
+	a = mk(1, 1, row, NULL);
+	cr_assert_eq(sc_batch_builder_init(NULL, 1), SC_EINVAL);
+	assert_msg_names("NULL");
+	cr_assert_eq(sc_batch_builder_init(&bld, 1), 0);
+	cr_assert_eq(sc_batch_builder_push(&bld, NULL, 1, 1), SC_EINVAL);
+	assert_msg_names("row is NULL");
+	cr_assert_eq(sc_batch_builder_push(NULL, row, 1, 1), SC_EINVAL);
+	cr_assert_eq(sc_batch_builder_finish(&bld, NULL), SC_EINVAL);
+	cr_assert_eq(sc_batch_add(a, NULL, &out), SC_EINVAL);
+	assert_msg_names("b is NULL");
+	cr_assert_eq(sc_batch_add(NULL, a, &out), SC_EINVAL);
+	cr_assert_eq(sc_batch_add(a, a, NULL), SC_EINVAL);
+	cr_assert_eq(sc_batch_negate(NULL, &out), SC_EINVAL);
+	cr_assert_eq(sc_batch_scale(a, 2, NULL), SC_EINVAL);
+	cr_assert_eq(sc_batch_key_range(a, NULL, 1, &lo, &hi), SC_EINVAL);
+	cr_assert_eq(sc_batch_key_range(a, row, 2, &lo, &hi), SC_ESCHEMA);
+	cr_assert_eq(sc_batch_sum(NULL, 2, &out), SC_EINVAL);
+	cr_assert_eq(sc_batch_empty(1, NULL), SC_EINVAL);
+	cr_assert_null(out);
+	cr_assert_eq(sc_batch_count(a), 1);
+	sc_batch_release(a);
+	sc_batch_builder_fini(&bld);
+	sc_batch_release(NULL); /* allowed */
+	cr_assert(sc_batch_equal(NULL, NULL));
+}
+
+Test(batch, index_by_with_a_bad_column_is_eschema)
+{
+	uint64_t row[2] = {1, 2};
+	uint32_t cols[2] = {1, 2};
+	struct sc_batch *a = mk(2, 1, row, NULL), *out = NULL;
+
+	cr_assert_eq(sc_batch_index_by(a, cols, 2, &out), SC_ESCHEMA);
+	assert_msg_names("column 2");
+	cr_assert_null(out);
+	sc_batch_release(a);
+}
+
+/* --- printing
+ * ----------------------------------------------------------------- */
+
+Test(batch, to_string_decodes_rows_by_schema)
+{
+	enum sc_type t[3] = {SC_TYPE_I64, SC_TYPE_F64, SC_TYPE_BOOL};
+	struct sc_schema s;
+	uint64_t rows[6];
+	int64_t w[2] = {3, -1};
+	struct sc_batch *b;
+	char *text;
+
+	cr_assert_eq(sc_schema_init(&s, 3, t, NULL), 0);
+	rows[0] = sc_enc_i64(-7);
+	rows[1] = sc_enc_f64(2.5);
+	rows[2] = sc_enc_bool(true);
+	rows[3] = sc_enc_i64(4);
+	rows[4] = sc_enc_f64(-0.0);
+	rows[5] = sc_enc_bool(false);
+	b = mk(3, 2, rows, w);
+	cr_assert_eq(sc_batch_to_string(b, &s, 10, &text), 0);
+	cr_assert(strstr(text, "(-7, 2.5, true) x 3") != NULL, "%s", text);
+	cr_assert(strstr(text, "(4, 0, false) x -1") != NULL, "%s", text);
+	cr_assert(strstr(text, "2 rows") != NULL, "%s", text);
+	free(text);
+	cr_assert_eq(sc_batch_to_string(b, &s, 1, &text), 0);
+	cr_assert(strstr(text, "... 1 more") != NULL, "%s", text);
+	free(text);
+	sc_batch_release(b);
+}
