@@ -1,0 +1,133 @@
+/*
+ * aggregate.h - incremental grouped aggregates: count, sum, avg, min, max.
+ *
+ * An aggregate groups its input rows by their first k columns and emits,
+ * for every group whose integrated input is non-empty (has a row of
+ * non-zero integrated weight), one output row (key[0..k), value) of weight
+ * 1. When a step changes a group's value, it emits -(key, old) and
+ * +(key, new); a group that appears emits only the +, one that empties only
+ * the -. So the integral of the output is always the aggregate of the
+ * integral of the input.
+ *
+ * The values, with w the integrated weight of a row and v its value column:
+ *
+ *   COUNT  sum of w over the group (i64). `col` is ignored.
+ *   SUM    sum of w * v. Over an i64 or u64 column: i64, and a sum (or a
+ *          count) that leaves int64 is SC_EOVERFLOW. Over an f64 column:
+ *          f64, kept EXACTLY by an sc_xsum (xsum.h: a row of weight w adds
+ *          w * v with no rounding) and rounded once when read, so adding
+ *          and retracting values never drifts.
+ *   AVG    f64: the exact sum divided by the count, rounded once
+ *          (sc_xsum_mean). i64 and u64 values enter the exact sum exactly
+ *          (as two doubles, high and low 32 bits). A group whose weights
+ *          sum to 0 (possible only with negative weights) reads NaN.
+ *   MIN    the smallest v among the group's rows of non-zero integrated
+ *   MAX    weight (the largest for MAX), any column type, in the order of
+ *          the column's encoding (schema.h). SYMBOLS ORDER BY ID, NOT
+ *          ALPHABETICALLY: min and max over a symbol column are the
+ *          earliest and latest interned, not the first and last in
+ *          alphabetical order.
+ *
+ * State. Every kind keeps the integral of its input in a trace (trace.h),
+ * so that a row's integrated weight, and hence whether its group is empty,
+ * is known exactly. For MIN and MAX the trace is indexed by (key, value,
+ * the other columns): a group's rows are one range per run, sorted by
+ * value, and min and max are the first and last row of the range whose
+ * weight summed over the runs is non-zero; a retraction simply cancels a
+ * row, so the next value shows through, exactly. COUNT, SUM and AVG also
+ * keep a hash table from key to the group's live row count, weight count
+ * and sum (an int64 or an sc_xsum), so a step costs O(rows in the delta),
+ * never O(rows in a group).
+ *
+ * Cost of a step of d rows: one point probe per row into the trace, in row
+ * order, galloping in each run (O(d log(N / d)) compares per run, O(log N)
+ * runs), and one hash probe per group of the delta (MIN/MAX instead walk
+ * each touched group's range from its ends, skipping cancelled rows). The
+ * trace's merge work is spread by sc_aggregate_work (about 2 log2 N units
+ * per inserted row; see trace.h).
+ *
+ * Errors: the step computes everything into scratch before it changes
+ * anything, so a failing step leaves the state as it was and writes no
+ * output: a delta of the wrong width is SC_ESCHEMA, an i64 sum or count
+ * (or an integrated row weight) beyond int64 is SC_EOVERFLOW.
+ * Single-threaded, like everything in operators/.
+ */
+#ifndef SC_AGGREGATE_H
+#define SC_AGGREGATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "operators/batch.h"
+#include "operators/error.h"
+#include "operators/schema.h"
+
+enum sc_agg_kind {
+	SC_AGG_COUNT = 0,
+	SC_AGG_SUM = 1,
+	SC_AGG_AVG = 2,
+	SC_AGG_MIN = 3,
+	SC_AGG_MAX = 4
+};
+
+struct sc_aggregate_spec {
+	uint32_t ncols;	       /* input row width, 1..SC_SCHEMA_MAX_COLS */
+	uint32_t k;	       /* group by the first k columns, k < ncols
+				* (k == 0: one group of everything) */
+	enum sc_agg_kind kind; /* what to compute */
+	uint32_t col;	       /* value column (< ncols); ignored by COUNT */
+	enum sc_type col_type; /* its type; SUM takes i64, u64, f64; AVG
+				* the same; MIN/MAX any; ignored by COUNT */
+};
+
+struct sc_aggregate;
+
+/*
+ * sc_aggregate_create - an aggregate as `spec` says (copied), empty.
+ * Returns 0 and *out; SC_EINVAL (NULL, or an unknown kind); SC_ESCHEMA
+ * (ncols, k or col out of range); SC_ETYPE (an unknown col_type, or SUM /
+ * AVG over a bool or symbol column); SC_ENOMEM.
+ */
+int sc_aggregate_create(const struct sc_aggregate_spec *spec,
+			struct sc_aggregate **out);
+
+/*
+ * sc_aggregate_out_type - the type of the output's value column (the last
+ * of its k + 1 columns): i64 for COUNT and integer SUM, f64 for f64 SUM and
+ * for AVG, col_type for MIN and MAX. Returns 0 and *out, or SC_EINVAL.
+ */
+int sc_aggregate_out_type(const struct sc_aggregate *agg, enum sc_type *out);
+
+/* sc_aggregate_out_ncols - k + 1. */
+uint32_t sc_aggregate_out_ncols(const struct sc_aggregate *agg);
+
+/*
+ * sc_aggregate_step - one tick: `delta` (spec.ncols columns, borrowed;
+ * NULL means empty) is added to the integral and the output delta (a new
+ * batch of k + 1 columns, one reference for the caller) is written to
+ * *out. Returns 0, SC_EINVAL (agg or out NULL), SC_ESCHEMA (wrong width),
+ * SC_EOVERFLOW, SC_ENOMEM; on failure nothing changed and *out is
+ * unwritten.
+ */
+int sc_aggregate_step(struct sc_aggregate *agg, const struct sc_batch *delta,
+		      struct sc_batch **out);
+
+/*
+ * sc_aggregate_work - at most `budget` units of merge work on the trace.
+ * Returns 0, SC_EINVAL, SC_ENOMEM, SC_EOVERFLOW (as sc_trace_work).
+ */
+int sc_aggregate_work(struct sc_aggregate *agg, size_t budget);
+
+/* sc_aggregate_pending - merge work outstanding (0: settled). */
+size_t sc_aggregate_pending(const struct sc_aggregate *agg);
+
+/* sc_aggregate_groups - live groups; _rows / _bytes - rows and bytes held
+ * by the trace (and, for bytes, the group table). For benchmarks. */
+size_t sc_aggregate_groups(const struct sc_aggregate *agg);
+size_t sc_aggregate_rows(const struct sc_aggregate *agg);
+size_t sc_aggregate_bytes(const struct sc_aggregate *agg);
+
+/* sc_aggregate_destroy - free. NULL is allowed. */
+void sc_aggregate_destroy(struct sc_aggregate *agg);
+
+#endif /* SC_AGGREGATE_H */

@@ -1,0 +1,128 @@
+/*
+ * join.h - the incremental equi-join and antijoin of two Z-set streams.
+ *
+ * Both inputs are *indexed* on their first k columns (sc_batch_index_by
+ * re-keys a stream that is not). A join keeps the integral of each input
+ * in a trace (trace.h) and, for input deltas da and db, emits the bilinear
+ * delta of the join (DBSP, Budiu et al., VLDB 2023, the incremental join):
+ *
+ *     d(A join B) = da join Ib  +  Ia join db  +  da join db
+ *
+ * where Ia and Ib are the integrals as they were BEFORE this step; then
+ * the traces absorb da and db. An output row is
+ *
+ *     (key[0..k), a's columns k.., b's columns k..)
+ *
+ * of a_ncols + b_ncols - k columns (at most SC_SCHEMA_MAX_COLS), with the
+ * product of the two weights. k == 0 is the cross product.
+ *
+ * Cost of a step: the rows of da are sorted, so their keys are probed into
+ * Ib in increasing order; each trace run is searched by galloping forward
+ * from the previous key's position (operators/probe_int.h), so a delta of d
+ * keys against a run of n rows costs O(d log(n / d)) compares per run, and
+ * a trace has O(log N) runs: O(d log^2 N) to find the matches, plus the
+ * output. The traces' merge work is NOT done by the step: sc_*_work
+ * spreads it (see trace.h: about 2 log2 N units of work per inserted row
+ * keep each spine in shape, so O(log N) amortised per input row). A step
+ * only merges when a spine reaches SC_TRACE_MAX_RUNS runs (the trace's
+ * safety net), and it does that before it changes anything.
+ *
+ * The antijoin keeps the same two traces and emits the rows of a, with a's
+ * weights, whose key has NO positive-weight presence in the integral of b:
+ *
+ *     antijoin(A, B) = A - (A semijoin distinct(B))
+ *
+ * where a key is *present* in B when some row of Ib with that key has an
+ * integrated weight > 0. A step emits da's rows whose key is absent from
+ * the new Ib, and, for every key whose presence db changes, retracts (the
+ * key became present) or re-inserts (it became absent) Ia's rows of that
+ * key. The output rows have a's a_ncols columns.
+ *
+ * Errors: every step validates before it changes anything, so a failing
+ * step leaves both traces as they were and writes no output: a delta of the
+ * wrong width is SC_ESCHEMA, a weight product or a consolidated output
+ * weight beyond int64 is SC_EOVERFLOW, as is a delta that would make an
+ * integrated weight leave int64 (checked only when the sum of |weights|
+ * ever inserted gets near 2^63, so it is free in practice).
+ *
+ * Threads: a join is single-threaded, like everything in operators/. The
+ * batches given to and returned by a step are immutable and may be shared.
+ */
+#ifndef SC_JOIN_H
+#define SC_JOIN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "operators/batch.h"
+#include "operators/error.h"
+
+struct sc_join;
+struct sc_antijoin;
+
+/*
+ * sc_join_create - a join of a stream of a_ncols-column rows with a stream
+ * of b_ncols-column rows on their first k columns, with empty integrals.
+ * Returns 0 and *out; SC_EINVAL (out NULL); SC_ESCHEMA (a_ncols or b_ncols
+ * 0 or above SC_SCHEMA_MAX_COLS, k above either, or an output row wider
+ * than SC_SCHEMA_MAX_COLS); SC_ENOMEM.
+ */
+int sc_join_create(uint32_t a_ncols, uint32_t b_ncols, uint32_t k,
+		   struct sc_join **out);
+
+/*
+ * sc_join_step - one clock tick: da and db are this tick's deltas (either
+ * may be NULL, meaning empty; both are borrowed, the join keeps its own
+ * references). Writes the output delta (a new batch of sc_join_out_ncols
+ * columns, possibly empty, one reference owned by the caller) to *out.
+ * Returns 0; SC_EINVAL (j or out NULL); SC_ESCHEMA (a delta's width is not
+ * a_ncols / b_ncols); SC_EOVERFLOW; SC_ENOMEM. On failure nothing changed
+ * and *out is unwritten.
+ */
+int sc_join_step(struct sc_join *j, const struct sc_batch *da,
+		 const struct sc_batch *db, struct sc_batch **out);
+
+/*
+ * sc_join_work - do at most `budget` units of merge work (one unit = one
+ * row moved by a merge) on the two traces, A's first. Returns 0, SC_EINVAL
+ * (j NULL), SC_ENOMEM or SC_EOVERFLOW (from the trace; the integrals stay
+ * exact). Merge work never changes an integral or any later output.
+ */
+int sc_join_work(struct sc_join *j, size_t budget);
+
+/* sc_join_pending - merge work outstanding on both traces (trace.h's
+ * sc_trace_pending summed); 0 when both spines are settled. */
+size_t sc_join_pending(const struct sc_join *j);
+
+/* sc_join_out_ncols - the width of output rows: a_ncols + b_ncols - k. */
+uint32_t sc_join_out_ncols(const struct sc_join *j);
+
+/* sc_join_rows - rows held by the two traces (a row stored in two runs
+ * counts twice); sc_join_bytes - bytes they hold. For benchmarks. */
+size_t sc_join_rows(const struct sc_join *j);
+size_t sc_join_bytes(const struct sc_join *j);
+
+/* sc_join_destroy - release the traces and free. NULL is allowed. */
+void sc_join_destroy(struct sc_join *j);
+
+/*
+ * sc_antijoin_create - an antijoin of a_ncols-column rows by the presence
+ * of their first-k-column key among b_ncols-column rows. Errors as
+ * sc_join_create (the output has a_ncols columns).
+ */
+int sc_antijoin_create(uint32_t a_ncols, uint32_t b_ncols, uint32_t k,
+		       struct sc_antijoin **out);
+
+/*
+ * sc_antijoin_step - one tick, as sc_join_step; the output has a_ncols
+ * columns. Errors as sc_join_step; on failure nothing changed.
+ */
+int sc_antijoin_step(struct sc_antijoin *aj, const struct sc_batch *da,
+		     const struct sc_batch *db, struct sc_batch **out);
+
+/* sc_antijoin_work, _pending, _destroy - as for the join. */
+int sc_antijoin_work(struct sc_antijoin *aj, size_t budget);
+size_t sc_antijoin_pending(const struct sc_antijoin *aj);
+void sc_antijoin_destroy(struct sc_antijoin *aj);
+
+#endif /* SC_JOIN_H */
