@@ -8,6 +8,7 @@
  * means 30% slower.
  *
  *  stream add         sc_xsum_add into one accumulator   vs  s += v
+ *  stream add_array   sc_xsum_add_array over the input   vs  s += v
  *  stream add+retract add v[i], retract v[i-1]          vs  s += v; s -= w
  *  groups G add       acc[g[i]] add, g random in [0, G)  vs  sum[g[i]] += v
  *                     (a double array, 8 bytes a group; and a double in a
@@ -103,6 +104,24 @@ time_stream_double(const double *v, size_t n)
 	double ns = (double)(sc_bench_now_ns() - t0) / (double)n;
 	sink = s;
 	(void)sink;
+	return ns;
+}
+
+static double
+time_stream_array(const double *v, size_t n)
+{
+	struct sc_xsum x;
+	uint64_t t0;
+	int rc;
+
+	sc_xsum_init(&x);
+	t0 = sc_bench_now_ns();
+	rc = sc_xsum_add_array(&x, v, n, NULL);
+	double ns = (double)(sc_bench_now_ns() - t0) / (double)n;
+	if (rc)
+		fail("stream add_array failed");
+	sc_bench_keep(&x);
+	sc_xsum_fini(&x);
 	return ns;
 }
 
@@ -298,7 +317,7 @@ main(int argc, char **argv)
 	bool quick = sc_bench_init(argc, argv);
 	size_t n = quick ? 200000 : 4000000;
 	double *v = make_values(n, 42);
-	double so[REPS], sd[REPS], co[REPS], cd[REPS];
+	double so[REPS], sd[REPS], sa[REPS], co[REPS], cd[REPS];
 
 	if (!v)
 		fail("out of memory");
@@ -306,11 +325,15 @@ main(int argc, char **argv)
 	for (int r = 0; r < REPS; r++) {
 		so[r] = time_stream_xsum(v, n);
 		sd[r] = time_stream_double(v, n);
+		sa[r] = time_stream_array(v, n);
 		co[r] = time_churn_xsum(v, n);
 		cd[r] = time_churn_double(v, n);
 	}
 	sc_bench_emit("xsum", "stream add", "ns/add", sc_bench_median(so, REPS),
 		      "double s += v", sc_bench_median(sd, REPS));
+	sc_bench_emit("xsum", "stream add_array", "ns/add",
+		      sc_bench_median(sa, REPS), "double s += v",
+		      sc_bench_median(sd, REPS));
 	sc_bench_emit("xsum", "stream add+retract", "ns/op",
 		      sc_bench_median(co, REPS), "double s += v; s -= w",
 		      sc_bench_median(cd, REPS));

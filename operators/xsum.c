@@ -374,6 +374,107 @@ sc__xsum_add_slow(struct sc_xsum *x, uint64_t bits, int64_t w)
 	return place(x, (uint32_t)(p >> 5), dig, n);
 }
 
+/* ---- streams ------------------------------------------------------------ */
+
+/*
+ * sc_xsum_add_array sums a run of values first into a table with one
+ * signed slot per exponent (the idea of Neal's *large* superaccumulator),
+ * which needs no shift and no split per value: slot[e - lo] += +-m. The
+ * table covers the 128 exponents of the window's chunks base..base+3, and
+ * a run is at most 512 values, so a slot stays under 512 * 2^53 = 2^62.
+ * At the end of a run each non-zero slot, m_sum * 2^(e - 1075), is added
+ * to the window as three 32-bit digits, and the window is normalised.
+ */
+#define TAB_EXPS 128
+#define TAB_RUN	 512
+/* After a run cut short by a value outside the table, the next values go
+ * one by one, so that data living outside it does not pay for a table
+ * per value. */
+#define TAB_PAUSE 64
+
+/* Fold the table (slot d is exponent 32 * base + d) into x's window. */
+static void
+fold_table(struct sc_xsum *x, const int64_t *tab)
+{
+	carry_balanced(x->limb, K);
+	for (int d = 0; d < TAB_EXPS; d++) {
+		int64_t t = tab[d];
+
+		if (t == 0)
+			continue;
+		/* |t| < 2^62 shifted by < 32: three digits, the top signed */
+		__int128 p = (__int128)t * ((int64_t)1 << (d & 31));
+		int j = d >> 5;
+
+		x->limb[j] += (int64_t)((uint64_t)p & MASK32);
+		x->limb[j + 1] += (int64_t)((uint64_t)(p >> 32) & MASK32);
+		x->limb[j + 2] += (int64_t)(p >> 64);
+	}
+	x->budget = 1; /* the tick renews it after normalising */
+	sc__xsum_tick(x);
+}
+
+/*
+ * Add values of v (at most TAB_RUN) through the table while they fall in
+ * it; returns how many were added.
+ */
+static size_t
+add_run(struct sc_xsum *x, const double *v, size_t n)
+{
+	int64_t tab[TAB_EXPS];
+	uint32_t lo = 32u * x->gate;
+	size_t i;
+
+	memset(tab, 0, sizeof(tab));
+	if (n > TAB_RUN)
+		n = TAB_RUN;
+	for (i = 0; i < n; i++) {
+		uint64_t b = sc__xsum_bits(v[i]);
+		uint32_t d = ((uint32_t)(b >> 52) & 0x7ff) - lo;
+		int64_t neg = (int64_t)b >> 63;
+		int64_t m = (int64_t)((b & ((UINT64_C(1) << 52) - 1)) |
+				      (UINT64_C(1) << 52));
+
+		if (d >= TAB_EXPS)
+			break;
+		tab[d] += (m ^ neg) - neg;
+	}
+	fold_table(x, tab);
+	return i;
+}
+
+int
+sc_xsum_add_array(struct sc_xsum *x, const double *v, size_t n, size_t *done)
+{
+	size_t i = 0, pause = 0;
+	int rc = 0;
+
+	if (x == NULL || (v == NULL && n > 0))
+		return sc__fail(SC_EINVAL, "sc_xsum_add_array: %s is NULL",
+				x == NULL ? "accumulator" : "v");
+	while (i < n) {
+		if (pause == 0 && x->gate != SC__XSUM_SHUT) {
+			size_t want = n - i < TAB_RUN ? n - i : TAB_RUN;
+			size_t k = add_run(x, v + i, want);
+
+			i += k;
+			if (k == want)
+				continue;
+			pause = TAB_PAUSE;
+		}
+		/* v[i] is outside the table: the window or the slow path. */
+		rc = sc__xsum_add_bits(x, sc__xsum_bits(v[i]), 0);
+		if (rc)
+			break;
+		i++;
+		if (pause > 0)
+			pause--;
+	}
+	if (done)
+		*done = i;
+	return rc;
+}
+
 /* ---- life cycle -----------------------------------------------------------
  */
 

@@ -217,6 +217,19 @@ sc_xsum_add_weighted(struct sc_xsum *x, double v, int64_t w)
 }
 
 /*
+ * sc_xsum_add_array - x += v[0] + ... + v[n-1], exactly: the streaming
+ * form of sc_xsum_add. Runs of values near the window go through a
+ * private table with a slot per exponent (no shifts, no carries: about
+ * half the work of sc_xsum_add per value), folded in every 512 values.
+ * Returns 0 with
+ * *done = n; on a failure (as sc_xsum_add) the values before v[*done]
+ * were added and the rest were not. done may be NULL; v may be NULL only
+ * when n is 0. SC_EINVAL if x is NULL.
+ */
+int sc_xsum_add_array(struct sc_xsum *x, const double *v, size_t n,
+		      size_t *done);
+
+/*
  * sc_xsum_merge - a += b, exactly, counts included (a == b doubles a).
  * b is not changed. Returns 0; SC_ENOMEM (a unchanged) if a had to grow and
  * could not; SC_EOVERFLOW (a unchanged) if a count would wrap; SC_EINVAL if

@@ -882,7 +882,55 @@ Test(xsum, long_runs_carry_past_the_window_top)
 	ref_mul(&s, 1 << 22, false);
 	cr_assert(same_bits(read_of(&x), ref_round(&s)));
 	cr_assert(sc_xsum_is_compact(&x));
+	/* the same through the streaming form */
+	static double arr[1 << 16];
+	struct sc_xsum y;
+	for (int i = 0; i < (1 << 16); i++)
+		arr[i] = v;
+	sc_xsum_init(&y);
+	for (int k = 0; k < (1 << 6); k++)
+		cr_assert_eq(sc_xsum_add_array(&y, arr, 1 << 16, NULL), 0);
+	cr_assert(sc_xsum_equal(&x, &y));
 	sc_xsum_fini(&x);
+	sc_xsum_fini(&y);
+}
+
+Test(xsum, add_array_equals_one_add_per_value)
+{
+	enum { N = 10000 };
+	static double v[N];
+	struct sc_xsum a, b;
+	struct sc_rng r;
+	size_t done = 0;
+
+	sc_rng_seed(&r, 11);
+	for (int i = 0; i < N; i++)
+		v[i] = sc_rng_below(&r, 50) ? sc_rng_unit(&r) * 1e4 - 5e3
+					    : gen_value(&r);
+	v[17] = INFINITY;
+	v[5000] = NAN;
+	sc_xsum_init(&a);
+	sc_xsum_init(&b);
+	cr_assert_eq(sc_xsum_add_array(&a, v, N, &done), 0);
+	cr_assert_eq(done, N);
+	for (int i = 0; i < N; i++)
+		cr_assert_eq(sc_xsum_add(&b, v[i]), 0);
+	cr_assert(sc_xsum_equal(&a, &b));
+	/* without the outliers, a long stream stays compact and exact */
+	sc_xsum_clear(&a);
+	sc_xsum_clear(&b);
+	for (int i = 0; i < N; i++)
+		v[i] = sc_rng_unit(&r) * 1e4 - 5e3;
+	for (int k = 0; k < 30; k++)
+		cr_assert_eq(sc_xsum_add_array(&a, v, N, NULL), 0);
+	for (int k = 0; k < 30; k++)
+		for (int i = 0; i < N; i++)
+			sc_xsum_add(&b, v[i]);
+	cr_assert(sc_xsum_is_compact(&a));
+	cr_assert(sc_xsum_equal(&a, &b));
+	cr_assert(same_bits(read_of(&a), read_of(&b)));
+	sc_xsum_fini(&a);
+	sc_xsum_fini(&b);
 }
 
 static void *
@@ -911,6 +959,16 @@ Test(xsum, failed_growth_changes_nothing)
 	cr_assert(sc_xsum_is_compact(&x));
 	cr_assert(sc_xsum_equal(&x, &copy));
 	cr_assert(same_bits(read_of(&x), 1.25 + 1e-10));
+	/* an array stops at the value that needed memory */
+	double arr[4] = {1.0, 2.0, 1e300, 4.0};
+	size_t done = 99;
+	sc__xsum_set_calloc(failing_calloc);
+	cr_assert_eq(sc_xsum_add_array(&x, arr, 4, &done), SC_ENOMEM);
+	sc__xsum_set_calloc(NULL);
+	cr_assert_eq(done, 2);
+	sc_xsum_retract(&x, 1.0);
+	sc_xsum_retract(&x, 2.0);
+	cr_assert(sc_xsum_equal(&x, &copy));
 	/* and with memory, the same call succeeds */
 	cr_assert_eq(sc_xsum_add(&x, 1e300), 0);
 	cr_assert(same_bits(read_of(&x), 1e300));
@@ -953,6 +1011,10 @@ Test(xsum, null_arguments_are_refused_by_name)
 	cr_assert_eq(sc_xsum_merge(&x, NULL), SC_EINVAL);
 	cr_assert(strstr(sc_errmsg(), "sc_xsum_merge") != NULL);
 	cr_assert_eq(sc_xsum_negate(NULL), SC_EINVAL);
+	cr_assert_eq(sc_xsum_add_array(NULL, &d, 1, NULL), SC_EINVAL);
+	cr_assert_eq(sc_xsum_add_array(&x, NULL, 1, NULL), SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "sc_xsum_add_array") != NULL);
+	cr_assert_eq(sc_xsum_add_array(&x, NULL, 0, NULL), 0);
 	cr_assert_eq(sc_xsum_clear(NULL), SC_EINVAL);
 	cr_assert_eq(sc_xsum_read(NULL, &d), SC_EINVAL);
 	cr_assert_eq(sc_xsum_read(&x, NULL), SC_EINVAL);
