@@ -1,0 +1,59 @@
+/*
+ * graph_int.h - the inside of a graph, shared by graph.c, circuit.c and
+ * window.c. Not a public header: users read a graph through graph.h.
+ */
+#ifndef SC_GRAPH_INT_H
+#define SC_GRAPH_INT_H
+
+#include "operators/batch.h"
+#include "operators/graph.h"
+
+/* One node. Every field is written when the node is added and never again
+ * (except inputs[0] of a feedback, by sc_graph_bind, and name). */
+struct sc__node {
+	enum sc_node_kind kind;	 /* what it computes */
+	char *name;		 /* unique, malloc'ed */
+	bool named;		 /* name set by the user (not "<kind>#<id>") */
+	struct sc_schema schema; /* of the output stream */
+	uint32_t nin;		 /* ports */
+	int *in;		 /* stream read at each port (malloc'ed) */
+	uint32_t key;		 /* join/antijoin/aggregate key columns */
+	uint32_t ncols_idx;	 /* index_by: columns in cols */
+	uint32_t cols[SC_SCHEMA_MAX_COLS]; /* index_by: source columns */
+	union {
+		sc_map_fn map;
+		sc_filter_fn filter;
+		sc_flat_map_fn flat_map;
+	} fn;			 /* the user callback, by kind */
+	void *ctx;		 /* passed to fn */
+	void (*drop)(void *ctx); /* frees ctx with the graph, or NULL */
+	void *spec;		 /* aggregate: a malloc'ed copy of the spec */
+};
+
+struct sc_graph {
+	struct sc__node *nodes; /* n of them, by id */
+	size_t n;		/* nodes */
+	size_t cap;		/* room in nodes */
+	size_t circuits;	/* live circuits built from the graph */
+};
+
+/* The sink of a flat_map callback: the circuit's builder and the weight of
+ * the row being mapped. */
+struct sc_emitter {
+	struct sc_batch_builder *bld; /* rows go here */
+	uint32_t ncols;		      /* output columns */
+	int64_t weight;		      /* of the input row */
+};
+
+/*
+ * sc__graph_topo - order the nodes of a part (in_part[id] true) so that
+ * every node comes after the producers it reads inside the part, ignoring
+ * the edges into delay nodes (a delay's output is last tick's input, so it
+ * depends on nothing this tick). Writes *norder ids into order (room for
+ * g->n). Returns 0, SC_ECYCLE (with a message naming one cycle),
+ * SC_ESTATE (unbound feedback), SC_ENOMEM. `who` prefixes messages.
+ */
+int sc__graph_topo(const struct sc_graph *g, const bool *in_part, int *order,
+		   size_t *norder, const char *who);
+
+#endif /* SC_GRAPH_INT_H */
