@@ -1,0 +1,499 @@
+/*
+ * join.c - the incremental join and antijoin (see join.h for the design).
+ */
+#include "operators/join.h"
+
+#include <stdlib.h>
+
+#include "operators/probe_int.h"
+#include "operators/trace.h"
+
+/* The state both operators share: the two integrals. */
+struct sides {
+	uint32_t a_ncols;    /* width of a's rows */
+	uint32_t b_ncols;    /* width of b's rows */
+	uint32_t k;	     /* key columns, a prefix of both */
+	struct sc_trace *ta; /* integral of a */
+	struct sc_trace *tb; /* integral of b */
+	uint64_t mass_a;     /* sum of |w| ever inserted into ta (saturating) */
+	uint64_t mass_b;     /* the same for tb */
+	struct sc_batch_builder out; /* output scratch, kept for its buffer */
+};
+
+struct sc_join {
+	struct sides s;	    /* the integrals */
+	uint32_t out_ncols; /* a_ncols + b_ncols - k */
+};
+
+struct sc_antijoin {
+	struct sides s; /* the integrals; output is a_ncols wide */
+};
+
+/* --- shared state ----------------------------------------------------------
+ */
+
+static int
+sides_init(struct sides *s, const char *fn, uint32_t a_ncols, uint32_t b_ncols,
+	   uint32_t k, uint32_t out_ncols)
+{
+	int rc;
+
+	if (a_ncols == 0 || a_ncols > SC_SCHEMA_MAX_COLS || b_ncols == 0 ||
+	    b_ncols > SC_SCHEMA_MAX_COLS)
+		return sc__fail(SC_ESCHEMA,
+				"%s: inputs of %u and %u columns, "
+				"want 1..%d",
+				fn, a_ncols, b_ncols, SC_SCHEMA_MAX_COLS);
+	if (k > a_ncols || k > b_ncols)
+		return sc__fail(SC_ESCHEMA,
+				"%s: key of %u columns, inputs "
+				"have %u and %u",
+				fn, k, a_ncols, b_ncols);
+	if (out_ncols == 0 || out_ncols > SC_SCHEMA_MAX_COLS)
+		return sc__fail(SC_ESCHEMA,
+				"%s: output rows of %u columns, "
+				"want 1..%d",
+				fn, out_ncols, SC_SCHEMA_MAX_COLS);
+	s->a_ncols = a_ncols;
+	s->b_ncols = b_ncols;
+	s->k = k;
+	s->mass_a = s->mass_b = 0;
+	s->ta = s->tb = NULL;
+	rc = sc_trace_create(a_ncols, &s->ta);
+	if (rc == 0)
+		rc = sc_trace_create(b_ncols, &s->tb);
+	if (rc == 0)
+		rc = sc_batch_builder_init(&s->out, out_ncols);
+	if (rc) {
+		sc_trace_destroy(s->ta);
+		sc_trace_destroy(s->tb);
+	}
+	return rc;
+}
+
+static void
+sides_fini(struct sides *s)
+{
+	sc_trace_destroy(s->ta);
+	sc_trace_destroy(s->tb);
+	sc_batch_builder_fini(&s->out);
+}
+
+static int
+sides_work(struct sides *s, size_t budget)
+{
+	size_t done = 0;
+	int rc = sc_trace_work(s->ta, budget, &done);
+
+	if (rc == 0 && done < budget)
+		rc = sc_trace_work(s->tb, budget - done, NULL);
+	return rc;
+}
+
+static size_t
+sides_pending(const struct sides *s)
+{
+	return sc_trace_pending(s->ta) + sc_trace_pending(s->tb);
+}
+
+/*
+ * Would adding delta to t make an integrated weight leave int64? Only
+ * asked when the mass bound cannot rule it out.
+ */
+static int
+check_integral(const char *fn, const struct sc_trace *t, uint64_t mass,
+	       const struct sc_batch *delta)
+{
+	struct sc__probe p;
+	int64_t old, w;
+	int rc;
+
+	if (!delta || sc__mass_safe(sc__mass_add(mass, sc__batch_mass(delta))))
+		return 0;
+	sc__probe_init(&p, sc_batch_ncols(delta), t, NULL);
+	for (size_t i = 0; i < sc_batch_count(delta); i++) {
+		rc = sc__probe_weight(&p, sc_batch_row(delta, i), &old);
+		if (rc)
+			return rc;
+		if (__builtin_add_overflow(old, sc_batch_weight(delta, i), &w))
+			return sc__fail(SC_EOVERFLOW,
+					"%s: row %zu of the delta takes its "
+					"integrated weight beyond int64",
+					fn, i);
+	}
+	return 0;
+}
+
+/*
+ * Everything a step does before it computes: arguments, widths, room in
+ * both spines, and integrals that stay within int64.
+ */
+static int
+sides_validate(struct sides *s, const char *fn, const struct sc_batch *da,
+	       const struct sc_batch *db, struct sc_batch **out)
+{
+	int rc;
+
+	if (!out)
+		return sc__fail(SC_EINVAL, "%s: out is NULL", fn);
+	rc = sc__check_delta(fn, "delta a", da, s->a_ncols);
+	if (rc == 0)
+		rc = sc__check_delta(fn, "delta b", db, s->b_ncols);
+	if (rc == 0)
+		rc = check_integral(fn, s->ta, s->mass_a, da);
+	if (rc == 0)
+		rc = check_integral(fn, s->tb, s->mass_b, db);
+	if (rc == 0)
+		rc = sc__trace_make_room(s->ta);
+	if (rc == 0)
+		rc = sc__trace_make_room(s->tb);
+	return rc;
+}
+
+/*
+ * Finish the output and let the traces absorb the deltas. The inserts
+ * cannot fail: the spines have room (sides_validate) and the widths match.
+ */
+static int
+sides_commit(struct sides *s, const struct sc_batch *da,
+	     const struct sc_batch *db, struct sc_batch **out)
+{
+	struct sc_batch *res;
+	int rc = sc_batch_builder_finish(&s->out, &res);
+
+	if (rc) {
+		sc_batch_builder_clear(&s->out);
+		return rc;
+	}
+	/* A trace keeps a reference; the batch itself is never written. */
+	if (da && sc_batch_count(da)) {
+		(void)sc_trace_insert(s->ta, (struct sc_batch *)da);
+		s->mass_a = sc__mass_add(s->mass_a, sc__batch_mass(da));
+	}
+	if (db && sc_batch_count(db)) {
+		(void)sc_trace_insert(s->tb, (struct sc_batch *)db);
+		s->mass_b = sc__mass_add(s->mass_b, sc__batch_mass(db));
+	}
+	*out = res;
+	return 0;
+}
+
+/* The end of the run of rows of b that share row i's first k columns. */
+static size_t
+key_end(const struct sc_batch *b, size_t i, uint32_t k)
+{
+	size_t n = sc_batch_count(b);
+	const uint64_t *key = sc_batch_row(b, i);
+
+	while (++i < n && sc_row_eq(sc_batch_row(b, i), key, k))
+		;
+	return i;
+}
+
+/* --- join ---------------------------------------------------------------- */
+
+/* Push (key, a's rest, b's rest) with weight wa * wb. */
+static int
+push_pair(struct sides *s, const uint64_t *a, int64_t wa, const uint64_t *b,
+	  int64_t wb)
+{
+	uint64_t row[SC_SCHEMA_MAX_COLS];
+	uint32_t n = s->a_ncols;
+	int64_t w;
+
+	if (__builtin_mul_overflow(wa, wb, &w))
+		return sc__fail(SC_EOVERFLOW,
+				"sc_join_step: weights %lld * %lld leave int64",
+				(long long)wa, (long long)wb);
+	for (uint32_t i = 0; i < n; i++)
+		row[i] = a[i];
+	for (uint32_t i = s->k; i < s->b_ncols; i++)
+		row[n++] = b[i];
+	return sc_batch_builder_push(&s->out, row, n, w);
+}
+
+/*
+ * delta join trace: for each key of `delta` (one side's rows), the matching
+ * rows of probe `p` (the other side's integral), pushed as pairs in
+ * (a, b) order; `delta_is_a` says which side the delta is.
+ */
+static int
+join_delta(struct sides *s, const struct sc_batch *delta, struct sc__probe *p,
+	   bool delta_is_a)
+{
+	const uint64_t *other;
+	int64_t wo;
+	int rc = 0;
+
+	for (size_t i = 0, e; i < sc_batch_count(delta); i = e) {
+		e = key_end(delta, i, s->k);
+		sc__probe_seek(p, sc_batch_row(delta, i), s->k);
+		while ((rc = sc__probe_next(p, &other, &wo)) == 1) {
+			for (size_t r = i; r < e && rc >= 0; r++) {
+				const uint64_t *d = sc_batch_row(delta, r);
+				int64_t wd = sc_batch_weight(delta, r);
+
+				rc = delta_is_a
+					 ? push_pair(s, d, wd, other, wo)
+					 : push_pair(s, other, wo, d, wd);
+			}
+			if (rc < 0)
+				return rc;
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+int
+sc_join_create(uint32_t a_ncols, uint32_t b_ncols, uint32_t k,
+	       struct sc_join **out)
+{
+	struct sc_join *j;
+	uint32_t on = a_ncols + b_ncols - k;
+	int rc;
+
+	if (!out)
+		return sc__fail(SC_EINVAL, "sc_join_create: out is NULL");
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return sc__fail(SC_ENOMEM, "sc_join_create: out of memory");
+	rc = sides_init(&j->s, "sc_join_create", a_ncols, b_ncols, k,
+			k > a_ncols + b_ncols ? 0 : on);
+	if (rc) {
+		free(j);
+		return rc;
+	}
+	j->out_ncols = on;
+	*out = j;
+	return 0;
+}
+
+int
+sc_join_step(struct sc_join *j, const struct sc_batch *da,
+	     const struct sc_batch *db, struct sc_batch **out)
+{
+	struct sc__probe p;
+	int rc;
+
+	if (!j)
+		return sc__fail(SC_EINVAL, "sc_join_step: join is NULL");
+	rc = sides_validate(&j->s, "sc_join_step", da, db, out);
+	if (rc)
+		return rc;
+	sc_batch_builder_clear(&j->s.out);
+	/* da x Ib, then (Ia + da) x db = Ia x db + da x db: the traces as
+	 * they were before this step, the deltas seen as extra runs. */
+	if (da && sc_batch_count(da)) {
+		sc__probe_init(&p, j->s.b_ncols, j->s.tb, NULL);
+		rc = join_delta(&j->s, da, &p, true);
+	}
+	if (rc == 0 && db && sc_batch_count(db)) {
+		sc__probe_init(&p, j->s.a_ncols, j->s.ta, da);
+		rc = join_delta(&j->s, db, &p, false);
+	}
+	if (rc) {
+		sc_batch_builder_clear(&j->s.out);
+		return rc;
+	}
+	return sides_commit(&j->s, da, db, out);
+}
+
+int
+sc_join_work(struct sc_join *j, size_t budget)
+{
+	if (!j)
+		return sc__fail(SC_EINVAL, "sc_join_work: join is NULL");
+	return sides_work(&j->s, budget);
+}
+
+size_t
+sc_join_pending(const struct sc_join *j)
+{
+	return j ? sides_pending(&j->s) : 0;
+}
+
+uint32_t
+sc_join_out_ncols(const struct sc_join *j)
+{
+	return j ? j->out_ncols : 0;
+}
+
+size_t
+sc_join_rows(const struct sc_join *j)
+{
+	return j ? sc_trace_rows(j->s.ta) + sc_trace_rows(j->s.tb) : 0;
+}
+
+size_t
+sc_join_bytes(const struct sc_join *j)
+{
+	return j ? sc_trace_bytes(j->s.ta) + sc_trace_bytes(j->s.tb) : 0;
+}
+
+void
+sc_join_destroy(struct sc_join *j)
+{
+	if (!j)
+		return;
+	sides_fini(&j->s);
+	free(j);
+}
+
+/* --- antijoin ------------------------------------------------------------ */
+
+/* Is key present (a row of positive summed weight) in what p sees? */
+static int
+present(struct sc__probe *p, const uint64_t *key, uint32_t k, bool *yes)
+{
+	const uint64_t *row;
+	int64_t w;
+	int rc;
+
+	sc__probe_seek(p, key, k);
+	while ((rc = sc__probe_next(p, &row, &w)) == 1)
+		if (w > 0)
+			break;
+	if (rc < 0)
+		return rc;
+	*yes = rc == 1;
+	return 0;
+}
+
+/* Push `sign` times every row of Ia with this key. */
+static int
+push_key_rows(struct sides *s, struct sc__probe *pa, const uint64_t *key,
+	      int64_t sign)
+{
+	const uint64_t *row;
+	int64_t w;
+	int rc;
+
+	sc__probe_seek(pa, key, s->k);
+	while ((rc = sc__probe_next(pa, &row, &w)) == 1) {
+		if (sign < 0 && w == INT64_MIN)
+			return sc__fail(SC_EOVERFLOW,
+					"sc_antijoin_step: cannot retract a "
+					"row of weight INT64_MIN");
+		rc = sc_batch_builder_push(&s->out, row, s->a_ncols, sign * w);
+		if (rc)
+			return rc;
+	}
+	return rc;
+}
+
+/* Keys whose presence db changes retract or restore Ia's rows. */
+static int
+anti_presence_changes(struct sides *s, const struct sc_batch *db)
+{
+	struct sc__probe old_b, new_b, pa;
+	bool was, is;
+	int rc = 0;
+
+	sc__probe_init(&old_b, s->b_ncols, s->tb, NULL);
+	sc__probe_init(&new_b, s->b_ncols, s->tb, db);
+	sc__probe_init(&pa, s->a_ncols, s->ta, NULL);
+	for (size_t i = 0, e; rc == 0 && i < sc_batch_count(db); i = e) {
+		const uint64_t *key = sc_batch_row(db, i);
+
+		e = key_end(db, i, s->k);
+		rc = present(&old_b, key, s->k, &was);
+		if (rc == 0)
+			rc = present(&new_b, key, s->k, &is);
+		if (rc == 0 && was != is)
+			rc = push_key_rows(s, &pa, key, is ? -1 : 1);
+	}
+	return rc;
+}
+
+/* da's rows whose key is absent from Ib + db. */
+static int
+anti_new_rows(struct sides *s, const struct sc_batch *da,
+	      const struct sc_batch *db)
+{
+	struct sc__probe new_b;
+	bool is;
+	int rc = 0;
+
+	sc__probe_init(&new_b, s->b_ncols, s->tb, db);
+	for (size_t i = 0, e; rc == 0 && i < sc_batch_count(da); i = e) {
+		e = key_end(da, i, s->k);
+		rc = present(&new_b, sc_batch_row(da, i), s->k, &is);
+		for (size_t r = i; rc == 0 && !is && r < e; r++)
+			rc = sc_batch_builder_push(&s->out, sc_batch_row(da, r),
+						   s->a_ncols,
+						   sc_batch_weight(da, r));
+	}
+	return rc;
+}
+
+int
+sc_antijoin_create(uint32_t a_ncols, uint32_t b_ncols, uint32_t k,
+		   struct sc_antijoin **out)
+{
+	struct sc_antijoin *aj;
+	int rc;
+
+	if (!out)
+		return sc__fail(SC_EINVAL, "sc_antijoin_create: out is NULL");
+	aj = calloc(1, sizeof(*aj));
+	if (!aj)
+		return sc__fail(SC_ENOMEM, "sc_antijoin_create: out of memory");
+	rc = sides_init(&aj->s, "sc_antijoin_create", a_ncols, b_ncols, k,
+			a_ncols);
+	if (rc) {
+		free(aj);
+		return rc;
+	}
+	*out = aj;
+	return 0;
+}
+
+int
+sc_antijoin_step(struct sc_antijoin *aj, const struct sc_batch *da,
+		 const struct sc_batch *db, struct sc_batch **out)
+{
+	int rc;
+
+	if (!aj)
+		return sc__fail(SC_EINVAL,
+				"sc_antijoin_step: antijoin is NULL");
+	rc = sides_validate(&aj->s, "sc_antijoin_step", da, db, out);
+	if (rc)
+		return rc;
+	sc_batch_builder_clear(&aj->s.out);
+	if (db && sc_batch_count(db))
+		rc = anti_presence_changes(&aj->s, db);
+	if (rc == 0 && da && sc_batch_count(da))
+		rc = anti_new_rows(&aj->s, da, db);
+	if (rc) {
+		sc_batch_builder_clear(&aj->s.out);
+		return rc;
+	}
+	return sides_commit(&aj->s, da, db, out);
+}
+
+int
+sc_antijoin_work(struct sc_antijoin *aj, size_t budget)
+{
+	if (!aj)
+		return sc__fail(SC_EINVAL,
+				"sc_antijoin_work: antijoin is NULL");
+	return sides_work(&aj->s, budget);
+}
+
+size_t
+sc_antijoin_pending(const struct sc_antijoin *aj)
+{
+	return aj ? sides_pending(&aj->s) : 0;
+}
+
+void
+sc_antijoin_destroy(struct sc_antijoin *aj)
+{
+	if (!aj)
+		return;
+	sides_fini(&aj->s);
+	free(aj);
+}

@@ -1,0 +1,110 @@
+/*
+ * probe_int.h - monotone probes into the runs of a trace, shared by the
+ * stateful operators (join, distinct, aggregate). Internal.
+ *
+ * A step of a stateful operator looks up the rows of a sorted delta in a
+ * trace: the keys it asks for only grow. A probe remembers, per run, where
+ * the previous lookup landed and gallops forward from there (exponential
+ * then binary search; Bentley and Yao, 1976), so d increasing lookups in a
+ * run of n rows cost O(d log(n / d)) compares instead of O(d log n), and a
+ * lookup that lands near the last one costs O(1).
+ *
+ * A probe sees the runs of a trace and, optionally, one extra batch (a
+ * delta not inserted yet), so an operator can read "the integral after
+ * this step" without changing the trace: that is how steps validate and
+ * compute everything before they mutate.
+ *
+ * After sc__probe_seek(key, k), the rows with that key prefix are one range
+ * per run; sc__probe_next walks them forward and sc__probe_prev backward,
+ * in row order, each row once with its weight summed over the runs, rows
+ * whose weights cancel skipped. The two walks share the range: they meet
+ * in the middle and never return a row twice.
+ *
+ * A probe borrows the runs: it is valid until the next insert or work on
+ * the trace. Caller storage, no allocation.
+ */
+#ifndef SC_PROBE_INT_H
+#define SC_PROBE_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "operators/batch.h"
+#include "operators/trace.h"
+
+#define SC__PROBE_MAX (SC_TRACE_MAX_RUNS + 1)
+
+struct sc__probe {
+	uint32_t ncols;				   /* row width */
+	uint32_t nruns;				   /* runs probed */
+	const struct sc_batch *run[SC__PROBE_MAX]; /* borrowed */
+	size_t from[SC__PROBE_MAX]; /* every later key is at or after this */
+	size_t lo[SC__PROBE_MAX];   /* the current key range, still to walk */
+	size_t hi[SC__PROBE_MAX];   /* forward walks lo up, backward hi down */
+};
+
+/*
+ * sc__probe_init - a probe over the runs of t (may be NULL: none) and the
+ * batch `extra` (may be NULL or empty). Both must have p's width; checked
+ * by the caller.
+ */
+void sc__probe_init(struct sc__probe *p, uint32_t ncols,
+		    const struct sc_trace *t, const struct sc_batch *extra);
+
+/*
+ * sc__probe_seek - the rows whose first k columns equal key[0..k). Keys of
+ * successive seeks must not decrease (compared on their first k words).
+ */
+void sc__probe_seek(struct sc__probe *p, const uint64_t *key, uint32_t k);
+
+/*
+ * sc__probe_next / sc__probe_prev - the next row of the range from the
+ * front (from the back) with a non-zero summed weight: 1 and *row
+ * (borrowed), *w; 0 when the range is exhausted; SC_EOVERFLOW when a
+ * row's weights sum beyond int64.
+ */
+int sc__probe_next(struct sc__probe *p, const uint64_t **row, int64_t *w);
+int sc__probe_prev(struct sc__probe *p, const uint64_t **row, int64_t *w);
+
+/*
+ * sc__probe_weight - the summed weight of the exact row `row` (0 if
+ * absent). Rows of successive calls must not decrease. 0 or SC_EOVERFLOW.
+ */
+int sc__probe_weight(struct sc__probe *p, const uint64_t *row, int64_t *w);
+
+/*
+ * A bound on every integrated weight: the sum of |w| over every row ever
+ * added, saturating. While mass + (the delta's mass) <= INT64_MAX no
+ * integrated weight (nor any partial sum of runs) can leave int64, and an
+ * operator can skip its per-row overflow checks.
+ */
+uint64_t sc__batch_mass(const struct sc_batch *b);
+
+static inline uint64_t
+sc__mass_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static inline bool
+sc__mass_safe(uint64_t mass)
+{
+	return mass <= (uint64_t)INT64_MAX;
+}
+
+/*
+ * sc__trace_make_room - make sure the next sc_trace_insert on t cannot
+ * fail: if the spine is at its run limit, settle it now (merging changes
+ * no integral, so a step may do this before it validates its input).
+ */
+int sc__trace_make_room(struct sc_trace *t);
+
+/*
+ * sc__check_delta - NULL is fine (empty); else its width must be ncols.
+ * Returns 0 or SC_ESCHEMA naming `fn` and `what`.
+ */
+int sc__check_delta(const char *fn, const char *what, const struct sc_batch *b,
+		    uint32_t ncols);
+
+#endif /* SC_PROBE_INT_H */

@@ -1,0 +1,378 @@
+/*
+ * test_join.c - the incremental join and antijoin against a from-scratch
+ * reference after every step of random delta sequences (with random merge
+ * work between steps), and bad input, which must change nothing.
+ *
+ * The reference is written out here with plain nested loops over the
+ * naive Z-sets of zset_gen.h: it shares no code with join.c or trace.c.
+ */
+#include <criterion/criterion.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/join.h"
+#include "tests/support/op_gen.h"
+#include "tests/support/prop.h"
+#include "tests/support/zset_gen.h"
+
+#define SUITE "join"
+
+/* Small domains, so keys collide and rows repeat. */
+static uint64_t
+col_small(struct sc_rng *r, uint32_t col, void *ctx)
+{
+	(void)ctx;
+	return col == 0 ? sc_rng_below(r, 5) : sc_rng_below(r, 4) * 1000 + col;
+}
+
+/* The join of two integrals, from scratch: every pair of rows with equal
+ * keys and non-zero weights. */
+static void
+ref_join(const struct zref *a, const struct zref *b, uint32_t k,
+	 struct zref *out)
+{
+	uint64_t row[SC_SCHEMA_MAX_COLS];
+
+	for (size_t i = 0; i < a->n; i++) {
+		const uint64_t *ra = a->rows + i * a->ncols;
+
+		if (a->w[i] == 0)
+			continue;
+		for (size_t j = 0; j < b->n; j++) {
+			const uint64_t *rb = b->rows + j * b->ncols;
+			uint32_t n = 0;
+
+			if (b->w[j] == 0 || memcmp(ra, rb, k * 8) != 0)
+				continue;
+			for (uint32_t c = 0; c < a->ncols; c++)
+				row[n++] = ra[c];
+			for (uint32_t c = k; c < b->ncols; c++)
+				row[n++] = rb[c];
+			zref_add(out, row, a->w[i] * b->w[j]);
+		}
+	}
+}
+
+/* The antijoin from scratch: rows of a whose key has no row of positive
+ * weight in b. */
+static void
+ref_antijoin(const struct zref *a, const struct zref *b, uint32_t k,
+	     struct zref *out)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		const uint64_t *ra = a->rows + i * a->ncols;
+		bool present = false;
+
+		for (size_t j = 0; j < b->n && !present; j++)
+			present =
+			    b->w[j] > 0 &&
+			    memcmp(ra, b->rows + j * b->ncols, k * 8) == 0;
+		if (a->w[i] != 0 && !present)
+			zref_add(out, ra, a->w[i]);
+	}
+}
+
+struct sides {
+	uint32_t an, bn, k;
+	struct opgen ga, gb;
+	struct zref ia, ib, out;
+};
+
+static void
+sides_init(struct sides *s, struct sc_rng *r, uint32_t out_ncols_extra)
+{
+	s->k = (uint32_t)sc_rng_below(r, 3);
+	s->an = s->k + 1 + (uint32_t)sc_rng_below(r, 2);
+	s->bn = s->k + (uint32_t)sc_rng_below(r, 2) + (s->k == 0);
+	s->ga = (struct opgen){s->an, s->k, col_small, NULL, true};
+	s->gb = (struct opgen){s->bn, s->k, col_small, NULL, false};
+	zref_init(&s->ia, s->an);
+	zref_init(&s->ib, s->bn);
+	zref_init(&s->out, out_ncols_extra ? s->an + s->bn - s->k : s->an);
+}
+
+static void
+sides_fini(struct sides *s)
+{
+	zref_fini(&s->ia);
+	zref_fini(&s->ib);
+	zref_fini(&s->out);
+}
+
+/* A delta for one side, or sometimes none (NULL). */
+static struct sc_batch *
+maybe_delta(struct sc_rng *r, const struct opgen *g, const struct zref *z)
+{
+	if (sc_rng_below(r, 6) == 0)
+		return NULL;
+	return opgen_delta(r, g, z, sc_rng_below(r, 12));
+}
+
+static void
+absorb(struct sides *s, struct sc_batch *da, struct sc_batch *db,
+       struct sc_batch *out)
+{
+	if (da)
+		zref_add_batch(&s->ia, da, 1);
+	if (db)
+		zref_add_batch(&s->ib, db, 1);
+	zref_add_batch(&s->out, out, 1);
+	sc_batch_release(da);
+	sc_batch_release(db);
+	sc_batch_release(out);
+}
+
+Test(join, output_integral_is_the_join_of_the_input_integrals)
+{
+	uint64_t base = sc_prop_seed(7001);
+
+	for (uint64_t c = 0; c < sc_prop_count(40); c++) {
+		struct sc_rng r;
+		struct sides s;
+		struct sc_join *j;
+
+		sc_rng_seed(&r, base + c);
+		sides_init(&s, &r, 1);
+		cr_assert_eq(sc_join_create(s.an, s.bn, s.k, &j), 0, "%s",
+			     sc_errmsg());
+		cr_assert_eq(sc_join_out_ncols(j), s.an + s.bn - s.k);
+		for (int step = 0; step < 30; step++) {
+			struct sc_batch *da = maybe_delta(&r, &s.ga, &s.ia);
+			struct sc_batch *db = maybe_delta(&r, &s.gb, &s.ib);
+			struct sc_batch *out;
+			struct zref want;
+			const uint64_t *bad = NULL;
+			int rc = sc_join_step(j, da, db, &out);
+
+			SC_PROP_ASSERT(base + c, SUITE,
+				       "output_integral_is_"
+				       "the_join_of_the_input_integrals",
+				       rc == 0, "step %d: %s", step,
+				       sc_errmsg());
+			cr_assert(sc_batch_is_consolidated(out));
+			absorb(&s, da, db, out);
+			zref_init(&want, s.out.ncols);
+			ref_join(&s.ia, &s.ib, s.k, &want);
+			SC_PROP_ASSERT(base + c, SUITE,
+				       "output_integral_is_"
+				       "the_join_of_the_input_integrals",
+				       zref_same(&want, &s.out, &bad),
+				       "step %d k %u: row %llu... want %lld "
+				       "got %lld",
+				       step, s.k, (unsigned long long)bad[0],
+				       zref_w(&want, bad), zref_w(&s.out, bad));
+			zref_fini(&want);
+			if (sc_rng_below(&r, 2))
+				cr_assert_eq(
+				    sc_join_work(j, sc_rng_below(&r, 3)
+							? sc_rng_below(&r, 40)
+							: SIZE_MAX),
+				    0);
+		}
+		sc_join_destroy(j);
+		sides_fini(&s);
+	}
+}
+
+Test(join, merge_work_settles_the_spines)
+{
+	struct sc_rng r;
+	struct sides s;
+	struct sc_join *j;
+
+	sc_rng_seed(&r, sc_prop_seed(7002));
+	sides_init(&s, &r, 1);
+	cr_assert_eq(sc_join_create(s.an, s.bn, s.k, &j), 0);
+	for (int step = 0; step < 40; step++) {
+		struct sc_batch *da = opgen_delta(&r, &s.ga, &s.ia, 8);
+		struct sc_batch *db = opgen_delta(&r, &s.gb, &s.ib, 8);
+		struct sc_batch *out;
+
+		cr_assert_eq(sc_join_step(j, da, db, &out), 0, "%s",
+			     sc_errmsg());
+		absorb(&s, da, db, out);
+	}
+	cr_assert_gt(sc_join_pending(j), 0);
+	cr_assert_eq(sc_join_work(j, SIZE_MAX), 0);
+	cr_assert_eq(sc_join_pending(j), 0);
+	cr_assert_gt(sc_join_bytes(j), 0);
+	sc_join_destroy(j);
+	sides_fini(&s);
+}
+
+Test(join, null_deltas_are_empty)
+{
+	struct sc_join *j;
+	struct sc_batch *out;
+
+	cr_assert_eq(sc_join_create(2, 2, 1, &j), 0);
+	cr_assert_eq(sc_join_step(j, NULL, NULL, &out), 0);
+	cr_assert_eq(sc_batch_count(out), 0);
+	cr_assert_eq(sc_batch_ncols(out), 3);
+	sc_batch_release(out);
+	sc_join_destroy(j);
+}
+
+static struct sc_batch *
+one(uint32_t ncols, const uint64_t *row, int64_t w)
+{
+	struct sc_batch *b;
+
+	cr_assert_eq(sc_batch_from_records(ncols, row, &w, 1, &b), 0);
+	return b;
+}
+
+Test(join, wrong_width_is_eschema_and_changes_nothing)
+{
+	struct sc_join *j;
+	uint64_t ra[2] = {1, 10}, rb[3] = {1, 20, 30};
+	struct sc_batch *a = one(2, ra, 1), *b3 = one(3, rb, 1), *out = NULL;
+
+	cr_assert_eq(sc_join_create(2, 2, 1, &j), 0);
+	cr_assert_eq(sc_join_step(j, a, b3, &out), SC_ESCHEMA);
+	cr_assert_null(out);
+	cr_assert(strstr(sc_errmsg(), "delta b") != NULL, "%s", sc_errmsg());
+	cr_assert_eq(sc_join_rows(j), 0, "a's delta must not be absorbed");
+	sc_batch_release(a);
+	sc_batch_release(b3);
+	sc_join_destroy(j);
+}
+
+Test(join, weight_overflow_is_eoverflow_and_changes_nothing)
+{
+	struct sc_join *j;
+	uint64_t ra[2] = {1, 10}, rb[2] = {1, 20};
+	struct sc_batch *a = one(2, ra, INT64_C(1) << 62);
+	struct sc_batch *b = one(2, rb, 4), *b1 = one(2, rb, 1);
+	struct sc_batch *out = NULL;
+
+	cr_assert_eq(sc_join_create(2, 2, 1, &j), 0);
+	cr_assert_eq(sc_join_step(j, a, NULL, &out), 0);
+	sc_batch_release(out);
+	out = NULL;
+	cr_assert_eq(sc_join_step(j, NULL, b, &out), SC_EOVERFLOW);
+	cr_assert_null(out);
+	cr_assert_eq(sc_join_rows(j), 1, "b's delta must not be absorbed");
+	/* The state is as before: a weight-1 b row joins the a row once. */
+	cr_assert_eq(sc_join_step(j, NULL, b1, &out), 0);
+	cr_assert_eq(sc_batch_count(out), 1);
+	cr_assert_eq(sc_batch_weight(out, 0), INT64_C(1) << 62);
+	sc_batch_release(out);
+	sc_batch_release(a);
+	sc_batch_release(b);
+	sc_batch_release(b1);
+	sc_join_destroy(j);
+}
+
+Test(join, integral_overflow_is_eoverflow_and_changes_nothing)
+{
+	struct sc_join *j;
+	uint64_t ra[2] = {1, 10};
+	struct sc_batch *a = one(2, ra, INT64_MAX), *a1 = one(2, ra, 1);
+	struct sc_batch *out = NULL;
+
+	cr_assert_eq(sc_join_create(2, 2, 1, &j), 0);
+	cr_assert_eq(sc_join_step(j, a, NULL, &out), 0);
+	sc_batch_release(out);
+	out = NULL;
+	cr_assert_eq(sc_join_step(j, a1, NULL, &out), SC_EOVERFLOW);
+	cr_assert_null(out);
+	cr_assert_eq(sc_join_rows(j), 1);
+	sc_batch_release(a);
+	sc_batch_release(a1);
+	sc_join_destroy(j);
+}
+
+Test(join, null_arguments_are_einval)
+{
+	struct sc_join *j;
+	struct sc_batch *out;
+
+	cr_assert_eq(sc_join_create(2, 2, 1, NULL), SC_EINVAL);
+	cr_assert_eq(sc_join_create(2, 2, 1, &j), 0);
+	cr_assert_eq(sc_join_step(NULL, NULL, NULL, &out), SC_EINVAL);
+	cr_assert_eq(sc_join_step(j, NULL, NULL, NULL), SC_EINVAL);
+	cr_assert_eq(sc_join_work(NULL, 10), SC_EINVAL);
+	sc_join_destroy(j);
+	sc_join_destroy(NULL);
+}
+
+Test(join, create_rejects_bad_widths)
+{
+	struct sc_join *j = NULL;
+
+	cr_assert_eq(sc_join_create(0, 2, 0, &j), SC_ESCHEMA);
+	cr_assert_eq(sc_join_create(2, 2, 3, &j), SC_ESCHEMA);
+	cr_assert_eq(
+	    sc_join_create(SC_SCHEMA_MAX_COLS, SC_SCHEMA_MAX_COLS, 1, &j),
+	    SC_ESCHEMA);
+	cr_assert_null(j);
+}
+
+Test(antijoin, output_integral_is_the_antijoin_of_the_input_integrals)
+{
+	uint64_t base = sc_prop_seed(7101);
+
+	for (uint64_t c = 0; c < sc_prop_count(40); c++) {
+		struct sc_rng r;
+		struct sides s;
+		struct sc_antijoin *aj;
+
+		sc_rng_seed(&r, base + c);
+		sides_init(&s, &r, 0);
+		cr_assert_eq(sc_antijoin_create(s.an, s.bn, s.k, &aj), 0, "%s",
+			     sc_errmsg());
+		for (int step = 0; step < 30; step++) {
+			struct sc_batch *da = maybe_delta(&r, &s.ga, &s.ia);
+			struct sc_batch *db = maybe_delta(&r, &s.gb, &s.ib);
+			struct sc_batch *out;
+			struct zref want;
+			const uint64_t *bad = NULL;
+			int rc = sc_antijoin_step(aj, da, db, &out);
+
+			SC_PROP_ASSERT(base + c, "antijoin",
+				       "output_integral_"
+				       "is_the_antijoin_of_the_input_integrals",
+				       rc == 0, "step %d: %s", step,
+				       sc_errmsg());
+			cr_assert(sc_batch_is_consolidated(out));
+			absorb(&s, da, db, out);
+			zref_init(&want, s.an);
+			ref_antijoin(&s.ia, &s.ib, s.k, &want);
+			SC_PROP_ASSERT(base + c, "antijoin",
+				       "output_integral_"
+				       "is_the_antijoin_of_the_input_integrals",
+				       zref_same(&want, &s.out, &bad),
+				       "step %d k %u: row %llu... want %lld "
+				       "got %lld",
+				       step, s.k, (unsigned long long)bad[0],
+				       zref_w(&want, bad), zref_w(&s.out, bad));
+			zref_fini(&want);
+			if (sc_rng_below(&r, 2))
+				cr_assert_eq(
+				    sc_antijoin_work(aj, sc_rng_below(&r, 40)),
+				    0);
+		}
+		sc_antijoin_destroy(aj);
+		sides_fini(&s);
+	}
+}
+
+Test(antijoin, wrong_width_is_eschema_and_changes_nothing)
+{
+	struct sc_antijoin *aj;
+	uint64_t ra[2] = {1, 10}, rb[1] = {1};
+	struct sc_batch *a = one(2, ra, 1), *b1 = one(1, rb, 1), *out = NULL;
+
+	cr_assert_eq(sc_antijoin_create(2, 2, 1, &aj), 0);
+	cr_assert_eq(sc_antijoin_step(aj, a, b1, &out), SC_ESCHEMA);
+	cr_assert_null(out);
+	/* Nothing was absorbed: a's row now passes alone. */
+	cr_assert_eq(sc_antijoin_step(aj, a, NULL, &out), 0);
+	cr_assert_eq(sc_batch_count(out), 1);
+	sc_batch_release(out);
+	cr_assert_eq(sc_antijoin_step(NULL, a, NULL, &out), SC_EINVAL);
+	sc_batch_release(a);
+	sc_batch_release(b1);
+	sc_antijoin_destroy(aj);
+}

@@ -1,0 +1,150 @@
+/*
+ * op_gen.h - random delta sequences for the stateful operator tests, and
+ * comparisons of reference Z-sets. Header-only; builds on zset_gen.h's
+ * naive reference (struct zref).
+ *
+ * A delta mixes the changes a live stream makes: inserts of new rows
+ * (weights 1..3, some negative, some large), retractions of rows the
+ * integral holds (all of their weight or part of it), and overwrites (a
+ * row retracted and the same key inserted with other values), so that
+ * integrated weights cross zero both ways.
+ */
+#ifndef SC_TEST_OP_GEN_H
+#define SC_TEST_OP_GEN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/batch.h"
+#include "tests/support/prop.h"
+#include "tests/support/zset_gen.h"
+
+/* A column value: the word for column `col` of a fresh row. */
+typedef uint64_t (*opgen_col_fn)(struct sc_rng *r, uint32_t col, void *ctx);
+
+struct opgen {
+	uint32_t ncols;	  /* row width */
+	uint32_t k;	  /* key columns (kept by overwrites) */
+	opgen_col_fn col; /* values */
+	void *ctx;	  /* for col */
+	bool big;	  /* sometimes weights of +-2^40 */
+};
+
+/* A random weight for an insert. */
+static inline int64_t
+opgen_weight(struct sc_rng *r, const struct opgen *g)
+{
+	uint64_t c = sc_rng_below(r, 20);
+
+	if (g->big && c == 0)
+		return sc_rng_below(r, 2) ? INT64_C(1) << 40
+					  : -(INT64_C(1) << 40);
+	if (c < 3)
+		return -(int64_t)(1 + sc_rng_below(r, 2));
+	return (int64_t)(1 + sc_rng_below(r, 3));
+}
+
+/* A random live row of the reference (NULL if none). */
+static inline const uint64_t *
+opgen_pick(struct sc_rng *r, const struct zref *z, __int128 *w)
+{
+	size_t live = zref_nonzero(z), at;
+
+	if (live == 0)
+		return NULL;
+	at = sc_rng_below(r, live);
+	for (size_t i = 0; i < z->n; i++) {
+		if (z->w[i] == 0)
+			continue;
+		if (at-- == 0) {
+			*w = z->w[i];
+			return z->rows + i * z->ncols;
+		}
+	}
+	return NULL;
+}
+
+/* A delta of about `nops` changes against the integral z (not changed). */
+static inline struct sc_batch *
+opgen_delta(struct sc_rng *r, const struct opgen *g, const struct zref *z,
+	    size_t nops)
+{
+	struct sc_batch_builder b;
+	struct sc_batch *out;
+	uint64_t row[SC_SCHEMA_MAX_COLS];
+	const uint64_t *old;
+	__int128 w;
+
+	if (sc_batch_builder_init(&b, g->ncols))
+		abort();
+	for (size_t i = 0; i < nops; i++) {
+		uint64_t op = sc_rng_below(r, 4);
+
+		old = op == 0 ? NULL : opgen_pick(r, z, &w);
+		if (old && (w > 1000 || w < -1000))
+			w = w > 0 ? 1 : -1; /* keep big weights big */
+		if (old)
+			memcpy(row, old, g->ncols * 8);
+		if (old && op == 1) { /* retract all of it */
+			if (sc_batch_builder_push(&b, row, g->ncols,
+						  -(int64_t)w))
+				abort();
+			continue;
+		}
+		if (old && op == 2) { /* retract part of it */
+			if (sc_batch_builder_push(&b, row, g->ncols,
+						  w > 0 ? -1 : 1))
+				abort();
+			continue;
+		}
+		if (old) { /* overwrite: same key, new values */
+			if (sc_batch_builder_push(&b, row, g->ncols,
+						  -(int64_t)w))
+				abort();
+			for (uint32_t c = g->k; c < g->ncols; c++)
+				row[c] = g->col(r, c, g->ctx);
+			if (sc_batch_builder_push(&b, row, g->ncols,
+						  (int64_t)w))
+				abort();
+			continue;
+		}
+		for (uint32_t c = 0; c < g->ncols; c++)
+			row[c] = g->col(r, c, g->ctx);
+		if (sc_batch_builder_push(&b, row, g->ncols,
+					  opgen_weight(r, g)))
+			abort();
+	}
+	if (sc_batch_builder_finish(&b, &out))
+		abort();
+	sc_batch_builder_fini(&b);
+	return out;
+}
+
+/* Do two references hold the same Z-set (zero entries ignored)? On a
+ * difference, *bad points at a row that differs. */
+static inline bool
+zref_same(const struct zref *x, const struct zref *y, const uint64_t **bad)
+{
+	for (size_t i = 0; i < x->n; i++)
+		if (zref_weight(y, x->rows + i * x->ncols) != x->w[i]) {
+			*bad = x->rows + i * x->ncols;
+			return false;
+		}
+	for (size_t i = 0; i < y->n; i++)
+		if (zref_weight(x, y->rows + i * y->ncols) != y->w[i]) {
+			*bad = y->rows + i * y->ncols;
+			return false;
+		}
+	return true;
+}
+
+/* The weights of a row in two references, for a failure message. */
+static inline long long
+zref_w(const struct zref *z, const uint64_t *row)
+{
+	return (long long)zref_weight(z, row);
+}
+
+#endif /* SC_TEST_OP_GEN_H */
