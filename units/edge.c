@@ -1,0 +1,463 @@
+/*
+ * edge.c - a bounded SPSC edge of batches: ck_ring, counters, outbox.
+ *
+ * See edge.h for the design. Layout: the fields each end writes sit on a
+ * cache line of their own, so the producer's stores do not evict the
+ * consumer's line and back; each end also keeps a private copy of the
+ * other end's counter and reloads it only when that copy says "full" (the
+ * producer) or "empty" (the consumer), so in a steady stream most calls
+ * read nothing the other core writes besides ck's own index.
+ */
+#include "units/edge.h"
+
+#include <ck_ring.h>
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "units/tsan_int.h"
+
+#define SC_EDGE_LINE 64
+
+struct sc_edge {
+	/* Read-mostly: set at create, or written once (close). */
+	struct ck_ring ring;	      /* ck's indices (own padding inside) */
+	struct ck_ring_buffer *slots; /* 2 * capacity slots */
+	uint64_t mask;		      /* 2 * capacity - 1 */
+	uint32_t capacity;	      /* frames in flight at most */
+	uint32_t ncols;		      /* every frame's column count */
+	size_t outbox_bound;	      /* rows beyond which: backpressured */
+	atomic_bool closed;	      /* the consumer is gone */
+	atomic_int drainer;	      /* 1 while someone drains a closed ring */
+	_Atomic uint64_t undeliv_frames; /* released after the close */
+	_Atomic uint64_t undeliv_rows;	 /* their rows */
+
+	/* Written by the producer end only. */
+	alignas(SC_EDGE_LINE) _Atomic uint64_t pushed; /* frames into ring */
+	_Atomic uint64_t rows_pushed;		       /* their rows */
+	uint64_t popped_seen;		/* producer's last look at popped */
+	struct sc_batch *outbox;	/* coalesced sends waiting, or NULL */
+	_Atomic uint64_t outbox_rows;	/* rows of outbox (0 if none) */
+	_Atomic uint64_t outbox_frames; /* sends coalesced into outbox */
+
+	/* Written by the consumer end only (or by a drain of a closed edge,
+	 * which holds `drainer`). */
+	alignas(SC_EDGE_LINE) _Atomic uint64_t popped; /* frames out of ring */
+	_Atomic uint64_t rows_popped;		       /* their rows */
+	uint64_t pushed_seen; /* consumer's last look at pushed */
+};
+
+static bool
+is_power_of_two(uint32_t x)
+{
+	return x != 0 && (x & (x - 1)) == 0;
+}
+
+int
+sc_edge_create(const struct sc_edge_opts *opts, struct sc_edge **out)
+{
+	struct sc_edge *e;
+	size_t size = sizeof(*e);
+
+	if (!opts || !out)
+		return sc__fail(SC_EINVAL, "sc_edge_create: NULL %s",
+				opts ? "out" : "opts");
+	if (!is_power_of_two(opts->capacity) ||
+	    opts->capacity > SC_EDGE_MAX_CAPACITY)
+		return sc__fail(SC_EINVAL,
+				"sc_edge_create: capacity %u is not a power "
+				"of two in [1, 2^30]",
+				opts->capacity);
+	if (opts->ncols == 0 || opts->ncols > SC_SCHEMA_MAX_COLS)
+		return sc__fail(SC_ESCHEMA, "sc_edge_create: ncols %u",
+				opts->ncols);
+	e = aligned_alloc(SC_EDGE_LINE, size);
+	if (!e)
+		return sc__fail(SC_ENOMEM, "sc_edge_create: %zu bytes", size);
+	memset(e, 0, size);
+	/* Twice the capacity, so ck's own full check (it keeps one slot
+	 * empty) never refuses a push our counters allowed. */
+	e->slots = calloc(2 * (size_t)opts->capacity, sizeof(*e->slots));
+	if (!e->slots) {
+		free(e);
+		return sc__fail(SC_ENOMEM, "sc_edge_create: ring of %u slots",
+				2 * opts->capacity);
+	}
+	ck_ring_init(&e->ring, 2 * opts->capacity);
+	e->mask = 2 * (uint64_t)opts->capacity - 1;
+	e->capacity = opts->capacity;
+	e->ncols = opts->ncols;
+	e->outbox_bound = opts->outbox_bound;
+	atomic_init(&e->closed, false);
+	atomic_init(&e->drainer, 0);
+	*out = e;
+	return 0;
+}
+
+/* --- the ring, through our counters --------------------------------------
+ */
+
+static struct ck_ring_buffer *
+slot_of(struct sc_edge *e, uint64_t index)
+{
+	return &e->slots[index & e->mask];
+}
+
+/* Whether the producer may push one frame: reload popped only when the
+ * cached copy says the ring is full. Producer end. */
+static bool
+ring_has_room(struct sc_edge *e)
+{
+	uint64_t p = atomic_load_explicit(&e->pushed, memory_order_relaxed);
+
+	if (p - e->popped_seen < e->capacity)
+		return true;
+	e->popped_seen = atomic_load_explicit(&e->popped, memory_order_acquire);
+	return p - e->popped_seen < e->capacity;
+}
+
+/* Push one frame; ring_has_room must have said yes. Producer end. */
+static void
+ring_push(struct sc_edge *e, struct sc_batch *b)
+{
+	uint64_t p = atomic_load_explicit(&e->pushed, memory_order_relaxed);
+	uint64_t rows =
+	    atomic_load_explicit(&e->rows_pushed, memory_order_relaxed);
+	struct ck_ring_buffer *slot = slot_of(e, p);
+
+	sc__tsan_acquire(slot);
+	sc__tsan_release(slot);
+	if (!ck_ring_enqueue_spsc(&e->ring, e->slots, b))
+		abort(); /* the ring has twice the room our counters allow */
+	atomic_store_explicit(&e->rows_pushed, rows + sc_batch_count(b),
+			      memory_order_relaxed);
+	atomic_store_explicit(&e->pushed, p + 1, memory_order_release);
+}
+
+/* Pop frames [from, to) into out (if not NULL; else release them and count
+ * them undeliverable), then publish the new popped count. The caller is
+ * the only one popping. Returns the rows popped. */
+static uint64_t
+ring_pop(struct sc_edge *e, uint64_t from, uint64_t to, struct sc_batch **out)
+{
+	uint64_t rows = 0;
+
+	for (uint64_t i = from; i < to; i++) {
+		struct ck_ring_buffer *slot = slot_of(e, i);
+		struct sc_batch *b = NULL;
+
+		sc__tsan_acquire(slot);
+		if (!ck_ring_dequeue_spsc(&e->ring, e->slots, &b))
+			abort(); /* our counters said it was there */
+		sc__tsan_release(slot);
+		rows += sc_batch_count(b);
+		if (out)
+			out[i - from] = b;
+		else
+			sc_batch_release(b);
+	}
+	atomic_store_explicit(
+	    &e->rows_popped,
+	    atomic_load_explicit(&e->rows_popped, memory_order_relaxed) + rows,
+	    memory_order_relaxed);
+	atomic_store_explicit(&e->popped, to, memory_order_release);
+	return rows;
+}
+
+/* --- closing ----------------------------------------------------------------
+ */
+
+static void
+count_undeliverable(struct sc_edge *e, uint64_t frames, uint64_t rows)
+{
+	atomic_fetch_add(&e->undeliv_frames, frames);
+	atomic_fetch_add(&e->undeliv_rows, rows);
+}
+
+/*
+ * Release every frame in the ring of a closed edge. Two ends may call this
+ * at once (the closer, and the producer once it has seen the close), so
+ * the one that wins `drainer` pops; the other leaves. The winner looks at
+ * `pushed` again after letting go, so a frame the loser pushed before it
+ * tried is not stranded (the seq_cst fence on the producer's side, before
+ * it tries, orders its pushes before that look).
+ */
+static void
+drain_closed(struct sc_edge *e)
+{
+	for (;;) {
+		int idle = 0;
+		uint64_t c, p, rows;
+
+		if (!atomic_compare_exchange_strong(&e->drainer, &idle, 1))
+			return;
+		c = atomic_load(&e->popped);
+		p = atomic_load(&e->pushed);
+		rows = ring_pop(e, c, p, NULL);
+		count_undeliverable(e, p - c, rows);
+		atomic_store(&e->drainer, 0);
+		if (atomic_load(&e->pushed) == p)
+			return;
+	}
+}
+
+/* The producer saw the close: count and release its outbox, then drain
+ * what it may have pushed while the close ran. Producer end. */
+static void
+producer_saw_close(struct sc_edge *e)
+{
+	if (e->outbox) {
+		count_undeliverable(e,
+				    atomic_load_explicit(&e->outbox_frames,
+							 memory_order_relaxed),
+				    sc_batch_count(e->outbox));
+		sc_batch_release(e->outbox);
+		e->outbox = NULL;
+		atomic_store_explicit(&e->outbox_rows, 0, memory_order_relaxed);
+		atomic_store_explicit(&e->outbox_frames, 0,
+				      memory_order_relaxed);
+	}
+	atomic_thread_fence(memory_order_seq_cst);
+	drain_closed(e);
+}
+
+void
+sc_edge_close(struct sc_edge *e)
+{
+	if (!e)
+		return;
+	atomic_store(&e->closed, true);
+	drain_closed(e);
+}
+
+bool
+sc_edge_is_closed(const struct sc_edge *e)
+{
+	return e && atomic_load_explicit(&e->closed, memory_order_acquire);
+}
+
+/* --- the producer end ------------------------------------------------------
+ */
+
+/* Move the outbox into the ring if there is room. Returns 0 or SC_EFULL. */
+static int
+outbox_flush(struct sc_edge *e)
+{
+	if (!e->outbox)
+		return 0;
+	if (!ring_has_room(e))
+		return SC_EFULL;
+	ring_push(e, e->outbox);
+	e->outbox = NULL;
+	atomic_store_explicit(&e->outbox_rows, 0, memory_order_relaxed);
+	atomic_store_explicit(&e->outbox_frames, 0, memory_order_relaxed);
+	return 0;
+}
+
+/* Add b into the outbox (taking b on success). 0, SC_ENOMEM, SC_EOVERFLOW;
+ * on failure the outbox and b are as they were. */
+static int
+outbox_add(struct sc_edge *e, struct sc_batch *b)
+{
+	struct sc_batch *sum = b;
+	int rc;
+
+	if (e->outbox) {
+		rc = sc_batch_add(e->outbox, b, &sum);
+		if (rc)
+			return rc;
+		sc_batch_release(e->outbox);
+		sc_batch_release(b);
+	}
+	e->outbox = sum;
+	atomic_store_explicit(&e->outbox_rows, sc_batch_count(sum),
+			      memory_order_relaxed);
+	atomic_store_explicit(
+	    &e->outbox_frames,
+	    atomic_load_explicit(&e->outbox_frames, memory_order_relaxed) + 1,
+	    memory_order_relaxed);
+	return 0;
+}
+
+int
+sc_edge_send(struct sc_edge *e, struct sc_batch *batch)
+{
+	int rc;
+
+	if (!e || !batch)
+		return sc__fail(SC_EINVAL, "sc_edge_send: NULL %s",
+				e ? "batch" : "edge");
+	if (sc_batch_ncols(batch) != e->ncols)
+		return sc__fail(SC_ESCHEMA,
+				"sc_edge_send: batch has %u columns, edge %u",
+				sc_batch_ncols(batch), e->ncols);
+	if (atomic_load_explicit(&e->closed, memory_order_acquire)) {
+		count_undeliverable(e, 1, sc_batch_count(batch));
+		sc_batch_release(batch);
+		producer_saw_close(e);
+		return sc__fail(SC_EDEAD, "sc_edge_send: the consumer is gone");
+	}
+	if (outbox_flush(e) == 0 && ring_has_room(e)) {
+		ring_push(e, batch);
+		return 0;
+	}
+	rc = outbox_add(e, batch);
+	if (rc)
+		return sc__fail(rc, "sc_edge_send: coalescing into the outbox");
+	return SC_EFULL;
+}
+
+int
+sc_edge_flush(struct sc_edge *e)
+{
+	if (!e)
+		return sc__fail(SC_EINVAL, "sc_edge_flush: NULL edge");
+	if (atomic_load_explicit(&e->closed, memory_order_acquire)) {
+		producer_saw_close(e);
+		return sc__fail(SC_EDEAD,
+				"sc_edge_flush: the consumer is gone");
+	}
+	return outbox_flush(e);
+}
+
+bool
+sc_edge_backpressured(const struct sc_edge *e)
+{
+	if (!e || !e->outbox)
+		return false;
+	return e->outbox_bound == 0 ||
+	       atomic_load_explicit(&e->outbox_rows, memory_order_relaxed) >
+		   (uint64_t)e->outbox_bound;
+}
+
+size_t
+sc_edge_outbox_rows(const struct sc_edge *e)
+{
+	return e ? (size_t)atomic_load_explicit(&e->outbox_rows,
+						memory_order_relaxed)
+		 : 0;
+}
+
+bool
+sc_edge_has_outbox(const struct sc_edge *e)
+{
+	return e && e->outbox;
+}
+
+/* --- the consumer end ------------------------------------------------------
+ */
+
+int
+sc_edge_poll(struct sc_edge *e, size_t max, struct sc_batch **out, size_t *n)
+{
+	uint64_t c, avail, k;
+
+	if (!e || !out || !n || max == 0)
+		return sc__fail(SC_EINVAL, "sc_edge_poll: %s",
+				max ? "NULL argument" : "max is 0");
+	if (atomic_load_explicit(&e->closed, memory_order_acquire))
+		return sc__fail(SC_EDEAD, "sc_edge_poll: the edge is closed");
+	c = atomic_load_explicit(&e->popped, memory_order_relaxed);
+	avail = e->pushed_seen - c;
+	if (avail < max) {
+		e->pushed_seen =
+		    atomic_load_explicit(&e->pushed, memory_order_acquire);
+		avail = e->pushed_seen - c;
+	}
+	k = avail < max ? avail : max;
+	if (k)
+		ring_pop(e, c, c + k, out);
+	*n = (size_t)k;
+	return 0;
+}
+
+/* --- counters ---------------------------------------------------------------
+ */
+
+uint64_t
+sc_edge_pending(const struct sc_edge *e)
+{
+	uint64_t c, p;
+
+	if (!e)
+		return 0;
+	/* popped first: pushed only grows, so the difference is never
+	 * negative. */
+	c = atomic_load_explicit(&e->popped, memory_order_acquire);
+	p = atomic_load_explicit(&e->pushed, memory_order_acquire);
+	return p - c;
+}
+
+uint32_t
+sc_edge_capacity(const struct sc_edge *e)
+{
+	return e ? e->capacity : 0;
+}
+
+uint64_t
+sc_edge_moved(const struct sc_edge *e, enum sc_edge_end end, uint64_t *mark)
+{
+	uint64_t now, d;
+
+	if (!e || !mark)
+		return 0;
+	now = atomic_load_explicit(end == SC_EDGE_PRODUCER ? &e->pushed
+							   : &e->popped,
+				   memory_order_acquire);
+	d = now - *mark;
+	*mark = now;
+	return d;
+}
+
+void
+sc_edge_undeliverable(const struct sc_edge *e, uint64_t *frames, uint64_t *rows)
+{
+	uint64_t f = 0, r = 0;
+
+	if (e && atomic_load_explicit(&e->closed, memory_order_acquire)) {
+		uint64_t rc = atomic_load(&e->rows_popped);
+		uint64_t c = atomic_load(&e->popped);
+
+		f = atomic_load(&e->undeliv_frames) + atomic_load(&e->pushed) -
+		    c + atomic_load(&e->outbox_frames);
+		r = atomic_load(&e->undeliv_rows) +
+		    atomic_load(&e->rows_pushed) - rc +
+		    atomic_load(&e->outbox_rows);
+	}
+	if (frames)
+		*frames = f;
+	if (rows)
+		*rows = r;
+}
+
+void
+sc_edge_traffic(const struct sc_edge *e, struct sc_edge_traffic *out)
+{
+	if (!e || !out)
+		return;
+	memset(out, 0, sizeof(*out));
+	out->frames_popped = atomic_load(&e->popped);
+	out->rows_popped = atomic_load(&e->rows_popped);
+	out->frames_pushed = atomic_load(&e->pushed);
+	out->rows_pushed = atomic_load(&e->rows_pushed);
+	out->outbox_rows = atomic_load(&e->outbox_rows);
+	out->closed = atomic_load(&e->closed);
+	sc_edge_undeliverable(e, &out->undeliverable_frames,
+			      &out->undeliverable_rows);
+}
+
+void
+sc_edge_destroy(struct sc_edge *e)
+{
+	uint64_t c, p;
+
+	if (!e)
+		return;
+	c = atomic_load(&e->popped);
+	p = atomic_load(&e->pushed);
+	ring_pop(e, c, p, NULL);
+	sc_batch_release(e->outbox);
+	free(e->slots);
+	free(e);
+}

@@ -1,0 +1,228 @@
+/*
+ * edge.h - a bounded edge between two units: frames of Z-set deltas.
+ *
+ * An edge is a single-producer single-consumer queue of frames, one frame
+ * being one `struct sc_batch *`. It is what a graph edge becomes when it
+ * crosses from one unit into another (DESIGN.md, "units/"), and the only
+ * thing that crosses threads.
+ *
+ * The queue. Frames travel through a Concurrency Kit ring (ck_ring, the
+ * spsc pointer variant). The edge keeps its own two counters beside it,
+ * frames pushed (written by the producer end only) and frames popped
+ * (written by the consumer end only), as C11 atomics. They are the
+ * traffic counters a turn derives its progress from, they answer
+ * sc_edge_pending from any thread, and they are also what gates each end:
+ * the producer pushes only while pushed - popped < capacity, the consumer
+ * pops only up to the pushed count it loaded (acquire). The ck ring is made
+ * twice the capacity, so its own full check never decides anything. Why
+ * gate on our counters and not on ck's indices: ck reads and writes its
+ * indices with inline assembly, which ThreadSanitizer cannot see, so a TSan
+ * build would report the slot hand-off (and the batch behind it) as a race.
+ * Through our counters the same hand-off is a C11 release/acquire pair that
+ * TSan understands, in both directions (a slot is reused only after the
+ * consumer's popped store that follows its read). tsan_int.h adds explicit
+ * annotations on the slot hand-off as well, so the TSan view says what the
+ * code means even where the counters are read from a cached copy.
+ *
+ * Capacity is in frames and must be a power of two (ck_ring's indexing is
+ * a mask), at least 1 and at most 2^30; anything else is SC_EINVAL.
+ *
+ * The outbox: why. A turn that produced output must put it somewhere even
+ * when the ring is full: it cannot wait (no turn blocks, and its consumer
+ * may need this very worker to run), and it must not drop it. So a full
+ * edge keeps the output in an outbox on the producer's side, coalesced
+ * exactly by Z-set addition (sc_batch_add): deltas sum, and every consumer
+ * is a function of its input's integral (DESIGN.md), so k frames summed
+ * into one are the same input. A retraction that meets its insertion in the
+ * outbox cancels there and never travels. sc_edge_flush moves the outbox
+ * into the ring as one frame when room appears; a send first flushes, so
+ * frames stay in order.
+ *
+ * Backpressure. The outbox is not a second queue without end: once it
+ * holds more than `outbox_bound` rows the edge is backpressured
+ * (sc_edge_backpressured), and the producer is expected to stop reading
+ * its own input. Its input edges then fill, their producers' outboxes
+ * pass their bounds, and so on back to the host, whose submit reports
+ * full. Nothing is dropped and nothing spins.
+ *
+ * Why a full edge is not `more` (unit.h): a producer that said `more`
+ * because its output was full would be queued again and again while its
+ * consumer, the only one who can make room, waits behind it. Instead the
+ * producer returns without `more`; its consumer's next pop is traffic, the
+ * consumer's turn names the producer as a neighbour, and the executor
+ * kicks the producer, which then flushes. Hence the helper sc_edge_moved:
+ * each end asks what it moved since its last look.
+ *
+ * Ownership. A frame pushed on an edge belongs to the consumer from the
+ * moment sc_edge_poll returns it: the consumer releases it
+ * (sc_batch_release). A batch given to sc_edge_send belongs to the edge
+ * when the call returns 0, SC_EFULL or SC_EDEAD, and still to the caller on
+ * any other code (then nothing changed). The edge releases whatever is left
+ * in its ring and outbox when it is destroyed.
+ *
+ * Closing. When the consumer dies (its unit panicked and its destroy
+ * runs), the consumer end closes the edge (sc_edge_close): the frames in
+ * the ring are released and counted as undeliverable, and so is every
+ * frame sent afterwards (send returns SC_EDEAD) and the outbox at the
+ * producer's next send or flush. sc_edge_undeliverable counts frames and
+ * rows; a frame that raced into the ring during the close is counted
+ * there as well until the producer's next call or destroy releases it.
+ *
+ * Threads. One thread at a time on each end: the producer end (send,
+ * flush, backpressured, outbox_rows) and the consumer end (poll, close)
+ * may run concurrently with each other. The counters (sc_edge_pending,
+ * sc_edge_traffic, sc_edge_moved, sc_edge_undeliverable, sc_edge_is_closed)
+ * read atomics only and may be called from any thread (the watchdog's),
+ * at any time while the edge exists. create and destroy race with nothing.
+ */
+#ifndef SC_UNITS_EDGE_H
+#define SC_UNITS_EDGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "operators/batch.h"
+#include "operators/error.h"
+
+struct sc_edge;
+
+/* The largest capacity an edge accepts (frames). */
+#define SC_EDGE_MAX_CAPACITY (1u << 30)
+
+struct sc_edge_opts {
+	uint32_t ncols;	     /* columns of every frame's rows, >= 1 */
+	uint32_t capacity;   /* frames in flight; a power of two, >= 1 */
+	size_t outbox_bound; /* outbox rows beyond which the edge is
+				backpressured; 0: any non-empty outbox */
+};
+
+/* Which end of an edge a caller speaks for (sc_edge_moved). */
+enum sc_edge_end {
+	SC_EDGE_PRODUCER = 0, /* counts frames pushed into the ring */
+	SC_EDGE_CONSUMER = 1, /* counts frames popped from the ring */
+};
+
+/* A consistent-enough picture of the counters (sc_edge_traffic). */
+struct sc_edge_traffic {
+	uint64_t frames_pushed;	       /* frames that entered the ring */
+	uint64_t frames_popped;	       /* frames that left it (poll or close) */
+	uint64_t rows_pushed;	       /* rows of the frames pushed */
+	uint64_t rows_popped;	       /* rows of the frames popped */
+	uint64_t outbox_rows;	       /* rows waiting in the outbox */
+	uint64_t undeliverable_frames; /* see sc_edge_undeliverable */
+	uint64_t undeliverable_rows;   /* see sc_edge_undeliverable */
+	bool closed;		       /* sc_edge_close was called */
+};
+
+/*
+ * sc_edge_create - a new open, empty edge. Returns 0 and *out, SC_EINVAL
+ * (NULL, capacity 0, not a power of two or above SC_EDGE_MAX_CAPACITY),
+ * SC_ESCHEMA (ncols 0 or above SC_SCHEMA_MAX_COLS) or SC_ENOMEM. Any
+ * thread.
+ */
+int sc_edge_create(const struct sc_edge_opts *opts, struct sc_edge **out);
+
+/*
+ * sc_edge_destroy - release every batch still in the ring and the outbox
+ * (counted as undeliverable if the edge was closed) and free the edge.
+ * NULL is a no-op. Neither end may be in use.
+ */
+void sc_edge_destroy(struct sc_edge *e);
+
+/*
+ * sc_edge_send - hand `batch` to the consumer (producer end).
+ * Returns
+ *   0           pushed into the ring (after the outbox, if any, was
+ *               flushed ahead of it); the edge owns the batch;
+ *   SC_EFULL    the ring had no room: the batch was added into the outbox
+ *               (the edge owns it; it will travel at a later flush). Not a
+ *               failure: check sc_edge_backpressured to know whether to
+ *               stop reading input;
+ *   SC_EDEAD    the edge is closed: the batch (and any outbox) was released
+ *               and counted as undeliverable;
+ *   SC_EINVAL   e or batch NULL; SC_ESCHEMA: the batch's column count is
+ *               not the edge's; SC_ENOMEM or SC_EOVERFLOW: coalescing into
+ *               the outbox failed (allocation, or a weight sum beyond
+ *               int64). On these the caller keeps the batch and the edge
+ *               is unchanged.
+ * Never blocks, never spins.
+ */
+int sc_edge_send(struct sc_edge *e, struct sc_batch *batch);
+
+/*
+ * sc_edge_flush - move the outbox into the ring if there is room (producer
+ * end). Returns 0 (the outbox is empty now, or was), SC_EFULL (no room yet;
+ * the outbox stays), SC_EDEAD (closed: the outbox was released and counted
+ * as undeliverable), SC_EINVAL.
+ */
+int sc_edge_flush(struct sc_edge *e);
+
+/*
+ * sc_edge_backpressured - whether the outbox holds more than the bound's
+ * rows: the producer should stop reading its own input until a flush
+ * succeeds. False for NULL. Producer end.
+ */
+bool sc_edge_backpressured(const struct sc_edge *e);
+
+/* sc_edge_outbox_rows - rows waiting in the outbox (0 when none). Any
+ * thread (a relaxed atomic; exact on the producer's own thread). */
+size_t sc_edge_outbox_rows(const struct sc_edge *e);
+
+/* sc_edge_has_outbox - whether a batch waits in the outbox (it may have 0
+ * rows if what was sent cancelled). Producer end. */
+bool sc_edge_has_outbox(const struct sc_edge *e);
+
+/*
+ * sc_edge_poll - take up to `max` frames, oldest first (consumer end).
+ * Writes them to out[0..*n) and returns 0 (with *n == 0 when the ring is
+ * empty); the caller owns each frame and must sc_batch_release it.
+ * SC_EINVAL (NULL, max 0), SC_EDEAD (the edge is closed).
+ */
+int sc_edge_poll(struct sc_edge *e, size_t max, struct sc_batch **out,
+		 size_t *n);
+
+/*
+ * sc_edge_close - the consumer is gone (consumer end, or whoever buries
+ * the dead consumer): from now on sends return SC_EDEAD. Frames left in
+ * the ring are released and counted as undeliverable. Idempotent; NULL is
+ * a no-op. May run concurrently with the producer end.
+ */
+void sc_edge_close(struct sc_edge *e);
+
+/* sc_edge_is_closed - whether sc_edge_close was called. Any thread. */
+bool sc_edge_is_closed(const struct sc_edge *e);
+
+/*
+ * sc_edge_pending - frames in the ring now (pushed - popped). Any thread,
+ * atomics only, never blocks: safe from a watchdog while both ends run.
+ */
+uint64_t sc_edge_pending(const struct sc_edge *e);
+
+/* sc_edge_capacity - the capacity given at create (frames). */
+uint32_t sc_edge_capacity(const struct sc_edge *e);
+
+/*
+ * sc_edge_moved - frames that `end` moved since *mark (pushed for the
+ * producer, popped for the consumer), and set *mark to the current count.
+ * A unit keeps one mark per edge end it holds (start it at 0): the sum of
+ * what its ends moved in a turn is the turn's progress, and every edge
+ * whose end moved names a neighbour to kick. Any thread.
+ */
+uint64_t sc_edge_moved(const struct sc_edge *e, enum sc_edge_end end,
+		       uint64_t *mark);
+
+/* sc_edge_traffic - every counter, each read atomically (the set is not a
+ * snapshot: counters may move between reads). Any thread. */
+void sc_edge_traffic(const struct sc_edge *e, struct sc_edge_traffic *out);
+
+/*
+ * sc_edge_undeliverable - frames and rows that will never reach the
+ * consumer: released after the close, plus those still in the ring of a
+ * closed edge. Both 0 while the edge is open. Either pointer may be NULL.
+ * Any thread; exact once the producer is quiet.
+ */
+void sc_edge_undeliverable(const struct sc_edge *e, uint64_t *frames,
+			   uint64_t *rows);
+
+#endif /* SC_UNITS_EDGE_H */
