@@ -1,0 +1,222 @@
+/*
+ * pool.c - the worker threads (see pool.h).
+ */
+#include "runtime/pool.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/error.h"
+
+#define SC_POOL_DEFAULT_BUDGET 64
+
+struct sc_worker {
+	struct sc_pool *pool; /* owner */
+	pthread_t thread;     /* the thread */
+	int32_t index;	      /* 0..workers-1, reported as the claim's worker */
+	int setup_rc;	      /* fault catching set-up result */
+};
+
+struct sc_pool {
+	struct sc_exec *ex;	   /* what the workers drive */
+	struct sc_pool_opts opts;  /* as given, defaults filled */
+	struct sc_worker *workers; /* opts.workers of them */
+	uint32_t started;	   /* threads started (to join) */
+	pthread_mutex_t setup_mu;  /* start-up hand-shake */
+	pthread_cond_t setup_cv;   /* signalled when a worker is set up */
+	uint32_t set_up;	   /* workers past their set-up */
+};
+
+static void
+worker_loop(struct sc_exec *ex, int32_t index, uint32_t budget)
+{
+	struct sc_claim c;
+
+	sc_claim_init(&c);
+	while (sc_exec_claim_blocking(ex, index, &c) == 0) {
+		/* A panic is handled inside run (the unit is abandoned and
+		 * nothing is held); only a clean turn is finished. */
+		if (sc_exec_run(ex, &c, budget) == 0)
+			(void)sc_exec_finish(ex, &c);
+	}
+	sc_claim_fini(&c);
+}
+
+static void
+worker_setup_done(struct sc_worker *w, int rc)
+{
+	struct sc_pool *p = w->pool;
+
+	pthread_mutex_lock(&p->setup_mu);
+	w->setup_rc = rc;
+	p->set_up++;
+	pthread_cond_broadcast(&p->setup_cv);
+	pthread_mutex_unlock(&p->setup_mu);
+}
+
+static void *
+worker_main(void *arg)
+{
+	struct sc_worker *w = arg;
+	struct sc_pool *p = w->pool;
+	int rc = 0;
+
+	if (p->opts.catch_faults)
+		rc = sc_panic_catch_faults(true);
+	if (rc == 0)
+		sc_exec_worker_enter(p->ex);
+	worker_setup_done(w, rc);
+	if (rc != 0)
+		return NULL;
+	worker_loop(p->ex, w->index, p->opts.budget);
+	sc_exec_worker_leave(p->ex);
+	if (p->opts.catch_faults)
+		(void)sc_panic_catch_faults(false);
+	return NULL;
+}
+
+static void
+join_all(struct sc_pool *p)
+{
+	for (uint32_t i = 0; i < p->started; i++)
+		pthread_join(p->workers[i].thread, NULL);
+	p->started = 0;
+}
+
+static void
+pool_free(struct sc_pool *p)
+{
+	pthread_cond_destroy(&p->setup_cv);
+	pthread_mutex_destroy(&p->setup_mu);
+	free(p->workers);
+	free(p);
+}
+
+/* Wait until every started worker is set up; the first failure, or 0. */
+static int
+wait_setup(struct sc_pool *p)
+{
+	int rc = 0;
+
+	pthread_mutex_lock(&p->setup_mu);
+	while (p->set_up < p->started)
+		pthread_cond_wait(&p->setup_cv, &p->setup_mu);
+	for (uint32_t i = 0; i < p->started && rc == 0; i++)
+		rc = p->workers[i].setup_rc;
+	pthread_mutex_unlock(&p->setup_mu);
+	return rc;
+}
+
+static int
+pool_alloc(struct sc_exec *ex, const struct sc_pool_opts *o,
+	   struct sc_pool **out)
+{
+	struct sc_pool *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		goto fail;
+	p->workers = calloc(o->workers, sizeof(*p->workers));
+	if (!p->workers)
+		goto undo_pool;
+	pthread_mutex_init(&p->setup_mu, NULL);
+	pthread_cond_init(&p->setup_cv, NULL);
+	p->ex = ex;
+	p->opts = *o;
+	*out = p;
+	return 0;
+undo_pool:
+	free(p);
+fail:
+	return sc__fail(SC_ENOMEM, "sc_pool_create: no memory for %u workers",
+			o->workers);
+}
+
+int
+sc_pool_create(struct sc_exec *ex, const struct sc_pool_opts *opts,
+	       struct sc_pool **out)
+{
+	struct sc_pool_opts o = {0};
+	struct sc_pool *p = NULL;
+	int rc;
+
+	if (!ex || !out)
+		return sc__fail(SC_EINVAL, "sc_pool_create: NULL argument");
+	if (opts)
+		o = *opts;
+	o.workers = o.workers ? o.workers : 1;
+	o.budget = o.budget ? o.budget : SC_POOL_DEFAULT_BUDGET;
+	if (sc_exec_is_shutdown(ex))
+		return sc__fail(SC_ESHUTDOWN, "sc_pool_create: executor is "
+					      "shut down");
+	rc = pool_alloc(ex, &o, &p);
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < o.workers; i++) {
+		struct sc_worker *w = &p->workers[i];
+
+		w->pool = p;
+		w->index = (int32_t)i;
+		if (pthread_create(&w->thread, NULL, worker_main, w) != 0) {
+			rc = sc__fail(SC_ENOMEM,
+				      "sc_pool_create: thread %u "
+				      "not started",
+				      i);
+			break;
+		}
+		p->started++;
+	}
+	if (rc == 0)
+		rc = wait_setup(p);
+	if (rc != 0)
+		goto undo_threads;
+	*out = p;
+	return 0;
+undo_threads:
+	sc_exec_shutdown(ex);
+	join_all(p);
+	pool_free(p);
+	return rc;
+}
+
+static int
+stop(struct sc_pool *p, struct sc_panic_record *first)
+{
+	struct sc_panic_record rec;
+	struct sc_exec *ex = p->ex;
+
+	sc_exec_shutdown(ex);
+	join_all(p);
+	pool_free(p);
+	if (sc_exec_panic(ex, 0, &rec) == 0) {
+		if (first)
+			*first = rec;
+		return sc__fail(SC_EPANIC, "unit %u (%s) panicked: %s",
+				rec.unit, rec.name, rec.message);
+	}
+	sc_error_clear();
+	return 0;
+}
+
+int
+sc_pool_finish(struct sc_pool *pool, struct sc_panic_record *first)
+{
+	if (!pool)
+		return sc__fail(SC_EINVAL, "sc_pool_finish: NULL");
+	(void)sc_exec_wait_idle(pool->ex, 0, NULL);
+	return stop(pool, first);
+}
+
+int
+sc_pool_destroy(struct sc_pool *pool, struct sc_panic_record *first)
+{
+	if (!pool)
+		return 0;
+	return stop(pool, first);
+}
+
+uint32_t
+sc_pool_workers(const struct sc_pool *pool)
+{
+	return pool->opts.workers;
+}

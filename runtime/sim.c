@@ -1,0 +1,256 @@
+/*
+ * sim.c - the seeded scheduler (see sim.h).
+ */
+#include "runtime/sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "operators/error.h"
+
+#define SC_SIM_HELD_MAX	     64
+#define SC_SIM_DEFAULT_STEPS 1000000ULL
+
+enum sim_event { EV_CLAIM, EV_FINISH, EV_HOST };
+
+struct sim {
+	struct sc_exec *ex;
+	const struct sc_sim_opts *o;
+	struct sc_sim_result *r;
+	uint64_t rng;			       /* splitmix64 state */
+	struct sc_claim held[SC_SIM_HELD_MAX]; /* units run and not finished */
+	uint32_t nheld;
+	bool host_done;
+};
+
+/* splitmix64: one word of state is enough for a scheduler's choices. */
+static uint64_t
+sim_next(struct sim *s)
+{
+	uint64_t z = (s->rng += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static uint32_t
+sim_below(struct sim *s, uint32_t n)
+{
+	return (uint32_t)(((sim_next(s) >> 32) * (uint64_t)n) >> 32);
+}
+
+static void
+trace_mix(struct sim *s, uint64_t a, uint64_t b)
+{
+	uint64_t h = s->r->trace ^ (a * 0x100000001b3ULL) ^ (b << 17);
+
+	s->r->trace = (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ULL;
+}
+
+/* Kicks that landed on held units: a held unit in RUNNING_KICKED. */
+static void
+count_kicks_on_held(struct sim *s, const bool *was_kicked)
+{
+	for (uint32_t i = 0; i < s->nheld; i++)
+		if (!was_kicked[i] &&
+		    sc_exec_unit_state(s->ex, s->held[i].id) ==
+			SC_UNIT_RUNNING_KICKED)
+			s->r->kicks_on_running++;
+}
+
+static void
+held_kicked(struct sim *s, bool *out)
+{
+	for (uint32_t i = 0; i < s->nheld; i++)
+		out[i] = sc_exec_unit_state(s->ex, s->held[i].id) ==
+			 SC_UNIT_RUNNING_KICKED;
+}
+
+static void
+ev_claim(struct sim *s)
+{
+	struct sc_claim *c = &s->held[s->nheld];
+	uint32_t budget = s->o->budget ? s->o->budget : 1 + sim_below(s, 4);
+
+	if (sc_exec_claim(s->ex, -1, c) != 0)
+		return;
+	s->r->turns++;
+	trace_mix(s, EV_CLAIM, c->id);
+	if (sc_exec_run(s->ex, c, budget) != 0) {
+		s->r->panics++; /* abandoned inside run; nothing held */
+		trace_mix(s, 0xdead, 0);
+		return;
+	}
+	trace_mix(s, c->turn.progress, c->turn.more);
+	s->nheld++;
+	if (s->nheld > s->r->max_held)
+		s->r->max_held = s->nheld;
+}
+
+static void
+ev_finish(struct sim *s)
+{
+	bool kicked[SC_SIM_HELD_MAX];
+	uint32_t i = sim_below(s, s->nheld);
+	struct sc_claim tmp;
+
+	trace_mix(s, EV_FINISH, s->held[i].id);
+	held_kicked(s, kicked);
+	(void)sc_exec_finish(s->ex, &s->held[i]);
+	/* Keep the claims dense: swap the finished one to the end. */
+	s->nheld--;
+	tmp = s->held[i];
+	s->held[i] = s->held[s->nheld];
+	s->held[s->nheld] = tmp;
+	kicked[i] = kicked[s->nheld];
+	count_kicks_on_held(s, kicked);
+}
+
+static void
+ev_host(struct sim *s)
+{
+	bool kicked[SC_SIM_HELD_MAX];
+
+	trace_mix(s, EV_HOST, s->r->host_calls);
+	s->r->host_calls++;
+	held_kicked(s, kicked);
+	if (!s->o->host(s->o->host_ctx, s->ex, sim_next(s)))
+		s->host_done = true;
+	count_kicks_on_held(s, kicked);
+}
+
+/* One step: pick an enabled event at random. False when none is. */
+static bool
+sim_step(struct sim *s)
+{
+	enum sim_event ev[3];
+	struct sc_exec_info info;
+	uint32_t n = 0;
+
+	sc_exec_info(s->ex, &info);
+	if (s->nheld < s->o->held_max && info.queue_len > 0)
+		ev[n++] = EV_CLAIM;
+	if (s->nheld > 0)
+		ev[n++] = EV_FINISH;
+	if (!s->host_done)
+		ev[n++] = EV_HOST;
+	if (n == 0)
+		return false;
+	switch (ev[sim_below(s, n)]) {
+	case EV_CLAIM:
+		ev_claim(s);
+		break;
+	case EV_FINISH:
+		ev_finish(s);
+		break;
+	case EV_HOST:
+		ev_host(s);
+		break;
+	}
+	s->r->steps++;
+	return true;
+}
+
+static int
+sim_validate(struct sc_exec *ex, const struct sc_sim_opts *o)
+{
+	if (!ex || !o)
+		return sc__fail(SC_EINVAL, "sc_sim_run: NULL argument");
+	if (o->held_max > SC_SIM_HELD_MAX)
+		return sc__fail(SC_EINVAL, "sc_sim_run: held_max %u > %d",
+				o->held_max, SC_SIM_HELD_MAX);
+	return 0;
+}
+
+/* Hand back whatever is still held, so that the executor is consistent
+ * after a run that gave up. */
+static void
+sim_release(struct sim *s)
+{
+	while (s->nheld > 0)
+		(void)sc_exec_finish(s->ex, &s->held[--s->nheld]);
+	for (uint32_t i = 0; i < SC_SIM_HELD_MAX; i++)
+		sc_claim_fini(&s->held[i]);
+}
+
+int
+sc_sim_run(struct sc_exec *ex, const struct sc_sim_opts *opts,
+	   struct sc_sim_result *res)
+{
+	struct sc_sim_opts o;
+	struct sim *s;
+	int rc = 0;
+
+	rc = sim_validate(ex, opts);
+	if (rc)
+		return rc;
+	o = *opts;
+	o.held_max = o.held_max ? o.held_max : 1;
+	o.max_steps = o.max_steps ? o.max_steps : SC_SIM_DEFAULT_STEPS;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return sc__fail(SC_ENOMEM, "sc_sim_run: no memory");
+	memset(res, 0, sizeof(*res));
+	s->ex = ex;
+	s->o = &o;
+	s->r = res;
+	s->rng = o.seed;
+	s->host_done = o.host == NULL;
+	for (uint32_t i = 0; i < SC_SIM_HELD_MAX; i++)
+		sc_claim_init(&s->held[i]);
+	if (sc_exec_is_shutdown(ex)) {
+		rc = SC_ESHUTDOWN;
+		snprintf(res->why, sizeof(res->why),
+			 "seed %llu: the executor is shut down",
+			 (unsigned long long)o.seed);
+		goto out_release;
+	}
+	while (sim_step(s)) {
+		if (res->steps >= o.max_steps) {
+			rc = SC_ETIMEDOUT;
+			snprintf(res->why, sizeof(res->why),
+				 "seed %llu: not settled after %llu steps "
+				 "(%llu turns, %u held)",
+				 (unsigned long long)o.seed,
+				 (unsigned long long)res->steps,
+				 (unsigned long long)res->turns, s->nheld);
+			goto out_release;
+		}
+	}
+	if (res->panics > 0) {
+		struct sc_panic_record p;
+
+		(void)sc_exec_panic(ex, 0, &p);
+		rc = SC_EPANIC;
+		snprintf(res->why, sizeof(res->why),
+			 "seed %llu: unit %u (%s) panicked: %.160s",
+			 (unsigned long long)o.seed, p.unit, p.name, p.message);
+	}
+out_release:
+	sim_release(s);
+	free(s);
+	return rc;
+}
+
+const char *
+sc_sim_replay_line(char *buf, size_t len, uint64_t seed, const char *suite,
+		   const char *test)
+{
+	char self[512];
+	const char *exe = getenv("SC_TEST_EXE");
+	ssize_t n;
+
+	if (!exe || !*exe) {
+		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		self[n > 0 ? n : 0] = '\0';
+		exe = n > 0 ? self : "<test program>";
+	}
+	snprintf(buf, len,
+		 "seed %llu: replay with SC_SEED=%llu %s --filter %s/%s",
+		 (unsigned long long)seed, (unsigned long long)seed, exe, suite,
+		 test);
+	return buf;
+}

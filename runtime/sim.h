@@ -1,0 +1,81 @@
+/*
+ * sim.h - the seeded scheduler: the same executor, one thread, any order.
+ *
+ * The sim plays the part of N workers and of the host on one thread. At
+ * each step it picks, with a seeded RNG, one of the events enabled now:
+ *   - claim the front unit and run its turn at once, then HOLD it: up to
+ *     held_max units are held at once, each with its turn already run, so
+ *     a kick can land on a unit that is (as far as the executor knows)
+ *     still running;
+ *   - finish one held unit, chosen at random (finish order is free);
+ *   - call the host (input arriving between any two events), while the
+ *     host says it has more to give.
+ * It stops when nothing is enabled (settled) or after max_steps.
+ *
+ * Same seed and same host behaviour, same run: the order of events is a
+ * function of the seed alone, and result.trace hashes every event so a
+ * test can compare two runs. A failing test prints the seed and the command
+ * that replays it (sc_sim_replay_line).
+ *
+ * The sim drives the real executor through its public calls (claim, run,
+ * finish, kick), so what it proves is about the code the pool runs.
+ */
+#ifndef SC_RUNTIME_SIM_H
+#define SC_RUNTIME_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/executor.h"
+
+struct sc_sim_opts {
+	uint64_t seed;	    /* chooses the order */
+	uint32_t held_max;  /* units held at once (the "workers"), 1..64;
+			       0 means 1 */
+	uint32_t budget;    /* frames per turn; 0: a seeded choice in 1..4
+			       for every turn */
+	uint64_t max_steps; /* give up after this many events (a spin or a
+			       livelock); 0 means 1,000,000 */
+	/*
+	 * host - one host event: give some input (push frames, kick units)
+	 * using `rnd` (64 seeded bits) to choose. Returns true while it has
+	 * more to give, false once done (then it is not called again).
+	 * NULL: no host.
+	 */
+	bool (*host)(void *ctx, struct sc_exec *ex, uint64_t rnd);
+	void *host_ctx;
+};
+
+struct sc_sim_result {
+	uint64_t steps;		   /* events taken */
+	uint64_t turns;		   /* turns run (claims) */
+	uint64_t host_calls;	   /* host events */
+	uint64_t trace;		   /* hash of every event, in order */
+	uint32_t max_held;	   /* most units held at once */
+	uint32_t panics;	   /* turns that panicked in this run */
+	uint64_t kicks_on_running; /* kicks that landed on a held unit */
+	char why[320]; /* on failure: what happened, with the seed */
+};
+
+/*
+ * sc_sim_run - drive `ex` until it settles. Returns 0 when settled (host
+ * done, queue empty, nothing held) with no panic; SC_EPANIC when it settled
+ * but a unit panicked (see sc_exec_panic); SC_ETIMEDOUT after max_steps;
+ * SC_EINVAL for bad options; SC_ESHUTDOWN if ex is shut down. *res is
+ * written in every case but SC_EINVAL. ex must not be driven by anything
+ * else meanwhile.
+ */
+int sc_sim_run(struct sc_exec *ex, const struct sc_sim_opts *opts,
+	       struct sc_sim_result *res);
+
+/*
+ * sc_sim_replay_line - "seed S: replay with SC_SEED=S <exe> --filter
+ * <suite>/<test>" into buf (NUL-terminated, cut to len); <exe> is
+ * $SC_TEST_EXE if set (ctest sets it), else this program's path. Returns
+ * buf.
+ */
+const char *sc_sim_replay_line(char *buf, size_t len, uint64_t seed,
+			       const char *suite, const char *test);
+
+#endif /* SC_RUNTIME_SIM_H */

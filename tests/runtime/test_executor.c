@@ -1,0 +1,463 @@
+/*
+ * test_executor.c - the executor's rules, one test each (DESIGN.md,
+ * "runtime/"), driven by hand on one thread with toy units.
+ */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <time.h>
+
+#include "operators/error.h"
+#include "runtime/executor.h"
+#include "tests/support/rt_toys.h"
+
+static struct sc_exec *
+new_exec(void)
+{
+	struct sc_exec *ex = NULL;
+
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	return ex;
+}
+
+/* Claim, run and finish the front unit; returns its id, or -1 if none. */
+static int64_t
+step(struct sc_exec *ex, uint32_t budget)
+{
+	struct sc_claim c;
+	int64_t id;
+
+	sc_claim_init(&c);
+	if (sc_exec_claim(ex, 0, &c) != 0)
+		return -1;
+	id = c.id;
+	if (sc_exec_run(ex, &c, budget) == 0)
+		cr_assert_eq(sc_exec_finish(ex, &c), 0);
+	sc_claim_fini(&c);
+	return id;
+}
+
+/* Step until the queue is empty; returns the turns, at most `limit`. */
+static uint64_t
+drain(struct sc_exec *ex, uint32_t budget, uint64_t limit)
+{
+	uint64_t turns = 0;
+
+	while (turns < limit && step(ex, budget) >= 0)
+		turns++;
+	return turns;
+}
+
+static uint32_t
+queue_len(struct sc_exec *ex)
+{
+	struct sc_exec_info info;
+
+	sc_exec_info(ex, &info);
+	return info.queue_len;
+}
+
+/* --- a unit whose has_pending blocks while the snapshot holds the lock -- */
+
+struct holder {
+	struct sc_unit unit;
+	atomic_bool inside;  /* has_pending entered (the lock is held) */
+	atomic_bool release; /* let has_pending return */
+};
+
+static struct sc_turn
+holder_turn(struct sc_unit *u, uint32_t b)
+{
+	return (struct sc_turn){0, false};
+}
+
+static size_t
+holder_nbrs(struct sc_unit *u, uint32_t *o, size_t m)
+{
+	return 0;
+}
+
+static bool
+holder_pending(const struct sc_unit *u)
+{
+	struct holder *h = (struct holder *)u;
+	struct timespec ts = {0, 1000000};
+
+	atomic_store(&h->inside, true);
+	/* At most 2 s, so that a kick that waits for the lock returns
+	 * (late) instead of hanging the test. */
+	for (int i = 0; i < 2000 && !atomic_load(&h->release); i++)
+		nanosleep(&ts, NULL);
+	return false;
+}
+
+static const char *
+holder_name(const struct sc_unit *u)
+{
+	return "holder";
+}
+
+static void
+holder_destroy(struct sc_unit *u)
+{
+}
+
+static const struct sc_unit_ops holder_ops = {
+    holder_turn, holder_nbrs, holder_pending, holder_name, holder_destroy,
+};
+
+static void *
+snapshot_thread(void *arg)
+{
+	struct sc_exec_unit_info info[4];
+
+	sc_exec_snapshot(arg, info, 4);
+	return NULL;
+}
+
+Test(executor, kick_of_unknown_unit_is_refused_before_locking, .timeout = 20)
+{
+	static struct holder h = {.unit = {&holder_ops}};
+	struct sc_exec *ex = new_exec();
+	struct timespec ts = {0, 100000};
+	pthread_t t;
+	uint32_t id;
+	int rc;
+
+	cr_assert_eq(sc_exec_add(ex, &h.unit, &id), 0);
+	/* Another thread takes the executor's lock (snapshot) and keeps it
+	 * while has_pending blocks. */
+	cr_assert_eq(pthread_create(&t, NULL, snapshot_thread, ex), 0);
+	while (!atomic_load(&h.inside))
+		nanosleep(&ts, NULL);
+	rc = sc_exec_kick(ex, 7);
+	/* Still inside: the refusal did not wait for the lock. */
+	cr_expect(atomic_load(&h.inside) && !atomic_load(&h.release));
+	atomic_store(&h.release, true);
+	pthread_join(t, NULL);
+	cr_expect_eq(rc, SC_ENOENT, "kick of unit 7: %s", sc_errname(rc));
+	cr_expect_eq(sc_exec_kick(ex, 7), SC_ENOENT);
+	/* And the executor is unharmed. */
+	cr_expect_eq(sc_exec_kick(ex, id), 0);
+	cr_expect_eq(queue_len(ex), 1);
+	cr_expect_eq(step(ex, 1), id);
+	sc_exec_destroy(ex);
+}
+
+Test(executor, kicks_coalesce, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct rt_probe *p;
+	uint32_t id;
+
+	p = rt_probe_add(ex, &id);
+	cr_assert(p);
+	for (int i = 0; i < 5; i++)
+		cr_assert_eq(sc_exec_kick(ex, id), 0);
+	cr_expect_eq(sc_exec_unit_state(ex, id), SC_UNIT_QUEUED);
+	cr_expect_eq(queue_len(ex), 1, "five kicks, one queue entry");
+	cr_expect_eq(drain(ex, 1, 10), 1, "one turn");
+	cr_expect_eq(atomic_load(&p->turns), 1);
+	sc_exec_destroy(ex);
+}
+
+static void
+kick_self_three_times(struct rt_probe *p, void *ctx)
+{
+	struct sc_exec *ex = ctx;
+	uint32_t id = (uint32_t)(p->name[5] - '0');
+
+	for (int i = 0; i < 3; i++)
+		cr_assert_eq(sc_exec_kick(ex, id), 0);
+	cr_assert_eq(sc_exec_unit_state(ex, id), SC_UNIT_RUNNING_KICKED);
+}
+
+Test(executor, kick_while_running_requeues_once, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct rt_probe *p;
+	uint32_t id;
+
+	p = rt_probe_add(ex, &id);
+	p->on_turn = kick_self_three_times;
+	p->ctx = ex;
+	cr_assert_eq(sc_exec_kick(ex, id), 0);
+	cr_assert_eq(step(ex, 1), id);
+	/* Kicked three times while running, said no more: queued once. */
+	cr_expect_eq(sc_exec_unit_state(ex, id), SC_UNIT_QUEUED);
+	cr_expect_eq(queue_len(ex), 1);
+	p->on_turn = NULL;
+	cr_expect_eq(step(ex, 1), id);
+	cr_expect_eq(sc_exec_unit_state(ex, id), SC_UNIT_IDLE);
+	cr_expect_eq(queue_len(ex), 0);
+	cr_expect_eq(atomic_load(&p->turns), 2);
+	sc_exec_destroy(ex);
+}
+
+Test(executor, claimed_unit_is_out_of_its_slot, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct sc_claim c, d;
+	uint32_t id;
+
+	cr_assert(rt_probe_add(ex, &id));
+	sc_claim_init(&c);
+	sc_claim_init(&d);
+	cr_assert_eq(sc_exec_kick(ex, id), 0);
+	cr_assert_eq(sc_exec_claim(ex, 0, &c), 0);
+	cr_assert_eq(sc_exec_kick(ex, id), 0);
+	/* Kicked again while held: no second worker can reach it. */
+	cr_expect_eq(sc_exec_claim(ex, 1, &d), SC_EEMPTY);
+	cr_expect_null(d.unit);
+	cr_assert_eq(sc_exec_run(ex, &c, 1), 0);
+	cr_assert_eq(sc_exec_finish(ex, &c), 0);
+	cr_expect_null(c.unit);
+	cr_expect_eq(sc_exec_claim(ex, 1, &d), 0);
+	cr_expect_eq(d.id, id);
+	cr_assert_eq(sc_exec_run(ex, &d, 1), 0);
+	cr_assert_eq(sc_exec_finish(ex, &d), 0);
+	sc_claim_fini(&c);
+	sc_claim_fini(&d);
+	sc_exec_destroy(ex);
+}
+
+Test(executor, finish_requeues_behind_waiting_units, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct rt_probe *a, *b;
+	uint32_t ia, ib;
+
+	a = rt_probe_add(ex, &ia);
+	b = rt_probe_add(ex, &ib);
+	a->result = (struct sc_turn){1, true};
+	cr_assert_eq(sc_exec_kick(ex, ia), 0);
+	cr_assert_eq(sc_exec_kick(ex, ib), 0);
+	cr_expect_eq(step(ex, 1), ia);
+	/* a said more: behind b, not in front of it. */
+	cr_expect_eq(step(ex, 1), ib);
+	a->result.more = false;
+	cr_expect_eq(step(ex, 1), ia);
+	cr_expect_eq(step(ex, 1), -1);
+	(void)b;
+	sc_exec_destroy(ex);
+}
+
+Test(executor, finish_kicks_the_neighbours_a_moving_turn_names, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct rt_probe *a;
+	uint32_t ia, ib, ic;
+
+	a = rt_probe_add(ex, &ia);
+	cr_assert(rt_probe_add(ex, &ib));
+	cr_assert(rt_probe_add(ex, &ic));
+	a->nbrs[0] = ib;
+	a->nbrs[1] = ic;
+	a->n_nbrs = 2;
+	a->result = (struct sc_turn){2, false};
+	cr_assert_eq(sc_exec_kick(ex, ia), 0);
+	cr_expect_eq(step(ex, 1), ia);
+	cr_expect_eq(sc_exec_unit_state(ex, ib), SC_UNIT_QUEUED);
+	cr_expect_eq(sc_exec_unit_state(ex, ic), SC_UNIT_QUEUED);
+	cr_expect_eq(sc_exec_unit_state(ex, ia), SC_UNIT_IDLE);
+	sc_exec_destroy(ex);
+}
+
+Test(executor, unit_at_budget_with_input_left_says_more, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct rt_net *net;
+	struct sc_claim c;
+	uint32_t id;
+
+	/* One toy (a sink) with 5 tokens waiting, budget 2. */
+	cr_assert_eq(rt_chain_create(ex, 1, 8, 5, &net), 0);
+	id = rt_net_id(net, 0);
+	cr_assert_eq(rt_net_feed_all(net, ex), 0);
+	sc_claim_init(&c);
+	cr_assert_eq(sc_exec_claim(ex, 0, &c), 0);
+	cr_assert_eq(sc_exec_run(ex, &c, 2), 0);
+	cr_expect_eq(c.turn.progress, 2);
+	cr_expect(c.turn.more, "stopped at its budget with 3 tokens left");
+	cr_assert_eq(sc_exec_finish(ex, &c), 0);
+	cr_expect_eq(sc_exec_unit_state(ex, id), SC_UNIT_QUEUED);
+	sc_claim_fini(&c);
+	sc_exec_destroy(ex);
+	rt_net_destroy(net);
+}
+
+Test(executor, unit_whose_kicks_coalesced_still_drains_its_input, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct rt_net *net;
+	char why[128];
+
+	/* Ten tokens, each announced by its own kick; the kicks coalesce
+	 * into one queue entry, and each turn takes at most 2. */
+	cr_assert_eq(rt_chain_create(ex, 1, 16, 10, &net), 0);
+	for (int i = 0; i < 10; i++)
+		cr_assert(rt_net_host_step(net, ex, 0) == (i < 9));
+	cr_expect_eq(queue_len(ex), 1);
+	drain(ex, 2, 100);
+	cr_expect_eq(rt_net_retired(net), 10, "retired %llu of 10",
+		     (unsigned long long)rt_net_retired(net));
+	cr_expect(rt_net_check(net, why, sizeof(why)), "%s", why);
+	sc_exec_destroy(ex);
+	rt_net_destroy(net);
+}
+
+Test(executor, full_edge_does_not_make_its_sender_spin, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct rt_net *net;
+	struct sc_claim c, consumer;
+	uint32_t sender, rounds = 0;
+
+	/* host -> sender -> consumer, the middle edge holds 2 tokens. */
+	cr_assert_eq(rt_chain_create(ex, 2, 16, 16, &net), 0);
+	rt_net_set_cap(net, 1, 2);
+	sender = rt_net_id(net, 0);
+	cr_assert_eq(rt_net_feed_all(net, ex), 0);
+	sc_claim_init(&c);
+	sc_claim_init(&consumer);
+	/* The consumer is claimed and never run: the sender must not keep
+	 * coming back through the queue. */
+	while (rounds++ < 100 && sc_exec_claim(ex, 0, &c) == 0) {
+		if (c.id != sender) {
+			cr_assert_null(consumer.unit);
+			consumer = c;
+			sc_claim_init(&c);
+			continue;
+		}
+		cr_assert_eq(sc_exec_run(ex, &c, 4), 0);
+		cr_assert_eq(sc_exec_finish(ex, &c), 0);
+	}
+	cr_expect_leq(rt_net_turns(net, 0), 2,
+		      "sender ran %llu turns while its consumer did not run",
+		      (unsigned long long)rt_net_turns(net, 0));
+	cr_expect_eq(sc_exec_unit_state(ex, sender), SC_UNIT_IDLE);
+	/* Once the consumer runs, its progress kicks the sender back and
+	 * every token arrives. */
+	cr_assert_eq(sc_exec_run(ex, &consumer, 4), 0);
+	cr_assert_eq(sc_exec_finish(ex, &consumer), 0);
+	drain(ex, 4, 1000);
+	cr_expect_eq(rt_net_retired(net), 16);
+	sc_claim_fini(&c);
+	sc_claim_fini(&consumer);
+	sc_exec_destroy(ex);
+	rt_net_destroy(net);
+}
+
+Test(executor, progress_counts_frames_so_kicks_end, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct rt_probe *a, *b;
+	struct rt_net *net;
+	uint32_t ia, ib;
+	char why[128];
+
+	/* Two units that name each other but move nothing: one turn. */
+	a = rt_probe_add(ex, &ia);
+	b = rt_probe_add(ex, &ib);
+	a->nbrs[0] = ib;
+	a->n_nbrs = 1;
+	b->nbrs[0] = ia;
+	b->n_nbrs = 1;
+	cr_assert_eq(sc_exec_kick(ex, ia), 0);
+	cr_expect_eq(drain(ex, 1, 1000), 1);
+	/* A ring of two passing 3 tokens up to 20 hops: the kicks end when
+	 * the frames do. */
+	cr_assert_eq(rt_ring_create(ex, 2, 2, 3, 20, 7, &net), 0);
+	cr_assert_eq(rt_net_start(net, ex), 0);
+	cr_expect_lt(drain(ex, 1, 100000), 200);
+	cr_expect(rt_net_check(net, why, sizeof(why)), "%s", why);
+	sc_exec_destroy(ex);
+	rt_net_destroy(net);
+}
+
+Test(executor, snapshot_names_every_unit_with_state_and_counters, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct sc_exec_unit_info u[3];
+	struct sc_exec_info info;
+	struct rt_probe *a, *b;
+	struct sc_claim c;
+	uint32_t ia, ib;
+
+	a = rt_probe_add(ex, &ia);
+	b = rt_probe_add(ex, &ib);
+	a->result = (struct sc_turn){3, false};
+	atomic_store(&b->pending, true);
+	cr_assert_eq(sc_exec_kick(ex, ia), 0);
+	cr_assert_eq(sc_exec_kick(ex, ia), 0);
+	cr_expect_eq(step(ex, 1), ia);
+	cr_assert_eq(sc_exec_kick(ex, ib), 0);
+	cr_assert_eq(sc_exec_kick(ex, ia), 0);
+	sc_claim_init(&c);
+	cr_assert_eq(sc_exec_claim(ex, 5, &c), 0); /* b */
+	cr_expect_eq(sc_exec_snapshot(ex, u, 3), 2);
+	cr_expect_str_eq(u[0].name, "probe0");
+	cr_expect_eq(u[0].state, SC_UNIT_QUEUED);
+	cr_expect_neq(u[0].queued_since_ns, 0);
+	cr_expect_eq(u[0].turns, 1);
+	cr_expect_eq(u[0].kicks, 3);
+	cr_expect_eq(u[0].progress, 3);
+	cr_expect_eq(u[0].worker, -1);
+	cr_expect_eq(u[1].state, SC_UNIT_RUNNING);
+	cr_expect_eq(u[1].worker, 5);
+	cr_expect_neq(u[1].running_since_ns, 0);
+	cr_expect(u[1].has_pending);
+	cr_expect(!u[0].has_pending);
+	sc_exec_info(ex, &info);
+	cr_expect_eq(info.units, 2);
+	cr_expect_eq(info.running, 1);
+	cr_expect_eq(info.queue_len, 1);
+	cr_expect_eq(info.turns_finished, 1);
+	cr_expect(!info.idle);
+	cr_assert_eq(sc_exec_run(ex, &c, 1), 0);
+	cr_assert_eq(sc_exec_finish(ex, &c), 0);
+	drain(ex, 1, 10);
+	sc_exec_info(ex, &info);
+	cr_expect(info.idle);
+	sc_claim_fini(&c);
+	sc_exec_destroy(ex);
+}
+
+Test(executor, wait_idle_times_out_while_a_unit_is_held, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct sc_claim c;
+	uint32_t id;
+
+	cr_assert(rt_probe_add(ex, &id));
+	cr_assert_eq(sc_exec_kick(ex, id), 0);
+	sc_claim_init(&c);
+	cr_assert_eq(sc_exec_claim(ex, 0, &c), 0);
+	cr_expect_eq(sc_exec_wait_idle(ex, 20000000, NULL), SC_ETIMEDOUT);
+	cr_expect_eq(sc_exec_destroy(ex), SC_EBUSY, "a unit is still claimed");
+	cr_assert_eq(sc_exec_run(ex, &c, 1), 0);
+	cr_assert_eq(sc_exec_finish(ex, &c), 0);
+	cr_expect_eq(sc_exec_wait_idle(ex, 20000000, NULL), 0);
+	sc_claim_fini(&c);
+	cr_expect_eq(sc_exec_destroy(ex), 0);
+}
+
+Test(executor, neighbour_lists_longer_than_the_buffer_are_all_kicked,
+     .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct rt_probe *a;
+	uint32_t ia, ids[8];
+
+	a = rt_probe_add(ex, &ia);
+	for (int i = 0; i < 8; i++) {
+		cr_assert(rt_probe_add(ex, &ids[i]));
+		a->nbrs[i] = ids[i];
+	}
+	a->n_nbrs = 8;
+	a->result = (struct sc_turn){1, false};
+	cr_assert_eq(sc_exec_kick(ex, ia), 0);
+	cr_expect_eq(step(ex, 1), ia);
+	cr_expect_eq(queue_len(ex), 8);
+	sc_exec_destroy(ex);
+}
