@@ -72,7 +72,7 @@ enum sc_agg_kind {
 
 struct sc_aggregate_spec {
 	uint32_t ncols;	       /* input row width, 1..SC_SCHEMA_MAX_COLS */
-	uint32_t k;	       /* group by the first k columns, k < ncols
+	uint32_t k;	       /* group by the first k columns, k <= ncols
 				* (k == 0: one group of everything) */
 	enum sc_agg_kind kind; /* what to compute */
 	uint32_t col;	       /* value column (< ncols); ignored by COUNT */
@@ -121,7 +121,8 @@ int sc_aggregate_work(struct sc_aggregate *agg, size_t budget);
 /* sc_aggregate_pending - merge work outstanding (0: settled). */
 size_t sc_aggregate_pending(const struct sc_aggregate *agg);
 
-/* sc_aggregate_groups - live groups; _rows / _bytes - rows and bytes held
+/* sc_aggregate_groups - live groups of COUNT/SUM/AVG (0 for MIN/MAX, which
+ * keep no group table); _rows / _bytes - rows and bytes held
  * by the trace (and, for bytes, the group table). For benchmarks. */
 size_t sc_aggregate_groups(const struct sc_aggregate *agg);
 size_t sc_aggregate_rows(const struct sc_aggregate *agg);

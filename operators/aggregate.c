@@ -1,0 +1,607 @@
+/*
+ * aggregate.c - incremental count, sum, avg, min and max (see aggregate.h).
+ *
+ * A step runs in two phases. The first reads the state and the delta and
+ * computes everything: the output batch, and for COUNT/SUM/AVG one pending
+ * new state per touched group (exact sums built as fresh copies). It may
+ * fail, and then it frees its scratch and nothing has changed. The second
+ * inserts the delta into the trace and swaps the pending states in; it
+ * cannot fail (room in the spine and in the group table is made first).
+ */
+#include "operators/aggregate.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/groups_int.h"
+#include "operators/probe_int.h"
+#include "operators/trace.h"
+#include "operators/xsum.h"
+
+/* A touched group's new state, computed in phase 1. */
+struct pending {
+	size_t idx;	      /* its entry, or SC__GROUPS_NONE if new */
+	const uint64_t *key;  /* k words, in the delta */
+	struct sc__gstate st; /* the new state */
+	struct sc_xsum xs;    /* the new exact sum (if exact), owned */
+};
+
+struct sc_aggregate {
+	struct sc_aggregate_spec spec; /* as created */
+	bool minmax;		       /* MIN or MAX: no group table */
+	bool exact;		       /* f64 SUM or any AVG: exact sums */
+	bool permuted;		       /* trace rows are (key, value, rest) */
+	uint32_t perm[SC_SCHEMA_MAX_COLS]; /* input column of trace column i */
+	uint32_t vpos;		     /* the value's column in trace rows */
+	struct sc_trace *t;	     /* the integral, in trace column order */
+	uint64_t mass;		     /* sum of |w| ever inserted, saturating */
+	struct sc__groups g;	     /* group states (COUNT/SUM/AVG) */
+	struct pending *pend;	     /* phase-1 scratch */
+	size_t npend, pend_cap;	     /* in use, allocated */
+	struct sc_batch_builder out; /* output scratch */
+};
+
+/* --- creation ------------------------------------------------------------ */
+
+static int
+spec_check(const struct sc_aggregate_spec *s)
+{
+	bool numeric;
+
+	if ((unsigned)s->kind > SC_AGG_MAX)
+		return sc__fail(SC_EINVAL,
+				"sc_aggregate_create: unknown "
+				"aggregate kind %d",
+				(int)s->kind);
+	if (s->ncols == 0 || s->ncols > SC_SCHEMA_MAX_COLS || s->k > s->ncols ||
+	    s->k + 1 > SC_SCHEMA_MAX_COLS)
+		return sc__fail(SC_ESCHEMA,
+				"sc_aggregate_create: %u columns grouped by "
+				"%u, want 1..%d columns and k <= ncols",
+				s->ncols, s->k, SC_SCHEMA_MAX_COLS);
+	if (s->kind == SC_AGG_COUNT)
+		return 0;
+	if (s->col >= s->ncols)
+		return sc__fail(SC_ESCHEMA,
+				"sc_aggregate_create: value column %u of %u",
+				s->col, s->ncols);
+	if ((unsigned)s->col_type >= SC__TYPE_COUNT)
+		return sc__fail(SC_ETYPE,
+				"sc_aggregate_create: unknown column type %d",
+				(int)s->col_type);
+	numeric = s->col_type == SC_TYPE_I64 || s->col_type == SC_TYPE_U64 ||
+		  s->col_type == SC_TYPE_F64;
+	if ((s->kind == SC_AGG_SUM || s->kind == SC_AGG_AVG) && !numeric)
+		return sc__fail(SC_ETYPE,
+				"sc_aggregate_create: %s over a %s column",
+				s->kind == SC_AGG_SUM ? "sum" : "avg",
+				sc_type_name(s->col_type));
+	return 0;
+}
+
+/* MIN/MAX keep rows as (key, value, the rest), so a group's rows sort by
+ * value; a value column inside the key needs no permutation. */
+static void
+layout(struct sc_aggregate *agg)
+{
+	const struct sc_aggregate_spec *s = &agg->spec;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < s->ncols; i++)
+		agg->perm[i] = i;
+	agg->vpos = s->col;
+	agg->permuted = false;
+	if (!agg->minmax || s->col <= s->k)
+		return;
+	for (uint32_t i = 0; i < s->k; i++)
+		agg->perm[n++] = i;
+	agg->perm[n++] = s->col;
+	for (uint32_t i = s->k; i < s->ncols; i++)
+		if (i != s->col)
+			agg->perm[n++] = i;
+	agg->vpos = s->k;
+	agg->permuted = true;
+}
+
+int
+sc_aggregate_create(const struct sc_aggregate_spec *spec,
+		    struct sc_aggregate **out)
+{
+	struct sc_aggregate *agg;
+	int rc;
+
+	if (!spec || !out)
+		return sc__fail(SC_EINVAL, "sc_aggregate_create: %s is NULL",
+				!spec ? "spec" : "out");
+	rc = spec_check(spec);
+	if (rc)
+		return rc;
+	agg = calloc(1, sizeof(*agg));
+	if (!agg)
+		return sc__fail(SC_ENOMEM,
+				"sc_aggregate_create: out of memory");
+	agg->spec = *spec;
+	agg->minmax = spec->kind == SC_AGG_MIN || spec->kind == SC_AGG_MAX;
+	agg->exact =
+	    spec->kind == SC_AGG_AVG ||
+	    (spec->kind == SC_AGG_SUM && spec->col_type == SC_TYPE_F64);
+	layout(agg);
+	sc__groups_init(&agg->g, spec->k, agg->exact);
+	rc = sc_trace_create(spec->ncols, &agg->t);
+	if (rc == 0)
+		rc = sc_batch_builder_init(&agg->out, spec->k + 1);
+	if (rc) {
+		sc_aggregate_destroy(agg);
+		return rc;
+	}
+	*out = agg;
+	return 0;
+}
+
+void
+sc_aggregate_destroy(struct sc_aggregate *agg)
+{
+	if (!agg)
+		return;
+	sc_trace_destroy(agg->t);
+	sc__groups_fini(&agg->g);
+	free(agg->pend);
+	sc_batch_builder_fini(&agg->out);
+	free(agg);
+}
+
+int
+sc_aggregate_out_type(const struct sc_aggregate *agg, enum sc_type *out)
+{
+	if (!agg || !out)
+		return sc__fail(SC_EINVAL, "sc_aggregate_out_type: %s is NULL",
+				!agg ? "aggregate" : "out");
+	if (agg->minmax)
+		*out = agg->spec.col_type;
+	else if (agg->exact)
+		*out = SC_TYPE_F64;
+	else
+		*out = SC_TYPE_I64;
+	return 0;
+}
+
+uint32_t
+sc_aggregate_out_ncols(const struct sc_aggregate *agg)
+{
+	return agg ? agg->spec.k + 1 : 0;
+}
+
+/* --- shared pieces of a step --------------------------------------------- */
+
+/* The end of the run of rows of b sharing row i's first k columns. */
+static size_t
+key_end(const struct sc_batch *b, size_t i, uint32_t k)
+{
+	size_t n = sc_batch_count(b);
+	const uint64_t *key = sc_batch_row(b, i);
+
+	while (++i < n && sc_row_eq(sc_batch_row(b, i), key, k))
+		;
+	return i;
+}
+
+/* Push (key, value) with weight w. */
+static int
+push_out(struct sc_aggregate *agg, const uint64_t *key, uint64_t value,
+	 int64_t w)
+{
+	uint64_t row[SC_SCHEMA_MAX_COLS];
+	uint32_t k = agg->spec.k;
+
+	memcpy(row, key, k * sizeof(uint64_t));
+	row[k] = value;
+	return sc_batch_builder_push(&agg->out, row, k + 1, w);
+}
+
+/* Emit -old and +new for a group, each only if present, nothing if equal. */
+static int
+push_change(struct sc_aggregate *agg, const uint64_t *key, bool was,
+	    uint64_t old, bool is, uint64_t now)
+{
+	int rc = 0;
+
+	if (was && is && old == now)
+		return 0;
+	if (was)
+		rc = push_out(agg, key, old, -1);
+	if (rc == 0 && is)
+		rc = push_out(agg, key, now, 1);
+	return rc;
+}
+
+/* --- COUNT, SUM, AVG ------------------------------------------------------ */
+
+/* The output word of a group state. */
+static uint64_t
+state_value(const struct sc_aggregate *agg, const struct sc__gstate *st,
+	    const struct sc_xsum *xs)
+{
+	double v = NAN;
+
+	switch (agg->spec.kind) {
+	case SC_AGG_COUNT:
+		return sc_enc_i64(st->count);
+	case SC_AGG_SUM:
+		if (!agg->exact)
+			return sc_enc_i64(st->isum);
+		(void)sc_xsum_read(xs, &v);
+		return sc_enc_f64(v);
+	default: /* AVG; a zero count (negative weights) reads NaN */
+		if (st->count != 0)
+			(void)sc_xsum_mean(xs, st->count, &v);
+		return sc_enc_f64(v);
+	}
+}
+
+/* Add w times the value word v into the exact sum: a double as it is, an
+ * integer as two exactly representable halves. */
+static int
+xsum_add_word(struct sc_xsum *x, enum sc_type t, uint64_t v, int64_t w)
+{
+	int rc;
+
+	if (t == SC_TYPE_F64)
+		return sc_xsum_add_weighted(x, sc_dec_f64(v), w);
+	if (t == SC_TYPE_I64) {
+		int64_t s = sc_dec_i64(v);
+
+		rc = sc_xsum_add_weighted(x, ldexp((double)(s >> 32), 32), w);
+		if (rc == 0)
+			rc = sc_xsum_add_weighted(
+			    x, (double)(s & INT64_C(0xffffffff)), w);
+		return rc;
+	}
+	rc = sc_xsum_add_weighted(x, ldexp((double)(v >> 32), 32), w);
+	if (rc == 0)
+		rc = sc_xsum_add_weighted(x, (double)(v & 0xffffffffu), w);
+	return rc;
+}
+
+/* w * v for an integer SUM, as a wide integer. */
+static __int128
+int_product(enum sc_type t, uint64_t v, int64_t w)
+{
+	if (t == SC_TYPE_I64)
+		return (__int128)sc_dec_i64(v) * w;
+	return (__int128)v * w;
+}
+
+static int
+pend_reserve(struct sc_aggregate *agg, size_t n)
+{
+	struct pending *p;
+
+	if (n <= agg->pend_cap)
+		return 0;
+	p = realloc(agg->pend, n * sizeof(*p));
+	if (!p)
+		return sc__fail(SC_ENOMEM, "sc_aggregate_step: out of memory");
+	agg->pend = p;
+	agg->pend_cap = n;
+	return 0;
+}
+
+static void
+pend_drop(struct sc_aggregate *agg)
+{
+	for (size_t i = 0; agg->exact && i < agg->npend; i++)
+		sc_xsum_fini(&agg->pend[i].xs);
+	agg->npend = 0;
+}
+
+static int
+too_big(const char *what, const uint64_t *key)
+{
+	(void)key;
+	return sc__fail(SC_EOVERFLOW,
+			"sc_aggregate_step: a group's %s leaves int64", what);
+}
+
+/*
+ * The delta's rows [i, e) of one group: the new state into *pd (pd->xs
+ * initialised here when exact; the caller finalises it on failure too).
+ */
+static int
+group_fold(struct sc_aggregate *agg, struct sc__probe *p,
+	   const struct sc_batch *d, size_t i, size_t e, struct pending *pd)
+{
+	const struct sc_aggregate_spec *s = &agg->spec;
+	const struct sc__gstate *old =
+	    pd->idx == SC__GROUPS_NONE ? NULL : &agg->g.st[pd->idx];
+	__int128 live = old ? old->live : 0, cnt = old ? old->count : 0;
+	__int128 sum = old ? old->isum : 0;
+	int64_t was, now, w;
+	int rc = 0;
+
+	for (; i < e; i++) {
+		const uint64_t *row = sc_batch_row(d, i);
+
+		w = sc_batch_weight(d, i);
+		rc = sc__probe_weight(p, row, &was);
+		if (rc)
+			return rc;
+		if (__builtin_add_overflow(was, w, &now))
+			return too_big("row weight", row);
+		live += (now != 0) - (was != 0);
+		cnt += w;
+		if (s->kind == SC_AGG_SUM && !agg->exact &&
+		    __builtin_add_overflow(
+			sum, int_product(s->col_type, row[s->col], w), &sum))
+			return too_big("sum", row);
+		if (agg->exact)
+			rc =
+			    xsum_add_word(&pd->xs, s->col_type, row[s->col], w);
+		if (rc)
+			return rc;
+	}
+	if (cnt > INT64_MAX || cnt < INT64_MIN)
+		return too_big("count", pd->key);
+	if (sum > INT64_MAX || sum < INT64_MIN)
+		return too_big("sum", pd->key);
+	pd->st.live = (int64_t)live;
+	pd->st.count = (int64_t)cnt;
+	pd->st.isum = (int64_t)sum;
+	return 0;
+}
+
+/* Phase 1 for one group: fold, then emit the change of its value. */
+static int
+group_step(struct sc_aggregate *agg, struct sc__probe *p,
+	   const struct sc_batch *d, size_t i, size_t e)
+{
+	struct pending *pd = &agg->pend[agg->npend];
+	const struct sc__gstate *old;
+	uint64_t ov = 0, nv = 0;
+	int rc = 0;
+
+	pd->key = sc_batch_row(d, i);
+	pd->idx = sc__groups_find(&agg->g, pd->key);
+	old = pd->idx == SC__GROUPS_NONE ? NULL : &agg->g.st[pd->idx];
+	if (agg->exact) {
+		sc_xsum_init(&pd->xs);
+		if (old)
+			rc = sc_xsum_merge(&pd->xs, &agg->g.xs[pd->idx]);
+	}
+	agg->npend++; /* from here pend_drop finalises pd->xs */
+	if (rc == 0)
+		rc = group_fold(agg, p, d, i, e, pd);
+	if (rc)
+		return rc;
+	if (old && old->live > 0)
+		ov = state_value(agg, old,
+				 agg->exact ? &agg->g.xs[pd->idx] : NULL);
+	if (pd->st.live > 0)
+		nv = state_value(agg, &pd->st, agg->exact ? &pd->xs : NULL);
+	return push_change(agg, pd->key, old && old->live > 0, ov,
+			   pd->st.live > 0, nv);
+}
+
+static int
+idx_descending(const void *a, const void *b)
+{
+	size_t x = ((const struct pending *)a)->idx;
+	size_t y = ((const struct pending *)b)->idx;
+
+	return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Phase 2: swap the pending states in. Cannot fail (room reserved). */
+static void
+groups_apply(struct sc_aggregate *agg)
+{
+	size_t ndel = 0;
+
+	for (size_t i = 0; i < agg->npend; i++) {
+		struct pending *pd = &agg->pend[i];
+
+		if (pd->idx == SC__GROUPS_NONE) {
+			if (pd->st.live > 0)
+				(void)sc__groups_insert(&agg->g, pd->key,
+							&pd->st, &pd->xs);
+			else if (agg->exact)
+				sc_xsum_fini(&pd->xs);
+			continue;
+		}
+		agg->g.st[pd->idx] = pd->st;
+		if (agg->exact) {
+			sc_xsum_fini(&agg->g.xs[pd->idx]);
+			agg->g.xs[pd->idx] = pd->xs;
+		}
+		if (pd->st.live == 0)
+			agg->pend[ndel++].idx = pd->idx; /* reuse as a list */
+	}
+	/* Remove emptied groups from the highest index down: a removal moves
+	 * the last entry, which is then never one still to remove. */
+	qsort(agg->pend, ndel, sizeof(agg->pend[0]), idx_descending);
+	for (size_t i = 0; i < ndel; i++)
+		sc__groups_remove(&agg->g, agg->pend[i].idx);
+	agg->npend = 0;
+}
+
+static int
+linear_compute(struct sc_aggregate *agg, const struct sc_batch *d)
+{
+	struct sc__probe p;
+	size_t groups = 0, fresh = 0;
+	int rc;
+
+	for (size_t i = 0; i < sc_batch_count(d);
+	     i = key_end(d, i, agg->spec.k))
+		groups++;
+	rc = pend_reserve(agg, groups);
+	if (rc)
+		return rc;
+	agg->npend = 0;
+	sc__probe_init(&p, agg->spec.ncols, agg->t, NULL);
+	for (size_t i = 0, e; rc == 0 && i < sc_batch_count(d); i = e) {
+		e = key_end(d, i, agg->spec.k);
+		rc = group_step(agg, &p, d, i, e);
+		fresh +=
+		    rc == 0 && agg->pend[agg->npend - 1].idx == SC__GROUPS_NONE;
+	}
+	if (rc == 0)
+		rc = sc__groups_reserve(&agg->g, fresh);
+	return rc;
+}
+
+/* --- MIN, MAX --------------------------------------------------------------
+ */
+
+/* The group's extreme live value in what p sees: *found and *value. */
+static int
+extreme(struct sc_aggregate *agg, struct sc__probe *p, const uint64_t *key,
+	bool *found, uint64_t *value)
+{
+	const uint64_t *row;
+	int64_t w;
+	int rc;
+
+	sc__probe_seek(p, key, agg->spec.k);
+	rc = agg->spec.kind == SC_AGG_MIN ? sc__probe_next(p, &row, &w)
+					  : sc__probe_prev(p, &row, &w);
+	if (rc < 0)
+		return rc;
+	*found = rc == 1;
+	*value = rc == 1 ? row[agg->vpos] : 0;
+	return 0;
+}
+
+/* Would adding d make a row's integrated weight leave int64? Asked only
+ * when the mass bound cannot rule it out. */
+static int
+check_integral(struct sc_aggregate *agg, const struct sc_batch *d)
+{
+	struct sc__probe p;
+	int64_t old, w;
+	int rc;
+
+	if (sc__mass_safe(sc__mass_add(agg->mass, sc__batch_mass(d))))
+		return 0;
+	sc__probe_init(&p, agg->spec.ncols, agg->t, NULL);
+	for (size_t i = 0; i < sc_batch_count(d); i++) {
+		rc = sc__probe_weight(&p, sc_batch_row(d, i), &old);
+		if (rc)
+			return rc;
+		if (__builtin_add_overflow(old, sc_batch_weight(d, i), &w))
+			return too_big("row weight", sc_batch_row(d, i));
+	}
+	return 0;
+}
+
+static int
+minmax_compute(struct sc_aggregate *agg, const struct sc_batch *d)
+{
+	struct sc__probe before, after;
+	uint64_t ov, nv;
+	bool was, is;
+	int rc = check_integral(agg, d);
+
+	sc__probe_init(&before, agg->spec.ncols, agg->t, NULL);
+	sc__probe_init(&after, agg->spec.ncols, agg->t, d);
+	for (size_t i = 0, e; rc == 0 && i < sc_batch_count(d); i = e) {
+		const uint64_t *key = sc_batch_row(d, i);
+
+		e = key_end(d, i, agg->spec.k);
+		rc = extreme(agg, &before, key, &was, &ov);
+		if (rc == 0)
+			rc = extreme(agg, &after, key, &is, &nv);
+		if (rc == 0)
+			rc = push_change(agg, key, was, ov, is, nv);
+	}
+	return rc;
+}
+
+/* --- the step --------------------------------------------------------------
+ */
+
+/* The delta in trace column order (a new reference). */
+static int
+to_trace_order(struct sc_aggregate *agg, const struct sc_batch *delta,
+	       struct sc_batch **out)
+{
+	if (!agg->permuted) {
+		*out = sc_batch_retain((struct sc_batch *)delta);
+		return 0;
+	}
+	return sc_batch_index_by(delta, agg->perm, agg->spec.ncols, out);
+}
+
+int
+sc_aggregate_step(struct sc_aggregate *agg, const struct sc_batch *delta,
+		  struct sc_batch **out)
+{
+	struct sc_batch *d = NULL, *res;
+	int rc;
+
+	if (!agg || !out)
+		return sc__fail(SC_EINVAL, "sc_aggregate_step: %s is NULL",
+				!agg ? "aggregate" : "out");
+	rc = sc__check_delta("sc_aggregate_step", "delta", delta,
+			     agg->spec.ncols);
+	if (rc == 0)
+		rc = sc__trace_make_room(agg->t);
+	if (rc)
+		return rc;
+	if (!delta || sc_batch_count(delta) == 0)
+		return sc_batch_empty(agg->spec.k + 1, out);
+	rc = to_trace_order(agg, delta, &d);
+	if (rc)
+		return rc;
+	sc_batch_builder_clear(&agg->out);
+	rc = agg->minmax ? minmax_compute(agg, d) : linear_compute(agg, d);
+	if (rc == 0)
+		rc = sc_batch_builder_finish(&agg->out, &res);
+	if (rc) {
+		pend_drop(agg);
+		sc_batch_builder_clear(&agg->out);
+		sc_batch_release(d);
+		return rc;
+	}
+	/* Phase 2: cannot fail (room in the spine and the table). */
+	(void)sc_trace_insert(agg->t, d);
+	agg->mass = sc__mass_add(agg->mass, sc__batch_mass(d));
+	if (!agg->minmax)
+		groups_apply(agg);
+	sc_batch_release(d);
+	*out = res;
+	return 0;
+}
+
+int
+sc_aggregate_work(struct sc_aggregate *agg, size_t budget)
+{
+	if (!agg)
+		return sc__fail(SC_EINVAL,
+				"sc_aggregate_work: aggregate is NULL");
+	return sc_trace_work(agg->t, budget, NULL);
+}
+
+size_t
+sc_aggregate_pending(const struct sc_aggregate *agg)
+{
+	return agg ? sc_trace_pending(agg->t) : 0;
+}
+
+size_t
+sc_aggregate_groups(const struct sc_aggregate *agg)
+{
+	return agg ? agg->g.n : 0;
+}
+
+size_t
+sc_aggregate_rows(const struct sc_aggregate *agg)
+{
+	return agg ? sc_trace_rows(agg->t) : 0;
+}
+
+size_t
+sc_aggregate_bytes(const struct sc_aggregate *agg)
+{
+	return agg ? sc_trace_bytes(agg->t) + sc__groups_bytes(&agg->g) : 0;
+}

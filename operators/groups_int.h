@@ -1,0 +1,65 @@
+/*
+ * groups_int.h - the aggregate's table from a group key (k words) to the
+ * group's running state. Internal to aggregate.c.
+ *
+ * Open addressing with linear probing over a power-of-two array of slots
+ * (each the index + 1 of a dense entry, 0 empty), kept at most half full;
+ * deletion shifts the following cluster back (no tombstones, so probes stay
+ * short under churn). Entries are dense arrays (keys, states, exact sums)
+ * so that a removal moves the last entry into the hole.
+ *
+ * Growth is separate from insertion: sc__groups_reserve may fail with
+ * SC_ENOMEM, and after it the next `n` inserts cannot fail, which is what
+ * lets a step validate before it changes anything.
+ */
+#ifndef SC_GROUPS_INT_H
+#define SC_GROUPS_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "operators/xsum.h"
+
+/* One group's running state. */
+struct sc__gstate {
+	int64_t live;  /* rows of the group with non-zero integrated weight */
+	int64_t count; /* the sum of their weights */
+	int64_t isum;  /* the sum of w * v over an integer column */
+};
+
+struct sc__groups {
+	uint32_t k;	       /* key words */
+	bool exact;	       /* entries carry an sc_xsum */
+	size_t n;	       /* entries in use */
+	size_t cap;	       /* entries allocated */
+	uint64_t *keys;	       /* cap * k words */
+	struct sc__gstate *st; /* cap states */
+	struct sc_xsum *xs;    /* cap exact sums if exact, else NULL */
+	uint32_t *slots;       /* nslots: 0 empty, else entry index + 1 */
+	size_t mask;	       /* nslots - 1 (nslots a power of two) */
+};
+
+#define SC__GROUPS_NONE SIZE_MAX
+
+void sc__groups_init(struct sc__groups *g, uint32_t k, bool exact);
+void sc__groups_fini(struct sc__groups *g);
+
+/* The entry of key, or SC__GROUPS_NONE. */
+size_t sc__groups_find(const struct sc__groups *g, const uint64_t *key);
+
+/* Room for `more` inserts that then cannot fail. 0 or SC_ENOMEM. */
+int sc__groups_reserve(struct sc__groups *g, size_t more);
+
+/* Insert key (absent; room reserved) with state st and exact sum *xs (moved
+ * in, if exact). Returns the entry index. */
+size_t sc__groups_insert(struct sc__groups *g, const uint64_t *key,
+			 const struct sc__gstate *st, const struct sc_xsum *xs);
+
+/* Remove entry i (its exact sum is finalised). The last entry moves to i. */
+void sc__groups_remove(struct sc__groups *g, size_t i);
+
+/* Bytes held. */
+size_t sc__groups_bytes(const struct sc__groups *g);
+
+#endif /* SC_GROUPS_INT_H */

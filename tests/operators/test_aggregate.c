@@ -1,0 +1,521 @@
+/*
+ * test_aggregate.c - count, sum, avg, min and max against a from-scratch
+ * reference after every step of random delta sequences (with random merge
+ * work in between); exactness of f64 sums and averages after many inserts
+ * and retractions; bad input, which must change nothing.
+ *
+ * The reference is written out here with plain loops over the naive Z-sets
+ * of zset_gen.h, with wide (__int128) integer sums; it shares no code with
+ * aggregate.c, trace.c or xsum.c.
+ */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/aggregate.h"
+#include "tests/support/op_gen.h"
+#include "tests/support/prop.h"
+#include "tests/support/zset_gen.h"
+
+#define SUITE "aggregate"
+#define NCOLS 3
+
+/* The random test's row layout: every column's type. */
+struct layout {
+	enum sc_type types[NCOLS];
+};
+
+/* Small domains, so groups collide; f64 values are multiples of 1/4 so a
+ * plain double sum of them is exact in the reference. */
+static uint64_t
+col_value(struct sc_rng *r, uint32_t col, void *ctx)
+{
+	const struct layout *l = ctx;
+	int64_t x = sc_rng_range(r, -6, 6);
+
+	switch (l->types[col]) {
+	case SC_TYPE_I64:
+		return sc_enc_i64(x);
+	case SC_TYPE_U64:
+		return sc_enc_u64((uint64_t)(x + 6));
+	default:
+		return sc_enc_f64((double)x / 4.0);
+	}
+}
+
+/* The value of a word of a numeric column, as a double (exact here). */
+static double
+num(enum sc_type t, uint64_t w)
+{
+	if (t == SC_TYPE_I64)
+		return (double)sc_dec_i64(w);
+	if (t == SC_TYPE_U64)
+		return (double)sc_dec_u64(w);
+	return sc_dec_f64(w);
+}
+
+/* One group of the reference. */
+struct rgroup {
+	const uint64_t *key;
+	__int128 count, isum;
+	double fsum;
+	uint64_t min, max;
+};
+
+/* The aggregate of an integral from scratch: one (key, value) of weight 1
+ * per group with a row of non-zero weight. */
+static void
+ref_aggregate(const struct zref *in, const struct sc_aggregate_spec *s,
+	      struct zref *out)
+{
+	struct rgroup *g = calloc(in->n + 1, sizeof(*g));
+	size_t ng = 0;
+	uint64_t row[NCOLS + 1];
+
+	for (size_t i = 0; i < in->n; i++) {
+		const uint64_t *r = in->rows + i * in->ncols;
+		uint64_t v = r[s->col];
+		size_t j;
+
+		if (in->w[i] == 0)
+			continue;
+		for (j = 0; j < ng; j++)
+			if (memcmp(g[j].key, r, s->k * 8) == 0)
+				break;
+		if (j == ng) {
+			g[ng++] = (struct rgroup){r, 0, 0, 0.0, v, v};
+		}
+		g[j].count += in->w[i];
+		if (s->kind != SC_AGG_COUNT) {
+			if (s->col_type == SC_TYPE_I64)
+				g[j].isum += in->w[i] * sc_dec_i64(v);
+			else
+				g[j].isum += in->w[i] * (__int128)v;
+			g[j].fsum += (double)in->w[i] * num(s->col_type, v);
+		}
+		g[j].min = v < g[j].min ? v : g[j].min;
+		g[j].max = v > g[j].max ? v : g[j].max;
+	}
+	for (size_t j = 0; j < ng; j++) {
+		uint64_t v;
+
+		switch (s->kind) {
+		case SC_AGG_COUNT:
+			v = sc_enc_i64((int64_t)g[j].count);
+			break;
+		case SC_AGG_SUM:
+			v = s->col_type == SC_TYPE_F64
+				? sc_enc_f64(g[j].fsum)
+				: sc_enc_i64((int64_t)g[j].isum);
+			break;
+		case SC_AGG_AVG:
+			v = sc_enc_f64(g[j].count == 0
+					   ? NAN
+					   : g[j].fsum / (double)g[j].count);
+			break;
+		case SC_AGG_MIN:
+			v = g[j].min;
+			break;
+		default:
+			v = g[j].max;
+			break;
+		}
+		memcpy(row, g[j].key, s->k * 8);
+		row[s->k] = v;
+		zref_add(out, row, 1);
+	}
+	free(g);
+}
+
+/* A random spec over a random layout. */
+static void
+random_spec(struct sc_rng *r, struct layout *l, struct sc_aggregate_spec *s)
+{
+	static const enum sc_type num_types[] = {SC_TYPE_I64, SC_TYPE_U64,
+						 SC_TYPE_F64};
+
+	for (uint32_t c = 0; c < NCOLS; c++)
+		l->types[c] = num_types[sc_rng_below(r, 3)];
+	s->ncols = NCOLS;
+	s->kind = (enum sc_agg_kind)sc_rng_below(r, 5);
+	s->k = (uint32_t)sc_rng_below(r, NCOLS);
+	if (s->kind == SC_AGG_MIN || s->kind == SC_AGG_MAX)
+		s->col = (uint32_t)sc_rng_below(r, NCOLS); /* even in the key */
+	else
+		s->col = s->k + (uint32_t)sc_rng_below(r, NCOLS - s->k);
+	s->col_type = l->types[s->col];
+}
+
+Test(aggregate, output_integral_is_the_aggregate_of_the_input_integral)
+{
+	uint64_t base = sc_prop_seed(7301);
+
+	for (uint64_t c = 0; c < sc_prop_count(60); c++) {
+		struct sc_rng r;
+		struct layout l;
+		struct sc_aggregate_spec spec;
+		struct sc_aggregate *agg;
+		struct zref in, got;
+		struct opgen g;
+
+		sc_rng_seed(&r, base + c);
+		random_spec(&r, &l, &spec);
+		g = (struct opgen){NCOLS, spec.k, col_value, &l, true};
+		zref_init(&in, NCOLS);
+		zref_init(&got, spec.k + 1);
+		cr_assert_eq(sc_aggregate_create(&spec, &agg), 0, "%s",
+			     sc_errmsg());
+		cr_assert_eq(sc_aggregate_out_ncols(agg), spec.k + 1);
+		for (int step = 0; step < 30; step++) {
+			struct sc_batch *delta =
+			    sc_rng_below(&r, 8) == 0
+				? NULL
+				: opgen_delta(&r, &g, &in,
+					      sc_rng_below(&r, 10));
+			struct sc_batch *out;
+			struct zref want;
+			const uint64_t *bad = NULL;
+			int rc = sc_aggregate_step(agg, delta, &out);
+
+			SC_PROP_ASSERT(base + c, SUITE,
+				       "output_integral_is_the_aggregate_of_"
+				       "the_input_integral",
+				       rc == 0, "step %d: %s", step,
+				       sc_errmsg());
+			cr_assert(sc_batch_is_consolidated(out));
+			if (delta)
+				zref_add_batch(&in, delta, 1);
+			zref_add_batch(&got, out, 1);
+			sc_batch_release(delta);
+			sc_batch_release(out);
+			zref_init(&want, spec.k + 1);
+			ref_aggregate(&in, &spec, &want);
+			SC_PROP_ASSERT(
+			    base + c, SUITE,
+			    "output_integral_is_the_aggregate_of_the_input_"
+			    "integral",
+			    zref_same(&want, &got, &bad),
+			    "step %d kind %d k %u col %u type %s: row (%llx "
+			    "...) want %lld got %lld",
+			    step, (int)spec.kind, spec.k, spec.col,
+			    sc_type_name(spec.col_type),
+			    (unsigned long long)bad[0], zref_w(&want, bad),
+			    zref_w(&got, bad));
+			zref_fini(&want);
+			if (sc_rng_below(&r, 2))
+				cr_assert_eq(sc_aggregate_work(
+						 agg, sc_rng_below(&r, 30)),
+					     0);
+		}
+		sc_aggregate_destroy(agg);
+		zref_fini(&in);
+		zref_fini(&got);
+	}
+}
+
+/* --- exactness ------------------------------------------------------------ */
+
+/* Values m * 2^(e - 60), m < 2^20, e in [0, 80]: 100 bits of spread, so a
+ * running double sum would round; the reference sums them as integers. */
+static uint64_t
+col_wide(struct sc_rng *r, uint32_t col, void *ctx)
+{
+	double m;
+
+	(void)ctx;
+	if (col == 0)
+		return sc_rng_below(r, 3);
+	m = (double)(1 + sc_rng_below(r, (1u << 20) - 1));
+	if (sc_rng_below(r, 2))
+		m = -m;
+	return sc_enc_f64(ldexp(m, (int)sc_rng_below(r, 81) - 60));
+}
+
+/* The exact sum of group `key` in units of 2^-scale. */
+static __int128
+ref_units(const struct zref *in, uint64_t key, int scale, __int128 *count)
+{
+	__int128 s = 0;
+
+	*count = 0;
+	for (size_t i = 0; i < in->n; i++) {
+		const uint64_t *r = in->rows + i * 2;
+
+		if (in->w[i] == 0 || r[0] != key)
+			continue;
+		s += in->w[i] * (__int128)ldexp(sc_dec_f64(r[1]), scale);
+		*count += in->w[i];
+	}
+	return s;
+}
+
+/* Run `steps` random steps of a 2-column (key, f64) aggregate; after each,
+ * check every group's value with check(). */
+static void
+exact_run(enum sc_agg_kind kind, opgen_col_fn col, int steps,
+	  void (*check)(const struct zref *in, uint64_t key, double got))
+{
+	struct sc_aggregate_spec spec = {2, 1, kind, 1, SC_TYPE_F64};
+	struct sc_aggregate *agg;
+	struct sc_rng r;
+	struct zref in;
+	struct opgen g = {2, 1, col, NULL, false};
+	double cur[3] = {0, 0, 0};
+
+	sc_rng_seed(&r, sc_prop_seed(7302));
+	zref_init(&in, 2);
+	cr_assert_eq(sc_aggregate_create(&spec, &agg), 0);
+	for (int step = 0; step < steps; step++) {
+		struct sc_batch *delta = opgen_delta(&r, &g, &in, 6);
+		struct sc_batch *out;
+
+		cr_assert_eq(sc_aggregate_step(agg, delta, &out), 0, "%s",
+			     sc_errmsg());
+		zref_add_batch(&in, delta, 1);
+		for (size_t i = 0; i < sc_batch_count(out); i++)
+			if (sc_batch_weight(out, i) > 0)
+				cur[sc_batch_row(out, i)[0]] =
+				    sc_dec_f64(sc_batch_row(out, i)[1]);
+		for (uint64_t key = 0; key < 3; key++)
+			check(&in, key, cur[key]);
+		sc_batch_release(delta);
+		sc_batch_release(out);
+		(void)sc_aggregate_work(agg, 16);
+	}
+	sc_aggregate_destroy(agg);
+	zref_fini(&in);
+}
+
+static void
+check_sum(const struct zref *in, uint64_t key, double got)
+{
+	__int128 count, s = ref_units(in, key, 60, &count);
+	double want = ldexp((double)s, -60); /* one rounding */
+
+	if (count == 0 && s == 0)
+		return; /* (probably) empty group: no current value */
+	cr_assert(got == want, "group %llu: sum %a, exact %a",
+		  (unsigned long long)key, got, want);
+}
+
+Test(aggregate, f64_sum_is_exact_after_many_inserts_and_retractions)
+{
+	exact_run(SC_AGG_SUM, col_wide, 400, check_sum);
+}
+
+/* Values m * 2^-40 with |m| < 2^44: the exact sum (in units) fits a
+ * double's 53 bits, so sum / count rounds once in the reference too. */
+static uint64_t
+col_avg(struct sc_rng *r, uint32_t col, void *ctx)
+{
+	int64_t m;
+
+	(void)ctx;
+	if (col == 0)
+		return sc_rng_below(r, 3);
+	m = (int64_t)(sc_rng_next(r) >> 20) - (INT64_C(1) << 43);
+	return sc_enc_f64(ldexp((double)m, -40));
+}
+
+static void
+check_avg(const struct zref *in, uint64_t key, double got)
+{
+	__int128 count, s = ref_units(in, key, 40, &count);
+	double want;
+
+	if (count == 0)
+		return;
+	want = ldexp((double)s / (double)count, -40);
+	cr_assert(got == want, "group %llu: avg %a, exact %a",
+		  (unsigned long long)key, got, want);
+}
+
+Test(aggregate, f64_avg_is_the_exact_sum_over_the_count_rounded_once)
+{
+	exact_run(SC_AGG_AVG, col_avg, 400, check_avg);
+}
+
+/* --- specific behaviours ----------------------------------------------------
+ */
+
+static struct sc_batch *
+rows(uint32_t ncols, size_t n, const uint64_t *r, const int64_t *w)
+{
+	struct sc_batch *b;
+
+	cr_assert_eq(sc_batch_from_records(ncols, r, w, n, &b), 0);
+	return b;
+}
+
+/* Step and expect exactly the output rows (key, value) x weight. */
+static void
+step_expect(struct sc_aggregate *agg, struct sc_batch *delta, size_t n,
+	    const uint64_t *want_rows, const int64_t *want_w)
+{
+	struct sc_batch *out, *want = rows(2, n, want_rows, want_w);
+
+	cr_assert_eq(sc_aggregate_step(agg, delta, &out), 0, "%s", sc_errmsg());
+	cr_assert(sc_batch_equal(out, want));
+	sc_batch_release(out);
+	sc_batch_release(want);
+	sc_batch_release(delta);
+}
+
+Test(aggregate, min_and_max_show_the_next_value_after_a_retraction)
+{
+	struct sc_aggregate_spec mn = {2, 1, SC_AGG_MIN, 1, SC_TYPE_I64};
+	struct sc_aggregate *agg;
+	uint64_t in[] = {5, sc_enc_i64(3), 5, sc_enc_i64(-1), 5, sc_enc_i64(2)};
+	int64_t ones[] = {1, 1, 1}, minus[] = {-1};
+	uint64_t o1[] = {5, sc_enc_i64(-1)},
+		 o2[] = {5, sc_enc_i64(-1), 5, sc_enc_i64(2)};
+	int64_t w1[] = {1}, w2[] = {-1, 1};
+
+	cr_assert_eq(sc_aggregate_create(&mn, &agg), 0);
+	step_expect(agg, rows(2, 3, in, ones), 1, o1, w1);
+	step_expect(agg, rows(2, 1, in + 2, minus), 2, o2, w2);
+	sc_aggregate_destroy(agg);
+}
+
+Test(aggregate, a_group_that_empties_retracts_its_row)
+{
+	struct sc_aggregate_spec cnt = {2, 1, SC_AGG_COUNT, 0, SC_TYPE_I64};
+	struct sc_aggregate *agg;
+	uint64_t in[] = {5, 1, 5, 2};
+	int64_t ws[] = {1, 2}, back[] = {-1, -2};
+	uint64_t o1[] = {5, sc_enc_i64(3)};
+	int64_t w1[] = {1}, wm1[] = {-1};
+
+	cr_assert_eq(sc_aggregate_create(&cnt, &agg), 0);
+	step_expect(agg, rows(2, 2, in, ws), 1, o1, w1);
+	cr_assert_eq(sc_aggregate_groups(agg), 1);
+	step_expect(agg, rows(2, 2, in, back), 1, o1, wm1);
+	cr_assert_eq(sc_aggregate_groups(agg), 0);
+	sc_aggregate_destroy(agg);
+}
+
+Test(aggregate, sum_overflow_is_eoverflow_and_changes_nothing)
+{
+	struct sc_aggregate_spec sum = {2, 1, SC_AGG_SUM, 1, SC_TYPE_I64};
+	struct sc_aggregate *agg;
+	uint64_t big[] = {5, sc_enc_i64(INT64_MAX)}, one[] = {5, sc_enc_i64(1)};
+	uint64_t o1[] = {5, sc_enc_i64(INT64_MAX)};
+	uint64_t o2[] = {5, sc_enc_i64(INT64_MAX), 5, sc_enc_i64(0)};
+	int64_t w1[] = {1}, w2[] = {-1, 1}, wneg[] = {-1};
+	struct sc_batch *b, *out = NULL;
+
+	cr_assert_eq(sc_aggregate_create(&sum, &agg), 0);
+	step_expect(agg, rows(2, 1, big, w1), 1, o1, w1);
+	b = rows(2, 1, one, w1);
+	cr_assert_eq(sc_aggregate_step(agg, b, &out), SC_EOVERFLOW);
+	cr_assert_null(out);
+	cr_assert(strstr(sc_errmsg(), "sum") != NULL, "%s", sc_errmsg());
+	sc_batch_release(b);
+	cr_assert_eq(sc_aggregate_rows(agg), 1, "the delta was absorbed");
+	/* Still INT64_MAX: a retraction of one row of value 0... */
+	one[1] = sc_enc_i64(0);
+	step_expect(agg, rows(2, 1, one, w1), 0, NULL, NULL);
+	/* ...and of the big row leave a sum of 0 in a live group. */
+	step_expect(agg, rows(2, 1, big, wneg), 2, o2, w2);
+	sc_aggregate_destroy(agg);
+}
+
+Test(aggregate, count_overflow_is_eoverflow_and_changes_nothing)
+{
+	struct sc_aggregate_spec cnt = {2, 1, SC_AGG_COUNT, 0, SC_TYPE_I64};
+	struct sc_aggregate *agg;
+	uint64_t a[] = {5, 1}, b2[] = {5, 2};
+	int64_t wmax[] = {INT64_MAX};
+	struct sc_batch *b, *out = NULL;
+	uint64_t o1[] = {5, sc_enc_i64(INT64_MAX)};
+	int64_t w1[] = {1};
+
+	cr_assert_eq(sc_aggregate_create(&cnt, &agg), 0);
+	step_expect(agg, rows(2, 1, a, wmax), 1, o1, w1);
+	b = rows(2, 1, b2, wmax);
+	cr_assert_eq(sc_aggregate_step(agg, b, &out), SC_EOVERFLOW);
+	cr_assert_null(out);
+	cr_assert_eq(sc_aggregate_rows(agg), 1);
+	cr_assert_eq(sc_aggregate_groups(agg), 1);
+	sc_batch_release(b);
+	sc_aggregate_destroy(agg);
+}
+
+Test(aggregate, wrong_width_is_eschema_and_changes_nothing)
+{
+	struct sc_aggregate_spec cnt = {2, 1, SC_AGG_COUNT, 0, SC_TYPE_I64};
+	struct sc_aggregate *agg;
+	uint64_t r3[] = {1, 2, 3};
+	int64_t w1[] = {1};
+	struct sc_batch *b = rows(3, 1, r3, w1), *out = NULL;
+
+	cr_assert_eq(sc_aggregate_create(&cnt, &agg), 0);
+	cr_assert_eq(sc_aggregate_step(agg, b, &out), SC_ESCHEMA);
+	cr_assert_null(out);
+	cr_assert(strstr(sc_errmsg(), "3 columns") != NULL, "%s", sc_errmsg());
+	cr_assert_eq(sc_aggregate_rows(agg), 0);
+	sc_batch_release(b);
+	sc_aggregate_destroy(agg);
+}
+
+Test(aggregate, null_arguments_are_einval)
+{
+	struct sc_aggregate_spec cnt = {2, 1, SC_AGG_COUNT, 0, SC_TYPE_I64};
+	struct sc_aggregate *agg;
+	struct sc_batch *out;
+
+	cr_assert_eq(sc_aggregate_create(NULL, &agg), SC_EINVAL);
+	cr_assert_eq(sc_aggregate_create(&cnt, NULL), SC_EINVAL);
+	cr_assert_eq(sc_aggregate_create(&cnt, &agg), 0);
+	cr_assert_eq(sc_aggregate_step(NULL, NULL, &out), SC_EINVAL);
+	cr_assert_eq(sc_aggregate_step(agg, NULL, NULL), SC_EINVAL);
+	cr_assert_eq(sc_aggregate_work(NULL, 1), SC_EINVAL);
+	cr_assert_eq(sc_aggregate_out_type(agg, NULL), SC_EINVAL);
+	sc_aggregate_destroy(agg);
+	sc_aggregate_destroy(NULL);
+}
+
+Test(aggregate, create_rejects_bad_specs)
+{
+	struct sc_aggregate_spec s = {2, 1, SC_AGG_SUM, 1, SC_TYPE_SYMBOL};
+	struct sc_aggregate *agg = NULL;
+
+	cr_assert_eq(sc_aggregate_create(&s, &agg), SC_ETYPE);
+	s.kind = SC_AGG_AVG;
+	s.col_type = SC_TYPE_BOOL;
+	cr_assert_eq(sc_aggregate_create(&s, &agg), SC_ETYPE);
+	s.col_type = SC_TYPE_F64;
+	s.col = 2;
+	cr_assert_eq(sc_aggregate_create(&s, &agg), SC_ESCHEMA);
+	s.col = 1;
+	s.k = 3;
+	cr_assert_eq(sc_aggregate_create(&s, &agg), SC_ESCHEMA);
+	s.k = 1;
+	s.kind = (enum sc_agg_kind)9;
+	cr_assert_eq(sc_aggregate_create(&s, &agg), SC_EINVAL);
+	cr_assert_null(agg);
+}
+
+Test(aggregate, output_types_follow_the_kind)
+{
+	struct sc_aggregate_spec s = {2, 1, SC_AGG_COUNT, 1, SC_TYPE_SYMBOL};
+	struct sc_aggregate *agg;
+	enum sc_type t;
+
+	cr_assert_eq(sc_aggregate_create(&s, &agg), 0);
+	cr_assert_eq(sc_aggregate_out_type(agg, &t), 0);
+	cr_assert_eq(t, SC_TYPE_I64);
+	sc_aggregate_destroy(agg);
+	s.kind = SC_AGG_MAX;
+	cr_assert_eq(sc_aggregate_create(&s, &agg), 0);
+	cr_assert_eq(sc_aggregate_out_type(agg, &t), 0);
+	cr_assert_eq(t, SC_TYPE_SYMBOL);
+	sc_aggregate_destroy(agg);
+	s.kind = SC_AGG_AVG;
+	s.col_type = SC_TYPE_I64;
+	cr_assert_eq(sc_aggregate_create(&s, &agg), 0);
+	cr_assert_eq(sc_aggregate_out_type(agg, &t), 0);
+	cr_assert_eq(t, SC_TYPE_F64);
+	sc_aggregate_destroy(agg);
+}
