@@ -11,9 +11,6 @@
 
 #define SC_INLINE static inline __attribute__((always_inline))
 
-/* Buckets at or below this size are finished by insertion sort. */
-#define SORT_SMALL 40
-
 /* --- records ------------------------------------------------------------- */
 
 /* Records never overlap. memcpy of a constant size (the fixed strides
@@ -262,11 +259,14 @@ sc_batch_builder_push_batch(struct sc_batch_builder *b,
 /* --- sorting ---------------------------------------------------------------
  */
 
-/* Byte `depth` of a record's key: byte 0 is the top byte of word 0. */
+/*
+ * The digit of `w` bits at bit `bit` of a record's key, bit 0 being the
+ * top bit of word 0. A digit never crosses a word (w <= 64 - bit % 64).
+ */
 SC_INLINE unsigned
-key_byte(const uint64_t *rec, unsigned depth)
+digit(const uint64_t *rec, unsigned bit, unsigned w)
 {
-	return (unsigned)(rec[depth >> 3] >> (56 - 8 * (depth & 7))) & 0xff;
+	return (unsigned)((rec[bit >> 6] << (bit & 63)) >> (64 - w));
 }
 
 SC_INLINE int
@@ -305,23 +305,26 @@ insertion_sort_impl(uint64_t *d, size_t n, uint32_t stride)
 	}
 }
 
+/* count[0 .. 2^w) = histogram of the digit (bit, w) over n records. */
 SC_INLINE void
-histogram_impl(const uint64_t *d, size_t n, uint32_t stride, unsigned depth,
-	       size_t *count)
+histogram_impl(const uint64_t *d, size_t n, uint32_t stride, unsigned bit,
+	       unsigned w, size_t *count)
 {
-	memset(count, 0, 256 * sizeof(size_t));
+	memset(count, 0, ((size_t)1 << w) * sizeof(size_t));
 	for (size_t i = 0; i < n; i++)
-		count[key_byte(d + i * stride, depth)]++;
+		count[digit(d + i * stride, bit, w)]++;
 }
 
+/* Move each record to pos[its digit]++ (pos: bucket starts on entry,
+ * bucket ends on return). */
 SC_INLINE void
 scatter_impl(const uint64_t *src, uint64_t *dst, size_t n, uint32_t stride,
-	     unsigned depth, size_t *pos)
+	     unsigned bit, unsigned w, size_t *pos)
 {
 	for (size_t i = 0; i < n; i++) {
 		const uint64_t *r = src + i * stride;
 
-		rec_copy(dst + pos[key_byte(r, depth)]++ * stride, r, stride);
+		rec_copy(dst + pos[digit(r, bit, w)]++ * stride, r, stride);
 	}
 }
 
@@ -362,19 +365,19 @@ insertion_sort(uint64_t *d, size_t n, uint32_t stride)
 }
 
 static void
-histogram(const uint64_t *d, size_t n, uint32_t stride, unsigned depth,
-	  size_t *count)
+histogram(const uint64_t *d, size_t n, uint32_t stride, unsigned bit,
+	  unsigned w, size_t *count)
 {
-	SC_DISPATCH(stride, histogram_impl(d, n, S_, depth, count),
-		    histogram_impl(d, n, stride, depth, count));
+	SC_DISPATCH(stride, histogram_impl(d, n, S_, bit, w, count),
+		    histogram_impl(d, n, stride, bit, w, count));
 }
 
 static void
 scatter(const uint64_t *src, uint64_t *dst, size_t n, uint32_t stride,
-	unsigned depth, size_t *pos)
+	unsigned bit, unsigned w, size_t *pos)
 {
-	SC_DISPATCH(stride, scatter_impl(src, dst, n, S_, depth, pos),
-		    scatter_impl(src, dst, n, stride, depth, pos));
+	SC_DISPATCH(stride, scatter_impl(src, dst, n, S_, bit, w, pos),
+		    scatter_impl(src, dst, n, stride, bit, w, pos));
 }
 
 /*
@@ -430,79 +433,226 @@ compact(const uint64_t *src, size_t n, uint64_t *dst, size_t *nout,
 	return ok;
 }
 
-/* What the recursive sort carries: the compaction it does on the way. */
+/* Buckets at most this many bytes are sorted in cache (two of them, the
+ * bucket and its partner area, must fit in L2). */
+#define SORT_CACHE_BYTES ((size_t)192 << 10)
+/* Buckets at or below this many records finish by insertion sort. */
+#define SORT_LEAF 16
+/* The widest digit of the in-cache levels: 2^12 counters = 32 KB. */
+#define SORT_MAX_BITS 12
+
+/* What the sort carries. */
 struct sort_ctx {
-	uint32_t stride; /* words per record */
-	uint64_t *out;	 /* consolidated output, appended in key order */
-	size_t nout;	 /* records in out */
-	bool overflow;	 /* a sum overflowed: stop compacting, keep sorting */
+	uint32_t stride;		 /* words per record */
+	unsigned nbits;			 /* key bits: 64 * ncols */
+	uint64_t *out;			 /* consolidated output */
+	size_t nout;			 /* records in out */
+	bool overflow;			 /* a sum overflowed */
+	size_t pos[1u << SORT_MAX_BITS]; /* one histogram, shared by the
+					  * in-cache levels: each is done
+					  * with it before recursing */
 };
 
+/* Append n sorted records to the output, consolidating them. */
+static void
+emit_sorted(struct sort_ctx *ctx, const uint64_t *d, size_t n)
+{
+	if (!ctx->overflow && !compact(d, n, ctx->out, &ctx->nout, ctx->stride))
+		ctx->overflow = true;
+}
+
+/* The digit width for an in-cache bucket of n records: about log2(n) + 1,
+ * so buckets come out a record or two each; never across a word. */
+static unsigned
+small_width(size_t n, unsigned bit)
+{
+	unsigned w = 64 - (unsigned)__builtin_clzll(n);
+
+	if (w > SORT_MAX_BITS)
+		w = SORT_MAX_BITS;
+	if (w < 1)
+		w = 1;
+	if (w > 64 - (bit & 63))
+		w = 64 - (bit & 63);
+	return w;
+}
+
+/* Finish a group of one or two records that lies in `src`: in order, into
+ * `dst` unless it may stay (to_b: the result belongs in src). */
+SC_INLINE void
+small_group_impl(uint64_t *src, uint64_t *dst, size_t n, uint32_t stride,
+		 bool to_b)
+{
+	uint64_t *first = src, *second = src + stride;
+
+	if (n == 2 && rec_cmp(first, second, stride - 1) > 0) {
+		first = second;
+		second = src;
+	}
+	if (to_b) {
+		if (first != src) { /* swap in place */
+			uint64_t tmp[SC_SCHEMA_MAX_COLS + 1];
+
+			rec_copy(tmp, src, stride);
+			rec_copy(src, src + stride, stride);
+			rec_copy(src + stride, tmp, stride);
+		}
+		return;
+	}
+	rec_copy(dst, first, stride);
+	if (n == 2)
+		rec_copy(dst + stride, second, stride);
+}
+
+static void
+small_group(uint64_t *src, uint64_t *dst, size_t n, uint32_t stride, bool to_b)
+{
+	SC_DISPATCH(stride, small_group_impl(src, dst, n, S_, to_b),
+		    small_group_impl(src, dst, n, stride, to_b));
+}
+
 /*
- * Most-significant-byte radix sort, out of place. The records are in
- * `data`; `scratch` has room for as many at the same offsets. The sorted
- * records must end in `scratch` if `to_scratch`, else in `data`. Each level
- * scatters into the other buffer, so a bucket's parity flips at each level.
- * Bytes on which the whole bucket agrees are skipped without moving
- * anything.
- *
- * Buckets are visited in key order, so the leaves (small buckets, finished
- * by insertion sort, and buckets of equal rows) complete in global key
- * order, and every run of equal rows lies inside one leaf. Each leaf is
- * therefore consolidated straight into ctx->out while it is still in
- * cache: there is no separate compaction pass over the whole array.
+ * Sort the n records of an in-cache bucket `a` (partner area `b`) from key
+ * bit `bit` on; the result ends in `b` if to_b, else in `a`. Digits are
+ * about log2(n) wide, so one level usually leaves buckets of one or two
+ * records; digits on which the bucket agrees are skipped without moving
+ * anything. The histogram lives in ctx (the levels never need it after
+ * their scatter: a bucket's bounds are found again by walking the
+ * scattered records, which are grouped by digit), so the stack stays
+ * small whatever the depth.
  */
 static void
-msd_sort(struct sort_ctx *ctx, uint64_t *data, uint64_t *scratch, size_t n,
-	 unsigned depth, bool to_scratch)
+msd_small(struct sort_ctx *ctx, uint64_t *a, uint64_t *b, size_t n,
+	  unsigned bit, bool to_b)
 {
 	const uint32_t stride = ctx->stride;
-	const unsigned nbytes = (stride - 1) * 8;
-	size_t count[256], pos[256], off;
+	size_t *pos = ctx->pos, off, i;
+	unsigned w;
 
 	for (;;) {
-		if (n <= SORT_SMALL || depth >= nbytes) {
-			if (depth < nbytes)
-				insertion_sort(data, n, stride);
-			if (!ctx->overflow &&
-			    !compact(data, n, ctx->out, &ctx->nout, stride))
-				ctx->overflow = true;
-			if (to_scratch)
-				memcpy(scratch, data, n * stride * 8);
+		if (n <= SORT_LEAF || bit >= ctx->nbits) {
+			if (bit < ctx->nbits)
+				insertion_sort(a, n, stride);
+			if (to_b)
+				memcpy(b, a, n * stride * sizeof(uint64_t));
 			return;
 		}
-		histogram(data, n, stride, depth, count);
-		if (count[key_byte(data, depth)] != n)
+		w = small_width(n, bit);
+		histogram(a, n, stride, bit, w, pos);
+		if (pos[digit(a, bit, w)] != n)
 			break;
-		depth++; /* every record has the same byte here */
+		bit += w;
 	}
 	off = 0;
-	for (unsigned i = 0; i < 256; i++) {
-		pos[i] = off;
-		off += count[i];
+	for (size_t d = 0; d < ((size_t)1 << w); d++) {
+		size_t c = pos[d];
+
+		pos[d] = off;
+		off += c;
 	}
-	scatter(data, scratch, n, stride, depth, pos);
-	off = 0;
-	for (unsigned i = 0; i < 256; i++) {
-		if (count[i])
-			msd_sort(ctx, scratch + off * stride,
-				 data + off * stride, count[i], depth + 1,
-				 !to_scratch);
-		off += count[i];
+	scatter(a, b, n, stride, bit, w, pos);
+	for (i = 0; i < n;) {
+		unsigned dg = digit(b + i * stride, bit, w);
+		size_t j = i + 1;
+
+		while (j < n && digit(b + j * stride, bit, w) == dg)
+			j++;
+		if (j - i <= 2)
+			small_group(b + i * stride, a + i * stride, j - i,
+				    stride, to_b);
+		else
+			msd_small(ctx, b + i * stride, a + i * stride, j - i,
+				  bit + w, !to_b);
+		i = j;
 	}
 }
 
-static bool
-records_sorted(const uint64_t *d, size_t n, uint32_t stride)
+/*
+ * Sort and emit a bucket too large for the cache: 8-bit digits (256 write
+ * streams keep the scatter friendly to caches and TLB), ping-ponging
+ * between `a` and `b`, until buckets fit in cache; those are sorted by
+ * msd_small and emitted in key order. Each frame holds 2 KB of counts.
+ */
+static void
+msd_big(struct sort_ctx *ctx, uint64_t *a, uint64_t *b, size_t n, unsigned bit)
 {
-	for (size_t i = 1; i < n; i++)
-		if (rec_cmp(d + (i - 1) * stride, d + i * stride, stride - 1) >
-		    0)
-			return false;
-	return true;
+	const uint32_t stride = ctx->stride;
+	size_t count[256], pos[256], off;
+	unsigned w;
+
+	for (;;) {
+		if (bit >= ctx->nbits) { /* all one row */
+			emit_sorted(ctx, a, n);
+			return;
+		}
+		if (n * stride * sizeof(uint64_t) <= SORT_CACHE_BYTES) {
+			msd_small(ctx, a, b, n, bit, false);
+			emit_sorted(ctx, a, n);
+			return;
+		}
+		w = 64 - (bit & 63) < 8 ? 64 - (bit & 63) : 8;
+		histogram(a, n, stride, bit, w, count);
+		if (count[digit(a, bit, w)] != n)
+			break;
+		bit += w;
+	}
+	off = 0;
+	for (unsigned d = 0; d < (1u << w); d++) {
+		pos[d] = off;
+		off += count[d];
+	}
+	scatter(a, b, n, stride, bit, w, pos);
+	off = 0;
+	for (unsigned d = 0; d < (1u << w); d++) {
+		if (count[d])
+			msd_big(ctx, b + off * stride, a + off * stride,
+				count[d], bit + w);
+		off += count[d];
+	}
 }
 
-/* A scratch buffer of n records for the sort, reused across finishes. */
+/* One read of the input tells whether it is sorted, which key bits vary
+ * at all, and the histogram of the top byte. */
+struct scan {
+	bool sorted;	   /* already in order */
+	unsigned first;	   /* first key bit that varies; nbits if none */
+	size_t hist0[256]; /* histogram of key bits 0..7 */
+};
+
+SC_INLINE void
+scan_impl(const uint64_t *d, size_t n, uint32_t stride, struct scan *sc)
+{
+	const uint32_t ncols = stride - 1;
+	uint64_t diff[SC_SCHEMA_MAX_COLS] = {0};
+	bool sorted = true;
+
+	memset(sc->hist0, 0, sizeof(sc->hist0));
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t *r = d + i * stride;
+
+		for (uint32_t j = 0; j < ncols; j++)
+			diff[j] |= r[j] ^ d[j];
+		sc->hist0[r[0] >> 56]++;
+		if (i > 0)
+			sorted &= rec_cmp(r - stride, r, ncols) <= 0;
+	}
+	sc->sorted = sorted;
+	sc->first = ncols * 64;
+	for (uint32_t j = 0; j < ncols; j++)
+		if (diff[j]) {
+			sc->first = j * 64 + (unsigned)__builtin_clzll(diff[j]);
+			break;
+		}
+}
+
+static void
+scan(const uint64_t *d, size_t n, uint32_t stride, struct scan *sc)
+{
+	SC_DISPATCH(stride, scan_impl(d, n, S_, sc),
+		    scan_impl(d, n, stride, sc));
+}
+
+/* The builder's scratch: room for `n` records, kept for reuse. */
 static int
 builder_scratch(struct sc_batch_builder *b, size_t n)
 {
@@ -519,6 +669,58 @@ builder_scratch(struct sc_batch_builder *b, size_t n)
 	return 0;
 }
 
+/*
+ * Sort and consolidate the builder's records into ctx->out without
+ * writing the builder's own buffer (so a failure leaves it as it was).
+ * The first level scatters the whole input into the scratch by its first
+ * varying byte; each first-level bucket is then sorted by ping-ponging with
+ * a second area the size of the largest bucket, which stays in cache from
+ * one bucket to the next (for random keys it is 1/256 of the input).
+ */
+static int
+sort_builder(struct sc_batch_builder *b, struct sort_ctx *ctx)
+{
+	const uint32_t stride = b->stride;
+	size_t n = b->count, count[256], pos[256], off, maxb = 0;
+	struct scan sc;
+	unsigned bit, w;
+	uint64_t *s, *tmp;
+
+	scan(b->data, n, stride, &sc);
+	if (sc.sorted || sc.first >= ctx->nbits) {
+		emit_sorted(ctx, b->data, n); /* in order, or all one row */
+		return 0;
+	}
+	if (sc.first < 8) {
+		bit = 0;
+		w = 8;
+		memcpy(count, sc.hist0, sizeof(count));
+	} else {
+		bit = sc.first;
+		w = 64 - (bit & 63) < 8 ? 64 - (bit & 63) : 8;
+		histogram(b->data, n, stride, bit, w, count);
+	}
+	for (unsigned d = 0; d < (1u << w); d++)
+		maxb = count[d] > maxb ? count[d] : maxb;
+	if (builder_scratch(b, n + maxb))
+		return SC_ENOMEM;
+	s = b->scratch;
+	tmp = s + n * stride;
+	off = 0;
+	for (unsigned d = 0; d < (1u << w); d++) {
+		pos[d] = off;
+		off += count[d];
+	}
+	scatter(b->data, s, n, stride, bit, w, pos);
+	off = 0;
+	for (unsigned d = 0; d < (1u << w); d++) {
+		if (count[d])
+			msd_big(ctx, s + off * stride, tmp, count[d], bit + w);
+		off += count[d];
+	}
+	return 0;
+}
+
 int
 sc_batch_builder_finish(struct sc_batch_builder *b, struct sc_batch **out)
 {
@@ -530,22 +732,16 @@ sc_batch_builder_finish(struct sc_batch_builder *b, struct sc_batch **out)
 				"sc_batch_builder_finish: %s is NULL",
 				!b ? "builder" : "out");
 	n = b->count;
-	ctx = (struct sort_ctx){.stride = b->stride};
+	ctx.stride = b->stride;
+	ctx.nbits = b->ncols * 64;
+	ctx.nout = 0;
+	ctx.overflow = false;
 	ctx.out = rec_alloc(n, b->stride);
 	if (!ctx.out)
 		goto nomem;
-	/* The builder's buffer ends sorted (the sort's leaves land back in
-	 * it), and the consolidated records go to ctx.out: on overflow the
-	 * builder still has every record. */
-	if (records_sorted(b->data, n, b->stride)) {
-		ctx.overflow =
-		    !compact(b->data, n, ctx.out, &ctx.nout, b->stride);
-	} else {
-		if (builder_scratch(b, n)) {
-			free(ctx.out);
-			goto nomem;
-		}
-		msd_sort(&ctx, b->data, b->scratch, n, 0, false);
+	if (sort_builder(b, &ctx)) {
+		free(ctx.out);
+		goto nomem;
 	}
 	if (ctx.overflow) {
 		free(ctx.out);

@@ -23,9 +23,14 @@
  * sc_batch_builder_finish sorts and consolidates them. The sort is an
  * out-of-place most-significant-byte-first radix sort over the words (a
  * row's byte string sorts exactly as the row does, thanks to the
- * order-preserving encoding), that skips bytes on which a bucket does not
- * vary and finishes small buckets by insertion sort. Input that is already
- * sorted is detected in one pass and not sorted again.
+ * order-preserving encoding). One read of the input finds whether it is
+ * already sorted (then only compaction runs), which key bytes vary at all
+ * (constant leading bytes are skipped), and the first histogram. The first
+ * level scatters into a scratch buffer; deeper levels of each bucket
+ * ping-pong with a small area that stays in cache; buckets of at most 40
+ * records finish by insertion sort and are consolidated straight into the
+ * new batch, in key order, while still in cache. The builder's own buffer
+ * is only read, so a failed finish leaves it exactly as it was.
  *
  * Adding two batches is one linear merge; negate and scale are one pass.
  *
@@ -187,8 +192,8 @@ sc_batch_builder_count(const struct sc_batch_builder *b)
  * sc_batch_builder_finish - sort and consolidate what was pushed into a
  * new batch (*out, one reference) and empty the builder for reuse (its
  * buffer is kept). Returns 0, SC_EINVAL, SC_ENOMEM or SC_EOVERFLOW (equal
- * rows' weights sum beyond int64); on failure *out is unwritten and the
- * builder still holds the same records (possibly reordered).
+ * rows' weights sum beyond int64; only the total counts, not a partial
+ * sum); on failure *out is unwritten and the builder is unchanged.
  */
 int sc_batch_builder_finish(struct sc_batch_builder *b, struct sc_batch **out);
 

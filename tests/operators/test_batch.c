@@ -126,6 +126,106 @@ Test(batch, radix_sort_of_large_inputs_matches_the_reference_order)
 	}
 }
 
+static uint32_t qsort_ncols; /* width for cmp_qsort_rec */
+
+static int
+cmp_qsort_rec(const void *a, const void *b)
+{
+	return zref_cmp(a, b, qsort_ncols);
+}
+
+/* The reference for large inputs: qsort (not our radix sort) and a
+ * compaction written here, independent of batch.c. */
+static size_t
+qsort_consolidate(uint64_t *recs, size_t n, uint32_t ncols)
+{
+	size_t stride = ncols + 1, out = 0;
+
+	qsort_ncols = ncols;
+	qsort(recs, n, stride * 8, cmp_qsort_rec);
+	for (size_t i = 0; i < n;) {
+		__int128 w = 0;
+		size_t j = i;
+
+		while (j < n && zref_cmp(recs + j * stride, recs + i * stride,
+					 ncols) == 0)
+			w += (int64_t)recs[j++ * stride + ncols];
+		if (w != 0) {
+			memmove(recs + out * stride, recs + i * stride,
+				ncols * 8);
+			recs[out * stride + ncols] = (uint64_t)(int64_t)w;
+			out++;
+		}
+		i = j;
+	}
+	return out;
+}
+
+/* A word of one of several shapes that stress different sort paths. */
+static uint64_t
+adversarial_word(struct sc_rng *r, int shape, size_t i)
+{
+	uint64_t x = sc_rng_next(r);
+
+	switch (shape) {
+	case 0: /* one bucket holds half the input */
+		return sc_rng_below(r, 2) ? 0x8000000000000000ULL : x;
+	case 1: /* only the last bit varies */
+		return 0x123456789abcdef0ULL | (x & 1);
+	case 2: /* two huge groups at every byte: 0x00.. or 0xff.. */
+		return (x & 1) ? UINT64_MAX - (x >> 60) : (x >> 60);
+	case 3: /* already sorted, then a few swaps */
+		return (uint64_t)i * 3 + (sc_rng_below(r, 100) == 0 ? 7 : 0);
+	case 4: /* small integers: constant high bytes */
+		return sc_enc_i64((int64_t)sc_rng_below(r, 3000) - 1500);
+	default: /* few distinct values */
+		return x % 3;
+	}
+}
+
+Test(batch, radix_sort_agrees_with_qsort_on_adversarial_inputs)
+{
+	uint64_t base = sc_prop_seed(222);
+
+	for (uint64_t c = 0; c < sc_prop_count(12); c++) {
+		struct sc_rng r;
+		struct sc_batch_builder bld;
+		struct sc_batch *b;
+		uint32_t ncols = 1 + (uint32_t)(c % 3);
+		int shape = (int)(c % 6);
+		size_t n, m, stride = ncols + 1;
+		uint64_t *recs;
+		bool same;
+
+		sc_rng_seed(&r, base + c);
+		n = 30000 + sc_rng_below(&r, 30000);
+		recs = malloc(n * stride * 8);
+		cr_assert_eq(sc_batch_builder_init(&bld, ncols), 0);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t *rec = recs + i * stride;
+
+			for (uint32_t j = 0; j < ncols; j++)
+				rec[j] = adversarial_word(&r, shape, i);
+			rec[ncols] = (uint64_t)sc_rng_range(&r, -2, 3);
+			cr_assert_eq(sc_batch_builder_push(&bld, rec, ncols,
+							   (int64_t)rec[ncols]),
+				     0);
+		}
+		cr_assert_eq(sc_batch_builder_finish(&bld, &b), 0);
+		m = qsort_consolidate(recs, n, ncols);
+		same = sc_batch_count(b) == m &&
+		       (m == 0 || memcmp(b->data, recs, m * stride * 8) == 0);
+		SC_PROP_ASSERT(base + c, SUITE,
+			       "radix_sort_agrees_with_qsort_on_adversarial_"
+			       "inputs",
+			       same, "shape %d, %u columns: %zu rows vs %zu",
+			       shape, ncols, sc_batch_count(b), m);
+		sc_batch_release(b);
+		sc_batch_builder_fini(&bld);
+		free(recs);
+	}
+}
+
 Test(batch, builder_result_does_not_depend_on_push_order)
 {
 	uint64_t base = sc_prop_seed(303);
