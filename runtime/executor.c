@@ -7,6 +7,7 @@
  * the mutex orders them), so a lock-free reader would also be sound.
  */
 #include "runtime/executor.h"
+#include "runtime/executor_int.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -720,6 +721,14 @@ sc_exec_shutdown(struct sc_exec *ex)
 	}
 	pthread_cond_broadcast(&ex->work_cv);
 	wake_idle_waiters_locked(ex);
+	pthread_mutex_unlock(&ex->mu);
+}
+
+void
+sc__exec_wake_all(struct sc_exec *ex)
+{
+	pthread_mutex_lock(&ex->mu);
+	pthread_cond_broadcast(&ex->work_cv);
 	pthread_mutex_unlock(&ex->mu);
 }
 
