@@ -58,6 +58,15 @@ sc__xsum_set_calloc(void *(*fn)(size_t, size_t))
 	xsum_calloc = fn ? fn : calloc;
 }
 
+static double
+from_bits(uint64_t b)
+{
+	double d;
+
+	memcpy(&d, &b, sizeof(d));
+	return d;
+}
+
 /* ---- digits ------------------------------------------------------------ */
 
 /* The balanced 32-bit digit of t: t minus a multiple of 2^32, in
@@ -162,19 +171,23 @@ gate_update(struct sc_xsum *x)
 	x->gate = open ? x->base : SC__XSUM_SHUT;
 }
 
-static int
+/* x's extension, allocated if x is compact; NULL (and the message set)
+ * when the allocation fails, x unchanged. */
+static struct sc__xsum_ext *
 grow(struct sc_xsum *x)
 {
 	struct sc__xsum_ext *e;
 
 	if (x->ext)
-		return 0;
+		return x->ext;
 	e = xsum_calloc(1, sizeof(*e));
-	if (e == NULL)
-		return sc__fail(SC_ENOMEM, "sc_xsum: cannot grow to %zu bytes",
-				sizeof(*e));
+	if (e == NULL) {
+		(void)sc__fail(SC_ENOMEM, "sc_xsum: cannot grow to %zu bytes",
+			       sizeof(*e));
+		return NULL;
+	}
 	x->ext = e;
-	return 0;
+	return e;
 }
 
 /*
@@ -187,13 +200,9 @@ settle(struct sc_xsum *x, const int64_t *w, uint32_t hint, bool need_ext)
 {
 	uint32_t base;
 	bool fits = window_place(w, hint, &base);
-	int rc;
 
-	if (!fits || need_ext) {
-		rc = grow(x);
-		if (rc)
-			return rc;
-	}
+	if ((!fits || need_ext) && grow(x) == NULL)
+		return SC_ENOMEM;
 	if (fits) {
 		x->base = (uint16_t)base;
 		memcpy(x->limb, w + base, sizeof(x->limb));
@@ -316,38 +325,30 @@ place(struct sc_xsum *x, uint32_t chunk, const int64_t *dig, int n)
 	return settle(x, w, chunk, false);
 }
 
+/* The count that the special value with these bits changes. */
+static int64_t *
+special_count(struct sc__xsum_ext *e, uint64_t bits)
+{
+	if (bits & ((UINT64_C(1) << 52) - 1))
+		return &e->nan;
+	return (bits >> 63) ? &e->ninf : &e->pinf;
+}
+
 static int
 add_special(struct sc_xsum *x, uint64_t bits, int64_t w)
 {
-	int64_t cur = 0, next;
-	int which; /* 0 NaN, 1 +inf, 2 -inf */
-	int rc;
+	int64_t cur = x->ext ? *special_count(x->ext, bits) : 0, next;
+	struct sc__xsum_ext *e;
 
-	if (bits & ((UINT64_C(1) << 52) - 1))
-		which = 0;
-	else
-		which = (bits >> 63) ? 2 : 1;
-	if (x->ext)
-		cur = which == 0   ? x->ext->nan
-		      : which == 1 ? x->ext->pinf
-				   : x->ext->ninf;
 	if (__builtin_add_overflow(cur, w, &next))
 		return sc__fail(
 		    SC_EOVERFLOW,
-		    "sc_xsum_add: count of %s would wrap (%lld + %lld)",
-		    which == 0	 ? "NaN"
-		    : which == 1 ? "+inf"
-				 : "-inf",
-		    (long long)cur, (long long)w);
-	rc = grow(x);
-	if (rc)
-		return rc;
-	if (which == 0)
-		x->ext->nan = next;
-	else if (which == 1)
-		x->ext->pinf = next;
-	else
-		x->ext->ninf = next;
+		    "sc_xsum_add: count of %g would wrap (%lld + %lld)",
+		    from_bits(bits), (long long)cur, (long long)w);
+	e = grow(x);
+	if (e == NULL)
+		return SC_ENOMEM;
+	*special_count(e, bits) = next;
 	return 0;
 }
 
