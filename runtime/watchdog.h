@@ -1,0 +1,165 @@
+/*
+ * watchdog.h - a monitor thread that reports what a scheduler bug looks like
+ * from outside: a stalled turn, a starved unit, a lost kick, a pool that
+ * makes no progress.
+ *
+ * The watchdog never touches the executor's internals: every `period` its
+ * thread takes sc_exec_info and sc_exec_snapshot (which lock the executor
+ * briefly and call each unit's has_pending) and compares them with what it
+ * saw before:
+ *
+ *   STALL        a unit RUNNING for longer than stall_ns (its turn is past
+ *                its deadline);
+ *   STARVATION   a unit QUEUED for longer than starve_ns;
+ *   LOST_KICK    a unit IDLE whose has_pending() has said true, with its
+ *                turn and kick counts unchanged, for lost_kick_ns: input
+ *                that no kick announced. Always a bug (unit.h: a transient
+ *                true is normal, hence the persistence);
+ *   NO_PROGRESS  the executor not idle (something queued or running) and no
+ *                turn finished anywhere for no_progress_ns;
+ *   TIMEOUT      the watchdog has been watching for timeout_ns (an overall
+ *                deadline, for tests; off by default). Reported once.
+ *
+ * Each report names the unit (id and name), the worker holding it, how long
+ * the condition has lasted and the turn and kick counts, and carries a dump
+ * of the whole executor by unit name. Reports go to a callback (default: a
+ * block on stderr) and are counted per kind, so a test can assert them.
+ *
+ * Rate limit: one report per (kind, unit) per rate_limit_ns; the ones in
+ * between are counted as suppressed and the next report says how many. A
+ * condition that persists is therefore reported again every rate_limit_ns
+ * with its duration so far, never once per period.
+ *
+ * Trade-offs. A periodic snapshot costs one lock round trip per period and
+ * misses anything shorter than a period; its clock is the executor's coarse
+ * one (1-4 ms ticks), so thresholds below ~10 ms mean little. In exchange
+ * the hot path (kick, claim, finish) pays nothing for being watched.
+ *
+ * Policy: SC_WATCHDOG_REPORT only reports. SC_WATCHDOG_KILL_STALLED would
+ * also mark a stalled unit DEAD when its turn returns; that needs a hook the
+ * executor does not have yet (sc_watchdog_create refuses the policy with
+ * SC_ESTATE; see the note in watchdog.c).
+ *
+ * Threads: create, destroy and the counters may be called from any thread
+ * except the monitor itself (the callback must not destroy its watchdog).
+ * The executor must outlive the watchdog.
+ */
+#ifndef SC_RUNTIME_WATCHDOG_H
+#define SC_RUNTIME_WATCHDOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "runtime/executor.h"
+
+struct sc_watchdog;
+
+enum sc_watchdog_kind {
+	SC_WATCHDOG_STALL = 0,
+	SC_WATCHDOG_STARVATION = 1,
+	SC_WATCHDOG_LOST_KICK = 2,
+	SC_WATCHDOG_NO_PROGRESS = 3,
+	SC_WATCHDOG_TIMEOUT = 4,
+	SC_WATCHDOG_KINDS = 5, /* how many kinds there are */
+};
+
+enum sc_watchdog_policy {
+	SC_WATCHDOG_REPORT = 0,	      /* report only */
+	SC_WATCHDOG_KILL_STALLED = 1, /* also kill a stalled unit when its
+					 turn returns (needs an executor
+					 hook; refused for now) */
+};
+
+/* A threshold set to this turns that check off. */
+#define SC_WATCHDOG_OFF UINT64_MAX
+
+/* The unit of a report about the whole executor (NO_PROGRESS, TIMEOUT). */
+#define SC_WATCHDOG_POOL UINT32_MAX
+
+/* One report, valid only during the callback. */
+struct sc_watchdog_report {
+	enum sc_watchdog_kind kind;
+	uint32_t unit;		     /* the unit's id, or SC_WATCHDOG_POOL */
+	char name[SC_UNIT_NAME_MAX]; /* the unit's name, or "pool" */
+	int32_t worker;		     /* the worker holding it; -1 for none */
+	uint64_t duration_ns;	     /* how long the condition has lasted */
+	uint64_t turns;		     /* the unit's turns finished; for the
+					pool, all turns finished */
+	uint64_t kicks;		     /* the unit's kicks; 0 for the pool */
+	uint64_t suppressed;	     /* reports of this (kind, unit) dropped
+					by the rate limit since the last one */
+	const char *message;	     /* one line: what is wrong, by name */
+	const char *dump;	     /* the executor's state, one line per
+					unit (sc_watchdog_dump) */
+};
+
+typedef void (*sc_watchdog_report_fn)(const struct sc_watchdog_report *r,
+				      void *arg);
+
+struct sc_watchdog_opts {
+	uint64_t period_ns;	 /* how often to look; 0 means 10 ms */
+	uint64_t stall_ns;	 /* a turn's deadline; 0 means 1 s */
+	uint64_t starve_ns;	 /* longest wait in the queue; 0 means 1 s */
+	uint64_t lost_kick_ns;	 /* idle with pending input this long is a
+				    lost kick; 0 means 250 ms */
+	uint64_t no_progress_ns; /* not idle without a finished turn this
+				    long; 0 means 1 s */
+	uint64_t timeout_ns;	 /* overall deadline; 0 means none */
+	uint64_t rate_limit_ns;	 /* one report per (kind, unit) per this;
+				    0 means 1 s */
+	enum sc_watchdog_policy policy;
+	sc_watchdog_report_fn report; /* NULL: print to stderr */
+	void *report_arg;	      /* passed to report */
+};
+
+/* "STALL", "STARVATION", "LOST_KICK", "NO_PROGRESS", "TIMEOUT" (static). */
+const char *sc_watchdog_kind_name(enum sc_watchdog_kind k);
+
+/*
+ * sc_watchdog_create - start a monitor thread on `ex` with `opts` (NULL:
+ * every default). Returns 0 and *out; SC_EINVAL (NULL ex or out, an unknown
+ * policy or kind); SC_ESTATE for SC_WATCHDOG_KILL_STALLED (no executor hook
+ * yet); SC_ENOMEM, or SC_ESTATE when the thread cannot be started. Nothing
+ * is started on failure.
+ */
+int sc_watchdog_create(struct sc_exec *ex, const struct sc_watchdog_opts *opts,
+		       struct sc_watchdog **out);
+
+/*
+ * sc_watchdog_destroy - stop and join the monitor (a callback in progress
+ * completes first) and free the watchdog. Returns 0. NULL is a no-op. Not
+ * from the callback.
+ */
+int sc_watchdog_destroy(struct sc_watchdog *wd);
+
+/* Reports of kind k delivered so far (after the rate limit). Any thread. */
+uint64_t sc_watchdog_count(const struct sc_watchdog *wd,
+			   enum sc_watchdog_kind k);
+
+/* Reports of kind k dropped by the rate limit so far. Any thread. */
+uint64_t sc_watchdog_suppressed(const struct sc_watchdog *wd,
+				enum sc_watchdog_kind k);
+
+/* Checks the monitor has completed so far (each takes one snapshot). */
+uint64_t sc_watchdog_checks(const struct sc_watchdog *wd);
+
+/*
+ * sc_watchdog_wait - wait until at least `n` reports of kind k have been
+ * delivered, or timeout_ns has passed. Returns 0, or SC_ETIMEDOUT; SC_EINVAL
+ * for a bad kind. For tests: no sleep loop needed. Not from the callback.
+ */
+int sc_watchdog_wait(struct sc_watchdog *wd, enum sc_watchdog_kind k,
+		     uint64_t n, uint64_t timeout_ns);
+
+/*
+ * sc_watchdog_dump - write the executor's state into buf (size bytes,
+ * always NUL-terminated when size > 0): a line with the executor's figures,
+ * then one line per unit: id, name, state, for how long, worker, turns,
+ * kicks, progress and whether it has pending input. Returns the length the
+ * whole dump needs (as snprintf does), so a caller can retry with more
+ * room. Any thread; takes the executor's lock briefly.
+ */
+size_t sc_watchdog_dump(struct sc_exec *ex, char *buf, size_t size);
+
+#endif /* SC_RUNTIME_WATCHDOG_H */

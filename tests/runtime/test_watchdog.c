@@ -1,0 +1,395 @@
+/*
+ * test_watchdog.c - the watchdog reports each kind of trouble by unit, with
+ * the executor's dump, rate-limited, and stays quiet on a healthy pool; the
+ * test guard turns a hang into an abort by name (SC_THREADED).
+ *
+ * Each scenario is built to show exactly one kind: the other checks are
+ * switched off (SC_WATCHDOG_OFF) unless the test is about their silence.
+ */
+#include <criterion/criterion.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "operators/error.h"
+#include "runtime/pool.h"
+#include "runtime/watchdog.h"
+#include "tests/support/rt_toys.h"
+#include "tests/support/rt_watchdog.h"
+
+#define MS ((uint64_t)1000000)
+
+static void
+sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+/* --- what the callback saw (each Criterion test is its own process) ----- */
+
+static pthread_mutex_t seen_mu = PTHREAD_MUTEX_INITIALIZER;
+static struct sc_watchdog_report seen; /* the last report */
+static char seen_msg[512];	       /* its message */
+static char seen_dump[8192];	       /* its dump */
+static uint64_t seen_suppressed_max;   /* largest suppressed count seen */
+static int seen_n;		       /* reports seen */
+
+static void
+catch_report(const struct sc_watchdog_report *r, void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&seen_mu);
+	seen = *r;
+	(void)snprintf(seen_msg, sizeof(seen_msg), "%s", r->message);
+	(void)snprintf(seen_dump, sizeof(seen_dump), "%s", r->dump);
+	seen.message = seen_msg;
+	seen.dump = seen_dump;
+	if (r->suppressed > seen_suppressed_max)
+		seen_suppressed_max = r->suppressed;
+	seen_n++;
+	pthread_mutex_unlock(&seen_mu);
+}
+
+/* Every check off; the test turns on the one it is about. */
+static struct sc_watchdog_opts
+quiet_opts(void)
+{
+	return (struct sc_watchdog_opts){
+	    .period_ns = 5 * MS,
+	    .stall_ns = SC_WATCHDOG_OFF,
+	    .starve_ns = SC_WATCHDOG_OFF,
+	    .lost_kick_ns = SC_WATCHDOG_OFF,
+	    .no_progress_ns = SC_WATCHDOG_OFF,
+	    .report = catch_report,
+	};
+}
+
+static uint64_t
+total_reports(const struct sc_watchdog *wd)
+{
+	uint64_t n = 0;
+
+	for (int k = 0; k < SC_WATCHDOG_KINDS; k++)
+		n += sc_watchdog_count(wd, (enum sc_watchdog_kind)k);
+	return n;
+}
+
+/* --- a turn that blocks until the test releases it ----------------------- */
+
+static atomic_bool released;
+
+static void
+block_until_released(struct rt_probe *p, void *ctx)
+{
+	(void)p;
+	(void)ctx;
+	while (!atomic_load(&released))
+		sleep_ms(1);
+}
+
+/* A pool of one worker running one probe whose turn blocks. */
+struct stalled {
+	struct sc_exec *ex;
+	struct sc_pool *pool;
+	struct rt_probe *probe;
+	uint32_t id;
+};
+
+static void
+stalled_start(struct stalled *s)
+{
+	struct sc_pool_opts po = {.workers = 1};
+
+	atomic_store(&released, false);
+	cr_assert_eq(sc_exec_create(NULL, &s->ex), 0);
+	s->probe = rt_probe_add(s->ex, &s->id);
+	cr_assert_not_null(s->probe);
+	s->probe->on_turn = block_until_released;
+	cr_assert_eq(sc_pool_create(s->ex, &po, &s->pool), 0);
+	cr_assert_eq(sc_exec_kick(s->ex, s->id), 0);
+}
+
+static void
+stalled_stop(struct stalled *s)
+{
+	atomic_store(&released, true);
+	cr_expect_eq(sc_pool_finish(s->pool, NULL), 0);
+	cr_expect_eq(sc_exec_destroy(s->ex), 0);
+}
+
+Test(watchdog, reports_a_stalled_turn, .timeout = 20)
+{
+	struct sc_watchdog_opts o = quiet_opts();
+	struct sc_watchdog *wd = NULL;
+	struct stalled s;
+
+	stalled_start(&s);
+	o.stall_ns = 50 * MS;
+	cr_assert_eq(sc_watchdog_create(s.ex, &o, &wd), 0);
+	cr_assert_eq(sc_watchdog_wait(wd, SC_WATCHDOG_STALL, 1, 5000 * MS), 0);
+	pthread_mutex_lock(&seen_mu);
+	cr_expect_eq(seen.kind, SC_WATCHDOG_STALL);
+	cr_expect_eq(seen.unit, s.id);
+	cr_expect_str_eq(seen.name, "probe0");
+	cr_expect_eq(seen.worker, 0, "the pool's only worker holds it");
+	cr_expect_geq(seen.duration_ns, 50 * MS);
+	cr_expect_eq(seen.turns, 0, "its first turn has not returned");
+	cr_expect(strstr(seen_msg, "probe0") && strstr(seen_msg, "worker 0"),
+		  "message: %s", seen_msg);
+	cr_expect(strstr(seen_dump, "probe0") &&
+		      strstr(seen_dump, "RUNNING on worker 0"),
+		  "dump: %s", seen_dump);
+	pthread_mutex_unlock(&seen_mu);
+	cr_expect_eq(sc_watchdog_destroy(wd), 0);
+	stalled_stop(&s);
+}
+
+Test(watchdog, reports_a_starved_unit, .timeout = 20)
+{
+	struct sc_watchdog_opts o = quiet_opts();
+	struct sc_watchdog *wd = NULL;
+	struct sc_exec *ex = NULL;
+	uint32_t id;
+
+	/* No worker at all: the kicked unit waits in the queue for ever. */
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	cr_assert_not_null(rt_probe_add(ex, &id));
+	cr_assert_eq(sc_exec_kick(ex, id), 0);
+	o.starve_ns = 50 * MS;
+	cr_assert_eq(sc_watchdog_create(ex, &o, &wd), 0);
+	cr_assert_eq(sc_watchdog_wait(wd, SC_WATCHDOG_STARVATION, 1, 5000 * MS),
+		     0);
+	pthread_mutex_lock(&seen_mu);
+	cr_expect_eq(seen.kind, SC_WATCHDOG_STARVATION);
+	cr_expect_eq(seen.unit, id);
+	cr_expect_str_eq(seen.name, "probe0");
+	cr_expect_eq(seen.worker, -1);
+	cr_expect_geq(seen.duration_ns, 50 * MS);
+	cr_expect_eq(seen.kicks, 1);
+	cr_expect(strstr(seen_dump, "QUEUED for"), "dump: %s", seen_dump);
+	pthread_mutex_unlock(&seen_mu);
+	cr_expect_eq(sc_watchdog_count(wd, SC_WATCHDOG_STALL), 0);
+	cr_expect_eq(sc_watchdog_destroy(wd), 0);
+	cr_expect_eq(sc_exec_destroy(ex), 0);
+}
+
+Test(watchdog, reports_a_lost_kick, .timeout = 20)
+{
+	struct sc_watchdog_opts o = quiet_opts();
+	struct sc_watchdog *wd = NULL;
+	struct sc_exec *ex = NULL;
+	struct rt_probe *quiet, *lost;
+	uint32_t quiet_id, lost_id;
+
+	/* The planted bug: input arrives and nobody kicks. */
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	quiet = rt_probe_add(ex, &quiet_id);
+	lost = rt_probe_add(ex, &lost_id);
+	cr_assert(quiet && lost);
+	atomic_store(&lost->pending, true);
+	o.lost_kick_ns = 30 * MS;
+	cr_assert_eq(sc_watchdog_create(ex, &o, &wd), 0);
+	cr_assert_eq(sc_watchdog_wait(wd, SC_WATCHDOG_LOST_KICK, 1, 5000 * MS),
+		     0);
+	pthread_mutex_lock(&seen_mu);
+	cr_expect_eq(seen.unit, lost_id);
+	cr_expect_str_eq(seen.name, "probe1");
+	cr_expect_geq(seen.duration_ns, 30 * MS);
+	cr_expect(strstr(seen_msg, "lost kick"), "message: %s", seen_msg);
+	cr_expect(strstr(seen_dump, "probe0") && strstr(seen_dump, "probe1"),
+		  "the dump names every unit: %s", seen_dump);
+	cr_expect(strstr(seen_dump, "PENDING-INPUT"), "dump: %s", seen_dump);
+	pthread_mutex_unlock(&seen_mu);
+	cr_expect_eq(sc_watchdog_count(wd, SC_WATCHDOG_LOST_KICK), 1);
+	cr_expect_eq(sc_watchdog_destroy(wd), 0);
+	cr_expect_eq(sc_exec_destroy(ex), 0);
+}
+
+Test(watchdog, reports_no_progress, .timeout = 20)
+{
+	struct sc_watchdog_opts o = quiet_opts();
+	struct sc_watchdog *wd = NULL;
+	struct sc_exec *ex = NULL;
+	uint32_t id;
+
+	/* Busy (a unit queued) with no worker: no turn can finish. */
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	cr_assert_not_null(rt_probe_add(ex, &id));
+	cr_assert_eq(sc_exec_kick(ex, id), 0);
+	o.no_progress_ns = 50 * MS;
+	cr_assert_eq(sc_watchdog_create(ex, &o, &wd), 0);
+	cr_assert_eq(
+	    sc_watchdog_wait(wd, SC_WATCHDOG_NO_PROGRESS, 1, 5000 * MS), 0);
+	pthread_mutex_lock(&seen_mu);
+	cr_expect_eq(seen.unit, SC_WATCHDOG_POOL);
+	cr_expect_str_eq(seen.name, "pool");
+	cr_expect_eq(seen.turns, 0);
+	cr_expect_geq(seen.duration_ns, 50 * MS);
+	cr_expect(strstr(seen_msg, "1 queued") &&
+		      strstr(seen_msg, "0 workers live"),
+		  "message: %s", seen_msg);
+	cr_expect(strstr(seen_dump, "probe0"), "dump: %s", seen_dump);
+	pthread_mutex_unlock(&seen_mu);
+	cr_expect_eq(sc_watchdog_destroy(wd), 0);
+	cr_expect_eq(sc_exec_destroy(ex), 0);
+}
+
+Test(watchdog, reports_are_rate_limited, .timeout = 20)
+{
+	struct sc_watchdog_opts o = quiet_opts();
+	struct sc_watchdog *wd = NULL;
+	struct stalled s;
+
+	/* A stall that lasts: seen every 2 ms, reported every 150 ms. */
+	stalled_start(&s);
+	o.period_ns = 2 * MS;
+	o.stall_ns = 20 * MS;
+	o.rate_limit_ns = 150 * MS;
+	cr_assert_eq(sc_watchdog_create(s.ex, &o, &wd), 0);
+	cr_assert_eq(sc_watchdog_wait(wd, SC_WATCHDOG_STALL, 2, 5000 * MS), 0);
+	cr_expect_geq(sc_watchdog_suppressed(wd, SC_WATCHDOG_STALL), 5);
+	pthread_mutex_lock(&seen_mu);
+	cr_expect_geq(seen_suppressed_max, 5,
+		      "the second report counts the ones dropped before it");
+	cr_expect_geq(seen.duration_ns, 150 * MS,
+		      "a repeated report carries the duration so far");
+	pthread_mutex_unlock(&seen_mu);
+	/* Checks went on at the period while the reports were held back. */
+	cr_expect_leq(sc_watchdog_count(wd, SC_WATCHDOG_STALL), 3);
+	cr_expect_geq(sc_watchdog_checks(wd), 20);
+	cr_expect_eq(sc_watchdog_destroy(wd), 0);
+	stalled_stop(&s);
+}
+
+Test(watchdog, quiet_pool_reports_nothing, .timeout = 30)
+{
+	struct sc_watchdog_opts o = {.period_ns = 5 * MS,
+				     .report = catch_report}; /* the defaults */
+	struct sc_pool_opts po = {.workers = 2, .budget = 3};
+	struct sc_watchdog *wd = NULL;
+	struct sc_exec *ex = NULL;
+	struct sc_pool *pool = NULL;
+	struct rt_net *net;
+	uint64_t checks;
+	char why[128];
+
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	cr_assert_eq(rt_chain_create(ex, 4, 4, 5000, &net), 0);
+	cr_assert_eq(sc_watchdog_create(ex, &o, &wd), 0);
+	cr_assert_eq(sc_pool_create(ex, &po, &pool), 0);
+	cr_assert_eq(rt_net_start(net, ex), 0);
+	cr_assert_eq(rt_net_feed_all(net, ex), 0);
+	cr_assert_eq(sc_exec_wait_idle(ex, 10000 * MS, NULL), 0);
+	/* Let it look at the idle pool for a while too. */
+	checks = sc_watchdog_checks(wd);
+	while (sc_watchdog_checks(wd) < checks + 10)
+		sleep_ms(5);
+	cr_expect_eq(total_reports(wd), 0, "a report on a healthy pool: %s",
+		     seen_n ? seen_msg : "");
+	cr_expect_eq(sc_watchdog_suppressed(wd, SC_WATCHDOG_LOST_KICK), 0);
+	cr_expect_eq(sc_watchdog_destroy(wd), 0);
+	cr_expect_eq(sc_pool_finish(pool, NULL), 0);
+	cr_expect(rt_net_check(net, why, sizeof(why)), "%s", why);
+	cr_expect_eq(sc_exec_destroy(ex), 0);
+	rt_net_destroy(net);
+}
+
+Test(watchdog, kill_policy_is_refused_without_an_executor_hook, .timeout = 5)
+{
+	struct sc_watchdog_opts o = {.policy = SC_WATCHDOG_KILL_STALLED};
+	struct sc_watchdog *wd = NULL;
+	struct sc_exec *ex = NULL;
+
+	/* Until the executor can condemn a running turn (watchdog.c), the
+	 * policy must be refused, not silently downgraded to reporting. */
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	cr_expect_eq(sc_watchdog_create(ex, &o, &wd), SC_ESTATE);
+	cr_expect_null(wd, "nothing started, out untouched");
+	cr_expect_eq(sc_exec_destroy(ex), 0);
+}
+
+Test(watchdog, create_refuses_bad_arguments, .timeout = 5)
+{
+	struct sc_watchdog_opts o = {.policy = (enum sc_watchdog_policy)7};
+	struct sc_watchdog *wd = NULL;
+	struct sc_exec *ex = NULL;
+
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	cr_expect_eq(sc_watchdog_create(NULL, NULL, &wd), SC_EINVAL);
+	cr_expect_eq(sc_watchdog_create(ex, NULL, NULL), SC_EINVAL);
+	cr_expect_eq(sc_watchdog_create(ex, &o, &wd), SC_EINVAL);
+	o = (struct sc_watchdog_opts){.period_ns = SC_WATCHDOG_OFF};
+	cr_expect_eq(sc_watchdog_create(ex, &o, &wd), SC_EINVAL);
+	cr_expect_null(wd);
+	cr_expect_eq(sc_watchdog_destroy(NULL), 0);
+	cr_expect_eq(sc_exec_destroy(ex), 0);
+}
+
+Test(watchdog, dump_names_every_unit_and_says_how_much_room_it_needs,
+     .timeout = 5)
+{
+	struct sc_exec *ex = NULL;
+	char big[4096], small[16];
+	uint32_t a, b;
+	size_t need;
+
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	cr_assert_not_null(rt_probe_add(ex, &a));
+	cr_assert_not_null(rt_probe_add(ex, &b));
+	cr_assert_eq(sc_exec_kick(ex, b), 0);
+	need = sc_watchdog_dump(ex, big, sizeof(big));
+	cr_expect_eq(need, strlen(big));
+	cr_expect(strstr(big, "2 units") && strstr(big, "1 queued"), "%s", big);
+	cr_expect(strstr(big, "probe0") && strstr(big, "IDLE"), "%s", big);
+	cr_expect(strstr(big, "probe1") && strstr(big, "QUEUED"), "%s", big);
+	cr_expect_eq(sc_watchdog_dump(ex, small, sizeof(small)), need);
+	cr_expect_eq(strlen(small), sizeof(small) - 1, "cut, NUL-terminated");
+	cr_expect_eq(sc_exec_destroy(ex), 0);
+}
+
+/* --- the test guard ------------------------------------------------------ */
+
+Test(watchdog, guard_aborts_a_hung_body_by_name, .signal = SIGABRT,
+     .timeout = 20)
+{
+	struct sc_test_guard *g;
+	struct sc_exec *ex = NULL;
+	uint32_t id;
+
+	/* A lost wake-up, as a test would meet it: work queued, nobody to
+	 * run it, and a body that waits for idle with no deadline. */
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	cr_assert_not_null(rt_probe_add(ex, &id));
+	cr_assert_eq(sc_exec_kick(ex, id), 0);
+	g = sc_test_guard_begin(ex, "watchdog/guard_aborts_a_hung_body", 300);
+	(void)sc_exec_wait_idle(ex, 0, NULL);
+	sc_test_guard_end(g); /* not reached: the guard aborts first */
+}
+
+Test(watchdog, guard_lets_a_healthy_body_finish, .timeout = 30)
+{
+	struct sc_pool_opts po = {.workers = 2, .budget = 2};
+	struct sc_test_guard *g;
+	struct sc_exec *ex = NULL;
+	struct sc_pool *pool = NULL;
+	struct rt_net *net;
+	char why[128];
+
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	cr_assert_eq(rt_chain_create(ex, 3, 4, 2000, &net), 0);
+	g = sc_test_guard_begin(ex, "watchdog/guard_lets_a_healthy_body",
+				20000);
+	cr_assert_eq(sc_pool_create(ex, &po, &pool), 0);
+	cr_assert_eq(rt_net_feed_all(net, ex), 0);
+	cr_expect_eq(sc_pool_finish(pool, NULL), 0);
+	cr_expect_eq(sc_test_guard_count(g, SC_WATCHDOG_STALL), 0);
+	sc_test_guard_end(g);
+	cr_expect(rt_net_check(net, why, sizeof(why)), "%s", why);
+	cr_expect_eq(sc_exec_destroy(ex), 0);
+	rt_net_destroy(net);
+}

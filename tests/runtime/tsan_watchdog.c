@@ -1,0 +1,159 @@
+/*
+ * tsan_watchdog.c - the watchdog's threaded scenarios as a plain program,
+ * for the ThreadSanitizer pass (Criterion cannot run under TSan). Exit
+ * status 0 is a pass.
+ *
+ *  1. A monitor snapshotting every millisecond (so its has_pending calls
+ *     race with the turns) beside a pool of 2 workers on a toy chain, the
+ *     whole body behind the test guard: every token arrives, nothing is
+ *     reported.
+ *  2. A stalled turn: the report is delivered on the monitor thread, read
+ *     on this one, rate-limited; then the turn is released and all stops.
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "runtime/pool.h"
+#include "runtime/watchdog.h"
+#include "tests/support/rt_toys.h"
+#include "tests/support/rt_watchdog.h"
+
+#define MS ((uint64_t)1000000)
+
+static int failures;
+
+#define CHECK(cond, ...)                                                       \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			fprintf(stderr,                                        \
+				"tsan_watchdog: %s:%d: %s: ", __FILE__,        \
+				__LINE__, #cond);                              \
+			fprintf(stderr, __VA_ARGS__);                          \
+			fprintf(stderr, "\n");                                 \
+			failures++;                                            \
+		}                                                              \
+	} while (0)
+
+static void
+sleep_ms(long ms)
+{
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+static _Atomic uint64_t reports_seen;
+static char last_name[SC_UNIT_NAME_MAX]; /* written by the monitor only */
+
+static void
+count_report(const struct sc_watchdog_report *r, void *arg)
+{
+	(void)arg;
+	memcpy(last_name, r->name, sizeof(last_name));
+	atomic_fetch_add(&reports_seen, 1);
+}
+
+static void
+healthy_chain_is_quiet(void)
+{
+	struct sc_watchdog_opts o = {.period_ns = 1 * MS,
+				     .report = count_report};
+	struct sc_pool_opts po = {.workers = 2, .budget = 2};
+	struct sc_watchdog *wd = NULL;
+	struct sc_test_guard *g;
+	struct sc_exec *ex = NULL;
+	struct sc_pool *pool = NULL;
+	struct rt_net *net = NULL;
+	char why[128];
+
+	CHECK(sc_exec_create(NULL, &ex) == 0, "create");
+	CHECK(rt_chain_create(ex, 4, 4, 3000, &net) == 0, "chain");
+	if (failures)
+		return;
+	g = sc_test_guard_begin(ex, "tsan_watchdog/healthy_chain", 60000);
+	CHECK(sc_watchdog_create(ex, &o, &wd) == 0, "watchdog");
+	CHECK(sc_pool_create(ex, &po, &pool) == 0, "pool");
+	CHECK(rt_net_start(net, ex) == 0, "start");
+	CHECK(rt_net_feed_all(net, ex) == 0, "feed");
+	CHECK(sc_pool_finish(pool, NULL) == 0, "finish");
+	CHECK(sc_watchdog_checks(wd) > 0, "the monitor never looked");
+	CHECK(sc_watchdog_destroy(wd) == 0, "destroy");
+	sc_test_guard_end(g);
+	CHECK(atomic_load(&reports_seen) == 0, "%llu reports, last on %s",
+	      (unsigned long long)atomic_load(&reports_seen), last_name);
+	CHECK(rt_net_check(net, why, sizeof(why)), "%s", why);
+	CHECK(sc_exec_destroy(ex) == 0, "exec destroy");
+	rt_net_destroy(net);
+}
+
+static atomic_bool released;
+
+static void
+block_until_released(struct rt_probe *p, void *ctx)
+{
+	(void)p;
+	(void)ctx;
+	while (!atomic_load(&released))
+		sleep_ms(1);
+}
+
+static void
+stall_is_reported_once_per_window(void)
+{
+	struct sc_watchdog_opts o = {
+	    .period_ns = 2 * MS,
+	    .stall_ns = 20 * MS,
+	    .starve_ns = SC_WATCHDOG_OFF,
+	    .lost_kick_ns = SC_WATCHDOG_OFF,
+	    .no_progress_ns = SC_WATCHDOG_OFF,
+	    .rate_limit_ns = 10000 * MS,
+	    .report = count_report,
+	};
+	struct sc_pool_opts po = {.workers = 1};
+	struct sc_watchdog *wd = NULL;
+	struct sc_exec *ex = NULL;
+	struct sc_pool *pool = NULL;
+	struct rt_probe *p;
+	uint32_t id;
+
+	atomic_store(&reports_seen, 0);
+	CHECK(sc_exec_create(NULL, &ex) == 0, "create");
+	if (failures)
+		return;
+	p = rt_probe_add(ex, &id);
+	CHECK(p != NULL, "probe");
+	if (!p)
+		return;
+	p->on_turn = block_until_released;
+	CHECK(sc_pool_create(ex, &po, &pool) == 0, "pool");
+	CHECK(sc_exec_kick(ex, id) == 0, "kick");
+	CHECK(sc_watchdog_create(ex, &o, &wd) == 0, "watchdog");
+	CHECK(sc_watchdog_wait(wd, SC_WATCHDOG_STALL, 1, 20000 * MS) == 0,
+	      "no stall report");
+	while (sc_watchdog_suppressed(wd, SC_WATCHDOG_STALL) < 5)
+		sleep_ms(2);
+	CHECK(sc_watchdog_count(wd, SC_WATCHDOG_STALL) == 1, "%llu reports",
+	      (unsigned long long)sc_watchdog_count(wd, SC_WATCHDOG_STALL));
+	CHECK(atomic_load(&reports_seen) == 1, "callback calls");
+	atomic_store(&released, true);
+	CHECK(sc_watchdog_destroy(wd) == 0, "destroy");
+	CHECK(sc_pool_finish(pool, NULL) == 0, "finish");
+	CHECK(sc_exec_destroy(ex) == 0, "exec destroy");
+}
+
+int
+main(void)
+{
+	healthy_chain_is_quiet();
+	stall_is_reported_once_per_window();
+	if (failures) {
+		fprintf(stderr, "tsan_watchdog: %d failure(s)\n", failures);
+		return 1;
+	}
+	printf("tsan_watchdog: pass\n");
+	return 0;
+}
