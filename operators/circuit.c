@@ -1,0 +1,881 @@
+/*
+ * circuit.c - the synchronous circuit: build a part of a graph, run ticks
+ * (see circuit.h for the design).
+ */
+#include "operators/circuit.h"
+#include "operators/aggregate.h"
+#include "operators/distinct.h"
+#include "operators/graph_int.h"
+#include "operators/join.h"
+#include "operators/trace.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WORK_MIN_DEFAULT 256
+
+/* What a stream is to this circuit. */
+enum role {
+	ROLE_NONE = 0, /* not read or produced here */
+	ROLE_FED = 1,  /* an input node or a boundary input: fed by the host */
+	ROLE_OP = 2    /* computed by an operator of the part */
+};
+
+/* The run-time state of one stream / node, indexed by node id. */
+struct rt {
+	uint8_t role;		      /* enum role */
+	struct sc_batch *delta;	      /* this tick's delta; NULL = empty */
+	struct sc_batch *feed;	      /* fed since the last step; NULL = none */
+	struct sc_batch *state;	      /* integrate: the integral; differentiate:
+				       * last input; delay: the latched input */
+	struct sc_trace *trace;	      /* output: the integral of its deltas */
+	void *kernel;		      /* join/antijoin/distinct/aggregate */
+	struct sc_batch_builder *bld; /* map/filter/flat_map scratch */
+	size_t inserted;	      /* rows absorbed by state this tick */
+	uint64_t total;		      /* rows absorbed so far (bounds N) */
+	sc_delta_fn cb;		      /* delta callback, or NULL */
+	void *cb_ctx;		      /* its context */
+};
+
+struct sc_circuit {
+	struct sc_graph *g; /* frozen while the circuit lives */
+	size_t n;	    /* graph nodes (ids 0..n-1) */
+	struct rt *rt;	    /* n of them */
+	int *order;	    /* the part in topological order */
+	size_t norder;	    /* nodes in the part */
+	struct sc_cut cut;  /* the part's boundary */
+	size_t work_min;    /* least merge work per trace per step */
+	uint64_t steps;	    /* ticks run */
+	int failed;	    /* 0, or the code of the step that failed */
+	char why[256];	    /* the message of that failure */
+	uint64_t *row;	    /* a scratch row of SC_SCHEMA_MAX_COLS words */
+};
+
+static const struct sc__node *
+node_of(const struct sc_circuit *c, int id)
+{
+	return &c->g->nodes[id];
+}
+
+/* --- kernels
+ * ------------------------------------------------------------------ */
+
+static void
+kernel_destroy(enum sc_node_kind kind, void *k)
+{
+	switch (kind) {
+	case SC_NODE_JOIN:
+		sc_join_destroy(k);
+		break;
+	case SC_NODE_ANTIJOIN:
+		sc_antijoin_destroy(k);
+		break;
+	case SC_NODE_DISTINCT:
+		sc_distinct_destroy(k);
+		break;
+	case SC_NODE_AGGREGATE:
+		sc_aggregate_destroy(k);
+		break;
+	default:
+		break;
+	}
+}
+
+static int
+kernel_create(const struct sc_circuit *c, const struct sc__node *nd, void **k)
+{
+	uint32_t a = 0, b = 0;
+
+	if (nd->nin >= 1)
+		a = node_of(c, nd->in[0])->schema.ncols;
+	if (nd->nin >= 2)
+		b = node_of(c, nd->in[1])->schema.ncols;
+	switch (nd->kind) {
+	case SC_NODE_JOIN:
+		return sc_join_create(a, b, nd->key, (struct sc_join **)k);
+	case SC_NODE_ANTIJOIN:
+		return sc_antijoin_create(a, b, nd->key,
+					  (struct sc_antijoin **)k);
+	case SC_NODE_DISTINCT:
+		return sc_distinct_create(a, (struct sc_distinct **)k);
+	case SC_NODE_AGGREGATE:
+		return sc_aggregate_create(nd->spec, (struct sc_aggregate **)k);
+	default:
+		*k = NULL;
+		return 0;
+	}
+}
+
+static int
+kernel_work(enum sc_node_kind kind, void *k, size_t budget)
+{
+	switch (kind) {
+	case SC_NODE_JOIN:
+		return sc_join_work(k, budget);
+	case SC_NODE_ANTIJOIN:
+		return sc_antijoin_work(k, budget);
+	case SC_NODE_DISTINCT:
+		return sc_distinct_work(k, budget);
+	case SC_NODE_AGGREGATE:
+		return sc_aggregate_work(k, budget);
+	default:
+		return 0;
+	}
+}
+
+static size_t
+kernel_pending(enum sc_node_kind kind, const void *k)
+{
+	switch (kind) {
+	case SC_NODE_JOIN:
+		return sc_join_pending(k);
+	case SC_NODE_ANTIJOIN:
+		return sc_antijoin_pending(k);
+	case SC_NODE_DISTINCT:
+		return sc_distinct_pending(k);
+	case SC_NODE_AGGREGATE:
+		return sc_aggregate_pending(k);
+	default:
+		return 0;
+	}
+}
+
+/* --- build
+ * ----------------------------------------------------------------------- */
+
+/* Allocate the state node `id` of the part needs. */
+static int
+rt_init(struct sc_circuit *c, int id)
+{
+	const struct sc__node *nd = node_of(c, id);
+	struct rt *r = &c->rt[id];
+	int rc;
+
+	r->role = nd->kind == SC_NODE_INPUT ? ROLE_FED : ROLE_OP;
+	switch (nd->kind) {
+	case SC_NODE_OUTPUT:
+		return sc_trace_create(nd->schema.ncols, &r->trace);
+	case SC_NODE_MAP:
+	case SC_NODE_FILTER:
+	case SC_NODE_FLAT_MAP:
+		r->bld = malloc(sizeof(*r->bld));
+		if (!r->bld)
+			return sc__fail(SC_ENOMEM, "sc_circuit_create: no "
+						   "memory");
+		rc = sc_batch_builder_init(r->bld, nd->schema.ncols);
+		if (rc) {
+			free(r->bld);
+			r->bld = NULL;
+		}
+		return rc;
+	default:
+		return kernel_create(c, nd, &r->kernel);
+	}
+}
+
+static void
+rt_fini(struct sc_circuit *c, int id)
+{
+	struct rt *r = &c->rt[id];
+
+	sc_batch_release(r->delta);
+	sc_batch_release(r->feed);
+	sc_batch_release(r->state);
+	sc_trace_destroy(r->trace);
+	if (r->kernel)
+		kernel_destroy(node_of(c, id)->kind, r->kernel);
+	if (r->bld) {
+		sc_batch_builder_fini(r->bld);
+		free(r->bld);
+	}
+	memset(r, 0, sizeof(*r));
+}
+
+void
+sc_circuit_destroy(struct sc_circuit *c)
+{
+	if (!c)
+		return;
+	if (c->rt)
+		for (size_t i = 0; i < c->n; i++)
+			rt_fini(c, (int)i);
+	sc__graph_thaw(c->g);
+	sc_cut_fini(&c->cut);
+	free(c->rt);
+	free(c->order);
+	free(c->row);
+	free(c);
+}
+
+/* Topological order of the part and the per-node state. */
+static int
+circuit_build(struct sc_circuit *c, const int *nodes, size_t n)
+{
+	bool *in_part = calloc(c->n + 1, sizeof(bool));
+	int rc;
+
+	if (!in_part)
+		return sc__fail(SC_ENOMEM, "sc_circuit_create: no memory");
+	for (size_t i = 0; i < n; i++)
+		in_part[nodes[i]] = true;
+	rc = sc__graph_topo(c->g, in_part, c->order, &c->norder,
+			    "sc_circuit_create");
+	free(in_part);
+	for (size_t i = 0; rc == 0 && i < c->norder; i++)
+		rc = rt_init(c, c->order[i]);
+	for (size_t i = 0; rc == 0 && i < c->cut.nin; i++)
+		c->rt[c->cut.in[i]].role = ROLE_FED;
+	return rc;
+}
+
+int
+sc_circuit_create_part(struct sc_graph *g, const int *nodes, size_t n,
+		       struct sc_circuit **out)
+{
+	struct sc_circuit *c;
+	int rc;
+
+	if (!g || !nodes || !out || n == 0)
+		return sc__fail(SC_EINVAL, "sc_circuit_create: NULL argument "
+					   "or empty part");
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return sc__fail(SC_ENOMEM, "sc_circuit_create: no memory");
+	c->g = g;
+	sc__graph_freeze(g);
+	c->n = g->n;
+	c->work_min = WORK_MIN_DEFAULT;
+	rc = sc_graph_cut(g, nodes, n, &c->cut);
+	if (rc)
+		goto out_circuit;
+	c->rt = calloc(c->n + 1, sizeof(*c->rt));
+	c->order = malloc((c->n + 1) * sizeof(int));
+	c->row = malloc(SC_SCHEMA_MAX_COLS * sizeof(uint64_t));
+	if (!c->rt || !c->order || !c->row) {
+		rc = sc__fail(SC_ENOMEM, "sc_circuit_create: no memory");
+		goto out_circuit;
+	}
+	rc = circuit_build(c, nodes, n);
+	if (rc)
+		goto out_circuit;
+	*out = c;
+	return 0;
+out_circuit:
+	sc_circuit_destroy(c);
+	return rc;
+}
+
+int
+sc_circuit_create(struct sc_graph *g, struct sc_circuit **out)
+{
+	int *all;
+	int rc;
+
+	if (!g || !out)
+		return sc__fail(SC_EINVAL, "sc_circuit_create: NULL argument");
+	if (g->n == 0)
+		return sc__fail(SC_EINVAL, "sc_circuit_create: the graph has "
+					   "no node");
+	all = malloc(g->n * sizeof(int));
+	if (!all)
+		return sc__fail(SC_ENOMEM, "sc_circuit_create: no memory");
+	for (size_t i = 0; i < g->n; i++)
+		all[i] = (int)i;
+	rc = sc_circuit_create_part(g, all, g->n, out);
+	free(all);
+	return rc;
+}
+
+const struct sc_cut *
+sc_circuit_cut(const struct sc_circuit *c)
+{
+	return c ? &c->cut : NULL;
+}
+
+const struct sc_graph *
+sc_circuit_graph(const struct sc_circuit *c)
+{
+	return c ? c->g : NULL;
+}
+
+uint64_t
+sc_circuit_steps(const struct sc_circuit *c)
+{
+	return c ? c->steps : 0;
+}
+
+/* --- feeding and reading
+ * ------------------------------------------------------- */
+
+/* The stream's state if the circuit knows it, else an error. */
+static int
+known(const struct sc_circuit *c, int id, const char *fn)
+{
+	if (!c)
+		return sc__fail(SC_EINVAL, "%s: circuit is NULL", fn);
+	if (id < 0 || (size_t)id >= c->n)
+		return sc__fail(SC_ENOENT, "%s: no node %d (graph has %zu)", fn,
+				id, c->n);
+	if (c->rt[id].role == ROLE_NONE)
+		return sc__fail(SC_ENOENT,
+				"%s: node '%s' is not read or computed by "
+				"this circuit",
+				fn, node_of(c, id)->name);
+	return 0;
+}
+
+int
+sc_circuit_feed(struct sc_circuit *c, int stream, struct sc_batch *b)
+{
+	const struct sc__node *nd;
+	struct rt *r;
+	struct sc_batch *sum;
+	int rc = known(c, stream, "sc_circuit_feed");
+
+	if (rc)
+		return rc;
+	nd = node_of(c, stream);
+	r = &c->rt[stream];
+	if (!b)
+		return sc__fail(SC_EINVAL, "sc_circuit_feed: batch is NULL");
+	if (c->failed)
+		return sc__fail(SC_ESTATE,
+				"sc_circuit_feed: the circuit failed earlier "
+				"(%s)",
+				c->why);
+	if (r->role != ROLE_FED)
+		return sc__fail(SC_EINVAL,
+				"sc_circuit_feed: '%s' is computed by this "
+				"circuit, not fed",
+				nd->name);
+	if (b->ncols != nd->schema.ncols)
+		return sc__fail(
+		    SC_ESCHEMA,
+		    "sc_circuit_feed: batch of %u columns for '%s', "
+		    "whose schema has %u",
+		    b->ncols, nd->name, nd->schema.ncols);
+	if (b->count == 0)
+		return 0;
+	if (!r->feed) {
+		r->feed = sc_batch_retain(b);
+		return 0;
+	}
+	rc = sc_batch_add(r->feed, b, &sum);
+	if (rc)
+		return rc;
+	sc_batch_release(r->feed);
+	r->feed = sum;
+	return 0;
+}
+
+int
+sc_circuit_delta(const struct sc_circuit *c, int node, struct sc_batch **out)
+{
+	int rc = known(c, node, "sc_circuit_delta");
+
+	if (rc)
+		return rc;
+	if (!out)
+		return sc__fail(SC_EINVAL, "sc_circuit_delta: out is NULL");
+	if (c->rt[node].delta) {
+		*out = sc_batch_retain(c->rt[node].delta);
+		return 0;
+	}
+	return sc_batch_empty(node_of(c, node)->schema.ncols, out);
+}
+
+int
+sc_circuit_integral(const struct sc_circuit *c, int node, struct sc_batch **out)
+{
+	int rc = known(c, node, "sc_circuit_integral");
+
+	if (rc)
+		return rc;
+	if (!out)
+		return sc__fail(SC_EINVAL, "sc_circuit_integral: out is NULL");
+	if (!c->rt[node].trace)
+		return sc__fail(SC_EINVAL,
+				"sc_circuit_integral: '%s' is a %s node, not "
+				"an output",
+				node_of(c, node)->name,
+				sc_node_kind_name(node_of(c, node)->kind));
+	return sc_trace_integral(c->rt[node].trace, out);
+}
+
+int
+sc_circuit_on_delta(struct sc_circuit *c, int node, sc_delta_fn fn, void *ctx)
+{
+	int rc = known(c, node, "sc_circuit_on_delta");
+
+	if (rc)
+		return rc;
+	c->rt[node].cb = fn;
+	c->rt[node].cb_ctx = fn ? ctx : NULL;
+	return 0;
+}
+
+int
+sc_circuit_set_work(struct sc_circuit *c, size_t work_min)
+{
+	if (!c)
+		return sc__fail(SC_EINVAL, "sc_circuit_set_work: circuit is "
+					   "NULL");
+	c->work_min = work_min;
+	return 0;
+}
+
+/* --- the operators
+ * ------------------------------------------------------------ Each computes
+ * *out (NULL = empty) from its inputs' deltas. */
+
+/* A user callback's code as the step reports it. */
+static int
+user_code(int rc)
+{
+	return rc > 0 ? SC_ECALLBACK : rc;
+}
+
+/* Finish a builder into *out, NULL if nothing was pushed. */
+static int
+finish(struct sc_batch_builder *bld, struct sc_batch **out)
+{
+	if (sc_batch_builder_count(bld) == 0) {
+		*out = NULL;
+		return 0;
+	}
+	return sc_batch_builder_finish(bld, out);
+}
+
+static int
+op_map(struct sc_circuit *c, const struct sc__node *nd, struct rt *r,
+       const struct sc_batch *in, struct sc_batch **out)
+{
+	int rc = sc_batch_builder_reserve(r->bld, in->count);
+
+	for (size_t i = 0; rc == 0 && i < in->count; i++) {
+		rc =
+		    user_code(nd->fn.map(nd->ctx, sc_batch_row(in, i), c->row));
+		if (rc == 0)
+			rc = sc_batch_builder_push(r->bld, c->row,
+						   nd->schema.ncols,
+						   sc_batch_weight(in, i));
+	}
+	if (rc == 0)
+		return finish(r->bld, out);
+	sc_batch_builder_clear(r->bld);
+	return rc;
+}
+
+static int
+op_filter(const struct sc__node *nd, struct rt *r, struct sc_batch *in,
+	  struct sc_batch **out)
+{
+	int rc = sc_batch_builder_reserve(r->bld, in->count);
+
+	for (size_t i = 0; rc == 0 && i < in->count; i++) {
+		bool keep = false;
+
+		rc = user_code(
+		    nd->fn.filter(nd->ctx, sc_batch_row(in, i), &keep));
+		if (rc == 0 && keep)
+			rc = sc_batch_builder_push(r->bld, sc_batch_row(in, i),
+						   in->ncols,
+						   sc_batch_weight(in, i));
+	}
+	if (rc) {
+		sc_batch_builder_clear(r->bld);
+		return rc;
+	}
+	if (sc_batch_builder_count(r->bld) == in->count) {
+		/* Everything kept: share the input instead of a copy. */
+		sc_batch_builder_clear(r->bld);
+		*out = sc_batch_retain(in);
+		return 0;
+	}
+	return finish(r->bld, out);
+}
+
+int
+sc_emit(struct sc_emitter *out, const uint64_t *row)
+{
+	if (!out || !row)
+		return sc__fail(SC_EINVAL, "sc_emit: NULL argument");
+	return sc_batch_builder_push(out->bld, row, out->ncols, out->weight);
+}
+
+static int
+op_flat_map(const struct sc__node *nd, struct rt *r, const struct sc_batch *in,
+	    struct sc_batch **out)
+{
+	struct sc_emitter em = {r->bld, nd->schema.ncols, 0};
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < in->count; i++) {
+		em.weight = sc_batch_weight(in, i);
+		rc = user_code(
+		    nd->fn.flat_map(nd->ctx, sc_batch_row(in, i), &em));
+	}
+	if (rc == 0)
+		return finish(r->bld, out);
+	sc_batch_builder_clear(r->bld);
+	return rc;
+}
+
+static int
+op_sum(const struct sc_circuit *c, const struct sc__node *nd,
+       struct sc_batch **out)
+{
+	struct sc_batch *parts[SC_GRAPH_MAX_INPUTS];
+	uint32_t k = 0;
+
+	for (uint32_t p = 0; p < nd->nin; p++)
+		if (c->rt[nd->in[p]].delta)
+			parts[k++] = c->rt[nd->in[p]].delta;
+	if (k == 0) {
+		*out = NULL;
+		return 0;
+	}
+	if (k == 1) {
+		*out = sc_batch_retain(parts[0]);
+		return 0;
+	}
+	return sc_batch_sum(parts, k, out);
+}
+
+static int
+op_minus(struct sc_batch *a, struct sc_batch *b, struct sc_batch **out)
+{
+	struct sc_batch *nb;
+	int rc;
+
+	if (!b) {
+		*out = a ? sc_batch_retain(a) : NULL;
+		return 0;
+	}
+	rc = sc_batch_negate(b, &nb);
+	if (rc || !a) {
+		if (rc == 0)
+			*out = nb;
+		return rc;
+	}
+	rc = sc_batch_add(a, nb, out);
+	sc_batch_release(nb);
+	return rc;
+}
+
+/* integrate: the running sum, emitted whole every tick. */
+static int
+op_integrate(struct rt *r, struct sc_batch *in, struct sc_batch **out)
+{
+	struct sc_batch *sum;
+	int rc;
+
+	if (in) {
+		if (!r->state) {
+			r->state = sc_batch_retain(in);
+		} else {
+			rc = sc_batch_add(r->state, in, &sum);
+			if (rc)
+				return rc;
+			sc_batch_release(r->state);
+			r->state = sum;
+		}
+	}
+	*out = r->state && r->state->count ? sc_batch_retain(r->state) : NULL;
+	return 0;
+}
+
+/* differentiate: this tick's input minus the last. */
+static int
+op_differentiate(struct rt *r, struct sc_batch *in, struct sc_batch **out)
+{
+	int rc = op_minus(in, r->state, out);
+
+	if (rc)
+		return rc;
+	sc_batch_release(r->state);
+	r->state = in ? sc_batch_retain(in) : NULL;
+	return 0;
+}
+
+static int
+op_output(struct rt *r, struct sc_batch *in, struct sc_batch **out)
+{
+	int rc = 0;
+
+	*out = NULL;
+	if (!in)
+		return 0;
+	rc = sc_trace_insert(r->trace, in);
+	if (rc)
+		return rc;
+	r->inserted += in->count;
+	*out = sc_batch_retain(in);
+	return 0;
+}
+
+static size_t
+rows(const struct sc_batch *b)
+{
+	return b ? b->count : 0;
+}
+
+static int
+op_kernel(const struct sc__node *nd, struct rt *r, struct sc_batch *a,
+	  struct sc_batch *b, struct sc_batch **out)
+{
+	r->inserted += rows(a) + rows(b);
+	switch (nd->kind) {
+	case SC_NODE_JOIN:
+		return sc_join_step(r->kernel, a, b, out);
+	case SC_NODE_ANTIJOIN:
+		return sc_antijoin_step(r->kernel, a, b, out);
+	case SC_NODE_DISTINCT:
+		return sc_distinct_step(r->kernel, a, out);
+	default:
+		return sc_aggregate_step(r->kernel, a, out);
+	}
+}
+
+/* Run node id's operator: set its delta for this tick. */
+static int
+node_run(struct sc_circuit *c, int id)
+{
+	const struct sc__node *nd = node_of(c, id);
+	struct rt *r = &c->rt[id];
+	struct sc_batch *a = nd->nin > 0 ? c->rt[nd->in[0]].delta : NULL;
+	struct sc_batch *b = nd->nin > 1 ? c->rt[nd->in[1]].delta : NULL;
+	struct sc_batch *out = NULL;
+	int rc = 0;
+
+	switch (nd->kind) {
+	case SC_NODE_INPUT:
+	case SC_NODE_DELAY:
+		return 0; /* set at the start of the tick */
+	case SC_NODE_OUTPUT:
+		rc = op_output(r, a, &out);
+		break;
+	case SC_NODE_FEEDBACK:
+		out = a ? sc_batch_retain(a) : NULL;
+		break;
+	case SC_NODE_MAP:
+		rc = a ? op_map(c, nd, r, a, &out) : 0;
+		break;
+	case SC_NODE_FILTER:
+		rc = a ? op_filter(nd, r, a, &out) : 0;
+		break;
+	case SC_NODE_FLAT_MAP:
+		rc = a ? op_flat_map(nd, r, a, &out) : 0;
+		break;
+	case SC_NODE_INDEX_BY:
+		rc =
+		    a ? sc_batch_index_by(a, nd->cols, nd->ncols_idx, &out) : 0;
+		break;
+	case SC_NODE_PLUS:
+		rc = op_sum(c, nd, &out);
+		break;
+	case SC_NODE_NEGATE:
+		rc = a ? sc_batch_negate(a, &out) : 0;
+		break;
+	case SC_NODE_MINUS:
+		rc = op_minus(a, b, &out);
+		break;
+	case SC_NODE_INTEGRATE:
+		rc = op_integrate(r, a, &out);
+		break;
+	case SC_NODE_DIFFERENTIATE:
+		rc = op_differentiate(r, a, &out);
+		break;
+	default:
+		rc = op_kernel(nd, r, a, b, &out);
+		break;
+	}
+	if (rc)
+		return rc;
+	if (out && out->count == 0) {
+		sc_batch_release(out);
+		out = NULL;
+	}
+	r->delta = out;
+	return 0;
+}
+
+/* --- the tick
+ * -------------------------------------------------------------------- */
+
+/* Record the first failure of a step; the circuit refuses steps after it. */
+static int
+step_fail(struct sc_circuit *c, int id, int rc, const char *what)
+{
+	const struct sc__node *nd = node_of(c, id);
+	char inner[160];
+
+	snprintf(inner, sizeof(inner), "%s", sc_errmsg());
+	snprintf(c->why, sizeof(c->why), "step %llu, node '%s' (%s): %s %s%s%s",
+		 (unsigned long long)c->steps, nd->name,
+		 sc_node_kind_name(nd->kind), what, sc_errname(rc),
+		 inner[0] ? ": " : "", inner);
+	c->failed = rc;
+	return sc__fail(rc, "sc_circuit_step: %s", c->why);
+}
+
+/* Start of a tick: forget the last deltas; inputs and delays emit. */
+static void
+tick_begin(struct sc_circuit *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		struct rt *r = &c->rt[i];
+
+		if (r->role == ROLE_NONE)
+			continue;
+		sc_batch_release(r->delta);
+		r->delta = NULL;
+		r->inserted = 0;
+		if (r->role == ROLE_FED) {
+			r->delta = r->feed;
+			r->feed = NULL;
+		} else if (node_of(c, (int)i)->kind == SC_NODE_DELAY) {
+			r->delta = r->state;
+			r->state = NULL;
+		}
+	}
+}
+
+/* bit length of x: ceil(log2(x + 1)). */
+static size_t
+bits(uint64_t x)
+{
+	return x ? 64 - (size_t)__builtin_clzll(x) : 0;
+}
+
+/* End of a tick: spread merge work over every trace. */
+static int
+tick_work(struct sc_circuit *c)
+{
+	for (size_t i = 0; i < c->norder; i++) {
+		int id = c->order[i];
+		struct rt *r = &c->rt[id];
+		size_t budget;
+		int rc;
+
+		if (!r->trace && !r->kernel)
+			continue;
+		r->total += r->inserted;
+		if (c->work_min == 0)
+			continue; /* merging left to the safety net */
+		budget = 2 * bits(r->total) * r->inserted;
+		if (budget < c->work_min)
+			budget = c->work_min;
+		if (r->trace)
+			rc = sc_trace_work(r->trace, budget, NULL);
+		else
+			rc = kernel_work(node_of(c, id)->kind, r->kernel,
+					 budget);
+		if (rc)
+			return step_fail(c, id, rc, "merge work failed:");
+	}
+	return 0;
+}
+
+/* End of a tick: delays latch, callbacks see the deltas. */
+static int
+tick_end(struct sc_circuit *c)
+{
+	for (size_t i = 0; i < c->norder; i++) {
+		int id = c->order[i];
+		const struct sc__node *nd = node_of(c, id);
+		struct rt *r = &c->rt[id];
+
+		if (nd->kind == SC_NODE_DELAY) {
+			struct sc_batch *in = c->rt[nd->in[0]].delta;
+
+			r->state = in ? sc_batch_retain(in) : NULL;
+		}
+	}
+	for (size_t i = 0; i < c->norder; i++) {
+		int id = c->order[i];
+		struct rt *r = &c->rt[id];
+		int rc;
+
+		if (!r->cb || !r->delta)
+			continue;
+		sc_error_clear();
+		rc = user_code(r->cb(r->cb_ctx, id, r->delta));
+		if (rc)
+			return step_fail(c, id, rc, "delta callback returned");
+	}
+	return tick_work(c);
+}
+
+int
+sc_circuit_step(struct sc_circuit *c)
+{
+	int rc;
+
+	if (!c)
+		return sc__fail(SC_EINVAL, "sc_circuit_step: circuit is NULL");
+	if (c->failed)
+		return sc__fail(SC_ESTATE,
+				"sc_circuit_step: the circuit failed earlier "
+				"and may be half-applied; destroy it (%s)",
+				c->why);
+	tick_begin(c);
+	for (size_t i = 0; i < c->norder; i++) {
+		int id = c->order[i];
+
+		sc_error_clear();
+		rc = node_run(c, id);
+		if (rc)
+			return step_fail(c, id, rc, "failed with");
+	}
+	rc = tick_end(c);
+	if (rc)
+		return rc;
+	c->steps++;
+	return 0;
+}
+
+/* --- merge work
+ * ---------------------------------------------------------------- */
+
+size_t
+sc_circuit_pending(const struct sc_circuit *c)
+{
+	size_t n = 0;
+
+	if (!c)
+		return 0;
+	for (size_t i = 0; i < c->norder; i++) {
+		int id = c->order[i];
+		const struct rt *r = &c->rt[id];
+
+		if (r->trace)
+			n += sc_trace_pending(r->trace);
+		else if (r->kernel)
+			n += kernel_pending(node_of(c, id)->kind, r->kernel);
+	}
+	return n;
+}
+
+int
+sc_circuit_settle(struct sc_circuit *c)
+{
+	if (!c)
+		return sc__fail(SC_EINVAL,
+				"sc_circuit_settle: circuit is NULL");
+	for (size_t i = 0; i < c->norder; i++) {
+		int id = c->order[i];
+		struct rt *r = &c->rt[id];
+		int rc = 0;
+
+		if (r->trace)
+			rc = sc_trace_work(r->trace, SIZE_MAX, NULL);
+		else if (r->kernel)
+			rc = kernel_work(node_of(c, id)->kind, r->kernel,
+					 SIZE_MAX);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}

@@ -1,0 +1,174 @@
+/*
+ * circuit.h - HOW a graph runs: a synchronous, single-threaded circuit.
+ *
+ * A circuit is built from a graph (graph.h), or from a subset of its nodes
+ * (a "part", for units/), and runs it on one clock: sc_circuit_step() runs
+ * every operator of the part exactly once, in a topological order computed
+ * when the circuit is built. Between steps the host feeds input batches
+ * (sc_circuit_feed) and reads output deltas and integrals.
+ *
+ * One tick:
+ *
+ *   1. every delay emits what it latched in the previous tick (empty in the
+ *      first), so a delay depends on nothing this tick: that is how a cycle
+ *      through a delay has an order, and a cycle without one has none
+ *      (refused at build, SC_ECYCLE, naming the cycle's nodes);
+ *   2. every other node, in topological order, computes this tick's delta
+ *      from the deltas of the streams it reads. Inputs (and boundary
+ *      inputs of a part) emit what was fed since the last step, summed, or
+ *      the empty Z-set. Stateful operators (join, antijoin, distinct,
+ *      aggregate) are the kernels of join.h, distinct.h and aggregate.h;
+ *      integrate and differentiate keep one batch; outputs integrate into
+ *      a trace;
+ *   3. delays latch their input's delta; output callbacks run;
+ *   4. every trace gets a bounded budget of merge work (trace.h), so the
+ *      cost of keeping the LSM spines in shape is spread over the steps
+ *      instead of landing in one burst: max(work_min, 2 * ceil(log2 N) *
+ *      rows inserted this tick) units per kernel, N its rows.
+ *
+ * Empty deltas are represented internally by no batch at all, so a tick in
+ * which little changes costs little: a linear operator whose input is
+ * empty does nothing.
+ *
+ * Failure. A step that fails (a user callback's error, a weight overflow,
+ * no memory) returns that code, and leaves the circuit half-applied: some
+ * operators have absorbed this tick, others not. So the circuit then
+ * refuses every further step with SC_ESTATE (and a message naming the
+ * first failure); only reading and destroying remain. Feeding, in
+ * contrast, is checked before anything changes: a batch whose width is not
+ * the input's schema is SC_ESCHEMA and nothing is applied.
+ *
+ * Parts (units/). sc_circuit_create_part builds the circuit of a subset of
+ * a graph's nodes. A stream produced outside the part and read inside it
+ * (a boundary input, sc_graph_cut) is fed with sc_circuit_feed exactly like
+ * an input node, by the id of the node that produces it; a stream produced
+ * inside is read with sc_circuit_delta by its producer's id, whether or not
+ * something outside reads it. Because every operator is a function of its
+ * input's history, running the parts in any order that feeds each boundary
+ * stream the same deltas gives every node the same deltas as the whole
+ * circuit would.
+ *
+ * Threads: a circuit is single-threaded. Distinct circuits (even of the
+ * same, frozen, graph) may run on distinct threads at once, as long as
+ * their user callbacks allow it.
+ */
+#ifndef SC_CIRCUIT_H
+#define SC_CIRCUIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "operators/batch.h"
+#include "operators/error.h"
+#include "operators/graph.h"
+
+struct sc_circuit;
+
+/*
+ * A callback on a node's delta, run once per step in which the delta is
+ * not empty, after all the step's operators ran (topological order among
+ * callbacks). `delta` is borrowed for the call (retain it to keep it).
+ * Returns 0 or a negative SC_E* code, which fails the step with that code.
+ */
+typedef int (*sc_delta_fn)(void *ctx, int node, const struct sc_batch *delta);
+
+/*
+ * sc_circuit_create - a circuit of the whole graph. Freezes the graph
+ * (graph.h) until the circuit is destroyed. Returns 0 and *out; SC_EINVAL;
+ * SC_ESTATE (an unbound feedback); SC_ECYCLE (a cycle without a delay: the
+ * message names its nodes, "'a' -> 'b' -> 'a'"); SC_ENOMEM; or an error of
+ * a stateful kernel's create.
+ */
+int sc_circuit_create(struct sc_graph *g, struct sc_circuit **out);
+
+/*
+ * sc_circuit_create_part - a circuit of the nodes nodes[0..n) of g (order
+ * and repeats do not matter): only those operators are instantiated; the
+ * streams they read from outside are its boundary inputs (fed with
+ * sc_circuit_feed), and the streams it produces for outside are its
+ * boundary outputs (sc_circuit_cut lists both). Errors as
+ * sc_circuit_create, and SC_ENOENT for an id that is not a node, SC_EINVAL
+ * for n == 0.
+ */
+int sc_circuit_create_part(struct sc_graph *g, const int *nodes, size_t n,
+			   struct sc_circuit **out);
+
+/* sc_circuit_destroy - free every operator's state and thaw the graph.
+ * NULL is allowed. */
+void sc_circuit_destroy(struct sc_circuit *c);
+
+/* sc_circuit_cut - the circuit's boundary (borrowed; the whole graph's
+ * circuit has none). */
+const struct sc_cut *sc_circuit_cut(const struct sc_circuit *c);
+
+/* sc_circuit_graph - the graph it was built from. */
+const struct sc_graph *sc_circuit_graph(const struct sc_circuit *c);
+
+/*
+ * sc_circuit_feed - add batch b (borrowed; the circuit takes its own
+ * reference) to what stream `stream` emits at the next step. `stream` is an
+ * input node of the circuit or one of its boundary inputs. Feeding the same
+ * stream twice before a step adds the batches. Returns 0; SC_EINVAL (NULL,
+ * or a stream the circuit computes itself); SC_ENOENT (no such node, or not
+ * one the circuit reads); SC_ESCHEMA (b's width is not the stream's);
+ * SC_EOVERFLOW (the sum with an earlier feed overflows); SC_ENOMEM;
+ * SC_ESTATE (the circuit failed). On failure nothing is applied.
+ */
+int sc_circuit_feed(struct sc_circuit *c, int stream, struct sc_batch *b);
+
+/*
+ * sc_circuit_step - run one tick (see the top of this file). Returns 0; the
+ * code of the first failure (a callback's, SC_EOVERFLOW, SC_ENOMEM), after
+ * which the circuit refuses further steps; SC_ESTATE if it had already
+ * failed; SC_EINVAL (NULL).
+ */
+int sc_circuit_step(struct sc_circuit *c);
+
+/* sc_circuit_steps - ticks run so far. */
+uint64_t sc_circuit_steps(const struct sc_circuit *c);
+
+/*
+ * sc_circuit_delta - the delta stream `node` had in the last step (the
+ * empty batch before the first), as a new reference (*out; the caller
+ * releases it). `node` is any node of the part or a boundary input.
+ * Returns 0, SC_EINVAL, SC_ENOENT (not in this circuit), SC_ENOMEM.
+ */
+int sc_circuit_delta(const struct sc_circuit *c, int node,
+		     struct sc_batch **out);
+
+/*
+ * sc_circuit_integral - the sum of an OUTPUT node's deltas over all steps so
+ * far, as a new consolidated batch (*out, the caller releases it). Returns
+ * 0, SC_EINVAL (NULL, or not an output node of the circuit), SC_ENOENT,
+ * SC_ENOMEM, SC_EOVERFLOW.
+ */
+int sc_circuit_integral(const struct sc_circuit *c, int node,
+			struct sc_batch **out);
+
+/*
+ * sc_circuit_on_delta - call fn(ctx, node, delta) after every step in which
+ * `node` (any node of the part) had a non-empty delta; fn NULL removes it.
+ * One callback per node. Returns 0, SC_EINVAL, SC_ENOENT.
+ */
+int sc_circuit_on_delta(struct sc_circuit *c, int node, sc_delta_fn fn,
+			void *ctx);
+
+/*
+ * sc_circuit_set_work - the least merge work each trace gets per step
+ * (default 256 units; see the top of this file). 0 leaves merging to the
+ * traces' own safety net. Returns 0 or SC_EINVAL.
+ */
+int sc_circuit_set_work(struct sc_circuit *c, size_t work_min);
+
+/* sc_circuit_pending - merge work outstanding over all traces (0 when
+ * every spine is settled). */
+size_t sc_circuit_pending(const struct sc_circuit *c);
+
+/*
+ * sc_circuit_settle - do all outstanding merge work now (for a quiet
+ * moment, or before measuring). Returns 0, SC_EINVAL, SC_ENOMEM,
+ * SC_EOVERFLOW.
+ */
+int sc_circuit_settle(struct sc_circuit *c);
+
+#endif /* SC_CIRCUIT_H */
