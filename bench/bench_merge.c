@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "bench/harness.h"
 #include "operators/batch.h"
@@ -61,10 +62,56 @@ make_batch(size_t n, uint64_t seed, const struct sc_batch *like)
 	return out;
 }
 
-static double
-secs_since(uint64_t t0)
+/* Wall and thread-CPU time at one instant: on a shared machine the CPU
+ * figure does not count time the scheduler gave to other processes. */
+struct stamp {
+	uint64_t wall, cpu; /* nanoseconds */
+};
+
+static struct stamp
+stamp_now(void)
 {
-	return (double)(sc_bench_now_ns() - t0) / 1e9;
+	struct timespec ts;
+	struct stamp s;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	s.cpu = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	s.wall = sc_bench_now_ns();
+	return s;
+}
+
+/* Millions of `items` per second since t0: rate[0] by wall, rate[1] by
+ * CPU time. */
+static void
+rates_since(struct stamp t0, double items, double rate[2])
+{
+	struct stamp t1 = stamp_now();
+
+	rate[0] = items / 1e6 / ((double)(t1.wall - t0.wall + 1) / 1e9);
+	rate[1] = items / 1e6 / ((double)(t1.cpu - t0.cpu + 1) / 1e9);
+}
+
+/* Emit the median of subject and baseline, by wall and by CPU time. */
+static void
+emit2(const char *kase, double (*subj)[2], const char *base_name,
+      double (*base)[2], int reps)
+{
+	static const char *clock_name[2] = {"wall", "cpu"};
+
+	for (int c = 0; c < 2; c++) {
+		double v[16], b[16];
+		char k[128];
+
+		for (int r = 0; r < reps; r++) {
+			v[r] = subj[r][c];
+			b[r] = base ? base[r][c] : 0;
+		}
+		snprintf(k, sizeof(k), "%s [%s]", kase, clock_name[c]);
+		sc_bench_emit("merge", k, "Mrec/s",
+			      sc_bench_median(v, (size_t)reps),
+			      base ? base_name : NULL,
+			      base ? sc_bench_median(b, (size_t)reps) : 0);
+	}
 }
 
 static void
@@ -73,7 +120,7 @@ run_add(const struct sc_batch *a, const struct sc_batch *b, int reps)
 	size_t nin = sc_batch_count(a) + sc_batch_count(b);
 	size_t bytes_a = sc_batch_bytes(a) - sizeof(*a);
 	size_t bytes_b = sc_batch_bytes(b) - sizeof(*b);
-	double add[16], fresh[16], warm[16];
+	double add[16][2], fresh[16][2], warm[16][2];
 	char *buf = malloc(bytes_a + bytes_b);
 	char kase[80];
 
@@ -83,37 +130,33 @@ run_add(const struct sc_batch *a, const struct sc_batch *b, int reps)
 	for (int r = 0; r < reps; r++) {
 		struct sc_batch *sum;
 		char *dst;
-		uint64_t t0 = sc_bench_now_ns();
+		struct stamp t0 = stamp_now();
 
 		if (sc_batch_add(a, b, &sum))
 			abort();
-		add[r] = (double)nin / 1e6 / secs_since(t0);
+		rates_since(t0, (double)nin, add[r]);
 		sc_batch_release(sum);
 
-		t0 = sc_bench_now_ns();
+		t0 = stamp_now();
 		dst = malloc(bytes_a + bytes_b);
 		if (!dst)
 			abort();
 		memcpy(dst, a->data, bytes_a);
 		memcpy(dst + bytes_a, b->data, bytes_b);
 		sc_bench_keep(dst);
-		fresh[r] = (double)nin / 1e6 / secs_since(t0);
+		rates_since(t0, (double)nin, fresh[r]);
 		free(dst);
 
-		t0 = sc_bench_now_ns();
+		t0 = stamp_now();
 		memcpy(buf, a->data, bytes_a);
 		memcpy(buf + bytes_a, b->data, bytes_b);
 		sc_bench_keep(buf);
-		warm[r] = (double)nin / 1e6 / secs_since(t0);
+		rates_since(t0, (double)nin, warm[r]);
 	}
 	snprintf(kase, sizeof(kase), "%zu + %zu u64x2", sc_batch_count(a),
 		 sc_batch_count(b));
-	sc_bench_emit(
-	    "merge", kase, "Mrec/s", sc_bench_median(add, (size_t)reps),
-	    "memcpy to a fresh buffer", sc_bench_median(fresh, (size_t)reps));
-	sc_bench_emit(
-	    "merge", kase, "Mrec/s", sc_bench_median(add, (size_t)reps),
-	    "memcpy to a touched buffer", sc_bench_median(warm, (size_t)reps));
+	emit2(kase, add, "memcpy to a fresh buffer", fresh, reps);
+	emit2(kase, add, "memcpy to a touched buffer", warm, reps);
 	free(buf);
 }
 
@@ -146,7 +189,7 @@ run_trace(const struct sc_batch *a, const struct sc_batch *b, int reps)
 	struct sc_batch *slices[130];
 	const struct sc_batch *in[2] = {a, b};
 	size_t nslices = 0, nin = 0, bytes = 0, rows = 0;
-	double rate[16];
+	double rate[16][2];
 
 	for (int k = 0; k < 2; k++) {
 		size_t n = sc_batch_count(in[k]), step = n / 64 + 1;
@@ -160,11 +203,11 @@ run_trace(const struct sc_batch *a, const struct sc_batch *b, int reps)
 	}
 	for (int r = 0; r < reps; r++) {
 		struct sc_trace *t;
-		uint64_t t0;
+		struct stamp t0;
 
 		if (sc_trace_create(NCOLS, &t))
 			abort();
-		t0 = sc_bench_now_ns();
+		t0 = stamp_now();
 		for (size_t i = 0; i < nslices; i++)
 			if (sc_trace_insert(t, slices[i]) ||
 			    sc_trace_work(t, 8 * sc_batch_count(slices[i]),
@@ -172,15 +215,15 @@ run_trace(const struct sc_batch *a, const struct sc_batch *b, int reps)
 				abort();
 		if (sc_trace_work(t, SIZE_MAX, NULL))
 			abort();
-		rate[r] = (double)nin / 1e6 / secs_since(t0);
+		rates_since(t0, (double)nin, rate[r]);
 		bytes = sc_trace_bytes(t);
 		rows = sc_trace_rows(t);
 		sc_trace_destroy(t);
 	}
 	for (size_t i = 0; i < nslices; i++)
 		sc_batch_release(slices[i]);
-	sc_bench_emit("merge", "trace insert+work, 2 x 64 slices, settled",
-		      "Mrec/s", sc_bench_median(rate, (size_t)reps), NULL, 0);
+	emit2("trace insert+work, 2 x 64 slices, settled", rate, NULL, NULL,
+	      reps);
 	sc_bench_emit("merge", "settled trace bytes per row", "bytes/row",
 		      (double)bytes / (double)(rows ? rows : 1),
 		      "raw row bytes", NCOLS * 8.0);

@@ -586,8 +586,11 @@ msd_big(struct sort_ctx *ctx, uint64_t *a, uint64_t *b, size_t n, unsigned bit)
 			return;
 		}
 		if (n * stride * sizeof(uint64_t) <= SORT_CACHE_BYTES) {
-			msd_small(ctx, a, b, n, bit, false);
-			emit_sorted(ctx, a, n);
+			/* The sorted bucket ends in b: every record
+			 * that a digit isolates stays where the scatter
+			 * put it, none is copied back. */
+			msd_small(ctx, a, b, n, bit, true);
+			emit_sorted(ctx, b, n);
 			return;
 		}
 		w = 64 - (bit & 63) < 8 ? 64 - (bit & 63) : 8;
