@@ -12,7 +12,8 @@
  *  stream add+retract add v[i], retract v[i-1]          vs  s += v; s -= w
  *  groups G add       acc[g[i]] add, g random in [0, G)  vs  sum[g[i]] += v
  *                     (a double array, 8 bytes a group; and a double in a
- *                     64-byte group record, the same footprint as ours)
+ *                     64-byte group record, the same footprint as ours;
+ *                     and both with the caller prefetching 16 rows ahead)
  *  read               sc_xsum_read of a compact / grown accumulator
  *  mean               sc_xsum_mean of a compact accumulator
  *  bytes              per accumulator: data-like (compact) and worst case
@@ -182,6 +183,45 @@ time_groups_xsum(struct sc_xsum *acc, const double *v, const uint32_t *g,
 	return ns;
 }
 
+/* The same, with the caller prefetching the group PF values ahead, as an
+ * aggregate walking a batch can. */
+#define PF 16
+
+static double
+time_groups_xsum_pf(struct sc_xsum *acc, const double *v, const uint32_t *g,
+		    size_t n)
+{
+	uint64_t t0 = sc_bench_now_ns();
+	int rc = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (i + PF < n)
+			__builtin_prefetch(&acc[g[i + PF]], 1);
+		rc |= sc_xsum_add(&acc[g[i]], v[i]);
+	}
+	double ns = (double)(sc_bench_now_ns() - t0) / (double)n;
+	if (rc)
+		fail("group add failed");
+	sc_bench_keep(acc);
+	return ns;
+}
+
+static double
+time_groups_record_pf(struct group_rec *rec, const double *v, const uint32_t *g,
+		      size_t n)
+{
+	uint64_t t0 = sc_bench_now_ns();
+
+	for (size_t i = 0; i < n; i++) {
+		if (i + PF < n)
+			__builtin_prefetch(&rec[g[i + PF]], 1);
+		rec[g[i]].sum += v[i];
+	}
+	double ns = (double)(sc_bench_now_ns() - t0) / (double)n;
+	sc_bench_keep(rec);
+	return ns;
+}
+
 static double
 time_groups_double(double *sum, const double *v, const uint32_t *g, size_t n)
 {
@@ -210,7 +250,7 @@ time_groups_record(struct group_rec *rec, const double *v, const uint32_t *g,
 static void
 bench_groups(uint32_t groups, const double *v, size_t n, uint64_t seed)
 {
-	double ours[REPS], dbl[REPS], recd[REPS];
+	double ours[REPS], dbl[REPS], recd[REPS], ourspf[REPS], recpf[REPS];
 	struct sc_xsum *acc = aligned_alloc(64, groups * sizeof(*acc));
 	double *sum = calloc(groups, sizeof(*sum));
 	struct group_rec *rec = aligned_alloc(64, groups * sizeof(*rec));
@@ -230,6 +270,8 @@ bench_groups(uint32_t groups, const double *v, size_t n, uint64_t seed)
 		ours[r] = time_groups_xsum(acc, v, g, n);
 		dbl[r] = time_groups_double(sum, v, g, n);
 		recd[r] = time_groups_record(rec, v, g, n);
+		ourspf[r] = time_groups_xsum_pf(acc, v, g, n);
+		recpf[r] = time_groups_record_pf(rec, v, g, n);
 	}
 	(void)snprintf(kase, sizeof(kase), "groups %u add (random group)",
 		       groups);
@@ -238,6 +280,11 @@ bench_groups(uint32_t groups, const double *v, size_t n, uint64_t seed)
 		      sc_bench_median(dbl, REPS));
 	sc_bench_emit("xsum", kase, "ns/add", mo, "double in 64B record rmw",
 		      sc_bench_median(recd, REPS));
+	(void)snprintf(kase, sizeof(kase),
+		       "groups %u add, caller prefetches %d ahead", groups, PF);
+	sc_bench_emit("xsum", kase, "ns/add", sc_bench_median(ourspf, REPS),
+		      "double in 64B record rmw, same prefetch",
+		      sc_bench_median(recpf, REPS));
 	for (uint32_t j = 0; j < groups; j++)
 		sc_xsum_fini(&acc[j]);
 	free(acc);
