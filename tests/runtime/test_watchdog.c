@@ -7,6 +7,7 @@
  * switched off (SC_WATCHDOG_OFF) unless the test is about their silence.
  */
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -349,6 +350,64 @@ Test(watchdog, dump_names_every_unit_and_says_how_much_room_it_needs,
 	cr_expect(strstr(big, "probe1") && strstr(big, "QUEUED"), "%s", big);
 	cr_expect_eq(sc_watchdog_dump(ex, small, sizeof(small)), need);
 	cr_expect_eq(strlen(small), sizeof(small) - 1, "cut, NUL-terminated");
+	cr_expect_eq(sc_exec_destroy(ex), 0);
+}
+
+Test(watchdog, watches_units_added_after_it_started, .timeout = 20)
+{
+	struct sc_watchdog_opts o = quiet_opts();
+	struct sc_watchdog *wd = NULL;
+	struct sc_exec *ex = NULL;
+	struct rt_probe *last = NULL;
+	uint32_t id = 0;
+
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	o.lost_kick_ns = 20 * MS;
+	cr_assert_eq(sc_watchdog_create(ex, &o, &wd), 0);
+	for (int i = 0; i < 40; i++) {
+		last = rt_probe_add(ex, &id);
+		cr_assert_not_null(last);
+		if (i % 8 == 0)
+			sleep_ms(6); /* let it snapshot between additions */
+	}
+	atomic_store(&last->pending, true);
+	cr_assert_eq(sc_watchdog_wait(wd, SC_WATCHDOG_LOST_KICK, 1, 5000 * MS),
+		     0);
+	pthread_mutex_lock(&seen_mu);
+	cr_expect_eq(seen.unit, id);
+	cr_expect_str_eq(seen.name, "probe39");
+	pthread_mutex_unlock(&seen_mu);
+	cr_expect_eq(sc_watchdog_destroy(wd), 0);
+	cr_expect_eq(sc_exec_destroy(ex), 0);
+}
+
+Test(watchdog, default_report_goes_to_stderr_with_the_dump, .timeout = 20)
+{
+	struct sc_watchdog_opts o = quiet_opts();
+	struct sc_watchdog *wd = NULL;
+	struct sc_exec *ex = NULL;
+	char text[4096];
+	size_t len;
+	FILE *err;
+	uint32_t id;
+
+	cr_redirect_stderr();
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	cr_assert_not_null(rt_probe_add(ex, &id));
+	cr_assert_eq(sc_exec_kick(ex, id), 0);
+	o.starve_ns = 20 * MS;
+	o.report = NULL;
+	cr_assert_eq(sc_watchdog_create(ex, &o, &wd), 0);
+	cr_assert_eq(sc_watchdog_wait(wd, SC_WATCHDOG_STARVATION, 1, 5000 * MS),
+		     0);
+	cr_expect_eq(sc_watchdog_destroy(wd), 0);
+	(void)fflush(stderr);
+	err = cr_get_redirected_stderr();
+	len = fread(text, 1, sizeof(text) - 1, err);
+	text[len] = '\0';
+	cr_expect(strstr(text, "STARVATION: unit #0 'probe0'"), "%s", text);
+	cr_expect(strstr(text, "probe0") && strstr(text, "QUEUED for"),
+		  "the dump follows: %s", text);
 	cr_expect_eq(sc_exec_destroy(ex), 0);
 }
 
