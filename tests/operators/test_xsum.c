@@ -436,6 +436,72 @@ Test(xsum, random_sums_round_like_the_exact_reference, .timeout = 60)
 			    "random_sums_round_like_the_exact_reference");
 }
 
+/*
+ * Long random sequences, across many normalisations, window moves and
+ * growth: inline adds and retracts of data-like values with outliers,
+ * weighted adds, streams, merges and negations, checked at checkpoints.
+ */
+Test(xsum, long_mixed_sequences_match_the_reference, .timeout = 60)
+{
+	uint64_t base = sc_prop_seed(0x5eed0005), n = sc_prop_count(30);
+	const char *t = "long_mixed_sequences_match_the_reference";
+	static double arr[300];
+
+	for (uint64_t c = 0; c < n; c++) {
+		struct sc_rng r;
+		struct sc_xsum x, y;
+		struct ref s, sy;
+
+		sc_rng_seed(&r, base + c);
+		sc_xsum_init(&x);
+		sc_xsum_init(&y);
+		ref_zero(&s);
+		ref_zero(&sy);
+		for (int op = 0; op < 2500; op++) {
+			uint64_t k = sc_rng_below(&r, 1000);
+			double v = sc_rng_below(&r, 30)
+				       ? sc_rng_unit(&r) * 2e6 - 1e6
+				       : gen_value(&r);
+
+			if (k < 700) {
+				both_add(&x, &s, v,
+					 sc_rng_below(&r, 3) ? 1 : -1);
+			} else if (k < 900) {
+				both_add(&y, &sy, v, gen_weight(&r));
+			} else if (k < 990) {
+				int m = (int)sc_rng_below(&r, 300);
+				struct ref tv;
+
+				for (int i = 0; i < m; i++) {
+					arr[i] = sc_rng_below(&r, 50)
+						     ? sc_rng_unit(&r) * 1e3
+						     : gen_value(&r);
+					ref_from_double(&tv, arr[i]);
+					ref_add(&s, &tv);
+				}
+				cr_assert_eq(
+				    sc_xsum_add_array(&x, arr, (size_t)m, NULL),
+				    0);
+			} else if (k < 995) {
+				cr_assert_eq(sc_xsum_merge(&x, &y), 0);
+				ref_add(&s, &sy);
+			} else {
+				cr_assert_eq(sc_xsum_negate(&x), 0);
+				s.neg = !s.neg && !ref_is_zero(&s);
+			}
+			if (op % 500 == 499) {
+				double want = ref_round(&s), got = read_of(&x);
+
+				SC_PROP_ASSERT(
+				    base + c, "xsum", t, same_bits(got, want),
+				    "op %d: got %a want %a", op, got, want);
+			}
+		}
+		sc_xsum_fini(&x);
+		sc_xsum_fini(&y);
+	}
+}
+
 Test(xsum, exact_ties_round_to_even)
 {
 	struct sc_xsum x;
