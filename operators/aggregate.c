@@ -439,12 +439,14 @@ linear_compute(struct sc_aggregate *agg, const struct sc_batch *d)
 		return rc;
 	agg->npend = 0;
 	sc__probe_init(&p, agg->spec.ncols, agg->t, NULL);
+	sc__probe_prepare(&p, d, agg->spec.ncols);
 	for (size_t i = 0, e; rc == 0 && i < sc_batch_count(d); i = e) {
 		e = key_end(d, i, agg->spec.k);
 		rc = group_step(agg, &p, d, i, e);
 		fresh +=
 		    rc == 0 && agg->pend[agg->npend - 1].idx == SC__GROUPS_NONE;
 	}
+	sc__probe_fini(&p);
 	if (rc == 0)
 		rc = sc__groups_reserve(&agg->g, fresh);
 	return rc;
@@ -504,6 +506,8 @@ minmax_compute(struct sc_aggregate *agg, const struct sc_batch *d)
 
 	sc__probe_init(&before, agg->spec.ncols, agg->t, NULL);
 	sc__probe_init(&after, agg->spec.ncols, agg->t, d);
+	sc__probe_prepare(&before, d, agg->spec.k);
+	sc__probe_prepare(&after, d, agg->spec.k);
 	for (size_t i = 0, e; rc == 0 && i < sc_batch_count(d); i = e) {
 		const uint64_t *key = sc_batch_row(d, i);
 
@@ -514,6 +518,8 @@ minmax_compute(struct sc_aggregate *agg, const struct sc_batch *d)
 		if (rc == 0)
 			rc = push_change(agg, key, was, ov, is, nv);
 	}
+	sc__probe_fini(&before);
+	sc__probe_fini(&after);
 	return rc;
 }
 

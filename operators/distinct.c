@@ -42,6 +42,9 @@ sc_distinct_create(uint32_t ncols, struct sc_distinct **out)
 	return 0;
 }
 
+static int distinct_rows(struct sc_distinct *d, struct sc__probe *p,
+			 const struct sc_batch *delta);
+
 /*
  * The output of one delta: +1 for a row whose integrated weight rises above
  * zero, -1 for one that falls to zero or below. Reads the trace only.
@@ -50,14 +53,26 @@ static int
 distinct_changes(struct sc_distinct *d, const struct sc_batch *delta)
 {
 	struct sc__probe p;
-	int64_t old, now;
 	int rc;
 
 	sc__probe_init(&p, d->ncols, d->t, NULL);
+	sc__probe_prepare(&p, delta, d->ncols);
+	rc = distinct_rows(d, &p, delta);
+	sc__probe_fini(&p);
+	return rc;
+}
+
+static int
+distinct_rows(struct sc_distinct *d, struct sc__probe *p,
+	      const struct sc_batch *delta)
+{
+	int64_t old, now;
+	int rc;
+
 	for (size_t i = 0; i < sc_batch_count(delta); i++) {
 		const uint64_t *row = sc_batch_row(delta, i);
 
-		rc = sc__probe_weight(&p, row, &old);
+		rc = sc__probe_weight(p, row, &old);
 		if (rc)
 			return rc;
 		if (__builtin_add_overflow(old, sc_batch_weight(delta, i),

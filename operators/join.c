@@ -287,11 +287,15 @@ sc_join_step(struct sc_join *j, const struct sc_batch *da,
 	 * they were before this step, the deltas seen as extra runs. */
 	if (da && sc_batch_count(da)) {
 		sc__probe_init(&p, j->s.b_ncols, j->s.tb, NULL);
+		sc__probe_prepare(&p, da, j->s.k);
 		rc = join_delta(&j->s, da, &p, true);
+		sc__probe_fini(&p);
 	}
 	if (rc == 0 && db && sc_batch_count(db)) {
 		sc__probe_init(&p, j->s.a_ncols, j->s.ta, da);
+		sc__probe_prepare(&p, db, j->s.k);
 		rc = join_delta(&j->s, db, &p, false);
+		sc__probe_fini(&p);
 	}
 	if (rc) {
 		sc_batch_builder_clear(&j->s.out);
@@ -394,6 +398,8 @@ anti_presence_changes(struct sides *s, const struct sc_batch *db)
 	sc__probe_init(&old_b, s->b_ncols, s->tb, NULL);
 	sc__probe_init(&new_b, s->b_ncols, s->tb, db);
 	sc__probe_init(&pa, s->a_ncols, s->ta, NULL);
+	sc__probe_prepare(&old_b, db, s->k);
+	sc__probe_prepare(&new_b, db, s->k);
 	for (size_t i = 0, e; rc == 0 && i < sc_batch_count(db); i = e) {
 		const uint64_t *key = sc_batch_row(db, i);
 
@@ -404,6 +410,8 @@ anti_presence_changes(struct sides *s, const struct sc_batch *db)
 		if (rc == 0 && was != is)
 			rc = push_key_rows(s, &pa, key, is ? -1 : 1);
 	}
+	sc__probe_fini(&old_b);
+	sc__probe_fini(&new_b);
 	return rc;
 }
 
@@ -417,6 +425,7 @@ anti_new_rows(struct sides *s, const struct sc_batch *da,
 	int rc = 0;
 
 	sc__probe_init(&new_b, s->b_ncols, s->tb, db);
+	sc__probe_prepare(&new_b, da, s->k);
 	for (size_t i = 0, e; rc == 0 && i < sc_batch_count(da); i = e) {
 		e = key_end(da, i, s->k);
 		rc = present(&new_b, sc_batch_row(da, i), s->k, &is);
@@ -425,6 +434,7 @@ anti_new_rows(struct sides *s, const struct sc_batch *da,
 						   s->a_ncols,
 						   sc_batch_weight(da, r));
 	}
+	sc__probe_fini(&new_b);
 	return rc;
 }
 

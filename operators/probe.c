@@ -13,6 +13,12 @@ sc__probe_init(struct sc__probe *p, uint32_t ncols, const struct sc_trace *t,
 
 	p->ncols = ncols;
 	p->nruns = 0;
+	p->pkeys = NULL;
+	p->pk = 0;
+	p->pm = p->pi = 0;
+	p->kidx = p->block = NULL;
+	for (size_t i = 0; i < SC__PROBE_MAX; i++)
+		p->pre[i] = NULL;
 	for (size_t i = 0; i < n; i++) {
 		p->run[p->nruns] = sc_trace_run(t, i);
 		p->from[p->nruns] = 0;
@@ -74,11 +80,158 @@ gallop(const struct sc_batch *b, size_t from, const uint64_t *key, uint32_t k,
 	return lo;
 }
 
+/* The end of the run of rows of b that share row i's first k columns. */
+static size_t
+key_end(const struct sc_batch *b, size_t i, uint32_t k)
+{
+	size_t n = sc_batch_count(b);
+	const uint64_t *key = sc_batch_row(b, i);
+
+	while (++i < n && sc_row_eq(sc_batch_row(b, i), key, k))
+		;
+	return i;
+}
+
+/* Searches advanced together by lower_bounds. */
+#define LANES 16
+
+/*
+ * The lower bounds in run b of the m sorted keys (rows kidx[] of `keys`,
+ * first k words), LANES keys at a time. Each lane is a branch-free binary
+ * search; all lanes of a group have the same length, so they step in
+ * lockstep and their loads, independent of one another, are in flight
+ * together (and the next ones are prefetched).
+ */
+static void
+lower_bounds(const struct sc_batch *b, const struct sc_batch *keys,
+	     const size_t *kidx, size_t m, uint32_t k, size_t *out)
+{
+	size_t n = sc_batch_count(b), from = 0;
+
+	for (size_t g = 0; g < m; g += LANES) {
+		size_t nl = m - g < LANES ? m - g : LANES, len = n - from;
+		size_t base[LANES];
+		const uint64_t *key[LANES];
+
+		for (size_t l = 0; l < nl; l++) {
+			base[l] = from;
+			key[l] = sc_batch_row(keys, kidx[g + l]);
+		}
+		if (len == 0) {
+			for (size_t l = 0; l < nl; l++)
+				out[g + l] = from;
+			continue;
+		}
+		while (len > 1) {
+			size_t half = len / 2;
+
+			for (size_t l = 0; l < nl; l++)
+				base[l] +=
+				    sc_row_cmp(sc_batch_row(b, base[l] + half),
+					       key[l], k) < 0
+					? half
+					: 0;
+			len -= half;
+			for (size_t l = 0; l < nl; l++)
+				__builtin_prefetch(
+				    sc_batch_row(b, base[l] + len / 2));
+		}
+		for (size_t l = 0; l < nl; l++)
+			out[g + l] =
+			    base[l] + (sc_row_cmp(sc_batch_row(b, base[l]),
+						  key[l], k) < 0);
+		from = out[g + nl - 1];
+	}
+}
+
+/*
+ * Is run b worth a batched search for m keys? Only when it is long and the
+ * keys are sparse in it: otherwise galloping from key to key stays in
+ * cache and costs less than the lockstep searches from the start.
+ */
+static bool
+is_long(const struct sc_batch *b, size_t m)
+{
+	size_t n = sc_batch_count(b);
+
+	return n >= SC__PROBE_BATCH_MIN && n >= 8 * m;
+}
+
+void
+sc__probe_prepare(struct sc__probe *p, const struct sc_batch *keys, uint32_t k)
+{
+	size_t m = 0, nlong = 0, n = keys ? sc_batch_count(keys) : 0, j = 0;
+
+	for (size_t i = 0; i < n; i = key_end(keys, i, k))
+		m++;
+	for (uint32_t i = 0; i < p->nruns; i++)
+		nlong += is_long(p->run[i], m);
+	if (m == 0 || nlong == 0 || p->block)
+		return;
+	p->block = malloc((m + nlong * m) * sizeof(size_t));
+	if (!p->block)
+		return; /* unprepared: slower, not wrong */
+	p->kidx = p->block;
+	for (size_t i = 0; i < n; i = key_end(keys, i, k))
+		p->kidx[j++] = i;
+	j = 0;
+	for (uint32_t i = 0; i < p->nruns; i++) {
+		if (!is_long(p->run[i], m))
+			continue;
+		p->pre[i] = p->block + m + (j++) * m;
+		lower_bounds(p->run[i], keys, p->kidx, m, k, p->pre[i]);
+	}
+	p->pkeys = keys;
+	p->pk = k;
+	p->pm = m;
+	p->pi = 0;
+}
+
+void
+sc__probe_fini(struct sc__probe *p)
+{
+	free(p->block);
+	p->block = p->kidx = NULL;
+	p->pm = 0;
+	for (size_t i = 0; i < SC__PROBE_MAX; i++)
+		p->pre[i] = NULL;
+}
+
+/*
+ * Is `key` the next prepared key? Skips prepared keys below it (a caller
+ * may seek only some of them). Returns the index or SIZE_MAX.
+ */
+static size_t
+prepared(struct sc__probe *p, const uint64_t *key, uint32_t k)
+{
+	int c = 1;
+
+	if (p->pm == 0 || k != p->pk)
+		return SIZE_MAX;
+	while (p->pi < p->pm &&
+	       (c = sc_row_cmp(sc_batch_row(p->pkeys, p->kidx[p->pi]), key,
+			       k)) < 0)
+		p->pi++;
+	return c == 0 && p->pi < p->pm ? p->pi++ : SIZE_MAX;
+}
+
+/* The lower bound of key in run i: prepared, or galloped. */
+static size_t
+run_lower(struct sc__probe *p, uint32_t i, size_t pi, const uint64_t *key,
+	  uint32_t k)
+{
+	if (pi != SIZE_MAX && p->pre[i])
+		return p->pre[i][pi];
+	return gallop(p->run[i], p->from[i], key, k, false);
+}
+
 void
 sc__probe_seek(struct sc__probe *p, const uint64_t *key, uint32_t k)
 {
+	size_t pi = prepared(p, key, k);
+
 	for (uint32_t i = 0; i < p->nruns; i++) {
-		size_t lo = gallop(p->run[i], p->from[i], key, k, false);
+		size_t lo = run_lower(p, i, pi, key, k);
 
 		p->from[i] = lo;
 		p->lo[i] = lo;
@@ -90,10 +243,11 @@ int
 sc__probe_weight(struct sc__probe *p, const uint64_t *row, int64_t *w)
 {
 	int64_t sum = 0;
+	size_t pi = prepared(p, row, p->ncols);
 
 	for (uint32_t i = 0; i < p->nruns; i++) {
 		const struct sc_batch *b = p->run[i];
-		size_t lo = gallop(b, p->from[i], row, p->ncols, false);
+		size_t lo = run_lower(p, i, pi, row, p->ncols);
 
 		p->from[i] = lo;
 		if (lo < sc_batch_count(b) &&

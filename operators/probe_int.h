@@ -35,6 +35,10 @@
 
 #define SC__PROBE_MAX (SC_TRACE_MAX_RUNS + 1)
 
+/* Runs at least this long (and 8 times the keys) are searched in batches
+ * by sc__probe_prepare. */
+#define SC__PROBE_BATCH_MIN 2048
+
 struct sc__probe {
 	uint32_t ncols;				   /* row width */
 	uint32_t nruns;				   /* runs probed */
@@ -42,6 +46,14 @@ struct sc__probe {
 	size_t from[SC__PROBE_MAX]; /* every later key is at or after this */
 	size_t lo[SC__PROBE_MAX];   /* the current key range, still to walk */
 	size_t hi[SC__PROBE_MAX];   /* forward walks lo up, backward hi down */
+	/* Prepared lookups (sc__probe_prepare), or pm == 0: */
+	const struct sc_batch *pkeys; /* the batch whose keys were prepared */
+	uint32_t pk;		      /* their width */
+	size_t pm;		      /* distinct keys prepared */
+	size_t pi;		      /* the next one expected */
+	size_t *kidx;		      /* pm row indices of pkeys, one per key */
+	size_t *pre[SC__PROBE_MAX];   /* per long run: pm lower bounds */
+	size_t *block;		      /* the allocation behind kidx and pre */
 };
 
 /*
@@ -51,6 +63,24 @@ struct sc__probe {
  */
 void sc__probe_init(struct sc__probe *p, uint32_t ncols,
 		    const struct sc_trace *t, const struct sc_batch *extra);
+
+/*
+ * sc__probe_prepare - search every long run (SC__PROBE_BATCH_MIN rows or
+ * more, and at least 8 rows per key) for all the distinct k-column key prefixes
+ * of `keys` (sorted) at once, so that the seeks (or weights, with k == ncols)
+ * that follow, in that order, find their place in those runs without searching.
+ * The searches run in lockstep, many keys at a time, so their cache misses
+ * overlap instead of following one another: a probe into a long run is
+ * bound by memory latency, and this turns latency into bandwidth.
+ * A seek whose key is not the next prepared one just searches as usual.
+ * Preparing only saves time: if its allocation fails the probe simply
+ * stays unprepared. Call sc__probe_fini after.
+ */
+void sc__probe_prepare(struct sc__probe *p, const struct sc_batch *keys,
+		       uint32_t k);
+
+/* sc__probe_fini - free what sc__probe_prepare allocated. */
+void sc__probe_fini(struct sc__probe *p);
 
 /*
  * sc__probe_seek - the rows whose first k columns equal key[0..k). Keys of
