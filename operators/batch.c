@@ -46,9 +46,7 @@ rec_alloc(size_t n, uint32_t stride)
 		n = 1;
 	if (n > SIZE_MAX / 8 / stride)
 		return NULL;
-	p = malloc(n * stride * sizeof(uint64_t));
-	if (p)
-		sc__mem_hint_huge(p, n * stride * sizeof(uint64_t));
+	p = sc__mem_alloc(n * stride * sizeof(uint64_t));
 	return p;
 }
 
@@ -61,11 +59,11 @@ sc__batch_adopt(uint32_t ncols, uint64_t *data, size_t count, size_t cap,
 	struct sc_batch *b = malloc(sizeof(*b));
 
 	if (!b) {
-		free(data);
+		sc__mem_free(data);
 		return sc__fail(SC_ENOMEM, "batch: out of memory");
 	}
 	if (count == 0) {
-		free(data);
+		sc__mem_free(data);
 		data = NULL;
 	} else if (count < cap - cap / 4) {
 		/* Give back a consolidation's slack when it is worth a copy. */
@@ -109,9 +107,21 @@ sc_batch_release(struct sc_batch *b)
 	/* acq_rel: the freeing thread must see every other holder's reads
 	 * finished before it frees. */
 	if (__atomic_fetch_sub(&b->refs, 1, __ATOMIC_ACQ_REL) == 1) {
-		free(b->data);
+		sc__mem_free(b->data);
 		free(b);
 	}
+}
+
+void
+sc_batch_cache_trim(void)
+{
+	sc__mem_cache_trim();
+}
+
+size_t
+sc_batch_cache_bytes(void)
+{
+	return sc__mem_cache_bytes();
 }
 
 size_t
@@ -141,8 +151,8 @@ sc_batch_builder_fini(struct sc_batch_builder *b)
 {
 	if (!b)
 		return;
-	free(b->data);
-	free(b->scratch);
+	sc__mem_free(b->data);
+	sc__mem_free(b->scratch);
 	b->data = b->scratch = NULL;
 	b->count = b->cap = b->scratch_cap = 0;
 }
@@ -666,7 +676,7 @@ builder_scratch(struct sc_batch_builder *b, size_t n)
 	s = rec_alloc(n, b->stride);
 	if (!s)
 		return SC_ENOMEM;
-	free(b->scratch);
+	sc__mem_free(b->scratch);
 	b->scratch = s;
 	b->scratch_cap = n;
 	return 0;
@@ -743,11 +753,11 @@ sc_batch_builder_finish(struct sc_batch_builder *b, struct sc_batch **out)
 	if (!ctx.out)
 		goto nomem;
 	if (sort_builder(b, &ctx)) {
-		free(ctx.out);
+		sc__mem_free(ctx.out);
 		goto nomem;
 	}
 	if (ctx.overflow) {
-		free(ctx.out);
+		sc__mem_free(ctx.out);
 		return sc__fail(SC_EOVERFLOW,
 				"sc_batch_builder_finish: weights of equal "
 				"rows sum beyond int64");
@@ -902,7 +912,7 @@ sc__merge_finish(struct sc__merge *m, struct sc_batch **out)
 void
 sc__merge_abort(struct sc__merge *m)
 {
-	free(m->out);
+	sc__mem_free(m->out);
 	m->out = NULL;
 }
 

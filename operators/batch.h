@@ -34,6 +34,9 @@
  *
  * Adding two batches is one linear merge; negate and scale are one pass.
  *
+ * Large buffers (4 MB and up) get a huge-page hint and, once freed, are kept
+ * in a small shared cache for the next large batch (sc_batch_cache_trim).
+ *
  * An *indexed* batch is a batch whose first k columns are its key: since
  * rows are sorted, the rows with a given key prefix are one contiguous range,
  * found by binary search (sc_batch_key_range). sc_batch_index_by re-keys by
@@ -282,5 +285,17 @@ int sc_batch_to_string(const struct sc_batch *b, const struct sc_schema *s,
 
 /* sc_batch_bytes - bytes the batch holds (header and records). */
 size_t sc_batch_bytes(const struct sc_batch *b);
+
+/*
+ * sc_batch_cache_trim - give back the large buffers (4 MB and up) that
+ * batches, builders and merges keep for reuse after they are freed (at most
+ * 8 buffers and 256 MB in all). Without the cache every large batch would
+ * be written into fresh pages that the kernel must fault in and zero
+ * (jemalloc returns allocations above 8 MB on free). Any thread.
+ */
+void sc_batch_cache_trim(void);
+
+/* sc_batch_cache_bytes - bytes the large-buffer cache holds now. */
+size_t sc_batch_cache_bytes(void);
 
 #endif /* SC_BATCH_H */

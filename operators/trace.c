@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "operators/batch_int.h"
+#include "operators/mem_int.h"
 
 struct sc_trace {
 	uint32_t ncols;				  /* row width of every run */
@@ -375,7 +376,8 @@ sc_trace_lookup(const struct sc_trace *t, const uint64_t *key, uint32_t k,
 		return rc;
 	for (uint32_t i = 0; i < c.nruns; i++)
 		cap += c.end[i] - c.pos[i];
-	data = malloc((cap ? cap : 1) * (t->ncols + 1) * sizeof(uint64_t));
+	data =
+	    sc__mem_alloc((cap ? cap : 1) * (t->ncols + 1) * sizeof(uint64_t));
 	if (!data)
 		return sc__fail(SC_ENOMEM, "sc_trace_lookup: out of memory");
 	while ((rc = sc_trace_cursor_next(&c, &row, &w)) == 1) {
@@ -386,7 +388,7 @@ sc_trace_lookup(const struct sc_trace *t, const uint64_t *key, uint32_t k,
 		n++;
 	}
 	if (rc < 0) {
-		free(data);
+		sc__mem_free(data);
 		return rc;
 	}
 	return sc__batch_adopt(t->ncols, data, n, cap, out);
