@@ -6,13 +6,13 @@
  * the rest, normalises, moves the window, grows, and rounds.
  *
  * Digits. A "wide" image is SC__XSUM_CHUNKS signed limbs, limb k weighing
- * 2^(32k - 1075) (a grid one bit finer than the smallest subnormal, so
- * that the biased exponent field is directly a bit position). carry_balanced()
- * turns limbs into balanced digits in
- * [-2^31, 2^31), the last limb keeping the carry that reaches it. Reading
- * turns balanced digits into a sign and unsigned 32-bit digits, and
- * round_mag() rounds an unsigned digit string times a power of two to the
- * nearest double, ties to even, with a sticky bit for a division remainder.
+ * 2^(32k - 1075) (a grid one bit finer than the smallest subnormal, so that
+ * the biased exponent field is directly a bit position). carry_balanced()
+ * turns limbs into balanced digits in [-2^31, 2^31), the last limb keeping
+ * the carry that reaches it. Reading turns balanced digits into a sign and
+ * unsigned 32-bit digits, and round_mag() rounds an unsigned digit string
+ * times a power of two to the nearest double, ties to even, with a sticky
+ * bit for a division remainder.
  */
 #include "operators/xsum.h"
 
@@ -67,7 +67,7 @@ from_bits(uint64_t b)
 	return d;
 }
 
-/* ---- digits ------------------------------------------------------------ */
+/* ---- digits -------------------------------------------------------------- */
 
 /* The balanced 32-bit digit of t: t minus a multiple of 2^32, in
  * [-2^31, 2^31). */
@@ -249,8 +249,9 @@ sc__xsum_tick(struct sc_xsum *x)
 	if (x->ext)
 		carry_balanced(x->ext->full, NCH);
 	if (x->limb[K - 1] > TOPMAX || x->limb[K - 1] < -TOPMAX) {
-		/* Leave the budget spent: the next add normalises and moves
-		 * the window, in the slow path, where it can fail cleanly. */
+		/* Spend the budget: the next add normalises and moves the
+		 * window, in the slow path, where it can fail cleanly. */
+		x->budget = 0;
 		x->gate = SC__XSUM_SHUT;
 		return;
 	}
@@ -258,7 +259,7 @@ sc__xsum_tick(struct sc_xsum *x)
 	gate_update(x);
 }
 
-/* ---- adding ------------------------------------------------------------- */
+/* ---- adding -------------------------------------------------------------- */
 
 /*
  * The signed 32-bit digits of w * m * 2^s, lowest first; returns how many
@@ -375,7 +376,7 @@ sc__xsum_add_slow(struct sc_xsum *x, uint64_t bits, int64_t w)
 	return place(x, (uint32_t)(p >> 5), dig, n);
 }
 
-/* ---- streams ------------------------------------------------------------ */
+/* ---- streams ------------------------------------------------------------- */
 
 /*
  * sc_xsum_add_array sums a run of values first into a table with one
@@ -476,8 +477,7 @@ sc_xsum_add_array(struct sc_xsum *x, const double *v, size_t n, size_t *done)
 	return rc;
 }
 
-/* ---- life cycle -----------------------------------------------------------
- */
+/* ---- life cycle ---------------------------------------------------------- */
 
 int
 sc_xsum_init(struct sc_xsum *x)
@@ -526,8 +526,7 @@ sc_xsum_bytes(const struct sc_xsum *x)
 	return sizeof(*x) + (x->ext ? sizeof(*x->ext) : 0);
 }
 
-/* ---- group operations ------------------------------------------------------
- */
+/* ---- group operations ---------------------------------------------------- */
 
 static void
 counts_of(const struct sc_xsum *x, int64_t c[3])
@@ -647,8 +646,7 @@ sc_xsum_equal(const struct sc_xsum *a, const struct sc_xsum *b)
 	return memcmp(wa, wb, sizeof(wa)) == 0;
 }
 
-/* ---- rounding ---------------------------------------------------------------
- */
+/* ---- rounding ------------------------------------------------------------ */
 
 /* Bits [pos, pos + 64) of the unsigned digit string u[0..n-1]. */
 static uint64_t
