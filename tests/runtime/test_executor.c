@@ -88,6 +88,7 @@ holder_pending(const struct sc_unit *u)
 	 * (late) instead of hanging the test. */
 	for (int i = 0; i < 2000 && !atomic_load(&h->release); i++)
 		nanosleep(&ts, NULL);
+	atomic_store(&h->inside, false);
 	return false;
 }
 
