@@ -196,7 +196,7 @@ time_groups_xsum_pf(struct sc_xsum *acc, const double *v, const uint32_t *g,
 
 	for (size_t i = 0; i < n; i++) {
 		if (i + PF < n)
-			__builtin_prefetch(&acc[g[i + PF]], 1);
+			sc_xsum_prefetch(&acc[g[i + PF]]);
 		rc |= sc_xsum_add(&acc[g[i]], v[i]);
 	}
 	double ns = (double)(sc_bench_now_ns() - t0) / (double)n;
