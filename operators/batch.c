@@ -448,19 +448,21 @@ compact(const uint64_t *src, size_t n, uint64_t *dst, size_t *nout,
 #define SORT_CACHE_BYTES ((size_t)192 << 10)
 /* Buckets at or below this many records finish by insertion sort. */
 #define SORT_LEAF 16
-/* The widest digit of the in-cache levels: 2^12 counters = 32 KB. */
+/* The widest digit of the in-cache levels: 2^12 counters = 16 KB. */
 #define SORT_MAX_BITS 12
+/* Counters for the in-cache levels, a stack shared by all of them (the
+ * levels nest, each holding its counters until its buckets are done). */
+#define SORT_ARENA ((size_t)1 << 16)
 
 /* What the sort carries. */
 struct sort_ctx {
-	uint32_t stride;		 /* words per record */
-	unsigned nbits;			 /* key bits: 64 * ncols */
-	uint64_t *out;			 /* consolidated output */
-	size_t nout;			 /* records in out */
-	bool overflow;			 /* a sum overflowed */
-	size_t pos[1u << SORT_MAX_BITS]; /* one histogram, shared by the
-					  * in-cache levels: each is done
-					  * with it before recursing */
+	uint32_t stride; /* words per record */
+	unsigned nbits;	 /* key bits: 64 * ncols */
+	uint64_t *out;	 /* consolidated output */
+	size_t nout;	 /* records in out */
+	bool overflow;	 /* a sum overflowed */
+	uint32_t *arena; /* SORT_ARENA counters for msd_small */
+	size_t top;	 /* counters in use */
 };
 
 /* Append n sorted records to the output, consolidating them. */
@@ -472,30 +474,69 @@ emit_sorted(struct sort_ctx *ctx, const uint64_t *d, size_t n)
 }
 
 /* The digit width for an in-cache bucket of n records: about log2(n) + 1,
- * so buckets come out a record or two each; never across a word. */
+ * so buckets come out a record or two each; never across a word, never
+ * more counters than the arena has left (0 if it is exhausted). */
 static unsigned
-small_width(size_t n, unsigned bit)
+small_width(const struct sort_ctx *ctx, size_t n, unsigned bit)
 {
 	unsigned w = 64 - (unsigned)__builtin_clzll(n);
 
 	if (w > SORT_MAX_BITS)
 		w = SORT_MAX_BITS;
-	if (w < 1)
-		w = 1;
 	if (w > 64 - (bit & 63))
 		w = 64 - (bit & 63);
+	while (w > 0 && ((size_t)1 << w) > SORT_ARENA - ctx->top)
+		w--;
 	return w;
 }
 
-/* Finish a group of one or two records that lies in `src`: in order, into
- * `dst` unless it may stay (to_b: the result belongs in src). */
+/* The in-cache levels count in 32 bits: a bucket there has well under
+ * 2^32 records. */
 SC_INLINE void
-small_group_impl(uint64_t *src, uint64_t *dst, size_t n, uint32_t stride,
-		 bool to_b)
+histogram32_impl(const uint64_t *d, size_t n, uint32_t stride, unsigned bit,
+		 unsigned w, uint32_t *count)
+{
+	memset(count, 0, ((size_t)1 << w) * sizeof(uint32_t));
+	for (size_t i = 0; i < n; i++)
+		count[digit(d + i * stride, bit, w)]++;
+}
+
+SC_INLINE void
+scatter32_impl(const uint64_t *src, uint64_t *dst, size_t n, uint32_t stride,
+	       unsigned bit, unsigned w, uint32_t *pos)
+{
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t *r = src + i * stride;
+
+		rec_copy(dst + (size_t)pos[digit(r, bit, w)]++ * stride, r,
+			 stride);
+	}
+}
+
+static void
+histogram32(const uint64_t *d, size_t n, uint32_t stride, unsigned bit,
+	    unsigned w, uint32_t *count)
+{
+	SC_DISPATCH(stride, histogram32_impl(d, n, S_, bit, w, count),
+		    histogram32_impl(d, n, stride, bit, w, count));
+}
+
+static void
+scatter32(const uint64_t *src, uint64_t *dst, size_t n, uint32_t stride,
+	  unsigned bit, unsigned w, uint32_t *pos)
+{
+	SC_DISPATCH(stride, scatter32_impl(src, dst, n, S_, bit, w, pos),
+		    scatter32_impl(src, dst, n, stride, bit, w, pos));
+}
+
+/* Order a group of two records that lies in `src`: in place if to_b (the
+ * result belongs in src), else into `dst`. */
+SC_INLINE void
+pair_impl(uint64_t *src, uint64_t *dst, uint32_t stride, bool to_b)
 {
 	uint64_t *first = src, *second = src + stride;
 
-	if (n == 2 && rec_cmp(first, second, stride - 1) > 0) {
+	if (rec_cmp(first, second, stride - 1) > 0) {
 		first = second;
 		second = src;
 	}
@@ -510,71 +551,77 @@ small_group_impl(uint64_t *src, uint64_t *dst, size_t n, uint32_t stride,
 		return;
 	}
 	rec_copy(dst, first, stride);
-	if (n == 2)
-		rec_copy(dst + stride, second, stride);
+	rec_copy(dst + stride, second, stride);
 }
 
 static void
-small_group(uint64_t *src, uint64_t *dst, size_t n, uint32_t stride, bool to_b)
+pair(uint64_t *src, uint64_t *dst, uint32_t stride, bool to_b)
 {
-	SC_DISPATCH(stride, small_group_impl(src, dst, n, S_, to_b),
-		    small_group_impl(src, dst, n, stride, to_b));
+	SC_DISPATCH(stride, pair_impl(src, dst, S_, to_b),
+		    pair_impl(src, dst, stride, to_b));
 }
 
 /*
  * Sort the n records of an in-cache bucket `a` (partner area `b`) from key
  * bit `bit` on; the result ends in `b` if to_b, else in `a`. Digits are
  * about log2(n) wide, so one level usually leaves buckets of one or two
- * records; digits on which the bucket agrees are skipped without moving
- * anything. The histogram lives in ctx (the levels never need it after
- * their scatter: a bucket's bounds are found again by walking the
- * scattered records, which are grouped by digit), so the stack stays
- * small whatever the depth.
+ * records, which are finished on the spot (a lone record that belongs in b
+ * does not move at all); digits on which the bucket agrees are skipped
+ * without moving anything. Counters come from ctx's arena, so the stack
+ * stays small whatever the depth; when the arena runs out (only for
+ * pathological inputs on very wide rows) a bucket is insertion sorted.
  */
 static void
 msd_small(struct sort_ctx *ctx, uint64_t *a, uint64_t *b, size_t n,
 	  unsigned bit, bool to_b)
 {
 	const uint32_t stride = ctx->stride;
-	size_t *pos = ctx->pos, off, i;
-	unsigned w;
+	uint32_t *cnt = ctx->arena + ctx->top, prev, sum;
+	unsigned w = 0;
 
 	for (;;) {
-		if (n <= SORT_LEAF || bit >= ctx->nbits) {
+		if (n > SORT_LEAF && bit < ctx->nbits)
+			w = small_width(ctx, n, bit);
+		if (n <= SORT_LEAF || bit >= ctx->nbits || w == 0) {
 			if (bit < ctx->nbits)
 				insertion_sort(a, n, stride);
 			if (to_b)
 				memcpy(b, a, n * stride * sizeof(uint64_t));
 			return;
 		}
-		w = small_width(n, bit);
-		histogram(a, n, stride, bit, w, pos);
-		if (pos[digit(a, bit, w)] != n)
+		histogram32(a, n, stride, bit, w, cnt);
+		if (cnt[digit(a, bit, w)] != n)
 			break;
 		bit += w;
 	}
-	off = 0;
+	sum = 0;
 	for (size_t d = 0; d < ((size_t)1 << w); d++) {
-		size_t c = pos[d];
+		uint32_t c = cnt[d];
 
-		pos[d] = off;
-		off += c;
+		cnt[d] = sum;
+		sum += c;
 	}
-	scatter(a, b, n, stride, bit, w, pos);
-	for (i = 0; i < n;) {
-		unsigned dg = digit(b + i * stride, bit, w);
-		size_t j = i + 1;
+	scatter32(a, b, n, stride, bit, w, cnt); /* cnt[d]: end of bucket d */
+	ctx->top += (size_t)1 << w;
+	prev = 0;
+	for (size_t d = 0; d < ((size_t)1 << w); d++) {
+		uint32_t start = prev, c = cnt[d] - prev;
 
-		while (j < n && digit(b + j * stride, bit, w) == dg)
-			j++;
-		if (j - i <= 2)
-			small_group(b + i * stride, a + i * stride, j - i,
-				    stride, to_b);
-		else
-			msd_small(ctx, b + i * stride, a + i * stride, j - i,
-				  bit + w, !to_b);
-		i = j;
+		prev = cnt[d];
+		if (c < 2) {
+			if (c == 1 && !to_b)
+				rec_copy(a + (size_t)start * stride,
+					 b + (size_t)start * stride, stride);
+		} else if (c == 2) {
+			pair(b + (size_t)start * stride,
+			     a + (size_t)start * stride, stride, to_b);
+		} else {
+			msd_small(ctx, b + (size_t)start * stride,
+				  a + (size_t)start * stride, c, bit + w,
+				  !to_b);
+		}
 	}
+	ctx->top -= (size_t)1 << w;
 }
 
 /*
@@ -715,10 +762,14 @@ sort_builder(struct sc_batch_builder *b, struct sort_ctx *ctx)
 	}
 	for (unsigned d = 0; d < (1u << w); d++)
 		maxb = count[d] > maxb ? count[d] : maxb;
-	if (builder_scratch(b, n + maxb))
+	/* Scratch: the first level's output, the partner area, and the
+	 * counters of the in-cache levels. */
+	if (builder_scratch(b, n + maxb + SORT_ARENA * 4 / (stride * 8) + 1))
 		return SC_ENOMEM;
 	s = b->scratch;
 	tmp = s + n * stride;
+	ctx->arena = (uint32_t *)(tmp + maxb * stride);
+	ctx->top = 0;
 	off = 0;
 	for (unsigned d = 0; d < (1u << w); d++) {
 		pos[d] = off;
