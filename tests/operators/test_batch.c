@@ -752,3 +752,43 @@ Test(batch, to_string_decodes_rows_by_schema)
 	free(text);
 	sc_batch_release(b);
 }
+
+/* --- the large-buffer cache -------------------------------------------------
+ */
+
+Test(batch, freed_large_buffers_are_kept_for_reuse_until_trimmed)
+{
+	struct sc_batch_builder bld;
+	struct sc_batch *b;
+	size_t n = 300000; /* 300k rows x 3 words = 7.2 MB: a large buffer */
+
+	sc_batch_cache_trim();
+	cr_assert_eq(sc_batch_cache_bytes(), 0);
+	cr_assert_eq(sc_batch_builder_init(&bld, 2), 0);
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t row[2] = {i * 7919 % n, i};
+
+		cr_assert_eq(sc_batch_builder_push(&bld, row, 2, 1), 0);
+	}
+	cr_assert_eq(sc_batch_builder_finish(&bld, &b), 0);
+	cr_assert_eq(sc_batch_count(b), n);
+	sc_batch_release(b);
+	cr_assert_geq(sc_batch_cache_bytes(), n * 3 * 8,
+		      "the batch's buffer was not kept");
+	/* The next large batch takes it (the builder's buffers are still
+	 * its own), and the rows come out right in recycled memory. */
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t row[2] = {n - i, 0};
+
+		cr_assert_eq(sc_batch_builder_push(&bld, row, 2, 2), 0);
+	}
+	cr_assert_eq(sc_batch_builder_finish(&bld, &b), 0);
+	cr_assert_eq(sc_batch_count(b), n);
+	cr_assert_eq(sc_batch_row(b, 0)[0], 1);
+	cr_assert_eq(sc_batch_weight(b, n - 1), 2);
+	cr_assert(sc_batch_is_consolidated(b));
+	sc_batch_release(b);
+	sc_batch_builder_fini(&bld);
+	sc_batch_cache_trim();
+	cr_assert_eq(sc_batch_cache_bytes(), 0);
+}
