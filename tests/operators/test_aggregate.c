@@ -519,3 +519,88 @@ Test(aggregate, output_types_follow_the_kind)
 	cr_assert_eq(t, SC_TYPE_F64);
 	sc_aggregate_destroy(agg);
 }
+
+/* --- large states -----------------------------------------------------------
+ */
+
+/* The expected output of a (key, u64 value) aggregate of a dense integral
+ * w[key * vals + v]. */
+static struct sc_batch *
+dense_expect(enum sc_agg_kind kind, const int64_t *w, uint64_t keys,
+	     uint64_t vals)
+{
+	struct sc_batch_builder b;
+	struct sc_batch *out;
+
+	cr_assert_eq(sc_batch_builder_init(&b, 2), 0);
+	for (uint64_t key = 0; key < keys; key++) {
+		int64_t count = 0, sum = 0;
+		uint64_t lo = UINT64_MAX, hi = 0, row[2] = {key, 0};
+		bool live = false;
+
+		for (uint64_t v = 0; v < vals; v++) {
+			int64_t x = w[key * vals + v];
+
+			if (x == 0)
+				continue;
+			live = true;
+			count += x;
+			sum += x * (int64_t)v;
+			lo = v < lo ? v : lo;
+			hi = v > hi ? v : hi;
+		}
+		if (!live)
+			continue;
+		row[1] = kind == SC_AGG_COUNT ? sc_enc_i64(count)
+			 : kind == SC_AGG_SUM ? sc_enc_i64(sum)
+			 : kind == SC_AGG_MIN ? lo
+					      : hi;
+		cr_assert_eq(sc_batch_builder_push(&b, row, 2, 1), 0);
+	}
+	cr_assert_eq(sc_batch_builder_finish(&b, &out), 0);
+	sc_batch_builder_fini(&b);
+	return out;
+}
+
+Test(aggregate, large_state_matches_a_dense_reference)
+{
+	enum { K = 2000, V = 12 };
+	static const enum sc_agg_kind kinds[] = {SC_AGG_COUNT, SC_AGG_SUM,
+						 SC_AGG_MIN, SC_AGG_MAX};
+	uint64_t seed = sc_prop_seed(7303);
+
+	for (size_t ki = 0; ki < 4; ki++) {
+		struct sc_aggregate_spec spec = {2, 1, kinds[ki], 1,
+						 SC_TYPE_U64};
+		struct sc_aggregate *agg;
+		struct sc_rng r;
+		int64_t *w = calloc(K * V, sizeof(int64_t));
+		struct sc_batch *acc;
+
+		cr_assert_not_null(w);
+		sc_rng_seed(&r, seed + ki);
+		cr_assert_eq(sc_aggregate_create(&spec, &agg), 0);
+		cr_assert_eq(sc_batch_empty(2, &acc), 0);
+		for (int step = 0; step < 10; step++) {
+			struct sc_batch *delta = opgen_dense_delta(
+			    &r, w, K, V, step < 2 ? 20000 : 300);
+			struct sc_batch *out, *want;
+
+			cr_assert_eq(sc_aggregate_step(agg, delta, &out), 0,
+				     "%s", sc_errmsg());
+			opgen_dense_add(w, V, delta);
+			opgen_accumulate(&acc, out);
+			sc_batch_release(delta);
+			want = dense_expect(kinds[ki], w, K, V);
+			SC_PROP_ASSERT(seed + ki, SUITE,
+				       "large_state_matches_a_dense_reference",
+				       sc_batch_equal(acc, want),
+				       "kind %d step %d", (int)kinds[ki], step);
+			sc_batch_release(want);
+			cr_assert_eq(sc_aggregate_work(agg, 4000), 0);
+		}
+		sc_batch_release(acc);
+		sc_aggregate_destroy(agg);
+		free(w);
+	}
+}

@@ -188,3 +188,48 @@ Test(distinct, null_arguments_are_einval)
 	sc_distinct_destroy(d);
 	sc_distinct_destroy(NULL);
 }
+
+Test(distinct, large_state_matches_a_dense_reference)
+{
+	enum { K = 6000, V = 4 };
+	uint64_t seed = sc_prop_seed(7202);
+	struct sc_rng r;
+	int64_t *w = calloc(K * V, sizeof(int64_t));
+	struct sc_distinct *d;
+	struct sc_batch *acc;
+
+	cr_assert_not_null(w);
+	sc_rng_seed(&r, seed);
+	cr_assert_eq(sc_distinct_create(2, &d), 0);
+	cr_assert_eq(sc_batch_empty(2, &acc), 0);
+	for (int step = 0; step < 12; step++) {
+		struct sc_batch *delta =
+		    opgen_dense_delta(&r, w, K, V, step < 2 ? 20000 : 500);
+		struct sc_batch *out, *want;
+		struct sc_batch_builder b;
+
+		cr_assert_eq(sc_distinct_step(d, delta, &out), 0, "%s",
+			     sc_errmsg());
+		opgen_dense_add(w, V, delta);
+		opgen_accumulate(&acc, out);
+		sc_batch_release(delta);
+		cr_assert_eq(sc_batch_builder_init(&b, 2), 0);
+		for (uint64_t c = 0; c < K * V; c++) {
+			uint64_t row[2] = {c / V, c % V};
+
+			if (w[c] > 0)
+				cr_assert_eq(
+				    sc_batch_builder_push(&b, row, 2, 1), 0);
+		}
+		cr_assert_eq(sc_batch_builder_finish(&b, &want), 0);
+		sc_batch_builder_fini(&b);
+		SC_PROP_ASSERT(seed, SUITE,
+			       "large_state_matches_a_dense_reference",
+			       sc_batch_equal(acc, want), "step %d", step);
+		sc_batch_release(want);
+		cr_assert_eq(sc_distinct_work(d, 5000), 0);
+	}
+	sc_batch_release(acc);
+	sc_distinct_destroy(d);
+	free(w);
+}

@@ -376,3 +376,108 @@ Test(antijoin, wrong_width_is_eschema_and_changes_nothing)
 	sc_batch_release(b1);
 	sc_antijoin_destroy(aj);
 }
+
+/* --- large states -----------------------------------------------------------
+ */
+
+#define LK 3000
+#define LV 4
+
+/* The expected join or antijoin output of two dense integrals. */
+static struct sc_batch *
+dense_expect(const int64_t *wa, const int64_t *wb, bool anti)
+{
+	struct sc_batch_builder b;
+	struct sc_batch *out;
+
+	cr_assert_eq(sc_batch_builder_init(&b, anti ? 2 : 3), 0);
+	for (uint64_t key = 0; key < LK; key++) {
+		bool present = false;
+
+		for (uint64_t vb = 0; vb < LV; vb++)
+			present |= wb[key * LV + vb] > 0;
+		for (uint64_t va = 0; va < LV; va++) {
+			int64_t w = wa[key * LV + va];
+			uint64_t row[3] = {key, va, 0};
+
+			if (w == 0 || (anti && present))
+				continue;
+			for (uint64_t vb = 0; vb < LV && !anti; vb++) {
+				row[2] = vb;
+				cr_assert_eq(
+				    sc_batch_builder_push(
+					&b, row, 3, w * wb[key * LV + vb]),
+				    0);
+			}
+			if (anti)
+				cr_assert_eq(
+				    sc_batch_builder_push(&b, row, 2, w), 0);
+		}
+	}
+	cr_assert_eq(sc_batch_builder_finish(&b, &out), 0);
+	sc_batch_builder_fini(&b);
+	return out;
+}
+
+/* Twelve steps, the first two of 12,000 rows per side (so the traces hold
+ * runs long enough for the batched search), then 400-row deltas. */
+static void
+large_run(bool anti, uint64_t seed)
+{
+	struct sc_rng r;
+	int64_t *wa = calloc(LK * LV, sizeof(int64_t));
+	int64_t *wb = calloc(LK * LV, sizeof(int64_t));
+	struct sc_join *j = NULL;
+	struct sc_antijoin *aj = NULL;
+	struct sc_batch *acc;
+
+	cr_assert(wa && wb);
+	sc_rng_seed(&r, seed);
+	if (anti)
+		cr_assert_eq(sc_antijoin_create(2, 2, 1, &aj), 0);
+	else
+		cr_assert_eq(sc_join_create(2, 2, 1, &j), 0);
+	cr_assert_eq(sc_batch_empty(anti ? 2 : 3, &acc), 0);
+	for (int step = 0; step < 12; step++) {
+		size_t n = step < 2 ? 12000 : 400;
+		struct sc_batch *da = opgen_dense_delta(&r, wa, LK, LV, n);
+		struct sc_batch *db =
+		    step % 3 == 2 ? NULL : opgen_dense_delta(&r, wb, LK, LV, n);
+		struct sc_batch *out, *want;
+
+		cr_assert_eq(anti ? sc_antijoin_step(aj, da, db, &out)
+				  : sc_join_step(j, da, db, &out),
+			     0, "%s", sc_errmsg());
+		opgen_dense_add(wa, LV, da);
+		opgen_dense_add(wb, LV, db);
+		opgen_accumulate(&acc, out);
+		sc_batch_release(da);
+		sc_batch_release(db);
+		want = dense_expect(wa, wb, anti);
+		SC_PROP_ASSERT(seed, anti ? "antijoin" : SUITE,
+			       "large_state_matches_a_dense_reference",
+			       sc_batch_equal(acc, want),
+			       "step %d: %zu rows, want %zu", step,
+			       sc_batch_count(acc), sc_batch_count(want));
+		sc_batch_release(want);
+		if (anti)
+			cr_assert_eq(sc_antijoin_work(aj, 3000), 0);
+		else
+			cr_assert_eq(sc_join_work(j, 3000), 0);
+	}
+	sc_batch_release(acc);
+	sc_join_destroy(j);
+	sc_antijoin_destroy(aj);
+	free(wa);
+	free(wb);
+}
+
+Test(join, large_state_matches_a_dense_reference)
+{
+	large_run(false, sc_prop_seed(7003));
+}
+
+Test(antijoin, large_state_matches_a_dense_reference)
+{
+	large_run(true, sc_prop_seed(7102));
+}

@@ -147,4 +147,63 @@ zref_w(const struct zref *z, const uint64_t *row)
 	return (long long)zref_weight(z, row);
 }
 
+/* --- large states against dense references --------------------------------
+ *
+ * A state of rows (key, v), key < keys and v < vals (raw words), whose
+ * integral is a dense array w[key * vals + v]: big enough for the trace's
+ * runs to reach thousands of rows (so the operators take their batched
+ * search paths), with references that cost O(keys * vals) per check.
+ */
+
+/* A delta of n changes: retract a live cell entirely, or add 1, 2 or -1
+ * to a random cell. The dense array is NOT updated (see opgen_dense_add). */
+static inline struct sc_batch *
+opgen_dense_delta(struct sc_rng *r, const int64_t *w, uint64_t keys,
+		  uint64_t vals, size_t n)
+{
+	struct sc_batch_builder b;
+	struct sc_batch *out;
+
+	if (sc_batch_builder_init(&b, 2))
+		abort();
+	for (size_t i = 0; i < n; i++) {
+		uint64_t cell = sc_rng_below(r, keys * vals);
+		uint64_t row[2] = {cell / vals, cell % vals};
+		int64_t dw = w[cell] != 0 && sc_rng_below(r, 3) == 0
+				 ? -w[cell]
+				 : (int64_t)sc_rng_range(r, -1, 2);
+
+		if (sc_batch_builder_push(&b, row, 2, dw))
+			abort();
+	}
+	if (sc_batch_builder_finish(&b, &out))
+		abort();
+	sc_batch_builder_fini(&b);
+	return out;
+}
+
+/* w += delta (rows (key, v)). */
+static inline void
+opgen_dense_add(int64_t *w, uint64_t vals, const struct sc_batch *d)
+{
+	for (size_t i = 0; d && i < sc_batch_count(d); i++) {
+		const uint64_t *row = sc_batch_row(d, i);
+
+		w[row[0] * vals + row[1]] += sc_batch_weight(d, i);
+	}
+}
+
+/* *acc += b (the integral of an operator's output), b released. */
+static inline void
+opgen_accumulate(struct sc_batch **acc, struct sc_batch *b)
+{
+	struct sc_batch *next;
+
+	if (sc_batch_add(*acc, b, &next))
+		abort();
+	sc_batch_release(*acc);
+	sc_batch_release(b);
+	*acc = next;
+}
+
 #endif /* SC_TEST_OP_GEN_H */
