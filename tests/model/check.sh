@@ -9,13 +9,16 @@
 #      bounded, so any infinite run is a bug), without panics and spurious
 #      wakes to keep it within the time budget (both are bounded events, so
 #      neither can be part of a cycle; the safety search covers them);
-#   3. each planted bug (-DBUG_*), which must FAIL, for the reason named
+#   3. the correct model with a shutdown after the host's last kick
+#      (-DSHUTDOWN): every worker wakes and leaves, none is left to join;
+#   4. each planted bug (-DBUG_*), which must FAIL, for the reason named
 #      below; a bug the checker no longer catches fails this script.
 #
-# Exits 0 iff the correct model passes both searches AND every planted bug
+# Exits 0 iff the correct model passes all three searches AND every planted bug
 # fails.  Works in a temporary directory; the source tree stays clean.
-# Takes about 25 s on an idle core.  SC_MODEL_TRAIL=1 prints the counterexample
-# of each planted bug (spin -t replay).
+# Runs two searches at a time (SC_MODEL_JOBS); about 40 s of CPU in all, so
+# ~20-25 s on two idle cores.  SC_MODEL_TRAIL=1 prints the counterexample of
+# each planted bug (spin -t replay).
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -29,21 +32,23 @@ done
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/sc-model.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-cp "$model" "$work/executor.pml"
 cd "$work"
 
-# Bounds: the correct model's longest run is ~330 steps, and it stores
+# Bounds: the correct model's longest run is ~350 steps, and it stores
 # ~4 million states of ~90 bytes; a search that hits either bound is
 # incomplete, and counts as a failure of the correct model.
 depth=20000
 memlim_mb=2048
+jobs=${SC_MODEL_JOBS:-2} # searches at once (one core each)
 
-# run NAME MODE SPIN_DEFINES...: build and run one search; leaves its output
-# in NAME.out.  MODE is safety or livelock.
-run() {
-	local name=$1 mode=$2
-	shift 2
-	local cflags=(-O1 -w "-DMEMLIM=$memlim_mb")
+# search NAME MODE OPT SPIN_DEFINES...: in its own directory NAME/, build
+# and run one search (MODE safety or livelock; OPT the C optimisation:
+# -O1 pays for a long search, -O0 compiles twice as fast for a short one).
+# Leaves NAME/out (pan's output) and NAME/trail (a counterexample, if any).
+search() {
+	local name=$1 mode=$2 opt=$3
+	shift 3
+	local cflags=("$opt" -w "-DMEMLIM=$memlim_mb")
 	local pflags=("-m$depth" -w24)
 	local sflags=("$@")
 	if [[ $mode == safety ]]; then
@@ -53,71 +58,93 @@ run() {
 		pflags+=(-l)
 		sflags+=(-DLIVENESS)
 	fi
-	rm -f executor.pml.trail
-	spin -a "${sflags[@]}" executor.pml >"$name.spin" 2>&1 || {
-		cat "$name.spin"
-		return 1
-	}
-	gcc "${cflags[@]}" -o pan pan.c
-	./pan "${pflags[@]}" >"$name.out" 2>&1 || true
-	if [[ -f executor.pml.trail ]]; then
-		mv executor.pml.trail "$name.trail"
-	fi
+	mkdir "$name"
+	cp "$model" "$name/executor.pml"
+	(
+		cd "$name"
+		echo "${sflags[*]}" >defines
+		if ! spin -a "${sflags[@]}" executor.pml >spin.log 2>&1; then
+			cp spin.log out
+			exit 0
+		fi
+		gcc "${cflags[@]}" -o pan pan.c >gcc.log 2>&1 || {
+			cp gcc.log out
+			exit 0
+		}
+		./pan "${pflags[@]}" >out 2>&1 || true
+		if [[ -f executor.pml.trail ]]; then
+			mv executor.pml.trail trail
+		fi
+	)
 }
 
-summary() { # NAME: the verdict lines of a pan run
-	grep -E 'errors:|states, stored|elapsed time|pan:[0-9]+:|error:' "$1.out" |
+# start ARGS...: run `search ARGS` in the background, at most $jobs at once.
+start() {
+	while (($(jobs -rp | wc -l) >= jobs)); do
+		wait -n || true
+	done
+	search "$@" &
+	order+=("$1")
+}
+
+summary() { # NAME: the verdict lines of a search
+	grep -E 'errors:|states, stored|elapsed time|pan:[0-9]+:|error' "$1/out" |
 		sed 's/^/    /'
 }
 
 complete() { # NAME: no error, and the search was not cut short
-	grep -q 'errors: 0' "$1.out" &&
-		! grep -qE 'max search depth too small|out of memory|search not completed' "$1.out"
+	grep -q 'errors: 0' "$1/out" &&
+		! grep -qE 'max search depth too small|out of memory|search not completed' "$1/out"
 }
 
-status=0
+declare -A expect=()
+order=()
 
-check_correct() { # NAME MODE DEFINES...
-	local name=$1
-	run "$@"
-	if complete "$name"; then
-		echo "PASS  $name: no violation, search complete"
+# The correct model, longest searches first.
+start correct-safety safety -O1
+start correct-livelock livelock -O1 -DPANICS=0 -DSPURIOUS=0
+start correct-shutdown safety -O1 -DSHUTDOWN -DPANICS=0
+
+# The planted bugs, in the smallest configuration, which must already show
+# them (and keeps each search to a second or so). expect[] is the text the
+# failure must contain, so a bug caught for the wrong reason does not count.
+small=(-DPANICS=0 -DSPURIOUS=0)
+expect[BUG_NO_REQUEUE_KICKED]='pending[i]==0'
+expect[BUG_NO_WAKE]='q_len(q)==0'
+expect[BUG_CLAIM_KEEPS_SLOT]='owners[u]==1'
+expect[BUG_KICK_WITHOUT_PROGRESS]='non-progress cycle'
+expect[BUG_SHUTDOWN_SIGNALS_ONE]='exited==3'
+start BUG_NO_REQUEUE_KICKED safety -O0 -DBUG_NO_REQUEUE_KICKED "${small[@]}"
+start BUG_NO_WAKE safety -O0 -DBUG_NO_WAKE "${small[@]}"
+start BUG_CLAIM_KEEPS_SLOT safety -O0 -DBUG_CLAIM_KEEPS_SLOT "${small[@]}"
+start BUG_KICK_WITHOUT_PROGRESS livelock -O0 -DBUG_KICK_WITHOUT_PROGRESS \
+	"${small[@]}"
+start BUG_SHUTDOWN_SIGNALS_ONE safety -O0 -DBUG_SHUTDOWN_SIGNALS_ONE \
+	-DSHUTDOWN "${small[@]}"
+wait
+
+status=0
+for name in "${order[@]}"; do
+	if [[ -z ${expect[$name]:-} ]]; then
+		if complete "$name"; then
+			echo "PASS  $name: no violation, search complete"
+		else
+			echo "FAIL  $name: the correct model must pass"
+			status=1
+		fi
+	elif grep -qF -- "${expect[$name]}" "$name/out"; then
+		echo "PASS  $name: caught (${expect[$name]})"
 	else
-		echo "FAIL  $name: the correct model must pass"
+		echo "FAIL  $name: not caught; expected '${expect[$name]}'"
 		status=1
 	fi
 	summary "$name"
-}
-
-# check_bug BUG MODE EXPECT [DEFINES...]: the planted bug must produce an
-# error whose message contains EXPECT.
-check_bug() {
-	local bug=$1 mode=$2 expect=$3
-	shift 3
-	run "$bug" "$mode" "-D$bug" "$@"
-	if grep -qF -- "$expect" "$bug.out"; then
-		echo "PASS  $bug: caught ($expect)"
-	else
-		echo "FAIL  $bug: not caught; expected '$expect'"
-		status=1
+	if [[ ${SC_MODEL_TRAIL:-0} == 1 && -f $name/trail ]]; then
+		# shellcheck disable=SC2046 # the defines are words
+		(cd "$name" && mv trail executor.pml.trail &&
+			spin -t -p $(cat defines) executor.pml | tail -40)
 	fi
-	summary "$bug"
-	if [[ ${SC_MODEL_TRAIL:-0} == 1 && -f $bug.trail ]]; then
-		mv "$bug.trail" executor.pml.trail
-		spin -t -p -D"$bug" "$@" executor.pml | tail -40
-	fi
-}
-
-check_correct correct-safety safety
-check_correct correct-livelock livelock -DPANICS=0 -DSPURIOUS=0
-
-# The bugs are looked for in the smallest configuration, which must already
-# show them (and keeps each search to a second or so).
-small=(-DPANICS=0 -DSPURIOUS=0)
-check_bug BUG_NO_REQUEUE_KICKED safety 'pending[i]==0' "${small[@]}"
-check_bug BUG_NO_WAKE safety 'q_len(q)==0' "${small[@]}"
-check_bug BUG_CLAIM_KEEPS_SLOT safety 'owners[u]==1' "${small[@]}"
-check_bug BUG_KICK_WITHOUT_PROGRESS livelock 'non-progress cycle' "${small[@]}"
+done
 
 if ((status == 0)); then
 	echo "check.sh: the model passes and every planted bug is caught"

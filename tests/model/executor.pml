@@ -46,6 +46,11 @@
  *   5. No livelock: check.sh also runs a non-progress-cycle search (-DNP):
  *      since the work is bounded, any infinite run is a bug.  The only
  *      progress label is in the quiescence process after it has checked.
+ *   6. Shutdown (-DSHUTDOWN: the host calls sc_exec_shutdown after its last
+ *      kick): the queue is discarded, kicks and claims are refused, every
+ *      parked worker is woken; at the end every worker has left its loop
+ *      (none parked for ever: the park is no end state then), every unit
+ *      is IDLE or DEAD and owned by nobody.
  *
  * Planted bugs (each must make the check FAIL; check.sh verifies it):
  *   -DBUG_NO_REQUEUE_KICKED  finish ignores RUNNING_KICKED and puts a unit
@@ -60,6 +65,10 @@
  *                            queues it again and a second worker claims it
  *                            while the first still runs it (fails
  *                            property 1: two owners).
+ *   -DBUG_SHUTDOWN_SIGNALS_ONE  (with -DSHUTDOWN) shutdown wakes one
+ *                            parked worker instead of all: the others sleep
+ *                            on and the pool can never be joined (fails
+ *                            property 6: exited == NW).
  *   -DBUG_KICK_WITHOUT_PROGRESS  finish kicks the neighbours after every
  *                            turn, not only one that moved a frame: two
  *                            neighbours kick each other for ever (fails
@@ -89,6 +98,12 @@
 #else
 #define PROGRESS_KICKS 1
 #endif
+#define NOUNIT 255
+#ifdef SHUTDOWN
+#define PARK_LABEL parked /* after shutdown, parking for ever is a bug */
+#else
+#define PARK_LABEL end_park /* a worker may park for ever when idle */
+#endif
 #if NW != 3
 #error "signal_one() is written out for three workers"
 #endif
@@ -106,6 +121,8 @@ byte owners[NU];          /* ghost: workers holding the unit */
 bool pending[NU];         /* ghost: a kick no turn has started after yet */
 byte panics_left = PANICS;
 bool host_done;
+bool shut;                /* sc_exec_shutdown was called (SHUTDOWN only) */
+byte exited;              /* workers that left their loop */
 
 /*
  * The mutex.  Nothing blocks while it is held, except pthread_cond_wait,
@@ -129,12 +146,16 @@ inline signal_one()
 	fi
 }
 
-/* The body of kick, with the lock held. */
+/* The body of kick, with the lock held.  After shutdown kicks are refused. */
 inline kick_locked(u)
 {
-	pending[u] = 1;
 	if
-	:: state[u] == IDLE ->
+	:: shut -> skip
+	:: else -> pending[u] = 1
+	fi;
+	if
+	:: shut -> skip
+	:: !shut && state[u] == IDLE ->
 		state[u] = QUEUED;
 		q!u;
 #ifndef BUG_NO_WAKE
@@ -142,7 +163,7 @@ inline kick_locked(u)
 #else
 		skip
 #endif
-	:: state[u] == RUNNING -> state[u] = RUNNING_KICKED
+	:: !shut && state[u] == RUNNING -> state[u] = RUNNING_KICKED
 	:: else -> skip /* QUEUED, RUNNING_KICKED: coalesce; DEAD: ignore */
 	fi
 }
@@ -160,8 +181,9 @@ inline kick(u)
 inline claim(w, u)
 {
 	do
+	:: atomic { shut -> u = NOUNIT; break }
 	:: atomic {
-		len(q) > 0 ->
+		!shut && len(q) > 0 ->
 		q?u;
 		assert(slot[u]);
 #ifndef BUG_CLAIM_KEEPS_SLOT
@@ -174,8 +196,8 @@ inline claim(w, u)
 		assert(owners[u] == 1);
 		break
 	   }
-	:: atomic { len(q) == 0 -> waiting[w] = 1; nparked++ };
-end_park:
+	:: atomic { !shut && len(q) == 0 -> waiting[w] = 1; nparked++ };
+PARK_LABEL:
 		if
 		:: atomic { waiting[w] == 0 -> nparked-- }
 		:: atomic { waiting[w] && spurious_left > 0 ->
@@ -213,10 +235,11 @@ inline finish(u, moved, more)
 		owners[u]--;
 		slot[u] = 1;
 		if
+		:: shut -> state[u] = IDLE /* what is left is discarded */
 #ifndef BUG_NO_REQUEUE_KICKED
-		:: more || state[u] == RUNNING_KICKED ->
+		:: !shut && (more || state[u] == RUNNING_KICKED) ->
 #else
-		:: more ->
+		:: !shut && more ->
 #endif
 			state[u] = QUEUED;
 			q!u
@@ -243,6 +266,30 @@ inline abandon(u)
 	}
 }
 
+/*
+ * sc_exec_shutdown (SHUTDOWN only): discard the queue (those units go IDLE),
+ * refuse kicks and claims from now on, and wake EVERY parked worker, so that
+ * each sees the flag and leaves; running turns finish and go IDLE.
+ */
+inline shutdown()
+{
+	atomic {
+		shut = 1;
+		do
+		:: q?sent -> state[sent] = IDLE
+		:: empty(q) -> break
+		od;
+		sent = 0;
+#ifndef BUG_SHUTDOWN_SIGNALS_ONE
+		waiting[0] = 0;
+		waiting[1] = 0;
+		waiting[2] = 0
+#else
+		signal_one()
+#endif
+	}
+}
+
 proctype worker(byte w)
 {
 	byte u, moved;
@@ -251,13 +298,16 @@ proctype worker(byte w)
 	do
 	:: claim(w, u);
 		if
-		:: atomic { panics_left > 0 -> panics_left--; pending[u] = 0 };
+		:: u == NOUNIT -> break
+		:: atomic { u != NOUNIT && panics_left > 0 ->
+			panics_left--; pending[u] = 0 };
 			abandon(u)
-		:: turn(u, moved, more);
+		:: atomic { u != NOUNIT -> turn(u, moved, more) };
 			finish(u, moved, more)
 		fi;
 		u = 0; moved = 0; more = 0 /* keep dead values out of the state */
-	od
+	od;
+	atomic { exited++; u = 0 }
 }
 
 proctype host()
@@ -272,7 +322,10 @@ proctype host()
 	:: else -> break
 	od;
 	host_done = 1;
-	sent = 0
+	sent = 0;
+#ifdef SHUTDOWN
+	shutdown()
+#endif
 }
 
 proctype quiescence()
@@ -282,13 +335,21 @@ proctype quiescence()
 	timeout;
 	assert(host_done);
 	assert(len(q) == 0);
+#ifndef SHUTDOWN
 	assert(nparked == NW);
+#else
+	assert(exited == NW); /* every worker woke and left: none to join */
+#endif
 	i = 0;
 	do
 	:: i < NU ->
 		assert(state[i] == IDLE || state[i] == DEAD);
+		assert(owners[i] == 0);
+#ifndef SHUTDOWN
+		/* Work is discarded at shutdown; without it, none is lost. */
 		assert(state[i] == DEAD || pending[i] == 0);
 		assert(state[i] == DEAD || input[i] == 0);
+#endif
 		i++
 	:: else -> break
 	od;
