@@ -156,6 +156,8 @@ node_add(struct sc_graph *g, enum sc_node_kind kind, const char *name,
 	 const struct sc__node *tmpl)
 {
 	struct sc__node nd;
+	/* schema often points into g->nodes, which the realloc may move */
+	struct sc_schema sch = *schema;
 	char buf[48];
 
 	if (g->n == g->cap) {
@@ -172,7 +174,7 @@ node_add(struct sc_graph *g, enum sc_node_kind kind, const char *name,
 	else
 		memset(&nd, 0, sizeof(nd));
 	nd.kind = kind;
-	nd.schema = *schema;
+	nd.schema = sch;
 	nd.named = name != NULL;
 	if (!name) {
 		snprintf(buf, sizeof(buf), "%s#%zu", kind_names[kind], g->n);

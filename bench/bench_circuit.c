@@ -1,0 +1,219 @@
+/*
+ * bench_circuit.c - the synchronous circuit's cost for stateless operators.
+ *
+ *  map chain L     a 1,000-row delta (2 i64 columns, random) through L map
+ *                  nodes (each swaps the columns and adds 1, so each stage
+ *                  really re-sorts), in rows of the delta per second; the
+ *                  baseline runs the same callbacks through a batch builder
+ *                  per stage by hand (no graph, no circuit): the ratio is
+ *                  what the circuit costs on top of the work itself.
+ *  filter chain L  the same with L filters (each keeps ~7/8 of the rows).
+ *  step overhead   ns per operator per step of a chain of N maps whose
+ *                  deltas are empty (the fixed cost of a node in a tick),
+ *                  and with a 1-row delta.
+ *
+ * Each figure is the median of REPS repetitions. --quick shrinks the step
+ * counts for a smoke run.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench/harness.h"
+#include "operators/circuit.h"
+
+#define REPS 5
+#define ROWS 1000
+
+static void
+fail(const char *what)
+{
+	(void)fprintf(stderr, "bench_circuit: %s: %s\n", what, sc_errmsg());
+	exit(1);
+}
+
+static uint64_t
+rng(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static int
+swap_inc(void *ctx, const uint64_t *row, uint64_t *out)
+{
+	(void)ctx;
+	out[0] = row[1] + 1;
+	out[1] = row[0];
+	return 0;
+}
+
+static int
+mostly(void *ctx, const uint64_t *row, bool *keep)
+{
+	(void)ctx;
+	*keep = (row[0] ^ row[1]) % 8 != 0;
+	return 0;
+}
+
+static struct sc_batch *
+make_delta(size_t n, uint64_t seed)
+{
+	uint64_t *w = malloc(2 * n * sizeof(uint64_t));
+	struct sc_batch *b = NULL;
+
+	if (!w)
+		fail("no memory");
+	for (size_t i = 0; i < 2 * n; i++)
+		w[i] = rng(&seed);
+	if (sc_batch_from_records(2, w, NULL, n, &b))
+		fail("delta");
+	free(w);
+	return b;
+}
+
+/* A chain input -> L nodes (maps or filters); returns the last node. */
+static int
+make_chain(struct sc_graph *g, bool filter, int len, int *in)
+{
+	enum sc_type t[2] = {SC_TYPE_I64, SC_TYPE_I64};
+	struct sc_schema s;
+	int id;
+
+	if (sc_schema_init(&s, 2, t, NULL))
+		fail("schema");
+	id = *in = sc_graph_input(g, "in", &s);
+	for (int i = 0; i < len; i++)
+		id = filter ? sc_graph_filter(g, id, mostly, NULL)
+			    : sc_graph_map(g, id, &s, swap_inc, NULL);
+	if (id < 0)
+		fail("chain");
+	return id;
+}
+
+/* Seconds for `steps` steps of the chain, each fed `delta`. */
+static double
+time_circuit(bool filter, int len, struct sc_batch *delta, int steps)
+{
+	struct sc_graph *g;
+	struct sc_circuit *c;
+	uint64_t t0;
+	double sec;
+	int in, last;
+
+	if (sc_graph_create(&g))
+		fail("graph");
+	last = make_chain(g, filter, len, &in);
+	if (sc_circuit_create(g, &c))
+		fail("circuit");
+	t0 = sc_bench_now_ns();
+	for (int i = 0; i < steps; i++) {
+		if ((delta && sc_circuit_feed(c, in, delta)) ||
+		    sc_circuit_step(c))
+			fail("step");
+	}
+	sec = (double)(sc_bench_now_ns() - t0) / 1e9;
+	sc_bench_keep(&last);
+	sc_circuit_destroy(c);
+	sc_graph_destroy(g);
+	return sec;
+}
+
+/* The same work by hand: a builder per stage, the same callbacks. */
+static double
+time_by_hand(bool filter, int len, struct sc_batch *delta, int steps)
+{
+	struct sc_batch_builder bld;
+	uint64_t t0, out[2];
+	double sec;
+
+	if (sc_batch_builder_init(&bld, 2))
+		fail("builder");
+	t0 = sc_bench_now_ns();
+	for (int i = 0; i < steps; i++) {
+		struct sc_batch *cur = sc_batch_retain(delta), *next;
+
+		for (int l = 0; l < len; l++) {
+			if (sc_batch_builder_reserve(&bld, cur->count))
+				fail("reserve");
+			for (size_t r = 0; r < cur->count; r++) {
+				const uint64_t *row = sc_batch_row(cur, r);
+				bool keep = true;
+
+				if (filter)
+					mostly(NULL, row, &keep);
+				else
+					swap_inc(NULL, row, out);
+				if (keep && sc_batch_builder_push(
+						&bld, filter ? row : out, 2,
+						sc_batch_weight(cur, r)))
+					fail("push");
+			}
+			if (sc_batch_builder_finish(&bld, &next))
+				fail("finish");
+			sc_batch_release(cur);
+			cur = next;
+		}
+		sc_bench_keep(cur);
+		sc_batch_release(cur);
+	}
+	sec = (double)(sc_bench_now_ns() - t0) / 1e9;
+	sc_batch_builder_fini(&bld);
+	return sec;
+}
+
+static void
+bench_chain(bool filter, int len, struct sc_batch *delta, int steps)
+{
+	double ours[REPS], base[REPS];
+	char kase[64];
+
+	for (int r = 0; r < REPS; r++) {
+		ours[r] = (double)ROWS * steps /
+			  time_circuit(filter, len, delta, steps);
+		base[r] = (double)ROWS * steps /
+			  time_by_hand(filter, len, delta, steps);
+	}
+	(void)snprintf(kase, sizeof(kase), "%s chain %d, 1000-row delta",
+		       filter ? "filter" : "map", len);
+	sc_bench_emit("circuit", kase, "Mrows/s",
+		      sc_bench_median(ours, REPS) / 1e6, "builders by hand",
+		      sc_bench_median(base, REPS) / 1e6);
+}
+
+static void
+bench_overhead(int nodes, struct sc_batch *delta, int steps)
+{
+	double ns[REPS];
+	char kase[64];
+
+	for (int r = 0; r < REPS; r++)
+		ns[r] = time_circuit(false, nodes, delta, steps) * 1e9 /
+			((double)steps * nodes);
+	(void)snprintf(kase, sizeof(kase), "step overhead, %d maps, %s", nodes,
+		       delta ? "1-row delta" : "empty delta");
+	sc_bench_emit("circuit", kase, "ns/op/step", sc_bench_median(ns, REPS),
+		      NULL, 0);
+}
+
+int
+main(int argc, char **argv)
+{
+	bool quick = sc_bench_init(argc, argv);
+	int steps = quick ? 20 : 400;
+	struct sc_batch *delta = make_delta(ROWS, 42);
+	struct sc_batch *one = make_delta(1, 7);
+	static const int lens[] = {1, 4, 16};
+
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+		bench_chain(false, lens[i], delta, steps);
+		bench_chain(true, lens[i], delta, steps);
+	}
+	bench_overhead(100, NULL, quick ? 200 : 20000);
+	bench_overhead(100, one, quick ? 200 : 20000);
+	sc_batch_release(delta);
+	sc_batch_release(one);
+	return 0;
+}
