@@ -1,0 +1,344 @@
+/*
+ * test_placement.c - placement strategies, validation and printing.
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/support/units_grid.h"
+#include "units/placement.h"
+
+/* in -> m1 -> m2 -> out_a ; in also -> f -> out_b (fan-out at `in`). */
+struct chain_graph {
+	struct sc_graph *g;
+	int in, m1, m2, out_a, f, out_b;
+};
+
+static int
+keep_all(void *ctx, const uint64_t *row, bool *keep)
+{
+	*keep = true;
+	return 0;
+}
+
+static int
+copy_row(void *ctx, const uint64_t *row, uint64_t *out)
+{
+	out[0] = row[0];
+	out[1] = row[1];
+	return 0;
+}
+
+static void
+chain_graph_init(struct chain_graph *c)
+{
+	enum sc_type t[2] = {SC_TYPE_I64, SC_TYPE_I64};
+	struct sc_schema s;
+
+	cr_assert_eq(sc_schema_init(&s, 2, t, NULL), 0);
+	cr_assert_eq(sc_graph_create(&c->g), 0);
+	c->in = sc_graph_input(c->g, "in", &s);
+	c->m1 = sc_graph_map(c->g, c->in, &s, copy_row, NULL);
+	c->m2 = sc_graph_map(c->g, c->m1, &s, copy_row, NULL);
+	c->out_a = sc_graph_output(c->g, "out_a", c->m2);
+	c->f = sc_graph_filter(c->g, c->in, keep_all, NULL);
+	c->out_b = sc_graph_output(c->g, "out_b", c->f);
+	cr_assert_geq(c->out_b, 0, "%s", sc_errmsg());
+}
+
+Test(placement, single_puts_every_node_in_unit_0)
+{
+	struct chain_graph c;
+	struct sc_placement *p = NULL;
+
+	chain_graph_init(&c);
+	cr_assert_eq(sc_placement_single(c.g, &p), 0);
+	cr_assert_eq(sc_placement_units(p), 1);
+	for (int i = 0; i <= c.out_b; i++)
+		cr_assert_eq(sc_placement_unit_of(p, i), 0);
+	cr_assert_str_eq(sc_placement_strategy(p), "single");
+	sc_placement_destroy(p);
+	sc_graph_destroy(c.g);
+}
+
+Test(placement, per_node_gives_each_node_its_own_unit)
+{
+	struct chain_graph c;
+	struct sc_placement *p = NULL;
+
+	chain_graph_init(&c);
+	cr_assert_eq(sc_placement_per_node(c.g, &p), 0);
+	cr_assert_eq(sc_placement_units(p), 6);
+	for (int i = 0; i <= c.out_b; i++)
+		cr_assert_eq(sc_placement_unit_of(p, i), i);
+	sc_placement_destroy(p);
+	sc_graph_destroy(c.g);
+}
+
+Test(placement, chains_fuse_a_linear_chain_and_split_at_a_fan_out)
+{
+	struct chain_graph c;
+	struct sc_placement *p = NULL;
+
+	chain_graph_init(&c);
+	cr_assert_eq(sc_placement_chains(c.g, &p), 0);
+	/* `in` has two readers: m1 and f start chains of their own. */
+	cr_assert_eq(sc_placement_units(p), 3);
+	cr_assert_eq(sc_placement_unit_of(p, c.m1),
+		     sc_placement_unit_of(p, c.m2));
+	cr_assert_eq(sc_placement_unit_of(p, c.m2),
+		     sc_placement_unit_of(p, c.out_a));
+	cr_assert_eq(sc_placement_unit_of(p, c.f),
+		     sc_placement_unit_of(p, c.out_b));
+	cr_assert_neq(sc_placement_unit_of(p, c.in),
+		      sc_placement_unit_of(p, c.m1));
+	cr_assert_neq(sc_placement_unit_of(p, c.m1),
+		      sc_placement_unit_of(p, c.f));
+	sc_placement_destroy(p);
+	sc_graph_destroy(c.g);
+}
+
+Test(placement, random_is_a_function_of_its_seed_and_drops_empty_units)
+{
+	struct chain_graph c;
+
+	chain_graph_init(&c);
+	for (uint64_t seed = 1; seed < 50; seed++) {
+		struct sc_placement *a = NULL, *b = NULL;
+		bool *used;
+
+		cr_assert_eq(sc_placement_random(c.g, 40, seed, &a), 0);
+		cr_assert_eq(sc_placement_random(c.g, 40, seed, &b), 0);
+		cr_assert_leq(sc_placement_units(a), 6);
+		used = calloc(sc_placement_units(a), sizeof(*used));
+		for (int i = 0; i <= c.out_b; i++) {
+			cr_assert_eq(sc_placement_unit_of(a, i),
+				     sc_placement_unit_of(b, i));
+			used[sc_placement_unit_of(a, i)] = true;
+		}
+		for (uint32_t u = 0; u < sc_placement_units(a); u++)
+			cr_assert(used[u], "unit %u of seed %llu is empty", u,
+				  (unsigned long long)seed);
+		free(used);
+		sc_placement_destroy(a);
+		sc_placement_destroy(b);
+	}
+	sc_graph_destroy(c.g);
+}
+
+Test(placement, manual_with_an_unplaced_node_is_einval_naming_the_node)
+{
+	struct chain_graph c;
+	struct sc_placement *p = (struct sc_placement *)0x1;
+	int32_t map[6] = {0, 0, 1, 1, -1, 0};
+
+	chain_graph_init(&c);
+	cr_assert_eq(sc_placement_manual(c.g, map, 6, 2, &p), SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "filter#4"), "%s", sc_errmsg());
+	cr_assert(strstr(sc_errmsg(), "unplaced"), "%s", sc_errmsg());
+	cr_assert_eq(p, (struct sc_placement *)0x1, "out written on failure");
+	sc_graph_destroy(c.g);
+}
+
+Test(placement, manual_with_a_unit_out_of_range_is_einval_naming_the_node)
+{
+	struct chain_graph c;
+	struct sc_placement *p = NULL;
+	int32_t map[6] = {0, 0, 1, 7, 1, 0};
+
+	chain_graph_init(&c);
+	cr_assert_eq(sc_placement_manual(c.g, map, 6, 2, &p), SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "out_a"), "%s", sc_errmsg());
+	cr_assert(strstr(sc_errmsg(), "out of range"), "%s", sc_errmsg());
+	cr_assert_null(p);
+	sc_graph_destroy(c.g);
+}
+
+Test(placement, manual_with_an_empty_unit_or_a_short_map_is_einval)
+{
+	struct chain_graph c;
+	struct sc_placement *p = NULL;
+	int32_t map[6] = {0, 0, 2, 2, 0, 0};
+
+	chain_graph_init(&c);
+	cr_assert_eq(sc_placement_manual(c.g, map, 6, 3, &p), SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "unit 1 has no node"), "%s", sc_errmsg());
+	cr_assert_eq(sc_placement_manual(c.g, map, 5, 3, &p), SC_EINVAL);
+	cr_assert_eq(sc_placement_manual(c.g, NULL, 6, 3, &p), SC_EINVAL);
+	cr_assert_null(p);
+	sc_graph_destroy(c.g);
+}
+
+Test(placement, sharded_gives_each_keyed_node_a_unit_of_k_replicas)
+{
+	struct ug_grid gr;
+	struct sc_placement *p = NULL;
+	uint32_t key = 0;
+	int u;
+
+	cr_assert_eq(ug_grid_init(&gr, 4, 4, 1), 0);
+	cr_assert_eq(sc_placement_sharded(gr.g, 4, &p), 0, "%s", sc_errmsg());
+	u = sc_placement_unit_of(p, gr.agg_row);
+	cr_assert_eq(sc_placement_shards(p, (uint32_t)u), 4);
+	cr_assert_eq(sc_placement_shards(
+			 p, (uint32_t)sc_placement_unit_of(p, gr.agg_col)),
+		     4);
+	cr_assert_eq(sc_placement_shards(
+			 p, (uint32_t)sc_placement_unit_of(p, gr.totals)),
+		     4);
+	cr_assert_eq(
+	    sc_placement_shards(p, (uint32_t)sc_placement_unit_of(p, gr.cells)),
+	    1);
+	for (int i = 0; i < (int)sc_graph_node_count(gr.g); i++)
+		if (i != gr.agg_row)
+			cr_assert_neq(sc_placement_unit_of(p, i), u);
+	cr_assert_eq(sc_placement_key(p, (uint32_t)u, gr.cells, &key), 0);
+	cr_assert_eq(key, 1);
+	sc_placement_destroy(p);
+	ug_grid_fini(&gr);
+}
+
+Test(placement, set_shards_refuses_a_unit_that_cannot_be_sharded)
+{
+	struct ug_grid gr;
+	struct sc_placement *p = NULL;
+
+	cr_assert_eq(ug_grid_init(&gr, 4, 4, 1), 0);
+	/* single: two keyed nodes (and more) in one unit */
+	cr_assert_eq(sc_placement_single(gr.g, &p), 0);
+	cr_assert_eq(sc_placement_set_shards(p, 0, 2), SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "two keyed nodes"), "%s", sc_errmsg());
+	cr_assert_eq(sc_placement_shards(p, 0), 1, "changed on failure");
+	cr_assert_eq(sc_placement_set_shards(p, 1, 2), SC_EINVAL);
+	cr_assert_eq(sc_placement_set_shards(p, 0, 0), SC_EINVAL);
+	sc_placement_destroy(p);
+	/* per-node: the input node alone has no keyed node */
+	cr_assert_eq(sc_placement_per_node(gr.g, &p), 0);
+	cr_assert_eq(sc_placement_set_shards(p, (uint32_t)gr.cells, 2),
+		     SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "cannot be sharded") ||
+		      strstr(sc_errmsg(), "no keyed node"),
+		  "%s", sc_errmsg());
+	cr_assert_eq(sc_placement_set_shards(p, (uint32_t)gr.agg_row, 2), 0);
+	sc_placement_destroy(p);
+	ug_grid_fini(&gr);
+}
+
+Test(placement, set_shards_refuses_a_linear_node_reading_an_entering_stream)
+{
+	struct ug_grid gr;
+	struct sc_placement *p = NULL;
+	int32_t map[32];
+	size_t n;
+
+	cr_assert_eq(ug_grid_init(&gr, 4, 4, 1), 0);
+	n = sc_graph_node_count(gr.g);
+	/* unit 1 = by_col + agg_col: by_col reads `cells`, which enters
+	 * the unit, and feeds the keyed node: rows would be routed by the
+	 * wrong key. */
+	for (size_t i = 0; i < n; i++)
+		map[i] = 0;
+	map[gr.agg_col] = 1;
+	map[gr.agg_col - 1] = 1;
+	cr_assert_eq(sc_placement_manual(gr.g, map, n, 2, &p), 0);
+	cr_assert_eq(sc_placement_set_shards(p, 1, 2), SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "by_col"), "%s", sc_errmsg());
+	sc_placement_destroy(p);
+	ug_grid_fini(&gr);
+}
+
+/* The placement's printed text (fprint or fprint_dot) in a string. */
+static char *
+printed(const struct sc_placement *p, bool dot)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert_not_null(f);
+	cr_assert_eq(
+	    dot ? sc_placement_fprint_dot(p, f) : sc_placement_fprint(p, f), 0);
+	fclose(f);
+	return buf;
+}
+
+Test(placement, dot_output_contains_every_node_and_every_unit)
+{
+	struct ug_grid gr;
+	struct sc_placement *p = NULL;
+	char *dot;
+
+	cr_assert_eq(ug_grid_init(&gr, 4, 4, 1), 0);
+	cr_assert_eq(sc_placement_sharded(gr.g, 2, &p), 0);
+	dot = printed(p, true);
+	cr_assert(strstr(dot, "digraph placement {"), "%s", dot);
+	for (int i = 0; i < (int)sc_graph_node_count(gr.g); i++) {
+		struct sc_node_info ni;
+		char decl[32];
+
+		cr_assert_eq(sc_graph_node_info(gr.g, i, &ni), 0);
+		snprintf(decl, sizeof(decl), "n%d [label=\"", i);
+		cr_assert(strstr(dot, decl), "node %d missing:\n%s", i, dot);
+		cr_assert(strstr(dot, ni.name), "name %s missing", ni.name);
+	}
+	for (uint32_t u = 0; u < sc_placement_units(p); u++) {
+		char cl[32];
+
+		snprintf(cl, sizeof(cl), "cluster_u%u ", u);
+		cr_assert(strstr(dot, cl), "unit %u missing", u);
+	}
+	cr_assert(strstr(dot, " x2\""), "shards not shown:\n%s", dot);
+	cr_assert(strstr(dot, "n0 -> n1 [style=bold]"), "%s", dot);
+	free(dot);
+	sc_placement_destroy(p);
+	ug_grid_fini(&gr);
+}
+
+Test(placement, text_output_lists_every_unit_with_its_nodes)
+{
+	struct chain_graph c;
+	struct sc_placement *p = NULL;
+	char *txt;
+
+	chain_graph_init(&c);
+	cr_assert_eq(sc_placement_chains(c.g, &p), 0);
+	txt = printed(p, false);
+	cr_assert(strstr(txt, "placement 'chains': 6 nodes in 3 units"), "%s",
+		  txt);
+	cr_assert(strstr(txt, "unit 1: map#1 (map), map#2 (map), out_a "
+			      "(output)"),
+		  "%s", txt);
+	cr_assert(strstr(txt, "unit 2: filter#4 (filter), out_b (output)"),
+		  "%s", txt);
+	free(txt);
+	sc_placement_destroy(p);
+	sc_graph_destroy(c.g);
+}
+
+Test(placement, parse_knows_the_strategies_and_refuses_others)
+{
+	struct chain_graph c;
+	const char *good[] = {"single", "per-node", "chains", "random:3",
+			      "sharded:2"};
+	const char *bad[] = {"",	 "random",  "random:0",
+			     "random:x", "shard:2", "sharded:"};
+
+	chain_graph_init(&c);
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		struct sc_placement *p = NULL;
+
+		cr_assert_eq(sc_placement_parse(c.g, good[i], 1, &p), 0,
+			     "%s: %s", good[i], sc_errmsg());
+		sc_placement_destroy(p);
+	}
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct sc_placement *p = NULL;
+
+		cr_assert_eq(sc_placement_parse(c.g, bad[i], 1, &p), SC_EINVAL,
+			     "%s", bad[i]);
+		cr_assert_null(p);
+	}
+	cr_assert(strstr(sc_errmsg(), "random:N"), "%s", sc_errmsg());
+	sc_graph_destroy(c.g);
+}

@@ -1,0 +1,738 @@
+/*
+ * placement.c - node -> unit maps: the strategies, validation, printing.
+ *
+ * See placement.h. A placement is two arrays: unit_of[node] and
+ * shards[unit]. Every strategy fills unit_of, then goes through the same
+ * finish step (placement_make), which checks that every node is placed in
+ * range and no unit is empty, so a bug in a strategy fails like bad user
+ * input does: by name, with nothing built.
+ */
+#include "units/placement.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct sc_placement {
+	const struct sc_graph *g; /* borrowed; outlives the placement */
+	size_t nnodes;		  /* nodes placed */
+	uint32_t nunits;	  /* units before replication */
+	uint32_t *unit_of;	  /* nnodes unit indices */
+	uint32_t *shards;	  /* nunits replication factors, >= 1 */
+	char strategy[16];	  /* which strategy made it */
+};
+
+/* A node name for messages ("?" if the graph does not know it). */
+static const char *
+node_name(const struct sc_graph *g, int id)
+{
+	struct sc_node_info ni;
+
+	if (sc_graph_node_info(g, id, &ni) != 0)
+		return "?";
+	return ni.name;
+}
+
+static int
+check_graph(const char *fn, const struct sc_graph *g, struct sc_placement **out)
+{
+	if (!g || !out)
+		return sc__fail(SC_EINVAL, "%s: NULL %s", fn,
+				g ? "out" : "graph");
+	if (sc_graph_node_count(g) == 0)
+		return sc__fail(SC_EINVAL, "%s: the graph has no nodes", fn);
+	return 0;
+}
+
+/*
+ * placement_make - validate unit_of[0..n) against nunits and build the
+ * placement (taking unit_of, which is freed on failure too). Names the
+ * first node unplaced or out of range and the first empty unit.
+ */
+static int
+placement_make(const char *fn, const struct sc_graph *g, int32_t *unit_of,
+	       uint32_t nunits, const char *strategy, struct sc_placement **out)
+{
+	size_t n = sc_graph_node_count(g);
+	struct sc_placement *p = NULL;
+	uint32_t *used = NULL;
+	int rc = SC_ENOMEM;
+
+	if (nunits == 0) {
+		rc = sc__fail(SC_EINVAL, "%s: no units", fn);
+		goto free_map;
+	}
+	used = calloc(nunits, sizeof(*used));
+	if (!used) {
+		rc = sc__fail(SC_ENOMEM, "%s: %u units", fn, nunits);
+		goto free_map;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (unit_of[i] < 0) {
+			rc =
+			    sc__fail(SC_EINVAL, "%s: node %zu '%s' is unplaced",
+				     fn, i, node_name(g, (int)i));
+			goto free_used;
+		}
+		if ((uint32_t)unit_of[i] >= nunits) {
+			rc = sc__fail(SC_EINVAL,
+				      "%s: node %zu '%s' is placed in unit %d, "
+				      "out of range (%u units)",
+				      fn, i, node_name(g, (int)i), unit_of[i],
+				      nunits);
+			goto free_used;
+		}
+		used[unit_of[i]]++;
+	}
+	for (uint32_t u = 0; u < nunits; u++)
+		if (!used[u]) {
+			rc = sc__fail(SC_EINVAL, "%s: unit %u has no node", fn,
+				      u);
+			goto free_used;
+		}
+	p = calloc(1, sizeof(*p));
+	if (!p || !(p->shards = malloc(nunits * sizeof(*p->shards)))) {
+		rc = sc__fail(SC_ENOMEM, "%s: placement of %zu nodes", fn, n);
+		free(p);
+		goto free_used;
+	}
+	p->g = g;
+	p->nnodes = n;
+	p->nunits = nunits;
+	p->unit_of = (uint32_t *)unit_of; /* validated: all in range */
+	for (uint32_t u = 0; u < nunits; u++)
+		p->shards[u] = 1;
+	snprintf(p->strategy, sizeof(p->strategy), "%s", strategy);
+	free(used);
+	*out = p;
+	return 0;
+free_used:
+	free(used);
+free_map:
+	free(unit_of);
+	return rc;
+}
+
+static int32_t *
+map_alloc(const char *fn, size_t n)
+{
+	int32_t *m = malloc((n ? n : 1) * sizeof(*m));
+
+	if (!m)
+		sc__fail(SC_ENOMEM, "%s: %zu nodes", fn, n);
+	return m;
+}
+
+int
+sc_placement_single(const struct sc_graph *g, struct sc_placement **out)
+{
+	int rc = check_graph("sc_placement_single", g, out);
+	int32_t *m;
+
+	if (rc)
+		return rc;
+	if (!(m = map_alloc("sc_placement_single", sc_graph_node_count(g))))
+		return SC_ENOMEM;
+	for (size_t i = 0; i < sc_graph_node_count(g); i++)
+		m[i] = 0;
+	return placement_make("sc_placement_single", g, m, 1, "single", out);
+}
+
+int
+sc_placement_per_node(const struct sc_graph *g, struct sc_placement **out)
+{
+	int rc = check_graph("sc_placement_per_node", g, out);
+	size_t n;
+	int32_t *m;
+
+	if (rc)
+		return rc;
+	n = sc_graph_node_count(g);
+	if (!(m = map_alloc("sc_placement_per_node", n)))
+		return SC_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		m[i] = (int32_t)i;
+	return placement_make("sc_placement_per_node", g, m, (uint32_t)n,
+			      "per-node", out);
+}
+
+/* --- chains: union-find over "only reader of my only input" ----------- */
+
+static uint32_t
+uf_find(uint32_t *parent, uint32_t x)
+{
+	while (parent[x] != x) {
+		parent[x] = parent[parent[x]];
+		x = parent[x];
+	}
+	return x;
+}
+
+static void
+uf_union(uint32_t *parent, uint32_t a, uint32_t b)
+{
+	a = uf_find(parent, a);
+	b = uf_find(parent, b);
+	if (a != b)
+		parent[a < b ? b : a] =
+		    a < b ? a : b; /* the smaller id roots */
+}
+
+/* readers[i] = how many (node, port) pairs read stream i. */
+static int
+count_readers(const struct sc_graph *g, uint32_t *readers)
+{
+	size_t n = sc_graph_node_count(g);
+
+	memset(readers, 0, n * sizeof(*readers));
+	for (size_t i = 0; i < n; i++) {
+		struct sc_node_info ni;
+		int rc = sc_graph_node_info(g, (int)i, &ni);
+
+		if (rc)
+			return rc;
+		for (uint32_t p = 0; p < ni.ninputs; p++)
+			if (ni.inputs[p] >= 0)
+				readers[ni.inputs[p]]++;
+	}
+	return 0;
+}
+
+/*
+ * Renumber union-find roots into dense unit indices, in order of each
+ * unit's first node, into m, starting at `first`. Returns the next
+ * free index (the unit count when first is 0).
+ */
+static uint32_t
+number_roots(uint32_t *parent, size_t n, int32_t *m, uint32_t first)
+{
+	uint32_t next = first;
+
+	for (size_t i = 0; i < n; i++)
+		m[i] = -1;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t r = uf_find(parent, (uint32_t)i);
+
+		if (m[r] < 0)
+			m[r] = (int32_t)next++;
+		m[i] = m[r];
+	}
+	return next;
+}
+
+/* The chain partition as union-find parents (parent[n], caller storage). */
+static int
+chain_parents(const struct sc_graph *g, uint32_t *parent, bool *exclude)
+{
+	size_t n = sc_graph_node_count(g);
+	uint32_t *readers = malloc(n * sizeof(*readers));
+	int rc;
+
+	if (!readers)
+		return sc__fail(SC_ENOMEM, "chains: %zu nodes", n);
+	rc = count_readers(g, readers);
+	for (size_t i = 0; i < n; i++)
+		parent[i] = (uint32_t)i;
+	for (size_t i = 0; i < n && !rc; i++) {
+		struct sc_node_info ni;
+		int from;
+
+		rc = sc_graph_node_info(g, (int)i, &ni);
+		if (rc || ni.ninputs != 1 || ni.inputs[0] < 0)
+			continue;
+		from = ni.inputs[0];
+		if (readers[from] != 1)
+			continue;
+		if (exclude && (exclude[i] || exclude[from]))
+			continue;
+		uf_union(parent, (uint32_t)from, (uint32_t)i);
+	}
+	free(readers);
+	return rc;
+}
+
+int
+sc_placement_chains(const struct sc_graph *g, struct sc_placement **out)
+{
+	const char *fn = "sc_placement_chains";
+	int rc = check_graph(fn, g, out);
+	uint32_t *parent, nunits;
+	int32_t *m;
+	size_t n;
+
+	if (rc)
+		return rc;
+	n = sc_graph_node_count(g);
+	if (!(m = map_alloc(fn, n)))
+		return SC_ENOMEM;
+	if (!(parent = malloc(n * sizeof(*parent)))) {
+		free(m);
+		return sc__fail(SC_ENOMEM, "%s: %zu nodes", fn, n);
+	}
+	rc = chain_parents(g, parent, NULL);
+	nunits = number_roots(parent, n, m, 0);
+	free(parent);
+	if (rc) {
+		free(m);
+		return rc;
+	}
+	return placement_make(fn, g, m, nunits, "chains", out);
+}
+
+/* splitmix64: a small, seeded, portable generator. */
+static uint64_t
+splitmix64(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+int
+sc_placement_random(const struct sc_graph *g, uint32_t nunits, uint64_t seed,
+		    struct sc_placement **out)
+{
+	const char *fn = "sc_placement_random";
+	int rc = check_graph(fn, g, out);
+	int32_t *m, *dense;
+	uint32_t used = 0;
+	size_t n;
+
+	if (rc)
+		return rc;
+	if (nunits == 0)
+		return sc__fail(SC_EINVAL, "%s: 0 units", fn);
+	n = sc_graph_node_count(g);
+	if (!(m = map_alloc(fn, n)))
+		return SC_ENOMEM;
+	if (!(dense = map_alloc(fn, nunits))) {
+		free(m);
+		return SC_ENOMEM;
+	}
+	for (uint32_t u = 0; u < nunits; u++)
+		dense[u] = -1;
+	/* Drop empty units: renumber in order of each unit's first node. */
+	for (size_t i = 0; i < n; i++) {
+		uint32_t u = (uint32_t)(splitmix64(&seed) % nunits);
+
+		if (dense[u] < 0)
+			dense[u] = (int32_t)used++;
+		m[i] = dense[u];
+	}
+	free(dense);
+	return placement_make(fn, g, m, used, "random", out);
+}
+
+int
+sc_placement_manual(const struct sc_graph *g, const int32_t *unit_of, size_t n,
+		    uint32_t nunits, struct sc_placement **out)
+{
+	const char *fn = "sc_placement_manual";
+	int rc = check_graph(fn, g, out);
+	int32_t *m;
+
+	if (rc)
+		return rc;
+	if (!unit_of)
+		return sc__fail(SC_EINVAL, "%s: NULL map", fn);
+	if (n != sc_graph_node_count(g))
+		return sc__fail(SC_EINVAL,
+				"%s: the map has %zu entries, the graph %zu "
+				"nodes",
+				fn, n, sc_graph_node_count(g));
+	if (!(m = map_alloc(fn, n)))
+		return SC_ENOMEM;
+	memcpy(m, unit_of, n * sizeof(*m));
+	return placement_make(fn, g, m, nunits, "manual", out);
+}
+
+/* --- sharding ------------------------------------------------------------- */
+
+/* The key width of a keyed stateful node, or 0 if it is not one. */
+static uint32_t
+keyed_width(const struct sc_graph *g, const struct sc_node_info *ni)
+{
+	switch (ni->kind) {
+	case SC_NODE_AGGREGATE:
+	case SC_NODE_JOIN:
+	case SC_NODE_ANTIJOIN:
+		return ni->key;
+	case SC_NODE_DISTINCT:
+		return sc_graph_schema(g, ni->inputs[0])->ncols;
+	default:
+		return 0;
+	}
+}
+
+static bool
+shard_safe_kind(enum sc_node_kind k)
+{
+	switch (k) {
+	case SC_NODE_INPUT:
+	case SC_NODE_OUTPUT:
+	case SC_NODE_MAP:
+	case SC_NODE_FILTER:
+	case SC_NODE_FLAT_MAP:
+	case SC_NODE_INDEX_BY:
+	case SC_NODE_PLUS:
+	case SC_NODE_NEGATE:
+	case SC_NODE_MINUS:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * The keyed node of a unit that may be sharded (see placement.h), in
+ * *keyed. Returns 0 or SC_EINVAL naming what prevents it.
+ */
+static int
+shard_check(const struct sc_placement *p, uint32_t unit, int *keyed)
+{
+	const char *fn = "sc_placement_set_shards";
+	int found = -1;
+
+	for (size_t i = 0; i < p->nnodes; i++) {
+		struct sc_node_info ni;
+
+		if (p->unit_of[i] != unit)
+			continue;
+		if (sc_graph_node_info(p->g, (int)i, &ni) != 0)
+			return SC_EINVAL;
+		if (keyed_width(p->g, &ni) > 0) {
+			if (found >= 0)
+				return sc__fail(
+				    SC_EINVAL,
+				    "%s: unit %u holds two keyed "
+				    "nodes, '%s' and '%s'",
+				    fn, unit, node_name(p->g, found), ni.name);
+			found = (int)i;
+		} else if (!shard_safe_kind(ni.kind)) {
+			return sc__fail(SC_EINVAL,
+					"%s: unit %u: node '%s' (%s) cannot be "
+					"sharded",
+					fn, unit, ni.name,
+					sc_node_kind_name(ni.kind));
+		}
+	}
+	if (found < 0)
+		return sc__fail(SC_EINVAL,
+				"%s: unit %u has no keyed node (aggregate, "
+				"join or antijoin with a key, distinct)",
+				fn, unit);
+	/* Every stream entering the unit is read by the keyed node only. */
+	for (size_t i = 0; i < p->nnodes; i++) {
+		struct sc_node_info ni;
+
+		if (p->unit_of[i] != unit || (int)i == found)
+			continue;
+		if (sc_graph_node_info(p->g, (int)i, &ni) != 0)
+			return SC_EINVAL;
+		for (uint32_t q = 0; q < ni.ninputs; q++) {
+			int s = ni.inputs[q];
+			struct sc_node_info si;
+
+			if (s < 0 || sc_graph_node_info(p->g, s, &si) != 0)
+				continue;
+			if (p->unit_of[s] != unit || si.kind == SC_NODE_INPUT)
+				return sc__fail(SC_EINVAL,
+						"%s: unit %u: node '%s' reads "
+						"'%s', a stream entering the "
+						"unit, which only the keyed "
+						"node '%s' may read",
+						fn, unit, ni.name, si.name,
+						node_name(p->g, found));
+		}
+	}
+	*keyed = found;
+	return 0;
+}
+
+int
+sc_placement_set_shards(struct sc_placement *p, uint32_t unit, uint32_t k)
+{
+	int keyed;
+	int rc;
+
+	if (!p)
+		return sc__fail(SC_EINVAL, "sc_placement_set_shards: NULL");
+	if (unit >= p->nunits)
+		return sc__fail(SC_EINVAL,
+				"sc_placement_set_shards: unit %u out of range "
+				"(%u units)",
+				unit, p->nunits);
+	if (k < 1 || k > SC_PLACEMENT_MAX_SHARDS)
+		return sc__fail(SC_EINVAL,
+				"sc_placement_set_shards: %u shards (1..%d)", k,
+				SC_PLACEMENT_MAX_SHARDS);
+	if (k > 1 && (rc = shard_check(p, unit, &keyed)) != 0)
+		return rc;
+	p->shards[unit] = k;
+	return 0;
+}
+
+int
+sc_placement_sharded(const struct sc_graph *g, uint32_t k,
+		     struct sc_placement **out)
+{
+	const char *fn = "sc_placement_sharded";
+	int rc = check_graph(fn, g, out);
+	struct sc_placement *p = NULL;
+	uint32_t *parent = NULL, nunits;
+	bool *keyed = NULL;
+	int32_t *m = NULL;
+	size_t n;
+
+	if (rc)
+		return rc;
+	if (k < 1 || k > SC_PLACEMENT_MAX_SHARDS)
+		return sc__fail(SC_EINVAL, "%s: %u shards (1..%d)", fn, k,
+				SC_PLACEMENT_MAX_SHARDS);
+	n = sc_graph_node_count(g);
+	m = map_alloc(fn, n);
+	parent = malloc(n * sizeof(*parent));
+	keyed = calloc(n, sizeof(*keyed));
+	if (!m || !parent || !keyed) {
+		rc = sc__fail(SC_ENOMEM, "%s: %zu nodes", fn, n);
+		goto free_all;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct sc_node_info ni;
+
+		if (sc_graph_node_info(g, (int)i, &ni) == 0)
+			keyed[i] = keyed_width(g, &ni) > 0;
+	}
+	/* Keyed nodes are fused with nothing: each is a unit of its own. */
+	if ((rc = chain_parents(g, parent, keyed)) != 0)
+		goto free_all;
+	nunits = number_roots(parent, n, m, 0);
+	rc = placement_make(fn, g, m, nunits, "sharded", &p);
+	m = NULL; /* placement_make took it */
+	if (rc)
+		goto free_all;
+	for (size_t i = 0; i < n && k > 1; i++)
+		if (keyed[i] &&
+		    (rc = sc_placement_set_shards(p, p->unit_of[i], k)) != 0)
+			goto free_all;
+	*out = p;
+	p = NULL;
+free_all:
+	sc_placement_destroy(p);
+	free(keyed);
+	free(parent);
+	free(m);
+	return rc;
+}
+
+int
+sc_placement_parse(const struct sc_graph *g, const char *spec, uint64_t seed,
+		   struct sc_placement **out)
+{
+	const char *fn = "sc_placement_parse";
+	unsigned long v;
+	char *end;
+
+	if (!spec)
+		return sc__fail(SC_EINVAL, "%s: NULL spec", fn);
+	if (!strcmp(spec, "single"))
+		return sc_placement_single(g, out);
+	if (!strcmp(spec, "per-node"))
+		return sc_placement_per_node(g, out);
+	if (!strcmp(spec, "chains"))
+		return sc_placement_chains(g, out);
+	if (!strncmp(spec, "random:", 7) || !strncmp(spec, "sharded:", 8)) {
+		const char *num = strchr(spec, ':') + 1;
+
+		v = strtoul(num, &end, 10);
+		if (*num && !*end && v >= 1 && v <= UINT32_MAX)
+			return spec[0] == 'r'
+				   ? sc_placement_random(g, (uint32_t)v, seed,
+							 out)
+				   : sc_placement_sharded(g, (uint32_t)v, out);
+	}
+	return sc__fail(SC_EINVAL,
+			"%s: unknown strategy '%s' (single, per-node, chains, "
+			"random:N, sharded:K)",
+			fn, spec);
+}
+
+void
+sc_placement_destroy(struct sc_placement *p)
+{
+	if (!p)
+		return;
+	free(p->unit_of);
+	free(p->shards);
+	free(p);
+}
+
+/* --- reading ---------------------------------------------------------------
+ */
+
+const struct sc_graph *
+sc_placement_graph(const struct sc_placement *p)
+{
+	return p ? p->g : NULL;
+}
+
+const char *
+sc_placement_strategy(const struct sc_placement *p)
+{
+	return p ? p->strategy : "?";
+}
+
+uint32_t
+sc_placement_units(const struct sc_placement *p)
+{
+	return p ? p->nunits : 0;
+}
+
+size_t
+sc_placement_nodes(const struct sc_placement *p)
+{
+	return p ? p->nnodes : 0;
+}
+
+int
+sc_placement_unit_of(const struct sc_placement *p, int node)
+{
+	if (!p)
+		return sc__fail(SC_EINVAL, "sc_placement_unit_of: NULL");
+	if (node < 0 || (size_t)node >= p->nnodes)
+		return sc__fail(SC_ENOENT, "sc_placement_unit_of: no node %d",
+				node);
+	return (int)p->unit_of[node];
+}
+
+uint32_t
+sc_placement_shards(const struct sc_placement *p, uint32_t unit)
+{
+	if (!p || unit >= p->nunits)
+		return 0;
+	return p->shards[unit];
+}
+
+int
+sc_placement_key(const struct sc_placement *p, uint32_t unit, int stream,
+		 uint32_t *key)
+{
+	struct sc_node_info ni;
+	int keyed;
+
+	if (!p || !key || unit >= p->nunits || p->shards[unit] < 2)
+		return sc__fail(SC_EINVAL,
+				"sc_placement_key: unit %u is not "
+				"sharded",
+				unit);
+	if (shard_check(p, unit, &keyed) != 0)
+		return SC_EINVAL;
+	if (sc_graph_node_info(p->g, keyed, &ni) != 0)
+		return SC_EINVAL;
+	/* An input node of the unit is read by the keyed node, like a
+	 * boundary stream: both are among its inputs. */
+	for (uint32_t q = 0; q < ni.ninputs; q++)
+		if (ni.inputs[q] == stream) {
+			*key = keyed_width(p->g, &ni);
+			return 0;
+		}
+	return sc__fail(SC_EINVAL,
+			"sc_placement_key: unit %u does not read stream %d",
+			unit, stream);
+}
+
+/* --- printing ------------------------------------------------------------- */
+
+int
+sc_placement_fprint(const struct sc_placement *p, FILE *f)
+{
+	if (!p || !f)
+		return sc__fail(SC_EINVAL, "sc_placement_fprint: NULL");
+	fprintf(f, "placement '%s': %zu nodes in %u units\n", p->strategy,
+		p->nnodes, p->nunits);
+	for (uint32_t u = 0; u < p->nunits; u++) {
+		bool first = true;
+
+		fprintf(f, "unit %u", u);
+		if (p->shards[u] > 1)
+			fprintf(f, " x%u", p->shards[u]);
+		fprintf(f, ":");
+		for (size_t i = 0; i < p->nnodes; i++) {
+			struct sc_node_info ni;
+
+			if (p->unit_of[i] != u ||
+			    sc_graph_node_info(p->g, (int)i, &ni) != 0)
+				continue;
+			fprintf(f, "%s %s (%s)", first ? "" : ",", ni.name,
+				sc_node_kind_name(ni.kind));
+			first = false;
+		}
+		fprintf(f, "\n");
+	}
+	return 0;
+}
+
+/* A DOT string literal: quotes and backslashes escaped. */
+static void
+dot_string(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fputc('\\', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+int
+sc_placement_fprint_dot(const struct sc_placement *p, FILE *f)
+{
+	if (!p || !f)
+		return sc__fail(SC_EINVAL, "sc_placement_fprint_dot: NULL");
+	fprintf(f, "digraph placement {\n\trankdir=LR;\n\tlabel=");
+	dot_string(f, p->strategy);
+	fprintf(f, ";\n\tnode [shape=box];\n");
+	for (uint32_t u = 0; u < p->nunits; u++) {
+		fprintf(f, "\tsubgraph cluster_u%u {\n\t\tlabel=\"unit %u", u,
+			u);
+		if (p->shards[u] > 1)
+			fprintf(f, " x%u", p->shards[u]);
+		fprintf(f, "\";\n");
+		for (size_t i = 0; i < p->nnodes; i++) {
+			struct sc_node_info ni;
+			char label[160];
+
+			if (p->unit_of[i] != u ||
+			    sc_graph_node_info(p->g, (int)i, &ni) != 0)
+				continue;
+			snprintf(label, sizeof(label), "%s\n%s", ni.name,
+				 sc_node_kind_name(ni.kind));
+			fprintf(f, "\t\tn%zu [label=", i);
+			dot_string(f, label);
+			fprintf(f, "];\n");
+		}
+		fprintf(f, "\t}\n");
+	}
+	for (size_t i = 0; i < p->nnodes; i++) {
+		struct sc_node_info ni;
+
+		if (sc_graph_node_info(p->g, (int)i, &ni) != 0)
+			continue;
+		for (uint32_t q = 0; q < ni.ninputs; q++) {
+			int s = ni.inputs[q];
+
+			if (s < 0 || (size_t)s >= p->nnodes)
+				continue;
+			fprintf(f, "\tn%d -> n%zu", s, i);
+			if (p->unit_of[s] != p->unit_of[i])
+				fprintf(f, " [style=bold]");
+			else if (ni.ninputs > 1)
+				fprintf(f, " [label=\"%u\"]", q);
+			fprintf(f, ";\n");
+		}
+	}
+	fprintf(f, "}\n");
+	return 0;
+}

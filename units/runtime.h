@@ -1,0 +1,184 @@
+/*
+ * runtime.h - the host side: a graph, placed into units, run by workers.
+ *
+ * A runtime ties together a graph (graph.h), a placement (placement.h), an
+ * executor with a pool of worker threads (runtime/), and the bounded edges
+ * between units (edge.h). At create it builds one sub-circuit unit
+ * (subcircuit.h) per unit of the placement, K of them for a unit sharded K
+ * ways, and one edge per (producer replica, stream, consumer replica) for
+ * every stream that crosses units; every input node gets an edge from the
+ * host per replica of its unit. Then the host:
+ *
+ *   submit     a batch (a delta) to an input. Non-blocking: SC_EFULL when
+ *              the input's edge is full (backpressure: the units behind it
+ *              are behind), and nothing is applied; or blocking with a
+ *              timeout. The batch is routed by key if the input's unit is
+ *              sharded. Each submit kicks the unit(s) it feeds.
+ *   wait_idle  until no unit is queued or running: the placed circuit has
+ *              settled, and every output's integral equals the single
+ *              circuit's for the same inputs (the settle property, proven
+ *              by tests/units/test_settle.c for every strategy, 1..4
+ *              workers and many seeded schedules).
+ *   integral   of an output node, at idle (summed over shards).
+ *   on_delta   a callback per delta of a node, on the worker that ran it.
+ *   shutdown   wait for idle, stop and join the workers; the first unit
+ *              panic is reported (SC_EPANIC and its record).
+ *
+ * Settling holds for graphs whose operators are functions of their input's
+ * integral: every operator but integrate, differentiate and delay (their
+ * output is per tick, and a unit's steps group deltas as its turns find
+ * them; such graphs run, but their outputs depend on the schedule).
+ *
+ * A unit that panics (its circuit failed: a user callback's error, an
+ * overflow) dies alone: its input edges close, and frames addressed to it
+ * from then on, by units or by the host, are counted as undeliverable
+ * (sc_runtime_stats); a submit to an input whose unit is dead returns
+ * SC_EDEAD. The rest of the graph goes on.
+ *
+ * Workers. opts.workers threads run the turns. With workers = 0 no thread
+ * is started: sc_runtime_wait_idle (and sc_runtime_submit_wait) run the
+ * queued turns on the calling thread, or the caller drives the executor
+ * itself (sc_runtime_exec), e.g. with the seeded scheduler (runtime/sim.h),
+ * which is how the tests explore schedules.
+ *
+ * Threads: submit and submit_wait may be called from any number of host
+ * threads at once (one lock per input); the others from one host thread,
+ * never from a worker or a callback.
+ */
+#ifndef SC_UNITS_RUNTIME_H
+#define SC_UNITS_RUNTIME_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "operators/batch.h"
+#include "operators/circuit.h"
+#include "operators/graph.h"
+#include "runtime/executor.h"
+#include "runtime/panic.h"
+#include "units/placement.h"
+
+struct sc_runtime;
+
+struct sc_runtime_opts {
+	uint32_t workers;	/* worker threads; 0: none (see above) */
+	uint32_t budget;	/* frames per turn; 0 means 64 */
+	uint32_t edge_capacity; /* frames per edge, a power of two; 0: 64 */
+	size_t outbox_bound;	/* outbox rows before backpressure; 0: 4096 */
+	bool catch_faults;	/* hard faults in a turn kill only that unit */
+};
+
+/* Figures over every unit and edge (sc_runtime_stats). */
+struct sc_runtime_stats {
+	uint32_t units;		       /* executor units (replicas counted) */
+	uint32_t dead;		       /* of which dead after a panic */
+	uint32_t edges;		       /* edges, host edges included */
+	uint64_t frames;	       /* frames pushed over all edges */
+	uint64_t rows;		       /* rows of those frames */
+	uint64_t pending;	       /* frames in rings now */
+	uint64_t outbox_rows;	       /* rows waiting in outboxes now */
+	uint64_t undeliverable_frames; /* frames addressed to dead units */
+	uint64_t undeliverable_rows;   /* their rows */
+	uint64_t turns;		       /* turns finished */
+	uint32_t panics;	       /* panics recorded */
+};
+
+/*
+ * sc_runtime_create - build the units and edges for `p` (a placement of g)
+ * and start opts->workers threads. opts may be NULL (every default, no
+ * worker). g is frozen while the runtime lives; g and p must outlive it.
+ * Returns 0 and *out; SC_EINVAL (NULL, p not of g, a capacity that is not
+ * a power of two); SC_ESTATE / SC_ECYCLE (sc_graph_check); SC_ENOMEM; or
+ * an error of a circuit's or the pool's create. Nothing is left on failure.
+ */
+int sc_runtime_create(struct sc_graph *g, const struct sc_placement *p,
+		      const struct sc_runtime_opts *opts,
+		      struct sc_runtime **out);
+
+/*
+ * sc_runtime_destroy - shut down (if not done yet), destroy every unit and
+ * edge. NULL is allowed. Not from a worker.
+ */
+void sc_runtime_destroy(struct sc_runtime *rt);
+
+/*
+ * sc_runtime_submit - add batch b (borrowed: the runtime takes its own
+ * references) to input node `input`, without blocking. Returns 0 (the
+ * units are kicked); SC_EFULL (an edge of the input is full: backpressure;
+ * nothing applied, try later); SC_EDEAD (the input's unit, or one of its
+ * shards, is dead: those rows are counted undeliverable); SC_ESCHEMA (b's
+ * width is not the input's; nothing applied); SC_ENOENT / SC_EINVAL (not
+ * an input node, NULL); SC_ESHUTDOWN (after shutdown; nothing applied);
+ * SC_ENOMEM. Any host thread.
+ */
+int sc_runtime_submit(struct sc_runtime *rt, int input, struct sc_batch *b);
+
+/*
+ * sc_runtime_submit_wait - as submit, but waits while it would be SC_EFULL,
+ * up to timeout_ns (0: for ever); SC_ETIMEDOUT then, with nothing applied.
+ * Wakes when the input's unit takes frames. With workers = 0 it runs queued
+ * turns on this thread while it waits. Any host thread.
+ */
+int sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
+			   uint64_t timeout_ns);
+
+/*
+ * sc_runtime_wait_idle - wait until nothing is queued or running
+ * (timeout_ns 0: for ever). Returns 0; SC_EPANIC with the first panic in
+ * *first (may be NULL) once quiet, if any unit panicked; SC_ETIMEDOUT.
+ * With workers = 0, runs the queued turns on this thread.
+ */
+int sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
+			 struct sc_panic_record *first);
+
+/*
+ * sc_runtime_integral - the integral of output node `output` (summed over
+ * the replicas of a sharded unit), as a new batch (*out; the caller
+ * releases it). Only while idle. Returns 0; SC_EBUSY (not idle); SC_EDEAD
+ * (its unit is dead); SC_EINVAL (not an output node); SC_ENOENT; SC_ENOMEM;
+ * SC_EOVERFLOW.
+ */
+int sc_runtime_integral(struct sc_runtime *rt, int output,
+			struct sc_batch **out);
+
+/*
+ * sc_runtime_on_delta - call fn(ctx, node, delta) after every step of the
+ * unit holding `node` in which its delta was not empty, on the worker that
+ * ran the step (one replica at a time per replica; a sharded node's
+ * replicas each report their share). Only before the first submit. Returns
+ * 0, SC_ESTATE (after a submit), SC_ENOENT, SC_EINVAL.
+ */
+int sc_runtime_on_delta(struct sc_runtime *rt, int node, sc_delta_fn fn,
+			void *ctx);
+
+/*
+ * sc_runtime_check_idle - the invariant of an idle runtime: every edge into
+ * a live unit is empty and every outbox of a live producer is flushed.
+ * Returns 0, SC_EBUSY (not idle), or SC_ESTATE naming the first edge that
+ * breaks it. For tests and for a final check.
+ */
+int sc_runtime_check_idle(struct sc_runtime *rt);
+
+/* sc_runtime_stats - the figures above (counters read atomically; exact
+ * at idle). */
+void sc_runtime_stats(struct sc_runtime *rt, struct sc_runtime_stats *out);
+
+/*
+ * sc_runtime_shutdown - refuse submits from now on, wait until idle, stop
+ * and join the workers. Returns 0, or SC_EPANIC with the first panic in
+ * *first (may be NULL). Integrals stay readable. Idempotent (a second call
+ * returns what the first did).
+ */
+int sc_runtime_shutdown(struct sc_runtime *rt, struct sc_panic_record *first);
+
+/* The executor (to drive with runtime/sim.h when workers = 0, or to
+ * watch with runtime/watchdog.h). */
+struct sc_exec *sc_runtime_exec(struct sc_runtime *rt);
+
+/* The executor unit ids of placement unit `unit`'s replicas: writes at most
+ * max into ids and returns how many there are (0: no such unit). */
+size_t sc_runtime_unit_ids(const struct sc_runtime *rt, uint32_t unit,
+			   uint32_t *ids, size_t max);
+
+#endif /* SC_UNITS_RUNTIME_H */

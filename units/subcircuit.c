@@ -1,0 +1,500 @@
+/*
+ * subcircuit.c - the turn of a sub-circuit unit (see subcircuit.h).
+ */
+#include "units/subcircuit.h"
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/panic.h"
+
+struct in_port {
+	struct sc_edge *edge; /* consumer end */
+	int stream;	      /* fed with its frames */
+	uint32_t peer;	      /* producer unit, or SC_SUBCIRCUIT_HOST */
+	bool gated;	      /* skipped while backpressured */
+	uint64_t mark;	      /* popped count at the last look */
+};
+
+struct out_port {
+	int stream;		/* boundary output */
+	uint32_t key;		/* routing key columns when nedges > 1 */
+	uint32_t nedges;	/* replicas of the consumer */
+	struct sc_edge **edges; /* producer ends */
+	uint32_t *peers;	/* consumer units */
+	uint64_t *marks;	/* pushed count at the last look, per edge */
+	bool gating;		/* its backpressure gates input */
+};
+
+struct sc_subcircuit {
+	struct sc_unit unit; /* first: the executor's handle */
+	char name[SC_UNIT_NAME_MAX];
+	struct sc_circuit *circuit; /* the part */
+	struct in_port *in;
+	size_t nin;
+	struct out_port *out;
+	size_t nout;
+	size_t rr;	      /* the input edge the next poll starts at */
+	uint32_t *nbrs;	      /* neighbours of the last turn */
+	size_t n_nbrs;	      /* how many */
+	size_t cap_nbrs;      /* room: every peer fits */
+	atomic_bool blocked;  /* backpressured at the end of the last turn */
+	struct sc_exec *exec; /* for the death kicks; NULL when detached */
+	void (*host_popped)(void *ctx);
+	void *host_ctx;
+	uint64_t turns;	    /* turns run */
+	uint64_t frames_in; /* frames fed */
+};
+
+static struct sc_subcircuit *
+from_unit(struct sc_unit *u)
+{
+	return (struct sc_subcircuit *)u; /* unit is the first member */
+}
+
+/* --- routing --------------------------------------------------------------
+ */
+
+int
+sc_batch_route(const struct sc_batch *b, uint32_t key, uint32_t n,
+	       struct sc_batch **out)
+{
+	struct sc_batch_builder bld[SC_SUBCIRCUIT_ROUTE_MAX];
+	struct sc_batch *res[SC_SUBCIRCUIT_ROUTE_MAX];
+	uint32_t ncols;
+	uint32_t i;
+	int rc = 0;
+
+	if (!b || !out || n == 0 || n > SC_SUBCIRCUIT_ROUTE_MAX)
+		return sc__fail(SC_EINVAL, "sc_batch_route: %s",
+				n ? "NULL" : "0 shards");
+	ncols = sc_batch_ncols(b);
+	if (key == 0 || key > ncols)
+		return sc__fail(SC_EINVAL,
+				"sc_batch_route: key %u of %u "
+				"columns",
+				key, ncols);
+	for (i = 0; i < n; i++) {
+		sc_batch_builder_init(&bld[i], ncols);
+		res[i] = NULL;
+	}
+	for (size_t r = 0; r < sc_batch_count(b) && !rc; r++) {
+		const uint64_t *row = sc_batch_row(b, r);
+
+		rc = sc_batch_builder_push(&bld[sc_row_hash(row, key) % n], row,
+					   ncols, sc_batch_weight(b, r));
+	}
+	for (i = 0; i < n && !rc; i++)
+		if (sc_batch_builder_count(&bld[i]))
+			rc = sc_batch_builder_finish(&bld[i], &res[i]);
+	for (i = 0; i < n; i++) {
+		sc_batch_builder_fini(&bld[i]);
+		if (rc)
+			sc_batch_release(res[i]);
+		else
+			out[i] = res[i];
+	}
+	return rc;
+}
+
+/* --- the turn ----------------------------------------------------------------
+ */
+
+/* Flush every outbox that has room; then whether a gating edge is still
+ * backpressured. */
+static bool
+flush_outboxes(struct sc_subcircuit *s)
+{
+	bool blocked = false;
+
+	for (size_t i = 0; i < s->nout; i++) {
+		struct out_port *o = &s->out[i];
+
+		for (uint32_t j = 0; j < o->nedges; j++) {
+			if (sc_edge_has_outbox(o->edges[j]))
+				(void)sc_edge_flush(o->edges[j]); /* EFULL and
+								     EDEAD are
+								     fine */
+			if (o->gating && sc_edge_backpressured(o->edges[j]))
+				blocked = true;
+		}
+	}
+	return blocked;
+}
+
+static bool
+readable(const struct in_port *p, bool blocked)
+{
+	return !(blocked && p->gated);
+}
+
+/* Feed one frame (owned) to the circuit; panics on a feed error. */
+static void
+feed_frame(struct sc_subcircuit *s, int stream, struct sc_batch *b)
+{
+	int rc = sc_circuit_feed(s->circuit, stream, b);
+
+	sc_batch_release(b);
+	if (rc)
+		sc_panic("unit %s: feed of stream %d failed: %s: %s", s->name,
+			 stream, sc_errname(rc), sc_errmsg());
+	s->frames_in++;
+}
+
+/* Poll at most budget frames round-robin over the readable input edges. */
+static uint32_t
+poll_inputs(struct sc_subcircuit *s, uint32_t budget, bool blocked)
+{
+	uint32_t polled = 0;
+	size_t idle = 0; /* edges in a row that gave nothing */
+
+	while (polled < budget && idle < s->nin) {
+		struct in_port *p = &s->in[s->rr];
+		struct sc_batch *b = NULL;
+		size_t n = 0;
+
+		s->rr = (s->rr + 1) % s->nin;
+		if (!readable(p, blocked) ||
+		    sc_edge_poll(p->edge, 1, &b, &n) != 0 || n == 0) {
+			idle++;
+			continue;
+		}
+		idle = 0;
+		polled++;
+		feed_frame(s, p->stream, b);
+	}
+	return polled;
+}
+
+/* Send one output delta (owned) on an edge; panics on a hard error. */
+static void
+send_frame(struct sc_subcircuit *s, struct sc_edge *e, struct sc_batch *b)
+{
+	int rc = sc_edge_send(e, b);
+
+	if (rc == 0 || rc == SC_EFULL || rc == SC_EDEAD)
+		return; /* the edge owns it (EDEAD: counted undeliverable) */
+	sc_batch_release(b);
+	sc_panic("unit %s: send failed: %s: %s", s->name, sc_errname(rc),
+		 sc_errmsg());
+}
+
+static void
+send_outputs(struct sc_subcircuit *s)
+{
+	for (size_t i = 0; i < s->nout; i++) {
+		struct out_port *o = &s->out[i];
+		struct sc_batch *d = NULL, *parts[SC_SUBCIRCUIT_ROUTE_MAX];
+		int rc = sc_circuit_delta(s->circuit, o->stream, &d);
+
+		if (rc)
+			sc_panic("unit %s: delta of stream %d: %s: %s", s->name,
+				 o->stream, sc_errname(rc), sc_errmsg());
+		if (sc_batch_count(d) == 0) {
+			sc_batch_release(d);
+			continue;
+		}
+		if (o->nedges == 1) {
+			send_frame(s, o->edges[0], d);
+			continue;
+		}
+		rc = sc_batch_route(d, o->key, o->nedges, parts);
+		sc_batch_release(d);
+		if (rc)
+			sc_panic("unit %s: routing stream %d: %s: %s", s->name,
+				 o->stream, sc_errname(rc), sc_errmsg());
+		for (uint32_t j = 0; j < o->nedges; j++)
+			if (parts[j])
+				send_frame(s, o->edges[j], parts[j]);
+	}
+}
+
+static void
+add_nbr(struct sc_subcircuit *s, uint32_t id)
+{
+	for (size_t i = 0; i < s->n_nbrs; i++)
+		if (s->nbrs[i] == id)
+			return;
+	s->nbrs[s->n_nbrs++] = id; /* cap_nbrs counts every peer */
+}
+
+/* Frames moved on every end since the last look; neighbours of those. */
+static uint64_t
+tally(struct sc_subcircuit *s, bool *host_popped)
+{
+	uint64_t progress = 0;
+
+	s->n_nbrs = 0;
+	for (size_t i = 0; i < s->nin; i++) {
+		struct in_port *p = &s->in[i];
+		uint64_t m = sc_edge_moved(p->edge, SC_EDGE_CONSUMER, &p->mark);
+
+		if (!m)
+			continue;
+		progress += m;
+		if (p->peer == SC_SUBCIRCUIT_HOST)
+			*host_popped = true;
+		else
+			add_nbr(s, p->peer);
+	}
+	for (size_t i = 0; i < s->nout; i++) {
+		struct out_port *o = &s->out[i];
+
+		for (uint32_t j = 0; j < o->nedges; j++) {
+			uint64_t m = sc_edge_moved(
+			    o->edges[j], SC_EDGE_PRODUCER, &o->marks[j]);
+
+			progress += m;
+			if (m)
+				add_nbr(s, o->peers[j]);
+		}
+	}
+	return progress;
+}
+
+static bool
+input_left(const struct sc_subcircuit *s, bool blocked)
+{
+	for (size_t i = 0; i < s->nin; i++)
+		if (readable(&s->in[i], blocked) &&
+		    sc_edge_pending(s->in[i].edge) > 0)
+			return true;
+	return false;
+}
+
+static struct sc_turn
+sub_turn(struct sc_unit *self, uint32_t budget)
+{
+	struct sc_subcircuit *s = from_unit(self);
+	bool blocked = flush_outboxes(s), host_popped = false;
+	uint32_t polled = poll_inputs(s, budget, blocked);
+	struct sc_turn t = {0, false};
+	uint64_t progress;
+
+	s->turns++;
+	if (polled) {
+		int rc = sc_circuit_step(s->circuit);
+
+		if (rc)
+			sc_panic("unit %s: step failed: %s: %s", s->name,
+				 sc_errname(rc), sc_errmsg());
+		send_outputs(s);
+		/* The sends may have pushed a gating outbox past its bound:
+		 * then the rest of the gated input waits for the consumer's
+		 * kick, and is not `more`. */
+		blocked = false;
+		for (size_t i = 0; i < s->nout && !blocked; i++)
+			for (uint32_t j = 0; j < s->out[i].nedges; j++)
+				if (s->out[i].gating &&
+				    sc_edge_backpressured(s->out[i].edges[j]))
+					blocked = true;
+	}
+	atomic_store_explicit(&s->blocked, blocked, memory_order_relaxed);
+	progress = tally(s, &host_popped);
+	t.progress = progress > UINT32_MAX ? UINT32_MAX : (uint32_t)progress;
+	t.more = polled == budget && input_left(s, blocked);
+	if (host_popped && s->host_popped)
+		s->host_popped(s->host_ctx);
+	return t;
+}
+
+static size_t
+sub_neighbours(struct sc_unit *self, uint32_t *out, size_t max)
+{
+	struct sc_subcircuit *s = from_unit(self);
+
+	for (size_t i = 0; i < s->n_nbrs && i < max; i++)
+		out[i] = s->nbrs[i];
+	return s->n_nbrs;
+}
+
+static bool
+sub_has_pending(const struct sc_unit *self)
+{
+	const struct sc_subcircuit *s = (const struct sc_subcircuit *)self;
+	bool blocked = atomic_load_explicit(&s->blocked, memory_order_relaxed);
+
+	return input_left(s, blocked);
+}
+
+static const char *
+sub_name(const struct sc_unit *self)
+{
+	return ((const struct sc_subcircuit *)self)->name;
+}
+
+static void
+sub_destroy(struct sc_unit *self)
+{
+	sc_subcircuit_destroy(from_unit(self));
+}
+
+static const struct sc_unit_ops sub_ops = {
+    .turn = sub_turn,
+    .neighbours = sub_neighbours,
+    .has_pending = sub_has_pending,
+    .name = sub_name,
+    .destroy = sub_destroy,
+};
+
+/* --- life -------------------------------------------------------------------
+ */
+
+static void
+free_ports(struct sc_subcircuit *s)
+{
+	for (size_t i = 0; s->out && i < s->nout; i++) {
+		free(s->out[i].edges);
+		free(s->out[i].peers);
+		free(s->out[i].marks);
+	}
+	free(s->out);
+	free(s->in);
+	free(s->nbrs);
+}
+
+static int
+copy_outs(struct sc_subcircuit *s, const struct sc_subcircuit_desc *d)
+{
+	size_t peers = d->nin;
+
+	s->out = calloc(d->nout ? d->nout : 1, sizeof(*s->out));
+	if (!s->out)
+		return SC_ENOMEM;
+	s->nout = d->nout;
+	for (size_t i = 0; i < d->nout; i++) {
+		const struct sc_subcircuit_out *o = &d->out[i];
+		struct out_port *p = &s->out[i];
+
+		if (o->nedges == 0 || o->nedges > SC_SUBCIRCUIT_ROUTE_MAX ||
+		    !o->edges || !o->peers || (o->nedges > 1 && o->key == 0))
+			return sc__fail(SC_EINVAL,
+					"sc_subcircuit_create: '%s': output "
+					"stream %d has %u edges, key %u",
+					d->name, o->stream, o->nedges, o->key);
+		p->stream = o->stream;
+		p->key = o->key;
+		p->nedges = o->nedges;
+		p->gating = o->gating;
+		p->edges = malloc(o->nedges * sizeof(*p->edges));
+		p->peers = malloc(o->nedges * sizeof(*p->peers));
+		p->marks = calloc(o->nedges, sizeof(*p->marks));
+		if (!p->edges || !p->peers || !p->marks)
+			return SC_ENOMEM;
+		memcpy(p->edges, o->edges, o->nedges * sizeof(*p->edges));
+		memcpy(p->peers, o->peers, o->nedges * sizeof(*p->peers));
+		peers += o->nedges;
+	}
+	s->cap_nbrs = peers;
+	s->nbrs = malloc((peers ? peers : 1) * sizeof(*s->nbrs));
+	return s->nbrs ? 0 : SC_ENOMEM;
+}
+
+static int
+copy_ins(struct sc_subcircuit *s, const struct sc_subcircuit_desc *d)
+{
+	s->in = calloc(d->nin ? d->nin : 1, sizeof(*s->in));
+	if (!s->in)
+		return SC_ENOMEM;
+	s->nin = d->nin;
+	for (size_t i = 0; i < d->nin; i++) {
+		if (!d->in[i].edge)
+			return sc__fail(SC_EINVAL,
+					"sc_subcircuit_create: '%s': input "
+					"%zu has no edge",
+					d->name, i);
+		s->in[i].edge = d->in[i].edge;
+		s->in[i].stream = d->in[i].stream;
+		s->in[i].peer = d->in[i].peer;
+		s->in[i].gated = d->in[i].gated;
+	}
+	return 0;
+}
+
+int
+sc_subcircuit_create(const struct sc_subcircuit_desc *d,
+		     struct sc_subcircuit **out)
+{
+	struct sc_subcircuit *s;
+	int rc;
+
+	if (!d || !out || !d->graph || !d->nodes || d->nnodes == 0 ||
+	    (d->nin && !d->in) || (d->nout && !d->out))
+		return sc__fail(SC_EINVAL, "sc_subcircuit_create: NULL or "
+					   "empty description");
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return sc__fail(SC_ENOMEM, "sc_subcircuit_create");
+	s->unit.ops = &sub_ops;
+	snprintf(s->name, sizeof(s->name), "%s", d->name ? d->name : "unit");
+	s->exec = d->exec;
+	s->host_popped = d->host_popped;
+	s->host_ctx = d->host_ctx;
+	atomic_init(&s->blocked, false);
+	rc = copy_ins(s, d);
+	if (!rc)
+		rc = copy_outs(s, d);
+	if (rc == SC_ENOMEM)
+		rc = sc__fail(SC_ENOMEM, "sc_subcircuit_create: '%s'", s->name);
+	if (!rc)
+		rc = sc_circuit_create_part(d->graph, d->nodes, d->nnodes,
+					    &s->circuit);
+	if (rc) {
+		free_ports(s);
+		free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+void
+sc_subcircuit_destroy(struct sc_subcircuit *s)
+{
+	if (!s)
+		return;
+	/* Frames addressed to this unit are undeliverable from now on. */
+	for (size_t i = 0; i < s->nin; i++)
+		sc_edge_close(s->in[i].edge);
+	/* Producers waiting for room in these edges would wait for ever:
+	 * kick them, so they see the close and drop their outboxes. */
+	for (size_t i = 0; s->exec && i < s->nin; i++)
+		if (s->in[i].peer != SC_SUBCIRCUIT_HOST)
+			(void)sc_exec_kick(s->exec, s->in[i].peer);
+	sc_circuit_destroy(s->circuit);
+	free_ports(s);
+	free(s);
+}
+
+struct sc_unit *
+sc_subcircuit_unit(struct sc_subcircuit *s)
+{
+	return s ? &s->unit : NULL;
+}
+
+struct sc_circuit *
+sc_subcircuit_circuit(struct sc_subcircuit *s)
+{
+	return s ? s->circuit : NULL;
+}
+
+void
+sc_subcircuit_detach(struct sc_subcircuit *s)
+{
+	if (s)
+		s->exec = NULL;
+}
+
+uint64_t
+sc_subcircuit_turns(const struct sc_subcircuit *s)
+{
+	return s ? s->turns : 0;
+}
+
+uint64_t
+sc_subcircuit_frames_in(const struct sc_subcircuit *s)
+{
+	return s ? s->frames_in : 0;
+}

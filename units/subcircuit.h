@@ -1,0 +1,151 @@
+/*
+ * subcircuit.h - a unit that runs a synchronous sub-circuit between edges.
+ *
+ * One sub-circuit unit is the circuit of a part of a graph (circuit.h,
+ * sc_circuit_create_part) with the consumer ends of its input edges and
+ * the producer ends of its output edges around it. units/runtime.c builds
+ * one per unit (per shard) of a placement; this module is the turn.
+ *
+ * A turn (budget b):
+ *   1. flush every output edge's outbox that has room now;
+ *   2. poll at most b frames, one at a time round-robin over the input
+ *      edges (starting after the edge the last turn stopped at, so no edge
+ *      starves), and feed each to the circuit by its stream id: frames fed
+ *      to one stream before a step add, and every operator is a function
+ *      of its input's integral, so it does not matter how frames are
+ *      grouped into steps;
+ *   3. if anything was fed, step the circuit once and send the delta of
+ *      every boundary output to its edge(s): routed by a hash of the key
+ *      columns when the consumer is sharded (exchange), whole otherwise;
+ *   4. progress = frames popped + frames pushed (edge traffic counters),
+ *      neighbours = the units across every edge that moved, both ways.
+ *
+ * more: the turn polled a full budget and an input edge it may read still
+ * holds frames (kicks coalesce, so a unit must drain what one kick
+ * announced). A full output edge is NOT more: the consumer's pop kicks
+ * this unit back (unit.h).
+ *
+ * Backpressure. When an output edge marked `gating` is backpressured
+ * (sc_edge_backpressured) after the flush, the turn does not read the
+ * input edges marked `gated`. The runtime marks as gating/gated exactly the
+ * edges that leave/enter this unit's strongly connected component of the
+ * unit graph (and every host edge is gated): inside a cycle of units, a
+ * unit that stopped reading because its consumer is full, whose consumer
+ * stopped for the same reason, would deadlock; across components the unit
+ * graph is a DAG, where backpressure always ends at a sink that reads.
+ * Outboxes of edges inside a cycle are therefore not bounded by the
+ * outbox bound, only by the data in flight.
+ *
+ * A failure of the circuit (a step or feed error: a user callback's code,
+ * SC_EOVERFLOW, SC_ENOMEM) becomes a panic of this unit (sc_panic), with
+ * the error's name and message: the unit dies, the others go on. When a
+ * unit is destroyed it closes its input edges (frames addressed to it are
+ * undeliverable from then on) and, if it has an executor, kicks the units
+ * that produce into it, so they notice the close, drop their outboxes and
+ * stop waiting for room that will never come.
+ *
+ * has_pending (for the watchdog) says an input edge the unit would read
+ * holds frames; it reads atomics only.
+ *
+ * Threads: as unit.h says. The circuit is touched only by the unit's
+ * owner; sc_subcircuit_circuit is for the runtime's host thread while the
+ * executor is idle (the executor's lock orders it after every turn).
+ */
+#ifndef SC_UNITS_SUBCIRCUIT_H
+#define SC_UNITS_SUBCIRCUIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "operators/circuit.h"
+#include "operators/graph.h"
+#include "runtime/executor.h"
+#include "runtime/unit.h"
+#include "units/edge.h"
+
+struct sc_subcircuit;
+
+/* The most edges one output stream fans out to (replicas of a sharded
+ * consumer; placement.h's SC_PLACEMENT_MAX_SHARDS). */
+#define SC_SUBCIRCUIT_ROUTE_MAX 64
+
+/* The producer of a host edge: nobody to kick. */
+#define SC_SUBCIRCUIT_HOST UINT32_MAX
+
+/* One input edge (the unit holds its consumer end). */
+struct sc_subcircuit_in {
+	struct sc_edge *edge; /* borrowed; outlives the unit */
+	int stream;	      /* the graph stream its frames feed */
+	uint32_t peer;	      /* producer unit id, or SC_SUBCIRCUIT_HOST */
+	bool gated;	      /* not read while the unit is backpressured */
+};
+
+/* One boundary output stream and the edges it goes out on (the unit holds
+ * their producer ends): one per replica of the consumer unit. */
+struct sc_subcircuit_out {
+	int stream;		      /* a stream the part produces */
+	uint32_t key;		      /* routing key columns (nedges > 1) */
+	uint32_t nedges;	      /* >= 1 */
+	struct sc_edge *const *edges; /* borrowed, nedges */
+	const uint32_t *peers;	      /* consumer unit ids, nedges */
+	bool gating;		      /* backpressure here stops gated input */
+};
+
+/* What to build (all copied but the edges and the graph). */
+struct sc_subcircuit_desc {
+	const char *name;		     /* for logs and panics */
+	struct sc_graph *graph;		     /* must outlive the unit */
+	const int *nodes;		     /* the part's node ids */
+	size_t nnodes;			     /* >= 1 */
+	const struct sc_subcircuit_in *in;   /* input edges */
+	size_t nin;			     /* how many */
+	const struct sc_subcircuit_out *out; /* output streams */
+	size_t nout;			     /* how many */
+	struct sc_exec *exec; /* kicks producers when this unit dies; may
+				 be NULL */
+	/* Called at the end of a turn that took frames from a host edge (on
+	 * the worker), so a host blocked on a full input can retry. May be
+	 * NULL. */
+	void (*host_popped)(void *ctx);
+	void *host_ctx;
+};
+
+/*
+ * sc_subcircuit_create - build the part's circuit and the unit. Returns 0
+ * and *out (the caller adds sc_subcircuit_unit(*out) to an executor, which
+ * then owns it, or frees it with sc_subcircuit_destroy); SC_EINVAL (NULL,
+ * no node, an out stream of 0 edges, an in/out stream the part does not
+ * read/produce); SC_ENOMEM; or an error of sc_circuit_create_part.
+ */
+int sc_subcircuit_create(const struct sc_subcircuit_desc *d,
+			 struct sc_subcircuit **out);
+
+/* sc_subcircuit_destroy - what the unit's destroy does (see the top). For
+ * a unit never added to an executor. NULL is allowed. */
+void sc_subcircuit_destroy(struct sc_subcircuit *s);
+
+/* The unit to add to an executor. */
+struct sc_unit *sc_subcircuit_unit(struct sc_subcircuit *s);
+
+/* The unit's circuit (see Threads above). */
+struct sc_circuit *sc_subcircuit_circuit(struct sc_subcircuit *s);
+
+/* sc_subcircuit_detach - forget the executor: the destroy will kick
+ * nobody (the runtime calls it before tearing the executor down). */
+void sc_subcircuit_detach(struct sc_subcircuit *s);
+
+/* Turns run and frames fed so far (owner's thread, or at idle). */
+uint64_t sc_subcircuit_turns(const struct sc_subcircuit *s);
+uint64_t sc_subcircuit_frames_in(const struct sc_subcircuit *s);
+
+/*
+ * sc_batch_route - split `b` into n batches by sc_row_hash of each row's
+ * first `key` columns mod n: out[i] gets the rows of shard i, or NULL when
+ * it has none. n >= 1, key 1..ncols. Returns 0 (the caller releases each
+ * out[i]), SC_EINVAL, SC_ENOMEM (nothing written). Any thread.
+ */
+int sc_batch_route(const struct sc_batch *b, uint32_t key, uint32_t n,
+		   struct sc_batch **out);
+
+#endif /* SC_UNITS_SUBCIRCUIT_H */
