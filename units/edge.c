@@ -3,10 +3,12 @@
  *
  * See edge.h for the design. Layout: the fields each end writes sit on a
  * cache line of their own, so the producer's stores do not evict the
- * consumer's line and back; each end also keeps a private copy of the
- * other end's counter and reloads it only when that copy says "full" (the
- * producer) or "empty" (the consumer), so in a steady stream most calls
- * read nothing the other core writes besides ck's own index.
+ * consumer's line and back. In a steady stream the ends exchange only what
+ * a raw ck_ring exchanges (its two indices): the consumer learns what is
+ * there from ck's producer index, which its dequeues read anyway; nobody
+ * but a watchdog reads `pushed`; and the producer keeps a private copy of
+ * `popped` (stored once per poll) and reloads it only when that copy says
+ * the edge is full, about once per `capacity` frames.
  */
 #include "units/edge.h"
 
@@ -45,7 +47,6 @@ struct sc_edge {
 	 * which holds `drainer`). */
 	alignas(SC_EDGE_LINE) _Atomic uint64_t popped; /* frames out of ring */
 	_Atomic uint64_t rows_popped;		       /* their rows */
-	uint64_t pushed_seen; /* consumer's last look at pushed */
 };
 
 static bool
@@ -98,7 +99,7 @@ sc_edge_create(const struct sc_edge_opts *opts, struct sc_edge **out)
 /* --- the ring, through our counters --------------------------------------
  */
 
-static struct ck_ring_buffer *
+static inline struct ck_ring_buffer *
 slot_of(struct sc_edge *e, uint64_t index)
 {
 	return &e->slots[index & e->mask];
@@ -106,7 +107,7 @@ slot_of(struct sc_edge *e, uint64_t index)
 
 /* Whether the producer may push one frame: reload popped only when the
  * cached copy says the ring is full. Producer end. */
-static bool
+static inline bool
 ring_has_room(struct sc_edge *e)
 {
 	uint64_t p = atomic_load_explicit(&e->pushed, memory_order_relaxed);
@@ -117,28 +118,41 @@ ring_has_room(struct sc_edge *e)
 	return p - e->popped_seen < e->capacity;
 }
 
-/* Push one frame; ring_has_room must have said yes. Producer end. */
-static void
+/*
+ * Push one frame; ring_has_room must have said yes. Producer end. The
+ * push is ck's reserve/commit pair rather than ck_ring_enqueue_spsc, so
+ * that the TSan release can sit between the slot write and the index
+ * store that publishes it (inside enqueue_spsc there is no such point).
+ */
+static inline void
 ring_push(struct sc_edge *e, struct sc_batch *b)
 {
 	uint64_t p = atomic_load_explicit(&e->pushed, memory_order_relaxed);
+	/* Read from b before the commit: from then on the consumer may
+	 * already have released it. */
 	uint64_t rows =
-	    atomic_load_explicit(&e->rows_pushed, memory_order_relaxed);
-	struct ck_ring_buffer *slot = slot_of(e, p);
+	    atomic_load_explicit(&e->rows_pushed, memory_order_relaxed) +
+	    sc_batch_count(b);
+	struct ck_ring_buffer *slot =
+	    ck_ring_enqueue_reserve_spsc(&e->ring, e->slots);
 
-	sc__tsan_acquire(slot);
-	sc__tsan_release(slot);
-	if (!ck_ring_enqueue_spsc(&e->ring, e->slots, b))
+	if (!slot)
 		abort(); /* the ring has twice the room our counters allow */
-	atomic_store_explicit(&e->rows_pushed, rows + sc_batch_count(b),
-			      memory_order_relaxed);
+	sc__tsan_acquire(slot); /* the consumer's read of its last lap */
+	slot->value = b;
+	sc__tsan_release(slot); /* this write, and the batch behind it */
+	/* Count before the commit, so that popped <= pushed always holds
+	 * (pending is never negative); for an instant pending counts a frame
+	 * the consumer cannot see yet, which a watchdog tolerates. */
+	atomic_store_explicit(&e->rows_pushed, rows, memory_order_relaxed);
 	atomic_store_explicit(&e->pushed, p + 1, memory_order_release);
+	ck_ring_enqueue_commit_spsc(&e->ring);
 }
 
 /* Pop frames [from, to) into out (if not NULL; else release them and count
  * them undeliverable), then publish the new popped count. The caller is
  * the only one popping. Returns the rows popped. */
-static uint64_t
+static inline uint64_t
 ring_pop(struct sc_edge *e, uint64_t from, uint64_t to, struct sc_batch **out)
 {
 	uint64_t rows = 0;
@@ -179,25 +193,28 @@ count_undeliverable(struct sc_edge *e, uint64_t frames, uint64_t rows)
  * Release every frame in the ring of a closed edge. Two ends may call this
  * at once (the closer, and the producer once it has seen the close), so
  * the one that wins `drainer` pops; the other leaves. The winner looks at
- * `pushed` again after letting go, so a frame the loser pushed before it
+ * the ring again after letting go, so a frame the loser pushed before it
  * tried is not stranded (the seq_cst fence on the producer's side, before
- * it tries, orders its pushes before that look).
+ * it tries, orders its pushes before that look). Should one still slip
+ * through, it is counted as undeliverable while it waits (see
+ * sc_edge_undeliverable) and released by the producer's next call or by
+ * destroy: never dropped in silence.
  */
 static void
 drain_closed(struct sc_edge *e)
 {
 	for (;;) {
 		int idle = 0;
-		uint64_t c, p, rows;
+		uint64_t c, n, rows;
 
 		if (!atomic_compare_exchange_strong(&e->drainer, &idle, 1))
 			return;
 		c = atomic_load(&e->popped);
-		p = atomic_load(&e->pushed);
-		rows = ring_pop(e, c, p, NULL);
-		count_undeliverable(e, p - c, rows);
+		n = ck_ring_size(&e->ring);
+		rows = ring_pop(e, c, c + n, NULL);
+		count_undeliverable(e, n, rows);
 		atomic_store(&e->drainer, 0);
-		if (atomic_load(&e->pushed) == p)
+		if (ck_ring_size(&e->ring) == 0)
 			return;
 	}
 }
@@ -241,7 +258,7 @@ sc_edge_is_closed(const struct sc_edge *e)
  */
 
 /* Move the outbox into the ring if there is room. Returns 0 or SC_EFULL. */
-static int
+static inline int
 outbox_flush(struct sc_edge *e)
 {
 	if (!e->outbox)
@@ -331,6 +348,18 @@ sc_edge_backpressured(const struct sc_edge *e)
 		   (uint64_t)e->outbox_bound;
 }
 
+uint32_t
+sc_edge_room(struct sc_edge *e)
+{
+	uint64_t p;
+
+	if (!e || e->outbox)
+		return 0;
+	p = atomic_load_explicit(&e->pushed, memory_order_relaxed);
+	e->popped_seen = atomic_load_explicit(&e->popped, memory_order_acquire);
+	return e->capacity - (uint32_t)(p - e->popped_seen);
+}
+
 size_t
 sc_edge_outbox_rows(const struct sc_edge *e)
 {
@@ -358,16 +387,16 @@ sc_edge_poll(struct sc_edge *e, size_t max, struct sc_batch **out, size_t *n)
 				max ? "NULL argument" : "max is 0");
 	if (atomic_load_explicit(&e->closed, memory_order_acquire))
 		return sc__fail(SC_EDEAD, "sc_edge_poll: the edge is closed");
-	c = atomic_load_explicit(&e->popped, memory_order_relaxed);
-	avail = e->pushed_seen - c;
-	if (avail < max) {
-		e->pushed_seen =
-		    atomic_load_explicit(&e->pushed, memory_order_acquire);
-		avail = e->pushed_seen - c;
-	}
+	/* How many frames are there, from ck's indices: the same cache line
+	 * the dequeues read next, so knowing costs no extra transfer. TSan
+	 * cannot see that load; the slot annotations in ring_pop carry the
+	 * hand-off for it. */
+	avail = ck_ring_size(&e->ring);
 	k = avail < max ? avail : max;
-	if (k)
+	if (k) {
+		c = atomic_load_explicit(&e->popped, memory_order_relaxed);
 		ring_pop(e, c, c + k, out);
+	}
 	*n = (size_t)k;
 	return 0;
 }
@@ -382,8 +411,8 @@ sc_edge_pending(const struct sc_edge *e)
 
 	if (!e)
 		return 0;
-	/* popped first: pushed only grows, so the difference is never
-	 * negative. */
+	/* popped first: pushed only grows and popped never passes it, so
+	 * the difference is never negative. */
 	c = atomic_load_explicit(&e->popped, memory_order_acquire);
 	p = atomic_load_explicit(&e->pushed, memory_order_acquire);
 	return p - c;
@@ -450,13 +479,12 @@ sc_edge_traffic(const struct sc_edge *e, struct sc_edge_traffic *out)
 void
 sc_edge_destroy(struct sc_edge *e)
 {
-	uint64_t c, p;
+	uint64_t c;
 
 	if (!e)
 		return;
 	c = atomic_load(&e->popped);
-	p = atomic_load(&e->pushed);
-	ring_pop(e, c, p, NULL);
+	ring_pop(e, c, c + ck_ring_size(&e->ring), NULL);
 	sc_batch_release(e->outbox);
 	free(e->slots);
 	free(e);

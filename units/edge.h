@@ -7,22 +7,27 @@
  * thing that crosses threads.
  *
  * The queue. Frames travel through a Concurrency Kit ring (ck_ring, the
- * spsc pointer variant). The edge keeps its own two counters beside it,
- * frames pushed (written by the producer end only) and frames popped
- * (written by the consumer end only), as C11 atomics. They are the
- * traffic counters a turn derives its progress from, they answer
- * sc_edge_pending from any thread, and they are also what gates each end:
- * the producer pushes only while pushed - popped < capacity, the consumer
- * pops only up to the pushed count it loaded (acquire). The ck ring is made
- * twice the capacity, so its own full check never decides anything. Why
- * gate on our counters and not on ck's indices: ck reads and writes its
- * indices with inline assembly, which ThreadSanitizer cannot see, so a TSan
- * build would report the slot hand-off (and the batch behind it) as a race.
- * Through our counters the same hand-off is a C11 release/acquire pair that
- * TSan understands, in both directions (a slot is reused only after the
- * consumer's popped store that follows its read). tsan_int.h adds explicit
- * annotations on the slot hand-off as well, so the TSan view says what the
- * code means even where the counters are read from a cached copy.
+ * spsc pointer variant: reserve/commit to push, dequeue to pop). The edge
+ * keeps its own two counters beside it, frames pushed (written by the
+ * producer end only) and frames popped (written by the consumer end only,
+ * once per poll), as C11 atomics. They are the traffic counters a turn
+ * derives its progress from and what sc_edge_pending reads from any
+ * thread, and `popped` is also what bounds the producer: it pushes only
+ * while pushed - popped < capacity. The ck ring is made twice the
+ * capacity, so ck's own full check never decides anything. The consumer
+ * learns how many frames are there from ck's producer index, which its
+ * dequeues read anyway, so in a steady stream the two cores exchange no
+ * more cache lines than a raw ck_ring does.
+ *
+ * ThreadSanitizer cannot see ck's index loads and stores (inline
+ * assembly), so to TSan the slot written by the producer and read by the
+ * consumer, and the batch behind it, would look unordered: a false race on
+ * every frame. tsan_int.h annotates that hand-off (a release on the slot
+ * between its write and ck's commit, an acquire before the dequeue); the
+ * way back (a slot reused on the next lap) is ordered by the `popped`
+ * counter, which TSan sees. Without the annotations the TSan driver
+ * (tests/units/tsan_edge.c) reports the race; with them it is clean, and
+ * it did find a real one: reading a batch after its commit.
  *
  * Capacity is in frames and must be a power of two (ck_ring's indexing is
  * a mask), at least 1 and at most 2^30; anything else is SC_EINVAL.
@@ -164,6 +169,14 @@ int sc_edge_flush(struct sc_edge *e);
  * succeeds. False for NULL. Producer end.
  */
 bool sc_edge_backpressured(const struct sc_edge *e);
+
+/*
+ * sc_edge_room - frames that sc_edge_send would push into the ring right
+ * now (capacity - pending), or 0 while an outbox waits. The consumer can
+ * only add room meanwhile, so a producer that sends at most this many
+ * frames never fills its outbox. 0 for NULL. Producer end.
+ */
+uint32_t sc_edge_room(struct sc_edge *e);
 
 /* sc_edge_outbox_rows - rows waiting in the outbox (0 when none). Any
  * thread (a relaxed atomic; exact on the producer's own thread). */

@@ -4,16 +4,19 @@
  * Concurrency Kit reads and writes its ring indices with inline assembly,
  * which ThreadSanitizer does not instrument: to TSan, the producer's write
  * of a ring slot and the consumer's read of it are unordered, and so are
- * the writes into the batch behind it. edge.c orders both ends through its
- * own C11 counters, which TSan does see; these annotations state the same
- * hand-off at the slot itself, so a TSan report is never a false race on
- * ck's account:
+ * the writes into the batch behind it. These annotations state the
+ * hand-off at the slot itself (edge.c):
  *
- *   producer: sc__tsan_acquire(slot) once the slot is known free (the
- *             consumer released it), then sc__tsan_release(slot) before
- *             the enqueue that publishes it;
- *   consumer: sc__tsan_acquire(slot) once the slot is known full, then
- *             sc__tsan_release(slot) after the dequeue that read it.
+ *   producer: reserve the slot (ck), sc__tsan_acquire(slot) (the
+ *             consumer's read of it, one lap ago), write it,
+ *             sc__tsan_release(slot), then commit (ck publishes it);
+ *   consumer: sc__tsan_acquire(slot) once ck says it is full, dequeue,
+ *             then sc__tsan_release(slot) before the popped counter that
+ *             lets the producer reuse it.
+ *
+ * The release sits after the write and before the publishing store, and
+ * the acquire after the consumer saw that store, so the annotations claim
+ * no ordering the hardware does not give.
  *
  * In a build without TSan they are empty inline functions. This header is
  * the only place that tests for the sanitizer (STYLE.md rule 11: no #ifdef

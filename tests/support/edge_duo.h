@@ -12,6 +12,9 @@
  * two arrays are equal, which is an exact check (sums of int64 weights of
  * a small domain, no wraparound at these sizes).
  *
+ * Also here: the close race (edge_close_duo_run), where the consumer
+ * closes the edge after some frames while the producer goes on sending.
+ *
  * Header-only (static functions), shared by tests/units/test_edge.c (a
  * Criterion test with a timeout) and tests/units/tsan_edge.c (the plain
  * driver the ThreadSanitizer pass runs).
@@ -216,6 +219,140 @@ edge_duo_run(struct edge_duo *d)
 			(unsigned long long)d->seed,
 			(unsigned long long)d->frames_sent,
 			(unsigned long long)d->frames_got);
+		return 1;
+	}
+	return 0;
+}
+
+/* --- the close race: the consumer dies while the producer sends -------- */
+
+struct edge_close_duo {
+	uint64_t seed;		/* the producer's random frames */
+	uint64_t close_after;	/* frames the consumer takes, then closes */
+	uint32_t capacity;	/* the edge's capacity */
+	uint64_t sends;		/* sends made (pushed, or refused dead) */
+	uint64_t rows_sent;	/* their rows */
+	uint64_t got, rows_got; /* frames and rows the consumer took */
+	int error;		/* first unexpected code, or 0 */
+	struct sc_edge *edge;
+};
+
+static void *
+edge_close_producer(void *arg)
+{
+	struct edge_close_duo *d = arg;
+	struct edge_duo shape = {.rows_per_frame = 4};
+	struct sc_rng r;
+	uint64_t start = edge_duo_now_ns();
+
+	sc_rng_seed(&r, d->seed);
+	for (;;) {
+		struct sc_batch *b;
+		uint64_t rows;
+		int rc;
+
+		/* Never into the outbox: each send is then one ring frame or
+		 * one refused frame, and the books balance by frames. */
+		if (sc_edge_room(d->edge) == 0) {
+			if (edge_duo_now_ns() - start > 20000000000ull) {
+				d->error = SC_ETIMEDOUT;
+				return NULL;
+			}
+			sched_yield();
+			continue;
+		}
+		b = edge_duo_frame(&shape, &r);
+		if (!b) {
+			d->error = SC_ENOMEM;
+			return NULL;
+		}
+		rows = sc_batch_count(b);
+		rc = sc_edge_send(d->edge, b);
+		if (rc != 0 && rc != SC_EDEAD) {
+			d->error = rc;
+			sc_batch_release(b);
+			return NULL;
+		}
+		d->sends++;
+		d->rows_sent += rows;
+		if (rc == SC_EDEAD)
+			return NULL;
+	}
+}
+
+static void *
+edge_close_consumer(void *arg)
+{
+	struct edge_close_duo *d = arg;
+	struct sc_batch *out[8];
+
+	while (d->got < d->close_after) {
+		size_t n = 0, want = d->close_after - d->got;
+		int rc = sc_edge_poll(d->edge, want < 8 ? want : 8, out, &n);
+
+		if (rc) {
+			d->error = rc;
+			return NULL;
+		}
+		for (size_t i = 0; i < n; i++) {
+			d->rows_got += sc_batch_count(out[i]);
+			sc_batch_release(out[i]);
+		}
+		d->got += n;
+		if (n == 0)
+			sched_yield();
+	}
+	sc_edge_close(d->edge); /* the consumer dies here */
+	return NULL;
+}
+
+/*
+ * edge_close_duo_run - run the close race. Returns 0 when the producer was
+ * refused (SC_EDEAD) and every frame it sent was either taken by the
+ * consumer or counted undeliverable, in frames and in rows; otherwise an
+ * error code or 1, with a line on stderr.
+ */
+static int
+edge_close_duo_run(struct edge_close_duo *d)
+{
+	struct sc_edge_opts o = {.ncols = 2, .capacity = d->capacity};
+	uint64_t uf = 0, ur = 0;
+	pthread_t prod, cons;
+	int rc;
+
+	d->sends = d->rows_sent = d->got = d->rows_got = 0;
+	d->error = 0;
+	rc = sc_edge_create(&o, &d->edge);
+	if (rc)
+		return rc;
+	if (pthread_create(&cons, NULL, edge_close_consumer, d) != 0) {
+		sc_edge_destroy(d->edge);
+		return SC_ENOMEM;
+	}
+	if (pthread_create(&prod, NULL, edge_close_producer, d) != 0) {
+		pthread_join(cons, NULL);
+		sc_edge_destroy(d->edge);
+		return SC_ENOMEM;
+	}
+	pthread_join(prod, NULL);
+	pthread_join(cons, NULL);
+	sc_edge_undeliverable(d->edge, &uf, &ur);
+	sc_edge_destroy(d->edge);
+	d->edge = NULL;
+	if (d->error) {
+		fprintf(stderr, "edge_close_duo: error %s\n",
+			sc_errname(d->error));
+		return d->error;
+	}
+	if (d->got + uf != d->sends || d->rows_got + ur != d->rows_sent) {
+		fprintf(
+		    stderr,
+		    "edge_close_duo: seed %llu: %llu frames sent, %llu "
+		    "taken, %llu undeliverable (rows %llu, %llu, %llu)\n",
+		    (unsigned long long)d->seed, (unsigned long long)d->sends,
+		    (unsigned long long)d->got, (unsigned long long)uf,
+		    (unsigned long long)d->rows_sent,
+		    (unsigned long long)d->rows_got, (unsigned long long)ur);
 		return 1;
 	}
 	return 0;

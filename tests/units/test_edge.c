@@ -460,3 +460,24 @@ Test(edge, two_threads_deliver_the_zset_sum_sent, .timeout = 30)
 		cr_assert_gt(d[i].frames_sent, 1000);
 	}
 }
+
+Test(edge, close_racing_the_producer_loses_no_frame_silently, .timeout = 30)
+{
+	/* SC_THREADED: the consumer closes after k frames while the producer
+	 * sends; every frame is then taken or counted undeliverable. */
+	uint64_t seed = sc_prop_seed(0xc105e), cases = sc_prop_count(20);
+
+	for (uint64_t c = 0; c < cases; c++) {
+		struct edge_close_duo d = {
+		    .seed = seed + c,
+		    .close_after = 1 + (seed + c) % 200,
+		    .capacity = c % 2 ? 4 : 64,
+		};
+
+		SC_PROP_ASSERT(d.seed, SUITE,
+			       "close_racing_the_producer_loses_no_frame_"
+			       "silently",
+			       edge_close_duo_run(&d) == 0,
+			       "close after %" PRIu64 " frames", d.close_after);
+	}
+}

@@ -37,5 +37,22 @@ main(void)
 		       (unsigned long long)d[i].frames_got,
 		       (unsigned long long)d[i].coalesced);
 	}
+	for (uint64_t c = 0; c < 20; c++) {
+		struct edge_close_duo cd = {
+		    .seed = seed + c,
+		    .close_after = 1 + (seed + c) % 200,
+		    .capacity = c % 2 ? 4 : 64,
+		};
+
+		if (edge_close_duo_run(&cd) != 0) {
+			fprintf(stderr,
+				"tsan_edge: close race %llu failed; replay "
+				"with SC_SEED=%llu\n",
+				(unsigned long long)c,
+				(unsigned long long)seed);
+			return 1;
+		}
+	}
+	printf("tsan_edge: 20 close races balanced\n");
 	return 0;
 }
