@@ -8,7 +8,9 @@
  * counters that other threads read are atomics, and the mutex guards only
  * the stop flag and the two condition variables.
  *
- * The kill policy needs one executor hook, which executor.h lacks:
+ * The kill policy needs one executor hook, which executor.h lacks; until it
+ * exists the caller passes it in opts->condemn (a test can emulate it with
+ * a unit that panics when told to):
  *
  *   int sc_exec_condemn(struct sc_exec *ex, uint32_t id, uint64_t turns,
  *                       const char *why);
@@ -20,8 +22,7 @@
  * its result. Returns 0; SC_ENOENT; SC_ESTATE when that turn has already
  * returned. Any thread; takes the lock." The turn count makes the request
  * name one turn, so a stall seen late can never kill the unit's next turn.
- * With it, emit() below would call it for a STALL under
- * SC_WATCHDOG_KILL_STALLED; until then create refuses that policy.
+ * With it, fill_opts() would default opts->condemn to it.
  */
 #include "runtime/watchdog.h"
 
@@ -46,6 +47,7 @@ struct wd_memo {
 	uint64_t pend_since; /* first seen IDLE with pending input; 0: no */
 	uint64_t pend_turns; /* its turns then: a turn in between resets */
 	uint64_t pend_kicks; /* its kicks then: a kick in between resets */
+	uint64_t condemned;  /* turns + 1 of the turn condemned; 0: none */
 };
 
 struct sc_watchdog {
@@ -59,6 +61,7 @@ struct sc_watchdog {
 	_Atomic uint64_t count[SC_WATCHDOG_KINDS];	/* delivered */
 	_Atomic uint64_t suppressed[SC_WATCHDOG_KINDS]; /* rate-limited */
 	_Atomic uint64_t checks;			/* snapshots taken */
+	_Atomic uint64_t condemned;			/* turns condemned */
 
 	/* Monitor thread only, from here on. */
 	struct sc_exec_info info;	/* this check's figures */
@@ -249,6 +252,25 @@ emit(struct sc_watchdog *wd, struct wd_memo *m, struct sc_watchdog_report *r,
 	pthread_mutex_unlock(&wd->mu);
 }
 
+/* Under the kill policy, condemn u's running turn once. The call is made
+ * even when the report is then rate-limited: the limit is on words, not on
+ * the policy. True when the hook accepted it just now. */
+static bool
+condemn(struct sc_watchdog *wd, const struct sc_exec_unit_info *u,
+	const char *why)
+{
+	struct wd_memo *m = &wd->memo[u->id];
+
+	if (wd->o.policy != SC_WATCHDOG_KILL_STALLED ||
+	    m->condemned == u->turns + 1)
+		return false;
+	m->condemned = u->turns + 1; /* once per turn, whatever the answer */
+	if (wd->o.condemn(wd->ex, u->id, u->turns, why, wd->o.condemn_arg))
+		return false;
+	atomic_fetch_add(&wd->condemned, 1);
+	return true;
+}
+
 static void
 report_unit(struct sc_watchdog *wd, enum sc_watchdog_kind kind,
 	    const struct sc_exec_unit_info *u, uint64_t dur, uint64_t limit,
@@ -291,6 +313,9 @@ report_unit(struct sc_watchdog *wd, enum sc_watchdog_kind kind,
 	(void)snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
 		       " (turns %" PRIu64 ", kicks %" PRIu64 ")", u->turns,
 		       u->kicks);
+	if (kind == SC_WATCHDOG_STALL && condemn(wd, u, msg))
+		(void)snprintf(msg + strlen(msg), sizeof(msg) - strlen(msg),
+			       "; condemned: it dies when this turn returns");
 	r.message = msg;
 	emit(wd, &wd->memo[u->id], &r, now);
 }
@@ -481,12 +506,13 @@ fill_opts(struct sc_watchdog_opts *o, const struct sc_watchdog_opts *in)
 		*o = *in;
 	else
 		memset(o, 0, sizeof(*o));
-	if (o->policy == SC_WATCHDOG_KILL_STALLED)
+	if (o->policy == SC_WATCHDOG_KILL_STALLED && !o->condemn)
 		return sc__fail(SC_ESTATE,
-				"sc_watchdog_create: the kill policy needs an "
-				"executor hook (sc_exec_condemn) that "
-				"runtime/executor.h does not offer yet");
-	if (o->policy != SC_WATCHDOG_REPORT)
+				"sc_watchdog_create: the kill policy needs a "
+				"condemn hook (runtime/executor.h has none "
+				"yet: see watchdog.c)");
+	if (o->policy != SC_WATCHDOG_REPORT &&
+	    o->policy != SC_WATCHDOG_KILL_STALLED)
 		return sc__fail(SC_EINVAL, "sc_watchdog_create: policy %d",
 				(int)o->policy);
 	o->period_ns = or_default(o->period_ns, 10 * MS);
@@ -610,6 +636,12 @@ sc_watchdog_suppressed(const struct sc_watchdog *wd, enum sc_watchdog_kind k)
 	if (!wd || (unsigned)k >= SC_WATCHDOG_KINDS)
 		return 0;
 	return atomic_load(&wd->suppressed[k]);
+}
+
+uint64_t
+sc_watchdog_condemned(const struct sc_watchdog *wd)
+{
+	return wd ? atomic_load(&wd->condemned) : 0;
 }
 
 uint64_t

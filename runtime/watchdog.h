@@ -35,10 +35,13 @@
  * one (1-4 ms ticks), so thresholds below ~10 ms mean little. In exchange
  * the hot path (kick, claim, finish) pays nothing for being watched.
  *
- * Policy: SC_WATCHDOG_REPORT only reports. SC_WATCHDOG_KILL_STALLED would
- * also mark a stalled unit DEAD when its turn returns; that needs a hook the
- * executor does not have yet (sc_watchdog_create refuses the policy with
- * SC_ESTATE; see the note in watchdog.c).
+ * Policy: SC_WATCHDOG_REPORT only reports. SC_WATCHDOG_KILL_STALLED also
+ * condemns a stalled turn, once per turn, through opts->condemn: the
+ * executor is to abandon the unit (DEAD, a panic record) when that turn
+ * returns. A turn cannot be stopped from outside, so the kill waits for it
+ * to return; a turn that never returns stays reported as a stall. The
+ * executor has no such hook yet (see watchdog.c for the one it needs), so
+ * the caller supplies it, and create refuses the policy without one.
  *
  * Threads: create, destroy and the counters may be called from any thread
  * except the monitor itself (the callback must not destroy its watchdog).
@@ -66,10 +69,22 @@ enum sc_watchdog_kind {
 
 enum sc_watchdog_policy {
 	SC_WATCHDOG_REPORT = 0,	      /* report only */
-	SC_WATCHDOG_KILL_STALLED = 1, /* also kill a stalled unit when its
-					 turn returns (needs an executor
-					 hook; refused for now) */
+	SC_WATCHDOG_KILL_STALLED = 1, /* also condemn a stalled turn: the
+					 unit dies when it returns (needs
+					 opts.condemn) */
 };
+
+/*
+ * The hook the kill policy calls, on the monitor thread: condemn unit id's
+ * running turn, the one that follows its `turns` finished turns (so a
+ * stall seen late never condemns the next turn), so that it is abandoned
+ * with the message `why` when it returns. Returns 0, or a negative SC_E*
+ * code when that turn is no longer running (nothing then happens). Called
+ * at most once per turn.
+ */
+typedef int (*sc_watchdog_condemn_fn)(struct sc_exec *ex, uint32_t id,
+				      uint64_t turns, const char *why,
+				      void *arg);
 
 /* A threshold set to this turns that check off. */
 #define SC_WATCHDOG_OFF UINT64_MAX
@@ -109,8 +124,10 @@ struct sc_watchdog_opts {
 	uint64_t rate_limit_ns;	 /* one report per (kind, unit) per this;
 				    0 means 1 s */
 	enum sc_watchdog_policy policy;
-	sc_watchdog_report_fn report; /* NULL: print to stderr */
-	void *report_arg;	      /* passed to report */
+	sc_watchdog_report_fn report;	/* NULL: print to stderr */
+	void *report_arg;		/* passed to report */
+	sc_watchdog_condemn_fn condemn; /* for SC_WATCHDOG_KILL_STALLED */
+	void *condemn_arg;		/* passed to condemn */
 };
 
 /* "STALL", "STARVATION", "LOST_KICK", "NO_PROGRESS", "TIMEOUT" (static). */
@@ -119,8 +136,8 @@ const char *sc_watchdog_kind_name(enum sc_watchdog_kind k);
 /*
  * sc_watchdog_create - start a monitor thread on `ex` with `opts` (NULL:
  * every default). Returns 0 and *out; SC_EINVAL (NULL ex or out, an unknown
- * policy or kind); SC_ESTATE for SC_WATCHDOG_KILL_STALLED (no executor hook
- * yet); SC_ENOMEM, or SC_ESTATE when the thread cannot be started. Nothing
+ * policy or kind); SC_ESTATE for SC_WATCHDOG_KILL_STALLED without a condemn
+ * hook; SC_ENOMEM, or SC_ESTATE when the thread cannot be started. Nothing
  * is started on failure.
  */
 int sc_watchdog_create(struct sc_exec *ex, const struct sc_watchdog_opts *opts,
@@ -140,6 +157,9 @@ uint64_t sc_watchdog_count(const struct sc_watchdog *wd,
 /* Reports of kind k dropped by the rate limit so far. Any thread. */
 uint64_t sc_watchdog_suppressed(const struct sc_watchdog *wd,
 				enum sc_watchdog_kind k);
+
+/* Turns condemned so far (hook calls that returned 0). Any thread. */
+uint64_t sc_watchdog_condemned(const struct sc_watchdog *wd);
 
 /* Checks the monitor has completed so far (each takes one snapshot). */
 uint64_t sc_watchdog_checks(const struct sc_watchdog *wd);

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "operators/error.h"
+#include "runtime/panic.h"
 #include "runtime/pool.h"
 #include "runtime/watchdog.h"
 #include "tests/support/rt_toys.h"
@@ -102,7 +103,8 @@ struct stalled {
 };
 
 static void
-stalled_start(struct stalled *s)
+stalled_start_with(struct stalled *s,
+		   void (*on_turn)(struct rt_probe *p, void *ctx), void *ctx)
 {
 	struct sc_pool_opts po = {.workers = 1};
 
@@ -110,9 +112,16 @@ stalled_start(struct stalled *s)
 	cr_assert_eq(sc_exec_create(NULL, &s->ex), 0);
 	s->probe = rt_probe_add(s->ex, &s->id);
 	cr_assert_not_null(s->probe);
-	s->probe->on_turn = block_until_released;
+	s->probe->on_turn = on_turn; /* before any worker can run it */
+	s->probe->ctx = ctx;
 	cr_assert_eq(sc_pool_create(s->ex, &po, &s->pool), 0);
 	cr_assert_eq(sc_exec_kick(s->ex, s->id), 0);
+}
+
+static void
+stalled_start(struct stalled *s)
+{
+	stalled_start_with(s, block_until_released, NULL);
 }
 
 static void
@@ -300,18 +309,94 @@ Test(watchdog, quiet_pool_reports_nothing, .timeout = 30)
 	rt_net_destroy(net);
 }
 
-Test(watchdog, kill_policy_is_refused_without_an_executor_hook, .timeout = 5)
+Test(watchdog, kill_policy_is_refused_without_a_condemn_hook, .timeout = 5)
 {
 	struct sc_watchdog_opts o = {.policy = SC_WATCHDOG_KILL_STALLED};
 	struct sc_watchdog *wd = NULL;
 	struct sc_exec *ex = NULL;
 
-	/* Until the executor can condemn a running turn (watchdog.c), the
-	 * policy must be refused, not silently downgraded to reporting. */
+	/* Refused, not silently downgraded to reporting. */
 	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
 	cr_expect_eq(sc_watchdog_create(ex, &o, &wd), SC_ESTATE);
 	cr_expect_null(wd, "nothing started, out untouched");
 	cr_expect_eq(sc_exec_destroy(ex), 0);
+}
+
+/*
+ * The executor has no condemn hook yet (watchdog.c), so this test stands it
+ * in with a cooperative unit: condemn sets a flag, and the probe's turn,
+ * once released, panics with the watchdog's words. The executor then does
+ * the rest as it would for the hook: the unit is DEAD, the panic recorded.
+ */
+struct condemn_seen {
+	_Atomic int calls;	    /* hook calls */
+	_Atomic bool condemned;	    /* the probe must die on return */
+	uint32_t id;		    /* the unit named */
+	uint64_t turns;		    /* the turn named (turns finished before) */
+	char why[SC_PANIC_MSG_MAX]; /* the words */
+};
+
+static int
+fake_condemn(struct sc_exec *ex, uint32_t id, uint64_t turns, const char *why,
+	     void *arg)
+{
+	struct condemn_seen *c = arg;
+
+	(void)ex;
+	c->id = id;
+	c->turns = turns;
+	(void)snprintf(c->why, sizeof(c->why), "%s", why);
+	atomic_store(&c->condemned, true);
+	atomic_fetch_add(&c->calls, 1);
+	return 0;
+}
+
+static void
+block_then_die_if_condemned(struct rt_probe *p, void *ctx)
+{
+	struct condemn_seen *c = ctx;
+
+	block_until_released(p, NULL);
+	if (atomic_load(&c->condemned))
+		sc_panic("%s", c->why);
+}
+
+Test(watchdog, kill_policy_marks_a_stalled_unit_dead, .timeout = 20)
+{
+	struct sc_watchdog_opts o = quiet_opts();
+	static struct condemn_seen c;
+	struct sc_watchdog *wd = NULL;
+	struct sc_panic_record rec;
+	struct stalled s;
+	uint64_t checks;
+
+	stalled_start_with(&s, block_then_die_if_condemned, &c);
+	o.stall_ns = 30 * MS;
+	o.policy = SC_WATCHDOG_KILL_STALLED;
+	o.condemn = fake_condemn;
+	o.condemn_arg = &c;
+	cr_assert_eq(sc_watchdog_create(s.ex, &o, &wd), 0);
+	cr_assert_eq(sc_watchdog_wait(wd, SC_WATCHDOG_STALL, 1, 5000 * MS), 0);
+	checks = sc_watchdog_checks(wd);
+	while (sc_watchdog_checks(wd) < checks + 5)
+		sleep_ms(5); /* more checks of the same stalled turn */
+	cr_expect_eq(atomic_load(&c.calls), 1, "once per turn");
+	cr_expect_eq(sc_watchdog_condemned(wd), 1);
+	cr_expect_eq(c.id, s.id);
+	cr_expect_eq(c.turns, 0, "the first turn is the one condemned");
+	pthread_mutex_lock(&seen_mu);
+	cr_expect(strstr(seen_msg, "condemned"), "message: %s", seen_msg);
+	pthread_mutex_unlock(&seen_mu);
+	cr_expect_eq(sc_exec_unit_state(s.ex, s.id), SC_UNIT_RUNNING,
+		     "a turn cannot be stopped from outside: it runs on");
+	cr_expect_eq(sc_watchdog_destroy(wd), 0);
+	atomic_store(&released, true);
+	cr_expect_eq(sc_pool_finish(s.pool, &rec), SC_EPANIC);
+	cr_expect(strstr(rec.message, "probe0") &&
+		      strstr(rec.message, "deadline"),
+		  "the panic carries the watchdog's words: %s", rec.message);
+	cr_expect_eq(sc_exec_unit_state(s.ex, s.id), SC_UNIT_DEAD);
+	cr_expect_eq(sc_exec_destroy(s.ex), 0);
 }
 
 Test(watchdog, create_refuses_bad_arguments, .timeout = 5)
