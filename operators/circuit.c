@@ -34,6 +34,7 @@ struct rt {
 	struct sc_batch_builder *bld; /* map/filter/flat_map scratch */
 	size_t inserted;	      /* rows absorbed by state this tick */
 	uint64_t total;		      /* rows absorbed so far (bounds N) */
+	struct sc_node_stats stats;   /* rows read and written */
 	sc_delta_fn cb;		      /* delta callback, or NULL */
 	void *cb_ctx;		      /* its context */
 };
@@ -58,8 +59,7 @@ node_of(const struct sc_circuit *c, int id)
 	return &c->g->nodes[id];
 }
 
-/* --- kernels
- * ------------------------------------------------------------------ */
+/* --- kernels -------------------------------------------------------------- */
 
 static void
 kernel_destroy(enum sc_node_kind kind, void *k)
@@ -141,8 +141,7 @@ kernel_pending(enum sc_node_kind kind, const void *k)
 	}
 }
 
-/* --- build
- * ----------------------------------------------------------------------- */
+/* --- build ---------------------------------------------------------------- */
 
 /* Allocate the state node `id` of the part needs. */
 static int
@@ -305,8 +304,7 @@ sc_circuit_steps(const struct sc_circuit *c)
 	return c ? c->steps : 0;
 }
 
-/* --- feeding and reading
- * ------------------------------------------------------- */
+/* --- feeding and reading -------------------------------------------------- */
 
 /* The stream's state if the circuit knows it, else an error. */
 static int
@@ -425,9 +423,9 @@ sc_circuit_set_work(struct sc_circuit *c, size_t work_min)
 	return 0;
 }
 
-/* --- the operators
- * ------------------------------------------------------------ Each computes
- * *out (NULL = empty) from its inputs' deltas. */
+/* --- the operators ------------------------------------------------------- */
+
+/* Each op_* computes *out (NULL = empty) from its inputs' deltas. */
 
 /* A user callback's code as the step reports it. */
 static int
@@ -638,6 +636,19 @@ op_kernel(const struct sc__node *nd, struct rt *r, struct sc_batch *a,
 	}
 }
 
+/* Add this tick's rows to the node's counters. */
+static void
+count_rows(const struct sc_circuit *c, const struct sc__node *nd, struct rt *r)
+{
+	uint64_t in = 0;
+
+	for (uint32_t p = 0; p < nd->nin; p++)
+		in += rows(c->rt[nd->in[p]].delta);
+	r->stats.ticks_busy += in > 0;
+	r->stats.rows_in += in;
+	r->stats.rows_out += rows(r->delta);
+}
+
 /* Run node id's operator: set its delta for this tick. */
 static int
 node_run(struct sc_circuit *c, int id)
@@ -698,11 +709,11 @@ node_run(struct sc_circuit *c, int id)
 		out = NULL;
 	}
 	r->delta = out;
+	count_rows(c, nd, r);
 	return 0;
 }
 
-/* --- the tick
- * -------------------------------------------------------------------- */
+/* --- the tick ------------------------------------------------------------- */
 
 /* Record the first failure of a step; the circuit refuses steps after it. */
 static int
@@ -735,9 +746,11 @@ tick_begin(struct sc_circuit *c)
 		if (r->role == ROLE_FED) {
 			r->delta = r->feed;
 			r->feed = NULL;
+			r->stats.rows_out += rows(r->delta);
 		} else if (node_of(c, (int)i)->kind == SC_NODE_DELAY) {
 			r->delta = r->state;
 			r->state = NULL;
+			r->stats.rows_out += rows(r->delta);
 		}
 	}
 }
@@ -786,11 +799,12 @@ tick_end(struct sc_circuit *c)
 		int id = c->order[i];
 		const struct sc__node *nd = node_of(c, id);
 		struct rt *r = &c->rt[id];
-
 		if (nd->kind == SC_NODE_DELAY) {
 			struct sc_batch *in = c->rt[nd->in[0]].delta;
 
 			r->state = in ? sc_batch_retain(in) : NULL;
+			r->stats.ticks_busy += in != NULL;
+			r->stats.rows_in += rows(in);
 		}
 	}
 	for (size_t i = 0; i < c->norder; i++) {
@@ -836,8 +850,7 @@ sc_circuit_step(struct sc_circuit *c)
 	return 0;
 }
 
-/* --- merge work
- * ---------------------------------------------------------------- */
+/* --- merge work ----------------------------------------------------------- */
 
 size_t
 sc_circuit_pending(const struct sc_circuit *c)
@@ -877,5 +890,20 @@ sc_circuit_settle(struct sc_circuit *c)
 		if (rc)
 			return rc;
 	}
+	return 0;
+}
+
+int
+sc_circuit_node_stats(const struct sc_circuit *c, int node,
+		      struct sc_node_stats *out)
+{
+	int rc = known(c, node, "sc_circuit_node_stats");
+
+	if (rc)
+		return rc;
+	if (!out)
+		return sc__fail(SC_EINVAL,
+				"sc_circuit_node_stats: out is NULL");
+	*out = c->rt[node].stats;
 	return 0;
 }

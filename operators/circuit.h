@@ -28,7 +28,13 @@
  *
  * Empty deltas are represented internally by no batch at all, so a tick in
  * which little changes costs little: a linear operator whose input is
- * empty does nothing.
+ * empty does nothing. The exception is integrate, a per-tick operator that
+ * emits its whole integral every tick: it merges each delta into one
+ * consolidated batch (O(N) per tick) and shares that batch as its output.
+ *
+ * Statistics. Every node counts the rows it read and wrote and the ticks
+ * in which it had work (sc_circuit_node_stats): cheap counters that a
+ * placement by measured cost (units/) can read.
  *
  * Failure. A step that fails (a user callback's error, a weight overflow,
  * no memory) returns that code, and leaves the circuit half-applied: some
@@ -170,5 +176,20 @@ size_t sc_circuit_pending(const struct sc_circuit *c);
  * SC_EOVERFLOW.
  */
 int sc_circuit_settle(struct sc_circuit *c);
+
+/* What one node of a circuit has done so far. */
+struct sc_node_stats {
+	uint64_t ticks_busy; /* ticks in which it read a non-empty delta */
+	uint64_t rows_in;    /* rows of the deltas it read, all ports */
+	uint64_t rows_out;   /* rows of the deltas it wrote */
+};
+
+/*
+ * sc_circuit_node_stats - the counters of `node` (a node of the part, or a
+ * boundary input: then only rows_out, the rows fed). Returns 0, SC_EINVAL,
+ * SC_ENOENT.
+ */
+int sc_circuit_node_stats(const struct sc_circuit *c, int node,
+			  struct sc_node_stats *out);
 
 #endif /* SC_CIRCUIT_H */

@@ -23,8 +23,7 @@ sc_node_kind_name(enum sc_node_kind kind)
 	return kind_names[kind];
 }
 
-/* --- life ------------------------------------------------------------------
- */
+/* --- life ----------------------------------------------------------------- */
 
 int
 sc_graph_create(struct sc_graph **out)
@@ -38,6 +37,26 @@ sc_graph_create(struct sc_graph **out)
 		return sc__fail(SC_ENOMEM, "sc_graph_create: no memory");
 	*out = g;
 	return 0;
+}
+
+/* Atomic, so that circuits of one frozen graph may be built and destroyed
+ * on different threads (units/ builds one per unit). */
+void
+sc__graph_freeze(struct sc_graph *g)
+{
+	__atomic_fetch_add(&g->circuits, 1, __ATOMIC_ACQ_REL);
+}
+
+void
+sc__graph_thaw(struct sc_graph *g)
+{
+	__atomic_fetch_sub(&g->circuits, 1, __ATOMIC_ACQ_REL);
+}
+
+static size_t
+live_circuits(const struct sc_graph *g)
+{
+	return __atomic_load_n(&g->circuits, __ATOMIC_ACQUIRE);
 }
 
 static void
@@ -55,11 +74,11 @@ sc_graph_destroy(struct sc_graph *g)
 {
 	if (!g)
 		return 0;
-	if (g->circuits)
+	if (live_circuits(g))
 		return sc__fail(SC_EBUSY,
 				"sc_graph_destroy: %zu circuit(s) built from "
 				"the graph are still alive",
-				g->circuits);
+				live_circuits(g));
 	for (size_t i = 0; i < g->n; i++)
 		node_fini(&g->nodes[i]);
 	free(g->nodes);
@@ -67,19 +86,7 @@ sc_graph_destroy(struct sc_graph *g)
 	return 0;
 }
 
-void
-sc__graph_freeze(struct sc_graph *g)
-{
-	g->circuits++;
-}
-
-void
-sc__graph_thaw(struct sc_graph *g)
-{
-	g->circuits--;
-}
-
-/* --- helpers for adding nodes ------------------------------------------- */
+/* --- helpers for adding nodes --------------------------------------------- */
 
 static bool
 valid_id(const struct sc_graph *g, int id)
@@ -93,11 +100,11 @@ check_mutable(const struct sc_graph *g, const char *fn)
 {
 	if (!g)
 		return sc__fail(SC_EINVAL, "%s: graph is NULL", fn);
-	if (g->circuits)
+	if (live_circuits(g))
 		return sc__fail(SC_EBUSY,
 				"%s: the graph is frozen while %zu circuit(s) "
 				"built from it are alive",
-				fn, g->circuits);
+				fn, live_circuits(g));
 	return 0;
 }
 
@@ -242,8 +249,7 @@ check_schema_arg(const struct sc_schema *s, const char *fn)
 	return 0;
 }
 
-/* --- the node kinds
- * ----------------------------------------------------------- */
+/* --- the node kinds ------------------------------------------------------- */
 
 int
 sc_graph_input(struct sc_graph *g, const char *name,
@@ -707,8 +713,7 @@ sc_graph_set_name(struct sc_graph *g, int id, const char *name)
 	return 0;
 }
 
-/* --- reading
- * ------------------------------------------------------------------- */
+/* --- reading -------------------------------------------------------------- */
 
 size_t
 sc_graph_node_count(const struct sc_graph *g)
@@ -790,8 +795,7 @@ sc_graph_edge(const struct sc_graph *g, size_t i, struct sc_edge_info *out)
 	return sc__fail(SC_ENOENT, "sc_graph_edge: no edge of that index");
 }
 
-/* --- order and cycles -------------------------------------------------------
- */
+/* --- order and cycles ----------------------------------------------------- */
 
 /*
  * Name one cycle among the nodes left over by Kahn's algorithm (each has an
@@ -965,8 +969,7 @@ sc_graph_check(const struct sc_graph *g)
 	return rc;
 }
 
-/* --- cutting
- * ------------------------------------------------------------------ */
+/* --- cutting -------------------------------------------------------------- */
 
 void
 sc_cut_fini(struct sc_cut *c)

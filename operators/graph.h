@@ -132,8 +132,7 @@ typedef int (*sc_flat_map_fn)(void *ctx, const uint64_t *row,
  */
 int sc_emit(struct sc_emitter *out, const uint64_t *row);
 
-/* --- life ------------------------------------------------------------------
- */
+/* --- life ----------------------------------------------------------------- */
 
 /* sc_graph_create - an empty graph. Returns 0 and *out, SC_EINVAL,
  * SC_ENOMEM. */
@@ -272,7 +271,7 @@ int sc__graph_flat_map_owned(struct sc_graph *g, int from,
 			     sc_flat_map_fn fn, void *ctx,
 			     void (*drop)(void *ctx));
 
-/* --- reading the graph (any thread once frozen) -------------------------- */
+/* --- reading the graph (any thread once frozen) --------------------------- */
 
 /* What one node is. Pointers are borrowed from the graph. */
 struct sc_node_info {
@@ -351,8 +350,7 @@ int sc_graph_cut(const struct sc_graph *g, const int *nodes, size_t n,
 /* sc_cut_fini - free what sc_graph_cut allocated. NULL is allowed. */
 void sc_cut_fini(struct sc_cut *c);
 
-/* --- for circuit.c ----------------------------------------------------------
- */
+/* --- for circuit.c -------------------------------------------------------- */
 
 /* Freeze (count one more circuit) / thaw (one fewer). Internal. */
 void sc__graph_freeze(struct sc_graph *g);

@@ -249,8 +249,7 @@ Test(circuit, delay_integral_is_the_input_integral_one_tick_late)
 		    "delay_integral_is_the_input_integral_one_tick_late");
 }
 
-/* --- helpers for hand-made graphs
- * --------------------------------------------- */
+/* --- helpers for hand-made graphs ----------------------------------------- */
 
 static struct sc_schema
 schema_n(uint32_t n, enum sc_type t)
@@ -293,8 +292,7 @@ fail_on_13(void *ctx, const uint64_t *row, bool *keep)
 	return sc_dec_i64(row[0]) == 13 ? *(int *)ctx : 0;
 }
 
-/* --- avg, checked apart (its value is an f64) -------------------------------
- */
+/* --- avg, checked apart (its value is an f64) ----------------------------- */
 
 Test(circuit, aggregate_avg_is_sum_over_count_rounded_once)
 {
@@ -332,8 +330,7 @@ Test(circuit, aggregate_avg_is_sum_over_count_rounded_once)
 	cr_assert_eq(sc_graph_destroy(g), 0);
 }
 
-/* --- windows, by hand
- * ---------------------------------------------------------- */
+/* --- windows, by hand ----------------------------------------------------- */
 
 Test(circuit, tumbling_window_appends_the_floor_of_time_to_width)
 {
@@ -392,8 +389,7 @@ Test(circuit, hopping_window_puts_a_row_in_every_window_that_holds_it)
 	cr_assert_eq(sc_graph_destroy(g), 0);
 }
 
-/* --- parts
- * -------------------------------------------------------------------- */
+/* --- parts ---------------------------------------------------------------- */
 
 /* Every random circuit, cut in two parts at a random node (ids below in
  * part A, the rest in part B), fed through its boundary, gives every node
@@ -499,8 +495,7 @@ Test(circuit, part_refuses_to_be_fed_a_stream_it_computes)
 	cr_assert_eq(sc_graph_destroy(g), 0);
 }
 
-/* --- bad input
- * ------------------------------------------------------------------ */
+/* --- bad input ------------------------------------------------------------ */
 
 Test(circuit, feed_of_wrong_schema_is_eschema_and_applies_nothing)
 {
@@ -743,8 +738,39 @@ Test(circuit, feeding_twice_before_a_step_adds_the_batches)
 	cr_assert_eq(sc_graph_destroy(g), 0);
 }
 
-/* --- merge work
- * ----------------------------------------------------------------- */
+Test(circuit, node_stats_count_rows_read_and_written)
+{
+	struct sc_schema s1 = schema_n(1, SC_TYPE_I64);
+	struct sc_graph *g;
+	struct sc_circuit *c;
+	struct sc_batch *b;
+	struct sc_node_stats st;
+	int64_t v[] = {12, 13, 14};
+	int code = 0, in, f;
+
+	cr_assert_eq(sc_graph_create(&g), 0);
+	in = sc_graph_input(g, "in", &s1);
+	f = sc_graph_filter(g, in, fail_on_13, &code); /* keeps all */
+	sc_graph_output(g, "out", sc_graph_distinct(g, sc_graph_plus(g, f, f)));
+	cr_assert_eq(sc_circuit_create(g, &c), 0);
+	b = rows_i64(1, v, NULL, 3);
+	cr_assert_eq(sc_circuit_feed(c, in, b), 0);
+	sc_batch_release(b);
+	cr_assert_eq(sc_circuit_step(c), 0);
+	cr_assert_eq(sc_circuit_step(c), 0); /* an empty tick */
+	cr_assert_eq(sc_circuit_node_stats(c, in, &st), 0);
+	cr_assert_eq(st.rows_out, 3);
+	cr_assert_eq(sc_circuit_node_stats(c, f + 1, &st), 0); /* the plus */
+	cr_assert_eq(st.ticks_busy, 1);
+	cr_assert_eq(st.rows_in, 6);
+	cr_assert_eq(st.rows_out, 3);
+	cr_assert_eq(sc_circuit_node_stats(c, 99, &st), SC_ENOENT);
+	cr_assert_eq(sc_circuit_node_stats(c, in, NULL), SC_EINVAL);
+	sc_circuit_destroy(c);
+	cr_assert_eq(sc_graph_destroy(g), 0);
+}
+
+/* --- merge work ----------------------------------------------------------- */
 
 /* Each step gives the traces a budget, so merge work is spread: after a
  * cascade of merges becomes due, the spine settles again within a few

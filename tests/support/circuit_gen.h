@@ -43,8 +43,7 @@
 #include "operators/window.h"
 #include "tests/support/prop.h"
 
-/* --- the reference Z-set: rows and weights, linear search ------------------
- */
+/* --- the reference Z-set: rows and weights, linear search ----------------- */
 
 struct cz {
 	uint32_t ncols;
@@ -205,8 +204,7 @@ cz_fprint(FILE *f, const struct cz *z)
 	}
 }
 
-/* --- small values -----------------------------------------------------------
- */
+/* --- small values --------------------------------------------------------- */
 
 static inline __int128
 cg_dec(enum sc_type t, uint64_t w)
@@ -226,8 +224,7 @@ cg_mod(__int128 x, int m)
 	return ((x % m) + m) % m;
 }
 
-/* --- the user callbacks (shared by the circuit and the reference) ----------
- */
+/* --- the user callbacks (shared by the circuit and the reference) --------- */
 
 enum { CG_MAXC = 6 }; /* widest row the generator makes */
 
@@ -835,8 +832,7 @@ cg_free(struct cg_spec *s)
 	free(s);
 }
 
-/* --- the reference operators, from scratch ----------------------------------
- */
+/* --- the reference operators, from scratch -------------------------------- */
 
 /* join of integrals a, b on k key columns */
 static inline void
@@ -1244,8 +1240,7 @@ cg_ref_step(struct cg_spec *s, struct sc_batch *const *fed)
 				&s->nodes[s->nodes[i].in[0]].val);
 }
 
-/* --- random deltas
- * ------------------------------------------------------------- */
+/* --- random deltas -------------------------------------------------------- */
 
 /*
  * cg_gen_delta - a random delta for input node `id` given its integral so
