@@ -220,6 +220,39 @@ Test(watchdog, reports_a_lost_kick, .timeout = 20)
 	cr_expect_eq(sc_exec_destroy(ex), 0);
 }
 
+Test(watchdog, reports_a_frame_pushed_without_a_kick, .timeout = 20)
+{
+	struct sc_watchdog_opts o = quiet_opts();
+	struct sc_pool_opts po = {.workers = 2};
+	struct sc_watchdog *wd = NULL;
+	struct sc_exec *ex = NULL;
+	struct sc_pool *pool = NULL;
+	struct rt_net *net;
+
+	/* The real thing on a live pool: the host's push into the chain's
+	 * first edge is not followed by its kick, so chain0 sits IDLE with a
+	 * token on its input while two workers wait for work. */
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	cr_assert_eq(rt_chain_create(ex, 3, 4, 1, &net), 0);
+	cr_assert_eq(sc_pool_create(ex, &po, &pool), 0);
+	cr_assert(rt_edge_push(rt_net_edge_in(net, 0), (0u << 16) | 1u));
+	o.lost_kick_ns = 30 * MS;
+	o.no_progress_ns = 30 * MS; /* and it is idle: no progress is due */
+	cr_assert_eq(sc_watchdog_create(ex, &o, &wd), 0);
+	cr_assert_eq(sc_watchdog_wait(wd, SC_WATCHDOG_LOST_KICK, 1, 5000 * MS),
+		     0);
+	pthread_mutex_lock(&seen_mu);
+	cr_expect_eq(seen.unit, rt_net_id(net, 0));
+	cr_expect_str_eq(seen.name, "chain0");
+	cr_expect_eq(seen.kicks, 0);
+	pthread_mutex_unlock(&seen_mu);
+	cr_expect_eq(sc_watchdog_count(wd, SC_WATCHDOG_NO_PROGRESS), 0);
+	cr_expect_eq(sc_watchdog_destroy(wd), 0);
+	cr_expect_eq(sc_pool_destroy(pool, NULL), 0);
+	cr_expect_eq(sc_exec_destroy(ex), 0);
+	rt_net_destroy(net);
+}
+
 Test(watchdog, reports_no_progress, .timeout = 20)
 {
 	struct sc_watchdog_opts o = quiet_opts();
