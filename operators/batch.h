@@ -17,20 +17,29 @@
  * Layout: one array of records, each ncols key words followed by one weight
  * word (two's complement int64). Interleaving keeps a row and its weight in
  * one cache line and lets sort and merge move a record as one unit. A batch
- * of n rows of c columns takes (c + 1) * 8 * n bytes plus a 48-byte header.
+ * of n rows of c columns takes (c + 1) * 8 * n bytes plus a 32-byte header.
  *
  * Building: a builder takes rows in any order (push row + weight), then
  * sc_batch_builder_finish sorts and consolidates them. The sort is an
- * out-of-place most-significant-byte-first radix sort over the words (a
- * row's byte string sorts exactly as the row does, thanks to the
- * order-preserving encoding). One read of the input finds whether it is
- * already sorted (then only compaction runs), which key bytes vary at all
- * (constant leading bytes are skipped), and the first histogram. The first
- * level scatters into a scratch buffer; deeper levels of each bucket
- * ping-pong with a small area that stays in cache; buckets of at most 40
- * records finish by insertion sort and are consolidated straight into the
- * new batch, in key order, while still in cache. The builder's own buffer
- * is only read, so a failed finish leaves it exactly as it was.
+ * out-of-place most-significant-digit-first radix sort over the key bits (a
+ * row's bit string sorts exactly as the row does, thanks to the
+ * order-preserving encoding):
+ *   - one read of the input finds whether it is already sorted (then only
+ *     compaction runs), the first key bit that varies at all (constant
+ *     leading bits are skipped) and the first histogram;
+ *   - the first level scatters the input by 8 bits into a scratch buffer
+ *     (256 write streams suit caches and TLB); buckets still larger than
+ *     the cache (192 KB) are split again by 8 bits;
+ *   - a bucket that fits in cache is sorted there, ping-ponging with a
+ *     small partner area, by digits about log2(n) + 1 bits wide, so one
+ *     level leaves groups of one or two records, finished on the spot;
+ *     groups of up to 16 are insertion sorted;
+ *   - each sorted bucket is consolidated straight into the new batch, in
+ *     key order, while still in cache: no separate compaction pass.
+ * The builder's own buffer is only read, so a failed finish leaves it
+ * exactly as it was. Typical cost on 1M random two-column rows: one read
+ * of the input, one scatter to memory, the rest in cache (see
+ * bench/bench_consolidate.c), 5-6x faster than qsort plus compaction.
  *
  * Adding two batches is one linear merge; negate and scale are one pass.
  *
