@@ -9,6 +9,9 @@
  *     reported.
  *  2. A stalled turn: the report is delivered on the monitor thread, read
  *     on this one, rate-limited; then the turn is released and all stops.
+ *  3. The kill policy: the monitor condemns the stalled turn (a stand-in
+ *     hook sets a flag the worker reads), the released turn panics, the
+ *     unit is DEAD.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -17,6 +20,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "operators/error.h"
+#include "runtime/panic.h"
 #include "runtime/pool.h"
 #include "runtime/watchdog.h"
 #include "tests/support/rt_toys.h"
@@ -145,11 +150,78 @@ stall_is_reported_once_per_window(void)
 	CHECK(sc_exec_destroy(ex) == 0, "exec destroy");
 }
 
+static atomic_bool condemned;
+
+static int
+flag_condemn(struct sc_exec *ex, uint32_t id, uint64_t turns, const char *why,
+	     void *arg)
+{
+	(void)ex;
+	(void)id;
+	(void)turns;
+	(void)why;
+	(void)arg;
+	atomic_store(&condemned, true);
+	return 0;
+}
+
+static void
+block_then_die_if_condemned(struct rt_probe *p, void *ctx)
+{
+	block_until_released(p, ctx);
+	if (atomic_load(&condemned))
+		sc_panic("condemned by the watchdog");
+}
+
+static void
+kill_policy_kills_the_stalled_unit(void)
+{
+	struct sc_watchdog_opts o = {
+	    .period_ns = 2 * MS,
+	    .stall_ns = 20 * MS,
+	    .starve_ns = SC_WATCHDOG_OFF,
+	    .lost_kick_ns = SC_WATCHDOG_OFF,
+	    .no_progress_ns = SC_WATCHDOG_OFF,
+	    .policy = SC_WATCHDOG_KILL_STALLED,
+	    .report = count_report,
+	    .condemn = flag_condemn,
+	};
+	struct sc_pool_opts po = {.workers = 2};
+	struct sc_watchdog *wd = NULL;
+	struct sc_exec *ex = NULL;
+	struct sc_pool *pool = NULL;
+	struct rt_probe *p;
+	uint32_t id;
+
+	atomic_store(&released, false);
+	CHECK(sc_exec_create(NULL, &ex) == 0, "create");
+	if (failures)
+		return;
+	p = rt_probe_add(ex, &id);
+	CHECK(p != NULL, "probe");
+	if (!p)
+		return;
+	p->on_turn = block_then_die_if_condemned;
+	CHECK(sc_pool_create(ex, &po, &pool) == 0, "pool");
+	CHECK(sc_exec_kick(ex, id) == 0, "kick");
+	CHECK(sc_watchdog_create(ex, &o, &wd) == 0, "watchdog");
+	CHECK(sc_watchdog_wait(wd, SC_WATCHDOG_STALL, 1, 20000 * MS) == 0,
+	      "no stall report");
+	CHECK(sc_watchdog_condemned(wd) == 1, "condemned %llu",
+	      (unsigned long long)sc_watchdog_condemned(wd));
+	atomic_store(&released, true);
+	CHECK(sc_watchdog_destroy(wd) == 0, "destroy");
+	CHECK(sc_pool_finish(pool, NULL) == SC_EPANIC, "no panic");
+	CHECK(sc_exec_unit_state(ex, id) == SC_UNIT_DEAD, "not dead");
+	CHECK(sc_exec_destroy(ex) == 0, "exec destroy");
+}
+
 int
 main(void)
 {
 	healthy_chain_is_quiet();
 	stall_is_reported_once_per_window();
+	kill_policy_kills_the_stalled_unit();
 	if (failures) {
 		fprintf(stderr, "tsan_watchdog: %d failure(s)\n", failures);
 		return 1;
