@@ -226,6 +226,67 @@ Test(batch, radix_sort_agrees_with_qsort_on_adversarial_inputs)
 	}
 }
 
+/* Rows wider than the specialised strides take the generic code paths. */
+Test(batch, wide_rows_consolidate_like_the_reference)
+{
+	uint64_t base = sc_prop_seed(111);
+
+	for (uint64_t c = 0; c < sc_prop_count(40); c++) {
+		struct sc_rng r;
+		struct sc_schema s;
+		struct zref z;
+		struct sc_batch *b, *nb, *sum;
+
+		sc_rng_seed(&r, base + c);
+		zgen_schema(&r, SC_SCHEMA_MAX_COLS, &s);
+		zref_init(&z, s.ncols);
+		b = zgen_batch(&r, &s, 400, 1 + sc_rng_below(&r, 3), &z);
+		SC_PROP_ASSERT(base + c, SUITE,
+			       "wide_rows_consolidate_like_the_reference",
+			       zref_equals(&z, b), "%u columns", s.ncols);
+		cr_assert_eq(sc_batch_negate(b, &nb), 0);
+		cr_assert_eq(sc_batch_add(b, nb, &sum), 0);
+		cr_assert_eq(sc_batch_count(sum), 0);
+		sc_batch_release(b);
+		sc_batch_release(nb);
+		sc_batch_release(sum);
+		zref_fini(&z);
+	}
+}
+
+Test(batch, large_wide_inputs_sort_like_qsort)
+{
+	uint64_t base = sc_prop_seed(112);
+	struct sc_rng r;
+	struct sc_batch_builder bld;
+	struct sc_batch *b;
+	const uint32_t ncols = 9;
+	size_t n = 40000, m, stride = ncols + 1;
+	uint64_t *recs = malloc(n * stride * 8);
+
+	sc_rng_seed(&r, base);
+	cr_assert_eq(sc_batch_builder_init(&bld, ncols), 0);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *rec = recs + i * stride;
+
+		for (uint32_t j = 0; j < ncols; j++)
+			rec[j] = j == 4 ? sc_rng_next(&r) : sc_rng_below(&r, 3);
+		rec[ncols] = (uint64_t)sc_rng_range(&r, -1, 2);
+		cr_assert_eq(sc_batch_builder_push(&bld, rec, ncols,
+						   (int64_t)rec[ncols]),
+			     0);
+	}
+	cr_assert_eq(sc_batch_builder_finish(&bld, &b), 0);
+	m = qsort_consolidate(recs, n, ncols);
+	SC_PROP_ASSERT(base, SUITE, "large_wide_inputs_sort_like_qsort",
+		       sc_batch_count(b) == m &&
+			   memcmp(b->data, recs, m * stride * 8) == 0,
+		       "%zu rows vs %zu", sc_batch_count(b), m);
+	sc_batch_release(b);
+	sc_batch_builder_fini(&bld);
+	free(recs);
+}
+
 Test(batch, builder_result_does_not_depend_on_push_order)
 {
 	uint64_t base = sc_prop_seed(303);
