@@ -9,9 +9,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A hash slot holds an id; these two ids are never handed out. */
+/*
+ * A hash slot holds the top 32 bits of the text's hash above a 32-bit id,
+ * so a probe that meets another text usually tells from the slot alone,
+ * without touching the entry or the text (each a cache miss in a large
+ * table). Ids are below 2^32 - 1; these two slot values are never a real
+ * slot (id 0 is never handed out, and no id is 2^32 - 1).
+ */
 #define SLOT_EMPTY 0u
 #define SLOT_TOMB  UINT64_MAX
+#define ID_LIMIT   0xffffffffu
+
+static inline uint64_t
+slot_make(uint64_t h, uint64_t id)
+{
+	return (h & 0xffffffff00000000ULL) | id;
+}
+
+static inline uint64_t
+slot_id(uint64_t slot)
+{
+	return slot & 0xffffffffu;
+}
 
 struct sym_entry {
 	char *text;    /* len bytes and a NUL; NULL when the id is free */
@@ -108,18 +127,19 @@ probe(const struct sc_symtab *t, const char *text, size_t len, uint64_t h,
 	size_t mask = t->nslots - 1, i = h & mask, tomb = SIZE_MAX;
 
 	for (;; i = (i + 1) & mask) {
-		uint64_t id = t->slots[i];
+		uint64_t sl = t->slots[i], id = slot_id(sl);
 
-		if (id == SLOT_EMPTY) {
+		if (sl == SLOT_EMPTY) {
 			*found = false;
 			return tomb != SIZE_MAX ? tomb : i;
 		}
-		if (id == SLOT_TOMB) {
+		if (sl == SLOT_TOMB) {
 			if (tomb == SIZE_MAX)
 				tomb = i;
 			continue;
 		}
-		if (t->ent[id].hash == h && t->ent[id].len == len &&
+		if ((sl ^ h) >> 32 == 0 && t->ent[id].hash == h &&
+		    t->ent[id].len == len &&
 		    memcmp(t->ent[id].text, text, len) == 0) {
 			*found = true;
 			return i;
@@ -142,15 +162,15 @@ grow_slots(struct sc_symtab *t)
 		return SC_ENOMEM;
 	mask = n - 1;
 	for (size_t i = 0; i < t->nslots; i++) {
-		uint64_t id = t->slots[i];
+		uint64_t sl = t->slots[i];
 		size_t j;
 
-		if (id == SLOT_EMPTY || id == SLOT_TOMB)
+		if (sl == SLOT_EMPTY || sl == SLOT_TOMB)
 			continue;
-		for (j = t->ent[id].hash & mask; s[j] != SLOT_EMPTY;
+		for (j = t->ent[slot_id(sl)].hash & mask; s[j] != SLOT_EMPTY;
 		     j = (j + 1) & mask)
 			;
-		s[j] = id;
+		s[j] = sl;
 	}
 	free(t->slots);
 	t->slots = s;
@@ -198,15 +218,16 @@ intern_locked(struct sc_symtab *t, const char *text, size_t len, uint64_t *id)
 
 	slot = probe(t, text, len, h, &found);
 	if (found) {
-		struct sym_entry *e = &t->ent[t->slots[slot]];
+		uint64_t fid = slot_id(t->slots[slot]);
+		struct sym_entry *e = &t->ent[fid];
 
 		if (e->refs == UINT64_MAX)
 			return sc__fail(SC_EOVERFLOW,
 					"sc_symtab_intern: reference count of "
 					"id %" PRIu64 " would wrap",
-					t->slots[slot]);
+					fid);
 		e->refs++;
-		*id = t->slots[slot];
+		*id = fid;
 		return 0;
 	}
 	if ((t->used + t->tombs + 1) * 4 >= t->nslots * 3) {
@@ -214,6 +235,11 @@ intern_locked(struct sc_symtab *t, const char *text, size_t len, uint64_t *id)
 			goto nomem;
 		slot = probe(t, text, len, h, &found);
 	}
+	if (t->nfree == 0 && t->nent >= ID_LIMIT)
+		return sc__fail(SC_EOVERFLOW,
+				"sc_symtab_intern: %zu live symbols, the most "
+				"a table holds",
+				t->used);
 	if (reserve_id(t))
 		goto nomem;
 	copy = malloc(len + 1);
@@ -227,7 +253,7 @@ intern_locked(struct sc_symtab *t, const char *text, size_t len, uint64_t *id)
 	    (struct sym_entry){.text = copy, .len = len, .hash = h, .refs = 1};
 	if (t->slots[slot] == SLOT_TOMB)
 		t->tombs--;
-	t->slots[slot] = nid;
+	t->slots[slot] = slot_make(h, nid);
 	t->used++;
 	t->text_bytes += len + 1;
 	*id = nid;
@@ -277,7 +303,7 @@ sc_symtab_find(struct sc_symtab *t, const char *text, size_t len, uint64_t *id)
 	slot = probe(t, text ? text : "", len,
 		     hash_bytes(text ? text : "", len), &found);
 	if (found)
-		*id = t->slots[slot];
+		*id = slot_id(t->slots[slot]);
 	else
 		rc = sc__fail(SC_ENOENT, "sc_symtab_find: text not interned");
 	pthread_mutex_unlock(&t->lock);
@@ -343,7 +369,7 @@ drop_locked(struct sc_symtab *t, uint64_t id)
 	struct sym_entry *e = &t->ent[id];
 	size_t mask = t->nslots - 1, i = e->hash & mask;
 
-	while (t->slots[i] != id)
+	while (t->slots[i] != slot_make(e->hash, id))
 		i = (i + 1) & mask;
 	t->slots[i] = SLOT_TOMB;
 	t->used--;
