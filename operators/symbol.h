@@ -16,12 +16,16 @@
  * a caller that never releases simply gets an append-only table.
  *
  * Design: one open-addressing hash table (text -> id, linear probing,
- * FNV-1a-like hash, tombstones on removal) and an array of entries indexed
- * by id, both behind one mutex. Every call takes the mutex once, so the
- * table is correct under any number of threads; it is not built for
- * interning from many threads in a tight loop (stripe it if that shows up
- * in a profile). Id 0 is never handed out, so a zero word is never a
- * valid symbol.
+ * tombstones on removal; each slot keeps 32 bits of the hash beside the id,
+ * so a probe past another text touches neither its entry nor its text) and
+ * an array of entries indexed by id, both behind one mutex. Every call
+ * takes the mutex once, so the table is correct under any number of
+ * threads; it is not built for interning from many threads in a tight loop
+ * (stripe it if that shows up in a profile). Id 0 is never handed out, so a
+ * zero word is never a valid symbol; ids stay below 2^32. Text is freed as
+ * soon as its id dies; the two arrays keep the size of the largest live set
+ * seen (16 bytes of slots and 32 of entry per live id at the high-water
+ * mark), since freed ids are reused rather than compacted.
  */
 #ifndef SC_SYMBOL_H
 #define SC_SYMBOL_H
