@@ -40,6 +40,7 @@ struct sc_aggregate {
 	struct pending *pend;	     /* phase-1 scratch */
 	size_t npend, pend_cap;	     /* in use, allocated */
 	struct sc_batch_builder out; /* output scratch */
+	struct sc__fences fences;    /* of the trace's long runs */
 };
 
 /* --- creation ------------------------------------------------------------ */
@@ -128,6 +129,7 @@ sc_aggregate_create(const struct sc_aggregate_spec *spec,
 	    (spec->kind == SC_AGG_SUM && spec->col_type == SC_TYPE_F64);
 	layout(agg);
 	sc__groups_init(&agg->g, spec->k, agg->exact);
+	sc__fences_init(&agg->fences);
 	rc = sc_trace_create(spec->ncols, &agg->t);
 	if (rc == 0)
 		rc = sc_batch_builder_init(&agg->out, spec->k + 1);
@@ -148,6 +150,7 @@ sc_aggregate_destroy(struct sc_aggregate *agg)
 	sc__groups_fini(&agg->g);
 	free(agg->pend);
 	sc_batch_builder_fini(&agg->out);
+	sc__fences_fini(&agg->fences);
 	free(agg);
 }
 
@@ -439,7 +442,7 @@ linear_compute(struct sc_aggregate *agg, const struct sc_batch *d)
 		return rc;
 	agg->npend = 0;
 	sc__probe_init(&p, agg->spec.ncols, agg->t, NULL);
-	sc__probe_prepare(&p, d, agg->spec.ncols);
+	sc__probe_prepare(&p, d, agg->spec.ncols, &agg->fences);
 	for (size_t i = 0, e; rc == 0 && i < sc_batch_count(d); i = e) {
 		e = key_end(d, i, agg->spec.k);
 		rc = group_step(agg, &p, d, i, e);
@@ -506,8 +509,8 @@ minmax_compute(struct sc_aggregate *agg, const struct sc_batch *d)
 
 	sc__probe_init(&before, agg->spec.ncols, agg->t, NULL);
 	sc__probe_init(&after, agg->spec.ncols, agg->t, d);
-	sc__probe_prepare(&before, d, agg->spec.k);
-	sc__probe_prepare(&after, d, agg->spec.k);
+	sc__probe_prepare(&before, d, agg->spec.k, &agg->fences);
+	sc__probe_prepare(&after, d, agg->spec.k, &agg->fences);
 	for (size_t i = 0, e; rc == 0 && i < sc_batch_count(d); i = e) {
 		const uint64_t *key = sc_batch_row(d, i);
 
@@ -609,5 +612,8 @@ sc_aggregate_rows(const struct sc_aggregate *agg)
 size_t
 sc_aggregate_bytes(const struct sc_aggregate *agg)
 {
-	return agg ? sc_trace_bytes(agg->t) + sc__groups_bytes(&agg->g) : 0;
+	if (!agg)
+		return 0;
+	return sc_trace_bytes(agg->t) + sc__groups_bytes(&agg->g) +
+	       sc__fences_bytes(&agg->fences);
 }

@@ -12,6 +12,7 @@ struct sc_distinct {
 	uint32_t ncols;		     /* row width */
 	struct sc_trace *t;	     /* the integral of the input */
 	struct sc_batch_builder out; /* output scratch, kept for its buffer */
+	struct sc__fences fences;    /* of the trace's long runs */
 };
 
 int
@@ -30,6 +31,7 @@ sc_distinct_create(uint32_t ncols, struct sc_distinct **out)
 	if (!d)
 		return sc__fail(SC_ENOMEM, "sc_distinct_create: out of memory");
 	d->ncols = ncols;
+	sc__fences_init(&d->fences);
 	rc = sc_trace_create(ncols, &d->t);
 	if (rc == 0)
 		rc = sc_batch_builder_init(&d->out, ncols);
@@ -56,7 +58,7 @@ distinct_changes(struct sc_distinct *d, const struct sc_batch *delta)
 	int rc;
 
 	sc__probe_init(&p, d->ncols, d->t, NULL);
-	sc__probe_prepare(&p, delta, d->ncols);
+	sc__probe_prepare(&p, delta, d->ncols, &d->fences);
 	rc = distinct_rows(d, &p, delta);
 	sc__probe_fini(&p);
 	return rc;
@@ -148,7 +150,7 @@ sc_distinct_rows(const struct sc_distinct *d)
 size_t
 sc_distinct_bytes(const struct sc_distinct *d)
 {
-	return d ? sc_trace_bytes(d->t) : 0;
+	return d ? sc_trace_bytes(d->t) + sc__fences_bytes(&d->fences) : 0;
 }
 
 void
@@ -158,5 +160,6 @@ sc_distinct_destroy(struct sc_distinct *d)
 		return;
 	sc_trace_destroy(d->t);
 	sc_batch_builder_fini(&d->out);
+	sc__fences_fini(&d->fences);
 	free(d);
 }

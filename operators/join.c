@@ -18,6 +18,8 @@ struct sides {
 	uint64_t mass_a;     /* sum of |w| ever inserted into ta (saturating) */
 	uint64_t mass_b;     /* the same for tb */
 	struct sc_batch_builder out; /* output scratch, kept for its buffer */
+	struct sc__fences fa;	     /* fences of ta's long runs */
+	struct sc__fences fb;	     /* fences of tb's long runs */
 };
 
 struct sc_join {
@@ -59,6 +61,8 @@ sides_init(struct sides *s, const char *fn, uint32_t a_ncols, uint32_t b_ncols,
 	s->k = k;
 	s->mass_a = s->mass_b = 0;
 	s->ta = s->tb = NULL;
+	sc__fences_init(&s->fa);
+	sc__fences_init(&s->fb);
 	rc = sc_trace_create(a_ncols, &s->ta);
 	if (rc == 0)
 		rc = sc_trace_create(b_ncols, &s->tb);
@@ -77,6 +81,8 @@ sides_fini(struct sides *s)
 	sc_trace_destroy(s->ta);
 	sc_trace_destroy(s->tb);
 	sc_batch_builder_fini(&s->out);
+	sc__fences_fini(&s->fa);
+	sc__fences_fini(&s->fb);
 }
 
 static int
@@ -287,13 +293,13 @@ sc_join_step(struct sc_join *j, const struct sc_batch *da,
 	 * they were before this step, the deltas seen as extra runs. */
 	if (da && sc_batch_count(da)) {
 		sc__probe_init(&p, j->s.b_ncols, j->s.tb, NULL);
-		sc__probe_prepare(&p, da, j->s.k);
+		sc__probe_prepare(&p, da, j->s.k, &j->s.fb);
 		rc = join_delta(&j->s, da, &p, true);
 		sc__probe_fini(&p);
 	}
 	if (rc == 0 && db && sc_batch_count(db)) {
 		sc__probe_init(&p, j->s.a_ncols, j->s.ta, da);
-		sc__probe_prepare(&p, db, j->s.k);
+		sc__probe_prepare(&p, db, j->s.k, &j->s.fa);
 		rc = join_delta(&j->s, db, &p, false);
 		sc__probe_fini(&p);
 	}
@@ -333,7 +339,10 @@ sc_join_rows(const struct sc_join *j)
 size_t
 sc_join_bytes(const struct sc_join *j)
 {
-	return j ? sc_trace_bytes(j->s.ta) + sc_trace_bytes(j->s.tb) : 0;
+	if (!j)
+		return 0;
+	return sc_trace_bytes(j->s.ta) + sc_trace_bytes(j->s.tb) +
+	       sc__fences_bytes(&j->s.fa) + sc__fences_bytes(&j->s.fb);
 }
 
 void
@@ -398,8 +407,8 @@ anti_presence_changes(struct sides *s, const struct sc_batch *db)
 	sc__probe_init(&old_b, s->b_ncols, s->tb, NULL);
 	sc__probe_init(&new_b, s->b_ncols, s->tb, db);
 	sc__probe_init(&pa, s->a_ncols, s->ta, NULL);
-	sc__probe_prepare(&old_b, db, s->k);
-	sc__probe_prepare(&new_b, db, s->k);
+	sc__probe_prepare(&old_b, db, s->k, &s->fb);
+	sc__probe_prepare(&new_b, db, s->k, &s->fb);
 	for (size_t i = 0, e; rc == 0 && i < sc_batch_count(db); i = e) {
 		const uint64_t *key = sc_batch_row(db, i);
 
@@ -425,7 +434,7 @@ anti_new_rows(struct sides *s, const struct sc_batch *da,
 	int rc = 0;
 
 	sc__probe_init(&new_b, s->b_ncols, s->tb, db);
-	sc__probe_prepare(&new_b, da, s->k);
+	sc__probe_prepare(&new_b, da, s->k, &s->fb);
 	for (size_t i = 0, e; rc == 0 && i < sc_batch_count(da); i = e) {
 		e = key_end(da, i, s->k);
 		rc = present(&new_b, sc_batch_row(da, i), s->k, &is);

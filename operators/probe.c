@@ -4,6 +4,7 @@
 #include "operators/probe_int.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 void
 sc__probe_init(struct sc__probe *p, uint32_t ncols, const struct sc_trace *t,
@@ -17,14 +18,18 @@ sc__probe_init(struct sc__probe *p, uint32_t ncols, const struct sc_trace *t,
 	p->pk = 0;
 	p->pm = p->pi = 0;
 	p->kidx = p->block = NULL;
-	for (size_t i = 0; i < SC__PROBE_MAX; i++)
+	for (size_t i = 0; i < SC__PROBE_MAX; i++) {
 		p->pre[i] = NULL;
+		p->fence[i] = NULL;
+		p->nfence[i] = 0;
+	}
 	for (size_t i = 0; i < n; i++) {
 		p->run[p->nruns] = sc_trace_run(t, i);
 		p->from[p->nruns] = 0;
 		p->lo[p->nruns] = p->hi[p->nruns] = 0;
 		p->nruns++;
 	}
+	p->ntrace = p->nruns;
 	if (extra && sc_batch_count(extra) > 0) {
 		p->run[p->nruns] = extra;
 		p->from[p->nruns] = 0;
@@ -145,6 +150,146 @@ lower_bounds(const struct sc_batch *b, const struct sc_batch *keys,
 }
 
 /*
+ * The same through a fence: the lockstep search runs over the fence words
+ * (first words of every 16th row), which finds for each key the block of
+ * 16 rows before which every row is smaller; the block is prefetched for
+ * all lanes, then each lane gallops from the block's start (further only
+ * when many rows share the key's first word).
+ */
+static void
+fenced_lower_bounds(const struct sc_batch *b, const uint64_t *fence, size_t nf,
+		    const struct sc_batch *keys, const size_t *kidx, size_t m,
+		    uint32_t k, size_t *out)
+{
+	size_t ffrom = 0, prev = 0;
+	size_t block = SC__FENCE_STRIDE * (size_t)b->stride * sizeof(uint64_t);
+
+	for (size_t g = 0; g < m; g += LANES) {
+		size_t nl = m - g < LANES ? m - g : LANES, len = nf - ffrom;
+		size_t base[LANES], start[LANES];
+		const uint64_t *key[LANES];
+
+		for (size_t l = 0; l < nl; l++) {
+			base[l] = ffrom;
+			key[l] = sc_batch_row(keys, kidx[g + l]);
+		}
+		while (len > 1) {
+			size_t half = len / 2;
+
+			for (size_t l = 0; l < nl; l++)
+				base[l] += fence[base[l] + half] < key[l][0]
+					       ? half
+					       : 0;
+			len -= half;
+		}
+		for (size_t l = 0; l < nl; l++) {
+			/* f: the first fence word >= the key's first word. */
+			size_t f = len == 0
+				       ? ffrom
+				       : base[l] + (fence[base[l]] < key[l][0]);
+			const char *at;
+
+			start[l] = f == 0 ? 0 : (f - 1) * SC__FENCE_STRIDE;
+			at = (const char *)sc_batch_row(b, start[l]);
+			for (size_t off = 0; off < block; off += 64)
+				__builtin_prefetch(at + off);
+			if (l == nl - 1)
+				ffrom = f;
+		}
+		for (size_t l = 0; l < nl; l++) {
+			size_t s = start[l] > prev ? start[l] : prev;
+
+			prev = out[g + l] = gallop(b, s, key[l], k, false);
+		}
+	}
+}
+
+void
+sc__fences_init(struct sc__fences *fs)
+{
+	memset(fs, 0, sizeof(*fs));
+}
+
+static void
+fence_drop(struct sc__fences *fs, size_t i)
+{
+	sc_batch_release(fs->run[i]);
+	free(fs->first[i]);
+	fs->n--;
+	fs->run[i] = fs->run[fs->n];
+	fs->first[i] = fs->first[fs->n];
+	fs->nf[i] = fs->nf[fs->n];
+}
+
+void
+sc__fences_fini(struct sc__fences *fs)
+{
+	while (fs && fs->n)
+		fence_drop(fs, fs->n - 1);
+}
+
+size_t
+sc__fences_bytes(const struct sc__fences *fs)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; fs && i < fs->n; i++)
+		n += fs->nf[i] * sizeof(uint64_t);
+	return n;
+}
+
+static bool
+probe_has_run(const struct sc__probe *p, const struct sc_batch *b)
+{
+	for (uint32_t i = 0; i < p->ntrace; i++)
+		if (p->run[i] == b)
+			return true;
+	return false;
+}
+
+/* The fence of trace run b, from the cache or built now; NULL if it could
+ * not be allocated. */
+static const uint64_t *
+fence_get(struct sc__fences *fs, const struct sc_batch *b, size_t *nf)
+{
+	size_t n = sc_batch_count(b);
+	size_t m = (n + SC__FENCE_STRIDE - 1) / SC__FENCE_STRIDE;
+	uint64_t *f;
+
+	for (size_t i = 0; i < fs->n; i++)
+		if (fs->run[i] == b) {
+			*nf = fs->nf[i];
+			return fs->first[i];
+		}
+	if (fs->n == SC_TRACE_MAX_RUNS)
+		return NULL;
+	f = malloc(m * sizeof(uint64_t));
+	if (!f)
+		return NULL;
+	for (size_t i = 0; i < m; i++)
+		f[i] = sc_batch_row(b, i * SC__FENCE_STRIDE)[0];
+	/* The cache's reference keeps the run, and so its address, alive. */
+	fs->run[fs->n] = sc_batch_retain((struct sc_batch *)b);
+	fs->first[fs->n] = f;
+	fs->nf[fs->n++] = m;
+	*nf = m;
+	return f;
+}
+
+/* Drop the fences of runs that left the trace; fetch those of its long
+ * runs. */
+static void
+fences_attach(struct sc__probe *p, struct sc__fences *fs)
+{
+	for (size_t i = fs->n; i-- > 0;)
+		if (!probe_has_run(p, fs->run[i]))
+			fence_drop(fs, i);
+	for (uint32_t i = 0; i < p->ntrace; i++)
+		if (sc_batch_count(p->run[i]) >= SC__FENCE_MIN)
+			p->fence[i] = fence_get(fs, p->run[i], &p->nfence[i]);
+}
+
+/*
  * Is run b worth a batched search for m keys? Only when it is long and the
  * keys are sparse in it: otherwise galloping from key to key stays in
  * cache and costs less than the lockstep searches from the start.
@@ -158,7 +303,8 @@ is_long(const struct sc_batch *b, size_t m)
 }
 
 void
-sc__probe_prepare(struct sc__probe *p, const struct sc_batch *keys, uint32_t k)
+sc__probe_prepare(struct sc__probe *p, const struct sc_batch *keys, uint32_t k,
+		  struct sc__fences *fs)
 {
 	size_t m = 0, nlong = 0, n = keys ? sc_batch_count(keys) : 0, j = 0;
 
@@ -168,6 +314,8 @@ sc__probe_prepare(struct sc__probe *p, const struct sc_batch *keys, uint32_t k)
 		nlong += is_long(p->run[i], m);
 	if (m == 0 || nlong == 0 || p->block)
 		return;
+	if (fs)
+		fences_attach(p, fs);
 	p->block = malloc((m + nlong * m) * sizeof(size_t));
 	if (!p->block)
 		return; /* unprepared: slower, not wrong */
@@ -179,7 +327,12 @@ sc__probe_prepare(struct sc__probe *p, const struct sc_batch *keys, uint32_t k)
 		if (!is_long(p->run[i], m))
 			continue;
 		p->pre[i] = p->block + m + (j++) * m;
-		lower_bounds(p->run[i], keys, p->kidx, m, k, p->pre[i]);
+		if (p->fence[i])
+			fenced_lower_bounds(p->run[i], p->fence[i],
+					    p->nfence[i], keys, p->kidx, m, k,
+					    p->pre[i]);
+		else
+			lower_bounds(p->run[i], keys, p->kidx, m, k, p->pre[i]);
 	}
 	p->pkeys = keys;
 	p->pk = k;

@@ -39,9 +39,37 @@
  * by sc__probe_prepare. */
 #define SC__PROBE_BATCH_MIN 2048
 
+/*
+ * Fences: for each long run of a trace, the first word of every
+ * SC__FENCE_STRIDE-th row, in one dense array (1/16 of a word per row, so
+ * the fences of a run of 1M rows take 500 KB and stay in cache). A
+ * prepared probe searches the fence, not the run, and then only one block
+ * of 16 rows of the run: one or two cache misses per key instead of one
+ * per level of a binary search over a run that does not fit in cache.
+ * Runs are immutable, so a run's fence is built once and kept while the
+ * run lives; the cache holds a reference to each run it has a fence for,
+ * so a run's address cannot be reused while its fence is kept. Each
+ * prepare drops the fences of runs that have left the trace.
+ */
+#define SC__FENCE_STRIDE 16
+#define SC__FENCE_MIN	 32768 /* runs shorter than this get no fence */
+
+struct sc__fences {
+	size_t n;				 /* entries */
+	struct sc_batch *run[SC_TRACE_MAX_RUNS]; /* a reference each */
+	uint64_t *first[SC_TRACE_MAX_RUNS];	 /* the fence words */
+	size_t nf[SC_TRACE_MAX_RUNS];		 /* how many */
+};
+
+void sc__fences_init(struct sc__fences *fs);
+void sc__fences_fini(struct sc__fences *fs);
+/* Bytes the fences hold (not the runs they keep alive). */
+size_t sc__fences_bytes(const struct sc__fences *fs);
+
 struct sc__probe {
 	uint32_t ncols;				   /* row width */
 	uint32_t nruns;				   /* runs probed */
+	uint32_t ntrace;			   /* of which the trace's */
 	const struct sc_batch *run[SC__PROBE_MAX]; /* borrowed */
 	size_t from[SC__PROBE_MAX]; /* every later key is at or after this */
 	size_t lo[SC__PROBE_MAX];   /* the current key range, still to walk */
@@ -53,7 +81,9 @@ struct sc__probe {
 	size_t pi;		      /* the next one expected */
 	size_t *kidx;		      /* pm row indices of pkeys, one per key */
 	size_t *pre[SC__PROBE_MAX];   /* per long run: pm lower bounds */
-	size_t *block;		      /* the allocation behind kidx and pre */
+	const uint64_t *fence[SC__PROBE_MAX]; /* per run: its fence or NULL */
+	size_t nfence[SC__PROBE_MAX];	      /* fence words */
+	size_t *block; /* the allocation behind kidx and pre */
 };
 
 /*
@@ -73,11 +103,13 @@ void sc__probe_init(struct sc__probe *p, uint32_t ncols,
  * overlap instead of following one another: a probe into a long run is
  * bound by memory latency, and this turns latency into bandwidth.
  * A seek whose key is not the next prepared one just searches as usual.
- * Preparing only saves time: if its allocation fails the probe simply
- * stays unprepared. Call sc__probe_fini after.
+ * `fs` (may be NULL) is the fence cache of the probe's trace: the long
+ * trace runs are searched through their fences (built on first use).
+ * Preparing only saves time: if an allocation fails the probe simply
+ * searches as it would unprepared. Call sc__probe_fini after.
  */
 void sc__probe_prepare(struct sc__probe *p, const struct sc_batch *keys,
-		       uint32_t k);
+		       uint32_t k, struct sc__fences *fs);
 
 /* sc__probe_fini - free what sc__probe_prepare allocated. */
 void sc__probe_fini(struct sc__probe *p);

@@ -191,7 +191,7 @@ Test(distinct, null_arguments_are_einval)
 
 Test(distinct, large_state_matches_a_dense_reference)
 {
-	enum { K = 6000, V = 4 };
+	enum { K = 12000, V = 4 };
 	uint64_t seed = sc_prop_seed(7202);
 	struct sc_rng r;
 	int64_t *w = calloc(K * V, sizeof(int64_t));
@@ -204,7 +204,7 @@ Test(distinct, large_state_matches_a_dense_reference)
 	cr_assert_eq(sc_batch_empty(2, &acc), 0);
 	for (int step = 0; step < 12; step++) {
 		struct sc_batch *delta =
-		    opgen_dense_delta(&r, w, K, V, step < 2 ? 20000 : 500);
+		    opgen_dense_delta(&r, w, K, V, step < 2 ? 100000 : 500);
 		struct sc_batch *out, *want;
 		struct sc_batch_builder b;
 

@@ -76,7 +76,7 @@ Test(probe, prepared_seeks_and_weights_equal_a_plain_scan)
 		/* Walks by key (k = 1), prepared (p) and plain (q). */
 		sc__probe_init(&p, 2, t, runs[4]);
 		sc__probe_init(&q, 2, t, runs[4]);
-		sc__probe_prepare(&p, keys, 1);
+		sc__probe_prepare(&p, keys, 1, NULL);
 		cr_assert_gt(p.pm, 0, "the long runs were not prepared");
 		for (size_t i = 0; i < sc_batch_count(keys); i++) {
 			const uint64_t *key = sc_batch_row(keys, i), *rp, *rq;
@@ -105,7 +105,7 @@ Test(probe, prepared_seeks_and_weights_equal_a_plain_scan)
 		sc__probe_fini(&p);
 		/* Point weights (k = ncols), prepared. */
 		sc__probe_init(&p, 2, t, runs[4]);
-		sc__probe_prepare(&p, keys, 2);
+		sc__probe_prepare(&p, keys, 2, NULL);
 		for (size_t i = 0; i < sc_batch_count(keys); i++) {
 			const uint64_t *row = sc_batch_row(keys, i);
 			int64_t w;
@@ -142,7 +142,7 @@ Test(probe, prepared_backward_walks_equal_forward_walks_reversed)
 	keys = random_batch(&r, 40, 500);
 	sc__probe_init(&f, 2, t, NULL);
 	sc__probe_init(&bk, 2, t, NULL);
-	sc__probe_prepare(&bk, keys, 1);
+	sc__probe_prepare(&bk, keys, 1, NULL);
 	for (size_t i = 0; i < sc_batch_count(keys); i++) {
 		const uint64_t *key = sc_batch_row(keys, i);
 		uint64_t fw[64][2], n = 0;
@@ -167,4 +167,74 @@ Test(probe, prepared_backward_walks_equal_forward_walks_reversed)
 	sc_batch_release(b1);
 	sc_batch_release(b2);
 	sc_batch_release(keys);
+}
+
+/* Compare a prepared probe (with the fence cache fs) against a plain one
+ * on every seek and point weight of `keys`. */
+static void
+compare_prepared(struct sc_trace *t, struct sc_batch *keys,
+		 struct sc__fences *fs)
+{
+	struct sc__probe p, q;
+	const uint64_t *rp, *rq;
+	int64_t wp, wq;
+
+	for (uint32_t k = 1; k <= 2; k++) {
+		sc__probe_init(&p, 2, t, NULL);
+		sc__probe_init(&q, 2, t, NULL);
+		sc__probe_prepare(&p, keys, k, fs);
+		for (size_t i = 0; i < sc_batch_count(keys); i++) {
+			const uint64_t *key = sc_batch_row(keys, i);
+			int a, b;
+
+			if (i > 0 &&
+			    memcmp(sc_batch_row(keys, i - 1), key, k * 8) == 0)
+				continue;
+			if (k == 2) {
+				cr_assert_eq(sc__probe_weight(&p, key, &wp), 0);
+				cr_assert_eq(sc__probe_weight(&q, key, &wq), 0);
+				cr_assert_eq(wp, wq);
+				continue;
+			}
+			sc__probe_seek(&p, key, k);
+			sc__probe_seek(&q, key, k);
+			do {
+				a = sc__probe_next(&p, &rp, &wp);
+				b = sc__probe_next(&q, &rq, &wq);
+				cr_assert_eq(a, b);
+				cr_assert(a != 1 || (memcmp(rp, rq, 16) == 0 &&
+						     wp == wq));
+			} while (a == 1);
+		}
+		sc__probe_fini(&p);
+	}
+}
+
+Test(probe, fenced_searches_equal_plain_ones_across_merges)
+{
+	struct sc_rng r;
+	struct sc_trace *t;
+	struct sc__fences fs;
+
+	sc_rng_seed(&r, sc_prop_seed(7403));
+	cr_assert_eq(sc_trace_create(2, &t), 0);
+	sc__fences_init(&fs);
+	for (int round = 0; round < 4; round++) {
+		/* Few keys, 4 values each: many rows share a first word, so
+		 * the fence lands before long runs of ties. */
+		uint64_t nkeys = round % 2 ? 3000 : 100000;
+		struct sc_batch *b = random_batch(&r, 40000, nkeys);
+		struct sc_batch *keys = random_batch(&r, 400, nkeys);
+
+		cr_assert_eq(sc_trace_insert(t, b), 0);
+		compare_prepared(t, keys, &fs);
+		cr_assert_gt(sc__fences_bytes(&fs), 0);
+		cr_assert_leq(fs.n, sc_trace_runs(t));
+		cr_assert_eq(sc_trace_work(t, 30000, NULL), 0);
+		sc_batch_release(b);
+		sc_batch_release(keys);
+	}
+	sc__fences_fini(&fs);
+	cr_assert_eq(fs.n, 0);
+	sc_trace_destroy(t);
 }
