@@ -152,21 +152,22 @@ void sc__xsum_tick(struct sc_xsum *x);
 static inline int
 sc__xsum_add_bits(struct sc_xsum *x, uint64_t b, uint64_t flip)
 {
-	uint32_t e, i, s;
+	uint32_t e;
+	uint64_t i; /* 64-bit, so that limb[i + 1] is limb[i]'s neighbour */
 	int64_t neg, m;
 
 	if (__builtin_expect(x == NULL, 0))
 		return sc__xsum_add_slow(x, b, flip ? -1 : 1);
 	e = (uint32_t)(b >> 52) & 0x7ff;
-	i = (e >> 5) - x->gate;
+	i = (uint64_t)(e >> 5) - x->gate;
 	if (__builtin_expect(i > SC_XSUM_WINDOW - 2, 0))
 		return sc__xsum_add_slow(x, b, flip ? -1 : 1);
 	neg = (int64_t)(b ^ flip) >> 63; /* 0 or -1 */
 	m = (int64_t)((b & ((UINT64_C(1) << 52) - 1)) | (UINT64_C(1) << 52));
 	m = (m ^ neg) - neg;
-	s = e & 31;
-	x->limb[i] += (int64_t)(((uint64_t)m << s) & 0xffffffffu);
-	x->limb[i + 1] += m >> (32 - s);
+	/* a 32-bit shift takes its count mod 32: no mask needed for lo */
+	x->limb[i] += (int64_t)(uint32_t)((uint32_t)m << (e & 31));
+	x->limb[i + 1] += m >> (32 - (e & 31));
 	if (__builtin_expect(--x->budget == 0, 0))
 		sc__xsum_tick(x);
 	return 0;
