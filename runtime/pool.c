@@ -36,9 +36,12 @@ worker_loop(struct sc_exec *ex, int32_t index, uint32_t budget)
 	sc_claim_init(&c);
 	while (sc_exec_claim_blocking(ex, index, &c) == 0) {
 		/* A panic is handled inside run (the unit is abandoned and
-		 * nothing is held); only a clean turn is finished. */
-		if (sc_exec_run(ex, &c, budget) == 0)
-			(void)sc_exec_finish(ex, &c);
+		 * nothing is held); only a clean turn is finished. While
+		 * units are queued, finish and the next claim share one
+		 * critical section. */
+		while (sc_exec_run(ex, &c, budget) == 0 &&
+		       sc_exec_finish_claim(ex, &c, index) == 0)
+			;
 	}
 	sc_claim_fini(&c);
 }

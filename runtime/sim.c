@@ -69,14 +69,14 @@ held_kicked(struct sim *s, bool *out)
 			 SC_UNIT_RUNNING_KICKED;
 }
 
+/* Run the turn of the unit just claimed into held slot nheld, and hold
+ * it. */
 static void
-ev_claim(struct sim *s)
+run_and_hold(struct sim *s)
 {
 	struct sc_claim *c = &s->held[s->nheld];
 	uint32_t budget = s->o->budget ? s->o->budget : 1 + sim_below(s, 4);
 
-	if (sc_exec_claim(s->ex, -1, c) != 0)
-		return;
 	s->r->turns++;
 	trace_mix(s, EV_CLAIM, c->id);
 	if (sc_exec_run(s->ex, c, budget) != 0) {
@@ -91,22 +91,39 @@ ev_claim(struct sim *s)
 }
 
 static void
+ev_claim(struct sim *s)
+{
+	if (sc_exec_claim(s->ex, -1, &s->held[s->nheld]) != 0)
+		return;
+	run_and_hold(s);
+}
+
+/* Finish held unit i; half the time as the pool does when busy, finish
+ * and claim the next unit in one call (then run and hold that one). */
+static void
 ev_finish(struct sim *s)
 {
 	bool kicked[SC_SIM_HELD_MAX];
 	uint32_t i = sim_below(s, s->nheld);
+	bool chain = sim_next(s) & 1;
 	struct sc_claim tmp;
+	int rc = SC_EEMPTY;
 
-	trace_mix(s, EV_FINISH, s->held[i].id);
+	trace_mix(s, EV_FINISH + 16 * chain, s->held[i].id);
 	held_kicked(s, kicked);
-	(void)sc_exec_finish(s->ex, &s->held[i]);
-	/* Keep the claims dense: swap the finished one to the end. */
+	/* Keep the claims dense: swap the finishing one to the end. */
 	s->nheld--;
 	tmp = s->held[i];
 	s->held[i] = s->held[s->nheld];
 	s->held[s->nheld] = tmp;
 	kicked[i] = kicked[s->nheld];
+	if (chain)
+		rc = sc_exec_finish_claim(s->ex, &s->held[s->nheld], -1);
+	else
+		(void)sc_exec_finish(s->ex, &s->held[s->nheld]);
 	count_kicks_on_held(s, kicked);
+	if (rc == 0)
+		run_and_hold(s);
 }
 
 static void
