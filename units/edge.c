@@ -96,7 +96,7 @@ sc_edge_create(const struct sc_edge_opts *opts, struct sc_edge **out)
 	return 0;
 }
 
-/* --- the ring, through our counters --------------------------------------
+/* --- the ring ----------------------------------------------------------------
  */
 
 static inline struct ck_ring_buffer *
@@ -149,9 +149,10 @@ ring_push(struct sc_edge *e, struct sc_batch *b)
 	ck_ring_enqueue_commit_spsc(&e->ring);
 }
 
-/* Pop frames [from, to) into out (if not NULL; else release them and count
- * them undeliverable), then publish the new popped count. The caller is
- * the only one popping. Returns the rows popped. */
+/* Pop frames [from, to) (from being the popped count, and ck having
+ * shown them committed) into out, or release them if out is NULL; then
+ * publish the new popped count, which lets the producer reuse the slots.
+ * The caller is the only one popping. Returns the rows popped. */
 static inline uint64_t
 ring_pop(struct sc_edge *e, uint64_t from, uint64_t to, struct sc_batch **out)
 {
@@ -163,7 +164,7 @@ ring_pop(struct sc_edge *e, uint64_t from, uint64_t to, struct sc_batch **out)
 
 		sc__tsan_acquire(slot);
 		if (!ck_ring_dequeue_spsc(&e->ring, e->slots, &b))
-			abort(); /* our counters said it was there */
+			abort(); /* ck_ring_size said it was there */
 		sc__tsan_release(slot);
 		rows += sc_batch_count(b);
 		if (out)
