@@ -40,11 +40,12 @@
  * never O(rows in a group).
  *
  * Cost of a step of d rows: one point probe per row into the trace, in row
- * order, galloping in each run (O(d log(N / d)) compares per run, O(log N)
- * runs), and one hash probe per group of the delta (MIN/MAX instead walk
- * each touched group's range from its ends, skipping cancelled rows). The
- * trace's merge work is spread by sc_aggregate_work (about 2 log2 N units
- * per inserted row; see trace.h).
+ * order (operators/probe_int.h: galloping in short runs, a lockstep search
+ * through a cached fence index in long ones; O(d log(N / d)) compares per
+ * run, O(log N) runs), and one hash probe per group of the delta (MIN/MAX
+ * instead walk each touched group's range from its ends, skipping cancelled
+ * rows). The trace's merge work is spread by sc_aggregate_work (about 2 log2 N
+ * units per inserted row; see trace.h).
  *
  * Errors: the step computes everything into scratch before it changes
  * anything, so a failing step leaves the state as it was and writes no

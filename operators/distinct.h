@@ -13,10 +13,12 @@
  *     otherwise        ->  nothing
  *
  * Cost of a step of d rows: one point probe per row into the trace, in row
- * order, galloping from the previous row's position in each run
- * (O(d log(N / d)) compares per run, O(log N) runs), and no scan of the
- * state. The trace's merge work is done by sc_distinct_work (about
- * 2 log2 N units per inserted row keep the spine in shape; see trace.h).
+ * order (operators/probe_int.h: galloping from the previous row's position
+ * in short runs, O(d log(N / d)) compares per run; a lockstep search
+ * through a cached fence index in long runs, about one cache miss per row
+ * per long run; O(log N) runs), and no scan of the state. The trace's merge
+ * work is done by sc_distinct_work (about 2 log2 N units per inserted row keep
+ * the spine in shape; see trace.h).
  *
  * Errors: the step validates before changing anything: a delta of the
  * wrong width is SC_ESCHEMA; a delta that would make an integrated weight

@@ -17,14 +17,17 @@
  * product of the two weights. k == 0 is the cross product.
  *
  * Cost of a step: the rows of da are sorted, so their keys are probed into
- * Ib in increasing order; each trace run is searched by galloping forward
- * from the previous key's position (operators/probe_int.h), so a delta of d
- * keys against a run of n rows costs O(d log(n / d)) compares per run, and
- * a trace has O(log N) runs: O(d log^2 N) to find the matches, plus the
- * output. The traces' merge work is NOT done by the step: sc_*_work
- * spreads it (see trace.h: about 2 log2 N units of work per inserted row
- * keep each spine in shape, so O(log N) amortised per input row). A step
- * only merges when a spine reaches SC_TRACE_MAX_RUNS runs (the trace's
+ * Ib in increasing order (operators/probe_int.h). A short run is searched
+ * by galloping forward from the previous key's position: O(d log(n / d))
+ * compares for d keys in a run of n rows. A long run (one that does not
+ * fit in cache, where every search level would be a cache miss) is
+ * searched for all d keys at once, in lockstep so that the misses overlap,
+ * through a cached fence of its every 16th first word, so each key misses
+ * the cache about once per long run. A trace has O(log N) runs: O(d log^2
+ * N) compares in all, plus the output. The traces' merge work is NOT done by
+ * the step: sc_*_work spreads it (see trace.h: about 2 log2 N units of work per
+ * inserted row keep each spine in shape, so O(log N) amortised per input row).
+ * A step only merges when a spine reaches SC_TRACE_MAX_RUNS runs (the trace's
  * safety net), and it does that before it changes anything.
  *
  * The antijoin keeps the same two traces and emits the rows of a, with a's
