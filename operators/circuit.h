@@ -52,7 +52,11 @@
  * something outside reads it. Because every operator is a function of its
  * input's history, running the parts in any order that feeds each boundary
  * stream the same deltas gives every node the same deltas as the whole
- * circuit would.
+ * circuit would. Stepping parts tick by tick needs an order in which every
+ * boundary stream is produced before it is consumed, so a cycle that
+ * crosses parts cannot be run that way (its delay would see its boundary
+ * input one tick late): keep each cycle inside one part, or run the parts
+ * asynchronously to a fixed point as units/ does.
  *
  * Threads: a circuit is single-threaded. Distinct circuits (even of the
  * same, frozen, graph) may run on distinct threads at once, as long as
