@@ -34,11 +34,11 @@ static int failures;
 #define CHECK(cond, ...)                                                       \
 	do {                                                                   \
 		if (!(cond)) {                                                 \
-			fprintf(stderr,                                        \
-				"tsan_watchdog: %s:%d: %s: ", __FILE__,        \
-				__LINE__, #cond);                              \
-			fprintf(stderr, __VA_ARGS__);                          \
-			fprintf(stderr, "\n");                                 \
+			(void)fprintf(stderr,                                  \
+				      "tsan_watchdog: %s:%d: %s: ", __FILE__,  \
+				      __LINE__, #cond);                        \
+			(void)fprintf(stderr, __VA_ARGS__);                    \
+			(void)fprintf(stderr, "\n");                           \
 			failures++;                                            \
 		}                                                              \
 	} while (0)
@@ -223,9 +223,10 @@ main(void)
 	stall_is_reported_once_per_window();
 	kill_policy_kills_the_stalled_unit();
 	if (failures) {
-		fprintf(stderr, "tsan_watchdog: %d failure(s)\n", failures);
+		(void)fprintf(stderr, "tsan_watchdog: %d failure(s)\n",
+			      failures);
 		return 1;
 	}
-	printf("tsan_watchdog: pass\n");
+	(void)printf("tsan_watchdog: pass\n");
 	return 0;
 }
