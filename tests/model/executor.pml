@@ -65,6 +65,11 @@
  *                            queues it again and a second worker claims it
  *                            while the first still runs it (fails
  *                            property 1: two owners).
+ *   -DBUG_NO_MORE_AT_BUDGET  a turn that stops at its budget with input left
+ *                            does not say more: two frames announced by
+ *                            coalesced kicks reach the tail, which has no
+ *                            consumer to kick it back, and one is stranded
+ *                            (fails property 2: input left at quiescence).
  *   -DBUG_SHUTDOWN_SIGNALS_ONE  (with -DSHUTDOWN) shutdown wakes one
  *                            parked worker instead of all: the others sleep
  *                            on and the pool can never be joined (fails
@@ -225,7 +230,11 @@ inline turn(u, moved, more)
 			moved++
 		:: else -> break
 		od;
+#ifndef BUG_NO_MORE_AT_BUDGET
 		more = (input[u] > 0)
+#else
+		more = 0
+#endif
 	}
 }
 
