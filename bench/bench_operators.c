@@ -23,9 +23,15 @@
  * the aggregates' rows are (group, value) with N / 10 groups. A delta is
  * 90% fresh inserts and 10% retractions of rows the state holds.
  *
- * Memory: trace bytes per integrated row, once the spine is settled,
- * against the raw row (its ncols words) and against the row with its
- * weight word.
+ * Memory: the operator's bytes per integrated row once the spine is
+ * settled (its traces, the fences of their long runs, and for the sum its
+ * group table), against the raw row (its 2 words). A trace record is the
+ * row and its weight word, 1.5x the raw row; a fence adds 1/16 of a word
+ * per row of a long run.
+ *
+ * SC_BENCH_OPS=join (a substring of an operator's name) and
+ * SC_BENCH_MAX_ROWS=N limit a run; SC_BENCH_REPS=n (<= 32) sets the
+ * repetitions (default 21, 5 with --quick).
  */
 #include <math.h>
 #include <stdio.h>
@@ -456,7 +462,7 @@ bench_size(enum kind k, uint64_t n, int reps, int base_reps)
 	rows_settled = k == K_JOIN	 ? sc_join_rows(r.s.j)
 		       : k == K_DISTINCT ? sc_distinct_rows(r.s.d)
 					 : sc_aggregate_rows(r.s.a);
-	emit_size("trace bytes per row (settled)", k, n, "bytes/row",
+	emit_size("bytes per row (settled)", k, n, "bytes/row",
 		  (double)subject_bytes(&r.s) / (double)rows_settled,
 		  "raw 2-word row", 16.0);
 	check(sc_batch_builder_init(&out, k == K_JOIN ? 3 : 2), "builder");
@@ -506,6 +512,21 @@ bench_size(enum kind k, uint64_t n, int reps, int base_reps)
 	run_free(&r);
 }
 
+/* Repetitions: 21 (5 with --quick, or SC_BENCH_REPS); the from-scratch
+ * baseline, which sorts the whole state, runs fewer times on big states. */
+static void
+reps_for(uint64_t n, bool quick, int *reps, int *base_reps)
+{
+	const char *env = getenv("SC_BENCH_REPS");
+
+	*reps = env ? atoi(env) : quick ? 5 : 21;
+	if (*reps < 1 || *reps > 32)
+		*reps = 21;
+	*base_reps = n >= 10000000 ? 3 : n >= 1000000 ? 5 : *reps;
+	if (*base_reps > *reps)
+		*base_reps = *reps;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -514,6 +535,7 @@ main(int argc, char **argv)
 	size_t nsizes = quick ? 2 : 4;
 	const char *only = getenv("SC_BENCH_OPS");     /* e.g. "join" */
 	const char *max = getenv("SC_BENCH_MAX_ROWS"); /* e.g. 1000000 */
+	int reps, base_reps;
 
 	for (int k = K_JOIN; k <= K_MIN; k++) {
 		if (only && !strstr(kind_name[k], only))
@@ -521,14 +543,7 @@ main(int argc, char **argv)
 		for (size_t i = 0; i < nsizes; i++) {
 			if (max && sizes[i] > strtoull(max, NULL, 10))
 				break;
-			int reps = quick ? 5 : 21;
-
-			if (getenv("SC_BENCH_REPS")) /* for profiling, <= 32 */
-				reps = atoi(getenv("SC_BENCH_REPS"));
-			int base_reps = sizes[i] >= 10000000  ? 3
-					: sizes[i] >= 1000000 ? 5
-							      : reps;
-
+			reps_for(sizes[i], quick, &reps, &base_reps);
 			bench_size((enum kind)k, sizes[i], reps, base_reps);
 		}
 	}

@@ -299,7 +299,7 @@ is_long(const struct sc_batch *b, size_t m)
 {
 	size_t n = sc_batch_count(b);
 
-	return n >= SC__PROBE_BATCH_MIN && n >= 8 * m;
+	return n >= SC__PROBE_BATCH_MIN && n >= 16 * m;
 }
 
 void

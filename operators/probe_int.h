@@ -35,7 +35,7 @@
 
 #define SC__PROBE_MAX (SC_TRACE_MAX_RUNS + 1)
 
-/* Runs at least this long (and 8 times the keys) are searched in batches
+/* Runs at least this long (and 16 times the keys) are searched in batches
  * by sc__probe_prepare. */
 #define SC__PROBE_BATCH_MIN 2048
 
@@ -96,11 +96,11 @@ void sc__probe_init(struct sc__probe *p, uint32_t ncols,
 
 /*
  * sc__probe_prepare - search every long run (SC__PROBE_BATCH_MIN rows or
- * more, and at least 8 rows per key) for all the distinct k-column key prefixes
- * of `keys` (sorted) at once, so that the seeks (or weights, with k == ncols)
- * that follow, in that order, find their place in those runs without searching.
- * The searches run in lockstep, many keys at a time, so their cache misses
- * overlap instead of following one another: a probe into a long run is
+ * more, and at least 16 rows per key) for all the distinct k-column key
+ * prefixes of `keys` (sorted) at once, so that the seeks (or weights, with k ==
+ * ncols) that follow, in that order, find their place in those runs without
+ * searching. The searches run in lockstep, many keys at a time, so their cache
+ * misses overlap instead of following one another: a probe into a long run is
  * bound by memory latency, and this turns latency into bandwidth.
  * A seek whose key is not the next prepared one just searches as usual.
  * `fs` (may be NULL) is the fence cache of the probe's trace: the long
