@@ -722,11 +722,11 @@ step_fail(struct sc_circuit *c, int id, int rc, const char *what)
 	const struct sc__node *nd = node_of(c, id);
 	char inner[160];
 
-	snprintf(inner, sizeof(inner), "%s", sc_errmsg());
-	snprintf(c->why, sizeof(c->why), "step %llu, node '%s' (%s): %s %s%s%s",
-		 (unsigned long long)c->steps, nd->name,
-		 sc_node_kind_name(nd->kind), what, sc_errname(rc),
-		 inner[0] ? ": " : "", inner);
+	(void)snprintf(inner, sizeof(inner), "%s", sc_errmsg());
+	(void)snprintf(
+	    c->why, sizeof(c->why), "step %llu, node '%s' (%s): %s %s%s%s",
+	    (unsigned long long)c->steps, nd->name, sc_node_kind_name(nd->kind),
+	    what, sc_errname(rc), inner[0] ? ": " : "", inner);
 	c->failed = rc;
 	return sc__fail(rc, "sc_circuit_step: %s", c->why);
 }

@@ -184,7 +184,8 @@ node_add(struct sc_graph *g, enum sc_node_kind kind, const char *name,
 	nd.schema = sch;
 	nd.named = name != NULL;
 	if (!name) {
-		snprintf(buf, sizeof(buf), "%s#%zu", kind_names[kind], g->n);
+		(void)snprintf(buf, sizeof(buf), "%s#%zu", kind_names[kind],
+			       g->n);
 		name = buf;
 	}
 	nd.name = dup_str(name);
@@ -361,14 +362,14 @@ sc_graph_index_by(struct sc_graph *g, int from, const uint32_t *cols,
 
 	if (rc == 0)
 		rc = check_from(g, from, "sc_graph_index_by");
-	if (rc == 0 && !cols)
-		rc = sc__fail(SC_EINVAL, "sc_graph_index_by: cols is NULL");
-	if (rc == 0 && (n < 1 || n > SC_SCHEMA_MAX_COLS))
-		rc = sc__fail(SC_ESCHEMA,
-			      "sc_graph_index_by: %u columns, want 1..%d", n,
-			      SC_SCHEMA_MAX_COLS);
 	if (rc)
 		return rc;
+	if (!cols)
+		return sc__fail(SC_EINVAL, "sc_graph_index_by: cols is NULL");
+	if (n < 1 || n > SC_SCHEMA_MAX_COLS)
+		return sc__fail(SC_ESCHEMA,
+				"sc_graph_index_by: %u columns, want 1..%d", n,
+				SC_SCHEMA_MAX_COLS);
 	src = schema_of(g, from);
 	memset(&t, 0, sizeof(t));
 	s = *src;
@@ -600,10 +601,11 @@ sc_graph_aggregate(struct sc_graph *g, int a,
 
 	if (rc == 0)
 		rc = check_from(g, a, "sc_graph_aggregate");
-	if (rc == 0 && !spec)
-		rc = sc__fail(SC_EINVAL, "sc_graph_aggregate: spec is NULL");
-	if (rc == 0)
-		rc = check_agg_spec(g, a, spec);
+	if (rc)
+		return rc;
+	if (!spec)
+		return sc__fail(SC_EINVAL, "sc_graph_aggregate: spec is NULL");
+	rc = check_agg_spec(g, a, spec);
 	if (rc == 0)
 		rc = agg_out_type(spec, &vt);
 	if (rc)
@@ -693,11 +695,11 @@ sc_graph_set_name(struct sc_graph *g, int id, const char *name)
 
 	if (rc == 0)
 		rc = check_from(g, id, "sc_graph_set_name");
-	if (rc == 0 && (!name || !name[0]))
-		rc = sc__fail(SC_EINVAL, "sc_graph_set_name: name is NULL or "
-					 "empty");
 	if (rc)
 		return rc;
+	if (!name || !name[0])
+		return sc__fail(SC_EINVAL,
+				"sc_graph_set_name: name is NULL or empty");
 	other = find_name(g, name);
 	if (other >= 0 && other != id)
 		return sc__fail(SC_EINVAL,
@@ -808,7 +810,7 @@ fail_cycle(const struct sc_graph *g, const bool *in_part, const bool *done,
 {
 	char msg[512];
 	int *seen_at = malloc(g->n * sizeof(int));
-	int *path = malloc((g->n + 1) * sizeof(int));
+	int *path = calloc(g->n + 1, sizeof(int));
 	size_t len = 0, off;
 	int cur = start;
 
