@@ -299,9 +299,8 @@ pend_drop(struct sc_aggregate *agg)
 }
 
 static int
-too_big(const char *what, const uint64_t *key)
+too_big(const char *what)
 {
-	(void)key;
 	return sc__fail(SC_EOVERFLOW,
 			"sc_aggregate_step: a group's %s leaves int64", what);
 }
@@ -330,13 +329,13 @@ group_fold(struct sc_aggregate *agg, struct sc__probe *p,
 		if (rc)
 			return rc;
 		if (__builtin_add_overflow(was, w, &now))
-			return too_big("row weight", row);
+			return too_big("row weight");
 		live += (now != 0) - (was != 0);
 		cnt += w;
 		if (s->kind == SC_AGG_SUM && !agg->exact &&
 		    __builtin_add_overflow(
 			sum, int_product(s->col_type, row[s->col], w), &sum))
-			return too_big("sum", row);
+			return too_big("sum");
 		if (agg->exact)
 			rc =
 			    xsum_add_word(&pd->xs, s->col_type, row[s->col], w);
@@ -344,9 +343,9 @@ group_fold(struct sc_aggregate *agg, struct sc__probe *p,
 			return rc;
 	}
 	if (cnt > INT64_MAX || cnt < INT64_MIN)
-		return too_big("count", pd->key);
+		return too_big("count");
 	if (sum > INT64_MAX || sum < INT64_MIN)
-		return too_big("sum", pd->key);
+		return too_big("sum");
 	pd->st.live = (int64_t)live;
 	pd->st.count = (int64_t)cnt;
 	pd->st.isum = (int64_t)sum;
@@ -494,7 +493,7 @@ check_integral(struct sc_aggregate *agg, const struct sc_batch *d)
 		if (rc)
 			return rc;
 		if (__builtin_add_overflow(old, sc_batch_weight(d, i), &w))
-			return too_big("row weight", sc_batch_row(d, i));
+			return too_big("row weight");
 	}
 	return 0;
 }
@@ -555,6 +554,7 @@ sc_aggregate_step(struct sc_aggregate *agg, const struct sc_batch *delta,
 			     agg->spec.ncols);
 	if (rc == 0)
 		rc = sc__trace_make_room(agg->t);
+	sc__fences_sync(&agg->fences, agg->t);
 	if (rc)
 		return rc;
 	if (!delta || sc_batch_count(delta) == 0)
@@ -585,10 +585,14 @@ sc_aggregate_step(struct sc_aggregate *agg, const struct sc_batch *delta,
 int
 sc_aggregate_work(struct sc_aggregate *agg, size_t budget)
 {
+	int rc;
+
 	if (!agg)
 		return sc__fail(SC_EINVAL,
 				"sc_aggregate_work: aggregate is NULL");
-	return sc_trace_work(agg->t, budget, NULL);
+	rc = sc_trace_work(agg->t, budget, NULL);
+	sc__fences_sync(&agg->fences, agg->t);
+	return rc;
 }
 
 size_t

@@ -107,6 +107,7 @@ sc_distinct_step(struct sc_distinct *d, const struct sc_batch *delta,
 	rc = sc__check_delta("sc_distinct_step", "delta", delta, d->ncols);
 	if (rc == 0)
 		rc = sc__trace_make_room(d->t);
+	sc__fences_sync(&d->fences, d->t);
 	if (rc)
 		return rc;
 	sc_batch_builder_clear(&d->out);
@@ -129,10 +130,14 @@ sc_distinct_step(struct sc_distinct *d, const struct sc_batch *delta,
 int
 sc_distinct_work(struct sc_distinct *d, size_t budget)
 {
+	int rc;
+
 	if (!d)
 		return sc__fail(SC_EINVAL,
 				"sc_distinct_work: distinct is NULL");
-	return sc_trace_work(d->t, budget, NULL);
+	rc = sc_trace_work(d->t, budget, NULL);
+	sc__fences_sync(&d->fences, d->t);
+	return rc;
 }
 
 size_t

@@ -93,6 +93,8 @@ sides_work(struct sides *s, size_t budget)
 
 	if (rc == 0 && done < budget)
 		rc = sc_trace_work(s->tb, budget - done, NULL);
+	sc__fences_sync(&s->fa, s->ta);
+	sc__fences_sync(&s->fb, s->tb);
 	return rc;
 }
 
@@ -153,6 +155,8 @@ sides_validate(struct sides *s, const char *fn, const struct sc_batch *da,
 		rc = sc__trace_make_room(s->ta);
 	if (rc == 0)
 		rc = sc__trace_make_room(s->tb);
+	sc__fences_sync(&s->fa, s->ta);
+	sc__fences_sync(&s->fb, s->tb);
 	return rc;
 }
 

@@ -247,6 +247,19 @@ probe_has_run(const struct sc__probe *p, const struct sc_batch *b)
 	return false;
 }
 
+void
+sc__fences_sync(struct sc__fences *fs, const struct sc_trace *t)
+{
+	for (size_t i = fs->n; i-- > 0;) {
+		bool live = false;
+
+		for (size_t r = 0; r < sc_trace_runs(t) && !live; r++)
+			live = sc_trace_run(t, r) == fs->run[i];
+		if (!live)
+			fence_drop(fs, i);
+	}
+}
+
 /* The fence of trace run b, from the cache or built now; NULL if it could
  * not be allocated. */
 static const uint64_t *

@@ -63,6 +63,9 @@ struct sc__fences {
 
 void sc__fences_init(struct sc__fences *fs);
 void sc__fences_fini(struct sc__fences *fs);
+/* Drop the fences of runs no longer in t, releasing them: called after
+ * merge work, so that a merged-away run is not kept alive by its fence. */
+void sc__fences_sync(struct sc__fences *fs, const struct sc_trace *t);
 /* Bytes the fences hold (not the runs they keep alive). */
 size_t sc__fences_bytes(const struct sc__fences *fs);
 

@@ -231,6 +231,15 @@ Test(probe, fenced_searches_equal_plain_ones_across_merges)
 		cr_assert_gt(sc__fences_bytes(&fs), 0);
 		cr_assert_leq(fs.n, sc_trace_runs(t));
 		cr_assert_eq(sc_trace_work(t, 30000, NULL), 0);
+		/* A merged-away run must not be kept alive by its fence. */
+		sc__fences_sync(&fs, t);
+		for (size_t i = 0; i < fs.n; i++) {
+			bool live = false;
+
+			for (size_t j = 0; j < sc_trace_runs(t); j++)
+				live |= sc_trace_run(t, j) == fs.run[i];
+			cr_assert(live, "fence %zu outlived its run", i);
+		}
 		sc_batch_release(b);
 		sc_batch_release(keys);
 	}
