@@ -897,7 +897,7 @@ merge_impl(struct sc__merge *m, size_t budget, size_t *moved, uint32_t stride)
 			}
 			ia++;
 			ib++;
-			done += 2;
+			done++; /* one step, though two rows */
 			continue;
 		}
 		{

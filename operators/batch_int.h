@@ -33,14 +33,15 @@ int sc__merge_init(struct sc__merge *m, const struct sc_batch *a,
 		   const struct sc_batch *b);
 
 /*
- * Move at most `budget` input rows (an equal pair counts 2, so one step may
- * move budget + 1). Writes the rows moved into *moved. Returns 0 or
+ * Take at most `budget` merge steps. A step emits at most one row and
+ * moves one input row, or two equal ones that it adds. Writes the steps
+ * taken into *moved. Returns 0 or
  * SC_EOVERFLOW (positions left at the overflowing pair: nothing of it was
  * written).
  */
 int sc__merge_step(struct sc__merge *m, size_t budget, size_t *moved);
 
-/* Rows of input not yet moved. */
+/* Rows of input not yet moved: a bound on the steps left. */
 static inline size_t
 sc__merge_left(const struct sc__merge *m)
 {

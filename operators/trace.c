@@ -13,7 +13,7 @@
 struct sc_trace {
 	uint32_t ncols;				  /* row width of every run */
 	size_t nruns;				  /* runs in use */
-	struct sc_batch *runs[SC_TRACE_MAX_RUNS]; /* oldest first, non-empty,
+	struct sc_batch *runs[SC_TRACE_MAX_RUNS]; /* largest first, non-empty,
 						   * one reference each */
 	bool merging; /* a merge of runs[mi] and runs[mi + 1] is in hand */
 	size_t mi;    /* index of the older run of that merge */
@@ -113,8 +113,57 @@ pick_merge(const size_t *sizes, size_t n)
 	return SIZE_MAX;
 }
 
+/*
+ * The runs are kept largest first (a Z-set sum does not care about order).
+ * That, not the age of the runs, is what bounds the merge work: a merge
+ * then always folds a run into one at least as large and at most twice as
+ * large, so every row it moves lands in a run at least half as large again.
+ * Ordered by age instead, a large delta inserted after a small one would
+ * fold the small run into it and then the result into the whole trace:
+ * alternating large and small inserts would move the whole trace each time.
+ */
+static void
+swap_runs(struct sc_trace *t, size_t i, size_t j)
+{
+	struct sc_batch *r = t->runs[i];
+
+	t->runs[i] = t->runs[j];
+	t->runs[j] = r;
+}
+
+/* Move run i to its place by size; no merge may be in hand. */
+static void
+resort_run(struct sc_trace *t, size_t i)
+{
+	for (; i > 0 && t->runs[i]->count > t->runs[i - 1]->count; i--)
+		swap_runs(t, i, i - 1);
+	for (; i + 1 < t->nruns && t->runs[i]->count < t->runs[i + 1]->count;
+	     i++)
+		swap_runs(t, i, i + 1);
+}
+
+/* Add run r (a reference the trace now owns) at its place by size, after
+ * runs of the same size, and never between the two runs of the merge in
+ * hand. */
+static void
+place_run(struct sc_trace *t, struct sc_batch *r)
+{
+	size_t pos = 0;
+
+	while (pos < t->nruns && t->runs[pos]->count >= r->count)
+		pos++;
+	if (t->merging && pos == t->mi + 1)
+		pos = t->mi + 2;
+	memmove(&t->runs[pos + 1], &t->runs[pos],
+		(t->nruns - pos) * sizeof(t->runs[0]));
+	t->runs[pos] = r;
+	t->nruns++;
+	if (t->merging && pos <= t->mi)
+		t->mi++;
+}
+
 /* Remove runs[i + 1] and put `merged` (NULL if the sum was empty) in
- * place of runs[i]. */
+ * place of runs[i], then move it to its place by size. */
 static void
 replace_pair(struct sc_trace *t, size_t i, struct sc_batch *merged)
 {
@@ -125,12 +174,25 @@ replace_pair(struct sc_trace *t, size_t i, struct sc_batch *merged)
 		memmove(&t->runs[i + 1], &t->runs[i + 2],
 			(t->nruns - i - 2) * sizeof(t->runs[0]));
 		t->nruns--;
+		resort_run(t, i);
 		return;
 	}
 	sc_batch_release(merged);
 	memmove(&t->runs[i], &t->runs[i + 2],
 		(t->nruns - i - 2) * sizeof(t->runs[0]));
 	t->nruns -= 2;
+}
+
+/* Keep sizes[0..n) largest first after sizes[i] grew. */
+static void
+bubble_up(size_t *sizes, size_t i)
+{
+	for (; i > 0 && sizes[i] > sizes[i - 1]; i--) {
+		size_t x = sizes[i];
+
+		sizes[i] = sizes[i - 1];
+		sizes[i - 1] = x;
+	}
 }
 
 size_t
@@ -144,12 +206,13 @@ sc_trace_pending(const struct sc_trace *t)
 	 * only shrinks merges, so this bounds the real work). */
 	for (i = 0; i < t->nruns; i++) {
 		if (t->merging && i == t->mi) {
-			sizes[n++] = t->runs[i]->count + t->runs[i + 1]->count;
+			sizes[n] = t->runs[i]->count + t->runs[i + 1]->count;
 			cost += sc__merge_left(&t->merge);
 			i++;
-			continue;
+		} else {
+			sizes[n] = t->runs[i]->count;
 		}
-		sizes[n++] = t->runs[i]->count;
+		bubble_up(sizes, n++);
 	}
 	while ((i = pick_merge(sizes, n)) != SIZE_MAX) {
 		cost += sizes[i] + sizes[i + 1];
@@ -157,6 +220,7 @@ sc_trace_pending(const struct sc_trace *t)
 		memmove(&sizes[i + 1], &sizes[i + 2],
 			(n - i - 2) * sizeof(sizes[0]));
 		n--;
+		bubble_up(sizes, i);
 	}
 	return cost;
 }
@@ -257,7 +321,7 @@ sc_trace_insert(struct sc_trace *t, struct sc_batch *b)
 					"settled",
 					t->nruns);
 	}
-	t->runs[t->nruns++] = sc_batch_retain(b);
+	place_run(t, sc_batch_retain(b));
 	return 0;
 }
 

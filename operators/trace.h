@@ -2,30 +2,35 @@
  * trace.h - the integral of a stream of batches, kept as an LSM spine.
  *
  * A trace is the running sum of every batch inserted into it. It is kept
- * as a list of *runs* (consolidated batches), oldest and largest first.
- * Inserting appends the batch as the newest run (a reference, no copy).
- * Merge work folds runs together so that, once the work is done, every
- * run is more than twice the size of the next younger one:
+ * as a list of *runs* (consolidated batches), largest first (a sum does not
+ * care about order, and ordering by size rather than age is what bounds
+ * the merge work, see below). Inserting places the batch among the runs by
+ * its size (a reference, no copy). Merge work folds neighbouring runs
+ * together so that, once the work is done, every run is more than twice
+ * the size of the next smaller one:
  *
  *     size(run[i]) > 2 * size(run[i + 1])
  *
  * so a trace of N rows has at most log2(N) + 1 runs, and a key lookup is
  * one binary search per run: O(log^2 N).
  *
- * Merging is spread over calls: sc_trace_work(t, budget) moves at most
- * `budget` input rows through the one merge in progress (a resumable linear
+ * Merging is spread over calls: sc_trace_work(t, budget) takes at most
+ * `budget` steps of the one merge in progress (a resumable linear
  * merge of the two runs it folds), starting the next merge when one ends.
  * Until a merge completes, its two inputs stay visible as runs, so lookups
  * and the integral are exact at every moment, whatever the budgets.
  *
- * Amortised cost: a row moves into a run at least twice its size's
- * neighbour each time it is merged, so it is merged O(log N) times; the
- * total merge work over N inserted rows is O(N log N) rows moved. A caller
- * that spends a budget of about 2 * log2(N) units per inserted row keeps the
- * spine in shape; sc_trace_pending reports the work outstanding. As a
- * safety net, sc_trace_insert itself does the work needed to keep the run
- * count below SC_TRACE_MAX_RUNS (a caller that never calls work still gets
- * a bounded spine, at the cost of a longer insert now and then).
+ * Amortised cost: a merge folds run i + 1 into run i only when size(i) <=
+ * 2 * size(i + 1), and size(i) >= size(i + 1), so every row it moves lands
+ * in a run at least half as large again as the one it left (cancellation
+ * only shrinks later work). A row is therefore merged at most log_1.5(N) ~
+ * 1.71 log2(N) times, and the merge work over N inserted rows is O(N log N)
+ * steps, whatever the sizes and order of the inserts: a caller that spends
+ * a budget of about 2 * log2(N) units per inserted row keeps the spine in
+ * shape, and sc_trace_pending reports the work outstanding. As a safety
+ * net, sc_trace_insert itself does the work needed to keep the run count
+ * below SC_TRACE_MAX_RUNS (a caller that never calls work still gets a
+ * bounded spine, at the cost of a longer insert now and then).
  *
  * A trace is single-threaded (like everything in operators/). The batches
  * it holds are shared read-only, so a batch inserted here may still be read
@@ -68,8 +73,9 @@ uint32_t sc_trace_ncols(const struct sc_trace *t);
 int sc_trace_insert(struct sc_trace *t, struct sc_batch *b);
 
 /*
- * sc_trace_work - do at most `budget` units of merge work (one unit = one
- * input row moved by a merge). Writes the units done into *done if done is
+ * sc_trace_work - do at most `budget` units of merge work. One unit is one
+ * step of a merge: it moves one input row (or two equal rows, which it
+ * adds) and emits at most one. Writes the units done into *done if done is
  * not NULL (less than budget means no work is left). Returns 0, SC_EINVAL,
  * SC_ENOMEM, or SC_EOVERFLOW when the merge in hand sums a row's weights
  * beyond int64 (the integral itself overflows; the trace keeps its runs
@@ -87,7 +93,7 @@ size_t sc_trace_pending(const struct sc_trace *t);
 /* sc_trace_runs - how many runs the spine has now. */
 size_t sc_trace_runs(const struct sc_trace *t);
 
-/* sc_trace_run - run i (0 = oldest), borrowed: valid until the next insert
+/* sc_trace_run - run i (0 = largest), borrowed: valid until the next insert
  * or work on t. NULL if i is out of range. */
 const struct sc_batch *sc_trace_run(const struct sc_trace *t, size_t i);
 
