@@ -31,9 +31,13 @@
  * with its duration so far, never once per period.
  *
  * Trade-offs. A periodic snapshot costs one lock round trip per period and
- * misses anything shorter than a period; its clock is the executor's coarse
- * one (1-4 ms ticks), so thresholds below ~10 ms mean little. In exchange
- * the hot path (kick, claim, finish) pays nothing for being watched.
+ * misses anything shorter than a period. Its times are the executor's
+ * coarse clock (1-4 ms ticks), stamped by the first snapshot that sees a
+ * unit in its state (executor.h), so an age is short by up to one period:
+ * a condition is reported between its threshold and about two periods
+ * after it, never early, and thresholds below ~10 ms mean little. In
+ * exchange the hot path (kick, claim, finish) pays nothing for being
+ * watched (bench/bench_watchdog.c measures it).
  *
  * Policy: SC_WATCHDOG_REPORT only reports. SC_WATCHDOG_KILL_STALLED also
  * condemns a stalled turn, once per turn, through opts->condemn: the
