@@ -275,8 +275,7 @@ Test(runtime, submit_to_an_input_whose_unit_is_dead_is_edead_and_counted)
 
 /* --- backpressure ------------------------------------------------------- */
 
-Test(runtime,
-     a_slow_consumer_bounds_its_producers_outbox_and_the_host_sees_efull,
+Test(runtime, a_slow_consumer_bounds_the_outbox_and_the_host_sees_efull,
      .timeout = 30)
 {
 	struct sc_runtime_opts o = {

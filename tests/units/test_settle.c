@@ -51,14 +51,14 @@ all_strategies(struct us_work *w, struct us_case *k, uint64_t gseed,
 Test(settle, random_circuits_settle_to_the_single_circuit_for_any_order,
      .timeout = 60)
 {
-	uint64_t base = sc_prop_seed(7000), n = sc_prop_count(12);
+	uint64_t base = sc_prop_seed(7000), n = sc_prop_count(100);
 
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t seed = base + i;
 		struct cg_spec *s = us_generate(seed);
 		struct us_work w;
 
-		cr_assert_eq(us_work_random(&w, s, seed, 10), 0, "%s",
+		cr_assert_eq(us_work_random(&w, s, seed, 16), 0, "%s",
 			     sc_errmsg());
 		for (uint32_t held = 1; held <= 4; held++) {
 			struct us_case k = {.seed = seed, .held = held};
@@ -77,7 +77,7 @@ Test(settle, random_circuits_settle_to_the_single_circuit_for_any_order,
 Test(settle, grid_example_settles_to_the_single_circuit_for_any_order,
      .timeout = 60)
 {
-	uint64_t base = sc_prop_seed(8000), n = sc_prop_count(6);
+	uint64_t base = sc_prop_seed(8000), n = sc_prop_count(40);
 
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t seed = base + i;
@@ -122,7 +122,7 @@ pool_cases(struct us_work *w, uint64_t seed, const char *test,
 Test(settle, random_circuits_settle_to_the_single_circuit_on_a_real_pool,
      .timeout = 60)
 {
-	uint64_t base = sc_prop_seed(9000), n = sc_prop_count(3);
+	uint64_t base = sc_prop_seed(9000), n = sc_prop_count(6);
 
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t seed = base + i;
@@ -142,7 +142,7 @@ Test(settle, random_circuits_settle_to_the_single_circuit_on_a_real_pool,
 Test(settle, grid_example_settles_to_the_single_circuit_on_a_real_pool,
      .timeout = 60)
 {
-	uint64_t base = sc_prop_seed(9500), n = sc_prop_count(2);
+	uint64_t base = sc_prop_seed(9500), n = sc_prop_count(4);
 
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t seed = base + i;
