@@ -344,10 +344,11 @@ report_pool(struct sc_watchdog *wd, enum sc_watchdog_kind kind, uint64_t dur,
 		    dur / MS, wd->info.turns_finished);
 	else
 		(void)snprintf(msg, sizeof(msg),
-			       "pool: still running at the %" PRIu64
-			       " ms deadline (turns %" PRIu64 ", %s)",
-			       dur / MS, wd->info.turns_finished,
-			       wd->info.idle ? "idle" : "busy");
+			       "pool: the %" PRIu64
+			       " ms deadline passed while watching (executor "
+			       "%s, turns %" PRIu64 ")",
+			       dur / MS, wd->info.idle ? "idle" : "busy",
+			       wd->info.turns_finished);
 	r.message = msg;
 	emit(wd, &wd->pool, &r, now);
 }

@@ -548,6 +548,19 @@ Test(watchdog, guard_aborts_a_hung_body_by_name, .signal = SIGABRT,
 	sc_test_guard_end(g); /* not reached: the guard aborts first */
 }
 
+Test(watchdog, guard_aborts_a_body_past_its_timeout, .signal = SIGABRT,
+     .timeout = 20)
+{
+	struct sc_test_guard *g;
+	struct sc_exec *ex = NULL;
+
+	/* The executor is idle and healthy; the body itself hangs. */
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	g = sc_test_guard_begin(ex, "watchdog/guard_aborts_past_timeout", 200);
+	sleep_ms(10000);
+	sc_test_guard_end(g); /* not reached */
+}
+
 Test(watchdog, guard_lets_a_healthy_body_finish, .timeout = 30)
 {
 	struct sc_pool_opts po = {.workers = 2, .budget = 2};
