@@ -31,7 +31,8 @@ struct rt {
 				       * last input; delay: the latched input */
 	struct sc_trace *trace;	      /* output: the integral of its deltas */
 	void *kernel;		      /* join/antijoin/distinct/aggregate */
-	struct sc_batch_builder *bld; /* map/filter/flat_map scratch */
+	struct sc_batch_builder *bld; /* map/filter/flat_map: the circuit's
+				       * builder for its width (shared) */
 	size_t inserted;	      /* rows absorbed by state this tick */
 	uint64_t total;		      /* rows absorbed so far (bounds N) */
 	struct sc_node_stats stats;   /* rows read and written */
@@ -51,6 +52,11 @@ struct sc_circuit {
 	int failed;	    /* 0, or the code of the step that failed */
 	char why[256];	    /* the message of that failure */
 	uint64_t *row;	    /* a scratch row of SC_SCHEMA_MAX_COLS words */
+	/* One builder per row width, shared by the nodes that build batches
+	 * of that width: nodes run one at a time and a builder is empty
+	 * between uses, so sharing keeps one set of warm buffers in cache
+	 * instead of one per node. */
+	struct sc_batch_builder *bld[SC_SCHEMA_MAX_COLS + 1];
 };
 
 static const struct sc__node *
@@ -143,13 +149,36 @@ kernel_pending(enum sc_node_kind kind, const void *k)
 
 /* --- build ---------------------------------------------------------------- */
 
+/* The circuit's shared builder for rows of ncols columns, made on first
+ * use. */
+static int
+builder_for(struct sc_circuit *c, uint32_t ncols, struct sc_batch_builder **out)
+{
+	struct sc_batch_builder *b = c->bld[ncols];
+	int rc;
+
+	if (!b) {
+		b = malloc(sizeof(*b));
+		if (!b)
+			return sc__fail(SC_ENOMEM, "sc_circuit_create: no "
+						   "memory");
+		rc = sc_batch_builder_init(b, ncols);
+		if (rc) {
+			free(b);
+			return rc;
+		}
+		c->bld[ncols] = b;
+	}
+	*out = b;
+	return 0;
+}
+
 /* Allocate the state node `id` of the part needs. */
 static int
 rt_init(struct sc_circuit *c, int id)
 {
 	const struct sc__node *nd = node_of(c, id);
 	struct rt *r = &c->rt[id];
-	int rc;
 
 	r->role = nd->kind == SC_NODE_INPUT ? ROLE_FED : ROLE_OP;
 	switch (nd->kind) {
@@ -158,16 +187,7 @@ rt_init(struct sc_circuit *c, int id)
 	case SC_NODE_MAP:
 	case SC_NODE_FILTER:
 	case SC_NODE_FLAT_MAP:
-		r->bld = malloc(sizeof(*r->bld));
-		if (!r->bld)
-			return sc__fail(SC_ENOMEM, "sc_circuit_create: no "
-						   "memory");
-		rc = sc_batch_builder_init(r->bld, nd->schema.ncols);
-		if (rc) {
-			free(r->bld);
-			r->bld = NULL;
-		}
-		return rc;
+		return builder_for(c, nd->schema.ncols, &r->bld);
 	default:
 		return kernel_create(c, nd, &r->kernel);
 	}
@@ -184,11 +204,7 @@ rt_fini(struct sc_circuit *c, int id)
 	sc_trace_destroy(r->trace);
 	if (r->kernel)
 		kernel_destroy(node_of(c, id)->kind, r->kernel);
-	if (r->bld) {
-		sc_batch_builder_fini(r->bld);
-		free(r->bld);
-	}
-	memset(r, 0, sizeof(*r));
+	memset(r, 0, sizeof(*r)); /* r->bld is the circuit's */
 }
 
 void
@@ -204,6 +220,12 @@ sc_circuit_destroy(struct sc_circuit *c)
 	free(c->rt);
 	free(c->order);
 	free(c->row);
+	for (size_t i = 0; i <= SC_SCHEMA_MAX_COLS; i++) {
+		if (!c->bld[i])
+			continue;
+		sc_batch_builder_fini(c->bld[i]);
+		free(c->bld[i]);
+	}
 	free(c);
 }
 
