@@ -343,12 +343,12 @@ report_pool(struct sc_watchdog *wd, enum sc_watchdog_kind kind, uint64_t dur,
 		    wd->info.queue_len, wd->info.running, wd->info.workers_live,
 		    dur / MS, wd->info.turns_finished);
 	else
-		(void)snprintf(msg, sizeof(msg),
-			       "pool: the %" PRIu64
-			       " ms deadline passed while watching (executor "
-			       "%s, turns %" PRIu64 ")",
-			       dur / MS, wd->info.idle ? "idle" : "busy",
-			       wd->info.turns_finished);
+		(void)snprintf(
+		    msg, sizeof(msg),
+		    "pool: its %" PRIu64 " ms deadline passed (%" PRIu64
+		    " ms watched; executor %s, turns %" PRIu64 ")",
+		    wd->o.timeout_ns / MS, dur / MS,
+		    wd->info.idle ? "idle" : "busy", wd->info.turns_finished);
 	r.message = msg;
 	emit(wd, &wd->pool, &r, now);
 }
