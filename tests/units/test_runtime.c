@@ -574,6 +574,102 @@ Test(subcircuit, destroy_closes_the_input_edges)
 	by_hand_fini(&h);
 }
 
+/* Claim the front unit, run it with `budget`, finish it; its id. */
+static uint32_t
+step_exec(struct sc_exec *ex, uint32_t budget)
+{
+	struct sc_claim cl;
+	uint32_t id;
+
+	sc_claim_init(&cl);
+	cr_assert_eq(sc_exec_claim(ex, -1, &cl), 0, "nothing queued");
+	id = cl.id;
+	if (sc_exec_run(ex, &cl, budget) == 0)
+		cr_assert_eq(sc_exec_finish(ex, &cl), 0);
+	sc_claim_fini(&cl);
+	return id;
+}
+
+Test(subcircuit, a_dying_consumer_kicks_its_producer_to_drop_its_outbox)
+{
+	/* P = {in} -> edge of 1 frame -> C = {m (fails on 13), f, out}. */
+	struct sc_edge_opts one = {.ncols = 2, .capacity = 1};
+	struct sc_edge_opts eight = {.ncols = 2, .capacity = 8};
+	struct small c;
+	struct sc_exec *ex = NULL;
+	struct sc_edge *host = NULL, *mid = NULL;
+	struct sc_subcircuit *ps = NULL, *cs = NULL;
+	static const uint32_t to_c = 1;
+	int pn[1], cn[3];
+	uint32_t id;
+	uint64_t frames = 0;
+	int64_t k13[1] = {13}, k5[1] = {5};
+
+	small_init(&c, true);
+	pn[0] = c.in;
+	cn[0] = c.m;
+	cn[1] = c.f;
+	cn[2] = c.out;
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	cr_assert_eq(sc_edge_create(&eight, &host), 0);
+	cr_assert_eq(sc_edge_create(&one, &mid), 0);
+	{
+		struct sc_subcircuit_in hin = {.edge = host,
+					       .stream = c.in,
+					       .peer = SC_SUBCIRCUIT_HOST,
+					       .gated = true};
+		struct sc_subcircuit_out pout = {.stream = c.in,
+						 .nedges = 1,
+						 .edges = &mid,
+						 .peers = &to_c,
+						 .gating = true};
+		struct sc_subcircuit_in cin = {
+		    .edge = mid, .stream = c.in, .peer = 0, .gated = true};
+		struct sc_subcircuit_desc d = {.name = "P",
+					       .graph = c.g,
+					       .nodes = pn,
+					       .nnodes = 1,
+					       .in = &hin,
+					       .nin = 1,
+					       .out = &pout,
+					       .nout = 1,
+					       .exec = ex};
+
+		cr_assert_eq(sc_subcircuit_create(&d, &ps), 0, "%s",
+			     sc_errmsg());
+		d = (struct sc_subcircuit_desc){.name = "C",
+						.graph = c.g,
+						.nodes = cn,
+						.nnodes = 3,
+						.in = &cin,
+						.nin = 1,
+						.exec = ex};
+		cr_assert_eq(sc_subcircuit_create(&d, &cs), 0, "%s",
+			     sc_errmsg());
+	}
+	cr_assert_eq(sc_exec_add(ex, sc_subcircuit_unit(ps), &id), 0);
+	cr_assert_eq(sc_exec_add(ex, sc_subcircuit_unit(cs), &id), 0);
+	cr_assert_eq(sc_edge_send(host, keys(k13, 1)), 0);
+	cr_assert_eq(sc_edge_send(host, keys(k5, 1)), 0);
+	cr_assert_eq(sc_exec_kick(ex, 0), 0);
+	cr_assert_eq(step_exec(ex, 1), 0); /* P: the 13 fills mid; more */
+	cr_assert_eq(step_exec(ex, 1), 0); /* P: the 5 into the outbox */
+	cr_assert(sc_edge_has_outbox(mid));
+	cr_assert_eq(sc_exec_unit_state(ex, 0), SC_UNIT_IDLE,
+		     "P must be idle, waiting for C's kick");
+	cr_assert_eq(step_exec(ex, 1), 1); /* C pops the 13 and dies */
+	cr_assert_eq(sc_exec_unit_state(ex, 1), SC_UNIT_DEAD);
+	/* Its destroy kicked P, which drops the outbox. */
+	cr_assert_eq(step_exec(ex, 1), 0, "the dead consumer did not kick");
+	cr_assert(!sc_edge_has_outbox(mid));
+	sc_edge_undeliverable(mid, &frames, NULL);
+	cr_assert_eq(frames, 1);
+	cr_assert_eq(sc_exec_destroy(ex), 0);
+	sc_edge_destroy(host);
+	sc_edge_destroy(mid);
+	sc_graph_destroy(c.g);
+}
+
 /* --- routing ------------------------------------------------------------- */
 
 Test(route, every_row_of_a_key_goes_to_one_shard_and_nothing_is_lost)
