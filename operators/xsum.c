@@ -69,19 +69,13 @@ from_bits(uint64_t b)
 
 /* ---- digits -------------------------------------------------------------- */
 
-/* The balanced 32-bit digit of t: t minus a multiple of 2^32, in
- * [-2^31, 2^31). */
-static inline int64_t
-digit_of(int64_t t)
-{
-	return (int64_t)(((uint64_t)t + (UINT64_C(1) << 31)) & MASK32) -
-	       (INT64_C(1) << 31);
-}
-
 /*
- * Propagate carries through d[0..n-2] so that each is a balanced digit; the
- * carry out lands in d[n-1]. Every limb must be under 2^62.6 in magnitude
- * (which the budget guarantees), so no step overflows.
+ * Propagate carries through d[0..n-2] so that each is a balanced digit in
+ * [-2^31, 2^31); the carry out lands in d[n-1]. Every limb must be under
+ * 2^62.6 in magnitude (which the budget guarantees), so no step overflows.
+ * The carry is floor((t + 2^31) / 2^32): gcc shifts signed values
+ * arithmetically, and the chain from one limb to the next is one add and
+ * one shift.
  */
 static void
 carry_balanced(int64_t *d, int n)
@@ -90,10 +84,9 @@ carry_balanced(int64_t *d, int n)
 
 	for (int k = 0; k < n - 1; k++) {
 		int64_t t = d[k] + c;
-		int64_t g = digit_of(t);
 
-		d[k] = g;
-		c = (t - g) / (INT64_C(1) << 32);
+		c = (t + (INT64_C(1) << 31)) >> 32;
+		d[k] = t - (int64_t)((uint64_t)c << 32);
 	}
 	d[n - 1] += c;
 }
@@ -753,7 +746,7 @@ magnitude_of(const struct sc_xsum *x, uint32_t *u, int *nd, uint32_t *chunk0,
 		int64_t v = (*neg ? -d[k] : d[k]) + c;
 
 		u[k] = (uint32_t)((uint64_t)v & MASK32);
-		c = (v - (int64_t)u[k]) / (INT64_C(1) << 32);
+		c = (v - (int64_t)u[k]) >> 32;
 	}
 	/* A balanced top digit of 1 over a negative next digit becomes 0. */
 	while (u[t] == 0)
@@ -782,6 +775,66 @@ special_value(const struct sc_xsum *x, double *out)
 	return true;
 }
 
+/*
+ * The read of a compact x from its top three digits, when they decide it:
+ * with balanced digits d, V = T * 2^(32(t-2)) + R where T is the top three
+ * digits (|T| >= 2^63) and |R| < 2^(32(t-2)). Rounding drops at least 11
+ * bits of T, so every value strictly between T - 1 and T + 1 other than T
+ * rounds as T -+ 1/2 does: 2T + sign(R), one bit finer, carries all that
+ * R can change. Returns false (for the general path) when fewer than three
+ * digits are in use or the result could be subnormal.
+ */
+static bool
+read_window_fast(const struct sc_xsum *x, double *out)
+{
+	int64_t d[K + 2];
+	int t, f = 0;
+	int64_t e0, h, lsb;
+	uint64_t mant, bits;
+	unsigned shift;
+
+	memcpy(d, x->limb, sizeof(x->limb));
+	d[K] = 0;
+	d[K + 1] = 0;
+	carry_balanced(d, K + 2);
+	for (t = K + 1; t >= 0 && d[t] == 0; t--)
+		;
+	if (t < 2)
+		return false;
+	for (int k = t - 3; k >= 0 && f == 0; k--)
+		f = (d[k] > 0) - (d[k] < 0);
+	__int128 tt = ((__int128)d[t] * ((__int128)1 << 64)) +
+		      ((__int128)d[t - 1] * ((__int128)1 << 32)) + d[t - 2];
+	__int128 t2 = 2 * tt + f;
+	unsigned __int128 u = (unsigned __int128)(t2 < 0 ? -t2 : t2);
+	uint64_t hi = (uint64_t)(u >> 64);
+
+	/* u < 2^96 and >= 2^64, so its top bit is in the high word */
+	h = 64 + 63 - __builtin_clzll(hi);
+	e0 = 32 * ((int64_t)x->base + t - 2) - GRID - 1;
+	if (h + e0 < -1000)
+		return false;
+	if (h + e0 >= 1024) {
+		*out = t2 < 0 ? -INFINITY : INFINITY;
+		return true;
+	}
+	shift = (unsigned)(h - 52);
+	lsb = e0 + shift;
+	mant = (uint64_t)(u >> shift);
+	unsigned __int128 rem = u & (((unsigned __int128)1 << shift) - 1);
+	unsigned __int128 half = (unsigned __int128)1 << (shift - 1);
+	if (rem > half || (rem == half && (mant & 1)))
+		mant++;
+	bits = ((uint64_t)(lsb + 1074) << 52) + mant;
+	if (bits >= UINT64_C(0x7ff0000000000000))
+		*out = INFINITY;
+	else
+		memcpy(out, &bits, sizeof(bits));
+	if (t2 < 0)
+		*out = -*out;
+	return true;
+}
+
 int
 sc_xsum_read(const struct sc_xsum *x, double *out)
 {
@@ -794,6 +847,8 @@ sc_xsum_read(const struct sc_xsum *x, double *out)
 		return sc__fail(SC_EINVAL, "sc_xsum_read: %s is NULL",
 				x == NULL ? "accumulator" : "out");
 	if (special_value(x, out))
+		return 0;
+	if (x->ext == NULL && read_window_fast(x, out))
 		return 0;
 	if (!magnitude_of(x, u, &n, &chunk0, &neg)) {
 		*out = 0.0;
