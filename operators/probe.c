@@ -150,11 +150,44 @@ lower_bounds(const struct sc_batch *b, const struct sc_batch *keys,
 }
 
 /*
+ * Where the lower bound of a key with first word w can end, given f, the
+ * first fence word >= w: at the fence row itself when that word is > w
+ * (every row from there on is greater), at the end of the run when there
+ * is no such word; SIZE_MAX when the fence word equals w, since then rows
+ * beyond it may still be smaller than the key on later words.
+ */
+static size_t
+block_end(const struct sc_batch *b, const uint64_t *fence, size_t nf, size_t f,
+	  uint64_t w)
+{
+	if (f == nf)
+		return sc_batch_count(b);
+	return fence[f] > w ? f * SC__FENCE_STRIDE : SIZE_MAX;
+}
+
+/* The lower bound of key in [lo, hi], known to lie there: a binary search
+ * over a block already prefetched. */
+static size_t
+bounded(const struct sc_batch *b, size_t lo, size_t hi, const uint64_t *key,
+	uint32_t k)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (sc_row_cmp(sc_batch_row(b, mid), key, k) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
  * The same through a fence: the lockstep search runs over the fence words
  * (first words of every 16th row), which finds for each key the block of
  * 16 rows before which every row is smaller; the block is prefetched for
- * all lanes, then each lane gallops from the block's start (further only
- * when many rows share the key's first word).
+ * all lanes, then each lane searches the block (or gallops from it, when
+ * the next fence word ties with the key's first word).
  */
 static void
 fenced_lower_bounds(const struct sc_batch *b, const uint64_t *fence, size_t nf,
@@ -166,7 +199,7 @@ fenced_lower_bounds(const struct sc_batch *b, const uint64_t *fence, size_t nf,
 
 	for (size_t g = 0; g < m; g += LANES) {
 		size_t nl = m - g < LANES ? m - g : LANES, len = nf - ffrom;
-		size_t base[LANES], start[LANES];
+		size_t base[LANES], start[LANES], end[LANES];
 		const uint64_t *key[LANES];
 
 		for (size_t l = 0; l < nl; l++) {
@@ -190,6 +223,7 @@ fenced_lower_bounds(const struct sc_batch *b, const uint64_t *fence, size_t nf,
 			const char *at;
 
 			start[l] = f == 0 ? 0 : (f - 1) * SC__FENCE_STRIDE;
+			end[l] = block_end(b, fence, nf, f, key[l][0]);
 			at = (const char *)sc_batch_row(b, start[l]);
 			for (size_t off = 0; off < block; off += 64)
 				__builtin_prefetch(at + off);
@@ -199,7 +233,10 @@ fenced_lower_bounds(const struct sc_batch *b, const uint64_t *fence, size_t nf,
 		for (size_t l = 0; l < nl; l++) {
 			size_t s = start[l] > prev ? start[l] : prev;
 
-			prev = out[g + l] = gallop(b, s, key[l], k, false);
+			prev = out[g + l] =
+			    end[l] == SIZE_MAX
+				? gallop(b, s, key[l], k, false)
+				: bounded(b, s, end[l], key[l], k);
 		}
 	}
 }
