@@ -311,8 +311,16 @@ Test(watchdog, reports_are_rate_limited, .timeout = 20)
 
 Test(watchdog, quiet_pool_reports_nothing, .timeout = 30)
 {
-	struct sc_watchdog_opts o = {.period_ns = 5 * MS,
-				     .report = catch_report}; /* the defaults */
+	/* Every check on, with thresholds a loaded CI machine cannot reach
+	 * by descheduling alone: only a real stall or lost kick would. */
+	struct sc_watchdog_opts o = {
+	    .period_ns = 5 * MS,
+	    .stall_ns = 3000 * MS,
+	    .starve_ns = 3000 * MS,
+	    .lost_kick_ns = 1000 * MS,
+	    .no_progress_ns = 3000 * MS,
+	    .report = catch_report,
+	};
 	struct sc_pool_opts po = {.workers = 2, .budget = 3};
 	struct sc_watchdog *wd = NULL;
 	struct sc_exec *ex = NULL;
