@@ -65,8 +65,16 @@ count_report(const struct sc_watchdog_report *r, void *arg)
 static void
 healthy_chain_is_quiet(void)
 {
-	struct sc_watchdog_opts o = {.period_ns = 1 * MS,
-				     .report = count_report};
+	/* Thresholds out of reach of a slow (TSan) run on a loaded machine:
+	 * only a real stall or lost kick would reach them. */
+	struct sc_watchdog_opts o = {
+	    .period_ns = 1 * MS,
+	    .stall_ns = 5000 * MS,
+	    .starve_ns = 5000 * MS,
+	    .lost_kick_ns = 2000 * MS,
+	    .no_progress_ns = 5000 * MS,
+	    .report = count_report,
+	};
 	struct sc_pool_opts po = {.workers = 2, .budget = 2};
 	struct sc_watchdog *wd = NULL;
 	struct sc_test_guard *g;
