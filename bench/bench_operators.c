@@ -455,6 +455,7 @@ bench_size(enum kind k, uint64_t n, int reps, int base_reps)
 	struct run r;
 	struct sc_batch_builder out;
 	double inc[32], step[32], kept[32], scratch[32];
+	int64_t live = (int64_t)n; /* integrated rows (all distinct) */
 	size_t budget = 2 * (size_t)ceil(log2((double)n)) * DELTA;
 	size_t rows_settled;
 
@@ -492,8 +493,13 @@ bench_size(enum kind k, uint64_t n, int reps, int base_reps)
 			t1 = cpu_ns();
 			scratch[i] = rate(d, t1 - t0);
 		}
+		for (size_t x = 0; x < sc_batch_count(d); x++)
+			live += sc_batch_weight(d, x);
 		sc_batch_release(d);
 	}
+	emit_size("bytes per row (steady: after the deltas, with fences)", k, n,
+		  "bytes/row", (double)subject_bytes(&r.s) / (double)live,
+		  "raw 2-word row", 16.0);
 	emit_size("delta 1000 rows, step+work", k, n, "rows/s",
 		  sc_bench_median(inc, (size_t)reps),
 		  "recompute from scratch (consolidate integral + operator)",
