@@ -461,7 +461,8 @@ struct sort_ctx {
 	uint64_t *out;	 /* consolidated output */
 	size_t nout;	 /* records in out */
 	bool overflow;	 /* a sum overflowed */
-	uint32_t *arena; /* SORT_ARENA counters for msd_small */
+	uint32_t *arena; /* counters for msd_small */
+	size_t arena_n;	 /* how many (at most SORT_ARENA) */
 	size_t top;	 /* counters in use */
 };
 
@@ -485,7 +486,7 @@ small_width(const struct sort_ctx *ctx, size_t n, unsigned bit)
 		w = SORT_MAX_BITS;
 	if (w > 64 - (bit & 63))
 		w = 64 - (bit & 63);
-	while (w > 0 && ((size_t)1 << w) > SORT_ARENA - ctx->top)
+	while (w > 0 && ((size_t)1 << w) > ctx->arena_n - ctx->top)
 		w--;
 	return w;
 }
@@ -737,11 +738,69 @@ builder_scratch(struct sc_batch_builder *b, size_t n)
  * a second area the size of the largest bucket, which stays in cache from
  * one bucket to the next (for random keys it is 1/256 of the input).
  */
+/*
+ * Counters for the in-cache levels of buckets of up to n records: the
+ * first level needs at most 2n, deeper ones rarely much more; if they run
+ * out a bucket is insertion sorted instead (correct, only slower).
+ */
+static size_t
+arena_for(size_t n)
+{
+	return n < (SORT_ARENA - 64) / 4 ? 4 * n + 64 : SORT_ARENA;
+}
+
+/* The records of a counter arena of n counters, rounded up. */
+static size_t
+arena_records(size_t n, uint32_t stride)
+{
+	return (n * sizeof(uint32_t) + stride * 8 - 1) / (stride * 8);
+}
+
+/*
+ * A builder whose records fit in cache (and tiny ones above all: deltas of
+ * a few rows are the common case of an incremental step) is sorted without
+ * the first level's scatter: a copy goes straight to msd_small (or, for a
+ * handful of records, to insertion sort) and is emitted from there.
+ */
+static int
+sort_small_builder(struct sc_batch_builder *b, struct sort_ctx *ctx,
+		   unsigned bit)
+{
+	const uint32_t stride = b->stride;
+	size_t n = b->count, an = arena_for(n);
+	uint64_t *a, *tmp;
+
+	if (builder_scratch(b, 2 * n + arena_records(an, stride)))
+		return SC_ENOMEM;
+	a = b->scratch;
+	tmp = a + n * stride;
+	memcpy(a, b->data, n * stride * sizeof(uint64_t));
+	if (n <= SORT_LEAF) {
+		insertion_sort(a, n, stride);
+		emit_sorted(ctx, a, n);
+		return 0;
+	}
+	ctx->arena = (uint32_t *)(tmp + n * stride);
+	ctx->arena_n = an;
+	ctx->top = 0;
+	msd_small(ctx, a, tmp, n, bit, true);
+	emit_sorted(ctx, tmp, n);
+	return 0;
+}
+
+/*
+ * Sort and consolidate the builder's records into ctx->out without
+ * writing the builder's own buffer (so a failure leaves it as it was).
+ * The first level scatters the whole input into the scratch by its first
+ * varying byte; each first-level bucket is then sorted by ping-ponging with
+ * a second area the size of the largest bucket, which stays in cache from
+ * one bucket to the next (for random keys it is 1/256 of the input).
+ */
 static int
 sort_builder(struct sc_batch_builder *b, struct sort_ctx *ctx)
 {
 	const uint32_t stride = b->stride;
-	size_t n = b->count, count[256], pos[256], off, maxb = 0;
+	size_t n = b->count, count[256], pos[256], off, maxb = 0, an;
 	struct scan sc;
 	unsigned bit, w;
 	uint64_t *s, *tmp;
@@ -751,6 +810,8 @@ sort_builder(struct sc_batch_builder *b, struct sort_ctx *ctx)
 		emit_sorted(ctx, b->data, n); /* in order, or all one row */
 		return 0;
 	}
+	if (n * stride * sizeof(uint64_t) <= SORT_CACHE_BYTES)
+		return sort_small_builder(b, ctx, sc.first);
 	if (sc.first < 8) {
 		bit = 0;
 		w = 8;
@@ -763,12 +824,17 @@ sort_builder(struct sc_batch_builder *b, struct sort_ctx *ctx)
 	for (unsigned d = 0; d < (1u << w); d++)
 		maxb = count[d] > maxb ? count[d] : maxb;
 	/* Scratch: the first level's output, the partner area, and the
-	 * counters of the in-cache levels. */
-	if (builder_scratch(b, n + maxb + SORT_ARENA * 4 / (stride * 8) + 1))
+	 * counters of the in-cache levels (sized for the largest bucket
+	 * that msd_big hands to msd_small). */
+	an = arena_for(maxb < SORT_CACHE_BYTES / (stride * 8)
+			   ? maxb
+			   : SORT_CACHE_BYTES / (stride * 8));
+	if (builder_scratch(b, n + maxb + arena_records(an, stride)))
 		return SC_ENOMEM;
 	s = b->scratch;
 	tmp = s + n * stride;
 	ctx->arena = (uint32_t *)(tmp + maxb * stride);
+	ctx->arena_n = an;
 	ctx->top = 0;
 	off = 0;
 	for (unsigned d = 0; d < (1u << w); d++) {
