@@ -502,6 +502,67 @@ Test(xsum, long_mixed_sequences_match_the_reference, .timeout = 60)
 	}
 }
 
+/* Sums that stay compact (the read path that looks at three digits):
+ * values within 2^120 of each other, cancellations and exact ties. */
+Test(xsum, compact_reads_round_like_the_exact_reference, .timeout = 60)
+{
+	uint64_t base = sc_prop_seed(0x5eed0006), n = sc_prop_count(5000);
+	const char *t = "compact_reads_round_like_the_exact_reference";
+
+	for (uint64_t c = 0; c < n; c++) {
+		struct sc_rng r;
+		struct sc_xsum x;
+		struct ref s;
+		uint64_t lo;
+		double vals[30];
+		int64_t ws[30];
+		int m;
+
+		sc_rng_seed(&r, base + c);
+		sc_xsum_init(&x);
+		ref_zero(&s);
+		lo = 40 + sc_rng_below(&r, 1900); /* exponent field */
+		m = 1 + (int)sc_rng_below(&r, 30);
+		for (int i = 0; i < m; i++) {
+			uint64_t e = lo + sc_rng_below(&r, 70);
+			uint64_t bits =
+			    (sc_rng_next(&r) & (UINT64_C(1) << 63)) |
+			    (e << 52) |
+			    (sc_rng_next(&r) & ((UINT64_C(1) << 52) - 1));
+
+			vals[i] = from_bits(bits);
+			ws[i] = sc_rng_below(&r, 4) ? 1 : -1;
+			both_add(&x, &s, vals[i], ws[i]);
+		}
+		double d = ref_round(&s);
+		double up = nextafter(d, d < 0 ? -INFINITY : INFINITY);
+		double half = (up - d) / 2;
+		uint64_t mode = sc_rng_below(&r, 4);
+
+		if (mode > 0 && d != 0 && isfinite(up) && fabs(d) > 0x1p-900) {
+			if (mode != 2) /* exactly d + ulp/2: take all back */
+				for (int i = 0; i < m; i++)
+					both_add(&x, &s, vals[i], -ws[i]);
+			else /* near the midpoint, by S - d */
+				both_add(&x, &s, d, -1);
+			both_add(&x, &s, d, 1);
+			both_add(&x, &s, half, 1);
+			if (mode == 3) /* a tie broken far below the top */
+				both_add(&x, &s,
+					 (sc_rng_below(&r, 2) ? half : -half) *
+					     ldexp(1.0, -20 - (int)sc_rng_below(
+								  &r, 30)),
+					 1);
+		}
+		double want = ref_round(&s), got = read_of(&x);
+		SC_PROP_ASSERT(base + c, "xsum", t,
+			       sc_xsum_is_compact(&x) && same_bits(got, want),
+			       "compact %d: got %a want %a",
+			       sc_xsum_is_compact(&x), got, want);
+		sc_xsum_fini(&x);
+	}
+}
+
 Test(xsum, exact_ties_round_to_even)
 {
 	struct sc_xsum x;
