@@ -1037,6 +1037,20 @@ sc_runtime_shutdown(struct sc_runtime *rt, struct sc_panic_record *first)
 	pthread_mutex_lock(&rt->wait_mu);
 	pthread_cond_broadcast(&rt->wait_cv);
 	pthread_mutex_unlock(&rt->wait_mu);
+	if (rc == SC_EPANIC) {
+		struct sc_runtime_stats st;
+
+		/* Name the panic and what it cost: frames that never
+		 * arrived. */
+		sc_runtime_stats(rt, &st);
+		rc = sc__fail(SC_EPANIC,
+			      "sc_runtime_shutdown: unit %u (%s) panicked: %s; "
+			      "%u dead, %llu frames (%llu rows) addressed to "
+			      "dead units were undeliverable",
+			      rec.unit, rec.name, rec.message, st.dead,
+			      (unsigned long long)st.undeliverable_frames,
+			      (unsigned long long)st.undeliverable_rows);
+	}
 	rt->shut_done = true;
 	rt->shut_rc = rc;
 	rt->shut_first = rec;

@@ -236,6 +236,8 @@ Test(runtime, a_unit_that_panics_dies_alone_and_frames_to_it_are_undeliverable)
 	sc_batch_release(got);
 	cr_assert_eq(sc_runtime_shutdown(rt, &first), SC_EPANIC);
 	cr_assert(strstr(first.name, "map#1"), "%s", first.name);
+	cr_assert(strstr(sc_errmsg(), "1 frames (2 rows) addressed to dead"),
+		  "%s", sc_errmsg());
 	sc_batch_release(b1);
 	sc_batch_release(b2);
 	sc_runtime_destroy(rt);
@@ -721,6 +723,76 @@ Test(route, bad_key_or_shard_count_is_einval)
 	cr_assert_eq(sc_batch_route(b, 3, 2, parts), SC_EINVAL);
 	cr_assert_eq(sc_batch_route(b, 1, 0, parts), SC_EINVAL);
 	sc_batch_release(b);
+}
+
+/* The integral of `out` after feeding `batches` under placement p. */
+static struct sc_batch *
+settled(struct sc_graph *g, const struct sc_placement *p, int in, int out,
+	struct sc_batch **batches, int n)
+{
+	struct sc_runtime *rt = NULL;
+	struct sc_batch *got = NULL;
+
+	cr_assert_eq(sc_runtime_create(g, p, NULL, &rt), 0, "%s", sc_errmsg());
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(sc_runtime_submit_wait(rt, in, batches[i], 0), 0);
+	cr_assert_eq(sc_runtime_wait_idle(rt, 0, NULL), 0);
+	cr_assert_eq(sc_runtime_check_idle(rt), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_runtime_integral(rt, out, &got), 0);
+	sc_runtime_destroy(rt);
+	return got;
+}
+
+Test(runtime, a_sharded_unit_holding_input_and_output_sums_its_replicas)
+{
+	enum sc_type t[2] = {SC_TYPE_I64, SC_TYPE_I64};
+	struct sc_aggregate_spec sp = {.ncols = 2,
+				       .k = 1,
+				       .kind = SC_AGG_SUM,
+				       .col = 1,
+				       .col_type = SC_TYPE_I64};
+	struct sc_placement *one = NULL, *four = NULL;
+	struct sc_batch *b[8], *want, *got;
+	struct sc_graph *g = NULL;
+	int32_t map[3] = {0, 0, 0};
+	struct sc_schema s;
+	struct sc_rng r;
+	int in, out;
+
+	sc_rng_seed(&r, sc_prop_seed(77));
+	cr_assert_eq(sc_schema_init(&s, 2, t, NULL), 0);
+	cr_assert_eq(sc_graph_create(&g), 0);
+	in = sc_graph_input(g, "kv", &s);
+	out = sc_graph_output(g, "sums", sc_graph_aggregate(g, in, &sp));
+	cr_assert_geq(out, 0);
+	for (int i = 0; i < 8; i++) {
+		uint64_t rows[2 * 64];
+		int64_t w[64];
+
+		for (int j = 0; j < 64; j++) {
+			rows[2 * j] = sc_enc_i64((int64_t)sc_rng_below(&r, 40));
+			rows[2 * j + 1] =
+			    sc_enc_i64((int64_t)sc_rng_below(&r, 100));
+			w[j] = sc_rng_below(&r, 4) ? 1 : -1;
+		}
+		cr_assert_eq(sc_batch_from_records(2, rows, w, 64, &b[i]), 0);
+	}
+	/* The whole pipeline in one unit, replicated 4 ways: the host
+	 * routes by key, and the output is the sum of the replicas'. */
+	cr_assert_eq(sc_placement_manual(g, map, 3, 1, &one), 0);
+	cr_assert_eq(sc_placement_manual(g, map, 3, 1, &four), 0);
+	cr_assert_eq(sc_placement_set_shards(four, 0, 4), 0, "%s", sc_errmsg());
+	want = settled(g, one, in, out, b, 8);
+	got = settled(g, four, in, out, b, 8);
+	cr_assert_gt(sc_batch_count(want), 10);
+	cr_assert(sc_batch_equal(got, want), "sharded output differs");
+	for (int i = 0; i < 8; i++)
+		sc_batch_release(b[i]);
+	sc_batch_release(want);
+	sc_batch_release(got);
+	sc_placement_destroy(one);
+	sc_placement_destroy(four);
+	sc_graph_destroy(g);
 }
 
 /* --- the README example (compiled, so it cannot rot) ------------------- */
