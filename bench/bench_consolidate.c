@@ -213,6 +213,59 @@ run_sorted_case(size_t n, int reps)
 	free(work);
 }
 
+/* Many small deltas, the common case of an incremental step: the cost of
+ * one finish, in ns per batch, against qsort + compaction of the same rows.
+ * A new batch is allocated and released each time, as a step would. */
+static void
+run_small_case(size_t rows, size_t batches, int reps)
+{
+	uint64_t *in = make_input(rows * batches, 11),
+		 *work = malloc(rows * 24);
+	struct sc_batch_builder b;
+	double sw[16], sc[16], bw[16], bc[16];
+	char kase[64];
+
+	if (!in || !work || sc_batch_builder_init(&b, NCOLS))
+		abort();
+	for (int r = 0; r < reps; r++) {
+		struct stamp t0 = stamp_now();
+		size_t sink = 0;
+
+		for (size_t k = 0; k < batches; k++) {
+			struct sc_batch *out =
+			    build(&b, in + k * rows * STRIDE, rows);
+
+			sink += sc_batch_count(out);
+			sc_batch_release(out);
+		}
+		rates_since(t0, (double)batches, &sw[r], &sc[r]);
+		t0 = stamp_now();
+		for (size_t k = 0; k < batches; k++)
+			sink +=
+			    qsort_compact(in + k * rows * STRIDE, rows, work);
+		rates_since(t0, (double)batches, &bw[r], &bc[r]);
+		sc_bench_keep(&sink);
+		/* Mbatch/s -> ns per batch */
+		sw[r] = 1e3 / sw[r];
+		sc[r] = 1e3 / sc[r];
+		bw[r] = 1e3 / bw[r];
+		bc[r] = 1e3 / bc[r];
+	}
+	snprintf(kase, sizeof(kase), "batches of %zu u64x2 rows", rows);
+	for (int c = 0; c < 2; c++) {
+		char k[96];
+
+		snprintf(k, sizeof(k), "%s [%s]", kase, c ? "cpu" : "wall");
+		sc_bench_emit("consolidate", k, "ns/batch",
+			      sc_bench_median(c ? sc : sw, (size_t)reps),
+			      "qsort+compact",
+			      sc_bench_median(c ? bc : bw, (size_t)reps));
+	}
+	sc_batch_builder_fini(&b);
+	free(in);
+	free(work);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -222,5 +275,6 @@ main(int argc, char **argv)
 
 	run_case(n, reps);
 	run_sorted_case(n, reps);
+	run_small_case(10, quick ? 10000 : 100000, reps);
 	return 0;
 }
