@@ -216,6 +216,7 @@ struct us_case {
 	uint32_t capacity;   /* edge capacity */
 	size_t outbox_bound; /* rows */
 	uint32_t budget;     /* pool budget (the sim draws 1..4) */
+	uint64_t efull;	     /* sim: host submits refused as full */
 	char why[600];	     /* on failure */
 	struct sc_sim_result res;
 };
@@ -311,6 +312,8 @@ us_drive_sim(struct sc_runtime *rt, struct us_work *w, struct us_case *k)
 				 .host = us_host_step,
 				 .host_ctx = &h};
 	int rc = sc_sim_run(sc_runtime_exec(rt), &so, &k->res);
+
+	k->efull = h.efull;
 
 	if (rc || h.error) {
 		snprintf(k->why, sizeof(k->why), "sim: %s; host: %s",

@@ -17,6 +17,11 @@
 #include "tests/support/rt_watchdog.h"
 #include "tests/support/units_settle.h"
 
+/* Kicks that landed on held (running) units, and host submits refused
+ * as full, over a test's sim runs: the schedules the property is about
+ * must actually happen. */
+static uint64_t kicks_on_running, host_efull;
+
 /* Run every strategy for one graph + workload under case template k. */
 static void
 all_strategies(struct us_work *w, struct us_case *k, uint64_t gseed,
@@ -38,6 +43,8 @@ all_strategies(struct us_work *w, struct us_case *k, uint64_t gseed,
 					       nmanual, &p);
 		cr_assert_eq(rc, 0, "placement %s: %s", name, sc_errmsg());
 		ok = us_run(w, p, k);
+		kicks_on_running += k->res.kicks_on_running;
+		host_efull += k->efull;
 		sc_placement_destroy(p);
 		SC_PROP_ASSERT(k->seed, "settle", test, ok,
 			       "graph seed %llu, placement %s, %s %u, "
@@ -72,6 +79,8 @@ Test(settle, random_circuits_settle_to_the_single_circuit_for_any_order,
 		us_work_fini(&w);
 		cg_free(s);
 	}
+	cr_assert_gt(kicks_on_running, 0, "no kick landed on a running unit");
+	cr_assert_gt(host_efull, 0, "the host never met a full input");
 }
 
 Test(settle, grid_example_settles_to_the_single_circuit_for_any_order,
@@ -101,6 +110,8 @@ Test(settle, grid_example_settles_to_the_single_circuit_for_any_order,
 		us_work_fini(&w);
 		ug_grid_fini(&gr);
 	}
+	cr_assert_gt(kicks_on_running, 0, "no kick landed on a running unit");
+	cr_assert_gt(host_efull, 0, "the host never met a full input");
 }
 
 /* The pool cases: each runtime behind the watchdog guard. */
