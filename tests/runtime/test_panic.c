@@ -303,6 +303,9 @@ Test(panic, wait_idle_reports_the_first_panic_once_quiet, .timeout = 20)
 	while (sc_exec_unit_state(ex, ip) != SC_UNIT_DEAD)
 		sleep_ms(1);
 	cr_assert_eq(sc_exec_kick(ex, iw), 0);
+	while (sc_exec_unit_state(ex, iw) != SC_UNIT_DEAD)
+		sleep_ms(1);
+	/* Nothing queued now, one unit still running: not quiet yet. */
 	cr_assert_eq(pthread_create(&t, NULL, wait_thread, &w), 0);
 	sleep_ms(30);
 	cr_expect(!atomic_load(&w.done), "returned while a unit still ran");
