@@ -112,7 +112,9 @@ struct sc__xsum_ext;
  * An exact accumulator. Caller storage: sc_xsum_init before use,
  * sc_xsum_fini after. Fields are internal; they are visible only so that
  * the add can be inlined. 64 bytes: place it on a 64-byte boundary to keep
- * it in one cache line.
+ * it in one cache line. It may be MOVED with memcpy (a table growing; the
+ * old bytes are then forgotten, not finalised) but not duplicated, since a
+ * grown one owns its extension: copy with sc_xsum_init + sc_xsum_merge.
  */
 struct sc_xsum {
 	int64_t limb[SC_XSUM_WINDOW]; /* the window: limb[j] is chunk base+j */
@@ -205,7 +207,7 @@ int sc_xsum_clear(struct sc_xsum *x);
  * sc_xsum_add - x += v, exactly. Returns 0; SC_ENOMEM if x had to grow (v
  * outside the window's reach, or the first NaN or infinity) and could not,
  * with x unchanged; SC_EOVERFLOW if a special count would wrap; SC_EINVAL
- * if x is NULL. Inline: the common case is a dozen instructions.
+ * if x is NULL. Inline: the common case is about 25 instructions.
  */
 static inline int
 sc_xsum_add(struct sc_xsum *x, double v)
