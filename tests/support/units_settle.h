@@ -20,6 +20,7 @@
 #ifndef SC_TEST_UNITS_SETTLE_H
 #define SC_TEST_UNITS_SETTLE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -197,6 +198,9 @@ us_work_fini(struct us_work *w)
 	memset(w, 0, sizeof(*w));
 }
 
+/* The most host threads of a pool case. */
+#define US_MAX_HOSTS 4
+
 /* --- placements ------------------------------------------------------------
  */
 
@@ -216,6 +220,7 @@ struct us_case {
 	uint32_t capacity;   /* edge capacity */
 	size_t outbox_bound; /* rows */
 	uint32_t budget;     /* pool budget (the sim draws 1..4) */
+	uint32_t hosts;	     /* pool: host threads submitting (0: 1) */
 	uint64_t efull;	     /* sim: host submits refused as full */
 	char why[600];	     /* on failure */
 	struct sc_sim_result res;
@@ -301,6 +306,56 @@ us_drive_pool(struct sc_runtime *rt, struct us_work *w, struct us_case *k)
 	return 0;
 }
 
+/* Several host threads: thread t submits batches t, t + n, t + 2n, ...
+ * (the integral does not depend on their order: deltas sum). */
+struct us_submitter {
+	pthread_t th;
+	struct sc_runtime *rt;
+	struct us_work *w;
+	size_t first, step;
+	int rc;
+};
+
+static inline void *
+us_submitter_main(void *arg)
+{
+	struct us_submitter *u = arg;
+
+	for (size_t i = u->first; i < u->w->n && !u->rc; i += u->step)
+		u->rc =
+		    sc_runtime_submit_wait(u->rt, u->w->subs[i].input,
+					   u->w->subs[i].batch, 5000000000ull);
+	return NULL;
+}
+
+static inline int
+us_drive_hosts(struct sc_runtime *rt, struct us_work *w, struct us_case *k)
+{
+	struct us_submitter u[US_MAX_HOSTS];
+	uint32_t n = k->hosts;
+	int rc = 0;
+
+	for (uint32_t t = 0; t < n; t++) {
+		u[t] = (struct us_submitter){
+		    .rt = rt, .w = w, .first = t, .step = n, .rc = 0};
+		if (pthread_create(&u[t].th, NULL, us_submitter_main, &u[t]))
+			abort();
+	}
+	for (uint32_t t = 0; t < n; t++) {
+		pthread_join(u[t].th, NULL);
+		if (u[t].rc && !rc) {
+			rc = u[t].rc;
+			snprintf(k->why, sizeof(k->why), "host %u: %s", t,
+				 sc_errname(rc));
+		}
+	}
+	if (!rc && sc_runtime_wait_idle(rt, 5000000000ull, NULL) != 0) {
+		snprintf(k->why, sizeof(k->why), "wait_idle: %s", sc_errmsg());
+		rc = -1;
+	}
+	return rc;
+}
+
 static inline int
 us_drive_sim(struct sc_runtime *rt, struct us_work *w, struct us_case *k)
 {
@@ -350,7 +405,8 @@ us_run(struct us_work *w, const struct sc_placement *p, struct us_case *k)
 		struct sc_test_guard *guard =
 		    sc_test_guard_begin(sc_runtime_exec(rt), "settle", 20000);
 
-		rc = us_drive_pool(rt, w, k);
+		rc = k->hosts > 1 ? us_drive_hosts(rt, w, k)
+				  : us_drive_pool(rt, w, k);
 		sc_test_guard_end(guard);
 	} else {
 		rc = us_drive_sim(rt, w, k);

@@ -8,9 +8,10 @@
  * per-node, chains, random, sharded; the grid's staged manual map too) x
  * 1..4 workers x seeds of the seeded scheduler, with host input arriving
  * between any two events and kicks landing on held (running) units; then
- * the same with a real pool of 1..4 threads behind a watchdog. At idle,
- * every edge into a live unit is empty and every outbox flushed. SC_SEED
- * replays one seed; SC_SEEDS_SCALE runs more. SC_THREADED.
+ * the same with a real pool of 1..4 threads behind a watchdog, fed by 1..3
+ * host threads at once. At idle, every edge into a live unit is empty and
+ * every outbox flushed. SC_SEED replays one seed; SC_SEEDS_SCALE runs
+ * more. SC_THREADED.
  */
 #include <criterion/criterion.h>
 
@@ -123,6 +124,7 @@ pool_cases(struct us_work *w, uint64_t seed, const char *test,
 		struct us_case k = {.seed = seed,
 				    .held = workers,
 				    .pool = true,
+				    .hosts = 1 + (workers + (uint32_t)seed) % 3,
 				    .budget = 1 + (uint32_t)(seed % 8)};
 
 		us_sizes(&k, seed + workers);

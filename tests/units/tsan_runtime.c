@@ -3,10 +3,10 @@
  * the ThreadSanitizer pass (Criterion cannot run under TSan, issue #274).
  *
  * For a few random circuits and the grid example, every strategy on a
- * real pool of 1..4 threads (behind the watchdog guard), the host
- * submitting with backpressure while the workers run: the outputs must
- * equal the single circuit's and the idle invariant must hold. Exit 0 is
- * a pass; a failure prints the seed, the strategy and what differed.
+ * real pool of 1..4 threads (behind the watchdog guard), 1..3 host
+ * threads submitting with backpressure while the workers run: the outputs
+ * must equal the single circuit's and the idle invariant must hold. Exit 0
+ * is a pass; a failure prints the seed, the strategy and what differed.
  * SC_SEED / SC_SEEDS_SCALE as for the property tests.
  */
 #include <stdio.h>
@@ -23,6 +23,7 @@ run_all(struct us_work *w, uint64_t seed, const int32_t *manual)
 			struct us_case k = {.seed = seed,
 					    .held = workers,
 					    .pool = true,
+					    .hosts = 1 + (workers + si) % 3,
 					    .budget = 1 + (uint32_t)(seed % 4)};
 			const char *name =
 			    si < US_NSTRATEGIES ? us_strategies[si] : "manual";
