@@ -51,8 +51,8 @@
 static void
 fail(const char *what, int rc)
 {
-	fprintf(stderr, "bench_operators: %s: %s (%s)\n", what, sc_strerror(rc),
-		sc_errmsg());
+	(void)fprintf(stderr, "bench_operators: %s: %s (%s)\n", what,
+		      sc_strerror(rc), sc_errmsg());
 	exit(1);
 }
 
@@ -358,7 +358,7 @@ cpu_ns(void)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	(void)clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
@@ -438,8 +438,8 @@ emit_size(const char *what, enum kind k, uint64_t n, const char *unit, double v,
 {
 	char kase[96];
 
-	snprintf(kase, sizeof(kase), "%s, %s, state %llu rows", kind_name[k],
-		 what, (unsigned long long)n);
+	(void)snprintf(kase, sizeof(kase), "%s, %s, state %llu rows",
+		       kind_name[k], what, (unsigned long long)n);
 	sc_bench_emit("operators", kase, unit, v, base, bv);
 }
 

@@ -214,7 +214,7 @@ sc__groups_remove(struct sc__groups *g, size_t i)
 size_t
 sc__groups_bytes(const struct sc__groups *g)
 {
-	size_t per = g->k * 8 + sizeof(struct sc__gstate) +
+	size_t per = (size_t)g->k * 8 + sizeof(struct sc__gstate) +
 		     (g->exact ? sizeof(struct sc_xsum) : 0);
 
 	return g->cap * per + (g->slots ? (g->mask + 1) * 4 : 0);
