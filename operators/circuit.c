@@ -929,3 +929,29 @@ sc_circuit_node_stats(const struct sc_circuit *c, int node,
 	*out = c->rt[node].stats;
 	return 0;
 }
+
+void
+sc_circuit_fprint(FILE *f, const struct sc_circuit *c)
+{
+	if (!f || !c)
+		return;
+	(void)fprintf(f, "circuit of %zu nodes, %llu steps%s%s\n", c->norder,
+		      (unsigned long long)c->steps,
+		      c->failed ? ", FAILED: " : "", c->failed ? c->why : "");
+	for (size_t i = 0; i < c->norder; i++) {
+		const struct sc_node_stats *st = &c->rt[c->order[i]].stats;
+
+		sc__graph_fprint_node(f, c->g, c->order[i]);
+		(void)fprintf(f, " busy %llu in %llu out %llu\n",
+			      (unsigned long long)st->ticks_busy,
+			      (unsigned long long)st->rows_in,
+			      (unsigned long long)st->rows_out);
+	}
+	(void)fprintf(f, "boundary in:");
+	for (size_t i = 0; i < c->cut.nin; i++)
+		(void)fprintf(f, " %d", c->cut.in[i]);
+	(void)fprintf(f, "\nboundary out:");
+	for (size_t i = 0; i < c->cut.nout; i++)
+		(void)fprintf(f, " %d", c->cut.out[i]);
+	(void)fputc('\n', f);
+}

@@ -55,8 +55,15 @@
  * circuit would. Stepping parts tick by tick needs an order in which every
  * boundary stream is produced before it is consumed, so a cycle that
  * crosses parts cannot be run that way (its delay would see its boundary
- * input one tick late): keep each cycle inside one part, or run the parts
- * asynchronously to a fixed point as units/ does.
+ * input one tick late): keep each cycle inside one part, or run the parts *
+ * asynchronously to a fixed point as units/ does. In code:
+ *
+ *     sc_circuit_create_part(g, nodes, n, &c);
+ *     const struct sc_cut *cut = sc_circuit_cut(c);
+ *     each tick:
+ *         for s in cut->in:  sc_circuit_feed(c, s, what stream s emitted);
+ *         sc_circuit_step(c);
+ *         for s in cut->out: sc_circuit_delta(c, s, &d), hand d on;
  *
  * Threads: a circuit is single-threaded. Distinct circuits (even of the
  * same, frozen, graph) may run on distinct threads at once, as long as
@@ -67,6 +74,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "operators/batch.h"
 #include "operators/error.h"
@@ -195,5 +203,12 @@ struct sc_node_stats {
  */
 int sc_circuit_node_stats(const struct sc_circuit *c, int node,
 			  struct sc_node_stats *out);
+
+/*
+ * sc_circuit_fprint - the circuit's nodes in the order a step runs them,
+ * one line each: id, name, kind, inputs, columns and the counters of
+ * sc_circuit_node_stats; then its boundary. For logs and debugging.
+ */
+void sc_circuit_fprint(FILE *f, const struct sc_circuit *c);
 
 #endif /* SC_CIRCUIT_H */

@@ -1074,3 +1074,41 @@ out_flags:
 	free(flags);
 	return rc;
 }
+
+/* --- printing ------------------------------------------------------------- */
+
+/* "(i64, f64)" */
+static void
+fprint_types(FILE *f, const struct sc_schema *s)
+{
+	(void)fputc('(', f);
+	for (uint32_t i = 0; i < s->ncols; i++)
+		(void)fprintf(f, "%s%s", i ? ", " : "",
+			      sc_type_name(s->types[i]));
+	(void)fputc(')', f);
+}
+
+void
+sc__graph_fprint_node(FILE *f, const struct sc_graph *g, int id)
+{
+	const struct sc__node *nd = &g->nodes[id];
+
+	(void)fprintf(f, "%4d %-16s %-13s [", id, nd->name,
+		      kind_names[nd->kind]);
+	for (uint32_t p = 0; p < nd->nin; p++)
+		(void)fprintf(f, "%s%d", p ? " " : "", nd->in[p]);
+	(void)fprintf(f, "] ");
+	fprint_types(f, &nd->schema);
+}
+
+void
+sc_graph_fprint(FILE *f, const struct sc_graph *g)
+{
+	if (!f || !g)
+		return;
+	(void)fprintf(f, "graph of %zu nodes\n", g->n);
+	for (size_t i = 0; i < g->n; i++) {
+		sc__graph_fprint_node(f, g, (int)i);
+		(void)fputc('\n', f);
+	}
+}

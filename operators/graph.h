@@ -75,6 +75,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "operators/error.h"
 #include "operators/schema.h"
@@ -297,6 +298,12 @@ const struct sc_schema *sc_graph_schema(const struct sc_graph *g, int id);
 
 /* sc_graph_find - the id of the node named `name`, or SC_ENOENT / SC_EINVAL. */
 int sc_graph_find(const struct sc_graph *g, const char *name);
+
+/*
+ * sc_graph_fprint - one line per node: id, name, kind, the streams it reads
+ * and its schema's types. For logs and debugging.
+ */
+void sc_graph_fprint(FILE *f, const struct sc_graph *g);
 
 /* sc_node_kind_name - "map", "join", ... ("?" if unknown). Static. */
 const char *sc_node_kind_name(enum sc_node_kind kind);

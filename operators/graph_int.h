@@ -56,4 +56,7 @@ struct sc_emitter {
 int sc__graph_topo(const struct sc_graph *g, const bool *in_part, int *order,
 		   size_t *norder, const char *who);
 
+/* sc__graph_fprint_node - "id name kind [inputs] (types)", no newline. */
+void sc__graph_fprint_node(FILE *f, const struct sc_graph *g, int id);
+
 #endif /* SC_GRAPH_INT_H */

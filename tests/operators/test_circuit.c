@@ -817,3 +817,40 @@ Test(circuit, merge_work_is_spread_over_the_steps)
 	sc_circuit_destroy(lazy);
 	cr_assert_eq(sc_graph_destroy(g), 0);
 }
+
+/* --- printing ------------------------------------------------------------- */
+
+Test(circuit, fprint_lists_nodes_in_step_order_with_counters)
+{
+	struct sc_schema s1 = schema_n(1, SC_TYPE_I64);
+	struct sc_graph *g;
+	struct sc_circuit *c;
+	struct sc_batch *b;
+	int64_t v[] = {3, 4};
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int in;
+
+	cr_assert_eq(sc_graph_create(&g), 0);
+	in = sc_graph_input(g, "prices", &s1);
+	sc_graph_output(g, "neg", sc_graph_negate(g, in));
+	cr_assert_eq(sc_circuit_create(g, &c), 0);
+	b = rows_i64(1, v, NULL, 2);
+	cr_assert_eq(sc_circuit_feed(c, in, b), 0);
+	sc_batch_release(b);
+	cr_assert_eq(sc_circuit_step(c), 0);
+	f = open_memstream(&text, &len);
+	cr_assert_not_null(f);
+	sc_graph_fprint(f, g);
+	sc_circuit_fprint(f, c);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert(strstr(text, "graph of 3 nodes"), "%s", text);
+	cr_assert(strstr(text, "prices"), "%s", text);
+	cr_assert(strstr(text, "negate#1"), "%s", text);
+	cr_assert(strstr(text, "[0] (i64) busy 1 in 2 out 2"), "%s", text);
+	cr_assert(strstr(text, "circuit of 3 nodes, 1 steps"), "%s", text);
+	free(text);
+	sc_circuit_destroy(c);
+	cr_assert_eq(sc_graph_destroy(g), 0);
+}
