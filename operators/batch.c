@@ -1061,6 +1061,12 @@ sc_batch_add(const struct sc_batch *a, const struct sc_batch *b,
 
 	if (rc)
 		return rc;
+	/* x + 0 is x: share it (batches are immutable; only the reference
+	 * count, which is not part of the value, changes). */
+	if (b->count == 0 || a->count == 0) {
+		*out = sc_batch_retain((struct sc_batch *)(b->count ? b : a));
+		return 0;
+	}
 	rc = sc__merge_init(&m, a, b);
 	if (rc)
 		return rc;

@@ -215,9 +215,10 @@ void sc_batch_builder_clear(struct sc_batch_builder *b);
 /* --- the group ----------------------------------------------------------- */
 
 /*
- * sc_batch_add - a + b, by one linear merge. Returns 0 and *out (a new
- * batch; a and b are unchanged), SC_EINVAL, SC_ESCHEMA (column counts
- * differ), SC_ENOMEM, SC_EOVERFLOW.
+ * sc_batch_add - a + b, by one linear merge. Returns 0 and *out (one
+ * reference the caller owns: a new batch, or a itself (retained) when b is
+ * empty, or b when a is; a and b are unchanged), SC_EINVAL, SC_ESCHEMA
+ * (column counts differ), SC_ENOMEM, SC_EOVERFLOW.
  */
 int sc_batch_add(const struct sc_batch *a, const struct sc_batch *b,
 		 struct sc_batch **out);
