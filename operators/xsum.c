@@ -776,28 +776,24 @@ special_value(const struct sc_xsum *x, double *out)
 }
 
 /*
- * The read of a compact x from its top three digits, when they decide it:
- * with balanced digits d, V = T * 2^(32(t-2)) + R where T is the top three
- * digits (|T| >= 2^63) and |R| < 2^(32(t-2)). Rounding drops at least 11
- * bits of T, so every value strictly between T - 1 and T + 1 other than T
- * rounds as T -+ 1/2 does: 2T + sign(R), one bit finer, carries all that
- * R can change. Returns false (for the general path) when fewer than three
- * digits are in use or the result could be subnormal.
+ * The nearest double to the balanced digits d[0..n-1] (d[0] weighing
+ * 2^(32 * chunk0 - 1075)) from the top three digits, when they decide it:
+ * V = T * 2^(32(t-2)) + R where T is the top three digits (|T| >= 2^63)
+ * and |R| < 2^(32(t-2)). Rounding drops at least 10 bits of T, so every
+ * value strictly between T - 1 and T + 1 other than T rounds as T -+ 1/2
+ * does: 2T + sign(R), one bit finer, carries all that R can change.
+ * Returns false (for the general path) when fewer than three digits are in
+ * use or the result could be subnormal.
  */
 static bool
-read_window_fast(const struct sc_xsum *x, double *out)
+read_digits_fast(const int64_t *d, int n, int64_t chunk0, double *out)
 {
-	int64_t d[K + 2];
 	int t, f = 0;
 	int64_t e0, h, lsb;
 	uint64_t mant, bits;
 	unsigned shift;
 
-	memcpy(d, x->limb, sizeof(x->limb));
-	d[K] = 0;
-	d[K + 1] = 0;
-	carry_balanced(d, K + 2);
-	for (t = K + 1; t >= 0 && d[t] == 0; t--)
+	for (t = n - 1; t >= 0 && d[t] == 0; t--)
 		;
 	if (t < 2)
 		return false;
@@ -809,9 +805,9 @@ read_window_fast(const struct sc_xsum *x, double *out)
 	unsigned __int128 u = (unsigned __int128)(t2 < 0 ? -t2 : t2);
 	uint64_t hi = (uint64_t)(u >> 64);
 
-	/* u < 2^96 and >= 2^64, so its top bit is in the high word */
-	h = 64 + 63 - __builtin_clzll(hi);
-	e0 = 32 * ((int64_t)x->base + t - 2) - GRID - 1;
+	/* 2^64 - 1 <= u < 2^96 (u = 2^64 - 1 when T = 2^63, R < 0) */
+	h = hi ? 64 + 63 - __builtin_clzll(hi) : 63;
+	e0 = 32 * (chunk0 + t - 2) - GRID - 1;
 	if (h + e0 < -1000)
 		return false;
 	if (h + e0 >= 1024) {
@@ -835,6 +831,29 @@ read_window_fast(const struct sc_xsum *x, double *out)
 	return true;
 }
 
+/* read_digits_fast over x's exact value, compact or grown. */
+static bool
+read_fast(const struct sc_xsum *x, double *out)
+{
+	int64_t d[NREAD];
+	int n;
+	int64_t chunk0;
+
+	if (x->ext) {
+		export_wide(x, d);
+		n = NREAD;
+		chunk0 = 0;
+	} else {
+		memcpy(d, x->limb, sizeof(x->limb));
+		n = K + 2;
+		chunk0 = x->base;
+	}
+	d[n - 2] = 0;
+	d[n - 1] = 0;
+	carry_balanced(d, n);
+	return read_digits_fast(d, n, chunk0, out);
+}
+
 int
 sc_xsum_read(const struct sc_xsum *x, double *out)
 {
@@ -848,7 +867,7 @@ sc_xsum_read(const struct sc_xsum *x, double *out)
 				x == NULL ? "accumulator" : "out");
 	if (special_value(x, out))
 		return 0;
-	if (x->ext == NULL && read_window_fast(x, out))
+	if (read_fast(x, out))
 		return 0;
 	if (!magnitude_of(x, u, &n, &chunk0, &neg)) {
 		*out = 0.0;

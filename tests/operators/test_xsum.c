@@ -587,6 +587,29 @@ Test(xsum, exact_ties_round_to_even)
 	sc_xsum_fini(&x);
 }
 
+/* Balanced digits 1, -2^31, 0 over a negative rest: the top three digits
+ * are exactly 2^63 and the rest pulls the value just below a power of 2. */
+Test(xsum, just_below_a_digit_boundary_reads_right)
+{
+	struct sc_xsum x;
+	struct ref s, t;
+
+	sc_xsum_init(&x);
+	sc_xsum_add(&x, 0x1p44);
+	sc_xsum_add(&x, -0x1p-29);
+	ref_from_double(&s, 0x1p44);
+	ref_from_double(&t, -0x1p-29);
+	ref_add(&s, &t);
+	cr_assert(sc_xsum_is_compact(&x));
+	cr_assert(same_bits(read_of(&x), ref_round(&s)), "%a", read_of(&x));
+	/* the same in the grown form */
+	sc_xsum_add(&x, 0x1p-1000);
+	sc_xsum_retract(&x, 0x1p-1000);
+	cr_assert(!sc_xsum_is_compact(&x));
+	cr_assert(same_bits(read_of(&x), ref_round(&s)), "%a", read_of(&x));
+	sc_xsum_fini(&x);
+}
+
 Test(xsum, subnormal_sums_are_exact)
 {
 	struct sc_xsum x;
