@@ -618,6 +618,52 @@ Test(circuit, callback_positive_return_is_ecallback)
 }
 
 static int
+fail_flat(void *ctx, const uint64_t *row, struct sc_emitter *out)
+{
+	int rc = sc_emit(out, row); /* one row emitted, then the failure */
+
+	(void)ctx;
+	return rc ? rc : SC_EOVERFLOW;
+}
+
+Test(circuit, map_and_flat_map_errors_fail_the_step_with_their_code)
+{
+	struct sc_schema s1 = schema_n(1, SC_TYPE_I64);
+	struct cg_map m = {.nin = 1, .nout = 1, .fail_at = 13};
+	struct sc_graph *g;
+	struct sc_circuit *c;
+	struct sc_batch *b;
+	int64_t v[] = {12, 13};
+	int in, mp, fm;
+
+	m.itype[0] = m.otype[0] = SC_TYPE_I64;
+	m.mul[0] = 1;
+	cr_assert_eq(sc_graph_create(&g), 0);
+	in = sc_graph_input(g, "in", &s1);
+	mp = sc_graph_map(g, in, &s1, cg_map_fn, &m);
+	fm = sc_graph_flat_map(g, in, &s1, fail_flat, NULL);
+	sc_graph_output(g, "a", mp);
+	sc_graph_output(g, "b", fm);
+	/* the map alone: fails on 13 */
+	cr_assert_eq(sc_circuit_create_part(g, (int[]){in, mp}, 2, &c), 0);
+	b = rows_i64(1, v, NULL, 2);
+	cr_assert_eq(sc_circuit_feed(c, in, b), 0);
+	cr_assert_eq(sc_circuit_step(c), SC_ECALLBACK);
+	cr_assert(strstr(sc_errmsg(), "(map)"), "%s", sc_errmsg());
+	cr_assert_eq(sc_circuit_step(c), SC_ESTATE);
+	sc_circuit_destroy(c);
+	/* the flat_map alone: fails on its first row */
+	cr_assert_eq(sc_circuit_create_part(g, (int[]){in, fm}, 2, &c), 0);
+	cr_assert_eq(sc_circuit_feed(c, in, b), 0);
+	cr_assert_eq(sc_circuit_step(c), SC_EOVERFLOW);
+	cr_assert(strstr(sc_errmsg(), "(flat_map)"), "%s", sc_errmsg());
+	cr_assert_eq(sc_circuit_step(c), SC_ESTATE);
+	sc_batch_release(b);
+	sc_circuit_destroy(c);
+	cr_assert_eq(sc_graph_destroy(g), 0);
+}
+
+static int
 refuse_delta(void *ctx, int node, const struct sc_batch *delta)
 {
 	int *calls = ctx;
