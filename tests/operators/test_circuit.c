@@ -673,8 +673,7 @@ refuse_delta(void *ctx, int node, const struct sc_batch *delta)
 	return ++*calls == 2 ? SC_EFULL : 0;
 }
 
-Test(circuit,
-     delta_callback_runs_per_nonempty_delta_and_its_error_fails_the_step)
+Test(circuit, delta_callback_sees_nonempty_deltas_and_can_fail_the_step)
 {
 	struct sc_schema s1 = schema_n(1, SC_TYPE_I64);
 	struct sc_graph *g;
