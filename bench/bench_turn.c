@@ -144,7 +144,9 @@ struct job {
 
 struct jq {
 	pthread_mutex_t mu;
-	pthread_cond_t cv;
+	pthread_cond_t cv;	/* workers park here */
+	pthread_cond_t idle_cv; /* the host waits here */
+	uint32_t host_waiting;	/* the host is in jq_wait_idle */
 	struct job *head, *tail;
 	uint32_t waiting; /* threads parked */
 	uint32_t busy;	  /* jobs popped and not yet done */
@@ -157,12 +159,14 @@ jq_init(struct jq *q)
 	memset(q, 0, sizeof(*q));
 	pthread_mutex_init(&q->mu, NULL);
 	pthread_cond_init(&q->cv, NULL);
+	pthread_cond_init(&q->idle_cv, NULL);
 }
 
 static void
 jq_fini(struct jq *q)
 {
 	pthread_cond_destroy(&q->cv);
+	pthread_cond_destroy(&q->idle_cv);
 	pthread_mutex_destroy(&q->mu);
 }
 
@@ -217,8 +221,6 @@ jq_pop_wait(struct jq *q)
 
 	pthread_mutex_lock(&q->mu);
 	while (!q->stop && !q->head) {
-		if (q->busy == 0)
-			pthread_cond_broadcast(&q->cv); /* host waits too */
 		q->waiting++;
 		pthread_cond_wait(&q->cv, &q->mu);
 		q->waiting--;
@@ -239,8 +241,8 @@ jq_done(struct jq *q)
 {
 	pthread_mutex_lock(&q->mu);
 	q->busy--;
-	if (q->busy == 0 && !q->head && q->waiting)
-		pthread_cond_broadcast(&q->cv);
+	if (q->busy == 0 && !q->head && q->host_waiting)
+		pthread_cond_signal(&q->idle_cv);
 	pthread_mutex_unlock(&q->mu);
 }
 
@@ -263,9 +265,9 @@ jq_wait_idle(struct jq *q)
 {
 	pthread_mutex_lock(&q->mu);
 	while (q->head || q->busy) {
-		q->waiting++;
-		pthread_cond_wait(&q->cv, &q->mu);
-		q->waiting--;
+		q->host_waiting++;
+		pthread_cond_wait(&q->idle_cv, &q->mu);
+		q->host_waiting--;
 	}
 	pthread_mutex_unlock(&q->mu);
 }
