@@ -45,7 +45,7 @@
 static void
 fail(const char *what)
 {
-	fprintf(stderr, "bench_pipeline: %s (%s)\n", what, sc_errmsg());
+	(void)fprintf(stderr, "bench_pipeline: %s (%s)\n", what, sc_errmsg());
 	exit(1);
 }
 
@@ -498,10 +498,10 @@ run_units(uint64_t frames, uint32_t rows, uint32_t workers, uint32_t budget)
 	if (sc_pool_finish(pool, NULL) != 0)
 		fail("sc_pool_finish");
 	if (atomic_load(&toys[STAGES - 1].items) != frames * rows) {
-		fprintf(
+		(void)fprintf(
 		    stderr, "units: %llu of %llu items arrived\n",
 		    (unsigned long long)atomic_load(&toys[STAGES - 1].items),
-		    (unsigned long long)(frames * rows));
+		    (unsigned long long)frames * rows);
 		fail("units: items lost");
 	}
 	for (int i = 0; i < STAGES - 1; i++)
@@ -542,10 +542,10 @@ measure(const char *kase, uint64_t frames, uint32_t rows, bool pipeline)
 				   : run_edge_pair(frames, rows);
 	}
 	if (pipeline)
-		snprintf(name, sizeof(name), "%s (2 workers, budget %u)", kase,
-			 unit_budget);
+		(void)snprintf(name, sizeof(name), "%s (2 workers, budget %u)",
+			       kase, unit_budget);
 	else
-		snprintf(name, sizeof(name), "%s", kase);
+		(void)snprintf(name, sizeof(name), "%s", kase);
 	sc_bench_emit("pipeline", name, "items/s",
 		      sc_bench_median(ours, (size_t)reps),
 		      pipeline ? "4 threads + raw ck_ring" : "raw ck_ring",

@@ -25,10 +25,10 @@ main(void)
 		d[i].frames = 200000;
 		d[i].max_ns = 2000000000ull;
 		if (edge_duo_run(&d[i]) != 0) {
-			fprintf(stderr,
-				"tsan_edge: case %d failed; replay with "
-				"SC_SEED=%llu\n",
-				i, (unsigned long long)seed);
+			(void)fprintf(stderr,
+				      "tsan_edge: case %d failed; replay with "
+				      "SC_SEED=%llu\n",
+				      i, (unsigned long long)seed);
 			return 1;
 		}
 		printf("tsan_edge: case %d: %llu frames sent, %llu got, "
@@ -45,11 +45,11 @@ main(void)
 		};
 
 		if (edge_close_duo_run(&cd) != 0) {
-			fprintf(stderr,
-				"tsan_edge: close race %llu failed; replay "
-				"with SC_SEED=%llu\n",
-				(unsigned long long)c,
-				(unsigned long long)seed);
+			(void)fprintf(
+			    stderr,
+			    "tsan_edge: close race %llu failed; replay "
+			    "with SC_SEED=%llu\n",
+			    (unsigned long long)c, (unsigned long long)seed);
 			return 1;
 		}
 	}
