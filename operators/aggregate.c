@@ -440,6 +440,12 @@ linear_compute(struct sc_aggregate *agg, const struct sc_batch *d)
 	if (rc)
 		return rc;
 	agg->npend = 0;
+	/* Two passes of prefetches, slots then entries, so that the group
+	 * table's misses overlap instead of stalling each group in turn. */
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < sc_batch_count(d);
+		     i = key_end(d, i, agg->spec.k))
+			sc__groups_prefetch(&agg->g, sc_batch_row(d, i), pass);
 	sc__probe_init(&p, agg->spec.ncols, agg->t, NULL);
 	sc__probe_prepare(&p, d, agg->spec.ncols, &agg->fences);
 	for (size_t i = 0, e; rc == 0 && i < sc_batch_count(d); i = e) {

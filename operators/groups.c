@@ -55,6 +55,28 @@ sc__groups_find(const struct sc__groups *g, const uint64_t *key)
 	}
 }
 
+void
+sc__groups_prefetch(const struct sc__groups *g, const uint64_t *key, bool entry)
+{
+	size_t s;
+	uint32_t v;
+
+	if (!g->slots)
+		return;
+	s = home(g, key);
+	if (!entry) {
+		__builtin_prefetch(&g->slots[s]);
+		return;
+	}
+	v = g->slots[s];
+	if (v == 0)
+		return;
+	__builtin_prefetch(g->keys + (size_t)(v - 1) * g->k);
+	__builtin_prefetch(&g->st[v - 1]);
+	if (g->exact)
+		__builtin_prefetch(&g->xs[v - 1]);
+}
+
 /* Put entry i into the slot array (its key is absent from it). */
 static void
 slot_put(struct sc__groups *g, size_t i)

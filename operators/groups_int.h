@@ -48,6 +48,15 @@ void sc__groups_fini(struct sc__groups *g);
 /* The entry of key, or SC__GROUPS_NONE. */
 size_t sc__groups_find(const struct sc__groups *g, const uint64_t *key);
 
+/*
+ * sc__groups_prefetch - start loading what a find of key will read: with
+ * `entry` false, the key's home slot; with it true (after the slot has
+ * arrived), the entry that slot names. A step calls it over all its groups
+ * before it finds them, so the table's cache misses overlap.
+ */
+void sc__groups_prefetch(const struct sc__groups *g, const uint64_t *key,
+			 bool entry);
+
 /* Room for `more` inserts that then cannot fail. 0 or SC_ENOMEM. */
 int sc__groups_reserve(struct sc__groups *g, size_t more);
 

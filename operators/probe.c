@@ -149,20 +149,26 @@ lower_bounds(const struct sc_batch *b, const struct sc_batch *keys,
 	}
 }
 
+/* Fence words equal to a key's first word looked past before giving up
+ * on a bounded search (many rows sharing a first word: gallop instead). */
+#define FENCE_TIES 4
+
 /*
  * Where the lower bound of a key with first word w can end, given f, the
- * first fence word >= w: at the fence row itself when that word is > w
- * (every row from there on is greater), at the end of the run when there
- * is no such word; SIZE_MAX when the fence word equals w, since then rows
- * beyond it may still be smaller than the key on later words.
+ * first fence word >= w: at the first fence row whose word is > w (every
+ * row from there on is greater), or at the end of the run when there is
+ * none. Fence words equal to w are skipped (rows sharing a first word may
+ * still be smaller on later words), at most FENCE_TIES of them; past that,
+ * SIZE_MAX: unbounded.
  */
 static size_t
 block_end(const struct sc_batch *b, const uint64_t *fence, size_t nf, size_t f,
 	  uint64_t w)
 {
-	if (f == nf)
-		return sc_batch_count(b);
-	return fence[f] > w ? f * SC__FENCE_STRIDE : SIZE_MAX;
+	for (size_t t = 0; f < nf && fence[f] == w; t++, f++)
+		if (t == FENCE_TIES)
+			return SIZE_MAX;
+	return f == nf ? sc_batch_count(b) : f * SC__FENCE_STRIDE;
 }
 
 /* The lower bound of key in [lo, hi], known to lie there: a binary search

@@ -219,10 +219,12 @@ Test(probe, fenced_searches_equal_plain_ones_across_merges)
 	sc_rng_seed(&r, sc_prop_seed(7403));
 	cr_assert_eq(sc_trace_create(2, &t), 0);
 	sc__fences_init(&fs);
-	for (int round = 0; round < 4; round++) {
+	for (int round = 0; round < 6; round++) {
 		/* Few keys, 4 values each: many rows share a first word, so
 		 * the fence lands before long runs of ties. */
-		uint64_t nkeys = round % 2 ? 3000 : 100000;
+		uint64_t nkeys = round % 3 == 0	  ? 100000
+				 : round % 3 == 1 ? 3000
+						  : 300;
 		struct sc_batch *b = random_batch(&r, 40000, nkeys);
 		struct sc_batch *keys = random_batch(&r, 400, nkeys);
 
