@@ -455,7 +455,8 @@ bench_size(enum kind k, uint64_t n, int reps, int base_reps)
 	struct run r;
 	struct sc_batch_builder out;
 	double inc[32], step[32], kept[32], scratch[32];
-	int64_t live = (int64_t)n; /* integrated rows (all distinct) */
+	/* Integrated rows (all distinct), over both traces for the join. */
+	int64_t live = k == K_JOIN ? 2 * (int64_t)n : (int64_t)n;
 	size_t budget = 2 * (size_t)ceil(log2((double)n)) * DELTA;
 	size_t rows_settled;
 
