@@ -22,7 +22,7 @@
 #include "operators/batch.h"
 
 #define NCOLS  2
-#define STRIDE (NCOLS + 1)
+#define STRIDE ((size_t)NCOLS + 1)
 
 /* Wall and thread-CPU time at one instant. */
 struct stamp {
@@ -74,7 +74,8 @@ make_input(size_t n, uint64_t seed)
 		int64_t w = (int64_t)(rng(&s) % 6) - 3;
 
 		if (i > 0 && rng(&s) % 10 == 0) {
-			memcpy(r, d + (rng(&s) % i) * STRIDE, NCOLS * 8);
+			memcpy(r, d + (rng(&s) % i) * STRIDE,
+			       NCOLS * sizeof(uint64_t));
 		} else {
 			r[0] = rng(&s);
 			r[1] = rng(&s);
@@ -105,7 +106,8 @@ qsort_compact(const uint64_t *in, size_t n, uint64_t *work)
 		for (i++; i < n && sc_row_eq(work + i * STRIDE, r, NCOLS); i++)
 			w += (int64_t)work[i * STRIDE + NCOLS];
 		if (w != 0) {
-			memmove(work + out * STRIDE, r, NCOLS * 8);
+			memmove(work + out * STRIDE, r,
+				NCOLS * sizeof(uint64_t));
 			work[out * STRIDE + NCOLS] = (uint64_t)w;
 			out++;
 		}
@@ -136,12 +138,12 @@ emit_pair(const char *kase, double *sw, double *sc, double *bw, double *bc,
 {
 	char k[128];
 
-	snprintf(k, sizeof(k), "%s [wall]", kase);
+	(void)snprintf(k, sizeof(k), "%s [wall]", kase);
 	sc_bench_emit("consolidate", k, "Mrec/s",
 		      sc_bench_median(sw, (size_t)reps),
 		      bw ? "qsort+compact" : NULL,
 		      bw ? sc_bench_median(bw, (size_t)reps) : 0);
-	snprintf(k, sizeof(k), "%s [cpu]", kase);
+	(void)snprintf(k, sizeof(k), "%s [cpu]", kase);
 	sc_bench_emit("consolidate", k, "Mrec/s",
 		      sc_bench_median(sc, (size_t)reps),
 		      bc ? "qsort+compact" : NULL,
@@ -172,13 +174,14 @@ run_case(size_t n, int reps)
 		rates_since(t0, (double)n, &bw[r], &bc[r]);
 	}
 	if (rows != rows_q) {
-		fprintf(stderr, "bench_consolidate: %zu rows vs qsort's %zu\n",
-			rows, rows_q);
-		exit(1);
+		(void)fprintf(stderr,
+			      "bench_consolidate: %zu rows vs qsort's %zu\n",
+			      rows, rows_q);
+		abort(); /* a wrong result is a bug, not a figure */
 	}
-	snprintf(kase, sizeof(kase), "%zu u64x2 random, 10%% repeats", n);
+	(void)snprintf(kase, sizeof(kase), "%zu u64x2 random, 10%% repeats", n);
 	emit_pair(kase, sw, sc, bw, bc, reps);
-	snprintf(kase, sizeof(kase), "%zu u64x2, batch bytes per row", n);
+	(void)snprintf(kase, sizeof(kase), "%zu u64x2, batch bytes per row", n);
 	sc_bench_emit("consolidate", kase, "bytes/row",
 		      (double)bytes / (double)rows, "raw row bytes",
 		      NCOLS * 8.0);
@@ -206,7 +209,7 @@ run_sorted_case(size_t n, int reps)
 		sc_batch_release(build(&b, work, m));
 		rates_since(t0, (double)m, &sw[r], &sc[r]);
 	}
-	snprintf(kase, sizeof(kase), "%zu u64x2 already sorted", m);
+	(void)snprintf(kase, sizeof(kase), "%zu u64x2 already sorted", m);
 	emit_pair(kase, sw, sc, NULL, NULL, reps);
 	sc_batch_builder_fini(&b);
 	free(in);
@@ -251,11 +254,12 @@ run_small_case(size_t rows, size_t batches, int reps)
 		bw[r] = 1e3 / bw[r];
 		bc[r] = 1e3 / bc[r];
 	}
-	snprintf(kase, sizeof(kase), "batches of %zu u64x2 rows", rows);
+	(void)snprintf(kase, sizeof(kase), "batches of %zu u64x2 rows", rows);
 	for (int c = 0; c < 2; c++) {
 		char k[96];
 
-		snprintf(k, sizeof(k), "%s [%s]", kase, c ? "cpu" : "wall");
+		(void)snprintf(k, sizeof(k), "%s [%s]", kase,
+			       c ? "cpu" : "wall");
 		sc_bench_emit("consolidate", k, "ns/batch",
 			      sc_bench_median(c ? sc : sw, (size_t)reps),
 			      "qsort+compact",

@@ -18,7 +18,7 @@
 #include "operators/batch.h"
 #include "operators/trace.h"
 
-#define NCOLS 2
+#define NCOLS 2u
 
 static uint64_t
 rng(uint64_t *s)
@@ -106,7 +106,7 @@ emit2(const char *kase, double (*subj)[2], const char *base_name,
 			v[r] = subj[r][c];
 			b[r] = base ? base[r][c] : 0;
 		}
-		snprintf(k, sizeof(k), "%s [%s]", kase, clock_name[c]);
+		(void)snprintf(k, sizeof(k), "%s [%s]", kase, clock_name[c]);
 		sc_bench_emit("merge", k, "Mrec/s",
 			      sc_bench_median(v, (size_t)reps),
 			      base ? base_name : NULL,
@@ -153,8 +153,8 @@ run_add(const struct sc_batch *a, const struct sc_batch *b, int reps)
 		sc_bench_keep(buf);
 		rates_since(t0, (double)nin, warm[r]);
 	}
-	snprintf(kase, sizeof(kase), "%zu + %zu u64x2", sc_batch_count(a),
-		 sc_batch_count(b));
+	(void)snprintf(kase, sizeof(kase), "%zu + %zu u64x2", sc_batch_count(a),
+		       sc_batch_count(b));
 	emit2(kase, add, "memcpy to a fresh buffer", fresh, reps);
 	emit2(kase, add, "memcpy to a touched buffer", warm, reps);
 	free(buf);

@@ -753,7 +753,9 @@ arena_for(size_t n)
 static size_t
 arena_records(size_t n, uint32_t stride)
 {
-	return (n * sizeof(uint32_t) + stride * 8 - 1) / (stride * 8);
+	size_t rec = (size_t)stride * sizeof(uint64_t);
+
+	return (n * sizeof(uint32_t) + rec - 1) / rec;
 }
 
 /*
@@ -826,9 +828,9 @@ sort_builder(struct sc_batch_builder *b, struct sort_ctx *ctx)
 	/* Scratch: the first level's output, the partner area, and the
 	 * counters of the in-cache levels (sized for the largest bucket
 	 * that msd_big hands to msd_small). */
-	an = arena_for(maxb < SORT_CACHE_BYTES / (stride * 8)
+	an = arena_for(maxb < SORT_CACHE_BYTES / ((size_t)stride * 8)
 			   ? maxb
-			   : SORT_CACHE_BYTES / (stride * 8));
+			   : SORT_CACHE_BYTES / ((size_t)stride * 8));
 	if (builder_scratch(b, n + maxb + arena_records(an, stride)))
 		return SC_ENOMEM;
 	s = b->scratch;
@@ -1284,26 +1286,27 @@ print_rows(FILE *f, const struct sc_batch *b, const struct sc_schema *s,
 	char buf[1024];
 	bool typed = s && s->ncols == b->ncols;
 
-	fprintf(f, "batch of %zu row%s (%u column%s)%s\n", b->count,
-		b->count == 1 ? "" : "s", b->ncols, b->ncols == 1 ? "" : "s",
-		typed ? "" : ", raw words");
+	(void)fprintf(f, "batch of %zu row%s (%u column%s)%s\n", b->count,
+		      b->count == 1 ? "" : "s", b->ncols,
+		      b->ncols == 1 ? "" : "s", typed ? "" : ", raw words");
 	for (size_t i = 0; i < b->count; i++) {
 		const uint64_t *r = sc_batch_row(b, i);
 
 		if (i == max_rows) {
-			fprintf(f, "  ... %zu more\n", b->count - i);
+			(void)fprintf(f, "  ... %zu more\n", b->count - i);
 			break;
 		}
 		if (typed) {
-			sc_schema_format_row(s, r, buf, sizeof(buf));
-			fprintf(f, "  %s", buf);
+			(void)sc_schema_format_row(s, r, buf, sizeof(buf));
+			(void)fprintf(f, "  %s", buf);
 		} else {
-			fprintf(f, "  (");
+			(void)fprintf(f, "  (");
 			for (uint32_t j = 0; j < b->ncols; j++)
-				fprintf(f, "%s0x%" PRIx64, j ? ", " : "", r[j]);
-			fprintf(f, ")");
+				(void)fprintf(f, "%s0x%" PRIx64, j ? ", " : "",
+					      r[j]);
+			(void)fprintf(f, ")");
 		}
-		fprintf(f, " x %" PRId64 "\n", sc_batch_weight(b, i));
+		(void)fprintf(f, " x %" PRId64 "\n", sc_batch_weight(b, i));
 	}
 }
 
@@ -1313,7 +1316,7 @@ sc_batch_fprint(FILE *f, const struct sc_batch *b, const struct sc_schema *s)
 	if (!f)
 		return;
 	if (!b) {
-		fprintf(f, "batch (null)\n");
+		(void)fprintf(f, "batch (null)\n");
 		return;
 	}
 	print_rows(f, b, s, SIZE_MAX);
