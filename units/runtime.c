@@ -832,6 +832,7 @@ first_panic(struct sc_runtime *rt, struct sc_panic_record *first)
 	struct sc_exec_info info;
 	struct sc_panic_record rec;
 
+	memset(&rec, 0, sizeof(rec));
 	sc_exec_info(rt->ex, &info);
 	if (info.panics == 0)
 		return 0;
