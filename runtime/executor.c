@@ -257,7 +257,7 @@ sc_exec_add(struct sc_exec *ex, struct sc_unit *unit, uint32_t *id)
 	s = &ex->slots[n];
 	s->unit = unit;
 	s->ref = unit;
-	snprintf(s->name, sizeof(s->name), "%s", name ? name : "?");
+	(void)snprintf(s->name, sizeof(s->name), "%s", name ? name : "?");
 	s->next = SC_NONE;
 	atomic_store_explicit(&s->worker, -1, memory_order_relaxed);
 	slot_set_state(s, SC_UNIT_IDLE);

@@ -22,7 +22,7 @@
 
 #include "operators/error.h"
 
-#define SC_ALTSTACK_SIZE (64 * 1024)
+#define SC_ALTSTACK_SIZE ((size_t)64 * 1024)
 
 static const int sc_fault_signals[] = {SIGSEGV, SIGBUS, SIGFPE};
 #define SC_NFAULT (sizeof(sc_fault_signals) / sizeof(sc_fault_signals[0]))

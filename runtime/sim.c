@@ -103,7 +103,7 @@ ev_claim(struct sim *s)
 static void
 ev_finish(struct sim *s)
 {
-	bool kicked[SC_SIM_HELD_MAX];
+	bool kicked[SC_SIM_HELD_MAX] = {false};
 	uint32_t i = sim_below(s, s->nheld);
 	bool chain = sim_next(s) & 1;
 	struct sc_claim tmp;
@@ -129,7 +129,7 @@ ev_finish(struct sim *s)
 static void
 ev_host(struct sim *s)
 {
-	bool kicked[SC_SIM_HELD_MAX];
+	bool kicked[SC_SIM_HELD_MAX] = {false};
 
 	trace_mix(s, EV_HOST, s->r->host_calls);
 	s->r->host_calls++;
@@ -220,20 +220,21 @@ sc_sim_run(struct sc_exec *ex, const struct sc_sim_opts *opts,
 		sc_claim_init(&s->held[i]);
 	if (sc_exec_is_shutdown(ex)) {
 		rc = SC_ESHUTDOWN;
-		snprintf(res->why, sizeof(res->why),
-			 "seed %llu: the executor is shut down",
-			 (unsigned long long)o.seed);
+		(void)snprintf(res->why, sizeof(res->why),
+			       "seed %llu: the executor is shut down",
+			       (unsigned long long)o.seed);
 		goto out_release;
 	}
 	while (sim_step(s)) {
 		if (res->steps >= o.max_steps) {
 			rc = SC_ETIMEDOUT;
-			snprintf(res->why, sizeof(res->why),
-				 "seed %llu: not settled after %llu steps "
-				 "(%llu turns, %u held)",
-				 (unsigned long long)o.seed,
-				 (unsigned long long)res->steps,
-				 (unsigned long long)res->turns, s->nheld);
+			(void)snprintf(
+			    res->why, sizeof(res->why),
+			    "seed %llu: not settled after %llu steps "
+			    "(%llu turns, %u held)",
+			    (unsigned long long)o.seed,
+			    (unsigned long long)res->steps,
+			    (unsigned long long)res->turns, s->nheld);
 			goto out_release;
 		}
 	}
@@ -242,9 +243,10 @@ sc_sim_run(struct sc_exec *ex, const struct sc_sim_opts *opts,
 
 		(void)sc_exec_panic(ex, 0, &p);
 		rc = SC_EPANIC;
-		snprintf(res->why, sizeof(res->why),
-			 "seed %llu: unit %u (%s) panicked: %.160s",
-			 (unsigned long long)o.seed, p.unit, p.name, p.message);
+		(void)snprintf(res->why, sizeof(res->why),
+			       "seed %llu: unit %u (%s) panicked: %.160s",
+			       (unsigned long long)o.seed, p.unit, p.name,
+			       p.message);
 	}
 out_release:
 	sim_release(s);
@@ -265,9 +267,9 @@ sc_sim_replay_line(char *buf, size_t len, uint64_t seed, const char *suite,
 		self[n > 0 ? n : 0] = '\0';
 		exe = n > 0 ? self : "<test program>";
 	}
-	snprintf(buf, len,
-		 "seed %llu: replay with SC_SEED=%llu %s --filter %s/%s",
-		 (unsigned long long)seed, (unsigned long long)seed, exe, suite,
-		 test);
+	(void)snprintf(buf, len,
+		       "seed %llu: replay with SC_SEED=%llu %s --filter %s/%s",
+		       (unsigned long long)seed, (unsigned long long)seed, exe,
+		       suite, test);
 	return buf;
 }

@@ -280,8 +280,8 @@ net_add_toy(struct rt_net *net, struct sc_exec *ex, uint32_t i,
 	if (!t)
 		return SC_ENOMEM;
 	t->unit.ops = &toy_ops;
-	snprintf(t->name, sizeof(t->name), "%s%u", net->ring ? "ring" : "chain",
-		 i);
+	(void)snprintf(t->name, sizeof(t->name), "%s%u",
+		       net->ring ? "ring" : "chain", i);
 	t->net = net;
 	t->index = i;
 	t->in = &net->edges[i];
@@ -427,8 +427,9 @@ rt_net_check(const struct rt_net *net, char *why, size_t len)
 		uint32_t s = atomic_load(&net->seen[i]);
 
 		if (s != 1) {
-			snprintf(why, len, "token %u of %u arrived %u times", i,
-				 net->tokens, s);
+			(void)snprintf(why, len,
+				       "token %u of %u arrived %u times", i,
+				       net->tokens, s);
 			return false;
 		}
 	}
@@ -542,7 +543,7 @@ rt_probe_add(struct sc_exec *ex, uint32_t *id)
 		return NULL;
 	p->unit.ops = &probe_ops;
 	sc_exec_info(ex, &info);
-	snprintf(p->name, sizeof(p->name), "probe%u", info.units);
+	(void)snprintf(p->name, sizeof(p->name), "probe%u", info.units);
 	if (sc_exec_add(ex, &p->unit, id) != 0) {
 		free(p);
 		return NULL;
