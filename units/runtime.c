@@ -171,11 +171,16 @@ add_arc(struct scc_state *s, uint32_t a, uint32_t b)
 	return 0;
 }
 
+/*
+ * The strongly connected components of the graph's streams, with every
+ * node mapped to a vertex: its unit (by_unit) or itself. comp[vertex]
+ * receives the component of each of the n vertices.
+ */
 static int
-compute_scc(struct sc_runtime *rt)
+scc_of(struct sc_runtime *rt, bool by_unit, uint32_t *comp)
 {
-	uint32_t n = sc_placement_units(rt->p);
 	size_t nn = sc_graph_node_count(rt->g);
+	uint32_t n = by_unit ? sc_placement_units(rt->p) : (uint32_t)nn;
 	struct scc_state s;
 	int rc = 0;
 
@@ -188,22 +193,24 @@ compute_scc(struct sc_runtime *rt)
 	s.low = malloc(n * sizeof(uint32_t));
 	s.stack = malloc(n * sizeof(uint32_t));
 	s.on = calloc(n, sizeof(bool));
-	rt->scc = malloc(n * sizeof(uint32_t));
-	s.comp = rt->scc;
+	s.comp = comp;
 	if (!s.adj || !s.adj_n || !s.adj_cap || !s.index || !s.low ||
-	    !s.stack || !s.on || !s.comp) {
-		rc = sc__fail(SC_ENOMEM, "sc_runtime_create: %u units", n);
+	    !s.stack || !s.on) {
+		rc = sc__fail(SC_ENOMEM, "sc_runtime_create: %u vertices", n);
 		goto free_state;
 	}
 	for (size_t i = 0; i < nn && !rc; i++) {
 		struct sc_node_info ni;
-		uint32_t b = (uint32_t)sc_placement_unit_of(rt->p, (int)i);
+		uint32_t b = by_unit
+				 ? (uint32_t)sc_placement_unit_of(rt->p, (int)i)
+				 : (uint32_t)i;
 
 		if ((rc = sc_graph_node_info(rt->g, (int)i, &ni)) != 0)
 			break;
 		for (uint32_t q = 0; q < ni.ninputs && !rc; q++) {
-			uint32_t a =
-			    (uint32_t)sc_placement_unit_of(rt->p, ni.inputs[q]);
+			uint32_t a = by_unit ? (uint32_t)sc_placement_unit_of(
+						   rt->p, ni.inputs[q])
+					     : (uint32_t)ni.inputs[q];
 
 			if (a != b)
 				rc = add_arc(&s, a, b);
@@ -224,6 +231,62 @@ free_state:
 	free(s.low);
 	free(s.stack);
 	free(s.on);
+	return rc;
+}
+
+/* The unit graph's components: they decide which edges gate
+ * backpressure (subcircuit.h). */
+static int
+compute_scc(struct sc_runtime *rt)
+{
+	uint32_t n = sc_placement_units(rt->p);
+
+	rt->scc = malloc(n * sizeof(uint32_t));
+	if (!rt->scc)
+		return sc__fail(SC_ENOMEM, "sc_runtime_create: %u units", n);
+	return scc_of(rt, true, rt->scc);
+}
+
+/*
+ * A loop of the graph (a cycle through a feedback and a delay) must stay
+ * inside one unit. Across units, every step of the delay's unit is driven
+ * by frames and emits what the loop latched, so the loop's frames would
+ * circulate between units for ever and the runtime would never be idle.
+ * Returns 0 or SC_EINVAL naming an edge of the loop that crosses units.
+ */
+static int
+check_loops(struct sc_runtime *rt)
+{
+	size_t nn = sc_graph_node_count(rt->g);
+	uint32_t *comp = malloc((nn ? nn : 1) * sizeof(*comp));
+	int rc;
+
+	if (!comp)
+		return sc__fail(SC_ENOMEM, "sc_runtime_create: %zu nodes", nn);
+	rc = scc_of(rt, false, comp);
+	for (size_t i = 0; i < nn && !rc; i++) {
+		struct sc_node_info ni, si;
+
+		if ((rc = sc_graph_node_info(rt->g, (int)i, &ni)) != 0)
+			break;
+		for (uint32_t q = 0; q < ni.ninputs && !rc; q++) {
+			int from = ni.inputs[q];
+
+			if (comp[from] != comp[i] ||
+			    sc_placement_unit_of(rt->p, from) ==
+				sc_placement_unit_of(rt->p, (int)i) ||
+			    sc_graph_node_info(rt->g, from, &si) != 0)
+				continue;
+			rc = sc__fail(SC_EINVAL,
+				      "sc_runtime_create: the loop through "
+				      "'%s' -> '%s' crosses units %d and %d; "
+				      "a loop must stay inside one unit",
+				      si.name, ni.name,
+				      sc_placement_unit_of(rt->p, from),
+				      sc_placement_unit_of(rt->p, (int)i));
+		}
+	}
+	free(comp);
 	return rc;
 }
 
@@ -532,7 +595,8 @@ build(struct sc_runtime *rt)
 	size_t nn = sc_graph_node_count(rt->g);
 	int rc;
 
-	if ((rc = compute_scc(rt)) || (rc = number_instances(rt)))
+	if ((rc = check_loops(rt)) || (rc = compute_scc(rt)) ||
+	    (rc = number_instances(rt)))
 		return rc;
 	eo.capacity = rt->ninst > 1024 ? rt->ninst : 0;
 	rt->inputs = calloc(nn, sizeof(*rt->inputs));

@@ -27,7 +27,9 @@
  * Settling holds for graphs whose operators are functions of their input's
  * integral: every operator but integrate, differentiate and delay (their
  * output is per tick, and a unit's steps group deltas as its turns find
- * them; such graphs run, but their outputs depend on the schedule).
+ * them; such graphs run, but their outputs depend on the schedule). A loop
+ * (feedback through a delay) must stay inside one unit: across units its
+ * frames would circulate for ever, so sc_runtime_create refuses it.
  *
  * A unit that panics (its circuit failed: a user callback's error, an
  * overflow) dies alone: its input edges close, and frames addressed to it
@@ -89,7 +91,8 @@ struct sc_runtime_stats {
  * and start opts->workers threads. opts may be NULL (every default, no
  * worker). g is frozen while the runtime lives; g and p must outlive it.
  * Returns 0 and *out; SC_EINVAL (NULL, p not of g, a capacity that is not
- * a power of two); SC_ESTATE / SC_ECYCLE (sc_graph_check); SC_ENOMEM; or
+ * a power of two, a loop that crosses units, naming it); SC_ESTATE /
+ * SC_ECYCLE (sc_graph_check); SC_ENOMEM; or
  * an error of a circuit's or the pool's create. Nothing is left on failure.
  */
 int sc_runtime_create(struct sc_graph *g, const struct sc_placement *p,

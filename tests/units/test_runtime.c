@@ -191,6 +191,40 @@ Test(runtime, create_refuses_a_placement_of_another_graph_or_a_bad_capacity)
 	sc_graph_destroy(b.g);
 }
 
+Test(runtime, create_refuses_a_loop_that_crosses_units_naming_it)
+{
+	/* in -> plus(in, delay(fb)) -> fb: a running sum, a loop. */
+	enum sc_type t[1] = {SC_TYPE_I64};
+	struct sc_placement *p = NULL;
+	struct sc_runtime *rt = NULL;
+	struct sc_graph *g = NULL;
+	struct sc_schema s;
+	int in, fb, d, sum, out;
+
+	cr_assert_eq(sc_schema_init(&s, 1, t, NULL), 0);
+	cr_assert_eq(sc_graph_create(&g), 0);
+	in = sc_graph_input(g, "in", &s);
+	fb = sc_graph_feedback(g, &s);
+	d = sc_graph_delay(g, fb);
+	sum = sc_graph_plus(g, in, d);
+	cr_assert_eq(sc_graph_bind(g, fb, sum), 0);
+	out = sc_graph_output(g, "sum", sum);
+	cr_assert_geq(out, 0);
+	cr_assert_eq(sc_placement_per_node(g, &p), 0);
+	cr_assert_eq(sc_runtime_create(g, p, NULL, &rt), SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "loop"), "%s", sc_errmsg());
+	cr_assert(strstr(sc_errmsg(), "crosses units"), "%s", sc_errmsg());
+	cr_assert_null(rt);
+	sc_placement_destroy(p);
+	/* The loop inside one unit (chains fuses it with the rest or not:
+	 * single certainly) runs. */
+	cr_assert_eq(sc_placement_single(g, &p), 0);
+	cr_assert_eq(sc_runtime_create(g, p, NULL, &rt), 0, "%s", sc_errmsg());
+	sc_runtime_destroy(rt);
+	sc_placement_destroy(p);
+	sc_graph_destroy(g);
+}
+
 /* --- panics -------------------------------------------------------------- */
 
 Test(runtime, a_unit_that_panics_dies_alone_and_frames_to_it_are_undeliverable)
