@@ -174,3 +174,55 @@ Test(sim, a_panic_is_reported_once_settled, .timeout = 20)
 	sc_exec_destroy(ex);
 	rt_net_destroy(net);
 }
+
+/* A unit that panics in a seeded turn of a ring: the sim still settles,
+ * the dead unit never runs again, and no token is lost or duplicated
+ * (each is retired once or still waits in an edge). */
+Test(sim, a_dead_unit_loses_and_duplicates_nothing_for_1000_seeds,
+     .timeout = 60)
+{
+	const char *test = "a_dead_unit_loses_and_duplicates_nothing_for_"
+			   "1000_seeds";
+	uint64_t base = sc_prop_seed(30000), n = sc_prop_count(1000);
+
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t seed = base + i;
+		struct sc_sim_opts o = {.seed = seed,
+					.held_max = 1 + (uint32_t)(seed % 3),
+					.max_steps = 200000};
+		uint32_t units = 2 + (uint32_t)(seed % 3), victim;
+		uint64_t at = 1 + (seed / 3) % 6;
+		struct sc_exec *ex = NULL;
+		struct sc_sim_result res;
+		struct rt_net *net;
+		char why[160] = "";
+		bool ok;
+		int rc;
+
+		cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+		cr_assert_eq(
+		    rt_ring_create(ex, units, 3, units * 3 - 1, 9, seed, &net),
+		    0);
+		victim = (uint32_t)((seed / 7) % units);
+		rt_net_faults(net, victim)->panic_at_turn = at;
+		cr_assert_eq(rt_net_start(net, ex), 0);
+		rc = sc_sim_run(ex, &o, &res);
+		ok = rt_net_check_conserved(net, why, sizeof(why));
+		SC_PROP_ASSERT(seed, "sim", test, rc == 0 || rc == SC_EPANIC,
+			       "%s", res.why);
+		SC_PROP_ASSERT(seed, "sim", test, ok, "%s", why);
+		SC_PROP_ASSERT(seed, "sim", test,
+			       rt_net_turns(net, victim) <= at,
+			       "the dead unit ran %llu turns, died in %llu",
+			       (unsigned long long)rt_net_turns(net, victim),
+			       (unsigned long long)at);
+		if (rc == SC_EPANIC)
+			SC_PROP_ASSERT(
+			    seed, "sim", test,
+			    sc_exec_unit_state(ex, rt_net_id(net, victim)) ==
+				SC_UNIT_DEAD,
+			    "victim not dead");
+		cr_assert_eq(sc_exec_destroy(ex), 0);
+		rt_net_destroy(net);
+	}
+}

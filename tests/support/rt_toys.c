@@ -436,6 +436,34 @@ rt_net_check(const struct rt_net *net, char *why, size_t len)
 	return true;
 }
 
+bool
+rt_net_check_conserved(const struct rt_net *net, char *why, size_t len)
+{
+	uint64_t in_edges = 0, retired = 0;
+
+	for (uint32_t i = 0; i < net->tokens; i++) {
+		uint32_t s = atomic_load(&net->seen[i]);
+
+		if (s > 1) {
+			(void)snprintf(why, len, "token %u retired %u times", i,
+				       s);
+			return false;
+		}
+		retired += s;
+	}
+	for (uint32_t i = 0; i < net->n; i++)
+		in_edges += rt_edge_len(&net->edges[i]);
+	if (retired + in_edges + (net->tokens - net->fed) * !net->ring !=
+	    net->tokens) {
+		(void)snprintf(why, len,
+			       "%llu retired + %llu in edges, of %u tokens",
+			       (unsigned long long)retired,
+			       (unsigned long long)in_edges, net->tokens);
+		return false;
+	}
+	return true;
+}
+
 uint64_t
 rt_net_retired(const struct rt_net *net)
 {

@@ -88,6 +88,11 @@ int rt_net_feed_all(struct rt_net *net, struct sc_exec *ex);
  * first problem in why. */
 bool rt_net_check(const struct rt_net *net, char *why, size_t len);
 
+/* After a panic: true when no token was retired twice and every token is
+ * either retired or still in an edge (nothing lost, nothing duplicated);
+ * else false with the problem in why. Only when nothing runs. */
+bool rt_net_check_conserved(const struct rt_net *net, char *why, size_t len);
+
 /* Tokens retired so far (all ids, with repeats). */
 uint64_t rt_net_retired(const struct rt_net *net);
 
