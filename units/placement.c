@@ -295,8 +295,8 @@ sc_placement_random(const struct sc_graph *g, uint32_t nunits, uint64_t seed,
 {
 	const char *fn = "sc_placement_random";
 	int rc = check_graph(fn, g, out);
-	int32_t *m, *dense;
-	uint32_t used = 0;
+	uint32_t *raw, used = 0;
+	int32_t *m;
 	size_t n;
 
 	if (rc)
@@ -306,21 +306,23 @@ sc_placement_random(const struct sc_graph *g, uint32_t nunits, uint64_t seed,
 	n = sc_graph_node_count(g);
 	if (!(m = map_alloc(fn, n)))
 		return SC_ENOMEM;
-	if (!(dense = map_alloc(fn, nunits))) {
+	if (!(raw = malloc(n * sizeof(*raw)))) {
 		free(m);
-		return SC_ENOMEM;
+		return sc__fail(SC_ENOMEM, "%s: %zu nodes", fn, n);
 	}
-	for (uint32_t u = 0; u < nunits; u++)
-		dense[u] = -1;
-	/* Drop empty units: renumber in order of each unit's first node. */
+	/* Drop empty units: renumber in order of each unit's first node
+	 * (a quadratic scan over nodes, so that nunits may be anything
+	 * without an array of that size). */
 	for (size_t i = 0; i < n; i++) {
-		uint32_t u = (uint32_t)(splitmix64(&seed) % nunits);
-
-		if (dense[u] < 0)
-			dense[u] = (int32_t)used++;
-		m[i] = dense[u];
+		raw[i] = (uint32_t)(splitmix64(&seed) % nunits);
+		m[i] = -1;
+		for (size_t j = 0; j < i && m[i] < 0; j++)
+			if (raw[j] == raw[i])
+				m[i] = m[j];
+		if (m[i] < 0)
+			m[i] = (int32_t)used++;
 	}
-	free(dense);
+	free(raw);
 	return placement_make(fn, g, m, used, "random", out);
 }
 

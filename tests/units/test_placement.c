@@ -124,6 +124,15 @@ Test(placement, random_is_a_function_of_its_seed_and_drops_empty_units)
 		sc_placement_destroy(a);
 		sc_placement_destroy(b);
 	}
+	{
+		struct sc_placement *a = NULL;
+
+		/* any unit count, without an array of that size */
+		cr_assert_eq(sc_placement_random(c.g, UINT32_MAX, 3, &a), 0);
+		cr_assert_leq(sc_placement_units(a), 6);
+		sc_placement_destroy(a);
+		cr_assert_eq(sc_placement_random(c.g, 0, 3, &a), SC_EINVAL);
+	}
 	sc_graph_destroy(c.g);
 }
 
