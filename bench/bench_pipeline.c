@@ -556,8 +556,8 @@ int
 main(int argc, char **argv)
 {
 	bool quick = sc_bench_init(argc, argv);
-	uint64_t small = quick ? 100000 : 2000000;
-	uint64_t big = quick ? 2000 : 100000;
+	uint64_t small = quick ? 100000 : 5000000;
+	uint64_t big = quick ? 2000 : 200000;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc)
