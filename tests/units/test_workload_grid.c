@@ -1,0 +1,209 @@
+/*
+ * test_workload_grid.c - the grid workload (bench/workload_grid.h) that
+ * `subcirc run/place/stress` drive: its from-scratch reference is what the
+ * single circuit computes, it is a function of its seed, and its stamp
+ * reads back the last batch.
+ *
+ * tests/units links subcirc but not sc_bench, so the workload's source is
+ * compiled into this program (its names are not in any library it links,
+ * so nothing is defined twice).
+ */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/workload_grid.c"
+#include "operators/circuit.h"
+#include "tests/support/prop.h"
+
+/* Feed `n` batches of `edits` to the single circuit, one step each; the
+ * outputs' integrals must equal the reference after every step. */
+static void
+check_reference_equals_single(uint64_t seed, int64_t rows, int64_t cols,
+			      size_t n, size_t edits)
+{
+	struct sc_grid_opts o = {.rows = rows, .cols = cols, .seed = seed};
+	struct sc_grid *gr = NULL;
+	struct sc_grid_nodes nd;
+	struct sc_circuit *c = NULL;
+	char replay[256];
+
+	sc_prop_replay(replay, sizeof(replay), seed, "grid",
+		       "reference_equals_the_single_circuit");
+	cr_assert_eq(sc_grid_create(&o, &gr), 0);
+	sc_grid_nodes(gr, &nd);
+	cr_assert_eq(sc_circuit_create(sc_grid_graph(gr), &c), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct sc_batch *b = NULL;
+		const int outs[2] = {nd.out_grid, nd.out_totals};
+
+		cr_assert_eq(sc_grid_next(gr, edits, &b), 0);
+		cr_assert_eq(sc_circuit_feed(c, nd.cells, b), 0);
+		cr_assert_eq(sc_circuit_step(c), 0);
+		sc_batch_release(b);
+		for (int k = 0; k < 2; k++) {
+			struct sc_batch *got = NULL;
+
+			cr_assert_eq(sc_circuit_integral(c, outs[k], &got), 0);
+			cr_assert_eq(sc_grid_verify(gr, outs[k], got), 0,
+				     "step %zu: %s; %s", i, sc_errmsg(),
+				     replay);
+			sc_batch_release(got);
+		}
+	}
+	sc_circuit_destroy(c);
+	cr_assert_eq(sc_grid_destroy(gr), 0);
+}
+
+Test(grid, reference_equals_the_single_circuit)
+{
+	uint64_t base = sc_prop_seed(7), count = sc_prop_count(8);
+
+	for (uint64_t s = base; s < base + count; s++)
+		check_reference_equals_single(s, 1 + (int64_t)(s % 9),
+					      1 + (int64_t)((s / 3) % 9), 20,
+					      1 + s % 17);
+}
+
+Test(grid, reference_of_a_larger_grid_equals_the_single_circuit)
+{
+	check_reference_equals_single(sc_prop_seed(42), 64, 48, 30, 500);
+}
+
+/* The batches of one seed, as one consolidated sum. */
+static struct sc_batch *
+batches_of(uint64_t seed, size_t n)
+{
+	struct sc_grid_opts o = {.rows = 10, .cols = 10, .seed = seed};
+	struct sc_grid *gr = NULL;
+	struct sc_batch *all = NULL;
+
+	cr_assert_eq(sc_grid_create(&o, &gr), 0);
+	cr_assert_eq(sc_batch_empty(3, &all), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct sc_batch *b = NULL, *sum = NULL;
+
+		cr_assert_eq(sc_grid_next(gr, 20, &b), 0);
+		/* Scale by the position so that order matters too. */
+		cr_assert_eq(sc_batch_scale(b, (int64_t)i + 1, &sum), 0);
+		sc_batch_release(b);
+		cr_assert_eq(sc_batch_add(all, sum, &b), 0);
+		sc_batch_release(sum);
+		sc_batch_release(all);
+		all = b;
+	}
+	cr_assert_eq(sc_grid_destroy(gr), 0);
+	return all;
+}
+
+Test(grid, same_seed_makes_the_same_batches_and_another_seed_does_not)
+{
+	struct sc_batch *a = batches_of(3, 10), *b = batches_of(3, 10);
+	struct sc_batch *c = batches_of(4, 10);
+
+	cr_assert(sc_batch_equal(a, b));
+	cr_assert(!sc_batch_equal(a, c));
+	sc_batch_release(a);
+	sc_batch_release(b);
+	sc_batch_release(c);
+}
+
+/* The stamp the totals' delta carries, read by a delta callback. */
+struct stamp_seen {
+	const struct sc_grid *gr;
+	uint64_t seq;
+};
+
+static int
+record_stamp(void *ctx, int node, const struct sc_batch *delta)
+{
+	struct stamp_seen *s = ctx;
+
+	return sc_grid_stamp(s->gr, delta, &s->seq) == 0 ? 0 : SC_ESTATE;
+}
+
+Test(grid, stamp_of_the_totals_delta_is_the_last_batch)
+{
+	struct sc_grid_opts o = {.rows = 4, .cols = 4, .seed = 5};
+	struct sc_grid *gr = NULL;
+	struct sc_grid_nodes nd;
+	struct sc_circuit *c = NULL;
+	struct stamp_seen seen = {0};
+
+	cr_assert_eq(sc_grid_create(&o, &gr), 0);
+	seen.gr = gr;
+	sc_grid_nodes(gr, &nd);
+	cr_assert_eq(sc_circuit_create(sc_grid_graph(gr), &c), 0);
+	cr_assert_eq(sc_circuit_on_delta(c, nd.out_totals, record_stamp, &seen),
+		     0);
+	for (uint64_t i = 1; i <= 5; i++) {
+		struct sc_batch *b = NULL;
+
+		cr_assert_eq(sc_grid_next(gr, 3, &b), 0);
+		cr_assert_eq(sc_circuit_feed(c, nd.cells, b), 0);
+		cr_assert_eq(sc_circuit_step(c), 0, "%s", sc_errmsg());
+		sc_batch_release(b);
+		cr_assert_eq(seen.seq, i);
+		cr_assert_eq(sc_grid_seq(gr), i);
+	}
+	cr_assert_eq(sc_grid_edits(gr), 15);
+	sc_circuit_destroy(c);
+	cr_assert_eq(sc_grid_destroy(gr), 0);
+}
+
+Test(grid, verify_names_a_wrong_integral)
+{
+	struct sc_grid_opts o = {.rows = 3, .cols = 3, .seed = 9};
+	struct sc_grid *gr = NULL;
+	struct sc_grid_nodes nd;
+	struct sc_batch *b = NULL, *ref = NULL, *wrong = NULL;
+
+	cr_assert_eq(sc_grid_create(&o, &gr), 0);
+	sc_grid_nodes(gr, &nd);
+	cr_assert_eq(sc_grid_next(gr, 4, &b), 0);
+	cr_assert_eq(sc_grid_reference(gr, nd.out_totals, &ref), 0);
+	cr_assert_eq(sc_batch_scale(ref, 2, &wrong), 0);
+	cr_assert_eq(sc_grid_verify(gr, nd.out_totals, ref), 0);
+	cr_assert_eq(sc_grid_verify(gr, nd.out_totals, wrong), SC_ESTATE);
+	cr_assert(strstr(sc_errmsg(), "first difference") != NULL, "%s",
+		  sc_errmsg());
+	sc_batch_release(b);
+	sc_batch_release(ref);
+	sc_batch_release(wrong);
+	cr_assert_eq(sc_grid_destroy(gr), 0);
+}
+
+Test(grid, bad_sizes_and_rates_are_refused_by_name)
+{
+	struct sc_grid_opts o = {.rows = 0, .cols = 3};
+	struct sc_grid *gr = NULL;
+
+	cr_assert_eq(sc_grid_create(&o, &gr), SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "rows") != NULL);
+	o.rows = 3;
+	o.fault_rate = 1.5;
+	cr_assert_eq(sc_grid_create(&o, &gr), SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "fault_rate") != NULL);
+	cr_assert_null(gr);
+}
+
+Test(grid, full_fault_rate_fails_the_projection)
+{
+	struct sc_grid_opts o = {
+	    .rows = 2, .cols = 2, .seed = 1, .fault_rate = 1.0};
+	struct sc_grid *gr = NULL;
+	struct sc_grid_nodes nd;
+	struct sc_circuit *c = NULL;
+	struct sc_batch *b = NULL;
+
+	cr_assert_eq(sc_grid_create(&o, &gr), 0);
+	sc_grid_nodes(gr, &nd);
+	cr_assert_eq(sc_circuit_create(sc_grid_graph(gr), &c), 0);
+	cr_assert_eq(sc_grid_next(gr, 2, &b), 0);
+	cr_assert_eq(sc_circuit_feed(c, nd.cells, b), 0);
+	cr_assert_eq(sc_circuit_step(c), SC_ECALLBACK);
+	sc_batch_release(b);
+	sc_circuit_destroy(c);
+	cr_assert_eq(sc_grid_destroy(gr), 0);
+}
