@@ -86,6 +86,8 @@ static const char usage_run[] =
     "  --events N        stop after N cell edits, or\n"
     "  --seconds S       stop after S seconds (default 3 when neither)\n"
     "  --batch R         cell edits per submitted batch (default 256)\n"
+    "  --rate E          offer E events/s (open loop; default: as fast as\n"
+    "                    backpressure allows, so latency is queueing)\n"
     "  --rows N --cols N grid size (default 256 x 256)\n"
     "  --seed S          the edit generator's seed (default 1)\n"
     "  --capacity C      edge capacity in frames, a power of two (64)\n"
@@ -360,6 +362,8 @@ struct run_cfg {
 	char placement[32];
 	uint64_t events; /* 0: by time */
 	double seconds;	 /* 0: by events */
+	double rate;	 /* events/s offered; 0: as fast as backpressure
+			    lets the host go (closed loop) */
 	uint32_t batch;	 /* edits per batch */
 	int64_t rows, cols;
 	uint64_t seed;
@@ -640,6 +644,24 @@ run_finish(struct run_ctx *x, struct run_result *r, uint64_t t_end)
 	return 0;
 }
 
+/* Open loop: wait until the next batch is due at the offered rate. */
+static void
+run_pace(const struct run_cfg *cfg, uint64_t events, uint64_t t0)
+{
+	uint64_t due, now;
+
+	if (cfg->rate <= 0)
+		return;
+	due = t0 + (uint64_t)((double)events / cfg->rate * 1e9);
+	while ((now = sc_bench_now_ns()) < due) {
+		struct timespec ts = {0, (long)(due - now)};
+
+		if (due - now >= 1000000000ull)
+			ts = (struct timespec){1, 0};
+		(void)nanosleep(&ts, NULL);
+	}
+}
+
 /* One run of the workload as cfg says; 0 or an exit code. */
 static int
 run_once(const struct run_cfg *cfg, struct run_result *r)
@@ -656,6 +678,7 @@ run_once(const struct run_cfg *cfg, struct run_result *r)
 	for (now = x.t0; !run_should_stop(cfg, r->events, now, x.t0);) {
 		struct sc_batch *b = NULL;
 
+		run_pace(cfg, r->events, x.t0);
 		if ((rc = sc_grid_next(x.gr, cfg->batch, &b)) != 0) {
 			rc = lib_error("sc_grid_next", rc);
 			goto cleanup;
@@ -872,6 +895,8 @@ cmd_run(int argc, char **argv)
 		} else if (args_opt(&a, "--seconds", &v)) {
 			c.seconds =
 			    parse_double("run", "--seconds", v, 0.001, 1e6);
+		} else if (args_opt(&a, "--rate", &v)) {
+			c.rate = parse_double("run", "--rate", v, 1.0, 1e12);
 		} else if (args_opt(&a, "--quiet", NULL)) {
 			c.quiet = true;
 		} else if (args_opt(&a, "--json", &v)) {
