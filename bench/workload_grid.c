@@ -144,7 +144,7 @@ grid_check_opts(const struct sc_grid_opts *o)
 		return sc__fail(SC_EINVAL,
 				"sc_grid_create: %lld cells, more "
 				"than %lld",
-				(long long)(o->rows * o->cols), GRID_MAX_CELLS);
+				(long long)o->rows * o->cols, GRID_MAX_CELLS);
 	if (!(o->fault_rate >= 0.0 && o->fault_rate <= 1.0))
 		return sc__fail(SC_EINVAL,
 				"sc_grid_create: fault_rate %g out of 0..1",
@@ -493,8 +493,8 @@ sc_grid_verify(const struct sc_grid *gr, int output, const struct sc_batch *got)
 
 	if (!got)
 		return sc__fail(SC_EINVAL, "sc_grid_verify: NULL batch");
-	if ((rc = sc_grid_reference(gr, output, &want)) != 0)
-		return rc;
+	if ((rc = sc_grid_reference(gr, output, &want)) != 0 || !want)
+		return rc ? rc : SC_ENOMEM;
 	if (sc_batch_ncols(got) == sc_batch_ncols(want) &&
 	    sc_batch_equal(got, want)) {
 		sc_batch_release(want);
