@@ -107,7 +107,8 @@ static const char usage_place[] =
     "  --events N        cell edits per case (default 200000)\n"
     "  --batch R --rows N --cols N --seed S   as for run\n"
     "  --json FILE       the table as JSON\n"
-    "  --csv FILE        the table as CSV\n";
+    "  --csv FILE        the table as CSV\n"
+    "  The table is followed by a bar plot of events/s.\n";
 
 static const char usage_stress[] =
     "usage: subcirc stress [options]\n"
@@ -996,6 +997,28 @@ place_write(const char *json, const char *csv, const struct place_row *rows,
 	}
 }
 
+/* Throughput as bars, scaled to the best case: the plot of the table. */
+static void
+place_plot(const struct place_row *rows, size_t n)
+{
+	double best = 0;
+
+	for (size_t i = 0; i < n; i++)
+		best = rows[i].r.eps > best ? rows[i].r.eps : best;
+	if (best <= 0)
+		return;
+	(void)printf("\nevents/s (bar = share of the best, %.0f)\n", best);
+	for (size_t i = 0; i < n; i++) {
+		int len = (int)(50.0 * rows[i].r.eps / best + 0.5);
+
+		(void)printf(
+		    "%-12s x%-3u |%.*s%*s| %.0f\n", rows[i].placement,
+		    rows[i].workers, len,
+		    "##################################################",
+		    50 - len, "", rows[i].r.eps);
+	}
+}
+
 static int
 cmd_place(int argc, char **argv)
 {
@@ -1064,6 +1087,7 @@ cmd_place(int argc, char **argv)
 			(void)fflush(stdout);
 		}
 	}
+	place_plot(rows, n);
 	place_write(json, csv, rows, n);
 	free(rows);
 	if (rc)
