@@ -10,7 +10,10 @@
  * ways: wall-clock time (the harness's clock) and this thread's CPU time.
  * The CPU-time figure is the one to compare across runs on a shared
  * machine: it does not count time the scheduler gave to other processes.
- * Also prints the memory a batch takes per row against the raw row size.
+ * Also prints the memory a batch takes per row against the raw row size,
+ * and the cost of small batches (1, 4, 16, 64 rows) in ns per batch against
+ * an insertion sort written here (see run_small_case; `--small N` runs only
+ * that case, for callgrind).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -216,38 +219,138 @@ run_sorted_case(size_t n, int reps)
 	free(work);
 }
 
-/* Many small deltas, the common case of an incremental step: the cost of
- * one finish, in ns per batch, against qsort + compaction of the same rows.
- * A new batch is allocated and released each time, as a step would. */
+/*
+ * Many small deltas, the common case of an incremental step (a frame on an
+ * edge, a map's output): the cost of one finish, in ns per batch built. A
+ * builder lives across batches, as an operator's does across steps, and a
+ * new batch is made and released each time. Inputs cycle through a pool of
+ * SMALL_POOL deltas so they stay in cache, as a step's output does.
+ *
+ * Baseline, same rows, same run: the least a small batch can cost here,
+ * written out in this file: copy the rows into one malloc'ed buffer,
+ * insertion sort, compact in place, free.
+ *
+ * small_subject and small_baseline are never inlined so that callgrind can
+ * count each alone, e.g. for 4-row batches:
+ *   valgrind --tool=callgrind --toggle-collect=small_subject \
+ *       build/bench/bench_consolidate --quick --small 4
+ * (Ir / batches is the instruction count per batch; the batch count is
+ * printed on stderr).
+ */
+#define SMALL_POOL 256
+
 static void
-run_small_case(size_t rows, size_t batches, int reps)
+insertion_sort_rows(uint64_t *d, size_t n)
 {
-	uint64_t *in = make_input(rows * batches, 11),
-		 *work = malloc(rows * 24);
+	for (size_t i = 1; i < n; i++) {
+		uint64_t tmp[STRIDE];
+		size_t j = i;
+
+		memcpy(tmp, d + i * STRIDE, sizeof(tmp));
+		while (j > 0 &&
+		       sc_row_cmp(d + (j - 1) * STRIDE, tmp, NCOLS) > 0) {
+			memcpy(d + j * STRIDE, d + (j - 1) * STRIDE,
+			       sizeof(tmp));
+			j--;
+		}
+		memcpy(d + j * STRIDE, tmp, sizeof(tmp));
+	}
+}
+
+/* Merge equal neighbours of sorted d in place, drop zeros; new count. */
+static size_t
+compact_rows(uint64_t *d, size_t n)
+{
+	size_t out = 0;
+
+	for (size_t i = 0; i < n;) {
+		uint64_t *r = d + i * STRIDE;
+		int64_t w = (int64_t)r[NCOLS];
+
+		for (i++; i < n && sc_row_eq(d + i * STRIDE, r, NCOLS); i++)
+			w += (int64_t)d[i * STRIDE + NCOLS];
+		if (w != 0) {
+			memmove(d + out * STRIDE, r, NCOLS * sizeof(uint64_t));
+			d[out * STRIDE + NCOLS] = (uint64_t)w;
+			out++;
+		}
+	}
+	return out;
+}
+
+__attribute__((noinline)) static size_t
+small_subject(struct sc_batch_builder *b, const uint64_t *pool, size_t rows,
+	      size_t batches)
+{
+	size_t sink = 0;
+
+	for (size_t k = 0; k < batches; k++) {
+		struct sc_batch *out =
+		    build(b, pool + (k % SMALL_POOL) * rows * STRIDE, rows);
+
+		sink += sc_batch_count(out);
+		sc_batch_release(out);
+	}
+	return sink;
+}
+
+__attribute__((noinline)) static size_t
+small_baseline(const uint64_t *pool, size_t rows, size_t batches)
+{
+	size_t sink = 0;
+
+	for (size_t k = 0; k < batches; k++) {
+		uint64_t *d = malloc(rows * STRIDE * sizeof(uint64_t));
+
+		if (!d)
+			abort();
+		memcpy(d, pool + (k % SMALL_POOL) * rows * STRIDE,
+		       rows * STRIDE * sizeof(uint64_t));
+		insertion_sort_rows(d, rows);
+		sink += compact_rows(d, rows);
+		sc_bench_keep(d);
+		free(d);
+	}
+	return sink;
+}
+
+/* Batches per repetition: about 2^20 / (rows + 3), so each repetition
+ * takes a few tens of milliseconds whatever the size (1/16 of that in
+ * quick mode). */
+static size_t
+small_batches(size_t rows)
+{
+	return ((size_t)1 << (sc_bench_quick() ? 16 : 20)) / (rows + 3);
+}
+
+static void
+run_small_case(size_t rows, int reps)
+{
+	uint64_t *pool = make_input(rows * SMALL_POOL, 11 + rows);
+	size_t batches = small_batches(rows);
 	struct sc_batch_builder b;
 	double sw[16], sc[16], bw[16], bc[16];
 	char kase[64];
 
-	if (!in || !work || sc_batch_builder_init(&b, NCOLS))
+	if (!pool || sc_batch_builder_init(&b, NCOLS))
 		abort();
+	(void)fprintf(stderr, "bench_consolidate: %zu batches of %zu rows\n",
+		      batches, rows);
 	for (int r = 0; r < reps; r++) {
 		struct stamp t0 = stamp_now();
-		size_t sink = 0;
+		size_t got = small_subject(&b, pool, rows, batches), want;
 
-		for (size_t k = 0; k < batches; k++) {
-			struct sc_batch *out =
-			    build(&b, in + k * rows * STRIDE, rows);
-
-			sink += sc_batch_count(out);
-			sc_batch_release(out);
-		}
 		rates_since(t0, (double)batches, &sw[r], &sc[r]);
 		t0 = stamp_now();
-		for (size_t k = 0; k < batches; k++)
-			sink +=
-			    qsort_compact(in + k * rows * STRIDE, rows, work);
+		want = small_baseline(pool, rows, batches);
 		rates_since(t0, (double)batches, &bw[r], &bc[r]);
-		sc_bench_keep(&sink);
+		if (got != want) {
+			(void)fprintf(stderr,
+				      "bench_consolidate: %zu rows vs the "
+				      "baseline's %zu\n",
+				      got, want);
+			abort(); /* a wrong result is a bug, not a figure */
+		}
 		/* Mbatch/s -> ns per batch */
 		sw[r] = 1e3 / sw[r];
 		sc[r] = 1e3 / sc[r];
@@ -262,12 +365,21 @@ run_small_case(size_t rows, size_t batches, int reps)
 			       c ? "cpu" : "wall");
 		sc_bench_emit("consolidate", k, "ns/batch",
 			      sc_bench_median(c ? sc : sw, (size_t)reps),
-			      "qsort+compact",
+			      "insertion sort+compact",
 			      sc_bench_median(c ? bc : bw, (size_t)reps));
 	}
 	sc_batch_builder_fini(&b);
-	free(in);
-	free(work);
+	free(pool);
+}
+
+/* `--small N` runs only the small-batch case of N rows (for callgrind). */
+static long
+small_only(int argc, char **argv)
+{
+	for (int i = 1; i + 1 < argc; i++)
+		if (strcmp(argv[i], "--small") == 0)
+			return strtol(argv[i + 1], NULL, 10);
+	return 0;
 }
 
 int
@@ -276,9 +388,16 @@ main(int argc, char **argv)
 	bool quick = sc_bench_init(argc, argv);
 	size_t n = quick ? 100000 : 1000000;
 	int reps = quick ? 3 : 7;
+	static const size_t small_rows[] = {1, 4, 16, 64};
+	long only = small_only(argc, argv);
 
+	if (only > 0) {
+		run_small_case((size_t)only, reps);
+		return 0;
+	}
 	run_case(n, reps);
 	run_sorted_case(n, reps);
-	run_small_case(10, quick ? 10000 : 100000, reps);
+	for (size_t i = 0; i < sizeof(small_rows) / sizeof(small_rows[0]); i++)
+		run_small_case(small_rows[i], reps);
 	return 0;
 }
