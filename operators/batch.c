@@ -52,6 +52,14 @@ rec_alloc(size_t n, uint32_t stride)
 
 /* --- life ---------------------------------------------------------------- */
 
+/* A small batch's records live in the same allocation as its header, right
+ * after it (see small_finish); release must not free them apart. */
+static bool
+batch_data_inline(const struct sc_batch *b)
+{
+	return b->data == (const uint64_t *)(b + 1);
+}
+
 int
 sc__batch_adopt(uint32_t ncols, uint64_t *data, size_t count, size_t cap,
 		struct sc_batch **out)
@@ -107,7 +115,8 @@ sc_batch_release(struct sc_batch *b)
 	/* acq_rel: the freeing thread must see every other holder's reads
 	 * finished before it frees. */
 	if (__atomic_fetch_sub(&b->refs, 1, __ATOMIC_ACQ_REL) == 1) {
-		sc__mem_free(b->data);
+		if (!batch_data_inline(b))
+			sc__mem_free(b->data);
 		free(b);
 	}
 }
@@ -292,6 +301,28 @@ rec_cmp(const uint64_t *a, const uint64_t *b, uint32_t ncols)
 		return (x > y) - (x < y);
 	}
 	return sc_row_cmp(a, b, ncols);
+}
+
+/* a > b, and a == b: cheaper than a three-way compare where only one
+ * answer is wanted (the small path's insertion sort and runs). */
+SC_INLINE bool
+rec_gt(const uint64_t *a, const uint64_t *b, uint32_t ncols)
+{
+	if (ncols == 1)
+		return a[0] > b[0];
+	if (ncols == 2)
+		return a[0] > b[0] || (a[0] == b[0] && a[1] > b[1]);
+	return sc_row_cmp(a, b, ncols) > 0;
+}
+
+SC_INLINE bool
+rec_eq(const uint64_t *a, const uint64_t *b, uint32_t ncols)
+{
+	if (ncols == 1)
+		return a[0] == b[0];
+	if (ncols == 2)
+		return ((a[0] ^ b[0]) | (a[1] ^ b[1])) == 0;
+	return sc_row_eq(a, b, ncols);
 }
 
 SC_INLINE void
@@ -681,19 +712,22 @@ struct scan {
 };
 
 SC_INLINE void
-scan_impl(const uint64_t *d, size_t n, uint32_t stride, struct scan *sc)
+scan_impl(const uint64_t *d, size_t n, uint32_t stride, bool hist,
+	  struct scan *sc)
 {
 	const uint32_t ncols = stride - 1;
 	uint64_t diff[SC_SCHEMA_MAX_COLS] = {0};
 	bool sorted = true;
 
-	memset(sc->hist0, 0, sizeof(sc->hist0));
+	if (hist)
+		memset(sc->hist0, 0, sizeof(sc->hist0));
 	for (size_t i = 0; i < n; i++) {
 		const uint64_t *r = d + i * stride;
 
 		for (uint32_t j = 0; j < ncols; j++)
 			diff[j] |= r[j] ^ d[j];
-		sc->hist0[r[0] >> 56]++;
+		if (hist)
+			sc->hist0[r[0] >> 56]++;
 		if (i > 0)
 			sorted &= rec_cmp(r - stride, r, ncols) <= 0;
 	}
@@ -706,11 +740,18 @@ scan_impl(const uint64_t *d, size_t n, uint32_t stride, struct scan *sc)
 		}
 }
 
+/* hist: also fill sc->hist0 (only the first level's scatter uses it;
+ * clearing 2 KB of counters dominated the scan of small inputs). */
 static void
-scan(const uint64_t *d, size_t n, uint32_t stride, struct scan *sc)
+scan(const uint64_t *d, size_t n, uint32_t stride, bool hist, struct scan *sc)
 {
-	SC_DISPATCH(stride, scan_impl(d, n, S_, sc),
-		    scan_impl(d, n, stride, sc));
+	if (hist) {
+		SC_DISPATCH(stride, scan_impl(d, n, S_, true, sc),
+			    scan_impl(d, n, stride, true, sc));
+	} else {
+		SC_DISPATCH(stride, scan_impl(d, n, S_, false, sc),
+			    scan_impl(d, n, stride, false, sc));
+	}
 }
 
 /* The builder's scratch: room for `n` records, kept for reuse. */
@@ -806,13 +847,14 @@ sort_builder(struct sc_batch_builder *b, struct sort_ctx *ctx)
 	struct scan sc;
 	unsigned bit, w;
 	uint64_t *s, *tmp;
+	bool in_cache = n * stride * sizeof(uint64_t) <= SORT_CACHE_BYTES;
 
-	scan(b->data, n, stride, &sc);
+	scan(b->data, n, stride, !in_cache, &sc);
 	if (sc.sorted || sc.first >= ctx->nbits) {
 		emit_sorted(ctx, b->data, n); /* in order, or all one row */
 		return 0;
 	}
-	if (n * stride * sizeof(uint64_t) <= SORT_CACHE_BYTES)
+	if (in_cache)
 		return sort_small_builder(b, ctx, sc.first);
 	if (sc.first < 8) {
 		bit = 0;
@@ -853,6 +895,142 @@ sort_builder(struct sc_batch_builder *b, struct sort_ctx *ctx)
 	return 0;
 }
 
+/*
+ * Builders of at most SMALL_ROWS records (a step's delta, a frame on an
+ * edge: the common case) skip the radix sort. Its fixed costs (a scan, a
+ * scratch area, counters to clear) are what a delta of a few rows paid
+ * for; an insertion sort over 32 records costs less than clearing one
+ * histogram.
+ */
+#define SMALL_ROWS 32
+
+/*
+ * Copy the n records of src into dst in sorted order: an insertion sort
+ * whose input is the builder and whose output is the batch, so each record
+ * is written into place once. A record already in order costs one compare
+ * and no shift, so sorted input (a batch pushed again) is in effect a
+ * sortedness check and a copy. Stable, so equal rows stay in push order.
+ */
+SC_INLINE void
+insert_into_impl(const uint64_t *src, size_t n, uint64_t *dst, uint32_t stride)
+{
+	const uint32_t ncols = stride - 1;
+
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t *r = src + i * stride;
+		size_t j = i;
+
+		while (j > 0 && rec_gt(dst + (j - 1) * stride, r, ncols)) {
+			rec_copy(dst + j * stride, dst + (j - 1) * stride,
+				 stride);
+			j--;
+		}
+		rec_copy(dst + j * stride, r, stride);
+	}
+}
+
+/*
+ * Consolidate the n sorted records of d in place (equal rows add, zero
+ * sums vanish; a run is summed wide, so only its total must fit int64).
+ * Returns false on overflow, leaving d partly rewritten: the caller drops
+ * it. A record moves only when something before it vanished, and then to
+ * a lower slot, so source and destination never overlap.
+ */
+SC_INLINE bool
+compact_in_place_impl(uint64_t *d, size_t n, size_t *nout, uint32_t stride)
+{
+	const uint32_t ncols = stride - 1;
+	size_t out = 0, i = 0;
+
+	while (i < n) {
+		const uint64_t *r = d + i * stride;
+		int64_t w = (int64_t)r[ncols];
+		size_t j = i + 1;
+
+		if (j < n && rec_eq(d + j * stride, r, ncols)) {
+			__int128 sum = w;
+
+			for (; j < n && rec_eq(d + j * stride, r, ncols); j++)
+				sum += (int64_t)d[j * stride + ncols];
+			if (sum > INT64_MAX || sum < INT64_MIN)
+				return false;
+			w = (int64_t)sum;
+		}
+		if (w != 0) {
+			if (out != i)
+				rec_copy(d + out * stride, r, stride);
+			d[out * stride + ncols] = (uint64_t)w;
+			out++;
+		}
+		i = j;
+	}
+	*nout = out;
+	return true;
+}
+
+SC_INLINE bool
+small_sort_impl(const uint64_t *src, size_t n, uint64_t *dst, size_t *nout,
+		uint32_t stride)
+{
+	insert_into_impl(src, n, dst, stride);
+	return compact_in_place_impl(dst, n, nout, stride);
+}
+
+/* Sort and consolidate n (<= SMALL_ROWS) records of src into dst; *nout
+ * rows result. False on overflow. */
+static bool
+small_sort(const uint64_t *src, size_t n, uint64_t *dst, size_t *nout,
+	   uint32_t stride)
+{
+	bool ok;
+
+	SC_DISPATCH(stride, ok = small_sort_impl(src, n, dst, nout, S_),
+		    ok = small_sort_impl(src, n, dst, nout, stride));
+	return ok;
+}
+
+/*
+ * Finish a small builder into a batch whose records follow its header in
+ * the same allocation: one malloc and one free per batch instead of two
+ * each (release knows the records are inline by their address). A batch
+ * left with much less than it was given (rows cancelled) is shrunk, as
+ * sc__batch_adopt shrinks, so sc_batch_bytes stays near the truth.
+ */
+static int
+small_finish(struct sc_batch_builder *b, struct sc_batch **out)
+{
+	const uint32_t stride = b->stride;
+	size_t n = b->count, nout = 0;
+	struct sc_batch *r = malloc(sizeof(*r) + n * stride * sizeof(uint64_t));
+
+	if (!r)
+		return sc__fail(SC_ENOMEM,
+				"sc_batch_builder_finish: out of memory for "
+				"%zu records",
+				n);
+	if (!small_sort(b->data, n, (uint64_t *)(r + 1), &nout, stride)) {
+		free(r);
+		return sc__fail(SC_EOVERFLOW,
+				"sc_batch_builder_finish: weights of equal "
+				"rows sum beyond int64");
+	}
+	if (nout < n - n / 4) {
+		struct sc_batch *s =
+		    realloc(r, sizeof(*r) + nout * stride * sizeof(uint64_t));
+
+		if (s)
+			r = s;
+	}
+	r->refs = 1;
+	r->ncols = b->ncols;
+	r->stride = stride;
+	r->count = nout;
+	r->data = nout ? (uint64_t *)(r + 1) : NULL;
+	b->count = 0;
+	*out = r;
+	return 0;
+}
+
 int
 sc_batch_builder_finish(struct sc_batch_builder *b, struct sc_batch **out)
 {
@@ -864,6 +1042,8 @@ sc_batch_builder_finish(struct sc_batch_builder *b, struct sc_batch **out)
 				"sc_batch_builder_finish: %s is NULL",
 				!b ? "builder" : "out");
 	n = b->count;
+	if (n <= SMALL_ROWS)
+		return small_finish(b, out);
 	ctx.stride = b->stride;
 	ctx.nbits = b->ncols * 64;
 	ctx.nout = 0;

@@ -18,15 +18,22 @@
  * word (two's complement int64). Interleaving keeps a row and its weight in
  * one cache line and lets sort and merge move a record as one unit. A batch
  * of n rows of c columns takes (c + 1) * 8 * n bytes plus a 32-byte header.
+ * A batch built from at most 32 records has its records right after its
+ * header, in one allocation (one malloc and one free instead of two each).
  *
  * Building: a builder takes rows in any order (push row + weight), then
- * sc_batch_builder_finish sorts and consolidates them. The sort is an
- * out-of-place most-significant-digit-first radix sort over the key bits (a
- * row's bit string sorts exactly as the row does, thanks to the
+ * sc_batch_builder_finish sorts and consolidates them. At most 32 records
+ * (a step's delta, a frame on an edge: the common case) are insertion
+ * sorted straight into the new batch and compacted there: the radix sort's
+ * fixed costs (a scan, scratch, counters to clear) would be most of the
+ * work, and near 32 records the two cost about the same. Larger inputs
+ * take an out-of-place most-significant-digit-first radix sort over the
+ * key bits (a row's bit string sorts exactly as the row does, thanks to the
  * order-preserving encoding):
  *   - one read of the input finds whether it is already sorted (then only
  *     compaction runs), the first key bit that varies at all (constant
- *     leading bits are skipped) and the first histogram;
+ *     leading bits are skipped) and, for inputs larger than the cache, the
+ *     first histogram;
  *   - the first level scatters the input by 8 bits into a scratch buffer
  *     (256 write streams suit caches and TLB); buckets still larger than
  *     the cache (192 KB) are split again by 8 bits;

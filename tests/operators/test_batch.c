@@ -66,6 +66,138 @@ Test(batch, builder_consolidates_like_the_reference)
 	}
 }
 
+/*
+ * Builders of up to 32 records take their own path in batch.c (insertion
+ * sort, compaction in place, the records inline after the header); 33..40
+ * take the radix sort. Each case mixes what that path must get right:
+ * random or already sorted or reversed order, rows from tiny domains
+ * (duplicates), pairs that cancel exactly, and weights near the int64 limits
+ * whose totals may overflow (SC_EOVERFLOW, builder kept) or come back in
+ * range (only the total counts).
+ */
+#define SMALL_MAX 40
+
+/* One record's weight: small, huge, or the negation of an earlier one. */
+static int64_t
+small_weight(struct sc_rng *r)
+{
+	static const int64_t big[] = {INT64_MAX, INT64_MIN, INT64_MAX - 1,
+				      -INT64_MAX, INT64_MIN + 1};
+
+	if (sc_rng_below(r, 8) == 0)
+		return big[sc_rng_below(r, sizeof(big) / sizeof(big[0]))];
+	return sc_rng_range(r, -3, 3);
+}
+
+/* n records (rows of s->ncols words, weights) for one small case. */
+static size_t
+small_records(struct sc_rng *r, const struct sc_schema *s, uint64_t *rows,
+	      int64_t *w)
+{
+	size_t n = sc_rng_below(r, SMALL_MAX + 1), k = s->ncols;
+	uint64_t spread = 1 + sc_rng_below(r, 6);
+
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0 && sc_rng_below(r, 4) == 0) {
+			/* the exact negation of an earlier record */
+			size_t j = sc_rng_below(r, i);
+
+			memcpy(rows + i * k, rows + j * k, k * 8);
+			w[i] = w[j] == INT64_MIN ? INT64_MAX : -w[j];
+			continue;
+		}
+		zgen_row(r, s, spread, rows + i * k);
+		w[i] = small_weight(r);
+	}
+	return n;
+}
+
+/* Put records in row order (ascending, or descending if `down`), by a
+ * stable insertion sort written apart from batch.c's. */
+static void
+small_order(uint64_t *rows, int64_t *w, size_t n, uint32_t k, bool down)
+{
+	for (size_t i = 1; i < n; i++)
+		for (size_t j = i; j > 0; j--) {
+			uint64_t tr[SC_SCHEMA_MAX_COLS];
+			int64_t tw;
+			int c = zref_cmp(rows + (j - 1) * k, rows + j * k, k);
+
+			if (down ? c >= 0 : c <= 0)
+				break;
+			memcpy(tr, rows + j * k, k * 8);
+			memcpy(rows + j * k, rows + (j - 1) * k, k * 8);
+			memcpy(rows + (j - 1) * k, tr, k * 8);
+			tw = w[j];
+			w[j] = w[j - 1];
+			w[j - 1] = tw;
+		}
+}
+
+/* Does any row's total weight leave int64? */
+static bool
+zref_overflows(const struct zref *z)
+{
+	for (size_t i = 0; i < z->n; i++)
+		if (z->w[i] > INT64_MAX || z->w[i] < INT64_MIN)
+			return true;
+	return false;
+}
+
+Test(batch, small_builders_consolidate_like_the_reference)
+{
+	uint64_t base = sc_prop_seed(131);
+	struct sc_batch_builder bld;
+	const char *name = "small_builders_consolidate_like_the_reference";
+
+	for (uint64_t c = 0; c < sc_prop_count(3000); c++) {
+		uint64_t rows[SMALL_MAX * 6];
+		int64_t w[SMALL_MAX];
+		struct sc_rng r;
+		struct sc_schema s;
+		struct zref z;
+		struct sc_batch *b = NULL;
+		size_t n, kept = 0;
+		int rc;
+
+		sc_rng_seed(&r, base + c);
+		zgen_schema(&r, 6, &s);
+		n = small_records(&r, &s, rows, w);
+		if (sc_rng_below(&r, 4) == 0)
+			small_order(rows, w, n, s.ncols, sc_rng_below(&r, 2));
+		zref_init(&z, s.ncols);
+		cr_assert_eq(sc_batch_builder_init(&bld, s.ncols), 0);
+		for (size_t i = 0; i < n; i++) {
+			cr_assert_eq(sc_batch_builder_push(&bld,
+							   rows + i * s.ncols,
+							   s.ncols, w[i]),
+				     0);
+			zref_add(&z, rows + i * s.ncols, w[i]);
+			kept += w[i] != 0;
+		}
+		rc = sc_batch_builder_finish(&bld, &b);
+		if (zref_overflows(&z)) {
+			SC_PROP_ASSERT(base + c, SUITE, name,
+				       rc == SC_EOVERFLOW && b == NULL &&
+					   sc_batch_builder_count(&bld) == kept,
+				       "%zu records overflow: rc %d, builder "
+				       "holds %zu",
+				       n, rc, sc_batch_builder_count(&bld));
+		} else {
+			SC_PROP_ASSERT(base + c, SUITE, name,
+				       rc == 0 && zref_equals(&z, b) &&
+					   sc_batch_is_consolidated(b) &&
+					   sc_batch_builder_count(&bld) == 0,
+				       "%zu records of %u columns: rc %d or "
+				       "batch differs from the reference",
+				       n, s.ncols, rc);
+			sc_batch_release(b);
+		}
+		sc_batch_builder_fini(&bld);
+		zref_fini(&z);
+	}
+}
+
 /* Large inputs take the radix path through many levels: random words,
  * words that agree on their high bytes, few distinct values. */
 Test(batch, radix_sort_of_large_inputs_matches_the_reference_order)
