@@ -10,9 +10,9 @@
  *                   on 1 worker vs 2 workers, alternating repetitions;
  *                   ratio = 2 workers / 1 worker (the goal is >= 1.8 on
  *                   two idle cores).
- *  grid <strategy>  the staged grid example (tests/support/units_grid.h:
- *                   cell edits -> sums per row and column -> projection
- *                   with a total per row) on 2 workers, by placement
+ *  grid <strategy>  the staged grid example (bench/workload_grid.h: cell
+ *                   edits -> sums per row and column -> projection with a
+ *                   total per row) on 2 workers, by placement
  *                   strategy, in cell edits per second; the baseline is
  *                   the single unit in the same run.
  *
@@ -27,7 +27,7 @@
 
 #include "bench/harness.h"
 #include "operators/aggregate.h"
-#include "tests/support/units_grid.h"
+#include "bench/workload_grid.h"
 #include "units/placement.h"
 #include "units/runtime.h"
 
@@ -41,6 +41,17 @@ fail(const char *what)
 }
 
 /* --- the sharded aggregate --------------------------------------------- */
+
+/* splitmix64: the rows' keys and values. */
+static uint64_t
+next_rand(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
 
 struct agg_work {
 	struct sc_graph *g;
@@ -74,7 +85,7 @@ agg_work_init(struct agg_work *w, size_t nbatches, size_t rows_per)
 	w->batches = calloc(nbatches, sizeof(*w->batches));
 	for (size_t i = 0; i < nbatches; i++) {
 		for (size_t r = 0; r < rows_per; r++) {
-			uint64_t v = ug_next(&x);
+			uint64_t v = next_rand(&x);
 
 			rows[2 * r] = sc_enc_i64((int64_t)(v % 1000000));
 			rows[2 * r + 1] = sc_enc_i64((int64_t)(v >> 54));
@@ -151,6 +162,29 @@ bench_agg(bool quick)
 
 /* --- the grid by strategy ------------------------------------------------ */
 
+/* The seeds' staged placement: unit 0 = the cells and both aggregates,
+ * unit 1 = the projection and the totals. */
+static int
+staged(struct sc_grid *gr, struct sc_placement **p)
+{
+	struct sc_grid_nodes nd;
+	size_t n = sc_graph_node_count(sc_grid_graph(gr));
+	int32_t *map = malloc(n * sizeof(*map));
+	int rc;
+
+	if (!map)
+		return SC_ENOMEM;
+	sc_grid_nodes(gr, &nd);
+	for (size_t i = 0; i < n; i++)
+		map[i] = (int)i == nd.cells || (int)i == nd.agg_row ||
+				 (int)i == nd.by_col || (int)i == nd.agg_col
+			     ? 0
+			     : 1;
+	rc = sc_placement_manual(sc_grid_graph(gr), map, n, 2, p);
+	free(map);
+	return rc;
+}
+
 static void
 bench_grid(bool quick)
 {
@@ -158,36 +192,36 @@ bench_grid(bool quick)
 	    "single", "staged", "chains", "per-node", "sharded:2", "random:3",
 	};
 	enum { NS = sizeof(strategies) / sizeof(strategies[0]) };
+	struct sc_grid_opts go = {.rows = 256, .cols = 256, .seed = 7};
 	size_t nb = quick ? 40 : 400, edits = 1024, events = 0;
 	double eps[NS][REPS];
-	struct ug_grid gr;
+	struct sc_grid *gr = NULL;
+	struct sc_grid_nodes nd;
 	struct sc_batch **batches;
-	int32_t map[32];
 
-	if (ug_grid_init(&gr, 256, 256, 7))
+	if (sc_grid_create(&go, &gr))
 		fail("grid");
+	sc_grid_nodes(gr, &nd);
 	batches = calloc(nb, sizeof(*batches));
 	for (size_t i = 0; i < nb; i++) {
-		if (!(batches[i] = ug_grid_edits(&gr, edits)))
+		if (sc_grid_next(gr, edits, &batches[i]))
 			fail("grid edits");
 		events += edits;
 	}
-	ug_grid_staged(&gr, map, sc_graph_node_count(gr.g));
 	for (int r = 0; r < REPS; r++)
 		for (int s = 0; s < NS; s++) {
 			struct sc_placement *p = NULL;
-			int rc =
-			    strcmp(strategies[s], "staged")
-				? sc_placement_parse(gr.g, strategies[s], 7, &p)
-				: sc_placement_manual(gr.g, map,
-						      sc_graph_node_count(gr.g),
-						      2, &p);
+			int rc = strcmp(strategies[s], "staged")
+				     ? sc_placement_parse(sc_grid_graph(gr),
+							  strategies[s], 7, &p)
+				     : staged(gr, &p);
 
 			if (rc)
 				fail(strategies[s]);
-			eps[s][r] =
-			    (double)events /
-			    run_once(gr.g, p, 2, gr.cells, batches, nb) / 1e6;
+			eps[s][r] = (double)events /
+				    run_once(sc_grid_graph(gr), p, 2, nd.cells,
+					     batches, nb) /
+				    1e6;
 			sc_placement_destroy(p);
 		}
 	{
@@ -206,7 +240,7 @@ bench_grid(bool quick)
 	for (size_t i = 0; i < nb; i++)
 		sc_batch_release(batches[i]);
 	free(batches);
-	ug_grid_fini(&gr);
+	sc_grid_destroy(gr);
 }
 
 int
