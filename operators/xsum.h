@@ -72,17 +72,19 @@
  * kept, so retracting brings the read back into range. An exact zero reads
  * +0.0 (subcirc folds -0.0 into +0.0 everywhere).
  *
- * Cost (bench/bench_xsum.c on a shared, busy 2-core AMD EPYC VM, so
- * ranges over runs; each ratio is against a baseline measured in the same
- * run). sc_xsum_add in a streaming loop: 2-3.5x a plain `s += v` loop; its
- * limbs and budget live in memory, so consecutive adds to one accumulator
- * wait on store forwarding. sc_xsum_add_array: 1.3-3x, typically ~2x. One
- * add to a random group of 1000: 2-3.4x a double read-modify-write. With
- * 100K groups (6.4 MB of accumulators against 0.8 MB of doubles) an add
- * waits on memory, and its ~25 instructions let fewer misses overlap than
- * a plain double's: 3-5x a double in a 64-byte record, 1.5-1.9x when the
- * caller prefetches the group 16 rows ahead (sc_xsum_prefetch). A read
- * costs 30-80 ns compact, 400-700 ns grown; a mean 100-250 ns.
+ * Cost (bench/bench_xsum.c on a shared, busy 2-core AMD EPYC VM: medians
+ * of 5 runs, range in brackets; each ratio is against a baseline measured
+ * in the same run). sc_xsum_add in a streaming loop: 3.4x [1.9-3.6] a
+ * plain `s += v` loop; its limbs and budget live in memory, so consecutive
+ * adds to one accumulator wait on store forwarding. sc_xsum_add_array:
+ * 2.2x [1.3-3.0]. One add to a random group of 1000: 2.4x [2.2-3.4] a
+ * double read-modify-write, 2.1x a double in a 64-byte record. With 100K
+ * groups (6.4 MB of accumulators against 0.8 MB of doubles: 19x a double
+ * array) an add waits on memory, and its ~25 instructions let fewer misses
+ * overlap than a plain double's: 4.1x [3.8-5.3] a double in a 64-byte
+ * record, 1.7x [1.5-2.0] when the caller prefetches the group 16 rows
+ * ahead (sc_xsum_prefetch). A read costs ~75 ns compact (30-90), ~720 ns
+ * grown; a mean ~160 ns.
  *
  * Threads: an sc_xsum is a plain value; calls on distinct accumulators may
  * run in parallel, calls on one must be serialised by the caller.
