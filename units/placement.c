@@ -219,21 +219,36 @@ number_roots(uint32_t *parent, size_t n, int32_t *m, uint32_t first)
 	return next;
 }
 
-/* The chain partition as union-find parents (parent[n], caller storage). */
+static bool shard_safe_kind(enum sc_node_kind k);
+
+/*
+ * The chain partition as union-find parents (parent[n], caller storage).
+ * With `keyed` (sharded): a keyed node never joins its input's unit, so
+ * it heads a unit of its own, and only nodes that may share a sharded
+ * unit (linear ones and outputs, shard_safe_kind) join a unit that holds
+ * a keyed node: its linear tail runs in the replicas too.
+ */
 static int
-chain_parents(const struct sc_graph *g, uint32_t *parent, bool *exclude)
+chain_parents(const struct sc_graph *g, uint32_t *parent, const bool *keyed)
 {
 	size_t n = sc_graph_node_count(g);
 	uint32_t *readers = malloc(n * sizeof(*readers));
+	bool *hk = calloc(n, sizeof(*hk)); /* the set holds a keyed node */
 	int rc;
 
-	if (!readers)
+	if (!readers || !hk) {
+		free(readers);
+		free(hk);
 		return sc__fail(SC_ENOMEM, "chains: %zu nodes", n);
+	}
 	rc = count_readers(g, readers);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
 		parent[i] = (uint32_t)i;
+		hk[i] = keyed && keyed[i];
+	}
 	for (size_t i = 0; i < n && !rc; i++) {
 		struct sc_node_info ni;
+		uint32_t a, b;
 		int from;
 
 		rc = sc_graph_node_info(g, (int)i, &ni);
@@ -242,11 +257,15 @@ chain_parents(const struct sc_graph *g, uint32_t *parent, bool *exclude)
 		from = ni.inputs[0];
 		if (readers[from] != 1)
 			continue;
-		if (exclude && (exclude[i] || exclude[from]))
+		a = uf_find(parent, (uint32_t)from);
+		b = uf_find(parent, (uint32_t)i);
+		if (keyed && (keyed[i] || (hk[a] && !shard_safe_kind(ni.kind))))
 			continue;
-		uf_union(parent, (uint32_t)from, (uint32_t)i);
+		uf_union(parent, a, b);
+		hk[uf_find(parent, a)] = hk[a] || hk[b];
 	}
 	free(readers);
+	free(hk);
 	return rc;
 }
 
@@ -506,7 +525,7 @@ sc_placement_sharded(const struct sc_graph *g, uint32_t k,
 		if (sc_graph_node_info(g, (int)i, &ni) == 0)
 			keyed[i] = keyed_width(g, &ni) > 0;
 	}
-	/* Keyed nodes are fused with nothing: each is a unit of its own. */
+	/* Each keyed node heads a unit of its own, with its linear tail. */
 	if ((rc = chain_parents(g, parent, keyed)) != 0)
 		goto free_all;
 	nunits = number_roots(parent, n, m, 0);
@@ -675,12 +694,16 @@ sc_placement_fprint(const struct sc_placement *p, FILE *f)
 	return 0;
 }
 
-/* A DOT string literal: quotes and backslashes escaped. */
+/* A DOT string literal: quotes and backslashes escaped, newlines as \n. */
 static void
 dot_string(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
+		if (*s == '\n') { /* DOT's line break inside a label */
+			fputs("\\n", f);
+			continue;
+		}
 		if (*s == '"' || *s == '\\')
 			fputc('\\', f);
 		fputc(*s, f);

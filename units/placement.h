@@ -20,8 +20,9 @@
  *             dropped and the rest renumbered in order of first node;
  *   manual    an explicit map, validated;
  *   sharded   chains, except that every keyed stateful node (aggregate and
- *             join/antijoin with a key of >= 1 column, distinct) gets a unit
- *             of its own replicated K ways.
+ *             join/antijoin with a key of >= 1 column, distinct) heads a
+ *             unit of its own, with the linear chain that follows it (its
+ *             tail runs in the replicas too), replicated K ways.
  *
  * Sharding. A unit replicated K ways runs as K sub-circuits of the same
  * nodes; every row that enters the unit is routed to replica
@@ -93,8 +94,9 @@ int sc_placement_manual(const struct sc_graph *g, const int32_t *unit_of,
 			size_t n, uint32_t nunits, struct sc_placement **out);
 
 /*
- * sc_placement_sharded - chains, with every keyed stateful node in a unit
- * of its own replicated `k` ways (1 <= k <= SC_PLACEMENT_MAX_SHARDS).
+ * sc_placement_sharded - chains, with every keyed stateful node heading a
+ * unit of its own (with its linear tail) replicated `k` ways
+ * (1 <= k <= SC_PLACEMENT_MAX_SHARDS).
  * Errors as single.
  */
 int sc_placement_sharded(const struct sc_graph *g, uint32_t k,

@@ -179,7 +179,7 @@ Test(placement, manual_with_an_empty_unit_or_a_short_map_is_einval)
 	sc_graph_destroy(c.g);
 }
 
-Test(placement, sharded_gives_each_keyed_node_a_unit_of_k_replicas)
+Test(placement, sharded_gives_each_keyed_node_and_its_tail_k_replicas)
 {
 	struct ug_grid gr;
 	struct sc_placement *p = NULL;
@@ -199,9 +199,18 @@ Test(placement, sharded_gives_each_keyed_node_a_unit_of_k_replicas)
 	cr_assert_eq(
 	    sc_placement_shards(p, (uint32_t)sc_placement_unit_of(p, gr.cells)),
 	    1);
-	for (int i = 0; i < (int)sc_graph_node_count(gr.g); i++)
-		if (i != gr.agg_row)
-			cr_assert_neq(sc_placement_unit_of(p, i), u);
+	/* agg_row heads its unit, with its linear tail (proj_row) only. */
+	for (int i = 0; i < (int)sc_graph_node_count(gr.g); i++) {
+		struct sc_node_info ni;
+
+		cr_assert_eq(sc_graph_node_info(gr.g, i, &ni), 0);
+		if (i == gr.agg_row || !strcmp(ni.name, "proj_row"))
+			cr_assert_eq(sc_placement_unit_of(p, i), u, "%s",
+				     ni.name);
+		else
+			cr_assert_neq(sc_placement_unit_of(p, i), u, "%s",
+				      ni.name);
+	}
 	cr_assert_eq(sc_placement_key(p, (uint32_t)u, gr.cells, &key), 0);
 	cr_assert_eq(key, 1);
 	sc_placement_destroy(p);
@@ -299,6 +308,7 @@ Test(placement, dot_output_contains_every_node_and_every_unit)
 	}
 	cr_assert(strstr(dot, " x2\""), "shards not shown:\n%s", dot);
 	cr_assert(strstr(dot, "n0 -> n1 [style=bold]"), "%s", dot);
+	cr_assert(strstr(dot, "n0 [label=\"cells\\ninput\"]"), "%s", dot);
 	free(dot);
 	sc_placement_destroy(p);
 	ug_grid_fini(&gr);
