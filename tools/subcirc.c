@@ -1340,8 +1340,8 @@ stress_check(struct sc_runtime *rt, struct stress_case *k)
 		if (!rc && !k->single_failed &&
 		    !sc_batch_equal(got, k->expect[i]))
 			rc = sc__fail(SC_ESTATE,
-				      "output %d: %zu rows, the "
-				      "single circuit's %zu",
+				      "output %d differs from the single "
+				      "circuit's (%zu rows, expected %zu)",
 				      outs[i], sc_batch_count(got),
 				      sc_batch_count(k->expect[i]));
 		if (!rc)
