@@ -43,6 +43,7 @@
 
 #include "bench/harness.h"
 #include "bench/workload_grid.h"
+#include "bench/workload_random.h"
 #include "operators/batch.h"
 #include "operators/circuit.h"
 #include "operators/error.h"
@@ -114,8 +115,9 @@ static const char usage_place[] =
 
 static const char usage_stress[] =
     "usage: subcirc stress [options]\n"
-    "  seeds x workers x placements on the grid workload (sizes, batches,\n"
-    "  edge capacities and outbox bounds drawn from the seed) under the\n"
+    "  seeds x workers x placements on the grid workload and on random\n"
+    "  circuits (sizes, batches, edge capacities and outbox bounds drawn\n"
+    "  from the seed) under the\n"
     "  seeded scheduler: every case must settle exactly where the single\n"
     "  circuit does, with every edge empty. The first failing case is\n"
     "  printed with the command that replays it.\n"
@@ -125,7 +127,10 @@ static const char usage_stress[] =
     "                    with --pool (default 1,2,3,4)\n"
     "  --placements LIST comma list (default single,per-node,chains,\n"
     "                    random:2,random:5,sharded:2,sharded:3)\n"
-    "  --panic-rate X    share (0..1) of projection rows whose callback\n"
+    "  --workloads W     grid, random (random circuits of join, antijoin,\n"
+    "                    distinct, aggregate, map, filter, plus, minus...)\n"
+    "                    or grid,random (default)\n"
+    "  --panic-rate X    grid: share (0..1) of projection rows whose callback\n"
     "                    fails: the unit panics, and the case must still\n"
     "                    settle, report the panic and keep its edges clean\n"
     "  --pool            real worker threads instead of the scheduler\n"
@@ -1146,6 +1151,7 @@ struct stress_cfg {
 	double panic_rate;
 	bool pool;
 	bool verbose;
+	bool grid, random; /* the workloads */
 };
 
 /* One case: the workload a seed draws, its batches and what the single
@@ -1154,17 +1160,23 @@ struct stress_case {
 	uint64_t seed;
 	uint32_t workers;
 	const char *placement;
-	double panic_rate;
+	bool random;	   /* a random circuit, else the grid */
+	double panic_rate; /* grid only */
 	bool pool;
-	struct sc_grid *gr;
-	struct sc_grid_nodes nodes;
+	struct sc_grid *gr;   /* the grid, or NULL */
+	struct sc_randc *rnd; /* the random circuit, or NULL */
+	struct sc_graph *g;   /* the one of them in use */
 	struct sc_batch **batches;
+	int *input; /* the input node of each batch */
 	size_t nbatches;
-	struct sc_batch *expect[2]; /* grid, totals: the single circuit's */
-	bool single_failed;	    /* the single circuit hit a fault */
+	int outs[SC_RANDC_MAX_IO];
+	size_t nouts;
+	struct sc_batch *expect[SC_RANDC_MAX_IO]; /* the single circuit's */
+	bool single_failed; /* the single circuit hit a fault */
 	uint32_t capacity;
 	size_t outbox_bound;
 	bool panicked; /* the placed run saw a panic */
+	bool skipped;  /* the placement does not apply to this graph */
 	char why[640];
 };
 
@@ -1172,12 +1184,11 @@ struct stress_case {
 static int
 stress_expect(struct stress_case *k)
 {
-	const int outs[2] = {k->nodes.out_grid, k->nodes.out_totals};
 	struct sc_circuit *c = NULL;
-	int rc = sc_circuit_create(sc_grid_graph(k->gr), &c);
+	int rc = sc_circuit_create(k->g, &c);
 
 	for (size_t i = 0; i < k->nbatches && !rc; i++) {
-		rc = sc_circuit_feed(c, k->nodes.cells, k->batches[i]);
+		rc = sc_circuit_feed(c, k->input[i], k->batches[i]);
 		if (!rc)
 			rc = sc_circuit_step(c);
 	}
@@ -1185,10 +1196,56 @@ stress_expect(struct stress_case *k)
 		k->single_failed = true; /* an injected fault */
 		rc = 0;
 	}
-	for (int i = 0; i < 2 && !rc && !k->single_failed; i++)
-		rc = sc_circuit_integral(c, outs[i], &k->expect[i]);
+	for (size_t i = 0; i < k->nouts && !rc && !k->single_failed; i++)
+		rc = sc_circuit_integral(c, k->outs[i], &k->expect[i]);
 	sc_circuit_destroy(c);
 	return rc;
+}
+
+/* The grid of the case's seed: sizes and edits drawn from it. */
+static int
+stress_grid(struct stress_case *k)
+{
+	uint64_t s = k->seed;
+	struct sc_grid_opts go = {.rows = 1 + (int64_t)(s % 7),
+				  .cols = 1 + (int64_t)((s / 7) % 7),
+				  .seed = s,
+				  .fault_rate = k->panic_rate,
+				  .fault_seed = s ^ 0xfa17ULL};
+	size_t edits = 1 + (size_t)((s / 3) % 7);
+	struct sc_grid_nodes nd;
+	int rc;
+
+	if ((rc = sc_grid_create(&go, &k->gr)) != 0)
+		return rc;
+	k->g = sc_grid_graph(k->gr);
+	sc_grid_nodes(k->gr, &nd);
+	k->outs[0] = nd.out_grid;
+	k->outs[1] = nd.out_totals;
+	k->nouts = 2;
+	for (size_t i = 0; i < k->nbatches; i++) {
+		k->input[i] = nd.cells;
+		if ((rc = sc_grid_next(k->gr, edits, &k->batches[i])) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* The random circuit of the case's seed, and its deltas. */
+static int
+stress_random(struct stress_case *k)
+{
+	int rc;
+
+	if ((rc = sc_randc_create(k->seed, &k->rnd)) != 0)
+		return rc;
+	k->g = sc_randc_graph(k->rnd);
+	k->nouts = sc_randc_outputs(k->rnd, k->outs, SC_RANDC_MAX_IO);
+	for (size_t i = 0; i < k->nbatches; i++)
+		if ((rc = sc_randc_next(k->rnd, &k->input[i],
+					&k->batches[i])) != 0)
+			return rc;
+	return 0;
 }
 
 /* Draw the case's sizes and batches from its seed. */
@@ -1198,27 +1255,17 @@ stress_prepare(struct stress_case *k)
 	static const uint32_t caps[] = {1, 2, 4, 64};
 	static const size_t bounds[] = {1, 4, 64, 4096};
 	uint64_t s = k->seed;
-	struct sc_grid_opts go = {.rows = 1 + (int64_t)(s % 7),
-				  .cols = 1 + (int64_t)((s / 7) % 7),
-				  .seed = s,
-				  .fault_rate = k->panic_rate,
-				  .fault_seed = s ^ 0xfa17ULL};
-	size_t edits = 1 + (size_t)((s / 3) % 7);
 	int rc;
 
 	k->capacity = caps[s % 4];
 	k->outbox_bound = bounds[(s / 4) % 4];
 	k->nbatches = 4 + (size_t)(s % 29);
-	if ((rc = sc_grid_create(&go, &k->gr)) != 0)
-		return rc;
-	sc_grid_nodes(k->gr, &k->nodes);
 	k->batches = calloc(k->nbatches, sizeof(struct sc_batch *));
-	if (!k->batches)
+	k->input = calloc(k->nbatches, sizeof(int));
+	if (!k->batches || !k->input)
 		return SC_ENOMEM;
-	for (size_t i = 0; i < k->nbatches; i++)
-		if ((rc = sc_grid_next(k->gr, edits, &k->batches[i])) != 0)
-			return rc;
-	return stress_expect(k);
+	rc = k->random ? stress_random(k) : stress_grid(k);
+	return rc ? rc : stress_expect(k);
 }
 
 static void
@@ -1227,9 +1274,11 @@ stress_release(struct stress_case *k)
 	for (size_t i = 0; k->batches && i < k->nbatches; i++)
 		sc_batch_release(k->batches[i]);
 	free(k->batches);
-	sc_batch_release(k->expect[0]);
-	sc_batch_release(k->expect[1]);
+	free(k->input);
+	for (size_t i = 0; i < k->nouts; i++)
+		sc_batch_release(k->expect[i]);
 	sc_grid_destroy(k->gr);
+	sc_randc_destroy(k->rnd);
 }
 
 /* The sim's host: the next batch or two; a full edge means later. */
@@ -1248,7 +1297,7 @@ stress_host_step(void *ctx, struct sc_exec *ex, uint64_t rnd)
 
 	(void)ex;
 	while (n-- && h->next < h->k->nbatches) {
-		int rc = sc_runtime_submit(h->rt, h->k->nodes.cells,
+		int rc = sc_runtime_submit(h->rt, h->k->input[h->next],
 					   h->k->batches[h->next]);
 
 		if (rc == SC_EFULL)
@@ -1295,7 +1344,7 @@ stress_drive_pool(struct sc_runtime *rt, struct stress_case *k)
 	int rc;
 
 	for (size_t i = 0; i < k->nbatches; i++) {
-		rc = sc_runtime_submit_wait(rt, k->nodes.cells, k->batches[i],
+		rc = sc_runtime_submit_wait(rt, k->input[i], k->batches[i],
 					    10000000000ull);
 		if (rc == SC_EDEAD && k->panic_rate > 0)
 			continue;
@@ -1321,8 +1370,6 @@ stress_drive_pool(struct sc_runtime *rt, struct stress_case *k)
 static bool
 stress_check(struct sc_runtime *rt, struct stress_case *k)
 {
-	const int outs[2] = {k->nodes.out_grid, k->nodes.out_totals};
-
 	if (sc_runtime_check_idle(rt) != 0) {
 		(void)snprintf(k->why, sizeof(k->why), "idle check: %s",
 			       sc_errmsg());
@@ -1330,9 +1377,9 @@ stress_check(struct sc_runtime *rt, struct stress_case *k)
 	}
 	if (k->panicked)
 		return true; /* the settled part cannot be compared */
-	for (int i = 0; i < 2; i++) {
+	for (size_t i = 0; i < k->nouts; i++) {
 		struct sc_batch *got = NULL;
-		int rc = sc_runtime_integral(rt, outs[i], &got);
+		int rc = sc_runtime_integral(rt, k->outs[i], &got);
 
 		/* A fault the single circuit hit need not recur here (steps
 		 * group deltas differently), so then only the reference
@@ -1342,10 +1389,10 @@ stress_check(struct sc_runtime *rt, struct stress_case *k)
 			rc = sc__fail(SC_ESTATE,
 				      "output %d differs from the single "
 				      "circuit's (%zu rows, expected %zu)",
-				      outs[i], sc_batch_count(got),
+				      k->outs[i], sc_batch_count(got),
 				      sc_batch_count(k->expect[i]));
-		if (!rc)
-			rc = sc_grid_verify(k->gr, outs[i], got);
+		if (!rc && k->gr)
+			rc = sc_grid_verify(k->gr, k->outs[i], got);
 		sc_batch_release(got);
 		if (rc) {
 			(void)snprintf(k->why, sizeof(k->why), "%s",
@@ -1391,11 +1438,19 @@ stress_run(struct stress_case *k)
 	bool ok = false;
 	int rc = stress_prepare(k);
 
+	if (!rc) {
+		rc = sc_placement_parse(k->g, k->placement, k->seed, &p);
+		if (rc == SC_EINVAL && k->random) {
+			/* A strategy may not apply to a random graph (a
+			 * sharded unit needs its keyed node to read its
+			 * inputs alone). */
+			k->skipped = true;
+			stress_release(k);
+			return true;
+		}
+	}
 	if (!rc)
-		rc = sc_placement_parse(sc_grid_graph(k->gr), k->placement,
-					k->seed, &p);
-	if (!rc)
-		rc = sc_runtime_create(sc_grid_graph(k->gr), p, &o, &rt);
+		rc = sc_runtime_create(k->g, p, &o, &rt);
 	if (rc) {
 		(void)snprintf(k->why, sizeof(k->why), "setup: %s",
 			       sc_errmsg());
@@ -1436,6 +1491,19 @@ stress_parse_seeds(const char *v, struct stress_cfg *s)
 }
 
 static void
+stress_parse_workloads(const char *v, struct stress_cfg *s)
+{
+	s->grid = !strcmp(v, "grid") || !strcmp(v, "grid,random") ||
+		  !strcmp(v, "random,grid");
+	s->random = !strcmp(v, "random") || !strcmp(v, "grid,random") ||
+		    !strcmp(v, "random,grid");
+	if (!s->grid && !s->random)
+		die_usage(
+		    "stress",
+		    "--workloads: '%s' is not grid, random or grid,random", v);
+}
+
+static void
 stress_parse(int argc, char **argv, struct stress_cfg *s)
 {
 	struct args a = {.cmd = "stress", .argc = argc, .argv = argv, .i = 0};
@@ -1444,6 +1512,7 @@ stress_parse(int argc, char **argv, struct stress_cfg *s)
 	memset(s, 0, sizeof(*s));
 	s->seed_lo = 1;
 	s->seed_hi = 20;
+	s->grid = s->random = true;
 	for (s->nw = 0; s->nw < 4; s->nw++)
 		s->workers[s->nw] = (uint32_t)s->nw + 1;
 	while (a.i < argc) {
@@ -1461,6 +1530,8 @@ stress_parse(int argc, char **argv, struct stress_cfg *s)
 		} else if (args_opt(&a, "--panic-rate", &v)) {
 			s->panic_rate =
 			    parse_double("stress", "--panic-rate", v, 0.0, 1.0);
+		} else if (args_opt(&a, "--workloads", &v)) {
+			stress_parse_workloads(v, s);
 		} else if (args_opt(&a, "--pool", NULL)) {
 			s->pool = true;
 		} else if (args_opt(&a, "--verbose", NULL)) {
@@ -1493,47 +1564,70 @@ stress_print_failure(const char *exe, const struct stress_case *k)
 {
 	char buf[32];
 
-	(void)printf("FAIL seed %" PRIu64 ", placement %s, %u %s: %s\n",
-		     k->seed, k->placement, k->workers,
-		     k->pool ? "workers" : "held", k->why);
+	(void)printf("FAIL seed %" PRIu64 ", %s, placement %s, %u %s: %s\n",
+		     k->seed, k->random ? "random circuit" : "grid",
+		     k->placement, k->workers, k->pool ? "workers" : "held",
+		     k->why);
 	(void)printf("replay: %s stress --seeds %" PRIu64 " --workers %u "
-		     "--placements %s",
-		     exe, k->seed, k->workers, k->placement);
+		     "--placements %s --workloads %s",
+		     exe, k->seed, k->workers, k->placement,
+		     k->random ? "random" : "grid");
 	if (k->panic_rate > 0)
 		(void)printf(" --panic-rate %s", shortest(k->panic_rate, buf));
 	(void)printf("%s\n", k->pool ? " --pool" : "");
+}
+
+/* Counts over the cases run. */
+struct stress_tally {
+	uint64_t cases, panicked, skipped;
+};
+
+/* One case; false (after printing the failure) if it failed. */
+static bool
+stress_one(const struct stress_cfg *s, struct stress_case *k, const char *exe,
+	   struct stress_tally *t)
+{
+	bool ok = stress_run(k);
+
+	t->cases++;
+	t->panicked += k->panicked;
+	t->skipped += k->skipped;
+	if (s->verbose)
+		(void)printf("seed %" PRIu64 " %s %s x%u: %s%s\n", k->seed,
+			     k->random ? "random" : "grid", k->placement,
+			     k->workers,
+			     k->skipped ? "skipped"
+			     : ok	? "ok"
+					: "FAIL",
+			     k->panicked ? " (panicked)" : "");
+	if (!ok)
+		stress_print_failure(exe, k);
+	return ok;
 }
 
 static int
 cmd_stress(int argc, char **argv, const char *exe)
 {
 	struct stress_cfg s;
-	uint64_t cases = 0, panicked = 0;
+	struct stress_tally t = {0};
 
 	stress_parse(argc, argv, &s);
 	for (uint64_t seed = s.seed_lo;; seed++) {
-		for (size_t j = 0; j < s.nw; j++) {
-			for (size_t i = 0; i < s.np; i++) {
-				struct stress_case k = {
-				    .seed = seed,
-				    .workers = s.workers[j],
-				    .placement = s.places[i],
-				    .panic_rate = s.panic_rate,
-				    .pool = s.pool};
-				bool ok = stress_run(&k);
+		for (int w = 0; w < 2; w++) {
+			if (!(w ? s.random : s.grid))
+				continue;
+			for (size_t j = 0; j < s.nw; j++) {
+				for (size_t i = 0; i < s.np; i++) {
+					struct stress_case k = {
+					    .seed = seed,
+					    .workers = s.workers[j],
+					    .placement = s.places[i],
+					    .random = w == 1,
+					    .panic_rate = w ? 0 : s.panic_rate,
+					    .pool = s.pool};
 
-				cases++;
-				panicked += k.panicked;
-				if (s.verbose)
-					(void)printf(
-					    "seed %" PRIu64 " %s x%u: "
-					    "%s%s\n",
-					    seed, k.placement, k.workers,
-					    ok ? "ok" : "FAIL",
-					    k.panicked ? " (panicked)" : "");
-				if (!ok) {
-					stress_print_failure(exe, &k);
-					return EXIT_CHECK;
+					if (!stress_one(&s, &k, exe, &t))
+						return EXIT_CHECK;
 				}
 			}
 		}
@@ -1541,13 +1635,18 @@ cmd_stress(int argc, char **argv, const char *exe)
 			break;
 	}
 	(void)printf("subcirc stress: %" PRIu64 " cases passed (seeds %" PRIu64
-		     "..%" PRIu64 ", %zu worker counts, %zu placements, %s)%s",
-		     cases, s.seed_lo, s.seed_hi, s.nw, s.np,
-		     s.pool ? "real pool" : "seeded scheduler",
-		     s.panic_rate > 0 ? "" : "\n");
+		     "..%" PRIu64 ", %s, %zu worker counts, %zu placements, "
+		     "%s); %" PRIu64 " skipped (placement does not apply)",
+		     t.cases - t.skipped, s.seed_lo, s.seed_hi,
+		     s.grid && s.random ? "grid and random circuits"
+		     : s.grid		? "grid"
+					: "random circuits",
+		     s.nw, s.np, s.pool ? "real pool" : "seeded scheduler",
+		     t.skipped);
 	if (s.panic_rate > 0)
-		(void)printf(", %" PRIu64 " with an injected panic\n",
-			     panicked);
+		(void)printf("; %" PRIu64 " with an injected panic",
+			     t.panicked);
+	(void)printf("\n");
 	return 0;
 }
 

@@ -1,8 +1,9 @@
 /*
- * test_workload_grid.c - the grid workload (bench/workload_grid.h) that
- * `subcirc run/place/stress` drive: its from-scratch reference is what the
+ * test_workload_grid.c - the workloads `subcirc run/place/stress` drive.
+ * The grid (bench/workload_grid.h): its from-scratch reference is what the
  * single circuit computes, it is a function of its seed, and its stamp
- * reads back the last batch.
+ * reads back the last batch. The random circuits
+ * (bench/workload_random.h): a function of their seed, with outputs.
  *
  * tests/units links subcirc but not sc_bench, so the workload's source is
  * compiled into this program (its names are not in any library it links,
@@ -14,6 +15,7 @@
 #include <string.h>
 
 #include "bench/workload_grid.c"
+#include "bench/workload_random.c"
 #include "operators/circuit.h"
 #include "tests/support/prop.h"
 
@@ -206,4 +208,53 @@ Test(grid, full_fault_rate_fails_the_projection)
 	sc_batch_release(b);
 	sc_circuit_destroy(c);
 	cr_assert_eq(sc_grid_destroy(gr), 0);
+}
+
+/* The random circuit of a seed, fed its first n deltas: the outputs'
+ * integrals, summed into one batch per output (written to out[]). */
+static size_t
+randc_run(uint64_t seed, size_t n, struct sc_batch **out)
+{
+	struct sc_randc *r = NULL;
+	struct sc_circuit *c = NULL;
+	int outs[SC_RANDC_MAX_IO];
+	size_t nout;
+
+	cr_assert_eq(sc_randc_create(seed, &r), 0);
+	nout = sc_randc_outputs(r, outs, SC_RANDC_MAX_IO);
+	cr_assert_eq(sc_circuit_create(sc_randc_graph(r), &c), 0);
+	for (size_t i = 0; i < n; i++) {
+		struct sc_batch *b = NULL;
+		int in = -1;
+
+		cr_assert_eq(sc_randc_next(r, &in, &b), 0);
+		cr_assert_eq(sc_circuit_feed(c, in, b), 0);
+		cr_assert_eq(sc_circuit_step(c), 0, "%s", sc_errmsg());
+		sc_batch_release(b);
+	}
+	for (size_t i = 0; i < nout; i++)
+		cr_assert_eq(sc_circuit_integral(c, outs[i], &out[i]), 0);
+	sc_circuit_destroy(c);
+	cr_assert_eq(sc_randc_destroy(r), 0);
+	return nout;
+}
+
+Test(randc, same_seed_makes_the_same_circuit_and_deltas)
+{
+	uint64_t base = sc_prop_seed(11), count = sc_prop_count(20);
+
+	for (uint64_t s = base; s < base + count; s++) {
+		struct sc_batch *a[SC_RANDC_MAX_IO], *b[SC_RANDC_MAX_IO];
+		size_t na = randc_run(s, 25, a), nb = randc_run(s, 25, b);
+
+		cr_assert_gt(na, 0, "seed %llu has no output",
+			     (unsigned long long)s);
+		cr_assert_eq(na, nb);
+		for (size_t i = 0; i < na; i++) {
+			cr_assert(sc_batch_equal(a[i], b[i]), "seed %llu",
+				  (unsigned long long)s);
+			sc_batch_release(a[i]);
+			sc_batch_release(b[i]);
+		}
+	}
 }
