@@ -25,6 +25,11 @@
 #define SC_EXEC_PANICS_KEPT	 64
 #define SC_NONE			 UINT32_MAX
 
+/* The verdict on a slot's current turn (sc_exec_condemn). */
+#define SC_TURN_RUNNING	  0 /* claimed; its turn has not returned yet */
+#define SC_TURN_RETURNED  1 /* sc_exec_run saw it return; too late */
+#define SC_TURN_CONDEMNED 2 /* condemned: abandoned when it returns */
+
 #if defined(__x86_64__) || defined(__i386__)
 #define cpu_relax() __builtin_ia32_pause()
 #else
@@ -47,6 +52,12 @@ struct sc__slot {
 	_Atomic uint64_t turns;		/* turns handed back or abandoned */
 	_Atomic uint64_t kicks;		/* kicks while alive */
 	_Atomic uint64_t progress;	/* frames moved, summed */
+	_Atomic int verdict;		/* SC_TURN_*: reset by claim, then
+					   one of run and condemn moves it,
+					   whichever comes first */
+	char why[SC_PANIC_MSG_MAX];	/* condemn's words; written only
+					   while verdict is RUNNING, read by
+					   run after it sees CONDEMNED */
 };
 
 struct sc_exec {
@@ -378,6 +389,8 @@ claim_locked(struct sc_exec *ex, uint32_t id, int32_t worker,
 	atomic_store_explicit(&s->queued_since, 0, memory_order_relaxed);
 	atomic_store_explicit(&s->running_since, 0, memory_order_relaxed);
 	atomic_store_explicit(&s->worker, worker, memory_order_relaxed);
+	atomic_store_explicit(&s->verdict, SC_TURN_RUNNING,
+			      memory_order_relaxed);
 	c->id = id;
 	c->unit = s->unit;
 	c->worker = worker;
@@ -543,6 +556,31 @@ run_regrow(struct sc_exec *ex, struct run_ctx *r, struct sc_panic_record *rec)
 	return 0;
 }
 
+/*
+ * The turn in c returned after sc_exec_condemn marked it: kick the
+ * neighbours it named (it moved their frames; a consumer left with input
+ * and no kick would be a lost kick), while it still counts as running so
+ * wait_idle cannot see a quiet pool in between, then abandon it with the
+ * condemner's words.
+ */
+static int
+run_condemned(struct sc_exec *ex, struct sc_claim *c)
+{
+	struct sc__slot *s = &ex->slots[c->id];
+	struct sc_panic_record rec;
+
+	memset(&rec, 0, sizeof(rec));
+	/* Written before the verdict's release, read after its acquire. */
+	memcpy(rec.message, s->why, sizeof(rec.message));
+	pthread_mutex_lock(&ex->mu);
+	if (!atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
+		for (size_t i = 0; i < c->n_nbrs; i++)
+			kick_locked(ex, c->nbrs[i]);
+	pthread_mutex_unlock(&ex->mu);
+	(void)sc_exec_abandon(ex, c, &rec);
+	return SC_EPANIC;
+}
+
 int
 sc_exec_run(struct sc_exec *ex, struct sc_claim *c, uint32_t budget)
 {
@@ -567,6 +605,14 @@ sc_exec_run(struct sc_exec *ex, struct sc_claim *c, uint32_t budget)
 			return bury(ex, c, &rec);
 		}
 	c->n_nbrs = r.need;
+	/* The turn has returned. One exchange decides against a concurrent
+	 * sc_exec_condemn (which moves RUNNING to CONDEMNED under the lock):
+	 * whichever comes first wins, so a condemn either kills this turn or
+	 * is refused, never the next one. */
+	if (atomic_exchange_explicit(&ex->slots[c->id].verdict,
+				     SC_TURN_RETURNED,
+				     memory_order_acquire) == SC_TURN_CONDEMNED)
+		return run_condemned(ex, c);
 	c->ran = true;
 	return 0;
 }
@@ -640,6 +686,60 @@ sc_exec_finish_claim(struct sc_exec *ex, struct sc_claim *c, int32_t worker)
 	if (id != SC_NONE)
 		return 0;
 	return sc_exec_is_shutdown(ex) ? SC_ESHUTDOWN : SC_EEMPTY;
+}
+
+/* Mark unit id's turn number turns + 1 condemned; the caller holds ex->mu. */
+static int
+condemn_locked(struct sc_exec *ex, uint32_t id, uint64_t turns, const char *why)
+{
+	struct sc__slot *s = &ex->slots[id];
+	int st = slot_state(s);
+	int v = SC_TURN_RUNNING;
+
+	if ((st != SC_UNIT_RUNNING && st != SC_UNIT_RUNNING_KICKED) ||
+	    atomic_load_explicit(&s->turns, memory_order_relaxed) != turns)
+		return SC_ESTATE; /* not running, or another turn */
+	v = atomic_load_explicit(&s->verdict, memory_order_relaxed);
+	if (v == SC_TURN_CONDEMNED)
+		return 0; /* already: the first words stand */
+	if (v != SC_TURN_RUNNING)
+		return SC_ESTATE; /* returned (perhaps condemned, being read) */
+	/* Only run reads why, and only after it sees CONDEMNED, which only a
+	 * condemn (serialised by the lock) can set, by the compare-exchange
+	 * below (release): nobody reads why while we write it. */
+	(void)snprintf(s->why, sizeof(s->why), "%s", why);
+	if (!atomic_compare_exchange_strong_explicit(
+		&s->verdict, &v, SC_TURN_CONDEMNED, memory_order_release,
+		memory_order_relaxed))
+		return SC_ESTATE; /* run saw it return first */
+	return 0;
+}
+
+int
+sc_exec_condemn(struct sc_exec *ex, uint32_t id, uint64_t turns,
+		const char *why)
+{
+	uint32_t n;
+	int rc;
+
+	if (!ex || !why)
+		return sc__fail(SC_EINVAL, "sc_exec_condemn: %s is NULL",
+				ex ? "why" : "executor");
+	/* Checked before the lock, as for a kick. */
+	n = atomic_load_explicit(&ex->n, memory_order_acquire);
+	if (id >= n)
+		return sc__fail(
+		    SC_ENOENT, "sc_exec_condemn: no unit %u (%u units)", id, n);
+	pthread_mutex_lock(&ex->mu);
+	rc = condemn_locked(ex, id, turns, why);
+	pthread_mutex_unlock(&ex->mu);
+	if (rc)
+		return sc__fail(rc,
+				"sc_exec_condemn: unit %u (%s): turn %llu is "
+				"not running",
+				id, ex->slots[id].name,
+				(unsigned long long)turns + 1);
+	return 0;
 }
 
 static void

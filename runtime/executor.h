@@ -8,7 +8,8 @@
  *     ^                ^                 |                   |
  *     +----finish------|-----------------+                   |
  *                      +---------finish (more or kicked)-----+
- *   RUNNING* --abandon (panic)--> DEAD (never run or kicked again)
+ *   RUNNING* --abandon (panic, or condemned)--> DEAD (never run or kicked
+ *                                                again)
  *
  * - Runnable means queued: a kick queues a unit once; kicks of a queued
  *   unit coalesce; a kick of a running unit marks it, and finish queues it
@@ -27,6 +28,15 @@
  *   other unit goes on. wait_idle reports the first panic once the rest is
  *   quiet. A dead unit's neighbours are not kicked for it: it can no longer
  *   be asked whom its last turn touched.
+ * - A turn cannot be stopped from outside, but it can be condemned
+ *   (sc_exec_condemn, the watchdog's kill policy): when it returns,
+ *   sc_exec_run abandons the unit as if it had panicked with the
+ *   condemner's words. The request names the turn by the unit's count of
+ *   finished turns, so a late one is refused rather than killing the next
+ *   turn. Who comes first, the turn's return or the condemn, is decided by
+ *   one atomic exchange in sc_exec_run on a word the claim resets: no lock
+ *   is taken during or after a turn for it. A condemned turn did answer
+ *   whom it touched, so unlike a panicked one its neighbours are kicked.
  *
  * Waking: a worker with nothing to do spins briefly on the queue length,
  * then parks on a condition variable; a kick signals only when a worker is
@@ -178,9 +188,11 @@ int sc_exec_claim_blocking(struct sc_exec *ex, int32_t worker,
  * it for its neighbours, both under a panic guard, with no lock held. On
  * success returns 0 with c->turn and c->nbrs set; the caller must then
  * sc_exec_finish (it may wait first: the sim holds run units). If the turn
- * or neighbours panicked, or named a unit that does not exist, the unit is
+ * or neighbours panicked, or named a unit that does not exist, or the turn
+ * was condemned (sc_exec_condemn) before it returned, the unit is
  * abandoned here (see sc_exec_abandon) and SC_EPANIC is returned, with
- * nothing held. Called by the claim's owner only.
+ * nothing held; a condemned turn's neighbours are kicked first, as finish
+ * would. Called by the claim's owner only.
  */
 int sc_exec_run(struct sc_exec *ex, struct sc_claim *c, uint32_t budget);
 
@@ -213,6 +225,26 @@ int sc_exec_finish_claim(struct sc_exec *ex, struct sc_claim *c,
  */
 int sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 		    const struct sc_panic_record *rec);
+
+/*
+ * sc_exec_condemn - condemn unit id's turn number turns + 1: the turn it
+ * is running while it has finished `turns` turns (sc_exec_unit_info.turns
+ * while it is RUNNING). When that turn returns, sc_exec_run abandons the
+ * unit instead of handing its result back: it becomes DEAD, a panic is
+ * recorded {unit, name, worker, message = why (copied, truncated to
+ * SC_PANIC_MSG_MAX - 1)}, its destroy runs inside a panic guard, the
+ * neighbours its turn named are kicked, and every other unit goes on. A
+ * turn cannot be stopped from outside: one that never returns is never
+ * killed. Returns 0 (also when that turn was already condemned: the first
+ * words stand; or when it panicked on its own meanwhile: it dies with its
+ * own message); SC_ESTATE, changing nothing, when that turn has already
+ * returned (or the unit is not running it: idle, queued, another turn,
+ * dead), so a late report can never kill the next turn; SC_ENOENT for an
+ * id never added (checked before any lock); SC_EINVAL for a NULL ex or
+ * why. Any thread, including a watchdog's; takes the lock briefly.
+ */
+int sc_exec_condemn(struct sc_exec *ex, uint32_t id, uint64_t turns,
+		    const char *why);
 
 /*
  * sc_exec_wait_idle - wait until the queue is empty and nothing is running

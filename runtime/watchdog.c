@@ -8,21 +8,12 @@
  * counters that other threads read are atomics, and the mutex guards only
  * the stop flag and the two condition variables.
  *
- * The kill policy needs one executor hook, which executor.h lacks; until it
- * exists the caller passes it in opts->condemn (a test can emulate it with
- * a unit that panics when told to):
- *
- *   int sc_exec_condemn(struct sc_exec *ex, uint32_t id, uint64_t turns,
- *                       const char *why);
- *
- * "If unit `id` is RUNNING the turn that follows its `turns` finished turns
- * (the snapshot's count while it runs), mark that turn condemned: when it
- * returns, sc_exec_run abandons the unit (DEAD, destroy under a guard, a
- * panic record {unit, name, worker, message = why}) instead of handing back
- * its result. Returns 0; SC_ENOENT; SC_ESTATE when that turn has already
- * returned. Any thread; takes the lock." The turn count makes the request
- * name one turn, so a stall seen late can never kill the unit's next turn.
- * With it, fill_opts() would default opts->condemn to it.
+ * The kill policy condemns through opts->condemn, which defaults to the
+ * executor's own hook, sc_exec_condemn (executor.h): the turn that follows
+ * the snapshot's count of finished turns is marked, and sc_exec_run
+ * abandons the unit when that turn returns. The turn count makes the
+ * request name one turn, so a stall seen late can never kill the unit's
+ * next turn. A caller may still pass its own hook (a test's stand-in).
  */
 #include "runtime/watchdog.h"
 
@@ -500,6 +491,15 @@ or_default(uint64_t v, uint64_t dflt)
 	return v ? v : dflt;
 }
 
+/* The kill policy's default hook: the executor's own (its arg unused). */
+static int
+exec_condemn(struct sc_exec *ex, uint32_t id, uint64_t turns, const char *why,
+	     void *arg)
+{
+	(void)arg;
+	return sc_exec_condemn(ex, id, turns, why);
+}
+
 static int
 fill_opts(struct sc_watchdog_opts *o, const struct sc_watchdog_opts *in)
 {
@@ -508,10 +508,7 @@ fill_opts(struct sc_watchdog_opts *o, const struct sc_watchdog_opts *in)
 	else
 		memset(o, 0, sizeof(*o));
 	if (o->policy == SC_WATCHDOG_KILL_STALLED && !o->condemn)
-		return sc__fail(SC_ESTATE,
-				"sc_watchdog_create: the kill policy needs a "
-				"condemn hook (runtime/executor.h has none "
-				"yet: see watchdog.c)");
+		o->condemn = exec_condemn;
 	if (o->policy != SC_WATCHDOG_REPORT &&
 	    o->policy != SC_WATCHDOG_KILL_STALLED)
 		return sc__fail(SC_EINVAL, "sc_watchdog_create: policy %d",

@@ -44,8 +44,9 @@
  * executor is to abandon the unit (DEAD, a panic record) when that turn
  * returns. A turn cannot be stopped from outside, so the kill waits for it
  * to return; a turn that never returns stays reported as a stall. The
- * executor has no such hook yet (see watchdog.c for the one it needs), so
- * the caller supplies it, and create refuses the policy without one.
+ * hook defaults to the executor's sc_exec_condemn, which abandons the unit
+ * with the report's message as its panic message; a caller may pass its
+ * own (opts.condemn) to do something else.
  *
  * Threads: create, destroy and the counters may be called from any thread
  * except the monitor itself (the callback must not destroy its watchdog).
@@ -74,12 +75,14 @@ enum sc_watchdog_kind {
 enum sc_watchdog_policy {
 	SC_WATCHDOG_REPORT = 0,	      /* report only */
 	SC_WATCHDOG_KILL_STALLED = 1, /* also condemn a stalled turn: the
-					 unit dies when it returns (needs
-					 opts.condemn) */
+					 unit dies when it returns (through
+					 opts.condemn, by default
+					 sc_exec_condemn) */
 };
 
 /*
- * The hook the kill policy calls, on the monitor thread: condemn unit id's
+ * The hook the kill policy calls, on the monitor thread (by default
+ * sc_exec_condemn, with arg unused): condemn unit id's
  * running turn, the one that follows its `turns` finished turns (so a
  * stall seen late never condemns the next turn), so that it is abandoned
  * with the message `why` when it returns. Returns 0, or a negative SC_E*
@@ -130,7 +133,8 @@ struct sc_watchdog_opts {
 	enum sc_watchdog_policy policy;
 	sc_watchdog_report_fn report;	/* NULL: print to stderr */
 	void *report_arg;		/* passed to report */
-	sc_watchdog_condemn_fn condemn; /* for SC_WATCHDOG_KILL_STALLED */
+	sc_watchdog_condemn_fn condemn; /* for SC_WATCHDOG_KILL_STALLED;
+					   NULL: sc_exec_condemn */
 	void *condemn_arg;		/* passed to condemn */
 };
 
@@ -140,9 +144,9 @@ const char *sc_watchdog_kind_name(enum sc_watchdog_kind k);
 /*
  * sc_watchdog_create - start a monitor thread on `ex` with `opts` (NULL:
  * every default). Returns 0 and *out; SC_EINVAL (NULL ex or out, an unknown
- * policy or kind); SC_ESTATE for SC_WATCHDOG_KILL_STALLED without a condemn
- * hook; SC_ENOMEM, or SC_ESTATE when the thread cannot be started. Nothing
- * is started on failure.
+ * policy or kind); SC_ENOMEM, or SC_ESTATE when the thread cannot be
+ * started. SC_WATCHDOG_KILL_STALLED without a condemn hook uses the
+ * executor's (sc_exec_condemn). Nothing is started on failure.
  */
 int sc_watchdog_create(struct sc_exec *ex, const struct sc_watchdog_opts *opts,
 		       struct sc_watchdog **out);

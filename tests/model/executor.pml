@@ -23,6 +23,19 @@
  *             producer too).
  *   abandon() a panicked turn: the unit becomes DEAD, is never run or kicked
  *             again; its neighbours go on.
+ *   condemned() a turn condemned while it ran (sc_exec_condemn, the
+ *             watchdog's kill policy).  It shares the PANICS budget (at
+ *             most PANICS abandons in all, of either kind: a separate
+ *             budget made the safety search 2.5 times larger).  The
+ *             condemn itself, under the lock, touches only a per-turn
+ *             verdict word, never a state, a slot or the queue, and the
+ *             turn's end decides against it with one atomic exchange, no
+ *             lock; so the model only chooses, at the turn, whether it was
+ *             condemned.  Such a turn ran (moved frames like any turn); it
+ *             then kicks its neighbours if it moved a frame, under the lock
+ *             and while its unit is still owned, and is abandoned: a live
+ *             neighbour it fed is kicked (property 2), its own leftover
+ *             input is ignored at quiescence as for a panic.
  *   workers   loop on claim/turn/finish; when the queue is empty they park on
  *             the condition variable, which may also wake one spuriously
  *             (at most SPURIOUS times in all, to keep the state space small
@@ -124,7 +137,7 @@ byte nparked;             /* workers parked right now */
 byte input[NU];           /* frames on the unit's input edge (SPSC, no lock) */
 byte owners[NU];          /* ghost: workers holding the unit */
 bool pending[NU];         /* ghost: a kick no turn has started after yet */
-byte panics_left = PANICS;
+byte panics_left = PANICS; /* abandons left: a panic or a condemn */
 bool host_done;
 bool shut;                /* sc_exec_shutdown was called (SHUTDOWN only) */
 byte exited;              /* workers that left their loop */
@@ -275,6 +288,24 @@ inline abandon(u)
 	}
 }
 
+/* A condemned turn that returned (sc_exec_run): the neighbours it fed are
+ * kicked in one critical section while it is still owned, then it is
+ * buried like a panicked one. */
+inline condemned(u, moved)
+{
+	atomic {
+		if
+		:: moved > 0 && u > 0 -> kick_locked(u - 1)
+		:: else -> skip
+		fi;
+		if
+		:: moved > 0 && u + 1 < NU -> kick_locked(u + 1)
+		:: else -> skip
+		fi
+	};
+	abandon(u)
+}
+
 /*
  * sc_exec_shutdown (SHUTDOWN only): discard the queue (those units go IDLE),
  * refuse kicks and claims from now on, and wake EVERY parked worker, so that
@@ -311,6 +342,9 @@ proctype worker(byte w)
 		:: atomic { u != NOUNIT && panics_left > 0 ->
 			panics_left--; pending[u] = 0 };
 			abandon(u)
+		:: atomic { u != NOUNIT && panics_left > 0 ->
+			panics_left--; turn(u, moved, more) };
+			condemned(u, moved)
 		:: atomic { u != NOUNIT -> turn(u, moved, more) };
 			finish(u, moved, more)
 		fi;

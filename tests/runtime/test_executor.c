@@ -462,3 +462,136 @@ Test(executor, neighbour_lists_longer_than_the_buffer_are_all_kicked,
 	cr_expect_eq(queue_len(ex), 8);
 	sc_exec_destroy(ex);
 }
+
+/* --- condemn ------------------------------------------------------------- */
+
+struct condemn_req {
+	struct sc_exec *ex;
+	uint32_t id;
+	int rc; /* what sc_exec_condemn answered inside the turn */
+};
+
+/* The condemn arrives while the turn runs (from inside it: no lock is
+ * held during a turn, so the turn's own thread may take it). */
+static void
+condemn_own_turn(struct rt_probe *p, void *ctx)
+{
+	struct condemn_req *r = ctx;
+
+	r->rc = sc_exec_condemn(r->ex, r->id, atomic_load(&p->turns) - 1,
+				"condemned: past its deadline");
+}
+
+Test(executor, condemned_turn_kills_its_unit_when_it_returns, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct condemn_req req = {.ex = ex, .rc = 1};
+	struct sc_panic_record rec;
+	struct sc_exec_info info;
+	_Atomic int destroyed = 0;
+	struct rt_probe *a, *b;
+	struct sc_claim c;
+	uint32_t ia, ib;
+
+	a = rt_probe_add(ex, &ia);
+	b = rt_probe_add(ex, &ib);
+	cr_assert(a && b);
+	req.id = ia;
+	a->on_turn = condemn_own_turn;
+	a->ctx = &req;
+	a->destroyed = &destroyed;
+	a->result = (struct sc_turn){1, false}; /* it moved a frame to b */
+	a->nbrs[0] = ib;
+	a->n_nbrs = 1;
+	cr_assert_eq(sc_exec_kick(ex, ia), 0);
+	sc_claim_init(&c);
+	cr_assert_eq(sc_exec_claim(ex, 3, &c), 0);
+	cr_expect_eq(sc_exec_run(ex, &c, 4), SC_EPANIC,
+		     "the condemned turn is not handed back");
+	cr_expect_eq(req.rc, 0, "condemn of the running turn: %s",
+		     sc_errname(req.rc));
+	cr_expect_null(c.unit, "nothing held after the abandon");
+	cr_expect_eq(sc_exec_unit_state(ex, ia), SC_UNIT_DEAD);
+	cr_expect_eq(atomic_load(&destroyed), 1, "its destroy ran");
+	cr_assert_eq(sc_exec_panic(ex, 0, &rec), 0);
+	cr_expect_eq(rec.unit, ia);
+	cr_expect_str_eq(rec.name, "probe0");
+	cr_expect_str_eq(rec.message, "condemned: past its deadline");
+	cr_expect_eq(rec.worker, 3);
+	cr_expect_eq(rec.signo, 0);
+	cr_expect(!rec.in_destroy);
+	/* Its neighbour was kicked for the frame it got, and goes on. */
+	cr_expect_eq(sc_exec_unit_state(ex, ib), SC_UNIT_QUEUED);
+	cr_expect_eq(step(ex, 1), ib);
+	cr_expect_eq(sc_exec_unit_state(ex, ib), SC_UNIT_IDLE);
+	cr_expect_eq(sc_exec_kick(ex, ia), 0, "a kick of the dead is ignored");
+	cr_expect_eq(queue_len(ex), 0);
+	sc_exec_info(ex, &info);
+	cr_expect_eq(info.panics, 1);
+	cr_expect(info.idle);
+	sc_claim_fini(&c);
+	sc_exec_destroy(ex);
+}
+
+Test(executor, condemn_of_a_finished_turn_is_refused, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct sc_exec_info info;
+	struct sc_claim c;
+	uint32_t id;
+
+	cr_assert(rt_probe_add(ex, &id));
+	cr_assert_eq(sc_exec_kick(ex, id), 0);
+	sc_claim_init(&c);
+	cr_assert_eq(sc_exec_claim(ex, 0, &c), 0);
+	cr_assert_eq(sc_exec_run(ex, &c, 1), 0);
+	/* Returned but not yet handed back (as the sim holds units): the
+	 * turn is over, too late to condemn it. */
+	cr_expect_eq(sc_exec_condemn(ex, id, 0, "late"), SC_ESTATE);
+	cr_assert_eq(sc_exec_finish(ex, &c), 0);
+	cr_expect_eq(sc_exec_condemn(ex, id, 0, "late"), SC_ESTATE,
+		     "an idle unit runs no turn");
+	/* The next turn is running: a late report about the first one must
+	 * not kill it. */
+	cr_assert_eq(sc_exec_kick(ex, id), 0);
+	cr_expect_eq(sc_exec_condemn(ex, id, 0, "late"), SC_ESTATE,
+		     "a queued unit runs no turn");
+	cr_assert_eq(sc_exec_claim(ex, 0, &c), 0);
+	cr_expect_eq(sc_exec_condemn(ex, id, 0, "late"), SC_ESTATE);
+	cr_expect_eq(sc_exec_condemn(ex, id, 2, "early"), SC_ESTATE);
+	cr_expect_eq(sc_exec_run(ex, &c, 1), 0, "the second turn survives");
+	cr_expect_eq(sc_exec_finish(ex, &c), 0);
+	cr_expect_eq(sc_exec_unit_state(ex, id), SC_UNIT_IDLE);
+	sc_exec_info(ex, &info);
+	cr_expect_eq(info.panics, 0);
+	cr_expect_eq(info.turns_finished, 2);
+	sc_claim_fini(&c);
+	sc_exec_destroy(ex);
+}
+
+Test(executor, condemn_of_unknown_unit_is_refused, .timeout = 20)
+{
+	static struct holder h = {.unit = {&holder_ops}};
+	struct sc_exec *ex = new_exec();
+	struct timespec ts = {0, 100000};
+	pthread_t t;
+	uint32_t id;
+	int rc;
+
+	cr_assert_eq(sc_exec_add(ex, &h.unit, &id), 0);
+	/* Another thread holds the executor's lock (as in the kick test). */
+	cr_assert_eq(pthread_create(&t, NULL, snapshot_thread, ex), 0);
+	while (!atomic_load(&h.inside))
+		nanosleep(&ts, NULL);
+	rc = sc_exec_condemn(ex, 7, 0, "who?");
+	cr_expect(atomic_load(&h.inside) && !atomic_load(&h.release),
+		  "the refusal did not wait for the lock");
+	atomic_store(&h.release, true);
+	pthread_join(t, NULL);
+	cr_expect_eq(rc, SC_ENOENT, "condemn of unit 7: %s", sc_errname(rc));
+	cr_expect_eq(sc_exec_condemn(NULL, id, 0, "x"), SC_EINVAL);
+	cr_expect_eq(sc_exec_condemn(ex, id, 0, NULL), SC_EINVAL);
+	cr_expect_eq(sc_exec_unit_state(ex, id), SC_UNIT_IDLE, "unharmed");
+	cr_expect_eq(step(ex, 1), -1);
+	sc_exec_destroy(ex);
+}

@@ -8,6 +8,7 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -350,94 +351,121 @@ Test(watchdog, quiet_pool_reports_nothing, .timeout = 30)
 	rt_net_destroy(net);
 }
 
-Test(watchdog, kill_policy_is_refused_without_a_condemn_hook, .timeout = 5)
+/*
+ * Without a hook of its own, the kill policy condemns through the
+ * executor's sc_exec_condemn. Shown on one thread: the host claims a unit
+ * and holds it without running it, so it looks RUNNING past its deadline;
+ * once the watchdog has condemned that turn, the host runs it, and it is
+ * abandoned when it returns.
+ */
+Test(watchdog, kill_policy_defaults_to_the_executors_condemn_hook,
+     .timeout = 20)
 {
-	struct sc_watchdog_opts o = {.policy = SC_WATCHDOG_KILL_STALLED};
+	struct sc_watchdog_opts o = quiet_opts();
 	struct sc_watchdog *wd = NULL;
+	struct sc_panic_record rec;
 	struct sc_exec *ex = NULL;
+	struct sc_claim c;
+	uint32_t id;
 
-	/* Refused, not silently downgraded to reporting. */
 	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
-	cr_expect_eq(sc_watchdog_create(ex, &o, &wd), SC_ESTATE);
-	cr_expect_null(wd, "nothing started, out untouched");
+	cr_assert(rt_probe_add(ex, &id));
+	cr_assert_eq(sc_exec_kick(ex, id), 0);
+	sc_claim_init(&c);
+	cr_assert_eq(sc_exec_claim(ex, -1, &c), 0);
+	o.stall_ns = 30 * MS;
+	o.policy = SC_WATCHDOG_KILL_STALLED; /* and no o.condemn */
+	cr_assert_eq(sc_watchdog_create(ex, &o, &wd), 0,
+		     "not refused for want of a hook");
+	cr_assert_eq(sc_watchdog_wait(wd, SC_WATCHDOG_STALL, 1, 5000 * MS), 0);
+	cr_expect_eq(sc_watchdog_condemned(wd), 1,
+		     "the executor's hook accepted it");
+	cr_expect_eq(sc_watchdog_destroy(wd), 0);
+	cr_expect_eq(sc_exec_run(ex, &c, 1), SC_EPANIC);
+	cr_expect_eq(sc_exec_unit_state(ex, id), SC_UNIT_DEAD);
+	cr_assert_eq(sc_exec_panic(ex, 0, &rec), 0);
+	cr_expect(strstr(rec.message, "probe0") &&
+		      strstr(rec.message, "30 ms deadline"),
+		  "the panic carries the watchdog's words: %s", rec.message);
+	sc_claim_fini(&c);
 	cr_expect_eq(sc_exec_destroy(ex), 0);
 }
 
+/* Wait (at most 5 s) until probe p has run at least n turns. */
+static bool
+wait_turns(const struct rt_probe *p, uint64_t n)
+{
+	for (int i = 0; i < 5000 && atomic_load(&p->turns) < n; i++)
+		sleep_ms(1);
+	return atomic_load(&p->turns) >= n;
+}
+
 /*
- * The executor has no condemn hook yet (watchdog.c), so this test stands it
- * in with a cooperative unit: condemn sets a flag, and the probe's turn,
- * once released, panics with the watchdog's words. The executor then does
- * the rest as it would for the hook: the unit is DEAD, the panic recorded.
+ * The kill policy on a real pool, with the executor's own hook: a turn
+ * that sleeps past its deadline is condemned once, runs on (it cannot be
+ * stopped from outside), and when it returns its unit is DEAD with the
+ * watchdog's words as its panic message; the other unit runs turns all
+ * along, and after.
  */
-struct condemn_seen {
-	_Atomic int calls;	    /* hook calls */
-	_Atomic bool condemned;	    /* the probe must die on return */
-	uint32_t id;		    /* the unit named */
-	uint64_t turns;		    /* the turn named (turns finished before) */
-	char why[SC_PANIC_MSG_MAX]; /* the words */
-};
-
-static int
-fake_condemn(struct sc_exec *ex, uint32_t id, uint64_t turns, const char *why,
-	     void *arg)
-{
-	struct condemn_seen *c = arg;
-
-	(void)ex;
-	c->id = id;
-	c->turns = turns;
-	(void)snprintf(c->why, sizeof(c->why), "%s", why);
-	atomic_store(&c->condemned, true);
-	atomic_fetch_add(&c->calls, 1);
-	return 0;
-}
-
-static void
-block_then_die_if_condemned(struct rt_probe *p, void *ctx)
-{
-	struct condemn_seen *c = ctx;
-
-	block_until_released(p, NULL);
-	if (atomic_load(&c->condemned))
-		sc_panic("%s", c->why);
-}
-
 Test(watchdog, kill_policy_marks_a_stalled_unit_dead, .timeout = 20)
 {
 	struct sc_watchdog_opts o = quiet_opts();
-	static struct condemn_seen c;
+	struct sc_pool_opts po = {.workers = 2};
 	struct sc_watchdog *wd = NULL;
+	struct rt_probe *stuck, *other;
 	struct sc_panic_record rec;
-	struct stalled s;
+	struct sc_pool *pool = NULL;
+	struct sc_exec *ex = NULL;
+	_Atomic int destroyed = 0;
+	uint32_t is, io;
 	uint64_t checks;
 
-	stalled_start_with(&s, block_then_die_if_condemned, &c);
+	atomic_store(&released, false);
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	stuck = rt_probe_add(ex, &is);
+	other = rt_probe_add(ex, &io);
+	cr_assert(stuck && other);
+	stuck->on_turn = block_until_released;
+	stuck->destroyed = &destroyed;
+	cr_assert_eq(sc_pool_create(ex, &po, &pool), 0);
+	cr_assert_eq(sc_exec_kick(ex, is), 0);
 	o.stall_ns = 30 * MS;
 	o.policy = SC_WATCHDOG_KILL_STALLED;
-	o.condemn = fake_condemn;
-	o.condemn_arg = &c;
-	cr_assert_eq(sc_watchdog_create(s.ex, &o, &wd), 0);
+	cr_assert_eq(sc_watchdog_create(ex, &o, &wd), 0);
 	cr_assert_eq(sc_watchdog_wait(wd, SC_WATCHDOG_STALL, 1, 5000 * MS), 0);
 	checks = sc_watchdog_checks(wd);
 	while (sc_watchdog_checks(wd) < checks + 5)
 		sleep_ms(5); /* more checks of the same stalled turn */
-	cr_expect_eq(atomic_load(&c.calls), 1, "once per turn");
-	cr_expect_eq(sc_watchdog_condemned(wd), 1);
-	cr_expect_eq(c.id, s.id);
-	cr_expect_eq(c.turns, 0, "the first turn is the one condemned");
+	cr_expect_eq(sc_watchdog_condemned(wd), 1, "once per turn");
 	pthread_mutex_lock(&seen_mu);
+	cr_expect_eq(seen.unit, is);
 	cr_expect(strstr(seen_msg, "condemned"), "message: %s", seen_msg);
 	pthread_mutex_unlock(&seen_mu);
-	cr_expect_eq(sc_exec_unit_state(s.ex, s.id), SC_UNIT_RUNNING,
+	cr_expect_eq(sc_exec_unit_state(ex, is), SC_UNIT_RUNNING,
 		     "a turn cannot be stopped from outside: it runs on");
-	cr_expect_eq(sc_watchdog_destroy(wd), 0);
+	/* The other worker runs the other unit meanwhile. */
+	for (uint64_t i = 1; i <= 3; i++) {
+		cr_assert_eq(sc_exec_kick(ex, io), 0);
+		cr_expect(wait_turns(other, i), "turn %" PRIu64 " of probe1",
+			  i);
+	}
 	atomic_store(&released, true);
-	cr_expect_eq(sc_pool_finish(s.pool, &rec), SC_EPANIC);
+	cr_expect_eq(sc_exec_wait_idle(ex, 5000 * MS, &rec), SC_EPANIC);
+	cr_expect_eq(rec.unit, is);
+	cr_expect_str_eq(rec.name, "probe0");
 	cr_expect(strstr(rec.message, "probe0") &&
-		      strstr(rec.message, "deadline"),
+		      strstr(rec.message, "30 ms deadline"),
 		  "the panic carries the watchdog's words: %s", rec.message);
-	cr_expect_eq(sc_exec_unit_state(s.ex, s.id), SC_UNIT_DEAD);
-	cr_expect_eq(sc_exec_destroy(s.ex), 0);
+	cr_expect_eq(sc_exec_unit_state(ex, is), SC_UNIT_DEAD);
+	cr_expect_eq(atomic_load(&destroyed), 1, "its destroy ran");
+	cr_expect_eq(sc_exec_kick(ex, is), 0, "a kick of the dead is ignored");
+	/* And the other unit goes on after the kill. */
+	cr_assert_eq(sc_exec_kick(ex, io), 0);
+	cr_expect(wait_turns(other, 4), "probe1 runs after the kill");
+	cr_expect_eq(sc_watchdog_destroy(wd), 0);
+	cr_expect_eq(sc_pool_finish(pool, NULL), SC_EPANIC);
+	cr_expect_eq(sc_exec_unit_state(ex, io), SC_UNIT_IDLE);
+	cr_expect_eq(sc_exec_destroy(ex), 0);
 }
 
 Test(watchdog, create_refuses_bad_arguments, .timeout = 5)

@@ -9,9 +9,14 @@
  *     reported.
  *  2. A stalled turn: the report is delivered on the monitor thread, read
  *     on this one, rate-limited; then the turn is released and all stops.
- *  3. The kill policy: the monitor condemns the stalled turn (a stand-in
- *     hook sets a flag the worker reads), the released turn panics, the
- *     unit is DEAD.
+ *  3. The kill policy with the executor's own hook (sc_exec_condemn): the
+ *     monitor condemns the stalled turn, the released turn returns and is
+ *     abandoned with the watchdog's words, the unit is DEAD.
+ *  4. sc_exec_condemn racing the turns it names: this thread condemns the
+ *     turn a snapshot shows running while two workers run the unit's short
+ *     turns back to back, so the condemn's compare-exchange and its words
+ *     meet the turn's exchange and the abandon's read of them; exactly the
+ *     accepted turn dies, with those words.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -158,29 +163,6 @@ stall_is_reported_once_per_window(void)
 	CHECK(sc_exec_destroy(ex) == 0, "exec destroy");
 }
 
-static atomic_bool condemned;
-
-static int
-flag_condemn(struct sc_exec *ex, uint32_t id, uint64_t turns, const char *why,
-	     void *arg)
-{
-	(void)ex;
-	(void)id;
-	(void)turns;
-	(void)why;
-	(void)arg;
-	atomic_store(&condemned, true);
-	return 0;
-}
-
-static void
-block_then_die_if_condemned(struct rt_probe *p, void *ctx)
-{
-	block_until_released(p, ctx);
-	if (atomic_load(&condemned))
-		sc_panic("condemned by the watchdog");
-}
-
 static void
 kill_policy_kills_the_stalled_unit(void)
 {
@@ -192,12 +174,12 @@ kill_policy_kills_the_stalled_unit(void)
 	    .no_progress_ns = SC_WATCHDOG_OFF,
 	    .policy = SC_WATCHDOG_KILL_STALLED,
 	    .report = count_report,
-	    .condemn = flag_condemn,
 	};
 	struct sc_pool_opts po = {.workers = 2};
 	struct sc_watchdog *wd = NULL;
 	struct sc_exec *ex = NULL;
 	struct sc_pool *pool = NULL;
+	struct sc_panic_record rec;
 	struct rt_probe *p;
 	uint32_t id;
 
@@ -209,7 +191,7 @@ kill_policy_kills_the_stalled_unit(void)
 	CHECK(p != NULL, "probe");
 	if (!p)
 		return;
-	p->on_turn = block_then_die_if_condemned;
+	p->on_turn = block_until_released;
 	CHECK(sc_pool_create(ex, &po, &pool) == 0, "pool");
 	CHECK(sc_exec_kick(ex, id) == 0, "kick");
 	CHECK(sc_watchdog_create(ex, &o, &wd) == 0, "watchdog");
@@ -219,8 +201,73 @@ kill_policy_kills_the_stalled_unit(void)
 	      (unsigned long long)sc_watchdog_condemned(wd));
 	atomic_store(&released, true);
 	CHECK(sc_watchdog_destroy(wd) == 0, "destroy");
-	CHECK(sc_pool_finish(pool, NULL) == SC_EPANIC, "no panic");
+	CHECK(sc_pool_finish(pool, &rec) == SC_EPANIC, "no panic");
+	CHECK(strstr(rec.message, "deadline") != NULL, "message: %s",
+	      rec.message);
 	CHECK(sc_exec_unit_state(ex, id) == SC_UNIT_DEAD, "not dead");
+	CHECK(sc_exec_destroy(ex) == 0, "exec destroy");
+}
+
+/* Condemn whatever turn a snapshot shows running; true once one is
+ * accepted (then *turn is the turn named). */
+static bool
+condemn_a_running_turn(struct sc_exec *ex, uint64_t *turn, uint64_t *refused)
+{
+	struct sc_exec_unit_info u;
+	int rc;
+
+	for (int i = 0; i < 1000000; i++) {
+		(void)sc_exec_snapshot(ex, &u, 1);
+		if (u.state != SC_UNIT_RUNNING &&
+		    u.state != SC_UNIT_RUNNING_KICKED)
+			continue;
+		rc = sc_exec_condemn(ex, u.id, u.turns, "raced and condemned");
+		if (rc == 0) {
+			*turn = u.turns;
+			return true;
+		}
+		CHECK(rc == SC_ESTATE, "condemn answered %d", rc);
+		(*refused)++;
+	}
+	return false;
+}
+
+static void
+condemn_races_the_turns_it_names(void)
+{
+	struct sc_pool_opts po = {.workers = 2};
+	struct sc_exec_unit_info u;
+	struct sc_panic_record rec;
+	struct sc_pool *pool = NULL;
+	struct sc_exec *ex = NULL;
+	uint64_t turn = 0, refused = 0;
+	struct rt_probe *p;
+	uint32_t id;
+
+	CHECK(sc_exec_create(NULL, &ex) == 0, "create");
+	if (failures)
+		return;
+	p = rt_probe_add(ex, &id);
+	CHECK(p != NULL, "probe");
+	if (!p)
+		return;
+	p->result = (struct sc_turn){0, true}; /* runs again and again */
+	CHECK(sc_pool_create(ex, &po, &pool) == 0, "pool");
+	CHECK(sc_exec_kick(ex, id) == 0, "kick");
+	if (!condemn_a_running_turn(ex, &turn, &refused)) {
+		CHECK(false, "no condemn accepted (%llu refused)",
+		      (unsigned long long)refused);
+		sc_exec_shutdown(ex);
+	}
+	(void)sc_pool_finish(pool, NULL);
+	(void)sc_exec_snapshot(ex, &u, 1);
+	CHECK(u.state == SC_UNIT_DEAD, "state %s", sc_unit_state_name(u.state));
+	CHECK(u.turns == turn + 1, "died in turn %llu, condemned %llu",
+	      (unsigned long long)u.turns, (unsigned long long)turn + 1);
+	CHECK(sc_exec_panic(ex, 0, &rec) == 0, "no panic recorded");
+	CHECK(strcmp(rec.message, "raced and condemned") == 0, "message: %s",
+	      rec.message);
+	CHECK(sc_exec_panic(ex, 1, &rec) == SC_ENOENT, "a second panic");
 	CHECK(sc_exec_destroy(ex) == 0, "exec destroy");
 }
 
@@ -230,6 +277,7 @@ main(void)
 	healthy_chain_is_quiet();
 	stall_is_reported_once_per_window();
 	kill_policy_kills_the_stalled_unit();
+	condemn_races_the_turns_it_names();
 	if (failures) {
 		(void)fprintf(stderr, "tsan_watchdog: %d failure(s)\n",
 			      failures);
