@@ -6,14 +6,18 @@
  *                   workload's from-scratch reference;
  *   subcirc place   every placement strategy x worker count on the grid,
  *                   side by side;
- *   subcirc stress  seed ranges x workers x placements under the seeded
- *                   scheduler (or a real pool), checking that the placed
- *                   circuit settles where the single circuit does.
+ *   subcirc stress  seed ranges x workers x placements, on the grid and on
+ *                   random circuits (bench/workload_random.h), under the
+ *                   seeded scheduler (or a real pool), checking that the
+ *                   placed circuit settles where the single circuit does,
+ *                   and, with injected faults, that a panic stays in its
+ *                   unit and is reported.
  *
  * Everything here is a call of the public C API (operators/graph.h,
  * operators/circuit.h, units/placement.h, units/runtime.h,
  * runtime/executor.h, runtime/sim.h, runtime/watchdog.h) and of the grid
- * workload (bench/workload_grid.h), so a program can do the same.
+ * workloads (bench/workload_grid.h, bench/workload_random.h), so a
+ * program can do the same.
  *
  * Latency. Each batch carries a stamp (workload_grid.h): the "totals"
  * output's delta callback, on the worker that ran the step, reads the
