@@ -15,7 +15,7 @@
  *
  * Everything here is a call of the public C API (operators/graph.h,
  * operators/circuit.h, units/placement.h, units/runtime.h,
- * runtime/executor.h, runtime/sim.h, runtime/watchdog.h) and of the grid
+ * runtime/executor.h, runtime/sim.h, runtime/watchdog.h) and of the
  * workloads (bench/workload_grid.h, bench/workload_random.h), so a
  * program can do the same.
  *
