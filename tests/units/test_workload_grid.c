@@ -4,18 +4,14 @@
  * single circuit computes, it is a function of its seed, and its stamp
  * reads back the last batch. The random circuits
  * (bench/workload_random.h): a function of their seed, with outputs.
- *
- * tests/units links subcirc but not sc_bench, so the workload's source is
- * compiled into this program (its names are not in any library it links,
- * so nothing is defined twice).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/workload_grid.c"
-#include "bench/workload_random.c"
+#include "bench/workload_grid.h"
+#include "bench/workload_random.h"
 #include "operators/circuit.h"
 #include "tests/support/prop.h"
 
