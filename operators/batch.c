@@ -989,6 +989,39 @@ small_sort(const uint64_t *src, size_t n, uint64_t *dst, size_t *nout,
 	return ok;
 }
 
+/* A header block with room for `cap` inline records, uninitialised. NULL
+ * if out of memory. */
+static struct sc_batch *
+small_alloc(size_t cap, uint32_t stride)
+{
+	return malloc(sizeof(struct sc_batch) +
+		      cap * stride * sizeof(uint64_t));
+}
+
+/*
+ * Make the block r (room for `cap` records, `nout` of them written after
+ * the header) a batch of one reference. A block left with much less than
+ * its room (rows cancelled) is shrunk, as sc__batch_adopt shrinks, so
+ * sc_batch_bytes stays near the truth. Returns the batch (r may move).
+ */
+static struct sc_batch *
+small_seal(struct sc_batch *r, uint32_t ncols, size_t nout, size_t cap)
+{
+	if (nout < cap - cap / 4) {
+		struct sc_batch *s = realloc(
+		    r, sizeof(*r) + nout * (ncols + 1) * sizeof(uint64_t));
+
+		if (s)
+			r = s;
+	}
+	r->refs = 1;
+	r->ncols = ncols;
+	r->stride = ncols + 1;
+	r->count = nout;
+	r->data = nout ? (uint64_t *)(r + 1) : NULL;
+	return r;
+}
+
 /*
  * Finish a small builder into a batch whose records follow its header in
  * the same allocation: one malloc and one free per batch instead of two
@@ -1001,7 +1034,7 @@ small_finish(struct sc_batch_builder *b, struct sc_batch **out)
 {
 	const uint32_t stride = b->stride;
 	size_t n = b->count, nout = 0;
-	struct sc_batch *r = malloc(sizeof(*r) + n * stride * sizeof(uint64_t));
+	struct sc_batch *r = small_alloc(n, stride);
 
 	if (!r)
 		return sc__fail(SC_ENOMEM,
@@ -1014,20 +1047,8 @@ small_finish(struct sc_batch_builder *b, struct sc_batch **out)
 				"sc_batch_builder_finish: weights of equal "
 				"rows sum beyond int64");
 	}
-	if (nout < n - n / 4) {
-		struct sc_batch *s =
-		    realloc(r, sizeof(*r) + nout * stride * sizeof(uint64_t));
-
-		if (s)
-			r = s;
-	}
-	r->refs = 1;
-	r->ncols = b->ncols;
-	r->stride = stride;
-	r->count = nout;
-	r->data = nout ? (uint64_t *)(r + 1) : NULL;
 	b->count = 0;
-	*out = r;
+	*out = small_seal(r, b->ncols, nout, n);
 	return 0;
 }
 
@@ -1097,16 +1118,26 @@ sc_batch_from_records(uint32_t ncols, const uint64_t *rows,
 
 /* --- merging ------------------------------------------------------------- */
 
+/* A merge of at most SMALL_ROWS rows writes into the records of a small
+ * batch's block (one allocation for the result, as a small builder's). */
 int
 sc__merge_init(struct sc__merge *m, const struct sc_batch *a,
 	       const struct sc_batch *b)
 {
-	uint64_t *buf = rec_alloc(a->count + b->count, a->stride);
+	size_t n = a->count + b->count;
+	struct sc_batch *small = NULL;
+	uint64_t *buf;
 
+	if (n <= SMALL_ROWS) {
+		small = small_alloc(n, a->stride);
+		buf = small ? (uint64_t *)(small + 1) : NULL;
+	} else {
+		buf = rec_alloc(n, a->stride);
+	}
 	if (!buf)
 		return sc__fail(SC_ENOMEM, "merge: out of memory for %zu rows",
-				a->count + b->count);
-	*m = (struct sc__merge){.a = a, .b = b, .out = buf};
+				n);
+	*m = (struct sc__merge){.a = a, .b = b, .out = buf, .small = small};
 	return 0;
 }
 
@@ -1201,18 +1232,27 @@ sc__merge_step(struct sc__merge *m, size_t budget, size_t *moved)
 int
 sc__merge_finish(struct sc__merge *m, struct sc_batch **out)
 {
-	int rc = sc__batch_adopt(m->a->ncols, m->out, m->nout,
-				 m->a->count + m->b->count, out);
+	size_t cap = m->a->count + m->b->count;
+	int rc = 0;
 
+	if (m->small)
+		*out = small_seal(m->small, m->a->ncols, m->nout, cap);
+	else
+		rc = sc__batch_adopt(m->a->ncols, m->out, m->nout, cap, out);
 	m->out = NULL;
+	m->small = NULL;
 	return rc;
 }
 
 void
 sc__merge_abort(struct sc__merge *m)
 {
-	sc__mem_free(m->out);
+	if (m->small)
+		free(m->small);
+	else
+		sc__mem_free(m->out);
 	m->out = NULL;
+	m->small = NULL;
 }
 
 /* --- the group ------------------------------------------------------------ */

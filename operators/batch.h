@@ -18,8 +18,9 @@
  * word (two's complement int64). Interleaving keeps a row and its weight in
  * one cache line and lets sort and merge move a record as one unit. A batch
  * of n rows of c columns takes (c + 1) * 8 * n bytes plus a 32-byte header.
- * A batch built from at most 32 records has its records right after its
- * header, in one allocation (one malloc and one free instead of two each).
+ * A batch built from at most 32 records, or summed from at most 32 rows,
+ * has its records right after its header, in one allocation (one malloc
+ * and one free instead of two each).
  *
  * Building: a builder takes rows in any order (push row + weight), then
  * sc_batch_builder_finish sorts and consolidates them. At most 32 records

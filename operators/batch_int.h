@@ -18,14 +18,16 @@ int sc__batch_adopt(uint32_t ncols, uint64_t *data, size_t count, size_t cap,
 /*
  * A merge of two consolidated batches a + b that can advance a bounded
  * number of input rows at a time. The output buffer is allocated at init
- * (|a| + |b| records) and adopted by the result at finish.
+ * (|a| + |b| records) and adopted by the result at finish; for a small
+ * merge it is the records of the result's own block (`small`).
  */
 struct sc__merge {
 	const struct sc_batch *a; /* borrowed; the caller keeps them alive */
 	const struct sc_batch *b;
-	size_t ia, ib; /* next input row of a and of b */
-	size_t nout;   /* records written to out */
-	uint64_t *out; /* (|a| + |b|) * stride words */
+	size_t ia, ib;		/* next input row of a and of b */
+	size_t nout;		/* records written to out */
+	uint64_t *out;		/* (|a| + |b|) * stride words */
+	struct sc_batch *small; /* out's block when inline, else NULL */
 };
 
 /* Start a + b (same ncols; checked by the caller). SC_ENOMEM. */
