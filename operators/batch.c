@@ -1004,7 +1004,7 @@ small_alloc(size_t cap, uint32_t stride)
  * its room (rows cancelled) is shrunk, as sc__batch_adopt shrinks, so
  * sc_batch_bytes stays near the truth. Returns the batch (r may move).
  */
-static struct sc_batch *
+SC_INLINE struct sc_batch *
 small_seal(struct sc_batch *r, uint32_t ncols, size_t nout, size_t cap)
 {
 	if (nout < cap - cap / 4) {
