@@ -14,23 +14,23 @@ static const struct {
 	const char *name;
 	const char *words;
 } sc_errors[] = {
-	[0] = {"SC_OK", "success"},
-	[1] = {"SC_EINVAL", "invalid argument"},
-	[2] = {"SC_ENOMEM", "out of memory"},
-	[3] = {"SC_EOVERFLOW", "weight or count overflow"},
-	[4] = {"SC_ESCHEMA", "row or batch does not match the schema"},
-	[5] = {"SC_ETYPE", "unknown type"},
-	[6] = {"SC_EFULL", "queue or edge is full"},
-	[7] = {"SC_EEMPTY", "nothing to take"},
-	[8] = {"SC_ENOENT", "no such object"},
-	[9] = {"SC_ESTATE", "object is in the wrong state for this call"},
-	[10] = {"SC_ECYCLE", "cycle without a delay"},
-	[11] = {"SC_EPANIC", "a unit panicked"},
-	[12] = {"SC_ESHUTDOWN", "shut down"},
-	[13] = {"SC_ETIMEDOUT", "timed out"},
-	[14] = {"SC_ECALLBACK", "a user callback failed"},
-	[15] = {"SC_EDEAD", "unit is dead"},
-	[16] = {"SC_EBUSY", "object is still in use"},
+    [0] = {"SC_OK", "success"},
+    [1] = {"SC_EINVAL", "invalid argument"},
+    [2] = {"SC_ENOMEM", "out of memory"},
+    [3] = {"SC_EOVERFLOW", "weight or count overflow"},
+    [4] = {"SC_ESCHEMA", "row or batch does not match the schema"},
+    [5] = {"SC_ETYPE", "unknown type"},
+    [6] = {"SC_EFULL", "queue or edge is full"},
+    [7] = {"SC_EEMPTY", "nothing to take"},
+    [8] = {"SC_ENOENT", "no such object"},
+    [9] = {"SC_ESTATE", "object is in the wrong state for this call"},
+    [10] = {"SC_ECYCLE", "cycle without a delay"},
+    [11] = {"SC_EPANIC", "a unit panicked"},
+    [12] = {"SC_ESHUTDOWN", "shut down"},
+    [13] = {"SC_ETIMEDOUT", "timed out"},
+    [14] = {"SC_ECALLBACK", "a user callback failed"},
+    [15] = {"SC_EDEAD", "unit is dead"},
+    [16] = {"SC_EBUSY", "object is still in use"},
 };
 
 const char *
@@ -67,7 +67,8 @@ sc__fail(int code, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	n = snprintf(sc_last_msg, sizeof(sc_last_msg), "%s: ", sc_errname(code));
+	n = snprintf(sc_last_msg, sizeof(sc_last_msg),
+		     "%s: ", sc_errname(code));
 	if (n < 0 || (size_t)n >= sizeof(sc_last_msg))
 		return code;
 	va_start(ap, fmt);

@@ -19,22 +19,22 @@
 
 enum sc_error {
 	SC_OK = 0,
-	SC_EINVAL = -1,	    /* an argument is NULL, out of range or malformed */
-	SC_ENOMEM = -2,	    /* an allocation failed; nothing was changed */
-	SC_EOVERFLOW = -3,  /* a weight or count would wrap around */
-	SC_ESCHEMA = -4,    /* a row or batch does not match the schema */
-	SC_ETYPE = -5,	    /* an unknown column or aggregate type */
-	SC_EFULL = -6,	    /* a bounded queue or edge is full: try later */
-	SC_EEMPTY = -7,	    /* nothing to take */
-	SC_ENOENT = -8,	    /* no such unit, node, key or symbol */
-	SC_ESTATE = -9,	    /* the object is in a state that refuses this call */
-	SC_ECYCLE = -10,    /* a cycle without a delay */
-	SC_EPANIC = -11,    /* a unit panicked; see the executor's panic record */
+	SC_EINVAL = -1,	   /* an argument is NULL, out of range or malformed */
+	SC_ENOMEM = -2,	   /* an allocation failed; nothing was changed */
+	SC_EOVERFLOW = -3, /* a weight or count would wrap around */
+	SC_ESCHEMA = -4,   /* a row or batch does not match the schema */
+	SC_ETYPE = -5,	   /* an unknown column or aggregate type */
+	SC_EFULL = -6,	   /* a bounded queue or edge is full: try later */
+	SC_EEMPTY = -7,	   /* nothing to take */
+	SC_ENOENT = -8,	   /* no such unit, node, key or symbol */
+	SC_ESTATE = -9,	   /* the object is in a state that refuses this call */
+	SC_ECYCLE = -10,   /* a cycle without a delay */
+	SC_EPANIC = -11, /* a unit panicked; see the executor's panic record */
 	SC_ESHUTDOWN = -12, /* the executor or runtime has shut down */
 	SC_ETIMEDOUT = -13, /* a wait ran past its deadline */
 	SC_ECALLBACK = -14, /* a user callback reported an error */
-	SC_EDEAD = -15,	    /* the unit is dead; frames to it are undeliverable */
-	SC_EBUSY = -16,	    /* the object still has live children or users */
+	SC_EDEAD = -15, /* the unit is dead; frames to it are undeliverable */
+	SC_EBUSY = -16, /* the object still has live children or users */
 	SC__ELAST = -16
 };
 
@@ -68,6 +68,6 @@ void sc_error_clear(void);
  * The message is prefixed with the code's name. Internal to subcirc.
  */
 int sc__fail(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 #endif /* SC_ERROR_H */

@@ -9,7 +9,8 @@
 Test(error, every_code_has_distinct_words_and_name)
 {
 	for (int c = 0; c >= SC__ELAST; c--) {
-		cr_assert_str_neq(sc_strerror(c), "unknown error", "code %d", c);
+		cr_assert_str_neq(sc_strerror(c), "unknown error", "code %d",
+				  c);
 		cr_assert(strncmp(sc_errname(c), "SC_", 3) == 0);
 		for (int d = c - 1; d >= SC__ELAST; d--)
 			cr_assert_str_neq(sc_strerror(c), sc_strerror(d));
@@ -26,9 +27,9 @@ Test(error, fail_returns_its_code_and_keeps_the_detail)
 {
 	sc_error_clear();
 	cr_assert_str_eq(sc_errmsg(), "");
-	cr_assert_eq(sc__fail(SC_ESCHEMA, "row has %d columns, schema has %d",
-			      3, 2),
-		     SC_ESCHEMA);
+	cr_assert_eq(
+	    sc__fail(SC_ESCHEMA, "row has %d columns, schema has %d", 3, 2),
+	    SC_ESCHEMA);
 	cr_assert_str_eq(sc_errmsg(),
 			 "SC_ESCHEMA: row has 3 columns, schema has 2");
 }

@@ -62,16 +62,16 @@ const char *sc_prop_replay(char *buf, size_t len, uint64_t seed,
  * SC_PROP_ASSERT - a Criterion assertion that names the seed and the replay
  * command when it fails. Use inside Test(suite, test) bodies.
  */
-#define SC_PROP_ASSERT(seed, suite, test, cond, ...)                          \
-	do {                                                                  \
-		if (!(cond)) {                                                \
-			char sc_replay_[512];                                 \
-			cr_log_error(__VA_ARGS__);                            \
-			cr_assert_fail("%s", sc_prop_replay(sc_replay_,       \
-							    sizeof(sc_replay_), \
-							    (seed), (suite),  \
-							    (test)));         \
-		}                                                             \
+#define SC_PROP_ASSERT(seed, suite, test, cond, ...)                           \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			char sc_replay_[512];                                  \
+			cr_log_error(__VA_ARGS__);                             \
+			cr_assert_fail(                                        \
+			    "%s",                                              \
+			    sc_prop_replay(sc_replay_, sizeof(sc_replay_),     \
+					   (seed), (suite), (test)));          \
+		}                                                              \
 	} while (0)
 
 #endif /* SC_TEST_PROP_H */
