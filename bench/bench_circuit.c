@@ -35,12 +35,7 @@ static bool use_cpu_clock;
 static uint64_t
 now_ns(void)
 {
-	struct timespec ts;
-
-	if (!use_cpu_clock)
-		return now_ns();
-	(void)clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	return use_cpu_clock ? sc_bench_cpu_ns() : sc_bench_now_ns();
 }
 
 static void
@@ -48,16 +43,6 @@ fail(const char *what)
 {
 	(void)fprintf(stderr, "bench_circuit: %s: %s\n", what, sc_errmsg());
 	exit(1);
-}
-
-static uint64_t
-rng(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
 }
 
 static int
@@ -91,7 +76,7 @@ make_delta(size_t n, uint64_t seed)
 	if (!w)
 		fail("no memory");
 	for (size_t i = 0; i < 2 * n; i++)
-		w[i] = rng(&seed);
+		w[i] = sc_bench_rng(&seed);
 	if (sc_batch_from_records(2, w, NULL, n, &b))
 		fail("delta");
 	free(w);

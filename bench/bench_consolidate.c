@@ -35,11 +35,9 @@ struct stamp {
 static struct stamp
 stamp_now(void)
 {
-	struct timespec ts;
 	struct stamp s;
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	s.cpu = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	s.cpu = sc_bench_cpu_ns();
 	s.wall = sc_bench_now_ns();
 	return s;
 }
@@ -54,16 +52,6 @@ rates_since(struct stamp t0, double items, double *wall, double *cpu)
 	*cpu = items / 1e6 / ((double)(t1.cpu - t0.cpu + 1) / 1e9);
 }
 
-static uint64_t
-rng(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* n records (row words then weight) with ~10% repeated rows. */
 static uint64_t *
 make_input(size_t n, uint64_t seed)
@@ -74,14 +62,14 @@ make_input(size_t n, uint64_t seed)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t *r = d + i * STRIDE;
-		int64_t w = (int64_t)(rng(&s) % 6) - 3;
+		int64_t w = (int64_t)(sc_bench_rng(&s) % 6) - 3;
 
-		if (i > 0 && rng(&s) % 10 == 0) {
-			memcpy(r, d + (rng(&s) % i) * STRIDE,
+		if (i > 0 && sc_bench_rng(&s) % 10 == 0) {
+			memcpy(r, d + (sc_bench_rng(&s) % i) * STRIDE,
 			       NCOLS * sizeof(uint64_t));
 		} else {
-			r[0] = rng(&s);
-			r[1] = rng(&s);
+			r[0] = sc_bench_rng(&s);
+			r[1] = sc_bench_rng(&s);
 		}
 		r[NCOLS] = (uint64_t)(w >= 0 ? w + 1 : w);
 	}

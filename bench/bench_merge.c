@@ -20,16 +20,6 @@
 
 #define NCOLS 2u
 
-static uint64_t
-rng(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* A consolidated batch of n random rows; if `like` is given, 10% of the
  * rows are copied from it, half with the opposite weight. */
 static struct sc_batch *
@@ -44,14 +34,14 @@ make_batch(size_t n, uint64_t seed, const struct sc_batch *like)
 	for (size_t i = 0; i < n; i++) {
 		int64_t w = 1;
 
-		if (like && sc_batch_count(like) && rng(&s) % 10 == 0) {
-			size_t j = rng(&s) % sc_batch_count(like);
+		if (like && sc_batch_count(like) && sc_bench_rng(&s) % 10 == 0) {
+			size_t j = sc_bench_rng(&s) % sc_batch_count(like);
 
 			memcpy(row, sc_batch_row(like, j), sizeof(row));
-			w = rng(&s) % 2 ? -sc_batch_weight(like, j) : 1;
+			w = sc_bench_rng(&s) % 2 ? -sc_batch_weight(like, j) : 1;
 		} else {
-			row[0] = rng(&s);
-			row[1] = rng(&s);
+			row[0] = sc_bench_rng(&s);
+			row[1] = sc_bench_rng(&s);
 		}
 		if (sc_batch_builder_push(&b, row, NCOLS, w))
 			abort();
@@ -71,11 +61,9 @@ struct stamp {
 static struct stamp
 stamp_now(void)
 {
-	struct timespec ts;
 	struct stamp s;
 
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	s.cpu = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	s.cpu = sc_bench_cpu_ns();
 	s.wall = sc_bench_now_ns();
 	return s;
 }

@@ -351,17 +351,6 @@ recompute_scratch(enum kind k, struct table *t, const struct sc_batch *delta,
 	sc_batch_release(in);
 }
 
-/* Thread CPU time: the machine is shared, so wall time would charge other
- * processes' turns to whichever side was running. */
-static uint64_t
-cpu_ns(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* --- one size ---------------------------------------------------------------
  */
 
@@ -471,27 +460,27 @@ bench_size(enum kind k, uint64_t n, int reps, int base_reps)
 	for (int i = 0; i < reps; i++) {
 		struct sc_batch *d = make_delta(k, n, r.next, DELTA * 9 / 10,
 						DELTA / 10, 1, r.gone, &r.seed);
-		uint64_t t0 = cpu_ns(), t1, t2;
+		uint64_t t0 = sc_bench_cpu_ns(), t1, t2;
 
 		r.next += DELTA * 9 / 10;
 		subject_step(&r.s, d, NULL);
-		t1 = cpu_ns();
+		t1 = sc_bench_cpu_ns();
 		subject_work(&r.s, budget);
-		t2 = cpu_ns();
+		t2 = sc_bench_cpu_ns();
 		step[i] = rate(d, t1 - t0);
 		inc[i] = rate(d, t2 - t0);
 		/* The kept integral sees every delta, so it stays equal to
 		 * the operator's; the slower from-scratch baseline runs on
 		 * the first base_reps deltas... */
-		t0 = cpu_ns();
+		t0 = sc_bench_cpu_ns();
 		recompute_kept(k, &r.base_a, d, r.base_b, &out);
-		t1 = cpu_ns();
+		t1 = sc_bench_cpu_ns();
 		kept[i] = rate(d, t1 - t0);
 		if (i < base_reps) {
 			/* ...its table is not used after that. */
-			t0 = cpu_ns();
+			t0 = sc_bench_cpu_ns();
 			recompute_scratch(k, &r.table, d, r.base_b, &out);
-			t1 = cpu_ns();
+			t1 = sc_bench_cpu_ns();
 			scratch[i] = rate(d, t1 - t0);
 		}
 		for (size_t x = 0; x < sc_batch_count(d); x++)

@@ -37,17 +37,6 @@
 
 static int reps;
 
-/* This thread's CPU time: the inline figures use it, so that time the
- * scheduler gives to other processes on a shared machine is not counted. */
-static uint64_t
-cpu_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* All threads' CPU time, for the pool figures. */
 static uint64_t
 proc_cpu_now_ns(void)
@@ -287,14 +276,14 @@ inline_exec(uint64_t turns)
 	pp_add(ex, 0, &id);
 	pp_add(ex, 0, &other);
 	sc_claim_init(&c);
-	t0 = cpu_now_ns();
+	t0 = sc_bench_cpu_ns();
 	for (uint64_t i = 0; i < turns; i++) {
 		(void)sc_exec_kick(ex, id);
 		(void)sc_exec_claim(ex, 0, &c);
 		(void)sc_exec_run(ex, &c, 1);
 		(void)sc_exec_finish(ex, &c);
 	}
-	t1 = cpu_now_ns();
+	t1 = sc_bench_cpu_ns();
 	sc_claim_fini(&c);
 	sc_exec_destroy(ex);
 	return (double)(t1 - t0) / (double)turns;
@@ -308,13 +297,13 @@ inline_baseline(uint64_t turns)
 	uint64_t t0, t1;
 
 	jq_init(&q);
-	t0 = cpu_now_ns();
+	t0 = sc_bench_cpu_ns();
 	for (uint64_t i = 0; i < turns; i++) {
 		jq_push(&q, &j);
 		p = jq_try_pop(&q);
 		job_run(&q, p); /* left == 0: an empty job */
 	}
-	t1 = cpu_now_ns();
+	t1 = sc_bench_cpu_ns();
 	jq_fini(&q);
 	return (double)(t1 - t0) / (double)turns;
 }

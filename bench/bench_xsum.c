@@ -34,16 +34,6 @@ struct group_rec {
 	char pad[56]; /* the rest of a 64-byte group record */
 };
 
-static uint64_t
-rng(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static double *
 make_values(size_t n, uint64_t seed)
 {
@@ -51,7 +41,7 @@ make_values(size_t n, uint64_t seed)
 
 	for (size_t i = 0; v && i < n; i++)
 		v[i] =
-		    (double)((int64_t)(rng(&seed) % 10100000) - 100000) / 100.0;
+		    (double)((int64_t)(sc_bench_rng(&seed) % 10100000) - 100000) / 100.0;
 	return v;
 }
 
@@ -61,7 +51,7 @@ make_groups(size_t n, uint32_t groups, uint64_t seed)
 	uint32_t *g = malloc(n * sizeof(*g));
 
 	for (size_t i = 0; g && i < n; i++)
-		g[i] = (uint32_t)(rng(&seed) % groups);
+		g[i] = (uint32_t)(sc_bench_rng(&seed) % groups);
 	return g;
 }
 

@@ -19,6 +19,15 @@ sc_bench_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t
+sc_bench_cpu_ns(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 bool
 sc_bench_init(int argc, char **argv)
 {

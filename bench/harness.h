@@ -22,6 +22,13 @@
 /* Monotonic time in nanoseconds. */
 uint64_t sc_bench_now_ns(void);
 
+/*
+ * This thread's CPU time in nanoseconds. On a shared machine it leaves out
+ * the time the scheduler gave to other processes, which wall time charges
+ * to whichever side of a comparison happened to be running.
+ */
+uint64_t sc_bench_cpu_ns(void);
+
 /* Parse the common flags (--quick) from argv; returns true in quick mode. */
 bool sc_bench_init(int argc, char **argv);
 
@@ -37,6 +44,17 @@ double sc_bench_median(double *v, size_t n);
  */
 void sc_bench_emit(const char *bench, const char *kase, const char *unit,
 		   double value, const char *baseline, double baseline_value);
+
+/* splitmix64: the next of a seeded sequence of 64-bit random numbers. */
+static inline uint64_t
+sc_bench_rng(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
 
 /* Keep the optimiser from deleting a computation whose result is unused. */
 static inline void
