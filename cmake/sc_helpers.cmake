@@ -27,14 +27,15 @@ endfunction()
 # A file that contains the marker SC_THREADED marks its tests with the label
 # "threaded"; every test gets a label for its layer folder.
 #
-# Criterion exits 0 when its --filter matches nothing; the
-# FAIL_REGULAR_EXPRESSION below turns "Tested: 0" into a failure so that a
+# Criterion exits 0 when its --filter matches nothing; every suite links
+# tests/support/nothing_ran.c, whose report hook exits 2 then, and the
+# FAIL_REGULAR_EXPRESSION below also turns "Tested: 0" into a failure, so a
 # renamed test can never pass silently.
 function(sc_criterion_suite file libs)
   get_filename_component(exe ${file} NAME_WE)
   get_filename_component(dir ${file} DIRECTORY)
   get_filename_component(layer ${dir} NAME)
-  add_executable(${exe} ${file})
+  add_executable(${exe} ${file} ${CMAKE_SOURCE_DIR}/tests/support/nothing_ran.c)
   target_link_libraries(${exe} PRIVATE ${libs} PkgConfig::CRITERION ${SC_ALLOCATOR})
   target_include_directories(${exe} PRIVATE ${CMAKE_SOURCE_DIR})
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${file})
