@@ -3,21 +3,31 @@
 # sc_layer(NAME DEPS): every NAME/*.c becomes the object library
 # sc_NAME_obj and the static library sc_NAME, linked to DEPS. A layer with no
 # sources yet is an interface library so that dependants still configure.
+#
+# The objects are position-independent because the same objects make
+# libsubcirc.so (a PIE object's thread-local accesses, TPOFF32, cannot go
+# into a shared object). -fno-semantic-interposition keeps what -fPIC would
+# otherwise cost the hot path: GCC may still inline and call directly a
+# global function defined in the same file.
+#
+# No layer links an allocator (SC_ALLOCATOR): executables choose theirs.
 set(SC_LAYERS)
 function(sc_layer name deps)
-  file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/${name}/*.c)
+  file(GLOB srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${name}/*.c)
   if(srcs)
     add_library(sc_${name}_obj OBJECT ${srcs})
-    target_include_directories(sc_${name}_obj PUBLIC ${CMAKE_SOURCE_DIR})
+    set_target_properties(sc_${name}_obj PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    target_compile_options(sc_${name}_obj PRIVATE -fno-semantic-interposition)
+    target_include_directories(sc_${name}_obj PUBLIC ${PROJECT_SOURCE_DIR})
     target_link_libraries(sc_${name}_obj PUBLIC ${deps} PkgConfig::CK m)
     add_library(sc_${name} STATIC $<TARGET_OBJECTS:sc_${name}_obj>)
-    target_link_libraries(sc_${name} PUBLIC ${deps} PkgConfig::CK m ${SC_ALLOCATOR})
-    target_include_directories(sc_${name} PUBLIC ${CMAKE_SOURCE_DIR})
+    target_link_libraries(sc_${name} PUBLIC ${deps} PkgConfig::CK m)
+    target_include_directories(sc_${name} PUBLIC ${PROJECT_SOURCE_DIR})
     set(SC_LAYERS ${SC_LAYERS} ${name} PARENT_SCOPE)
   else()
     add_library(sc_${name} INTERFACE)
     target_link_libraries(sc_${name} INTERFACE ${deps})
-    target_include_directories(sc_${name} INTERFACE ${CMAKE_SOURCE_DIR})
+    target_include_directories(sc_${name} INTERFACE ${PROJECT_SOURCE_DIR})
   endif()
 endfunction()
 
@@ -37,7 +47,7 @@ function(sc_criterion_suite file libs)
   get_filename_component(layer ${dir} NAME)
   add_executable(${exe} ${file} ${CMAKE_SOURCE_DIR}/tests/support/nothing_ran.c)
   target_link_libraries(${exe} PRIVATE ${libs} PkgConfig::CRITERION ${SC_ALLOCATOR})
-  target_include_directories(${exe} PRIVATE ${CMAKE_SOURCE_DIR})
+  target_include_directories(${exe} PRIVATE ${PROJECT_SOURCE_DIR})
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${file})
   file(READ ${file} text)
   set(labels ${layer})
@@ -67,7 +77,7 @@ function(sc_program_test file libs labels)
   get_filename_component(exe ${file} NAME_WE)
   add_executable(${exe} ${file})
   target_link_libraries(${exe} PRIVATE ${libs} ${SC_ALLOCATOR})
-  target_include_directories(${exe} PRIVATE ${CMAKE_SOURCE_DIR})
+  target_include_directories(${exe} PRIVATE ${PROJECT_SOURCE_DIR})
   add_test(NAME program.${exe} COMMAND ${exe})
   set_tests_properties(program.${exe} PROPERTIES LABELS "${labels}")
 endfunction()

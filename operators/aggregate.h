@@ -56,6 +56,10 @@
 #ifndef SC_AGGREGATE_H
 #define SC_AGGREGATE_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -131,5 +135,9 @@ size_t sc_aggregate_bytes(const struct sc_aggregate *agg);
 
 /* sc_aggregate_destroy - free. NULL is allowed. */
 void sc_aggregate_destroy(struct sc_aggregate *agg);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_AGGREGATE_H */

@@ -62,6 +62,10 @@
 #ifndef SC_BATCH_H
 #define SC_BATCH_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -315,5 +319,9 @@ void sc_batch_cache_trim(void);
 
 /* sc_batch_cache_bytes - bytes the large-buffer cache holds now. */
 size_t sc_batch_cache_bytes(void);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_BATCH_H */

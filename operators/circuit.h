@@ -72,6 +72,10 @@
 #ifndef SC_CIRCUIT_H
 #define SC_CIRCUIT_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -210,5 +214,9 @@ int sc_circuit_node_stats(const struct sc_circuit *c, int node,
  * sc_circuit_node_stats; then its boundary. For logs and debugging.
  */
 void sc_circuit_fprint(FILE *f, const struct sc_circuit *c);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_CIRCUIT_H */

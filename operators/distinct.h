@@ -28,6 +28,10 @@
 #ifndef SC_DISTINCT_H
 #define SC_DISTINCT_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -68,5 +72,9 @@ size_t sc_distinct_bytes(const struct sc_distinct *d);
 
 /* sc_distinct_destroy - free. NULL is allowed. */
 void sc_distinct_destroy(struct sc_distinct *d);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_DISTINCT_H */

@@ -17,6 +17,10 @@
 #ifndef SC_ERROR_H
 #define SC_ERROR_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum sc_error {
 	SC_OK = 0,
 	SC_EINVAL = -1,	   /* an argument is NULL, out of range or malformed */
@@ -69,5 +73,9 @@ void sc_error_clear(void);
  */
 int sc__fail(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_ERROR_H */

@@ -72,6 +72,10 @@
 #ifndef SC_GRAPH_H
 #define SC_GRAPH_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -362,5 +366,9 @@ void sc_cut_fini(struct sc_cut *c);
 /* Freeze (count one more circuit) / thaw (one fewer). Internal. */
 void sc__graph_freeze(struct sc_graph *g);
 void sc__graph_thaw(struct sc_graph *g);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_GRAPH_H */

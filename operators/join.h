@@ -54,6 +54,10 @@
 #ifndef SC_JOIN_H
 #define SC_JOIN_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -127,5 +131,9 @@ int sc_antijoin_step(struct sc_antijoin *aj, const struct sc_batch *da,
 int sc_antijoin_work(struct sc_antijoin *aj, size_t budget);
 size_t sc_antijoin_pending(const struct sc_antijoin *aj);
 void sc_antijoin_destroy(struct sc_antijoin *aj);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_JOIN_H */

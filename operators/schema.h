@@ -38,6 +38,10 @@
 #ifndef SC_SCHEMA_H
 #define SC_SCHEMA_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -267,5 +271,9 @@ sc_row_hash(const uint64_t *row, size_t ncols)
 	h *= 0x94d049bb133111ebULL;
 	return h ^ (h >> 29);
 }
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_SCHEMA_H */

@@ -30,6 +30,10 @@
 #ifndef SC_SYMBOL_H
 #define SC_SYMBOL_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -106,5 +110,9 @@ uint64_t sc_symtab_refs(struct sc_symtab *t, uint64_t id);
 
 /* sc_symtab_bytes - bytes the table holds now (entries, hash, text). */
 size_t sc_symtab_bytes(struct sc_symtab *t);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_SYMBOL_H */

@@ -39,6 +39,10 @@
 #ifndef SC_TRACE_H
 #define SC_TRACE_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -149,5 +153,9 @@ int sc_trace_cursor_next(struct sc_trace_cursor *c, const uint64_t **row,
  */
 int sc_trace_lookup(const struct sc_trace *t, const uint64_t *key, uint32_t k,
 		    struct sc_batch **out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_TRACE_H */

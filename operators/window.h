@@ -24,6 +24,10 @@
 #ifndef SC_WINDOW_H
 #define SC_WINDOW_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stdint.h>
 
 #include "operators/graph.h"
@@ -49,5 +53,9 @@ int sc_window_tumbling(struct sc_graph *g, int from, uint32_t time_col,
  */
 int sc_window_hopping(struct sc_graph *g, int from, uint32_t time_col,
 		      int64_t width, int64_t hop);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_WINDOW_H */

@@ -92,6 +92,10 @@
 #ifndef SC_XSUM_H
 #define SC_XSUM_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -319,5 +323,9 @@ bool sc_xsum_is_compact(const struct sc_xsum *x);
  * if it grew (not counting the allocator's own overhead). 0 for NULL.
  */
 size_t sc_xsum_bytes(const struct sc_xsum *x);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_XSUM_H */

@@ -66,6 +66,10 @@
 #ifndef SC_RUNTIME_EXECUTOR_H
 #define SC_RUNTIME_EXECUTOR_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -298,5 +302,9 @@ uint64_t sc_exec_now_ns(void);
 /* sc_claim_init / sc_claim_fini - claimer storage (fini frees nbrs). */
 void sc_claim_init(struct sc_claim *c);
 void sc_claim_fini(struct sc_claim *c);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_RUNTIME_EXECUTOR_H */

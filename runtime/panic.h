@@ -33,6 +33,19 @@
 #ifndef SC_RUNTIME_PANIC_H
 #define SC_RUNTIME_PANIC_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* C11's _Noreturn is spelled [[noreturn]] in C++. */
+#ifndef SC_NORETURN
+#ifdef __cplusplus
+#define SC_NORETURN [[noreturn]]
+#else
+#define SC_NORETURN _Noreturn
+#endif
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -59,7 +72,7 @@ struct sc_panic_record {
  * the innermost guard on this thread; with no guard, prints the message to
  * stderr and aborts. Never returns.
  */
-_Noreturn void sc_panic(const char *fmt, ...)
+SC_NORETURN void sc_panic(const char *fmt, ...)
     __attribute__((format(printf, 1, 2)));
 
 /*
@@ -73,8 +86,8 @@ _Noreturn void sc_panic(const char *fmt, ...)
 					__VA_ARGS__);                          \
 	} while (0)
 
-_Noreturn void sc__assert_fail(const char *cond, const char *file, int line,
-			       const char *fmt, ...)
+SC_NORETURN void sc__assert_fail(const char *cond, const char *file, int line,
+				 const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
 /*
@@ -119,5 +132,9 @@ int sc_panic_catch_faults(bool on);
  * negative n turns the hook off (the default).
  */
 void sc__xmalloc_fail_after(int n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_RUNTIME_PANIC_H */

@@ -14,6 +14,10 @@
 #ifndef SC_RUNTIME_POOL_H
 #define SC_RUNTIME_POOL_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -54,5 +58,9 @@ int sc_pool_destroy(struct sc_pool *pool, struct sc_panic_record *first);
 
 /* How many worker threads this pool started. */
 uint32_t sc_pool_workers(const struct sc_pool *pool);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_RUNTIME_POOL_H */

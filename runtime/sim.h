@@ -23,6 +23,10 @@
 #ifndef SC_RUNTIME_SIM_H
 #define SC_RUNTIME_SIM_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -77,5 +81,9 @@ int sc_sim_run(struct sc_exec *ex, const struct sc_sim_opts *opts,
  */
 const char *sc_sim_replay_line(char *buf, size_t len, uint64_t seed,
 			       const char *suite, const char *test);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_RUNTIME_SIM_H */

@@ -28,6 +28,10 @@
 #ifndef SC_RUNTIME_UNIT_H
 #define SC_RUNTIME_UNIT_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -99,5 +103,9 @@ struct sc_unit {
 	const struct sc_unit_ops *ops; /* never NULL; turn, neighbours, name and
 					  destroy must be set */
 };
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_RUNTIME_UNIT_H */

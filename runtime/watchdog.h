@@ -55,6 +55,10 @@
 #ifndef SC_RUNTIME_WATCHDOG_H
 #define SC_RUNTIME_WATCHDOG_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -189,5 +193,9 @@ int sc_watchdog_wait(struct sc_watchdog *wd, enum sc_watchdog_kind k,
  * room. Any thread; takes the executor's lock briefly.
  */
 size_t sc_watchdog_dump(struct sc_exec *ex, char *buf, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_RUNTIME_WATCHDOG_H */

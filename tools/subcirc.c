@@ -52,6 +52,7 @@
 #include "operators/circuit.h"
 #include "operators/error.h"
 #include "operators/graph.h"
+#include "operators/version.h"
 #include "runtime/executor.h"
 #include "runtime/sim.h"
 #include "runtime/watchdog.h"
@@ -1678,6 +1679,10 @@ main(int argc, char **argv)
 			(void)fputs(usage_stress, stdout);
 		else
 			(void)fputs(usage_main, stdout);
+		return 0;
+	}
+	if (!strcmp(cmd, "--version")) {
+		(void)printf("subcirc %s\n", sc_version_string());
 		return 0;
 	}
 	if (!strcmp(cmd, "run"))

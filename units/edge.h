@@ -83,6 +83,10 @@
 #ifndef SC_UNITS_EDGE_H
 #define SC_UNITS_EDGE_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -237,5 +241,9 @@ void sc_edge_traffic(const struct sc_edge *e, struct sc_edge_traffic *out);
  */
 void sc_edge_undeliverable(const struct sc_edge *e, uint64_t *frames,
 			   uint64_t *rows);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_UNITS_EDGE_H */

@@ -52,6 +52,10 @@
 #ifndef SC_UNITS_PLACEMENT_H
 #define SC_UNITS_PLACEMENT_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -166,5 +170,9 @@ int sc_placement_fprint(const struct sc_placement *p, FILE *f);
  * SC_EINVAL.
  */
 int sc_placement_fprint_dot(const struct sc_placement *p, FILE *f);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_UNITS_PLACEMENT_H */

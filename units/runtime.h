@@ -50,6 +50,10 @@
 #ifndef SC_UNITS_RUNTIME_H
 #define SC_UNITS_RUNTIME_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -183,5 +187,9 @@ struct sc_exec *sc_runtime_exec(struct sc_runtime *rt);
  * max into ids and returns how many there are (0: no such unit). */
 size_t sc_runtime_unit_ids(const struct sc_runtime *rt, uint32_t unit,
 			   uint32_t *ids, size_t max);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_UNITS_RUNTIME_H */

@@ -54,6 +54,10 @@
 #ifndef SC_UNITS_SUBCIRCUIT_H
 #define SC_UNITS_SUBCIRCUIT_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -147,5 +151,9 @@ uint64_t sc_subcircuit_frames_in(const struct sc_subcircuit *s);
  */
 int sc_batch_route(const struct sc_batch *b, uint32_t key, uint32_t n,
 		   struct sc_batch **out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_UNITS_SUBCIRCUIT_H */
