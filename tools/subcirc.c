@@ -7,7 +7,7 @@
  *   subcirc place   every placement strategy x worker count on the grid,
  *                   side by side;
  *   subcirc stress  seed ranges x workers x placements, on the grid and on
- *                   random circuits (bench/workload_random.h), under the
+ *                   random circuits (bench/workloads/random.h), under the
  *                   seeded scheduler (or a real pool), checking that the
  *                   placed circuit settles where the single circuit does,
  *                   and, with injected faults, that a panic stays in its
@@ -16,10 +16,10 @@
  * Everything here is a call of the public C API (operators/graph.h,
  * operators/circuit.h, units/placement.h, units/runtime.h,
  * runtime/executor.h, runtime/sim.h, runtime/watchdog.h) and of the
- * workloads (bench/workload_grid.h, bench/workload_random.h), so a
+ * workloads (bench/workloads/grid.h, bench/workloads/random.h), so a
  * program can do the same.
  *
- * Latency. Each batch carries a stamp (workload_grid.h): the "totals"
+ * Latency. Each batch carries a stamp (bench/workloads/grid.h): the "totals"
  * output's delta callback, on the worker that ran the step, reads the
  * newest stamp that came through, and every batch up to it is done at that
  * moment. A batch's latency is from the submit call that accepted it (a
@@ -46,8 +46,8 @@
 #include <unistd.h>
 
 #include "bench/harness.h"
-#include "bench/workload_grid.h"
-#include "bench/workload_random.h"
+#include "bench/workloads/grid.h"
+#include "bench/workloads/random.h"
 #include "operators/batch.h"
 #include "operators/circuit.h"
 #include "operators/error.h"

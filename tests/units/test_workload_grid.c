@@ -1,17 +1,17 @@
 /*
  * test_workload_grid.c - the workloads `subcirc run/place/stress` drive.
- * The grid (bench/workload_grid.h): its from-scratch reference is what the
+ * The grid (bench/workloads/grid.h): its from-scratch reference is what the
  * single circuit computes, it is a function of its seed, and its stamp
  * reads back the last batch. The random circuits
- * (bench/workload_random.h): a function of their seed, with outputs.
+ * (bench/workloads/random.h): a function of their seed, with outputs.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/workload_grid.h"
-#include "bench/workload_random.h"
+#include "bench/workloads/grid.h"
+#include "bench/workloads/random.h"
 #include "operators/circuit.h"
 #include "tests/support/prop.h"
 
