@@ -238,6 +238,21 @@ sc_grid_staged(const struct sc_grid *gr, int32_t *map, size_t n)
 	return 0;
 }
 
+int
+sc_grid_settle_step(void *ctx, size_t i, struct sc_settle_step *out)
+{
+	struct sc_grid_feed *f = ctx;
+	int rc;
+
+	(void)i; /* the grid's batches come in sequence */
+	if (!f || !out)
+		return sc__fail(SC_EINVAL, "sc_grid_settle_step: NULL");
+	if ((rc = sc_grid_next(f->gr, f->edits, &out->batch)) != 0)
+		return rc;
+	out->input = f->gr->n.cells;
+	return 0;
+}
+
 uint64_t
 sc_grid_seq(const struct sc_grid *gr)
 {

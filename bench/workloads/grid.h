@@ -44,6 +44,7 @@
 #include "operators/batch.h"
 #include "operators/error.h"
 #include "operators/graph.h"
+#include "units/settle.h"
 
 struct sc_grid;
 
@@ -105,6 +106,18 @@ int sc_grid_staged(const struct sc_grid *gr, int32_t *map, size_t n);
  * moves on. Returns 0, SC_EINVAL, SC_ENOMEM (nothing changed then).
  */
 int sc_grid_next(struct sc_grid *gr, size_t edits, struct sc_batch **out);
+
+/*
+ * The grid as a settle workload (units/settle.h): sc_grid_settle_step is
+ * an sc_settle_gen_fn whose ctx is a struct sc_grid_feed; submission i is
+ * sc_grid_next(gr, edits) to the "cells" input. Returns what
+ * sc_grid_next does.
+ */
+struct sc_grid_feed {
+	struct sc_grid *gr; /* borrowed */
+	size_t edits;	    /* cell edits per batch, >= 1 */
+};
+int sc_grid_settle_step(void *ctx, size_t i, struct sc_settle_step *out);
 
 /* sc_grid_seq - how many batches sc_grid_next has made (the last stamp). */
 uint64_t sc_grid_seq(const struct sc_grid *gr);

@@ -277,3 +277,12 @@ sc_randc_next(struct sc_randc *rc, int *input, struct sc_batch **out)
 	*input = in;
 	return 0;
 }
+
+int
+sc_randc_settle_step(void *ctx, size_t i, struct sc_settle_step *out)
+{
+	(void)i; /* the deltas come in sequence */
+	if (!out)
+		return sc__fail(SC_EINVAL, "sc_randc_settle_step: NULL out");
+	return sc_randc_next(ctx, &out->input, &out->batch);
+}

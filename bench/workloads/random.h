@@ -30,6 +30,7 @@
 #include "operators/batch.h"
 #include "operators/error.h"
 #include "operators/graph.h"
+#include "units/settle.h"
 
 struct sc_randc;
 
@@ -61,5 +62,12 @@ size_t sc_randc_outputs(const struct sc_randc *rc, int *ids, size_t max);
  * batch, caller releases). Returns 0, SC_EINVAL, SC_ENOMEM.
  */
 int sc_randc_next(struct sc_randc *rc, int *input, struct sc_batch **out);
+
+/*
+ * sc_randc_settle_step - the random circuit as a settle workload
+ * (units/settle.h): an sc_settle_gen_fn whose ctx is the struct sc_randc;
+ * submission i is sc_randc_next. Returns what sc_randc_next does.
+ */
+int sc_randc_settle_step(void *ctx, size_t i, struct sc_settle_step *out);
 
 #endif /* SC_BENCH_WORKLOADS_RANDOM_H */
