@@ -13,13 +13,13 @@
 #include "operators/circuit.h"
 #include "operators/schema.h"
 
-#define SETTLE_MAX_UNITS      64
-#define SETTLE_MAX_STEPS      2000000ull
-#define SETTLE_TIMEOUT_NS     10000000000ull
-#define SETTLE_ROW_TEXT	      160 /* a row as text in a message */
+#define SETTLE_MAX_UNITS  64
+#define SETTLE_MAX_STEPS  2000000ull
+#define SETTLE_TIMEOUT_NS 10000000000ull
+#define SETTLE_ROW_TEXT	  160 /* a row as text in a message */
 
 struct sc_settle_work {
-	struct sc_graph *g; /* borrowed */
+	struct sc_graph *g;	      /* borrowed */
 	struct sc_settle_step *steps; /* batches retained */
 	size_t n;
 	unsigned flags;
@@ -323,14 +323,13 @@ static void
 drive_sim(struct run *r)
 {
 	struct sim_host h = {.r = r};
-	struct sc_sim_opts so = {.seed = r->o->seed,
-				 .held_max = r->o->units ? r->o->units : 1,
-				 .budget = r->o->budget,
-				 .max_steps = r->o->max_steps
-						  ? r->o->max_steps
-						  : SETTLE_MAX_STEPS,
-				 .host = sim_host_step,
-				 .host_ctx = &h};
+	struct sc_sim_opts so = {
+	    .seed = r->o->seed,
+	    .held_max = r->o->units ? r->o->units : 1,
+	    .budget = r->o->budget,
+	    .max_steps = r->o->max_steps ? r->o->max_steps : SETTLE_MAX_STEPS,
+	    .host = sim_host_step,
+	    .host_ctx = &h};
 	int rc = sc_sim_run(sc_runtime_exec(r->rt), &so, &r->res->sim);
 
 	if (rc == SC_EPANIC && r->faults) {
@@ -393,8 +392,8 @@ pool_hosts(struct run *r)
 	int rc = 0;
 
 	for (uint32_t t = 0; t < n; t++)
-		u[t] = (struct pool_host){
-		    .r = r, .first = t, .step = n, .rc = 0};
+		u[t] =
+		    (struct pool_host){.r = r, .first = t, .step = n, .rc = 0};
 	for (started = 1; started < n && !rc; started++)
 		if (pthread_create(&u[started].th, NULL, pool_host_main,
 				   &u[started]) != 0)
@@ -423,9 +422,9 @@ static int
 drive_pool(struct run *r)
 {
 	const struct sc_settle_opts *o = r->o;
-	void *guard =
-	    o->guard_begin ? o->guard_begin(o->guard_ctx, sc_runtime_exec(r->rt))
-			   : NULL;
+	void *guard = o->guard_begin
+			  ? o->guard_begin(o->guard_ctx, sc_runtime_exec(r->rt))
+			  : NULL;
 	int rc = pool_hosts(r);
 
 	if (!rc) {
@@ -464,14 +463,14 @@ row_text(const uint64_t *row, const struct sc_schema *s, uint32_t ncols,
 
 	buf[0] = 0;
 	for (uint32_t c = 0; c < ncols && at + 24 < len; c++) {
-		enum sc_type t = s && s->ncols == ncols ? s->types[c]
-							: SC_TYPE_U64;
-		int k = t == SC_TYPE_I64
-			    ? snprintf(buf + at, len - at, "%s%lld",
-				       c ? ", " : "(",
-				       (long long)sc_dec_i64(row[c]))
-			    : snprintf(buf + at, len - at, "%s%#" PRIx64,
-				       c ? ", " : "(", row[c]);
+		enum sc_type t =
+		    s && s->ncols == ncols ? s->types[c] : SC_TYPE_U64;
+		int k =
+		    t == SC_TYPE_I64
+			? snprintf(buf + at, len - at, "%s%lld", c ? ", " : "(",
+				   (long long)sc_dec_i64(row[c]))
+			: snprintf(buf + at, len - at, "%s%#" PRIx64,
+				   c ? ", " : "(", row[c]);
 
 		if (k > 0)
 			at += (size_t)k;
@@ -500,8 +499,8 @@ record_difference(struct run *r, size_t i, struct sc_batch *got)
 	sc_batch_release(neg);
 	res->output = r->w->outputs[i];
 	if (sc_graph_node_info(r->w->g, res->output, &ni) == 0)
-		(void)snprintf(res->output_name, sizeof(res->output_name),
-			       "%s", ni.name);
+		(void)snprintf(res->output_name, sizeof(res->output_name), "%s",
+			       ni.name);
 	res->placed = sc_batch_retain(got);
 	res->single = sc_batch_retain(r->w->expect[i]);
 	res->ndiff_total = sc_batch_count(d);
@@ -522,7 +521,8 @@ record_difference(struct run *r, size_t i, struct sc_batch *got)
 		f->single = sw;
 	}
 	if (res->ndiff)
-		row_text(res->diff[0].row, sc_graph_schema(r->w->g, res->output),
+		row_text(res->diff[0].row,
+			 sc_graph_schema(r->w->g, res->output),
 			 sc_batch_ncols(got), text, sizeof(text));
 	run_fail(r, SC_ESTATE,
 		 "output '%s' (node %d) differs from the single circuit's: "

@@ -113,8 +113,8 @@ int sc_settle_work_create(struct sc_graph *g,
  * gen(ctx, i, ...) for i = 0 .. n-1 in order. Returns what create does, or
  * the first error gen returns.
  */
-int sc_settle_work_generate(struct sc_graph *g, sc_settle_gen_fn gen,
-			    void *ctx, size_t n, unsigned flags,
+int sc_settle_work_generate(struct sc_graph *g, sc_settle_gen_fn gen, void *ctx,
+			    size_t n, unsigned flags,
 			    struct sc_settle_work **out);
 
 /*
@@ -156,18 +156,18 @@ typedef int (*sc_settle_verify_fn)(void *ctx, int output,
 
 struct sc_settle_opts {
 	enum sc_settle_mode mode;
-	uint64_t seed;		/* sim: chooses the order of events */
-	uint32_t units;		/* sim: units held at once; pool: worker
-				   threads; 1..64 (0 means 1) */
-	uint32_t hosts;		/* pool: host threads submitting at once,
-				   0..SC_SETTLE_MAX_HOSTS (0 means 1) */
-	uint32_t budget;	/* frames per turn; 0: sim draws 1..4 per
-				   turn, the pool takes the runtime's */
-	uint32_t edge_capacity; /* frames, a power of two; 0: default */
-	size_t outbox_bound;	/* rows; 0: the runtime's default */
-	uint64_t max_steps;	/* sim: events before giving up; 0: 2e6 */
-	uint64_t timeout_ns;	/* pool: each blocking submit and the wait
-				   for idle; 0: 10 s */
+	uint64_t seed;		    /* sim: chooses the order of events */
+	uint32_t units;		    /* sim: units held at once; pool: worker
+				       threads; 1..64 (0 means 1) */
+	uint32_t hosts;		    /* pool: host threads submitting at once,
+				       0..SC_SETTLE_MAX_HOSTS (0 means 1) */
+	uint32_t budget;	    /* frames per turn; 0: sim draws 1..4 per
+				       turn, the pool takes the runtime's */
+	uint32_t edge_capacity;	    /* frames, a power of two; 0: default */
+	size_t outbox_bound;	    /* rows; 0: the runtime's default */
+	uint64_t max_steps;	    /* sim: events before giving up; 0: 2e6 */
+	uint64_t timeout_ns;	    /* pool: each blocking submit and the wait
+				       for idle; 0: 10 s */
 	sc_settle_verify_fn verify; /* NULL: none */
 	void *verify_ctx;
 	/* pool: called with the executor once the runtime is built and
@@ -191,17 +191,17 @@ struct sc_settle_diff {
 
 /* What a run found. */
 struct sc_settle_result {
-	bool ok;	       /* settled, idle invariant held, all equal */
-	int error;	       /* 0, or the code of what failed */
-	char why[640];	       /* when !ok: what failed, by name */
-	char replay[768];      /* the command or C call that replays it */
-	int output;	       /* the first output that differs, or -1 */
-	char output_name[128]; /* its node name ("" when none) */
+	bool ok;		 /* settled, idle invariant held, all equal */
+	int error;		 /* 0, or the code of what failed */
+	char why[640];		 /* when !ok: what failed, by name */
+	char replay[768];	 /* the command or C call that replays it */
+	int output;		 /* the first output that differs, or -1 */
+	char output_name[128];	 /* its node name ("" when none) */
 	struct sc_batch *placed; /* its placed integral (owned), or NULL */
 	struct sc_batch *single; /* its reference integral (owned) */
 	struct sc_settle_diff diff[SC_SETTLE_MAX_DIFF]; /* first rows */
-	size_t ndiff;	       /* rows in diff[] */
-	size_t ndiff_total;    /* rows that differ, all of them */
+	size_t ndiff;					/* rows in diff[] */
+	size_t ndiff_total; /* rows that differ, all of them */
 	/* the schedule */
 	struct sc_sim_result sim;      /* sim: the scheduler's statistics */
 	uint64_t submits;	       /* submissions accepted */
@@ -227,8 +227,7 @@ struct sc_settle_result {
  *                thread could not be started, or SC_ENOMEM; res->why
  *                says which
  */
-int sc_settle_run(const struct sc_settle_work *w,
-		  const struct sc_placement *p,
+int sc_settle_run(const struct sc_settle_work *w, const struct sc_placement *p,
 		  const struct sc_settle_opts *opts,
 		  struct sc_settle_result *res);
 

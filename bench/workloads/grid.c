@@ -228,8 +228,9 @@ int
 sc_grid_staged(const struct sc_grid *gr, int32_t *map, size_t n)
 {
 	if (!gr || !map || n != sc_graph_node_count(gr->g))
-		return sc__fail(SC_EINVAL, "sc_grid_staged: NULL or a map of "
-					   "%zu entries for %zu nodes",
+		return sc__fail(SC_EINVAL,
+				"sc_grid_staged: NULL or a map of "
+				"%zu entries for %zu nodes",
 				n, gr ? sc_graph_node_count(gr->g) : 0);
 	/* The first stage is every node built up to agg_col (grid_build's
 	 * order): cells, agg_row, by_col, agg_col. */

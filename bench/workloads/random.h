@@ -5,13 +5,13 @@
  * A random circuit is a graph of 1..3 inputs and 2..11 operators drawn
  * from those whose output is a function of their input's integral (map,
  * filter, flat_map, index_by, plus, negate, minus, join, antijoin,
- * distinct, aggregate, a hopping window): the operators every placement must settle exactly where the
- * single circuit does (units/runtime.h). Every stream has the same
- * schema, (key, value) as two i64 columns, so that any operator can read
- * any stream: a join's three columns are projected back to (key, right
- * value), an aggregate's output is (key, sum), a window's (key, start). Keys stay in 0..7 so that
- * joins and groups meet. Every stream that no operator reads becomes an
- * output.
+ * distinct, aggregate, a hopping window): the operators every placement must
+ * settle exactly where the single circuit does (units/runtime.h). Every stream
+ * has the same schema, (key, value) as two i64 columns, so that any operator
+ * can read any stream: a join's three columns are projected back to (key, right
+ * value), an aggregate's output is (key, sum), a window's (key, start). Keys
+ * stay in 0..7 so that joins and groups meet. Every stream that no operator
+ * reads becomes an output.
  *
  * The workload (sc_randc_next) is a seeded list of small deltas (1..4
  * rows, weights +1 or -1) to random inputs. The same seed makes the same

@@ -152,9 +152,8 @@ Test(settle, random_circuits_settle_to_the_single_circuit_for_any_order,
 		cr_assert_eq(sc_randc_create(seed, &rc), 0);
 		w = random_work(rc, 16);
 		for (uint32_t held = 1; held <= 4; held++) {
-			struct sc_settle_opts o = {.mode = SC_SETTLE_SIM,
-						   .seed = seed,
-						   .units = held};
+			struct sc_settle_opts o = {
+			    .mode = SC_SETTLE_SIM, .seed = seed, .units = held};
 
 			sizes(&o, seed + held);
 			all_strategies(w, &o, seed,
@@ -181,9 +180,8 @@ Test(settle, grid_example_settles_to_the_single_circuit_for_any_order,
 		struct sc_settle_work *w = grid_work(gr, 12, 6);
 
 		for (uint32_t held = 1; held <= 4; held++) {
-			struct sc_settle_opts o = {.mode = SC_SETTLE_SIM,
-						   .seed = seed,
-						   .units = held};
+			struct sc_settle_opts o = {
+			    .mode = SC_SETTLE_SIM, .seed = seed, .units = held};
 
 			sizes(&o, seed + held);
 			all_strategies(w, &o, seed,
@@ -285,7 +283,8 @@ Test(settle, a_planted_difference_is_reported_with_the_output_and_its_rows)
 {
 	enum sc_type t[2] = {SC_TYPE_I64, SC_TYPE_I64};
 	struct sc_settle_step steps[4], planted[5];
-	struct sc_settle_opts o = {.mode = SC_SETTLE_SIM, .seed = 3, .units = 2};
+	struct sc_settle_opts o = {
+	    .mode = SC_SETTLE_SIM, .seed = 3, .units = 2};
 	struct sc_settle_result res;
 	struct sc_settle_work *w = NULL;
 	struct sc_placement *p = NULL;
@@ -302,8 +301,8 @@ Test(settle, a_planted_difference_is_reported_with_the_output_and_its_rows)
 		steps[i] = planted[i] = (struct sc_settle_step){
 		    .input = in, .batch = one_row(i, 10 * i, 1)};
 	/* The reference is fed one row more: (7, 70) once. */
-	planted[4] = (struct sc_settle_step){.input = in,
-					     .batch = one_row(7, 70, 1)};
+	planted[4] =
+	    (struct sc_settle_step){.input = in, .batch = one_row(7, 70, 1)};
 	cr_assert_eq(sc_settle_work_create(g, steps, 4, 0, &w), 0);
 	cr_assert_eq(sc_settle_work_reference(w, planted, 5), 0);
 	cr_assert_eq(sc_placement_parse(g, "per-node", 1, &p), 0);
@@ -348,7 +347,8 @@ Test(settle, a_planted_difference_in_the_grid_names_its_first_output)
 {
 	struct sc_grid_opts go = {.rows = 3, .cols = 3, .seed = 5};
 	struct sc_settle_step steps[6], planted[7];
-	struct sc_settle_opts o = {.mode = SC_SETTLE_SIM, .seed = 9, .units = 3};
+	struct sc_settle_opts o = {
+	    .mode = SC_SETTLE_SIM, .seed = 9, .units = 3};
 	struct sc_settle_result res;
 	struct sc_settle_work *w = NULL;
 	struct sc_placement *p = NULL;
@@ -361,8 +361,8 @@ Test(settle, a_planted_difference_in_the_grid_names_its_first_output)
 		struct sc_batch *b = NULL;
 
 		cr_assert_eq(sc_grid_next(gr, 2, &b), 0);
-		planted[i] = (struct sc_settle_step){.input = nd.cells,
-						     .batch = b};
+		planted[i] =
+		    (struct sc_settle_step){.input = nd.cells, .batch = b};
 		if (i < 6)
 			steps[i] = planted[i];
 	}
@@ -455,8 +455,7 @@ Test(settle, bad_options_are_einval_with_the_result_zeroed)
 
 	cr_assert_eq(sc_grid_create(&go, &gr), 0);
 	w = grid_work(gr, 2, 1);
-	cr_assert_eq(sc_placement_parse(sc_grid_graph(gr), "single", 1, &p),
-		     0);
+	cr_assert_eq(sc_placement_parse(sc_grid_graph(gr), "single", 1, &p), 0);
 	cr_assert_eq(sc_settle_run(w, p, &o, &res), SC_EINVAL);
 	cr_assert_not(res.ok);
 	cr_assert(strstr(res.why, "units"), "%s", res.why);

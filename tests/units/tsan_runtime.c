@@ -75,8 +75,9 @@ run_all(const struct sc_settle_work *w, uint64_t seed, const int32_t *manual)
 			sizes(&o, seed + workers + si);
 			rc = si < NSTRATEGIES
 				 ? sc_placement_parse(g, name, seed, &p)
-				 : sc_placement_manual(
-				       g, manual, sc_graph_node_count(g), 2, &p);
+				 : sc_placement_manual(g, manual,
+						       sc_graph_node_count(g),
+						       2, &p);
 			if (!rc)
 				rc = sc_settle_run(w, p, &o, &res);
 			if (rc || !res.ok) {
