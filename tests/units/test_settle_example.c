@@ -37,8 +37,8 @@ next_bid(void *ctx, size_t i, struct sc_settle_step *out)
 
 Test(settle_example, a_users_circuit_settles_under_every_placement)
 {
-	static const char *const strategies[] = {
-	    "single", "per-node", "chains", "random:3", "sharded:2"};
+	static const char *const strategies[] = {"single", "per-node", "chains",
+						 "random:3", "sharded:2"};
 	enum sc_type types[2] = {SC_TYPE_I64, SC_TYPE_I64};
 	struct sc_aggregate_spec count = {
 	    .ncols = 2, .k = 1, .kind = SC_AGG_COUNT};
@@ -55,14 +55,16 @@ Test(settle_example, a_users_circuit_settles_under_every_placement)
 	sc_graph_create(&g);
 	sc_schema_init(&bid, 2, types, NULL);
 	in = sc_graph_input(g, "bids", &bid);
-	sc_graph_output(g, "bids_per_auction", sc_graph_aggregate(g, in, &count));
+	sc_graph_output(g, "bids_per_auction",
+			sc_graph_aggregate(g, in, &count));
 	sc_graph_output(g, "big_bids", sc_graph_filter(g, in, over_50, NULL));
 	/* 2. The submissions (an array, or a generator as here) and the
 	 *    single circuit's integrals after them: the reference. */
 	sc_settle_work_generate(g, next_bid, &in, 60, 0, &work);
 	/* 3. Each placement x schedule: the seeded scheduler holding up to
 	 *    3 units at once (seed s picks the order), then a real pool of 4
-	 *    workers fed by 2 host threads, with tiny edges for backpressure. */
+	 *    workers fed by 2 host threads, with tiny edges for backpressure.
+	 */
 	for (size_t i = 0; i < 5; i++) {
 		sc_placement_parse(g, strategies[i], 1, &p);
 		for (uint64_t s = 0; s <= 20; s++) {
