@@ -22,8 +22,8 @@ die_usage(const char *cmd, const char *fmt, ...)
 	(void)fprintf(stderr, "subcirc %s: ", cmd);
 	va_start(ap, fmt);
 	/* The analyzer loses va_start on some inlined paths. */
-	(void)vfprintf(stderr, fmt,
-		       ap); // NOLINT(clang-analyzer-valist.Uninitialized)
+	// NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
+	(void)vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	(void)fprintf(stderr, "\n(see `subcirc %s --help`)\n", cmd);
 	/* The CLI exits before it starts any thread. */

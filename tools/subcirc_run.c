@@ -436,8 +436,10 @@ cmd_run(int argc, char **argv)
 	if (!c.events && c.seconds <= 0)
 		c.seconds = 3.0;
 	run_check_cfg(&c);
-	if ((rc = run_once(&c, &r)) != 0)
+	if ((rc = run_once(&c, &r)) != 0) {
+		free(r.s); /* the samples taken before the failure */
 		return rc;
+	}
 	run_print_summary(&c, &r);
 	if (c.json)
 		run_write_json(&c, &r);

@@ -121,34 +121,37 @@ sc_settle_work_reference(struct sc_settle_work *w,
 	return 0;
 }
 
-/* A work with room for n steps and its outputs found; no reference yet. */
-static int
-work_alloc(struct sc_graph *g, size_t n, unsigned flags,
-	   struct sc_settle_work **out)
+/* A work with room for n steps and its outputs found, no reference yet;
+ * NULL with *rc on failure. */
+static struct sc_settle_work *
+work_alloc(struct sc_graph *g, size_t n, unsigned flags, int *rc)
 {
 	struct sc_settle_work *w;
-	int rc;
 
-	if (!g || !out)
-		return sc__fail(SC_EINVAL, "settle: NULL graph or out");
-	if (flags & ~SC_SETTLE_FAULTS)
-		return sc__fail(SC_EINVAL, "settle: unknown flags %#x", flags);
+	if (!g) {
+		*rc = sc__fail(SC_EINVAL, "settle: NULL graph");
+		return NULL;
+	}
+	if (flags & ~SC_SETTLE_FAULTS) {
+		*rc = sc__fail(SC_EINVAL, "settle: unknown flags %#x", flags);
+		return NULL;
+	}
+	*rc = SC_ENOMEM;
 	w = calloc(1, sizeof(*w));
 	if (!w)
-		return SC_ENOMEM;
+		return NULL;
 	w->g = g;
 	w->flags = flags;
 	w->steps = calloc(n ? n : 1, sizeof(*w->steps));
 	if (!w->steps) {
 		free(w);
-		return SC_ENOMEM;
+		return NULL;
 	}
-	if ((rc = work_find_outputs(w)) != 0) {
+	if ((*rc = work_find_outputs(w)) != 0) {
 		sc_settle_work_destroy(w);
-		return rc;
+		return NULL;
 	}
-	*out = w;
-	return 0;
+	return w;
 }
 
 /* Compute the reference of a filled work; destroy it on failure. */
@@ -169,11 +172,14 @@ int
 sc_settle_work_create(struct sc_graph *g, const struct sc_settle_step *steps,
 		      size_t n, unsigned flags, struct sc_settle_work **out)
 {
-	struct sc_settle_work *w = NULL;
+	struct sc_settle_work *w;
 	int rc;
 
-	if ((rc = check_steps(steps, n, "sc_settle_work_create")) != 0 ||
-	    (rc = work_alloc(g, n, flags, &w)) != 0)
+	if (!out)
+		return sc__fail(SC_EINVAL, "sc_settle_work_create: NULL out");
+	if ((rc = check_steps(steps, n, "sc_settle_work_create")) != 0)
+		return rc;
+	if (!(w = work_alloc(g, n, flags, &rc)))
 		return rc;
 	for (; w->n < n; w->n++) {
 		w->steps[w->n].input = steps[w->n].input;
@@ -186,12 +192,13 @@ int
 sc_settle_work_generate(struct sc_graph *g, sc_settle_gen_fn gen, void *ctx,
 			size_t n, unsigned flags, struct sc_settle_work **out)
 {
-	struct sc_settle_work *w = NULL;
+	struct sc_settle_work *w;
 	int rc;
 
-	if (!gen)
-		return sc__fail(SC_EINVAL, "sc_settle_work_generate: NULL gen");
-	if ((rc = work_alloc(g, n, flags, &w)) != 0)
+	if (!gen || !out)
+		return sc__fail(SC_EINVAL,
+				"sc_settle_work_generate: NULL gen or out");
+	if (!(w = work_alloc(g, n, flags, &rc)))
 		return rc;
 	for (; w->n < n; w->n++) {
 		struct sc_settle_step s = {.input = -1, .batch = NULL};
