@@ -486,6 +486,32 @@ row_text(const uint64_t *row, const struct sc_schema *s, uint32_t ncols,
 		(void)snprintf(buf + at, len - at, ")");
 }
 
+/* The first rows of d = placed - single, each with its weight on both
+ * sides; a row points into the integral that holds it (the result keeps
+ * both), since d is released. */
+static void
+diff_rows(struct sc_settle_result *res, const struct sc_batch *got,
+	  const struct sc_batch *want, const struct sc_batch *d)
+{
+	res->ndiff_total = sc_batch_count(d);
+	for (size_t k = 0; k < res->ndiff_total && k < SC_SETTLE_MAX_DIFF;
+	     k++) {
+		const uint64_t *row = sc_batch_row(d, k);
+		struct sc_settle_diff *f = &res->diff[res->ndiff++];
+		int64_t pw = weight_of(got, row);
+		/* d is consolidated: a row of it has a nonzero weight on at
+		 * least one side, and that side holds it. */
+		const struct sc_batch *home = pw ? got : want;
+		size_t lo = 0, hi = 0;
+
+		(void)sc_batch_key_range(home, row, sc_batch_ncols(home), &lo,
+					 &hi);
+		f->row = lo < hi ? sc_batch_row(home, lo) : NULL;
+		f->placed = pw;
+		f->single = weight_of(want, row);
+	}
+}
+
 /* Record output i's difference: both integrals and the rows of
  * placed - single, with the weight on each side. */
 static int
@@ -510,24 +536,8 @@ record_difference(struct run *r, size_t i, struct sc_batch *got)
 			       ni.name);
 	res->placed = sc_batch_retain(got);
 	res->single = sc_batch_retain(r->w->expect[i]);
-	res->ndiff_total = sc_batch_count(d);
-	for (size_t k = 0; k < sc_batch_count(d) && k < SC_SETTLE_MAX_DIFF;
-	     k++) {
-		const uint64_t *row = sc_batch_row(d, k);
-
-		/* Point into the result's own integrals, which outlive d. */
-		struct sc_settle_diff *f = &res->diff[res->ndiff++];
-		int64_t pw = weight_of(got, row), sw = weight_of(want, row);
-		size_t lo, hi;
-		const struct sc_batch *home = pw ? got : want;
-
-		(void)sc_batch_key_range(home, row, sc_batch_ncols(home), &lo,
-					 &hi);
-		f->row = sc_batch_row(home, lo);
-		f->placed = pw;
-		f->single = sw;
-	}
-	if (res->ndiff)
+	diff_rows(res, got, want, d);
+	if (res->ndiff && res->diff[0].row)
 		row_text(res->diff[0].row,
 			 sc_graph_schema(r->w->g, res->output),
 			 sc_batch_ncols(got), text, sizeof(text));

@@ -184,9 +184,10 @@ struct sc_settle_opts {
 
 /* One row on which the placed and the single integral disagree. */
 struct sc_settle_diff {
-	const uint64_t *row; /* the row's words (into the result's batches) */
-	int64_t placed;	     /* its weight in the placed integral */
-	int64_t single;	     /* its weight in the reference; 0: absent */
+	const uint64_t
+	    *row;	/* the row's words, in res->placed or res->single */
+	int64_t placed; /* its weight in the placed integral */
+	int64_t single; /* its weight in the reference; 0: absent */
 };
 
 /* What a run found. */
