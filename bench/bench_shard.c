@@ -10,7 +10,7 @@
  *                   on 1 worker vs 2 workers, alternating repetitions;
  *                   ratio = 2 workers / 1 worker (the goal is >= 1.8 on
  *                   two idle cores).
- *  grid <strategy>  the staged grid example (bench/workload_grid.h: cell
+ *  grid <strategy>  the staged grid example (bench/workloads/grid.h: cell
  *                   edits -> sums per row and column -> projection with a
  *                   total per row) on 2 workers, by placement
  *                   strategy, in cell edits per second; the baseline is
@@ -27,7 +27,7 @@
 
 #include "bench/harness.h"
 #include "operators/aggregate.h"
-#include "bench/workload_grid.h"
+#include "bench/workloads/grid.h"
 #include "units/placement.h"
 #include "units/runtime.h"
 

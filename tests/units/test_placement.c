@@ -6,8 +6,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tests/support/units_grid.h"
+#include "bench/workloads/grid.h"
 #include "units/placement.h"
+
+/* The grid workload (bench/workloads/grid.h) of 4 x 4 cells, its graph and
+ * its node ids. */
+static struct sc_grid *
+grid_init(struct sc_graph **g, struct sc_grid_nodes *nd)
+{
+	struct sc_grid_opts o = {.rows = 4, .cols = 4, .seed = 1};
+	struct sc_grid *gr = NULL;
+
+	cr_assert_eq(sc_grid_create(&o, &gr), 0, "%s", sc_errmsg());
+	*g = sc_grid_graph(gr);
+	sc_grid_nodes(gr, nd);
+	return gr;
+}
 
 /* in -> m1 -> m2 -> out_a ; in also -> f -> out_b (fan-out at `in`). */
 struct chain_graph {
@@ -181,50 +195,54 @@ Test(placement, manual_with_an_empty_unit_or_a_short_map_is_einval)
 
 Test(placement, sharded_gives_each_keyed_node_and_its_tail_k_replicas)
 {
-	struct ug_grid gr;
+	struct sc_grid_nodes nd;
+	struct sc_graph *g;
+	struct sc_grid *gr;
 	struct sc_placement *p = NULL;
 	uint32_t key = 0;
 	int u;
 
-	cr_assert_eq(ug_grid_init(&gr, 4, 4, 1), 0);
-	cr_assert_eq(sc_placement_sharded(gr.g, 4, &p), 0, "%s", sc_errmsg());
-	u = sc_placement_unit_of(p, gr.agg_row);
+	gr = grid_init(&g, &nd);
+	cr_assert_eq(sc_placement_sharded(g, 4, &p), 0, "%s", sc_errmsg());
+	u = sc_placement_unit_of(p, nd.agg_row);
 	cr_assert_eq(sc_placement_shards(p, (uint32_t)u), 4);
 	cr_assert_eq(sc_placement_shards(
-			 p, (uint32_t)sc_placement_unit_of(p, gr.agg_col)),
+			 p, (uint32_t)sc_placement_unit_of(p, nd.agg_col)),
 		     4);
 	cr_assert_eq(sc_placement_shards(
-			 p, (uint32_t)sc_placement_unit_of(p, gr.totals)),
+			 p, (uint32_t)sc_placement_unit_of(p, nd.totals)),
 		     4);
 	cr_assert_eq(
-	    sc_placement_shards(p, (uint32_t)sc_placement_unit_of(p, gr.cells)),
+	    sc_placement_shards(p, (uint32_t)sc_placement_unit_of(p, nd.cells)),
 	    1);
 	/* agg_row heads its unit, with its linear tail (proj_row) only. */
-	for (int i = 0; i < (int)sc_graph_node_count(gr.g); i++) {
+	for (int i = 0; i < (int)sc_graph_node_count(g); i++) {
 		struct sc_node_info ni;
 
-		cr_assert_eq(sc_graph_node_info(gr.g, i, &ni), 0);
-		if (i == gr.agg_row || !strcmp(ni.name, "proj_row"))
+		cr_assert_eq(sc_graph_node_info(g, i, &ni), 0);
+		if (i == nd.agg_row || !strcmp(ni.name, "proj_row"))
 			cr_assert_eq(sc_placement_unit_of(p, i), u, "%s",
 				     ni.name);
 		else
 			cr_assert_neq(sc_placement_unit_of(p, i), u, "%s",
 				      ni.name);
 	}
-	cr_assert_eq(sc_placement_key(p, (uint32_t)u, gr.cells, &key), 0);
+	cr_assert_eq(sc_placement_key(p, (uint32_t)u, nd.cells, &key), 0);
 	cr_assert_eq(key, 1);
 	sc_placement_destroy(p);
-	ug_grid_fini(&gr);
+	cr_assert_eq(sc_grid_destroy(gr), 0);
 }
 
 Test(placement, set_shards_refuses_a_unit_that_cannot_be_sharded)
 {
-	struct ug_grid gr;
+	struct sc_grid_nodes nd;
+	struct sc_graph *g;
+	struct sc_grid *gr;
 	struct sc_placement *p = NULL;
 
-	cr_assert_eq(ug_grid_init(&gr, 4, 4, 1), 0);
+	gr = grid_init(&g, &nd);
 	/* single: two keyed nodes (and more) in one unit */
-	cr_assert_eq(sc_placement_single(gr.g, &p), 0);
+	cr_assert_eq(sc_placement_single(g, &p), 0);
 	cr_assert_eq(sc_placement_set_shards(p, 0, 2), SC_EINVAL);
 	cr_assert(strstr(sc_errmsg(), "two keyed nodes"), "%s", sc_errmsg());
 	cr_assert_eq(sc_placement_shards(p, 0), 1, "changed on failure");
@@ -232,38 +250,40 @@ Test(placement, set_shards_refuses_a_unit_that_cannot_be_sharded)
 	cr_assert_eq(sc_placement_set_shards(p, 0, 0), SC_EINVAL);
 	sc_placement_destroy(p);
 	/* per-node: the input node alone has no keyed node */
-	cr_assert_eq(sc_placement_per_node(gr.g, &p), 0);
-	cr_assert_eq(sc_placement_set_shards(p, (uint32_t)gr.cells, 2),
+	cr_assert_eq(sc_placement_per_node(g, &p), 0);
+	cr_assert_eq(sc_placement_set_shards(p, (uint32_t)nd.cells, 2),
 		     SC_EINVAL);
 	cr_assert(strstr(sc_errmsg(), "cannot be sharded") ||
 		      strstr(sc_errmsg(), "no keyed node"),
 		  "%s", sc_errmsg());
-	cr_assert_eq(sc_placement_set_shards(p, (uint32_t)gr.agg_row, 2), 0);
+	cr_assert_eq(sc_placement_set_shards(p, (uint32_t)nd.agg_row, 2), 0);
 	sc_placement_destroy(p);
-	ug_grid_fini(&gr);
+	cr_assert_eq(sc_grid_destroy(gr), 0);
 }
 
 Test(placement, set_shards_refuses_a_linear_node_reading_an_entering_stream)
 {
-	struct ug_grid gr;
+	struct sc_grid_nodes nd;
+	struct sc_graph *g;
+	struct sc_grid *gr;
 	struct sc_placement *p = NULL;
 	int32_t map[32];
 	size_t n;
 
-	cr_assert_eq(ug_grid_init(&gr, 4, 4, 1), 0);
-	n = sc_graph_node_count(gr.g);
+	gr = grid_init(&g, &nd);
+	n = sc_graph_node_count(g);
 	/* unit 1 = by_col + agg_col: by_col reads `cells`, which enters
 	 * the unit, and feeds the keyed node: rows would be routed by the
 	 * wrong key. */
 	for (size_t i = 0; i < n; i++)
 		map[i] = 0;
-	map[gr.agg_col] = 1;
-	map[gr.agg_col - 1] = 1;
-	cr_assert_eq(sc_placement_manual(gr.g, map, n, 2, &p), 0);
+	map[nd.agg_col] = 1;
+	map[nd.by_col] = 1;
+	cr_assert_eq(sc_placement_manual(g, map, n, 2, &p), 0);
 	cr_assert_eq(sc_placement_set_shards(p, 1, 2), SC_EINVAL);
 	cr_assert(strstr(sc_errmsg(), "by_col"), "%s", sc_errmsg());
 	sc_placement_destroy(p);
-	ug_grid_fini(&gr);
+	cr_assert_eq(sc_grid_destroy(gr), 0);
 }
 
 /* The placement's printed text (fprint or fprint_dot) in a string. */
@@ -283,19 +303,21 @@ printed(const struct sc_placement *p, bool dot)
 
 Test(placement, dot_output_contains_every_node_and_every_unit)
 {
-	struct ug_grid gr;
+	struct sc_grid_nodes nd;
+	struct sc_graph *g;
+	struct sc_grid *gr;
 	struct sc_placement *p = NULL;
 	char *dot;
 
-	cr_assert_eq(ug_grid_init(&gr, 4, 4, 1), 0);
-	cr_assert_eq(sc_placement_sharded(gr.g, 2, &p), 0);
+	gr = grid_init(&g, &nd);
+	cr_assert_eq(sc_placement_sharded(g, 2, &p), 0);
 	dot = printed(p, true);
 	cr_assert(strstr(dot, "digraph placement {"), "%s", dot);
-	for (int i = 0; i < (int)sc_graph_node_count(gr.g); i++) {
+	for (int i = 0; i < (int)sc_graph_node_count(g); i++) {
 		struct sc_node_info ni;
 		char decl[32];
 
-		cr_assert_eq(sc_graph_node_info(gr.g, i, &ni), 0);
+		cr_assert_eq(sc_graph_node_info(g, i, &ni), 0);
 		snprintf(decl, sizeof(decl), "n%d [label=\"", i);
 		cr_assert(strstr(dot, decl), "node %d missing:\n%s", i, dot);
 		cr_assert(strstr(dot, ni.name), "name %s missing", ni.name);
@@ -311,7 +333,7 @@ Test(placement, dot_output_contains_every_node_and_every_unit)
 	cr_assert(strstr(dot, "n0 [label=\"cells\\ninput\"]"), "%s", dot);
 	free(dot);
 	sc_placement_destroy(p);
-	ug_grid_fini(&gr);
+	cr_assert_eq(sc_grid_destroy(gr), 0);
 }
 
 Test(placement, text_output_lists_every_unit_with_its_nodes)

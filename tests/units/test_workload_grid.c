@@ -1,17 +1,18 @@
 /*
  * test_workload_grid.c - the workloads `subcirc run/place/stress` drive.
- * The grid (bench/workload_grid.h): its from-scratch reference is what the
+ * The grid (bench/workloads/grid.h): its from-scratch reference is what the
  * single circuit computes, it is a function of its seed, and its stamp
  * reads back the last batch. The random circuits
- * (bench/workload_random.h): a function of their seed, with outputs.
+ * (bench/workloads/random.h): a function of their seed, with outputs,
+ * and every delta goes to one of their inputs.
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/workload_grid.h"
-#include "bench/workload_random.h"
+#include "bench/workloads/grid.h"
+#include "bench/workloads/random.h"
 #include "operators/circuit.h"
 #include "tests/support/prop.h"
 
@@ -253,4 +254,77 @@ Test(randc, same_seed_makes_the_same_circuit_and_deltas)
 			sc_batch_release(b[i]);
 		}
 	}
+}
+
+Test(randc, inputs_are_the_input_nodes_and_every_delta_goes_to_one)
+{
+	uint64_t base = sc_prop_seed(31), count = sc_prop_count(20);
+
+	for (uint64_t s = base; s < base + count; s++) {
+		struct sc_randc *r = NULL;
+		int ins[SC_RANDC_MAX_IO], one;
+		size_t nin, inputs_seen = 0;
+
+		cr_assert_eq(sc_randc_create(s, &r), 0);
+		nin = sc_randc_inputs(r, ins, SC_RANDC_MAX_IO);
+		cr_assert(nin >= 1 && nin <= 3, "seed %llu: %zu inputs",
+			  (unsigned long long)s, nin);
+		/* max bounds the writes, never the count */
+		cr_assert_eq(sc_randc_inputs(r, &one, 1), nin);
+		cr_assert_eq(one, ins[0]);
+		for (size_t i = 0; i < sc_graph_node_count(sc_randc_graph(r));
+		     i++) {
+			struct sc_node_info ni;
+			bool listed = false;
+
+			cr_assert_eq(
+			    sc_graph_node_info(sc_randc_graph(r), (int)i, &ni),
+			    0);
+			for (size_t k = 0; k < nin; k++)
+				listed = listed || ins[k] == (int)i;
+			cr_assert_eq(listed, ni.kind == SC_NODE_INPUT,
+				     "seed %llu node %zu (%s)",
+				     (unsigned long long)s, i, ni.name);
+			inputs_seen += ni.kind == SC_NODE_INPUT;
+		}
+		cr_assert_eq(inputs_seen, nin);
+		for (int d = 0; d < 40; d++) {
+			struct sc_batch *b = NULL;
+			bool listed = false;
+			int in = -1;
+
+			cr_assert_eq(sc_randc_next(r, &in, &b), 0);
+			for (size_t k = 0; k < nin; k++)
+				listed = listed || ins[k] == in;
+			cr_assert(listed, "delta %d went to node %d", d, in);
+			sc_batch_release(b);
+		}
+		cr_assert_eq(sc_randc_destroy(r), 0);
+	}
+}
+
+Test(grid, staged_map_puts_the_aggregates_in_unit_0_and_the_rest_in_1)
+{
+	struct sc_grid_opts o = {.rows = 3, .cols = 3, .seed = 1};
+	struct sc_grid *gr = NULL;
+	struct sc_grid_nodes nd;
+	int32_t map[32];
+	size_t n;
+
+	cr_assert_eq(sc_grid_create(&o, &gr), 0);
+	sc_grid_nodes(gr, &nd);
+	n = sc_graph_node_count(sc_grid_graph(gr));
+	cr_assert_eq(sc_grid_staged(gr, map, n - 1), SC_EINVAL);
+	cr_assert_eq(sc_grid_staged(gr, map, n), 0);
+	cr_assert_eq(map[nd.cells], 0);
+	cr_assert_eq(map[nd.agg_row], 0);
+	cr_assert_eq(map[nd.by_col], 0);
+	cr_assert_eq(map[nd.agg_col], 0);
+	cr_assert_eq(map[nd.proj_row], 1);
+	cr_assert_eq(map[nd.proj_col], 1);
+	cr_assert_eq(map[nd.grid], 1);
+	cr_assert_eq(map[nd.totals], 1);
+	cr_assert_eq(map[nd.out_grid], 1);
+	cr_assert_eq(map[nd.out_totals], 1);
+	cr_assert_eq(sc_grid_destroy(gr), 0);
 }

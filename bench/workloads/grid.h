@@ -1,5 +1,5 @@
 /*
- * workload_grid.h - the grid workload (the seeds' staged example), seeded
+ * grid.h - the grid workload (the seeds' staged example), seeded
  * and deterministic, for `subcirc run/place/stress` and the benchmarks.
  *
  *   cells(row, col, val) --> agg_row: sum(val) by row -----------\
@@ -35,8 +35,8 @@
  * Threads: one host thread builds and generates; the graph's callbacks only
  * read constant fields, so any number of circuits may run them at once.
  */
-#ifndef SC_BENCH_WORKLOAD_GRID_H
-#define SC_BENCH_WORKLOAD_GRID_H
+#ifndef SC_BENCH_WORKLOADS_GRID_H
+#define SC_BENCH_WORKLOADS_GRID_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -44,6 +44,7 @@
 #include "operators/batch.h"
 #include "operators/error.h"
 #include "operators/graph.h"
+#include "units/settle.h"
 
 struct sc_grid;
 
@@ -90,12 +91,33 @@ struct sc_graph *sc_grid_graph(const struct sc_grid *gr);
 void sc_grid_nodes(const struct sc_grid *gr, struct sc_grid_nodes *out);
 
 /*
+ * sc_grid_staged - the "staged" manual placement (the seeds' PLACEMENT):
+ * unit 0 holds the cells and both aggregates (and by_col), unit 1 the
+ * projections, the grid, the totals and the outputs. Writes the unit of
+ * every node into map[0..n) for sc_placement_manual(g, map, n, 2, ...).
+ * Returns 0, or SC_EINVAL (NULL, or n not the graph's node count).
+ */
+int sc_grid_staged(const struct sc_grid *gr, int32_t *map, size_t n);
+
+/*
  * sc_grid_next - the next batch of `edits` cell edits (>= 1) plus the
  * stamp, as a new batch for the "cells" input (*out, caller releases).
  * The same seed gives the same batches in the same order. The host view
  * moves on. Returns 0, SC_EINVAL, SC_ENOMEM (nothing changed then).
  */
 int sc_grid_next(struct sc_grid *gr, size_t edits, struct sc_batch **out);
+
+/*
+ * The grid as a settle workload (units/settle.h): sc_grid_settle_step is
+ * an sc_settle_gen_fn whose ctx is a struct sc_grid_feed; submission i is
+ * sc_grid_next(gr, edits) to the "cells" input. Returns what
+ * sc_grid_next does.
+ */
+struct sc_grid_feed {
+	struct sc_grid *gr; /* borrowed */
+	size_t edits;	    /* cell edits per batch, >= 1 */
+};
+int sc_grid_settle_step(void *ctx, size_t i, struct sc_settle_step *out);
 
 /* sc_grid_seq - how many batches sc_grid_next has made (the last stamp). */
 uint64_t sc_grid_seq(const struct sc_grid *gr);
@@ -129,4 +151,4 @@ int sc_grid_reference(const struct sc_grid *gr, int output,
 int sc_grid_verify(const struct sc_grid *gr, int output,
 		   const struct sc_batch *got);
 
-#endif /* SC_BENCH_WORKLOAD_GRID_H */
+#endif /* SC_BENCH_WORKLOADS_GRID_H */

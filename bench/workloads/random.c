@@ -1,7 +1,7 @@
 /*
- * workload_random.c - seeded random circuits (see workload_random.h).
+ * random.c - seeded random circuits (see random.h).
  */
-#include "bench/workload_random.h"
+#include "bench/workloads/random.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -10,6 +10,7 @@
 
 #include "operators/aggregate.h"
 #include "operators/schema.h"
+#include "operators/window.h"
 
 #define RANDC_MAX_STREAMS 64 /* inputs + operators + join projections */
 #define RANDC_KEYS	  8  /* keys 0..7 */
@@ -25,6 +26,8 @@ enum randc_op {
 	RC_ANTIJOIN,
 	RC_DISTINCT,
 	RC_AGGREGATE,
+	RC_FLAT_MAP,
+	RC_WINDOW,
 	RC_OPS
 };
 
@@ -70,6 +73,20 @@ randc_filter(void *ctx, const uint64_t *row, bool *keep)
 {
 	*keep = (sc_dec_i64(row[1]) & 1) == 0;
 	return 0;
+}
+
+/* (k, v) -> (k, v) and, for an odd v, (v mod 8, k) too: a linear node
+ * whose output has more rows than its input. */
+static int
+randc_flat(void *ctx, const uint64_t *row, struct sc_emitter *out)
+{
+	uint64_t swapped[2] = {
+	    sc_enc_i64(sc_dec_i64(row[1]) & (RANDC_KEYS - 1)), row[0]};
+	int rc = sc_emit(out, row);
+
+	if (rc || (sc_dec_i64(row[1]) & 1) == 0)
+		return rc;
+	return sc_emit(out, swapped);
 }
 
 /* A pool index, remembered as read. */
@@ -124,6 +141,12 @@ randc_op(struct sc_randc *rc, enum randc_op op)
 		return sc_graph_antijoin(g, a, randc_pick(rc), 1);
 	case RC_DISTINCT:
 		return sc_graph_distinct(g, a);
+	case RC_FLAT_MAP:
+		return sc_graph_flat_map(g, a, &rc->schema, randc_flat, NULL);
+	case RC_WINDOW: /* (k, v, start of v's window of 4 every 2) -> (k,
+			   start): two windows per row, keys kept */
+		return sc_graph_index_by(g, sc_window_hopping(g, a, 1, 4, 2),
+					 key_right, 2);
 	default:
 		return randc_sum(g, a);
 	}
@@ -253,4 +276,13 @@ sc_randc_next(struct sc_randc *rc, int *input, struct sc_batch **out)
 		return err;
 	*input = in;
 	return 0;
+}
+
+int
+sc_randc_settle_step(void *ctx, size_t i, struct sc_settle_step *out)
+{
+	(void)i; /* the deltas come in sequence */
+	if (!out)
+		return sc__fail(SC_EINVAL, "sc_randc_settle_step: NULL out");
+	return sc_randc_next(ctx, &out->input, &out->batch);
 }

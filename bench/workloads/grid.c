@@ -1,7 +1,7 @@
 /*
- * workload_grid.c - the grid workload (see workload_grid.h).
+ * grid.c - the grid workload (see grid.h).
  */
-#include "bench/workload_grid.h"
+#include "bench/workloads/grid.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
@@ -222,6 +222,36 @@ void
 sc_grid_nodes(const struct sc_grid *gr, struct sc_grid_nodes *out)
 {
 	*out = gr->n;
+}
+
+int
+sc_grid_staged(const struct sc_grid *gr, int32_t *map, size_t n)
+{
+	if (!gr || !map || n != sc_graph_node_count(gr->g))
+		return sc__fail(SC_EINVAL,
+				"sc_grid_staged: NULL or a map of "
+				"%zu entries for %zu nodes",
+				n, gr ? sc_graph_node_count(gr->g) : 0);
+	/* The first stage is every node built up to agg_col (grid_build's
+	 * order): cells, agg_row, by_col, agg_col. */
+	for (size_t i = 0; i < n; i++)
+		map[i] = (int)i <= gr->n.agg_col ? 0 : 1;
+	return 0;
+}
+
+int
+sc_grid_settle_step(void *ctx, size_t i, struct sc_settle_step *out)
+{
+	struct sc_grid_feed *f = ctx;
+	int rc;
+
+	(void)i; /* the grid's batches come in sequence */
+	if (!f || !out)
+		return sc__fail(SC_EINVAL, "sc_grid_settle_step: NULL");
+	if ((rc = sc_grid_next(f->gr, f->edits, &out->batch)) != 0)
+		return rc;
+	out->input = f->gr->n.cells;
+	return 0;
 }
 
 uint64_t

@@ -1,16 +1,17 @@
 /*
- * workload_random.h - seeded random circuits, for `subcirc stress`.
+ * random.h - seeded random circuits, for `subcirc stress` and the settle
+ * tests.
  *
  * A random circuit is a graph of 1..3 inputs and 2..11 operators drawn
  * from those whose output is a function of their input's integral (map,
- * filter, index_by, plus, negate, minus, join, antijoin, distinct,
- * aggregate): the operators every placement must settle exactly where the
- * single circuit does (units/runtime.h). Every stream has the same
- * schema, (key, value) as two i64 columns, so that any operator can read
- * any stream: a join's three columns are projected back to (key, right
- * value), an aggregate's output is (key, sum). Keys stay in 0..7 so that
- * joins and groups meet. Every stream that no operator reads becomes an
- * output.
+ * filter, flat_map, index_by, plus, negate, minus, join, antijoin,
+ * distinct, aggregate, a hopping window): the operators every placement must
+ * settle exactly where the single circuit does (units/runtime.h). Every stream
+ * has the same schema, (key, value) as two i64 columns, so that any operator
+ * can read any stream: a join's three columns are projected back to (key, right
+ * value), an aggregate's output is (key, sum), a window's (key, start). Keys
+ * stay in 0..7 so that joins and groups meet. Every stream that no operator
+ * reads becomes an output.
  *
  * The workload (sc_randc_next) is a seeded list of small deltas (1..4
  * rows, weights +1 or -1) to random inputs. The same seed makes the same
@@ -20,8 +21,8 @@
  * circuit of the same graph fed the same deltas (graph.h's operators are
  * checked against their own oracles in tests/operators/).
  */
-#ifndef SC_BENCH_WORKLOAD_RANDOM_H
-#define SC_BENCH_WORKLOAD_RANDOM_H
+#ifndef SC_BENCH_WORKLOADS_RANDOM_H
+#define SC_BENCH_WORKLOADS_RANDOM_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -29,6 +30,7 @@
 #include "operators/batch.h"
 #include "operators/error.h"
 #include "operators/graph.h"
+#include "units/settle.h"
 
 struct sc_randc;
 
@@ -61,4 +63,11 @@ size_t sc_randc_outputs(const struct sc_randc *rc, int *ids, size_t max);
  */
 int sc_randc_next(struct sc_randc *rc, int *input, struct sc_batch **out);
 
-#endif /* SC_BENCH_WORKLOAD_RANDOM_H */
+/*
+ * sc_randc_settle_step - the random circuit as a settle workload
+ * (units/settle.h): an sc_settle_gen_fn whose ctx is the struct sc_randc;
+ * submission i is sc_randc_next. Returns what sc_randc_next does.
+ */
+int sc_randc_settle_step(void *ctx, size_t i, struct sc_settle_step *out);
+
+#endif /* SC_BENCH_WORKLOADS_RANDOM_H */

@@ -1,0 +1,182 @@
+/*
+ * subcirc.h - what the files of the `subcirc` command line share (not an
+ * installed header: the CLI is a program, and these names are its own).
+ *
+ *   subcirc.c         main and the usage texts
+ *   subcirc_args.c    argument parsing and the exits on a bad argument
+ *   subcirc_hist.c    the latency histogram
+ *   subcirc_report.c  the report writers: summary, table, plot, JSON, CSV
+ *   subcirc_run.c     `subcirc run`: the live grid workload (run_once)
+ *   subcirc_place.c   `subcirc place`: run_once per strategy x workers
+ *   subcirc_stress.c  `subcirc stress`: the settle check (units/settle.h)
+ *                     over seeds x workers x placements
+ *
+ * Exit codes: 0 success, 1 a failed check (a result that is not the
+ * reference, a stress case that does not settle), 2 a bad argument, 3 an
+ * error of the library.
+ */
+#ifndef SC_TOOLS_SUBCIRC_H
+#define SC_TOOLS_SUBCIRC_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define EXIT_CHECK   1
+#define EXIT_USAGE   2
+#define EXIT_LIBRARY 3
+
+#define MAX_LIST 32 /* entries of a comma list */
+
+/* --- usage (subcirc.c) -----------------------------------------------------
+ */
+
+extern const char usage_main[], usage_run[], usage_place[], usage_stress[];
+
+/* --- argument parsing (subcirc_args.c) -------------------------------------
+ */
+
+/* A bad argument: say which and exit 2. */
+void __attribute__((noreturn, format(printf, 2, 3)))
+die_usage(const char *cmd, const char *fmt, ...);
+
+/* A library call failed: name it, with the library's message; returns 3. */
+int lib_error(const char *what, int rc);
+
+/* A library call failed while arguments are checked: name it, exit 3. */
+void __attribute__((noreturn)) die_library(const char *what, int rc);
+
+struct args {
+	const char *cmd; /* for messages */
+	int argc;
+	char **argv;
+	int i; /* next argument */
+};
+
+/* Whether argv[i] is option `name`; its value (from "--name=v" or the next
+ * argument) in *val when the option takes one (val non-NULL). */
+bool args_opt(struct args *a, const char *name, const char **val);
+
+/* A whole number in lo..hi, or a number in lo..hi; else exit 2. */
+uint64_t parse_u64(const char *cmd, const char *name, const char *s,
+		   uint64_t lo, uint64_t hi);
+double parse_double(const char *cmd, const char *name, const char *s, double lo,
+		    double hi);
+
+/* A comma list of whole numbers (at most MAX_LIST) into out; its length. */
+size_t parse_u32_list(const char *cmd, const char *name, const char *s,
+		      uint32_t lo, uint32_t hi, uint32_t *out);
+
+/* A comma list of placement names, checked against the grid's graph so a
+ * misspelled one is refused before anything runs. */
+size_t parse_placements(const char *cmd, const char *s, char out[][32]);
+
+struct run_cfg;
+
+/* Options shared by run and place (--batch, --rows, --cols, --seed,
+ * --capacity, --budget); true if argv[i] was one. */
+bool parse_workload_opt(struct args *a, struct run_cfg *c);
+
+/* --- latency histogram (subcirc_hist.c) ------------------------------------
+ * Bucket of v ns: v itself below 16; else 16 steps per power of two, so a
+ * percentile is within about 6%. Adds are atomic (any worker). */
+
+#define HIST_SUB     16
+#define HIST_BUCKETS (64 * HIST_SUB)
+
+struct hist {
+	_Atomic uint64_t b[HIST_BUCKETS];
+};
+
+void hist_add(struct hist *h, uint64_t v);
+
+/* Copy h into plain counts (and zero h if `reset`); returns the total. */
+uint64_t hist_take(struct hist *h, uint64_t *out, bool reset);
+
+/* The q-quantile (0..1) in microseconds of counts c (total n), the
+ * midpoint of its bucket; 0 when empty. */
+double hist_quantile_us(const uint64_t *c, uint64_t n, double q);
+
+/* --- run (subcirc_run.c) ---------------------------------------------------
+ */
+
+struct run_cfg {
+	uint32_t workers;
+	char placement[32];
+	uint64_t events; /* 0: by time */
+	double seconds;	 /* 0: by events */
+	double rate;	 /* events/s offered; 0: as fast as backpressure
+			    lets the host go (closed loop) */
+	uint32_t batch;	 /* edits per batch */
+	int64_t rows, cols;
+	uint64_t seed;
+	uint32_t capacity;
+	uint32_t budget;
+	bool quiet;	  /* no progress lines */
+	const char *json; /* files, or NULL */
+	const char *csv;
+};
+
+/* One progress sample. */
+struct sample {
+	double t;	 /* seconds since the start */
+	uint64_t events; /* edits done (their batches came through) */
+	double eps;	 /* edits per second in the interval */
+	double p50_us, p99_us;
+	double fill; /* frames in rings / room of all edges */
+};
+
+struct run_result {
+	uint64_t events;  /* edits submitted (and, at idle, done) */
+	uint64_t batches; /* batches submitted */
+	double seconds;	  /* first submit to idle */
+	double eps;	  /* events / seconds */
+	double p50_us, p99_us, max_us;
+	uint64_t turns, kicks, efull;
+	uint32_t units, edges;
+	bool ok;	  /* output == reference, stamps all seen */
+	char why[512];	  /* when not ok */
+	struct sample *s; /* progress samples (the caller frees) */
+	size_t ns, cap_s;
+};
+
+/* The defaults of run (and place). */
+void run_defaults(struct run_cfg *c);
+
+/* One run of the grid workload as cfg says, into *r; 0 or an exit code. */
+int run_once(const struct run_cfg *cfg, struct run_result *r);
+
+/* --- reports (subcirc_report.c) --------------------------------------------
+ */
+
+/* A row of place's table. */
+struct place_row {
+	char placement[32];
+	uint32_t workers;
+	struct run_result r;
+};
+
+/* An output file, or exit 3 naming it. */
+FILE *open_out(const char *cmd, const char *path);
+
+void run_print_summary(const struct run_cfg *c, const struct run_result *r);
+void run_write_json(const struct run_cfg *c, const struct run_result *r);
+void run_write_csv(const struct run_cfg *c, const struct run_result *r);
+
+void place_print_header(void);
+void place_print_row(const struct place_row *row);
+void place_plot(const struct place_row *rows, size_t n);
+void place_write(const char *json, const char *csv,
+		 const struct place_row *rows, size_t n);
+
+/* --- the commands ----------------------------------------------------------
+ */
+
+/* Each takes the arguments after its name; returns the exit code. */
+int cmd_run(int argc, char **argv);
+int cmd_place(int argc, char **argv);
+int cmd_stress(int argc, char **argv, const char *exe);
+
+#endif /* SC_TOOLS_SUBCIRC_H */

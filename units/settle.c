@@ -1,0 +1,706 @@
+/*
+ * settle.c - the settle check as a library call (see settle.h).
+ */
+#include "units/settle.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/circuit.h"
+#include "operators/schema.h"
+
+#define SETTLE_MAX_UNITS  64
+#define SETTLE_MAX_STEPS  2000000ull
+#define SETTLE_TIMEOUT_NS 10000000000ull
+#define SETTLE_ROW_TEXT	  160 /* a row as text in a message */
+
+struct sc_settle_work {
+	struct sc_graph *g;	      /* borrowed */
+	struct sc_settle_step *steps; /* batches retained */
+	size_t n;
+	unsigned flags;
+	int outputs[SC_SETTLE_MAX_OUTPUTS]; /* output nodes, id order */
+	size_t nout;
+	struct sc_batch *expect[SC_SETTLE_MAX_OUTPUTS]; /* the reference */
+	bool single_failed; /* the reference hit an injected fault */
+};
+
+/* --- the work ------------------------------------------------------------- */
+
+static int
+work_find_outputs(struct sc_settle_work *w)
+{
+	size_t n = sc_graph_node_count(w->g);
+
+	for (size_t i = 0; i < n; i++) {
+		struct sc_node_info ni;
+
+		if (sc_graph_node_info(w->g, (int)i, &ni) != 0 ||
+		    ni.kind != SC_NODE_OUTPUT)
+			continue;
+		if (w->nout == SC_SETTLE_MAX_OUTPUTS)
+			return sc__fail(SC_EINVAL,
+					"settle: more than %d outputs",
+					SC_SETTLE_MAX_OUTPUTS);
+		w->outputs[w->nout++] = (int)i;
+	}
+	return 0;
+}
+
+static int
+check_steps(const struct sc_settle_step *steps, size_t n, const char *who)
+{
+	if (n > 0 && !steps)
+		return sc__fail(SC_EINVAL, "%s: NULL steps", who);
+	for (size_t i = 0; i < n; i++)
+		if (!steps[i].batch)
+			return sc__fail(SC_EINVAL, "%s: step %zu has no batch",
+					who, i);
+	return 0;
+}
+
+/* The single circuit of the whole graph fed steps[0..n), one step each:
+ * every output's integral into expect[] (all or none). *faulted when an
+ * injected fault stopped it (flags has SC_SETTLE_FAULTS). */
+static int
+single_run(struct sc_settle_work *w, const struct sc_settle_step *steps,
+	   size_t n, struct sc_batch **expect, bool *faulted)
+{
+	struct sc_circuit *c = NULL;
+	size_t got = 0;
+	int rc = sc_circuit_create(w->g, &c);
+
+	*faulted = false;
+	for (size_t i = 0; i < n && !rc; i++) {
+		rc = sc_circuit_feed(c, steps[i].input, steps[i].batch);
+		if (!rc)
+			rc = sc_circuit_step(c);
+	}
+	if (rc == SC_ECALLBACK && (w->flags & SC_SETTLE_FAULTS)) {
+		*faulted = true;
+		rc = 0;
+	}
+	for (; got < w->nout && !rc && !*faulted; got++)
+		rc = sc_circuit_integral(c, w->outputs[got], &expect[got]);
+	if (rc)
+		while (got-- > 0)
+			sc_batch_release(expect[got]);
+	sc_circuit_destroy(c);
+	return rc;
+}
+
+static void
+work_release_expect(struct sc_settle_work *w)
+{
+	for (size_t i = 0; i < w->nout; i++) {
+		sc_batch_release(w->expect[i]);
+		w->expect[i] = NULL;
+	}
+}
+
+int
+sc_settle_work_reference(struct sc_settle_work *w,
+			 const struct sc_settle_step *steps, size_t n)
+{
+	struct sc_batch *expect[SC_SETTLE_MAX_OUTPUTS] = {0};
+	bool faulted;
+	int rc;
+
+	if (!w)
+		return sc__fail(SC_EINVAL, "sc_settle_work_reference: NULL");
+	if ((rc = check_steps(steps, n, "sc_settle_work_reference")) != 0 ||
+	    (rc = single_run(w, steps, n, expect, &faulted)) != 0)
+		return rc;
+	work_release_expect(w);
+	memcpy(w->expect, expect, sizeof(expect));
+	w->single_failed = faulted;
+	return 0;
+}
+
+/* A work with room for n steps and its outputs found, no reference yet;
+ * NULL with *rc on failure. */
+static struct sc_settle_work *
+work_alloc(struct sc_graph *g, size_t n, unsigned flags, int *rc)
+{
+	struct sc_settle_work *w;
+
+	if (!g) {
+		*rc = sc__fail(SC_EINVAL, "settle: NULL graph");
+		return NULL;
+	}
+	if (flags & ~SC_SETTLE_FAULTS) {
+		*rc = sc__fail(SC_EINVAL, "settle: unknown flags %#x", flags);
+		return NULL;
+	}
+	*rc = SC_ENOMEM;
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->g = g;
+	w->flags = flags;
+	w->steps = calloc(n ? n : 1, sizeof(*w->steps));
+	if (!w->steps) {
+		free(w);
+		return NULL;
+	}
+	if ((*rc = work_find_outputs(w)) != 0) {
+		sc_settle_work_destroy(w);
+		return NULL;
+	}
+	return w;
+}
+
+/* Compute the reference of a filled work; destroy it on failure. */
+static int
+work_finish(struct sc_settle_work *w, struct sc_settle_work **out)
+{
+	int rc = sc_settle_work_reference(w, w->steps, w->n);
+
+	if (rc) {
+		sc_settle_work_destroy(w);
+		return rc;
+	}
+	*out = w;
+	return 0;
+}
+
+int
+sc_settle_work_create(struct sc_graph *g, const struct sc_settle_step *steps,
+		      size_t n, unsigned flags, struct sc_settle_work **out)
+{
+	struct sc_settle_work *w;
+	int rc;
+
+	if (!out)
+		return sc__fail(SC_EINVAL, "sc_settle_work_create: NULL out");
+	if ((rc = check_steps(steps, n, "sc_settle_work_create")) != 0)
+		return rc;
+	if (!(w = work_alloc(g, n, flags, &rc)))
+		return rc;
+	for (; w->n < n; w->n++) {
+		w->steps[w->n].input = steps[w->n].input;
+		w->steps[w->n].batch = sc_batch_retain(steps[w->n].batch);
+	}
+	return work_finish(w, out);
+}
+
+int
+sc_settle_work_generate(struct sc_graph *g, sc_settle_gen_fn gen, void *ctx,
+			size_t n, unsigned flags, struct sc_settle_work **out)
+{
+	struct sc_settle_work *w;
+	int rc;
+
+	if (!gen || !out)
+		return sc__fail(SC_EINVAL,
+				"sc_settle_work_generate: NULL gen or out");
+	if (!(w = work_alloc(g, n, flags, &rc)))
+		return rc;
+	for (; w->n < n; w->n++) {
+		struct sc_settle_step s = {.input = -1, .batch = NULL};
+
+		if ((rc = gen(ctx, w->n, &s)) == 0 && !s.batch)
+			rc = sc__fail(SC_EINVAL,
+				      "sc_settle_work_generate: step %zu "
+				      "has no batch",
+				      w->n);
+		if (rc) {
+			sc_batch_release(s.batch);
+			sc_settle_work_destroy(w);
+			return rc;
+		}
+		w->steps[w->n] = s;
+	}
+	return work_finish(w, out);
+}
+
+void
+sc_settle_work_destroy(struct sc_settle_work *w)
+{
+	if (!w)
+		return;
+	for (size_t i = 0; i < w->n; i++)
+		sc_batch_release(w->steps[i].batch);
+	work_release_expect(w);
+	free(w->steps);
+	free(w);
+}
+
+struct sc_graph *
+sc_settle_work_graph(const struct sc_settle_work *w)
+{
+	return w->g;
+}
+
+size_t
+sc_settle_work_steps(const struct sc_settle_work *w)
+{
+	return w->n;
+}
+
+size_t
+sc_settle_work_outputs(const struct sc_settle_work *w, int *ids, size_t max)
+{
+	for (size_t i = 0; i < w->nout && i < max; i++)
+		ids[i] = w->outputs[i];
+	return w->nout;
+}
+
+/* --- one run ---------------------------------------------------------------
+ */
+
+/* What a run shares between its drivers and its checks. */
+struct run {
+	const struct sc_settle_work *w;
+	const struct sc_settle_opts *o;
+	struct sc_settle_result *res;
+	struct sc_runtime *rt;
+	bool faults; /* SC_SETTLE_FAULTS */
+};
+
+static void __attribute__((format(printf, 3, 4)))
+run_fail(struct run *r, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!r->res->ok && r->res->why[0])
+		return; /* the first failure is the one to report */
+	r->res->ok = false;
+	r->res->error = code;
+	va_start(ap, fmt);
+	(void)vsnprintf(r->res->why, sizeof(r->res->why), fmt, ap);
+	va_end(ap);
+}
+
+/* A submit's code: true to go on. A dead unit is expected (counted) only
+ * with injected faults. */
+static bool
+run_submitted(struct run *r, int rc, size_t i, uint64_t *dead)
+{
+	if (rc == SC_EDEAD && r->faults) {
+		(*dead)++;
+		return true;
+	}
+	if (rc) {
+		run_fail(r, rc, "submit %zu (input node %d): %s", i,
+			 r->w->steps[i].input, sc_errmsg());
+		return false;
+	}
+	return true;
+}
+
+/* The sim's host: the next submission or two (SC_EFULL: later). */
+struct sim_host {
+	struct run *r;
+	size_t next;
+	int error; /* the first submit that failed */
+};
+
+static bool
+sim_host_step(void *ctx, struct sc_exec *ex, uint64_t rnd)
+{
+	struct sim_host *h = ctx;
+	struct sc_settle_result *res = h->r->res;
+	const struct sc_settle_work *w = h->r->w;
+	uint64_t k = 1 + rnd % 2;
+
+	(void)ex;
+	while (k-- && h->next < w->n && !h->error) {
+		int rc = sc_runtime_submit(h->r->rt, w->steps[h->next].input,
+					   w->steps[h->next].batch);
+
+		if (rc == SC_EFULL) {
+			res->submits_full++;
+			break;
+		}
+		if (!run_submitted(h->r, rc, h->next, &res->submits_dead))
+			h->error = rc;
+		else if (!rc)
+			res->submits++;
+		h->next++;
+	}
+	return h->next < w->n && !h->error;
+}
+
+static void
+drive_sim(struct run *r)
+{
+	struct sim_host h = {.r = r};
+	struct sc_sim_opts so = {
+	    .seed = r->o->seed,
+	    .held_max = r->o->units ? r->o->units : 1,
+	    .budget = r->o->budget,
+	    .max_steps = r->o->max_steps ? r->o->max_steps : SETTLE_MAX_STEPS,
+	    .host = sim_host_step,
+	    .host_ctx = &h};
+	int rc = sc_sim_run(sc_runtime_exec(r->rt), &so, &r->res->sim);
+
+	if (rc == SC_EPANIC && r->faults) {
+		r->res->panicked = true;
+		rc = 0;
+	}
+	if (rc)
+		run_fail(r, rc, "sim: %s", r->res->sim.why);
+}
+
+/* A pool's host thread: submissions first, first + step, ... (the
+ * integral does not depend on their order: deltas sum). */
+struct pool_host {
+	pthread_t th;
+	struct run *r;
+	size_t first, step;
+	uint64_t submits, dead;
+	int rc;
+	size_t failed_at;
+};
+
+static uint64_t
+pool_timeout(const struct run *r)
+{
+	return r->o->timeout_ns ? r->o->timeout_ns : SETTLE_TIMEOUT_NS;
+}
+
+static void *
+pool_host_main(void *arg)
+{
+	struct pool_host *u = arg;
+	const struct sc_settle_work *w = u->r->w;
+
+	for (size_t i = u->first; i < w->n; i += u->step) {
+		int rc = sc_runtime_submit_wait(u->r->rt, w->steps[i].input,
+						w->steps[i].batch,
+						pool_timeout(u->r));
+
+		if (rc == SC_EDEAD && u->r->faults) {
+			u->dead++;
+			continue;
+		}
+		if (rc) {
+			u->rc = rc;
+			u->failed_at = i;
+			break;
+		}
+		u->submits++;
+	}
+	return NULL;
+}
+
+/* Start the host threads (the calling thread is host 0), join them and
+ * fold their counts in. */
+static int
+pool_hosts(struct run *r)
+{
+	struct pool_host u[SC_SETTLE_MAX_HOSTS];
+	uint32_t n = r->o->hosts ? r->o->hosts : 1, started;
+	int rc = 0;
+
+	for (uint32_t t = 0; t < n; t++)
+		u[t] =
+		    (struct pool_host){.r = r, .first = t, .step = n, .rc = 0};
+	for (started = 1; started < n && !rc; started++)
+		if (pthread_create(&u[started].th, NULL, pool_host_main,
+				   &u[started]) != 0)
+			rc = SC_ENOMEM;
+	if (rc)
+		started--;
+	if (!rc)
+		pool_host_main(&u[0]);
+	for (uint32_t t = 1; t < started; t++)
+		(void)pthread_join(u[t].th, NULL);
+	if (rc) {
+		run_fail(r, rc, "cannot start host thread %u", started);
+		return rc;
+	}
+	for (uint32_t t = 0; t < n; t++) {
+		r->res->submits += u[t].submits;
+		r->res->submits_dead += u[t].dead;
+		if (u[t].rc)
+			run_fail(r, u[t].rc, "host %u, submit %zu: %s", t,
+				 u[t].failed_at, sc_errname(u[t].rc));
+	}
+	return 0;
+}
+
+static int
+drive_pool(struct run *r)
+{
+	const struct sc_settle_opts *o = r->o;
+	void *guard = o->guard_begin
+			  ? o->guard_begin(o->guard_ctx, sc_runtime_exec(r->rt))
+			  : NULL;
+	int rc = pool_hosts(r);
+
+	if (!rc) {
+		int idle = sc_runtime_wait_idle(r->rt, pool_timeout(r), NULL);
+
+		if (idle == SC_EPANIC && r->faults)
+			r->res->panicked = true;
+		else if (idle)
+			run_fail(r, idle, "wait_idle: %s", sc_errmsg());
+	}
+	if (o->guard_end)
+		o->guard_end(o->guard_ctx, guard);
+	return rc;
+}
+
+/* --- the comparison ------------------------------------------------------- */
+
+/* The weight of `row` (all columns) in b, 0 when absent. */
+static int64_t
+weight_of(const struct sc_batch *b, const uint64_t *row)
+{
+	size_t lo, hi;
+
+	if (sc_batch_key_range(b, row, sc_batch_ncols(b), &lo, &hi) != 0 ||
+	    lo == hi)
+		return 0;
+	return sc_batch_weight(b, lo);
+}
+
+/* A row as text, "(1, -2, 3)", decoded by schema s when it fits. */
+static void
+row_text(const uint64_t *row, const struct sc_schema *s, uint32_t ncols,
+	 char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (uint32_t c = 0; c < ncols && at + 24 < len; c++) {
+		enum sc_type t =
+		    s && s->ncols == ncols ? s->types[c] : SC_TYPE_U64;
+		int k =
+		    t == SC_TYPE_I64
+			? snprintf(buf + at, len - at, "%s%lld", c ? ", " : "(",
+				   (long long)sc_dec_i64(row[c]))
+			: snprintf(buf + at, len - at, "%s%#" PRIx64,
+				   c ? ", " : "(", row[c]);
+
+		if (k > 0)
+			at += (size_t)k;
+	}
+	if (at + 2 < len)
+		(void)snprintf(buf + at, len - at, ")");
+}
+
+/* The first rows of d = placed - single, each with its weight on both
+ * sides; a row points into the integral that holds it (the result keeps
+ * both), since d is released. */
+static void
+diff_rows(struct sc_settle_result *res, const struct sc_batch *got,
+	  const struct sc_batch *want, const struct sc_batch *d)
+{
+	res->ndiff_total = sc_batch_count(d);
+	for (size_t k = 0; k < res->ndiff_total && k < SC_SETTLE_MAX_DIFF;
+	     k++) {
+		const uint64_t *row = sc_batch_row(d, k);
+		struct sc_settle_diff *f = &res->diff[res->ndiff++];
+		int64_t pw = weight_of(got, row);
+		/* d is consolidated: a row of it has a nonzero weight on at
+		 * least one side, and that side holds it. */
+		const struct sc_batch *home = pw ? got : want;
+		size_t lo = 0, hi = 0;
+
+		(void)sc_batch_key_range(home, row, sc_batch_ncols(home), &lo,
+					 &hi);
+		f->row = lo < hi ? sc_batch_row(home, lo) : NULL;
+		f->placed = pw;
+		f->single = weight_of(want, row);
+	}
+}
+
+/* Record output i's difference: both integrals and the rows of
+ * placed - single, with the weight on each side. */
+static int
+record_difference(struct run *r, size_t i, struct sc_batch *got)
+{
+	struct sc_settle_result *res = r->res;
+	const struct sc_batch *want = r->w->expect[i];
+	struct sc_batch *neg = NULL, *d = NULL;
+	struct sc_node_info ni;
+	char text[SETTLE_ROW_TEXT] = "";
+	int rc;
+
+	if ((rc = sc_batch_negate(want, &neg)) != 0 ||
+	    (rc = sc_batch_add(got, neg, &d)) != 0) {
+		sc_batch_release(neg);
+		return rc;
+	}
+	sc_batch_release(neg);
+	res->output = r->w->outputs[i];
+	if (sc_graph_node_info(r->w->g, res->output, &ni) == 0)
+		(void)snprintf(res->output_name, sizeof(res->output_name), "%s",
+			       ni.name);
+	res->placed = sc_batch_retain(got);
+	res->single = sc_batch_retain(r->w->expect[i]);
+	diff_rows(res, got, want, d);
+	if (res->ndiff && res->diff[0].row)
+		row_text(res->diff[0].row,
+			 sc_graph_schema(r->w->g, res->output),
+			 sc_batch_ncols(got), text, sizeof(text));
+	run_fail(r, SC_ESTATE,
+		 "output '%s' (node %d) differs from the single circuit's: "
+		 "%zu rows, expected %zu; %zu rows differ, the first %s with "
+		 "weight %lld placed, %lld single",
+		 res->output_name, res->output, sc_batch_count(got),
+		 sc_batch_count(want), res->ndiff_total, text,
+		 res->ndiff ? (long long)res->diff[0].placed : 0LL,
+		 res->ndiff ? (long long)res->diff[0].single : 0LL);
+	sc_batch_release(d);
+	return 0;
+}
+
+/* Output i at idle: equal to the reference, and to the caller's check. */
+static void
+check_output(struct run *r, size_t i)
+{
+	struct sc_batch *got = NULL;
+	int out = r->w->outputs[i];
+	int rc = sc_runtime_integral(r->rt, out, &got);
+
+	if (rc) {
+		run_fail(r, rc, "integral of output node %d: %s", out,
+			 sc_errmsg());
+		return;
+	}
+	if (!r->w->single_failed && !sc_batch_equal(got, r->w->expect[i])) {
+		if ((rc = record_difference(r, i, got)) != 0)
+			run_fail(r, rc, "output node %d differs (%s)", out,
+				 sc_errname(rc));
+	} else if (r->o->verify &&
+		   (rc = r->o->verify(r->o->verify_ctx, out, got)) != 0) {
+		run_fail(r, rc, "output node %d: %s", out, sc_errmsg());
+	}
+	sc_batch_release(got);
+}
+
+static void
+check_idle(struct run *r)
+{
+	int rc = sc_runtime_check_idle(r->rt);
+
+	if (rc) {
+		run_fail(r, rc, "check_idle: %s", sc_errmsg());
+		return;
+	}
+	if (r->res->panicked)
+		return; /* the dead unit's part cannot be compared */
+	for (size_t i = 0; i < r->w->nout && r->res->ok; i++)
+		check_output(r, i);
+}
+
+/* A panic must be reported at shutdown exactly when one happened. */
+static void
+check_shutdown(struct run *r)
+{
+	struct sc_panic_record pr;
+	int rc = sc_runtime_shutdown(r->rt, &pr);
+
+	if (r->res->panicked && rc != SC_EPANIC)
+		run_fail(r, SC_ESTATE,
+			 "a unit panicked but shutdown returned %s",
+			 sc_errname(rc));
+	else if (!r->res->panicked && rc)
+		run_fail(r, rc, "shutdown: %s", sc_errmsg());
+}
+
+/* --- the call ------------------------------------------------------------- */
+
+const char *
+sc_settle_replay_call(const struct sc_placement *p,
+		      const struct sc_settle_opts *o, char *buf, size_t len)
+{
+	(void)snprintf(
+	    buf, len,
+	    "sc_settle_run(work, /* placement '%s' */ p, "
+	    "&(struct sc_settle_opts){.mode = %s, .seed = %" PRIu64
+	    ", .units = %u, .hosts = %u, .budget = %u, .edge_capacity = %u, "
+	    ".outbox_bound = %zu, .max_steps = %" PRIu64 "}, &res)",
+	    p ? sc_placement_strategy(p) : "?",
+	    o->mode == SC_SETTLE_POOL ? "SC_SETTLE_POOL" : "SC_SETTLE_SIM",
+	    o->seed, o->units, o->hosts, o->budget, o->edge_capacity,
+	    o->outbox_bound, o->max_steps);
+	return buf;
+}
+
+static int
+check_opts(const struct sc_settle_opts *o, struct sc_settle_result *res)
+{
+	const char *bad = NULL;
+
+	if (o->mode != SC_SETTLE_SIM && o->mode != SC_SETTLE_POOL)
+		bad = "unknown mode";
+	else if (o->units > SETTLE_MAX_UNITS)
+		bad = "units out of 0..64";
+	else if (o->hosts > SC_SETTLE_MAX_HOSTS)
+		bad = "hosts out of 0..16";
+	if (!bad)
+		return 0;
+	(void)snprintf(res->why, sizeof(res->why), "sc_settle_run: %s", bad);
+	res->error = SC_EINVAL;
+	return sc__fail(SC_EINVAL, "sc_settle_run: %s", bad);
+}
+
+int
+sc_settle_run(const struct sc_settle_work *w, const struct sc_placement *p,
+	      const struct sc_settle_opts *opts, struct sc_settle_result *res)
+{
+	struct run r = {.w = w, .o = opts, .res = res};
+	struct sc_runtime_opts ro;
+	int rc;
+
+	if (!res)
+		return sc__fail(SC_EINVAL, "sc_settle_run: NULL result");
+	memset(res, 0, sizeof(*res));
+	res->output = -1;
+	if (!w || !p || !opts)
+		return sc__fail(SC_EINVAL, "sc_settle_run: NULL argument");
+	if ((rc = check_opts(opts, res)) != 0)
+		return rc;
+	if (opts->replay)
+		(void)snprintf(res->replay, sizeof(res->replay), "%s",
+			       opts->replay);
+	else
+		(void)sc_settle_replay_call(p, opts, res->replay,
+					    sizeof(res->replay));
+	r.faults = (w->flags & SC_SETTLE_FAULTS) != 0;
+	res->single_failed = w->single_failed;
+	ro = (struct sc_runtime_opts){
+	    .workers = opts->mode == SC_SETTLE_POOL
+			   ? (opts->units ? opts->units : 1)
+			   : 0,
+	    .budget = opts->mode == SC_SETTLE_POOL ? opts->budget : 0,
+	    .edge_capacity = opts->edge_capacity,
+	    .outbox_bound = opts->outbox_bound};
+	if ((rc = sc_runtime_create(w->g, p, &ro, &r.rt)) != 0) {
+		(void)snprintf(res->why, sizeof(res->why), "create: %s",
+			       sc_errmsg());
+		res->error = rc;
+		return rc;
+	}
+	res->ok = true;
+	if (opts->mode == SC_SETTLE_POOL)
+		rc = drive_pool(&r);
+	else
+		drive_sim(&r);
+	if (res->ok)
+		check_idle(&r);
+	check_shutdown(&r);
+	sc_runtime_stats(r.rt, &res->stats);
+	sc_runtime_destroy(r.rt);
+	return rc;
+}
+
+void
+sc_settle_result_fini(struct sc_settle_result *res)
+{
+	if (!res)
+		return;
+	sc_batch_release(res->placed);
+	sc_batch_release(res->single);
+	res->placed = res->single = NULL;
+	res->ndiff = 0;
+}

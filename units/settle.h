@@ -1,0 +1,246 @@
+/*
+ * settle.h - the settle check as a library call: does a placed circuit
+ * settle exactly where the single circuit does?
+ *
+ * The settle property (runtime.h): for a graph whose operators are
+ * functions of their input's integral, whatever the placement, the number
+ * of workers and the order of turns, once the placed runtime is idle every
+ * output's integral equals the single, unplaced circuit's after the same
+ * submissions. This module checks one case of it:
+ *
+ *   work    a graph and a list of host submissions (input node, batch),
+ *           given as an array or produced by a generator callback (a
+ *           workload in bench/workloads/ provides one), with the single
+ *           circuit's integral of every output after all of them, one
+ *           step per submission (the reference);
+ *   run     the same submissions into a runtime of a placement, under a
+ *           schedule: the seeded scheduler (runtime/sim.h) holding up to
+ *           N units at once, with the host's submissions arriving between
+ *           any two events, or a real pool of N workers fed by H host
+ *           threads at once; with a budget, an edge capacity and an
+ *           outbox bound. At idle it checks the idle invariant
+ *           (sc_runtime_check_idle), then compares every output's integral
+ *           with the reference.
+ *
+ * The result names the first output that differs (by node name) and the
+ * rows on which the two integrals disagree, with both weights; the
+ * schedule's statistics (turns, kicks that landed on running units,
+ * submits refused as full); and a replay: the caller's command line when it
+ * gave one (`subcirc stress ...`), else the C call with every parameter.
+ * Same work, placement and options (seed included): same run, same result,
+ * under the seeded scheduler (the sim's trace hash says so).
+ *
+ * Why a work object. The reference costs one single-circuit run; a test
+ * that checks many placements and schedules of the same submissions
+ * computes it once. It also lets the reference be fed different
+ * submissions (sc_settle_work_reference), which is how a test plants a
+ * difference to see the check catch it.
+ *
+ * Injected faults (SC_SETTLE_FAULTS). With a graph whose callbacks fail on
+ * purpose (bench/workloads/grid.h's fault_rate), a unit may panic: then a
+ * submit may meet a dead unit (SC_EDEAD, counted), the run must report the
+ * panic at shutdown, and the integrals cannot be compared (the dead unit's
+ * part is lost). The single circuit may fail too (SC_ECALLBACK); the
+ * comparison is then left to opts.verify.
+ *
+ * Ownership. The work holds its own references to the batches and borrows
+ * the graph (which must outlive it). A result is caller storage filled by
+ * sc_settle_run; sc_settle_result_fini frees what it holds.
+ *
+ * Threads. One host thread calls these; sc_settle_run starts and joins the
+ * pool's workers and host threads itself.
+ */
+#ifndef SC_UNITS_SETTLE_H
+#define SC_UNITS_SETTLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "operators/batch.h"
+#include "operators/error.h"
+#include "operators/graph.h"
+#include "runtime/executor.h"
+#include "runtime/sim.h"
+#include "units/placement.h"
+#include "units/runtime.h"
+
+/* One host submission: batch (borrowed by the callee) to input node. */
+struct sc_settle_step {
+	int input;
+	struct sc_batch *batch;
+};
+
+/*
+ * sc_settle_gen_fn - produce submission i (0, 1, ... in order) into *out:
+ * the input node and a new batch, which the work then owns. Returns 0, or
+ * a negative SC_E* code that stops sc_settle_work_generate.
+ */
+typedef int (*sc_settle_gen_fn)(void *ctx, size_t i,
+				struct sc_settle_step *out);
+
+/* Flags of a work. */
+#define SC_SETTLE_FAULTS 1u /* the graph's callbacks fail on purpose */
+
+/* The most outputs a work compares, and host threads of a pool run. */
+#define SC_SETTLE_MAX_OUTPUTS 64
+#define SC_SETTLE_MAX_HOSTS   16
+
+/* How many differing rows a result keeps (it counts them all). */
+#define SC_SETTLE_MAX_DIFF 16
+
+struct sc_settle_work;
+
+/*
+ * sc_settle_work_create - the work of graph g and submissions steps[0..n)
+ * (each batch retained), with the single circuit's integrals as the
+ * reference. flags: 0 or SC_SETTLE_FAULTS. Returns:
+ *   0            *out is the work
+ *   SC_EINVAL    NULL g or out, NULL steps with n > 0, a NULL batch,
+ *                unknown flags, more than SC_SETTLE_MAX_OUTPUTS outputs
+ *   SC_ENOMEM
+ *   other        an error of the single circuit (create, feed, step:
+ *                e.g. SC_ESCHEMA for a batch of the wrong width, or
+ *                SC_ECALLBACK without SC_SETTLE_FAULTS)
+ * Nothing is left on failure.
+ */
+int sc_settle_work_create(struct sc_graph *g,
+			  const struct sc_settle_step *steps, size_t n,
+			  unsigned flags, struct sc_settle_work **out);
+
+/*
+ * sc_settle_work_generate - as create, with the n submissions produced by
+ * gen(ctx, i, ...) for i = 0 .. n-1 in order. Returns what create does, or
+ * the first error gen returns.
+ */
+int sc_settle_work_generate(struct sc_graph *g, sc_settle_gen_fn gen, void *ctx,
+			    size_t n, unsigned flags,
+			    struct sc_settle_work **out);
+
+/*
+ * sc_settle_work_reference - recompute the reference from the single
+ * circuit fed steps[0..n) instead of the work's own submissions (which the
+ * runs keep submitting). For a planted difference, or a reference the
+ * caller trusts more. Returns:
+ *   0            the new reference is in place
+ *   SC_EINVAL    NULL w, NULL steps with n > 0, a NULL batch
+ *   SC_ENOMEM, or an error of the single circuit: the old reference stays
+ */
+int sc_settle_work_reference(struct sc_settle_work *w,
+			     const struct sc_settle_step *steps, size_t n);
+
+/* sc_settle_work_destroy - release the batches and the reference. NULL is
+ * allowed. */
+void sc_settle_work_destroy(struct sc_settle_work *w);
+
+/* The work's graph, submissions and compared outputs (node ids, in id
+ * order; at most max written, the count returned). */
+struct sc_graph *sc_settle_work_graph(const struct sc_settle_work *w);
+size_t sc_settle_work_steps(const struct sc_settle_work *w);
+size_t sc_settle_work_outputs(const struct sc_settle_work *w, int *ids,
+			      size_t max);
+
+/* The schedule. */
+enum sc_settle_mode {
+	SC_SETTLE_SIM = 0,  /* the seeded scheduler, one thread */
+	SC_SETTLE_POOL = 1, /* a real pool of worker threads */
+};
+
+/*
+ * sc_settle_verify_fn - an extra check of output `output`'s placed
+ * integral `got` (e.g. against a from-scratch reference). Returns 0, or a
+ * negative code with sc_errmsg() saying why: the run then fails with it.
+ */
+typedef int (*sc_settle_verify_fn)(void *ctx, int output,
+				   const struct sc_batch *got);
+
+struct sc_settle_opts {
+	enum sc_settle_mode mode;
+	uint64_t seed;		    /* sim: chooses the order of events */
+	uint32_t units;		    /* sim: units held at once; pool: worker
+				       threads; 1..64 (0 means 1) */
+	uint32_t hosts;		    /* pool: host threads submitting at once,
+				       0..SC_SETTLE_MAX_HOSTS (0 means 1) */
+	uint32_t budget;	    /* frames per turn; 0: sim draws 1..4 per
+				       turn, the pool takes the runtime's */
+	uint32_t edge_capacity;	    /* frames, a power of two; 0: default */
+	size_t outbox_bound;	    /* rows; 0: the runtime's default */
+	uint64_t max_steps;	    /* sim: events before giving up; 0: 2e6 */
+	uint64_t timeout_ns;	    /* pool: each blocking submit and the wait
+				       for idle; 0: 10 s */
+	sc_settle_verify_fn verify; /* NULL: none */
+	void *verify_ctx;
+	/* pool: called with the executor once the runtime is built and
+	 * before the first submit (e.g. to start a watchdog); its return is
+	 * handed to guard_end after the wait for idle. NULL: none. */
+	void *(*guard_begin)(void *ctx, struct sc_exec *ex);
+	void (*guard_end)(void *ctx, void *guard);
+	void *guard_ctx;
+	/* The command that replays this case (copied into the result), e.g.
+	 * "subcirc stress --seeds 7 --workers 2 --placements chains
+	 * --workloads grid"; NULL: the result's replay is the C call. */
+	const char *replay;
+};
+
+/* One row on which the placed and the single integral disagree. */
+struct sc_settle_diff {
+	const uint64_t
+	    *row;	/* the row's words, in res->placed or res->single */
+	int64_t placed; /* its weight in the placed integral */
+	int64_t single; /* its weight in the reference; 0: absent */
+};
+
+/* What a run found. */
+struct sc_settle_result {
+	bool ok;		 /* settled, idle invariant held, all equal */
+	int error;		 /* 0, or the code of what failed */
+	char why[640];		 /* when !ok: what failed, by name */
+	char replay[768];	 /* the command or C call that replays it */
+	int output;		 /* the first output that differs, or -1 */
+	char output_name[128];	 /* its node name ("" when none) */
+	struct sc_batch *placed; /* its placed integral (owned), or NULL */
+	struct sc_batch *single; /* its reference integral (owned) */
+	struct sc_settle_diff diff[SC_SETTLE_MAX_DIFF]; /* first rows */
+	size_t ndiff;					/* rows in diff[] */
+	size_t ndiff_total; /* rows that differ, all of them */
+	/* the schedule */
+	struct sc_sim_result sim;      /* sim: the scheduler's statistics */
+	uint64_t submits;	       /* submissions accepted */
+	uint64_t submits_full;	       /* sim: submits refused as full */
+	uint64_t submits_dead;	       /* submits refused by a dead unit */
+	bool panicked;		       /* a unit panicked (faults only) */
+	bool single_failed;	       /* the reference hit a fault */
+	struct sc_runtime_stats stats; /* the runtime's, at the end */
+};
+
+/*
+ * sc_settle_run - run work w under placement p (of w's graph) as opts
+ * says, and compare. *res is filled in every case but SC_EINVAL (fini it
+ * then too: it is zeroed first). Returns:
+ *   0            the case ran to a verdict: res->ok says whether it
+ *                settled where the single circuit does; when not,
+ *                res->why, and for a difference res->output/_name and
+ *                res->diff, say how
+ *   SC_EINVAL    NULL w, p or res; units or hosts out of range; an
+ *                unknown mode (res->why names it)
+ *   other        the runtime could not be built (sc_runtime_create's
+ *                error, e.g. SC_EINVAL for a loop across units), a host
+ *                thread could not be started, or SC_ENOMEM; res->why
+ *                says which
+ */
+int sc_settle_run(const struct sc_settle_work *w, const struct sc_placement *p,
+		  const struct sc_settle_opts *opts,
+		  struct sc_settle_result *res);
+
+/* sc_settle_result_fini - release the result's batches. Idempotent. */
+void sc_settle_result_fini(struct sc_settle_result *res);
+
+/*
+ * sc_settle_replay_call - the C call that replays opts on placement p into
+ * buf (cut to len, NUL-terminated). Returns buf.
+ */
+const char *sc_settle_replay_call(const struct sc_placement *p,
+				  const struct sc_settle_opts *opts, char *buf,
+				  size_t len);
+
+#endif /* SC_UNITS_SETTLE_H */
