@@ -722,6 +722,39 @@ Test(batch, key_range_finds_exactly_the_rows_with_the_prefix)
 	}
 }
 
+Test(batch, lower_bound_is_the_first_row_from_start_not_below_the_key)
+{
+	uint64_t base = sc_prop_seed(1051);
+
+	for (uint64_t c = 0; c < sc_prop_count(100); c++) {
+		struct sc_rng r;
+		struct sc_schema s;
+		struct sc_batch *b;
+		uint64_t key[SC_SCHEMA_MAX_COLS];
+		uint32_t k;
+		size_t from, at, n;
+		bool ok;
+
+		sc_rng_seed(&r, base + c);
+		zgen_schema(&r, 4, &s);
+		b = zgen_batch(&r, &s, 200, 3, NULL);
+		n = sc_batch_count(b);
+		k = (uint32_t)sc_rng_below(&r, s.ncols + 1);
+		from = (size_t)sc_rng_below(&r, n + 1);
+		zgen_row(&r, &s, 3, key);
+		at = sc_batch_lower_bound(b, key, k, from);
+		ok = at >= from && at <= n;
+		for (size_t i = from; ok && i < n; i++)
+			ok = (zref_cmp(sc_batch_row(b, i), key, k) < 0) ==
+			     (i < at);
+		SC_PROP_ASSERT(
+		    base + c, SUITE,
+		    "lower_bound_is_the_first_row_from_start_not_below_the_key",
+		    ok, "lower bound %zu from %zu of %zu rows", at, from, n);
+		sc_batch_release(b);
+	}
+}
+
 Test(batch, index_by_projects_and_reconsolidates)
 {
 	uint64_t base = sc_prop_seed(1101);
