@@ -303,7 +303,7 @@ bench_part(const char *what, int nodes, bool whole, struct sc_batch *delta,
 	if (!wanted(kase))
 		return;
 	for (int r = 0; r < PART_REPS; r++) {
-		int ids[CHAIN_LEN];
+		int ids[CHAIN_LEN] = {0};
 		struct sc_graph *g = make_chains(nodes / CHAIN_LEN, ids);
 		struct sc_circuit *c;
 		int rc = whole ? sc_circuit_create(g, &c)

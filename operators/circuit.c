@@ -279,7 +279,7 @@ index_slots(struct sc_circuit *c, int *slot_at)
 			c->by_id[k++] = slot_at[id];
 	k = 0;
 	for (size_t i = 0; i < c->norder; i++) {
-		const struct sc__node *nd = c->rt[i].nd;
+		const struct sc__node *nd = node_of(c, c->rt[i].id);
 
 		c->rt[i].in = c->ports + k;
 		for (uint32_t p = 0; p < nd->nin; p++)
@@ -287,31 +287,29 @@ index_slots(struct sc_circuit *c, int *slot_at)
 	}
 }
 
-/* The slots (the part in topological order, then the boundary inputs) and
- * room for their index and their ports. */
-static int
-make_slots(struct sc_circuit *c, const int *order)
+/* Fill the slots: the part in topological order, then the boundary
+ * inputs. */
+static void
+fill_slots(struct sc_circuit *c, const int *order)
 {
-	size_t nports = 0;
-
-	c->nslots = c->norder + c->cut.nin;
-	c->rt = calloc(c->nslots, sizeof(*c->rt));
-	c->by_id = malloc(c->nslots * sizeof(int));
-	if (!c->rt || !c->by_id)
-		return sc__fail(SC_ENOMEM, "sc_circuit_create: no memory");
 	for (size_t i = 0; i < c->nslots; i++) {
 		int id = i < c->norder ? order[i] : c->cut.in[i - c->norder];
 
 		c->rt[i].id = id;
 		c->rt[i].nd = node_of(c, id);
 		c->rt[i].role = ROLE_FED; /* the part's nodes: set by rt_init */
-		if (i < c->norder)
-			nports += c->rt[i].nd->nin;
 	}
-	c->ports = malloc((nports + 1) * sizeof(int));
-	if (!c->ports)
-		return sc__fail(SC_ENOMEM, "sc_circuit_create: no memory");
-	return 0;
+}
+
+/* The ports of the part's nodes, all together. */
+static size_t
+count_ports(const struct sc_circuit *c, const int *order)
+{
+	size_t nports = 0;
+
+	for (size_t i = 0; i < c->norder; i++)
+		nports += node_of(c, order[i])->nin;
+	return nports;
 }
 
 /* Topological order of the part, its slots and their state. */
@@ -330,10 +328,17 @@ circuit_build(struct sc_circuit *c, const int *nodes, size_t n)
 		in_part[nodes[i]] = true;
 	rc = sc__graph_topo(c->g, in_part, order, &c->norder,
 			    "sc_circuit_create");
-	if (rc == 0)
-		rc = make_slots(c, order);
 	if (rc)
 		goto out_free;
+	c->nslots = c->norder + c->cut.nin;
+	c->rt = calloc(c->nslots, sizeof(*c->rt));
+	c->by_id = malloc(c->nslots * sizeof(int));
+	c->ports = malloc((count_ports(c, order) + 1) * sizeof(int));
+	if (!c->rt || !c->by_id || !c->ports) {
+		rc = sc__fail(SC_ENOMEM, "sc_circuit_create: no memory");
+		goto out_free;
+	}
+	fill_slots(c, order);
 	index_slots(c, order); /* the order is in the slots: reuse its room */
 	for (size_t i = 0; rc == 0 && i < c->norder; i++)
 		rc = rt_init(c, i);
@@ -413,23 +418,25 @@ sc_circuit_steps(const struct sc_circuit *c)
 
 /* --- feeding and reading -------------------------------------------------- */
 
-/* The slot of stream `id` (*slot) if the circuit knows it, else an
- * error. */
+/* The slot (>= 0) of stream `id` if the circuit knows it, else a negative
+ * error code. */
 static int
-known(const struct sc_circuit *c, int id, const char *fn, int *slot)
+known(const struct sc_circuit *c, int id, const char *fn)
 {
+	int slot;
+
 	if (!c)
 		return sc__fail(SC_EINVAL, "%s: circuit is NULL", fn);
 	if (id < 0 || (size_t)id >= c->n)
 		return sc__fail(SC_ENOENT, "%s: no node %d (graph has %zu)", fn,
 				id, c->n);
-	*slot = slot_of(c, id);
-	if (*slot < 0)
+	slot = slot_of(c, id);
+	if (slot < 0)
 		return sc__fail(SC_ENOENT,
 				"%s: node '%s' is not read or computed by "
 				"this circuit",
 				fn, node_of(c, id)->name);
-	return 0;
+	return slot;
 }
 
 int
@@ -438,11 +445,10 @@ sc_circuit_feed(struct sc_circuit *c, int stream, struct sc_batch *b)
 	const struct sc__node *nd;
 	struct rt *r;
 	struct sc_batch *sum;
-	int slot;
-	int rc = known(c, stream, "sc_circuit_feed", &slot);
+	int rc, slot = known(c, stream, "sc_circuit_feed");
 
-	if (rc)
-		return rc;
+	if (slot < 0)
+		return slot;
 	r = &c->rt[slot];
 	nd = r->nd;
 	if (!b)
@@ -481,11 +487,10 @@ int
 sc_circuit_delta(const struct sc_circuit *c, int node, struct sc_batch **out)
 {
 	const struct rt *r;
-	int slot;
-	int rc = known(c, node, "sc_circuit_delta", &slot);
+	int slot = known(c, node, "sc_circuit_delta");
 
-	if (rc)
-		return rc;
+	if (slot < 0)
+		return slot;
 	if (!out)
 		return sc__fail(SC_EINVAL, "sc_circuit_delta: out is NULL");
 	r = &c->rt[slot];
@@ -500,11 +505,10 @@ int
 sc_circuit_integral(const struct sc_circuit *c, int node, struct sc_batch **out)
 {
 	const struct rt *r;
-	int slot;
-	int rc = known(c, node, "sc_circuit_integral", &slot);
+	int slot = known(c, node, "sc_circuit_integral");
 
-	if (rc)
-		return rc;
+	if (slot < 0)
+		return slot;
 	if (!out)
 		return sc__fail(SC_EINVAL, "sc_circuit_integral: out is NULL");
 	r = &c->rt[slot];
@@ -519,11 +523,10 @@ sc_circuit_integral(const struct sc_circuit *c, int node, struct sc_batch **out)
 int
 sc_circuit_on_delta(struct sc_circuit *c, int node, sc_delta_fn fn, void *ctx)
 {
-	int slot;
-	int rc = known(c, node, "sc_circuit_on_delta", &slot);
+	int slot = known(c, node, "sc_circuit_on_delta");
 
-	if (rc)
-		return rc;
+	if (slot < 0)
+		return slot;
 	c->rt[slot].cb = fn;
 	c->rt[slot].cb_ctx = fn ? ctx : NULL;
 	return 0;
@@ -1001,11 +1004,10 @@ int
 sc_circuit_node_stats(const struct sc_circuit *c, int node,
 		      struct sc_node_stats *out)
 {
-	int slot;
-	int rc = known(c, node, "sc_circuit_node_stats", &slot);
+	int slot = known(c, node, "sc_circuit_node_stats");
 
-	if (rc)
-		return rc;
+	if (slot < 0)
+		return slot;
 	if (!out)
 		return sc__fail(SC_EINVAL,
 				"sc_circuit_node_stats: out is NULL");
