@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/batch_int.h"
 #include "operators/groups_int.h"
 #include "operators/probe_int.h"
 #include "operators/trace.h"
@@ -176,18 +177,6 @@ sc_aggregate_out_ncols(const struct sc_aggregate *agg)
 }
 
 /* --- shared pieces of a step --------------------------------------------- */
-
-/* The end of the run of rows of b sharing row i's first k columns. */
-static size_t
-key_end(const struct sc_batch *b, size_t i, uint32_t k)
-{
-	size_t n = sc_batch_count(b);
-	const uint64_t *key = sc_batch_row(b, i);
-
-	while (++i < n && sc_row_eq(sc_batch_row(b, i), key, k))
-		;
-	return i;
-}
 
 /* Push (key, value) with weight w. */
 static int
@@ -434,7 +423,7 @@ linear_compute(struct sc_aggregate *agg, const struct sc_batch *d)
 	int rc;
 
 	for (size_t i = 0; i < sc_batch_count(d);
-	     i = key_end(d, i, agg->spec.k))
+	     i = sc__batch_key_end(d, i, agg->spec.k))
 		groups++;
 	rc = pend_reserve(agg, groups);
 	if (rc)
@@ -444,12 +433,12 @@ linear_compute(struct sc_aggregate *agg, const struct sc_batch *d)
 	 * table's misses overlap instead of stalling each group in turn. */
 	for (int pass = 0; pass < 2; pass++)
 		for (size_t i = 0; i < sc_batch_count(d);
-		     i = key_end(d, i, agg->spec.k))
+		     i = sc__batch_key_end(d, i, agg->spec.k))
 			sc__groups_prefetch(&agg->g, sc_batch_row(d, i), pass);
 	sc__probe_init(&p, agg->spec.ncols, agg->t, NULL);
 	sc__probe_prepare(&p, d, agg->spec.ncols, &agg->fences);
 	for (size_t i = 0, e; rc == 0 && i < sc_batch_count(d); i = e) {
-		e = key_end(d, i, agg->spec.k);
+		e = sc__batch_key_end(d, i, agg->spec.k);
 		rc = group_step(agg, &p, d, i, e);
 		fresh +=
 		    rc == 0 && agg->pend[agg->npend - 1].idx == SC__GROUPS_NONE;
@@ -519,7 +508,7 @@ minmax_compute(struct sc_aggregate *agg, const struct sc_batch *d)
 	for (size_t i = 0, e; rc == 0 && i < sc_batch_count(d); i = e) {
 		const uint64_t *key = sc_batch_row(d, i);
 
-		e = key_end(d, i, agg->spec.k);
+		e = sc__batch_key_end(d, i, agg->spec.k);
 		rc = extreme(agg, &before, key, &was, &ov);
 		if (rc == 0)
 			rc = extreme(agg, &after, key, &is, &nv);

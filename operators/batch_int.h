@@ -1,11 +1,123 @@
 /*
- * batch_int.h - internals of batches shared with trace.c: raw construction
- * and the resumable merge. Not part of the public API.
+ * batch_int.h - internals of batches: the record helpers batch.c and
+ * batch_sort.c share, raw construction and the resumable merge (trace.c),
+ * and the key scans of the stateful operators (join.c, aggregate.c,
+ * probe.c). Not part of the public API.
  */
 #ifndef SC_BATCH_INT_H
 #define SC_BATCH_INT_H
 
+#include <stdlib.h>
+#include <string.h>
+
 #include "operators/batch.h"
+
+#define SC__INLINE static inline __attribute__((always_inline))
+
+/* --- records -------------------------------------------------------------- */
+
+/* Records never overlap. memcpy of a constant size (the fixed strides
+ * below) becomes a few moves; a loop here may instead be turned into a call
+ * to memmove by gcc's loop-pattern recognition, which costs more than the
+ * copy. */
+SC__INLINE void
+sc__rec_copy(uint64_t *dst, const uint64_t *src, uint32_t stride)
+{
+	memcpy(dst, src, (size_t)stride * sizeof(uint64_t));
+}
+
+/* A three-way compare of two records' keys, as sc_row_cmp. */
+SC__INLINE int
+sc__rec_cmp(const uint64_t *a, const uint64_t *b, uint32_t ncols)
+{
+	/* The common narrow rows compare in one or two instructions. */
+	if (ncols == 1)
+		return (a[0] > b[0]) - (a[0] < b[0]);
+	if (ncols == 2) {
+		unsigned __int128 x = ((unsigned __int128)a[0] << 64) | a[1];
+		unsigned __int128 y = ((unsigned __int128)b[0] << 64) | b[1];
+
+		return (x > y) - (x < y);
+	}
+	return sc_row_cmp(a, b, ncols);
+}
+
+/* The hot loops, specialised for the common strides so the record copy
+ * and compare unroll. */
+#define SC__DISPATCH(stride, call_fixed, call_any)                             \
+	switch (stride) {                                                      \
+	case 2: {                                                              \
+		const uint32_t S_ = 2;                                         \
+		call_fixed;                                                    \
+		break;                                                         \
+	}                                                                      \
+	case 3: {                                                              \
+		const uint32_t S_ = 3;                                         \
+		call_fixed;                                                    \
+		break;                                                         \
+	}                                                                      \
+	case 4: {                                                              \
+		const uint32_t S_ = 4;                                         \
+		call_fixed;                                                    \
+		break;                                                         \
+	}                                                                      \
+	case 5: {                                                              \
+		const uint32_t S_ = 5;                                         \
+		call_fixed;                                                    \
+		break;                                                         \
+	}                                                                      \
+	default:                                                               \
+		call_any;                                                      \
+		break;                                                         \
+	}
+
+/* n records of `stride` words (sc__mem_alloc), or NULL on overflow of the
+ * byte count or out of memory. */
+uint64_t *sc__rec_alloc(size_t n, uint32_t stride);
+
+/*
+ * Builders of at most SC__SMALL_ROWS records (a step's delta, a frame on an
+ * edge: the common case) skip the radix sort. Its fixed costs (a scan, a
+ * scratch area, counters to clear) are what a delta of a few rows paid
+ * for; an insertion sort over 32 records costs less than clearing one
+ * histogram.
+ */
+#define SC__SMALL_ROWS 32
+
+/* A header block with room for `cap` inline records, uninitialised. NULL
+ * if out of memory. */
+static inline struct sc_batch *
+sc__small_alloc(size_t cap, uint32_t stride)
+{
+	return malloc(sizeof(struct sc_batch) +
+		      cap * stride * sizeof(uint64_t));
+}
+
+/*
+ * Make the block r (room for `cap` records, `nout` of them written after
+ * the header) a batch of one reference. A block left with much less than
+ * its room (rows cancelled) is shrunk, as sc__batch_adopt shrinks, so
+ * sc_batch_bytes stays near the truth. Returns the batch (r may move).
+ */
+SC__INLINE struct sc_batch *
+sc__small_seal(struct sc_batch *r, uint32_t ncols, size_t nout, size_t cap)
+{
+	if (nout < cap - cap / 4) {
+		struct sc_batch *s = realloc(
+		    r, sizeof(*r) + nout * (ncols + 1) * sizeof(uint64_t));
+
+		if (s)
+			r = s;
+	}
+	r->refs = 1;
+	r->ncols = ncols;
+	r->stride = ncols + 1;
+	r->count = nout;
+	r->data = nout ? (uint64_t *)(r + 1) : NULL;
+	return r;
+}
+
+/* --- raw construction and the merge --------------------------------------- */
 
 /*
  * sc__batch_adopt - wrap `count` consolidated records in `data` (malloc'ed,
@@ -56,5 +168,41 @@ int sc__merge_finish(struct sc__merge *m, struct sc_batch **out);
 
 /* Abandon a merge, freeing its buffer. */
 void sc__merge_abort(struct sc__merge *m);
+
+/* --- keys ---------------------------------------------------------------- */
+
+/* The end of the run of rows of b that share row i's first k columns. */
+static inline size_t
+sc__batch_key_end(const struct sc_batch *b, size_t i, uint32_t k)
+{
+	size_t n = sc_batch_count(b);
+	const uint64_t *key = sc_batch_row(b, i);
+
+	while (++i < n && sc_row_eq(sc_batch_row(b, i), key, k))
+		;
+	return i;
+}
+
+/*
+ * The first row index in [lo, hi) whose first k columns are >= key
+ * (strict: > key), hi if none: a binary search, the one behind
+ * sc_batch_lower_bound, sc_batch_key_range and the probe's bounded
+ * searches. The rows of [lo, hi) must be sorted (they are in any batch).
+ */
+static inline size_t
+sc__batch_search(const struct sc_batch *b, size_t lo, size_t hi,
+		 const uint64_t *key, uint32_t k, bool strict)
+{
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = sc_row_cmp(sc_batch_row(b, mid), key, k);
+
+		if (strict ? c > 0 : c >= 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
 
 #endif /* SC_BATCH_INT_H */

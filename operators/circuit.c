@@ -17,13 +17,21 @@
 
 /* What a stream is to this circuit. */
 enum role {
-	ROLE_NONE = 0, /* not read or produced here */
-	ROLE_FED = 1,  /* an input node or a boundary input: fed by the host */
-	ROLE_OP = 2    /* computed by an operator of the part */
+	ROLE_FED = 1, /* an input node or a boundary input: fed by the host */
+	ROLE_OP = 2   /* computed by an operator of the part */
 };
 
-/* The run-time state of one stream / node, indexed by node id. */
+/*
+ * The run-time state of one stream the circuit knows, in a slot of its
+ * own. The slots are dense: first the part's nodes in the order a step runs
+ * them, then the boundary inputs. So a step touches the part's slots and
+ * nothing else, and costs O(part) whatever the size of the graph it was cut
+ * from (with K units, each step would otherwise pay for all K parts).
+ */
 struct rt {
+	const struct sc__node *nd;    /* the graph's node (frozen) */
+	const int *in;		      /* slot of the stream at each port */
+	int id;			      /* the node's id in the graph */
 	uint8_t role;		      /* enum role */
 	struct sc_batch *delta;	      /* this tick's delta; NULL = empty */
 	struct sc_batch *feed;	      /* fed since the last step; NULL = none */
@@ -43,9 +51,11 @@ struct rt {
 struct sc_circuit {
 	struct sc_graph *g; /* frozen while the circuit lives */
 	size_t n;	    /* graph nodes (ids 0..n-1) */
-	struct rt *rt;	    /* n of them */
-	int *order;	    /* the part in topological order */
-	size_t norder;	    /* nodes in the part */
+	struct rt *rt;	    /* nslots of them: the part, then cut.in */
+	size_t norder;	    /* nodes in the part (slots 0..norder-1) */
+	size_t nslots;	    /* norder + cut.nin */
+	int *by_id;	    /* the slots, sorted by node id (lookups) */
+	int *ports;	    /* every rt[].in, end to end */
 	struct sc_cut cut;  /* the part's boundary */
 	size_t work_min;    /* least merge work per trace per step */
 	uint64_t steps;	    /* ticks run */
@@ -173,12 +183,12 @@ builder_for(struct sc_circuit *c, uint32_t ncols, struct sc_batch_builder **out)
 	return 0;
 }
 
-/* Allocate the state node `id` of the part needs. */
+/* Allocate the state the part's node in slot `slot` needs. */
 static int
-rt_init(struct sc_circuit *c, int id)
+rt_init(struct sc_circuit *c, size_t slot)
 {
-	const struct sc__node *nd = node_of(c, id);
-	struct rt *r = &c->rt[id];
+	struct rt *r = &c->rt[slot];
+	const struct sc__node *nd = r->nd;
 
 	r->role = nd->kind == SC_NODE_INPUT ? ROLE_FED : ROLE_OP;
 	switch (nd->kind) {
@@ -194,16 +204,14 @@ rt_init(struct sc_circuit *c, int id)
 }
 
 static void
-rt_fini(struct sc_circuit *c, int id)
+rt_fini(struct rt *r)
 {
-	struct rt *r = &c->rt[id];
-
 	sc_batch_release(r->delta);
 	sc_batch_release(r->feed);
 	sc_batch_release(r->state);
 	sc_trace_destroy(r->trace);
 	if (r->kernel)
-		kernel_destroy(node_of(c, id)->kind, r->kernel);
+		kernel_destroy(r->nd->kind, r->kernel);
 	memset(r, 0, sizeof(*r)); /* r->bld is the circuit's */
 }
 
@@ -213,12 +221,13 @@ sc_circuit_destroy(struct sc_circuit *c)
 	if (!c)
 		return;
 	if (c->rt)
-		for (size_t i = 0; i < c->n; i++)
-			rt_fini(c, (int)i);
+		for (size_t i = 0; i < c->nslots; i++)
+			rt_fini(&c->rt[i]);
 	sc__graph_thaw(c->g);
 	sc_cut_fini(&c->cut);
 	free(c->rt);
-	free(c->order);
+	free(c->by_id);
+	free(c->ports);
 	free(c->row);
 	for (size_t i = 0; i <= SC_SCHEMA_MAX_COLS; i++) {
 		if (!c->bld[i])
@@ -229,24 +238,113 @@ sc_circuit_destroy(struct sc_circuit *c)
 	free(c);
 }
 
-/* Topological order of the part and the per-node state. */
+/* The slot of stream `id`, or -1 if the circuit neither computes nor reads
+ * it: a binary search of by_id, O(log part). */
+static int
+slot_of(const struct sc_circuit *c, int id)
+{
+	size_t lo = 0, hi = c->nslots;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int at = c->rt[c->by_id[mid]].id;
+
+		if (at == id)
+			return c->by_id[mid];
+		if (at < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return -1;
+}
+
+/*
+ * Index the slots by id and point every port of the part's nodes at the
+ * slot of the stream it reads (in the part or a boundary input, so it has
+ * one). slot_at, of the graph's size, maps ids to slots for the build only:
+ * the circuit keeps O(part) state and looks ids up in by_id.
+ */
+static void
+index_slots(struct sc_circuit *c, int *slot_at)
+{
+	size_t k = 0;
+
+	for (size_t id = 0; id < c->n; id++)
+		slot_at[id] = -1;
+	for (size_t i = 0; i < c->nslots; i++)
+		slot_at[c->rt[i].id] = (int)i;
+	for (size_t id = 0; id < c->n; id++)
+		if (slot_at[id] >= 0)
+			c->by_id[k++] = slot_at[id];
+	k = 0;
+	for (size_t i = 0; i < c->norder; i++) {
+		const struct sc__node *nd = node_of(c, c->rt[i].id);
+
+		c->rt[i].in = c->ports + k;
+		for (uint32_t p = 0; p < nd->nin; p++)
+			c->ports[k++] = slot_at[nd->in[p]];
+	}
+}
+
+/* Fill the slots: the part in topological order, then the boundary
+ * inputs. */
+static void
+fill_slots(struct sc_circuit *c, const int *order)
+{
+	for (size_t i = 0; i < c->nslots; i++) {
+		int id = i < c->norder ? order[i] : c->cut.in[i - c->norder];
+
+		c->rt[i].id = id;
+		c->rt[i].nd = node_of(c, id);
+		c->rt[i].role = ROLE_FED; /* the part's nodes: set by rt_init */
+	}
+}
+
+/* The ports of the part's nodes, all together. */
+static size_t
+count_ports(const struct sc_circuit *c, const int *order)
+{
+	size_t nports = 0;
+
+	for (size_t i = 0; i < c->norder; i++)
+		nports += node_of(c, order[i])->nin;
+	return nports;
+}
+
+/* Topological order of the part, its slots and their state. */
 static int
 circuit_build(struct sc_circuit *c, const int *nodes, size_t n)
 {
 	bool *in_part = calloc(c->n + 1, sizeof(bool));
+	int *order = malloc((c->n + 1) * sizeof(int));
 	int rc;
 
-	if (!in_part)
-		return sc__fail(SC_ENOMEM, "sc_circuit_create: no memory");
+	if (!in_part || !order) {
+		rc = sc__fail(SC_ENOMEM, "sc_circuit_create: no memory");
+		goto out_free;
+	}
 	for (size_t i = 0; i < n; i++)
 		in_part[nodes[i]] = true;
-	rc = sc__graph_topo(c->g, in_part, c->order, &c->norder,
+	rc = sc__graph_topo(c->g, in_part, order, &c->norder,
 			    "sc_circuit_create");
-	free(in_part);
+	if (rc)
+		goto out_free;
+	c->nslots = c->norder + c->cut.nin;
+	c->rt = calloc(c->nslots, sizeof(*c->rt));
+	c->by_id = malloc(c->nslots * sizeof(int));
+	c->ports = malloc((count_ports(c, order) + 1) * sizeof(int));
+	if (!c->rt || !c->by_id || !c->ports) {
+		rc = sc__fail(SC_ENOMEM, "sc_circuit_create: no memory");
+		goto out_free;
+	}
+	fill_slots(c, order);
+	index_slots(c, order); /* the order is in the slots: reuse its room */
 	for (size_t i = 0; rc == 0 && i < c->norder; i++)
-		rc = rt_init(c, c->order[i]);
-	for (size_t i = 0; rc == 0 && i < c->cut.nin; i++)
-		c->rt[c->cut.in[i]].role = ROLE_FED;
+		rc = rt_init(c, i);
+out_free:
+	free(in_part);
+	free(order);
 	return rc;
 }
 
@@ -270,10 +368,8 @@ sc_circuit_create_part(struct sc_graph *g, const int *nodes, size_t n,
 	rc = sc_graph_cut(g, nodes, n, &c->cut);
 	if (rc)
 		goto out_circuit;
-	c->rt = calloc(c->n + 1, sizeof(*c->rt));
-	c->order = malloc((c->n + 1) * sizeof(int));
 	c->row = malloc(SC_SCHEMA_MAX_COLS * sizeof(uint64_t));
-	if (!c->rt || !c->order || !c->row) {
+	if (!c->row) {
 		rc = sc__fail(SC_ENOMEM, "sc_circuit_create: no memory");
 		goto out_circuit;
 	}
@@ -314,12 +410,6 @@ sc_circuit_cut(const struct sc_circuit *c)
 	return c ? &c->cut : NULL;
 }
 
-const struct sc_graph *
-sc_circuit_graph(const struct sc_circuit *c)
-{
-	return c ? c->g : NULL;
-}
-
 uint64_t
 sc_circuit_steps(const struct sc_circuit *c)
 {
@@ -328,21 +418,25 @@ sc_circuit_steps(const struct sc_circuit *c)
 
 /* --- feeding and reading -------------------------------------------------- */
 
-/* The stream's state if the circuit knows it, else an error. */
+/* The slot (>= 0) of stream `id` if the circuit knows it, else a negative
+ * error code. */
 static int
 known(const struct sc_circuit *c, int id, const char *fn)
 {
+	int slot;
+
 	if (!c)
 		return sc__fail(SC_EINVAL, "%s: circuit is NULL", fn);
 	if (id < 0 || (size_t)id >= c->n)
 		return sc__fail(SC_ENOENT, "%s: no node %d (graph has %zu)", fn,
 				id, c->n);
-	if (c->rt[id].role == ROLE_NONE)
+	slot = slot_of(c, id);
+	if (slot < 0)
 		return sc__fail(SC_ENOENT,
 				"%s: node '%s' is not read or computed by "
 				"this circuit",
 				fn, node_of(c, id)->name);
-	return 0;
+	return slot;
 }
 
 int
@@ -351,12 +445,12 @@ sc_circuit_feed(struct sc_circuit *c, int stream, struct sc_batch *b)
 	const struct sc__node *nd;
 	struct rt *r;
 	struct sc_batch *sum;
-	int rc = known(c, stream, "sc_circuit_feed");
+	int rc, slot = known(c, stream, "sc_circuit_feed");
 
-	if (rc)
-		return rc;
-	nd = node_of(c, stream);
-	r = &c->rt[stream];
+	if (slot < 0)
+		return slot;
+	r = &c->rt[slot];
+	nd = r->nd;
 	if (!b)
 		return sc__fail(SC_EINVAL, "sc_circuit_feed: batch is NULL");
 	if (c->failed)
@@ -392,46 +486,49 @@ sc_circuit_feed(struct sc_circuit *c, int stream, struct sc_batch *b)
 int
 sc_circuit_delta(const struct sc_circuit *c, int node, struct sc_batch **out)
 {
-	int rc = known(c, node, "sc_circuit_delta");
+	const struct rt *r;
+	int slot = known(c, node, "sc_circuit_delta");
 
-	if (rc)
-		return rc;
+	if (slot < 0)
+		return slot;
 	if (!out)
 		return sc__fail(SC_EINVAL, "sc_circuit_delta: out is NULL");
-	if (c->rt[node].delta) {
-		*out = sc_batch_retain(c->rt[node].delta);
+	r = &c->rt[slot];
+	if (r->delta) {
+		*out = sc_batch_retain(r->delta);
 		return 0;
 	}
-	return sc_batch_empty(node_of(c, node)->schema.ncols, out);
+	return sc_batch_empty(r->nd->schema.ncols, out);
 }
 
 int
 sc_circuit_integral(const struct sc_circuit *c, int node, struct sc_batch **out)
 {
-	int rc = known(c, node, "sc_circuit_integral");
+	const struct rt *r;
+	int slot = known(c, node, "sc_circuit_integral");
 
-	if (rc)
-		return rc;
+	if (slot < 0)
+		return slot;
 	if (!out)
 		return sc__fail(SC_EINVAL, "sc_circuit_integral: out is NULL");
-	if (!c->rt[node].trace)
+	r = &c->rt[slot];
+	if (!r->trace)
 		return sc__fail(SC_EINVAL,
 				"sc_circuit_integral: '%s' is a %s node, not "
 				"an output",
-				node_of(c, node)->name,
-				sc_node_kind_name(node_of(c, node)->kind));
-	return sc_trace_integral(c->rt[node].trace, out);
+				r->nd->name, sc_node_kind_name(r->nd->kind));
+	return sc_trace_integral(r->trace, out);
 }
 
 int
 sc_circuit_on_delta(struct sc_circuit *c, int node, sc_delta_fn fn, void *ctx)
 {
-	int rc = known(c, node, "sc_circuit_on_delta");
+	int slot = known(c, node, "sc_circuit_on_delta");
 
-	if (rc)
-		return rc;
-	c->rt[node].cb = fn;
-	c->rt[node].cb_ctx = fn ? ctx : NULL;
+	if (slot < 0)
+		return slot;
+	c->rt[slot].cb = fn;
+	c->rt[slot].cb_ctx = fn ? ctx : NULL;
 	return 0;
 }
 
@@ -543,15 +640,14 @@ op_flat_map(const struct sc__node *nd, struct rt *r, const struct sc_batch *in,
 }
 
 static int
-op_sum(const struct sc_circuit *c, const struct sc__node *nd,
-       struct sc_batch **out)
+op_sum(const struct sc_circuit *c, const struct rt *r, struct sc_batch **out)
 {
 	struct sc_batch *parts[SC_GRAPH_MAX_INPUTS];
 	uint32_t k = 0;
 
-	for (uint32_t p = 0; p < nd->nin; p++)
-		if (c->rt[nd->in[p]].delta)
-			parts[k++] = c->rt[nd->in[p]].delta;
+	for (uint32_t p = 0; p < r->nd->nin; p++)
+		if (c->rt[r->in[p]].delta)
+			parts[k++] = c->rt[r->in[p]].delta;
 	if (k == 0) {
 		*out = NULL;
 		return 0;
@@ -660,25 +756,24 @@ op_kernel(const struct sc__node *nd, struct rt *r, struct sc_batch *a,
 
 /* Add this tick's rows to the node's counters. */
 static void
-count_rows(const struct sc_circuit *c, const struct sc__node *nd, struct rt *r)
+count_rows(const struct sc_circuit *c, struct rt *r)
 {
 	uint64_t in = 0;
 
-	for (uint32_t p = 0; p < nd->nin; p++)
-		in += rows(c->rt[nd->in[p]].delta);
+	for (uint32_t p = 0; p < r->nd->nin; p++)
+		in += rows(c->rt[r->in[p]].delta);
 	r->stats.ticks_busy += in > 0;
 	r->stats.rows_in += in;
 	r->stats.rows_out += rows(r->delta);
 }
 
-/* Run node id's operator: set its delta for this tick. */
+/* Run the operator of the node in slot r: set its delta for this tick. */
 static int
-node_run(struct sc_circuit *c, int id)
+node_run(struct sc_circuit *c, struct rt *r)
 {
-	const struct sc__node *nd = node_of(c, id);
-	struct rt *r = &c->rt[id];
-	struct sc_batch *a = nd->nin > 0 ? c->rt[nd->in[0]].delta : NULL;
-	struct sc_batch *b = nd->nin > 1 ? c->rt[nd->in[1]].delta : NULL;
+	const struct sc__node *nd = r->nd;
+	struct sc_batch *a = nd->nin > 0 ? c->rt[r->in[0]].delta : NULL;
+	struct sc_batch *b = nd->nin > 1 ? c->rt[r->in[1]].delta : NULL;
 	struct sc_batch *out = NULL;
 	int rc = 0;
 
@@ -706,7 +801,7 @@ node_run(struct sc_circuit *c, int id)
 		    a ? sc_batch_index_by(a, nd->cols, nd->ncols_idx, &out) : 0;
 		break;
 	case SC_NODE_PLUS:
-		rc = op_sum(c, nd, &out);
+		rc = op_sum(c, r, &out);
 		break;
 	case SC_NODE_NEGATE:
 		rc = a ? sc_batch_negate(a, &out) : 0;
@@ -731,7 +826,7 @@ node_run(struct sc_circuit *c, int id)
 		out = NULL;
 	}
 	r->delta = out;
-	count_rows(c, nd, r);
+	count_rows(c, r);
 	return 0;
 }
 
@@ -757,11 +852,9 @@ step_fail(struct sc_circuit *c, int id, int rc, const char *what)
 static void
 tick_begin(struct sc_circuit *c)
 {
-	for (size_t i = 0; i < c->n; i++) {
+	for (size_t i = 0; i < c->nslots; i++) {
 		struct rt *r = &c->rt[i];
 
-		if (r->role == ROLE_NONE)
-			continue;
 		sc_batch_release(r->delta);
 		r->delta = NULL;
 		r->inserted = 0;
@@ -769,7 +862,7 @@ tick_begin(struct sc_circuit *c)
 			r->delta = r->feed;
 			r->feed = NULL;
 			r->stats.rows_out += rows(r->delta);
-		} else if (node_of(c, (int)i)->kind == SC_NODE_DELAY) {
+		} else if (r->nd->kind == SC_NODE_DELAY) {
 			r->delta = r->state;
 			r->state = NULL;
 			r->stats.rows_out += rows(r->delta);
@@ -789,8 +882,7 @@ static int
 tick_work(struct sc_circuit *c)
 {
 	for (size_t i = 0; i < c->norder; i++) {
-		int id = c->order[i];
-		struct rt *r = &c->rt[id];
+		struct rt *r = &c->rt[i];
 		size_t budget;
 		int rc;
 
@@ -805,10 +897,9 @@ tick_work(struct sc_circuit *c)
 		if (r->trace)
 			rc = sc_trace_work(r->trace, budget, NULL);
 		else
-			rc = kernel_work(node_of(c, id)->kind, r->kernel,
-					 budget);
+			rc = kernel_work(r->nd->kind, r->kernel, budget);
 		if (rc)
-			return step_fail(c, id, rc, "merge work failed:");
+			return step_fail(c, r->id, rc, "merge work failed:");
 	}
 	return 0;
 }
@@ -818,11 +909,10 @@ static int
 tick_end(struct sc_circuit *c)
 {
 	for (size_t i = 0; i < c->norder; i++) {
-		int id = c->order[i];
-		const struct sc__node *nd = node_of(c, id);
-		struct rt *r = &c->rt[id];
-		if (nd->kind == SC_NODE_DELAY) {
-			struct sc_batch *in = c->rt[nd->in[0]].delta;
+		struct rt *r = &c->rt[i];
+
+		if (r->nd->kind == SC_NODE_DELAY) {
+			struct sc_batch *in = c->rt[r->in[0]].delta;
 
 			r->state = in ? sc_batch_retain(in) : NULL;
 			r->stats.ticks_busy += in != NULL;
@@ -830,16 +920,16 @@ tick_end(struct sc_circuit *c)
 		}
 	}
 	for (size_t i = 0; i < c->norder; i++) {
-		int id = c->order[i];
-		struct rt *r = &c->rt[id];
+		struct rt *r = &c->rt[i];
 		int rc;
 
 		if (!r->cb || !r->delta)
 			continue;
 		sc_error_clear();
-		rc = user_code(r->cb(r->cb_ctx, id, r->delta));
+		rc = user_code(r->cb(r->cb_ctx, r->id, r->delta));
 		if (rc)
-			return step_fail(c, id, rc, "delta callback returned");
+			return step_fail(c, r->id, rc,
+					 "delta callback returned");
 	}
 	return tick_work(c);
 }
@@ -858,12 +948,10 @@ sc_circuit_step(struct sc_circuit *c)
 				c->why);
 	tick_begin(c);
 	for (size_t i = 0; i < c->norder; i++) {
-		int id = c->order[i];
-
 		sc_error_clear();
-		rc = node_run(c, id);
+		rc = node_run(c, &c->rt[i]);
 		if (rc)
-			return step_fail(c, id, rc, "failed with");
+			return step_fail(c, c->rt[i].id, rc, "failed with");
 	}
 	rc = tick_end(c);
 	if (rc)
@@ -882,13 +970,12 @@ sc_circuit_pending(const struct sc_circuit *c)
 	if (!c)
 		return 0;
 	for (size_t i = 0; i < c->norder; i++) {
-		int id = c->order[i];
-		const struct rt *r = &c->rt[id];
+		const struct rt *r = &c->rt[i];
 
 		if (r->trace)
 			n += sc_trace_pending(r->trace);
 		else if (r->kernel)
-			n += kernel_pending(node_of(c, id)->kind, r->kernel);
+			n += kernel_pending(r->nd->kind, r->kernel);
 	}
 	return n;
 }
@@ -900,15 +987,13 @@ sc_circuit_settle(struct sc_circuit *c)
 		return sc__fail(SC_EINVAL,
 				"sc_circuit_settle: circuit is NULL");
 	for (size_t i = 0; i < c->norder; i++) {
-		int id = c->order[i];
-		struct rt *r = &c->rt[id];
+		struct rt *r = &c->rt[i];
 		int rc = 0;
 
 		if (r->trace)
 			rc = sc_trace_work(r->trace, SIZE_MAX, NULL);
 		else if (r->kernel)
-			rc = kernel_work(node_of(c, id)->kind, r->kernel,
-					 SIZE_MAX);
+			rc = kernel_work(r->nd->kind, r->kernel, SIZE_MAX);
 		if (rc)
 			return rc;
 	}
@@ -919,14 +1004,14 @@ int
 sc_circuit_node_stats(const struct sc_circuit *c, int node,
 		      struct sc_node_stats *out)
 {
-	int rc = known(c, node, "sc_circuit_node_stats");
+	int slot = known(c, node, "sc_circuit_node_stats");
 
-	if (rc)
-		return rc;
+	if (slot < 0)
+		return slot;
 	if (!out)
 		return sc__fail(SC_EINVAL,
 				"sc_circuit_node_stats: out is NULL");
-	*out = c->rt[node].stats;
+	*out = c->rt[slot].stats;
 	return 0;
 }
 
@@ -939,9 +1024,9 @@ sc_circuit_fprint(FILE *f, const struct sc_circuit *c)
 		      (unsigned long long)c->steps,
 		      c->failed ? ", FAILED: " : "", c->failed ? c->why : "");
 	for (size_t i = 0; i < c->norder; i++) {
-		const struct sc_node_stats *st = &c->rt[c->order[i]].stats;
+		const struct sc_node_stats *st = &c->rt[i].stats;
 
-		sc__graph_fprint_node(f, c->g, c->order[i]);
+		sc__graph_fprint_node(f, c->g, c->rt[i].id);
 		(void)fprintf(f, " busy %llu in %llu out %llu\n",
 			      (unsigned long long)st->ticks_busy,
 			      (unsigned long long)st->rows_in,

@@ -65,6 +65,13 @@
  *         sc_circuit_step(c);
  *         for s in cut->out: sc_circuit_delta(c, s, &d), hand d on;
  *
+ * A part keeps state only for its own nodes and its boundary inputs, in
+ * dense slots laid out in the order a step runs them, so a step costs
+ * O(part) however large the graph is (with K units, a step that scanned
+ * the graph would cost each unit O(graph)). Feeding and reading find a
+ * stream's slot by its graph id in O(log part). Building still costs
+ * O(graph): the cut and the topological order look at the whole graph.
+ *
  * Threads: a circuit is single-threaded. Distinct circuits (even of the
  * same, frozen, graph) may run on distinct threads at once, as long as
  * their user callbacks allow it.
@@ -122,9 +129,6 @@ void sc_circuit_destroy(struct sc_circuit *c);
 /* sc_circuit_cut - the circuit's boundary (borrowed; the whole graph's
  * circuit has none). */
 const struct sc_cut *sc_circuit_cut(const struct sc_circuit *c);
-
-/* sc_circuit_graph - the graph it was built from. */
-const struct sc_graph *sc_circuit_graph(const struct sc_circuit *c);
 
 /*
  * sc_circuit_feed - add batch b (borrowed; the circuit takes its own

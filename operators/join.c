@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 
+#include "operators/batch_int.h"
 #include "operators/probe_int.h"
 #include "operators/trace.h"
 
@@ -188,18 +189,6 @@ sides_commit(struct sides *s, const struct sc_batch *da,
 	return 0;
 }
 
-/* The end of the run of rows of b that share row i's first k columns. */
-static size_t
-key_end(const struct sc_batch *b, size_t i, uint32_t k)
-{
-	size_t n = sc_batch_count(b);
-	const uint64_t *key = sc_batch_row(b, i);
-
-	while (++i < n && sc_row_eq(sc_batch_row(b, i), key, k))
-		;
-	return i;
-}
-
 /* --- join ---------------------------------------------------------------- */
 
 /* Push (key, a's rest, b's rest) with weight wa * wb. */
@@ -236,7 +225,7 @@ join_delta(struct sides *s, const struct sc_batch *delta, struct sc__probe *p,
 	int rc = 0;
 
 	for (size_t i = 0, e; i < sc_batch_count(delta); i = e) {
-		e = key_end(delta, i, s->k);
+		e = sc__batch_key_end(delta, i, s->k);
 		sc__probe_seek(p, sc_batch_row(delta, i), s->k);
 		while ((rc = sc__probe_next(p, &other, &wo)) == 1) {
 			for (size_t r = i; r < e && rc >= 0; r++) {
@@ -416,7 +405,7 @@ anti_presence_changes(struct sides *s, const struct sc_batch *db)
 	for (size_t i = 0, e; rc == 0 && i < sc_batch_count(db); i = e) {
 		const uint64_t *key = sc_batch_row(db, i);
 
-		e = key_end(db, i, s->k);
+		e = sc__batch_key_end(db, i, s->k);
 		rc = present(&old_b, key, s->k, &was);
 		if (rc == 0)
 			rc = present(&new_b, key, s->k, &is);
@@ -440,7 +429,7 @@ anti_new_rows(struct sides *s, const struct sc_batch *da,
 	sc__probe_init(&new_b, s->b_ncols, s->tb, db);
 	sc__probe_prepare(&new_b, da, s->k, &s->fb);
 	for (size_t i = 0, e; rc == 0 && i < sc_batch_count(da); i = e) {
-		e = key_end(da, i, s->k);
+		e = sc__batch_key_end(da, i, s->k);
 		rc = present(&new_b, sc_batch_row(da, i), s->k, &is);
 		for (size_t r = i; rc == 0 && !is && r < e; r++)
 			rc = sc_batch_builder_push(&s->out, sc_batch_row(da, r),

@@ -1,6 +1,7 @@
 /*
  * probe.c - monotone galloping probes into trace runs (see probe_int.h).
  */
+#include "operators/batch_int.h"
 #include "operators/probe_int.h"
 
 #include <stdlib.h>
@@ -85,18 +86,6 @@ gallop(const struct sc_batch *b, size_t from, const uint64_t *key, uint32_t k,
 	return lo;
 }
 
-/* The end of the run of rows of b that share row i's first k columns. */
-static size_t
-key_end(const struct sc_batch *b, size_t i, uint32_t k)
-{
-	size_t n = sc_batch_count(b);
-	const uint64_t *key = sc_batch_row(b, i);
-
-	while (++i < n && sc_row_eq(sc_batch_row(b, i), key, k))
-		;
-	return i;
-}
-
 /* Searches advanced together by lower_bounds. */
 #define LANES 16
 
@@ -171,25 +160,8 @@ block_end(const struct sc_batch *b, const uint64_t *fence, size_t nf, size_t f,
 	return f == nf ? sc_batch_count(b) : f * SC__FENCE_STRIDE;
 }
 
-/* The lower bound of key in [lo, hi], known to lie there: a binary search
- * over a block already prefetched. */
-static size_t
-bounded(const struct sc_batch *b, size_t lo, size_t hi, const uint64_t *key,
-	uint32_t k)
-{
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (sc_row_cmp(sc_batch_row(b, mid), key, k) < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 /*
- * The same through a fence: the lockstep search runs over the fence words
+ * lower_bounds through a fence: the lockstep search runs over the fence words
  * (first words of every 16th row), which finds for each key the block of
  * 16 rows before which every row is smaller; the block is prefetched for
  * all lanes, then each lane searches the block (or gallops from it, when
@@ -242,7 +214,8 @@ fenced_lower_bounds(const struct sc_batch *b, const uint64_t *fence, size_t nf,
 			prev = out[g + l] =
 			    end[l] == SIZE_MAX
 				? gallop(b, s, key[l], k, false)
-				: bounded(b, s, end[l], key[l], k);
+				: sc__batch_search(b, s, end[l], key[l], k,
+						   false);
 		}
 	}
 }
@@ -364,7 +337,7 @@ sc__probe_prepare(struct sc__probe *p, const struct sc_batch *keys, uint32_t k,
 {
 	size_t m = 0, nlong = 0, n = keys ? sc_batch_count(keys) : 0, j = 0;
 
-	for (size_t i = 0; i < n; i = key_end(keys, i, k))
+	for (size_t i = 0; i < n; i = sc__batch_key_end(keys, i, k))
 		m++;
 	for (uint32_t i = 0; i < p->nruns; i++)
 		nlong += is_long(p->run[i], m);
@@ -376,7 +349,7 @@ sc__probe_prepare(struct sc__probe *p, const struct sc_batch *keys, uint32_t k,
 	if (!p->block)
 		return; /* unprepared: slower, not wrong */
 	p->kidx = p->block;
-	for (size_t i = 0; i < n; i = key_end(keys, i, k))
+	for (size_t i = 0; i < n; i = sc__batch_key_end(keys, i, k))
 		p->kidx[j++] = i;
 	j = 0;
 	for (uint32_t i = 0; i < p->nruns; i++) {

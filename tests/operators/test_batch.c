@@ -690,23 +690,34 @@ Test(batch, sum_of_many_equals_pairwise_adds)
 	zref_fini(&z);
 }
 
+/* A random batch of up to 200 rows of at most 4 columns, 3 values per
+ * column (so keys repeat), and a random key of k columns (0..ncols) drawn
+ * the same way. */
+static struct sc_batch *
+keyed_case(struct sc_rng *r, uint64_t seed, uint64_t *key, uint32_t *k)
+{
+	struct sc_schema s;
+	struct sc_batch *b;
+
+	sc_rng_seed(r, seed);
+	zgen_schema(r, 4, &s);
+	b = zgen_batch(r, &s, 200, 3, NULL);
+	*k = (uint32_t)sc_rng_below(r, s.ncols + 1);
+	zgen_row(r, &s, 3, key);
+	return b;
+}
+
 Test(batch, key_range_finds_exactly_the_rows_with_the_prefix)
 {
 	uint64_t base = sc_prop_seed(1001);
 
 	for (uint64_t c = 0; c < sc_prop_count(100); c++) {
 		struct sc_rng r;
-		struct sc_schema s;
-		struct sc_batch *b;
 		uint64_t key[SC_SCHEMA_MAX_COLS];
 		uint32_t k;
 		size_t lo, hi;
+		struct sc_batch *b = keyed_case(&r, base + c, key, &k);
 
-		sc_rng_seed(&r, base + c);
-		zgen_schema(&r, 4, &s);
-		b = zgen_batch(&r, &s, 200, 3, NULL);
-		k = (uint32_t)sc_rng_below(&r, s.ncols + 1);
-		zgen_row(&r, &s, 3, key);
 		cr_assert_eq(sc_batch_key_range(b, key, k, &lo, &hi), 0);
 		for (size_t i = 0; i < sc_batch_count(b); i++) {
 			bool match = zref_cmp(sc_batch_row(b, i), key, k) == 0;
@@ -718,6 +729,32 @@ Test(batch, key_range_finds_exactly_the_rows_with_the_prefix)
 			    "row %zu: match %d, range [%zu, %zu)", i, match, lo,
 			    hi);
 		}
+		sc_batch_release(b);
+	}
+}
+
+Test(batch, lower_bound_is_the_first_row_from_start_not_below_the_key)
+{
+	uint64_t base = sc_prop_seed(1051);
+
+	for (uint64_t c = 0; c < sc_prop_count(100); c++) {
+		struct sc_rng r;
+		uint64_t key[SC_SCHEMA_MAX_COLS];
+		uint32_t k;
+		struct sc_batch *b = keyed_case(&r, base + c, key, &k);
+		size_t n = sc_batch_count(b), at, from;
+		bool ok;
+
+		from = (size_t)sc_rng_below(&r, n + 1);
+		at = sc_batch_lower_bound(b, key, k, from);
+		ok = at >= from && at <= n;
+		for (size_t i = from; ok && i < n; i++)
+			ok = (zref_cmp(sc_batch_row(b, i), key, k) < 0) ==
+			     (i < at);
+		SC_PROP_ASSERT(
+		    base + c, SUITE,
+		    "lower_bound_is_the_first_row_from_start_not_below_the_key",
+		    ok, "lower bound %zu from %zu of %zu rows", at, from, n);
 		sc_batch_release(b);
 	}
 }

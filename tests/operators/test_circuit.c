@@ -728,6 +728,67 @@ Test(circuit, unknown_node_ids_are_enoent)
 	cr_assert_eq(sc_graph_destroy(g), 0);
 }
 
+/* A part keeps state for its own nodes and its boundary inputs only, each
+ * found by its graph id whatever the ids around it: here the part's nodes
+ * come after nodes it does not hold, are named out of order and twice, and
+ * its boundary input has a higher id than any of them. */
+Test(circuit, part_knows_its_nodes_and_boundary_by_id_and_nothing_else)
+{
+	struct sc_schema s1 = schema_n(1, SC_TYPE_I64);
+	struct sc_graph *g;
+	struct sc_circuit *c;
+	struct sc_batch *b, *got = NULL;
+	struct sc_node_stats st;
+	int64_t v[] = {3, 9}, w[] = {1, 2};
+	int in, fb, neg, out, m;
+
+	cr_assert_eq(sc_graph_create(&g), 0);
+	/* ids 0..2: nodes outside the part, read by nothing in it */
+	sc_graph_output(g, "pad_out",
+			sc_graph_negate(g, sc_graph_input(g, "pad", &s1)));
+	in = sc_graph_input(g, "in", &s1);
+	fb = sc_graph_feedback(g, &s1);
+	neg = sc_graph_negate(g, fb);
+	out = sc_graph_output(g, "out", neg);
+	m = sc_graph_negate(g, in);
+	cr_assert_eq(sc_graph_bind(g, fb, m), 0);
+	cr_assert_eq(
+	    sc_circuit_create_part(g, (int[]){out, neg, fb, neg}, 4, &c), 0,
+	    "%s", sc_errmsg());
+	cr_assert_eq(sc_circuit_cut(c)->nin, 1);
+	cr_assert_eq(sc_circuit_cut(c)->in[0], m);
+	b = rows_i64(1, v, w, 2);
+	cr_assert_eq(sc_circuit_feed(c, in, b), SC_ENOENT);
+	cr_assert_eq(sc_circuit_feed(c, m, b), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_circuit_step(c), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_circuit_delta(c, m, &got), 0);
+	cr_assert(sc_batch_equal(got, b));
+	sc_batch_release(got);
+	cr_assert_eq(sc_circuit_delta(c, fb, &got), 0);
+	cr_assert(sc_batch_equal(got, b));
+	sc_batch_release(got);
+	cr_assert_eq(sc_circuit_integral(c, out, &got), 0);
+	cr_assert_eq(sc_batch_count(got), 2);
+	cr_assert_eq(sc_batch_weight(got, 0), -1);
+	cr_assert_eq(sc_batch_weight(got, 1), -2);
+	sc_batch_release(got);
+	cr_assert_eq(sc_circuit_node_stats(c, m, &st), 0);
+	cr_assert_eq(st.rows_out, 2);
+	cr_assert_eq(sc_circuit_node_stats(c, neg, &st), 0);
+	cr_assert_eq(st.rows_in, 2);
+	cr_assert_eq(st.rows_out, 2);
+	for (int id = 0; id <= in; id++) {
+		cr_assert_eq(sc_circuit_delta(c, id, &got), SC_ENOENT);
+		cr_assert_eq(sc_circuit_node_stats(c, id, &st), SC_ENOENT);
+		cr_assert_eq(sc_circuit_on_delta(c, id, refuse_delta, NULL),
+			     SC_ENOENT);
+	}
+	cr_assert_eq(sc_circuit_delta(c, m + 1, &got), SC_ENOENT);
+	sc_batch_release(b);
+	sc_circuit_destroy(c);
+	cr_assert_eq(sc_graph_destroy(g), 0);
+}
+
 Test(circuit, null_arguments_are_einval)
 {
 	struct sc_schema s1 = schema_n(1, SC_TYPE_I64);
