@@ -752,8 +752,14 @@ send_shares(struct sc_runtime *rt, struct rt_input *in, struct sc_batch **share)
 					  "sc_runtime_submit: the unit of "
 					  "input %d is dead",
 					  in->node);
-		else if (rc == 0)
-			(void)sc_exec_kick(rt->ex, in->insts[j]);
+		else if (rc == 0 &&
+			 sc_exec_kick(rt->ex, in->insts[j]) == SC_ESHUTDOWN)
+			/* Only if the executor was shut down behind the
+			 * runtime's back (sc_runtime_exec): the share will
+			 * never be processed, so it is refused, not 0. */
+			result = sc__fail(SC_ESHUTDOWN,
+					  "sc_runtime_submit: the executor "
+					  "is shut down");
 	}
 	return result;
 }
@@ -764,6 +770,12 @@ submit_locked(struct sc_runtime *rt, struct rt_input *in, struct sc_batch *b)
 	struct sc_batch *share[SC_SUBCIRCUIT_ROUTE_MAX];
 	int rc;
 
+	/* Checked under the input's lock, which shutdown takes once after
+	 * setting the flag: a submit either sends and kicks before shutdown
+	 * waits for idle (applied), or sees the flag (refused). */
+	if (atomic_load(&rt->shut) || sc_exec_is_shutdown(rt->ex))
+		return sc__fail(SC_ESHUTDOWN,
+				"sc_runtime_submit: the runtime is shut down");
 	for (uint32_t j = 0; j < in->nedges; j++)
 		if (!sc_edge_is_closed(in->edges[j]) &&
 		    sc_edge_room(in->edges[j]) == 0)
@@ -906,6 +918,31 @@ first_panic(struct sc_runtime *rt, struct sc_panic_record *first)
 			rec.name, rec.message);
 }
 
+/*
+ * With workers = 0: run queued turns on this thread until nothing is
+ * queued or running. An empty queue is not idle while another host thread
+ * runs a turn (its own wait or submit_wait): that turn's finish may queue
+ * more, so wait for it (naps of at most 1 ms on the executor's idle
+ * condition) and go on. Returns 0 or SC_ETIMEDOUT at `deadline`.
+ */
+static int
+drive(struct sc_runtime *rt, uint64_t deadline)
+{
+	struct sc_exec_info info;
+
+	for (;;) {
+		while (run_one(rt))
+			if (now_ns() >= deadline)
+				return SC_ETIMEDOUT;
+		sc_exec_info(rt->ex, &info);
+		if (info.idle)
+			return 0;
+		if (now_ns() >= deadline)
+			return SC_ETIMEDOUT;
+		(void)sc_exec_wait_idle(rt->ex, 1000000, NULL);
+	}
+}
+
 int
 sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 		     struct sc_panic_record *first)
@@ -916,10 +953,9 @@ sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 		return sc__fail(SC_EINVAL, "sc_runtime_wait_idle: NULL");
 	if (rt->pool)
 		return sc_exec_wait_idle(rt->ex, timeout_ns, first);
-	while (run_one(rt))
-		if (now_ns() >= deadline)
-			return sc__fail(SC_ETIMEDOUT,
-					"sc_runtime_wait_idle: still busy");
+	if (drive(rt, deadline) != 0)
+		return sc__fail(SC_ETIMEDOUT,
+				"sc_runtime_wait_idle: still busy");
 	return first_panic(rt, first);
 }
 
@@ -1090,6 +1126,14 @@ sc_runtime_shutdown(struct sc_runtime *rt, struct sc_panic_record *first)
 		return rt->shut_rc;
 	}
 	atomic_store(&rt->shut, true);
+	/* A barrier: a submit that passed its check before the flag holds
+	 * its input's lock until it has sent and kicked. Once every input's
+	 * lock was taken after the flag, every accepted row is queued, so
+	 * the wait for idle below processes it. */
+	for (size_t i = 0; i < rt->ninputs; i++) {
+		pthread_mutex_lock(&rt->inputs[i].mu);
+		pthread_mutex_unlock(&rt->inputs[i].mu);
+	}
 	memset(&rec, 0, sizeof(rec));
 	if (rt->pool) {
 		rc = sc_pool_finish(rt->pool, &rec);

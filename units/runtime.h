@@ -112,8 +112,10 @@ void sc_runtime_destroy(struct sc_runtime *rt);
  * nothing applied, try later); SC_EDEAD (the input's unit, or one of its
  * shards, is dead: those rows are counted undeliverable); SC_ESCHEMA (b's
  * width is not the input's; nothing applied); SC_ENOENT / SC_EINVAL (not
- * an input node, NULL); SC_ESHUTDOWN (after shutdown; nothing applied);
- * SC_ENOMEM. Any host thread.
+ * an input node, NULL); SC_ESHUTDOWN (shutdown has begun; nothing
+ * applied: a submit racing sc_runtime_shutdown from another thread is
+ * either applied before shutdown waits for idle, or refused, never both
+ * 0 and lost); SC_ENOMEM. Any host thread.
  */
 int sc_runtime_submit(struct sc_runtime *rt, int input, struct sc_batch *b);
 

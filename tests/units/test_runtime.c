@@ -14,6 +14,7 @@
 #include "runtime/panic.h"
 #include "tests/support/prop.h"
 #include "tests/support/rt_watchdog.h"
+#include "tests/support/units_races.h"
 #include "units/placement.h"
 #include "units/runtime.h"
 #include "units/subcircuit.h"
@@ -397,6 +398,20 @@ Test(runtime, submit_wait_times_out_while_the_input_stays_full, .timeout = 30)
 	sc_runtime_destroy(rt);
 	sc_placement_destroy(p);
 	sc_graph_destroy(c.g);
+}
+
+/* --- host threads against shutdown ------------------------------------ */
+
+Test(runtime, submit_during_shutdown_is_applied_or_refused, .timeout = 60)
+{
+	char why[256] = "";
+
+	/* Workers run the turns; then none: the hosts' waiting submits and
+	 * the shutdown's own wait run them. */
+	cr_assert(ur_submit_during_shutdown(2, 3, 40, 20, why, sizeof(why)),
+		  "%s", why);
+	cr_assert(ur_submit_during_shutdown(0, 2, 20, 20, why, sizeof(why)),
+		  "%s", why);
 }
 
 /* --- callbacks ---------------------------------------------------------------
