@@ -40,6 +40,8 @@ struct sc_subcircuit {
 	uint32_t *nbrs;	      /* neighbours of the last turn */
 	size_t n_nbrs;	      /* how many */
 	size_t cap_nbrs;      /* room: every peer fits */
+	uint32_t *peers;      /* every unit across an edge, once each */
+	size_t n_peers;	      /* how many */
 	atomic_bool blocked;  /* backpressured at the end of the last turn */
 	struct sc_exec *exec; /* for the death kicks; NULL when detached */
 	void (*host_popped)(void *ctx);
@@ -310,6 +312,16 @@ sub_neighbours(struct sc_unit *self, uint32_t *out, size_t max)
 	return s->n_nbrs;
 }
 
+static size_t
+sub_peers(struct sc_unit *self, uint32_t *out, size_t max)
+{
+	struct sc_subcircuit *s = from_unit(self);
+
+	for (size_t i = 0; i < s->n_peers && i < max; i++)
+		out[i] = s->peers[i];
+	return s->n_peers;
+}
+
 static bool
 sub_has_pending(const struct sc_unit *self)
 {
@@ -337,6 +349,7 @@ static const struct sc_unit_ops sub_ops = {
     .has_pending = sub_has_pending,
     .name = sub_name,
     .destroy = sub_destroy,
+    .peers = sub_peers,
 };
 
 /* --- life -------------------------------------------------------------------
@@ -353,6 +366,33 @@ free_ports(struct sc_subcircuit *s)
 	free(s->out);
 	free(s->in);
 	free(s->nbrs);
+	free(s->peers);
+}
+
+static void
+add_peer(struct sc_subcircuit *s, uint32_t id)
+{
+	if (id == SC_SUBCIRCUIT_HOST)
+		return;
+	for (size_t i = 0; i < s->n_peers; i++)
+		if (s->peers[i] == id)
+			return;
+	s->peers[s->n_peers++] = id;
+}
+
+/* Every unit across an edge (the host aside), for the death kicks. */
+static int
+list_peers(struct sc_subcircuit *s)
+{
+	s->peers = malloc((s->cap_nbrs ? s->cap_nbrs : 1) * sizeof(*s->peers));
+	if (!s->peers)
+		return SC_ENOMEM;
+	for (size_t i = 0; i < s->nin; i++)
+		add_peer(s, s->in[i].peer);
+	for (size_t i = 0; i < s->nout; i++)
+		for (uint32_t j = 0; j < s->out[i].nedges; j++)
+			add_peer(s, s->out[i].peers[j]);
+	return 0;
 }
 
 static int
@@ -436,6 +476,8 @@ sc_subcircuit_create(const struct sc_subcircuit_desc *d,
 	rc = copy_ins(s, d);
 	if (!rc)
 		rc = copy_outs(s, d);
+	if (!rc)
+		rc = list_peers(s);
 	if (rc == SC_ENOMEM)
 		rc = sc__fail(SC_ENOMEM, "sc_subcircuit_create: '%s'", s->name);
 	if (!rc)

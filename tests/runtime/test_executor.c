@@ -9,6 +9,7 @@
 
 #include "operators/error.h"
 #include "runtime/executor.h"
+#include "runtime/panic.h"
 #include "tests/support/rt_toys.h"
 
 static struct sc_exec *
@@ -105,6 +106,7 @@ holder_destroy(struct sc_unit *u)
 
 static const struct sc_unit_ops holder_ops = {
     holder_turn, holder_nbrs, holder_pending, holder_name, holder_destroy,
+    NULL,
 };
 
 static void *
@@ -460,6 +462,72 @@ Test(executor, neighbour_lists_longer_than_the_buffer_are_all_kicked,
 	cr_assert_eq(sc_exec_kick(ex, ia), 0);
 	cr_expect_eq(step(ex, 1), ia);
 	cr_expect_eq(queue_len(ex), 8);
+	sc_exec_destroy(ex);
+}
+
+/* --- death ---------------------------------------------------------------- */
+
+static void
+panic_now(struct rt_probe *p, void *ctx)
+{
+	sc_panic("%s: dies in its turn", p->name);
+}
+
+Test(executor, a_dying_unit_kicks_its_peers_after_its_destroy, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	_Atomic int destroyed = 0;
+	struct rt_probe *a, *b, *c;
+	struct sc_claim cl;
+	uint32_t ia, ib, ic;
+
+	a = rt_probe_add(ex, &ia);
+	b = rt_probe_add(ex, &ib);
+	c = rt_probe_add(ex, &ic);
+	cr_assert(a && b && c);
+	a->on_turn = panic_now;
+	a->destroyed = &destroyed;
+	/* Its peers, itself and an id that does not exist (both skipped). */
+	a->peers[0] = ib;
+	a->peers[1] = ia;
+	a->peers[2] = 77;
+	a->peers[3] = ic;
+	a->n_peers = 4;
+	cr_assert_eq(sc_exec_kick(ex, ia), 0);
+	sc_claim_init(&cl);
+	cr_assert_eq(sc_exec_claim(ex, 0, &cl), 0);
+	cr_expect_eq(sc_exec_run(ex, &cl, 1), SC_EPANIC);
+	cr_expect_eq(atomic_load(&destroyed), 1);
+	cr_expect_eq(sc_exec_unit_state(ex, ia), SC_UNIT_DEAD);
+	cr_expect_eq(sc_exec_unit_state(ex, ib), SC_UNIT_QUEUED,
+		     "a peer of the dead was not kicked");
+	cr_expect_eq(sc_exec_unit_state(ex, ic), SC_UNIT_QUEUED);
+	cr_expect_eq(queue_len(ex), 2);
+	cr_expect_eq(drain(ex, 1, 10), 2);
+	sc_claim_fini(&cl);
+	sc_exec_destroy(ex);
+}
+
+Test(executor, a_death_after_shutdown_kicks_nobody, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct rt_probe *a, *b;
+	struct sc_claim cl;
+	uint32_t ia, ib;
+
+	a = rt_probe_add(ex, &ia);
+	b = rt_probe_add(ex, &ib);
+	cr_assert(a && b);
+	a->on_turn = panic_now;
+	a->peers[0] = ib;
+	a->n_peers = 1;
+	cr_assert_eq(sc_exec_kick(ex, ia), 0);
+	sc_claim_init(&cl);
+	cr_assert_eq(sc_exec_claim(ex, 0, &cl), 0);
+	sc_exec_shutdown(ex);
+	cr_expect_eq(sc_exec_run(ex, &cl, 1), SC_EPANIC);
+	cr_expect_eq(sc_exec_unit_state(ex, ib), SC_UNIT_IDLE);
+	sc_claim_fini(&cl);
 	sc_exec_destroy(ex);
 }
 

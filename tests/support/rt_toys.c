@@ -531,6 +531,16 @@ probe_neighbours(struct sc_unit *self, uint32_t *out, size_t max)
 	return p->n_nbrs;
 }
 
+static size_t
+probe_peers(struct sc_unit *self, uint32_t *out, size_t max)
+{
+	struct rt_probe *p = (struct rt_probe *)self;
+
+	for (size_t i = 0; i < p->n_peers && i < max; i++)
+		out[i] = p->peers[i];
+	return p->n_peers;
+}
+
 static bool
 probe_has_pending(const struct sc_unit *self)
 {
@@ -559,6 +569,7 @@ static const struct sc_unit_ops probe_ops = {
     .has_pending = probe_has_pending,
     .name = probe_name,
     .destroy = probe_destroy,
+    .peers = probe_peers,
 };
 
 struct rt_probe *

@@ -721,6 +721,91 @@ Test(subcircuit, a_dying_consumer_kicks_its_producer_to_drop_its_outbox)
 	sc_graph_destroy(c.g);
 }
 
+Test(subcircuit, a_frame_sent_by_a_turn_that_then_panics_is_consumed)
+{
+	/* P = {in, m (fails on 13)} -> edge of 1 frame -> C = {f, out}. */
+	struct sc_edge_opts one = {.ncols = 2, .capacity = 1};
+	struct sc_edge_opts eight = {.ncols = 2, .capacity = 8};
+	struct small c;
+	struct sc_exec *ex = NULL;
+	struct sc_edge *host = NULL, *mid = NULL;
+	struct sc_subcircuit *ps = NULL, *cs = NULL;
+	struct sc_batch *got = NULL;
+	static const uint32_t to_c = 1;
+	int pn[2], cn[2];
+	uint32_t id;
+	int64_t k100[1] = {100}, k1[1] = {1}, k13[1] = {13};
+
+	small_init(&c, true);
+	pn[0] = c.in;
+	pn[1] = c.m;
+	cn[0] = c.f;
+	cn[1] = c.out;
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	cr_assert_eq(sc_edge_create(&eight, &host), 0);
+	cr_assert_eq(sc_edge_create(&one, &mid), 0);
+	{
+		struct sc_subcircuit_in hin = {.edge = host,
+					       .stream = c.in,
+					       .peer = SC_SUBCIRCUIT_HOST,
+					       .gated = true};
+		struct sc_subcircuit_out pout = {.stream = c.m,
+						 .nedges = 1,
+						 .edges = &mid,
+						 .peers = &to_c,
+						 .gating = true};
+		struct sc_subcircuit_in cin = {
+		    .edge = mid, .stream = c.m, .peer = 0, .gated = true};
+		struct sc_subcircuit_desc d = {.name = "P",
+					       .graph = c.g,
+					       .nodes = pn,
+					       .nnodes = 2,
+					       .in = &hin,
+					       .nin = 1,
+					       .out = &pout,
+					       .nout = 1};
+
+		cr_assert_eq(sc_subcircuit_create(&d, &ps), 0, "%s",
+			     sc_errmsg());
+		d = (struct sc_subcircuit_desc){.name = "C",
+						.graph = c.g,
+						.nodes = cn,
+						.nnodes = 2,
+						.in = &cin,
+						.nin = 1};
+		cr_assert_eq(sc_subcircuit_create(&d, &cs), 0, "%s",
+			     sc_errmsg());
+	}
+	cr_assert_eq(sc_exec_add(ex, sc_subcircuit_unit(ps), &id), 0);
+	cr_assert_eq(sc_exec_add(ex, sc_subcircuit_unit(cs), &id), 0);
+	/* mid is full (a frame P's end sent before), so P's first output
+	 * waits in its outbox; its second turn flushes it, then panics. */
+	cr_assert_eq(sc_edge_send(mid, keys(k100, 1)), 0);
+	cr_assert_eq(sc_edge_send(host, keys(k1, 1)), 0);
+	cr_assert_eq(sc_edge_send(host, keys(k13, 1)), 0);
+	cr_assert_eq(sc_exec_kick(ex, 0), 0);
+	cr_assert_eq(step_exec(ex, 1), 0); /* P: the 1 into the outbox */
+	cr_assert(sc_edge_has_outbox(mid));
+	cr_assert_eq(step_exec(ex, 1), 1); /* C takes the 100, kicks P */
+	cr_assert_eq(step_exec(ex, 1), 0); /* P flushes the 1, dies */
+	cr_assert_eq(sc_exec_unit_state(ex, 0), SC_UNIT_DEAD);
+	cr_assert_eq(sc_edge_pending(mid), 1, "the flushed frame is in mid");
+	/* P's death must kick C, which then takes the frame. */
+	cr_assert_eq(sc_exec_unit_state(ex, 1), SC_UNIT_QUEUED,
+		     "the dead producer did not kick its consumer");
+	cr_assert_eq(step_exec(ex, 1), 1);
+	cr_assert_eq(sc_edge_pending(mid), 0, "a frame was left in mid");
+	cr_assert_eq(sc_circuit_integral(sc_subcircuit_circuit(cs), c.out,
+					 &got),
+		     0);
+	cr_assert_eq(sc_batch_count(got), 2, "C saw the 100 and the 1");
+	sc_batch_release(got);
+	cr_assert_eq(sc_exec_destroy(ex), 0);
+	sc_edge_destroy(host);
+	sc_edge_destroy(mid);
+	sc_graph_destroy(c.g);
+}
+
 /* --- routing ------------------------------------------------------------- */
 
 Test(route, every_row_of_a_key_goes_to_one_shard_and_nothing_is_lost)
