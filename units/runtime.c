@@ -502,7 +502,6 @@ build_unit(struct sc_runtime *rt, uint32_t id)
 	d.nin = ci->nin;
 	d.out = ci->out;
 	d.nout = ci->nout;
-	d.exec = rt->ex;
 	d.host_popped = host_popped;
 	d.host_ctx = rt;
 	rc = sc_subcircuit_create(&d, &ci->sub);
@@ -511,7 +510,6 @@ build_unit(struct sc_runtime *rt, uint32_t id)
 		return rc;
 	rc = sc_exec_add(rt->ex, sc_subcircuit_unit(ci->sub), &got);
 	if (rc) {
-		sc_subcircuit_detach(ci->sub);
 		sc_subcircuit_destroy(ci->sub);
 		ci->sub = NULL;
 		return rc;
@@ -673,9 +671,6 @@ teardown(struct sc_runtime *rt)
 		(void)sc_pool_destroy(rt->pool, NULL);
 	if (rt->ex) {
 		sc_exec_shutdown(rt->ex);
-		for (uint32_t i = 0; i < rt->ninst; i++)
-			if (rt->inst[i].sub && !inst_dead(rt, i))
-				sc_subcircuit_detach(rt->inst[i].sub);
 		(void)sc_exec_destroy(rt->ex);
 	}
 	for (uint32_t i = 0; rt->inst && i < rt->ninst; i++)

@@ -43,7 +43,6 @@ struct sc_subcircuit {
 	uint32_t *peers;      /* every unit across an edge, once each */
 	size_t n_peers;	      /* how many */
 	atomic_bool blocked;  /* backpressured at the end of the last turn */
-	struct sc_exec *exec; /* for the death kicks; NULL when detached */
 	void (*host_popped)(void *ctx);
 	void *host_ctx;
 	uint64_t turns;	    /* turns run */
@@ -469,7 +468,6 @@ sc_subcircuit_create(const struct sc_subcircuit_desc *d,
 		return sc__fail(SC_ENOMEM, "sc_subcircuit_create");
 	s->unit.ops = &sub_ops;
 	snprintf(s->name, sizeof(s->name), "%s", d->name ? d->name : "unit");
-	s->exec = d->exec;
 	s->host_popped = d->host_popped;
 	s->host_ctx = d->host_ctx;
 	atomic_init(&s->blocked, false);
@@ -497,14 +495,12 @@ sc_subcircuit_destroy(struct sc_subcircuit *s)
 {
 	if (!s)
 		return;
-	/* Frames addressed to this unit are undeliverable from now on. */
+	/* Frames addressed to this unit are undeliverable from now on. A
+	 * producer waiting for room in these edges would wait for ever: the
+	 * executor kicks it after this destroy (unit.h, "Death"), and it
+	 * sees the close and drops its outbox. */
 	for (size_t i = 0; i < s->nin; i++)
 		sc_edge_close(s->in[i].edge);
-	/* Producers waiting for room in these edges would wait for ever:
-	 * kick them, so they see the close and drop their outboxes. */
-	for (size_t i = 0; s->exec && i < s->nin; i++)
-		if (s->in[i].peer != SC_SUBCIRCUIT_HOST)
-			(void)sc_exec_kick(s->exec, s->in[i].peer);
 	sc_circuit_destroy(s->circuit);
 	free_ports(s);
 	free(s);
@@ -520,13 +516,6 @@ struct sc_circuit *
 sc_subcircuit_circuit(struct sc_subcircuit *s)
 {
 	return s ? s->circuit : NULL;
-}
-
-void
-sc_subcircuit_detach(struct sc_subcircuit *s)
-{
-	if (s)
-		s->exec = NULL;
 }
 
 uint64_t

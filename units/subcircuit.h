@@ -40,9 +40,11 @@
  * SC_EOVERFLOW, SC_ENOMEM) becomes a panic of this unit (sc_panic), with
  * the error's name and message: the unit dies, the others go on. When a
  * unit is destroyed it closes its input edges (frames addressed to it are
- * undeliverable from then on) and, if it has an executor, kicks the units
- * that produce into it, so they notice the close, drop their outboxes and
- * stop waiting for room that will never come.
+ * undeliverable from then on). It holds no executor: peers() names every
+ * unit across its edges, and the executor kicks them after a death
+ * (unit.h, "Death"), so a producer notices the close, drops its outbox
+ * and stops waiting for room that will never come, and a consumer takes
+ * what the dying turn sent. Units may be destroyed in any order.
  *
  * has_pending (for the watchdog) says an input edge the unit would read
  * holds frames; it reads atomics only.
@@ -60,7 +62,6 @@
 
 #include "operators/circuit.h"
 #include "operators/graph.h"
-#include "runtime/executor.h"
 #include "runtime/unit.h"
 #include "units/edge.h"
 
@@ -102,8 +103,6 @@ struct sc_subcircuit_desc {
 	size_t nin;			     /* how many */
 	const struct sc_subcircuit_out *out; /* output streams */
 	size_t nout;			     /* how many */
-	struct sc_exec *exec; /* kicks producers when this unit dies; may
-				 be NULL */
 	/* Called at the end of a turn that took frames from a host edge (on
 	 * the worker), so a host blocked on a full input can retry. May be
 	 * NULL. */
@@ -130,10 +129,6 @@ struct sc_unit *sc_subcircuit_unit(struct sc_subcircuit *s);
 
 /* The unit's circuit (see Threads above). */
 struct sc_circuit *sc_subcircuit_circuit(struct sc_subcircuit *s);
-
-/* sc_subcircuit_detach - forget the executor: the destroy will kick
- * nobody (the runtime calls it before tearing the executor down). */
-void sc_subcircuit_detach(struct sc_subcircuit *s);
 
 /* Turns run and frames fed so far (owner's thread, or at idle). */
 uint64_t sc_subcircuit_turns(const struct sc_subcircuit *s);

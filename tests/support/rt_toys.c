@@ -201,6 +201,22 @@ toy_neighbours(struct sc_unit *self, uint32_t *out, size_t max)
 	return n;
 }
 
+static size_t
+toy_peers(struct sc_unit *self, uint32_t *out, size_t max)
+{
+	struct rt_toy *t = (struct rt_toy *)self;
+	uint32_t ids[2];
+	size_t n = 0;
+
+	if (t->in->producer != RT_HOST)
+		ids[n++] = t->in->producer;
+	if (t->out)
+		ids[n++] = t->out->consumer;
+	for (size_t i = 0; i < n && i < max; i++)
+		out[i] = ids[i];
+	return n;
+}
+
 static bool
 toy_has_pending(const struct sc_unit *self)
 {
@@ -232,6 +248,7 @@ static const struct sc_unit_ops toy_ops = {
     .has_pending = toy_has_pending,
     .name = toy_name,
     .destroy = toy_destroy,
+    .peers = toy_peers,
 };
 
 static void

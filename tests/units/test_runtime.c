@@ -683,8 +683,7 @@ Test(subcircuit, a_dying_consumer_kicks_its_producer_to_drop_its_outbox)
 					       .in = &hin,
 					       .nin = 1,
 					       .out = &pout,
-					       .nout = 1,
-					       .exec = ex};
+					       .nout = 1};
 
 		cr_assert_eq(sc_subcircuit_create(&d, &ps), 0, "%s",
 			     sc_errmsg());
@@ -693,8 +692,7 @@ Test(subcircuit, a_dying_consumer_kicks_its_producer_to_drop_its_outbox)
 						.nodes = cn,
 						.nnodes = 3,
 						.in = &cin,
-						.nin = 1,
-						.exec = ex};
+						.nin = 1};
 		cr_assert_eq(sc_subcircuit_create(&d, &cs), 0, "%s",
 			     sc_errmsg());
 	}
@@ -710,7 +708,8 @@ Test(subcircuit, a_dying_consumer_kicks_its_producer_to_drop_its_outbox)
 		     "P must be idle, waiting for C's kick");
 	cr_assert_eq(step_exec(ex, 1), 1); /* C pops the 13 and dies */
 	cr_assert_eq(sc_exec_unit_state(ex, 1), SC_UNIT_DEAD);
-	/* Its destroy kicked P, which drops the outbox. */
+	/* The executor kicked its peer P after its destroy (unit.h,
+	 * "Death"); P drops the outbox. */
 	cr_assert_eq(step_exec(ex, 1), 0, "the dead consumer did not kick");
 	cr_assert(!sc_edge_has_outbox(mid));
 	sc_edge_undeliverable(mid, &frames, NULL);
