@@ -245,8 +245,8 @@ int sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
  * goes on. A turn cannot be stopped from outside: one that never returns
  * is never killed. Returns 0 (also when that turn was already condemned:
  * the first words stand; or when it panicked on its own meanwhile: it dies
- * with its own message); SC_ESTATE, changing nothing, when that turn has already
- * returned (or the unit is not running it: idle, queued, another turn,
+ * with its own message); SC_ESTATE, changing nothing, when that turn has
+ * already returned (or the unit is not running it: idle, queued, another turn,
  * dead), so a late report can never kill the next turn; SC_ENOENT for an
  * id never added (checked before any lock); SC_EINVAL for a NULL ex or
  * why. Any thread, including a watchdog's; takes the lock briefly.

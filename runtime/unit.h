@@ -31,8 +31,8 @@
  *
  * Threads: turn, neighbours, peers and destroy are called by whichever
  * thread owns the unit at that moment, one at a time, never concurrently
- * with each other. has_pending may be called at any time from another thread (the
- * watchdog's monitor), concurrently with a turn. name is called once, when
+ * with each other. has_pending may be called at any time from another thread
+ * (the watchdog's monitor), concurrently with a turn. name is called once, when
  * the unit is added.
  */
 #ifndef SC_RUNTIME_UNIT_H

@@ -1,14 +1,16 @@
 /*
  * runtime.c - build units and edges from a placement; the host's calls.
  *
- * See runtime.h. Building goes: check the graph; find the strongly
- * connected components of the unit graph (they decide which edges gate
- * backpressure, subcircuit.h); number the instances (unit u's replica k);
- * for every unit, cut its nodes from the graph (sc_graph_cut) and make one
- * edge per (producer replica, consumer replica) for each stream that
- * enters it, plus one host edge per replica for each of its input nodes;
- * then build the sub-circuits, add them to the executor in instance order
- * (so instance i is executor unit i) and start the pool.
+ * See runtime.h. Building goes: check the graph; analyse the placement
+ * (units/analysis.h: refuse loops across units; the unit graph's
+ * components decide which edges gate backpressure); number the instances
+ * (unit u's replica k); for every unit, cut its nodes from the graph
+ * (sc_graph_cut) and make one edge per (producer replica, consumer
+ * replica) for each stream that enters it, plus one host edge per replica
+ * for each of its input nodes; then build the sub-circuits, add them to
+ * the executor in instance order (so instance i is executor unit i) and
+ * start the pool. Every producer end, the host's included, is an exchange
+ * (units/exchange.h).
  */
 #include "units/runtime.h"
 
@@ -20,7 +22,9 @@
 #include <time.h>
 
 #include "runtime/pool.h"
+#include "units/analysis.h"
 #include "units/edge.h"
+#include "units/exchange.h"
 #include "units/subcircuit.h"
 
 #define RT_HOST SC_SUBCIRCUIT_HOST
@@ -50,11 +54,9 @@ struct rt_inst {
 struct rt_input {
 	int node;
 	uint32_t ncols;
-	uint32_t key;		/* routing key when nedges > 1 */
-	uint32_t nedges;	/* replicas of its unit */
-	struct sc_edge **edges; /* one per replica */
-	uint32_t *insts;	/* their instances */
-	pthread_mutex_t mu;	/* one submitter at a time (SPSC edges) */
+	struct sc_exchange x; /* one edge per replica of its unit, routing */
+	uint32_t *insts;      /* their instances, per edge */
+	pthread_mutex_t mu;   /* one submitter at a time (SPSC edges) */
 };
 
 struct sc_runtime {
@@ -70,7 +72,7 @@ struct sc_runtime {
 	size_t nedges, cap_edges;
 	struct rt_input *inputs;
 	size_t ninputs;
-	uint32_t *scc; /* component of each unit */
+	struct sc_analysis an; /* loops, components: which edges gate */
 	atomic_bool submitted;
 	atomic_bool shut;
 	bool shut_done; /* shutdown ran (host thread only) */
@@ -110,184 +112,6 @@ now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* --- strongly connected components of the unit graph (Tarjan) --------- */
-
-struct scc_state {
-	uint32_t n;
-	uint32_t **adj; /* adj[u]: successors, adj_n[u] of them */
-	uint32_t *adj_n, *adj_cap;
-	uint32_t *index, *low, *stack, *comp;
-	bool *on;
-	uint32_t next, sp, ncomp;
-};
-
-static void
-scc_visit(struct scc_state *s, uint32_t v)
-{
-	s->index[v] = s->low[v] = s->next++;
-	s->stack[s->sp++] = v;
-	s->on[v] = true;
-	for (uint32_t i = 0; i < s->adj_n[v]; i++) {
-		uint32_t w = s->adj[v][i];
-
-		if (s->index[w] == UINT32_MAX) {
-			scc_visit(s, w);
-			if (s->low[w] < s->low[v])
-				s->low[v] = s->low[w];
-		} else if (s->on[w] && s->index[w] < s->low[v]) {
-			s->low[v] = s->index[w];
-		}
-	}
-	if (s->low[v] == s->index[v]) {
-		uint32_t w;
-
-		do {
-			w = s->stack[--s->sp];
-			s->on[w] = false;
-			s->comp[w] = s->ncomp;
-		} while (w != v);
-		s->ncomp++;
-	}
-}
-
-static int
-add_arc(struct scc_state *s, uint32_t a, uint32_t b)
-{
-	size_t cap = s->adj_cap[a];
-	void *arr = s->adj[a];
-	int rc;
-
-	for (uint32_t i = 0; i < s->adj_n[a]; i++)
-		if (s->adj[a][i] == b)
-			return 0;
-	rc = grow(&arr, &cap, s->adj_n[a] + 1, sizeof(uint32_t));
-	if (rc)
-		return rc;
-	s->adj[a] = arr;
-	s->adj_cap[a] = (uint32_t)cap;
-	s->adj[a][s->adj_n[a]++] = b;
-	return 0;
-}
-
-/*
- * The strongly connected components of the graph's streams, with every
- * node mapped to a vertex: its unit (by_unit) or itself. comp[vertex]
- * receives the component of each of the n vertices.
- */
-static int
-scc_of(struct sc_runtime *rt, bool by_unit, uint32_t *comp)
-{
-	size_t nn = sc_graph_node_count(rt->g);
-	uint32_t n = by_unit ? sc_placement_units(rt->p) : (uint32_t)nn;
-	struct scc_state s;
-	int rc = 0;
-
-	memset(&s, 0, sizeof(s));
-	s.n = n;
-	s.adj = calloc(n, sizeof(*s.adj));
-	s.adj_n = calloc(n, sizeof(uint32_t));
-	s.adj_cap = calloc(n, sizeof(uint32_t));
-	s.index = malloc(n * sizeof(uint32_t));
-	s.low = malloc(n * sizeof(uint32_t));
-	s.stack = malloc(n * sizeof(uint32_t));
-	s.on = calloc(n, sizeof(bool));
-	s.comp = comp;
-	if (!s.adj || !s.adj_n || !s.adj_cap || !s.index || !s.low ||
-	    !s.stack || !s.on) {
-		rc = sc__fail(SC_ENOMEM, "sc_runtime_create: %u vertices", n);
-		goto free_state;
-	}
-	for (size_t i = 0; i < nn && !rc; i++) {
-		struct sc_node_info ni;
-		uint32_t b = by_unit
-				 ? (uint32_t)sc_placement_unit_of(rt->p, (int)i)
-				 : (uint32_t)i;
-
-		if ((rc = sc_graph_node_info(rt->g, (int)i, &ni)) != 0)
-			break;
-		for (uint32_t q = 0; q < ni.ninputs && !rc; q++) {
-			uint32_t a = by_unit ? (uint32_t)sc_placement_unit_of(
-						   rt->p, ni.inputs[q])
-					     : (uint32_t)ni.inputs[q];
-
-			if (a != b)
-				rc = add_arc(&s, a, b);
-		}
-	}
-	for (uint32_t v = 0; v < n; v++)
-		s.index[v] = UINT32_MAX;
-	for (uint32_t v = 0; v < n && !rc; v++)
-		if (s.index[v] == UINT32_MAX)
-			scc_visit(&s, v);
-free_state:
-	for (uint32_t v = 0; s.adj && v < n; v++)
-		free(s.adj[v]);
-	free(s.adj);
-	free(s.adj_n);
-	free(s.adj_cap);
-	free(s.index);
-	free(s.low);
-	free(s.stack);
-	free(s.on);
-	return rc;
-}
-
-/* The unit graph's components: they decide which edges gate
- * backpressure (subcircuit.h). */
-static int
-compute_scc(struct sc_runtime *rt)
-{
-	uint32_t n = sc_placement_units(rt->p);
-
-	rt->scc = malloc(n * sizeof(uint32_t));
-	if (!rt->scc)
-		return sc__fail(SC_ENOMEM, "sc_runtime_create: %u units", n);
-	return scc_of(rt, true, rt->scc);
-}
-
-/*
- * A loop of the graph (a cycle through a feedback and a delay) must stay
- * inside one unit. Across units, every step of the delay's unit is driven
- * by frames and emits what the loop latched, so the loop's frames would
- * circulate between units for ever and the runtime would never be idle.
- * Returns 0 or SC_EINVAL naming an edge of the loop that crosses units.
- */
-static int
-check_loops(struct sc_runtime *rt)
-{
-	size_t nn = sc_graph_node_count(rt->g);
-	uint32_t *comp = malloc((nn ? nn : 1) * sizeof(*comp));
-	int rc;
-
-	if (!comp)
-		return sc__fail(SC_ENOMEM, "sc_runtime_create: %zu nodes", nn);
-	rc = scc_of(rt, false, comp);
-	for (size_t i = 0; i < nn && !rc; i++) {
-		struct sc_node_info ni, si;
-
-		if ((rc = sc_graph_node_info(rt->g, (int)i, &ni)) != 0)
-			break;
-		for (uint32_t q = 0; q < ni.ninputs && !rc; q++) {
-			int from = ni.inputs[q];
-
-			if (comp[from] != comp[i] ||
-			    sc_placement_unit_of(rt->p, from) ==
-				sc_placement_unit_of(rt->p, (int)i) ||
-			    sc_graph_node_info(rt->g, from, &si) != 0)
-				continue;
-			rc = sc__fail(SC_EINVAL,
-				      "sc_runtime_create: the loop through "
-				      "'%s' -> '%s' crosses units %d and %d; "
-				      "a loop must stay inside one unit",
-				      si.name, ni.name,
-				      sc_placement_unit_of(rt->p, from),
-				      sc_placement_unit_of(rt->p, (int)i));
-		}
-	}
-	free(comp);
-	return rc;
 }
 
 /* --- building --------------------------------------------------------------
@@ -353,7 +177,7 @@ connect_stream(struct sc_runtime *rt, int s, uint32_t a, uint32_t b)
 {
 	uint32_t na = sc_placement_shards(rt->p, a);
 	uint32_t nb = sc_placement_shards(rt->p, b);
-	bool cross = rt->scc[a] != rt->scc[b];
+	bool cross = sc_analysis_gates(&rt->an, a, b);
 	uint32_t key;
 	int rc = stream_key(rt, b, s, &key);
 
@@ -413,29 +237,32 @@ add_input(struct sc_runtime *rt, int node, uint32_t u)
 {
 	uint32_t nb = sc_placement_shards(rt->p, u);
 	struct rt_input *in = &rt->inputs[rt->ninputs];
+	struct sc_edge **edges = calloc(nb, sizeof(*edges));
+	uint32_t key = 0;
 	int rc;
 
 	memset(in, 0, sizeof(*in));
 	in->node = node;
 	in->ncols = sc_graph_schema(rt->g, node)->ncols;
-	in->nedges = nb;
-	in->edges = calloc(nb, sizeof(*in->edges));
 	in->insts = calloc(nb, sizeof(*in->insts));
-	if (!in->edges || !in->insts) {
-		free(in->edges);
+	if (!edges || !in->insts) {
+		free(edges);
 		free(in->insts);
 		return sc__fail(SC_ENOMEM, "sc_runtime_create: input");
 	}
 	pthread_mutex_init(&in->mu, NULL);
 	rt->ninputs++; /* from here on freed by the runtime's teardown */
-	rc = stream_key(rt, u, node, &in->key);
+	rc = stream_key(rt, u, node, &key);
 	for (uint32_t j = 0; j < nb && !rc; j++) {
 		in->insts[j] = rt->first[u] + j;
-		rc = new_edge(rt, node, RT_HOST, in->insts[j], &in->edges[j]);
+		rc = new_edge(rt, node, RT_HOST, in->insts[j], &edges[j]);
 		if (!rc)
-			rc = add_in_port(&rt->inst[in->insts[j]], in->edges[j],
+			rc = add_in_port(&rt->inst[in->insts[j]], edges[j],
 					 node, RT_HOST, true);
 	}
+	if (!rc)
+		rc = sc_exchange_init(&in->x, key, nb, edges);
+	free(edges);
 	return rc;
 }
 
@@ -593,7 +420,7 @@ build(struct sc_runtime *rt)
 	size_t nn = sc_graph_node_count(rt->g);
 	int rc;
 
-	if ((rc = check_loops(rt)) || (rc = compute_scc(rt)) ||
+	if ((rc = sc_analysis_init(&rt->an, rt->g, rt->p)) ||
 	    (rc = number_instances(rt)))
 		return rc;
 	eo.capacity = rt->ninst > 1024 ? rt->ninst : 0;
@@ -678,7 +505,7 @@ teardown(struct sc_runtime *rt)
 	for (size_t i = 0; i < rt->nedges; i++)
 		sc_edge_destroy(rt->edges[i].edge);
 	for (size_t i = 0; i < rt->ninputs; i++) {
-		free(rt->inputs[i].edges);
+		sc_exchange_fini(&rt->inputs[i].x);
 		free(rt->inputs[i].insts);
 		pthread_mutex_destroy(&rt->inputs[i].mu);
 	}
@@ -686,7 +513,7 @@ teardown(struct sc_runtime *rt)
 	free(rt->edges);
 	free(rt->inst);
 	free(rt->first);
-	free(rt->scc);
+	sc_analysis_fini(&rt->an);
 	pthread_cond_destroy(&rt->wait_cv);
 	pthread_mutex_destroy(&rt->wait_mu);
 	free(rt);
@@ -729,41 +556,17 @@ find_input(struct sc_runtime *rt, int node)
 	return NULL;
 }
 
-/* Send the shares (owned) of one submit; the caller holds in->mu and has
- * checked the room. Returns 0 or SC_EDEAD. */
-static int
-send_shares(struct sc_runtime *rt, struct rt_input *in, struct sc_batch **share)
-{
-	int result = 0;
-
-	for (uint32_t j = 0; j < in->nedges; j++) {
-		int rc;
-
-		if (!share[j])
-			continue;
-		rc = sc_edge_send(in->edges[j], share[j]);
-		if (rc == SC_EDEAD)
-			result = sc__fail(SC_EDEAD,
-					  "sc_runtime_submit: the unit of "
-					  "input %d is dead",
-					  in->node);
-		else if (rc == 0 &&
-			 sc_exec_kick(rt->ex, in->insts[j]) == SC_ESHUTDOWN)
-			/* Only if the executor was shut down behind the
-			 * runtime's back (sc_runtime_exec): the share will
-			 * never be processed, so it is refused, not 0. */
-			result = sc__fail(SC_ESHUTDOWN,
-					  "sc_runtime_submit: the executor "
-					  "is shut down");
-	}
-	return result;
-}
-
+/*
+ * One submit, all or nothing: refused (SC_EFULL) unless every share would
+ * enter its ring (sc_exchange_room); then partitioned and sent through the
+ * input's exchange, and every replica that got a frame is kicked. The
+ * caller holds in->mu.
+ */
 static int
 submit_locked(struct sc_runtime *rt, struct rt_input *in, struct sc_batch *b)
 {
-	struct sc_batch *share[SC_SUBCIRCUIT_ROUTE_MAX];
-	int rc;
+	uint64_t pushed = 0;
+	int rc, result = 0;
 
 	/* Checked under the input's lock, which shutdown takes once after
 	 * setting the flag: a submit either sends and kicks before shutdown
@@ -771,16 +574,26 @@ submit_locked(struct sc_runtime *rt, struct rt_input *in, struct sc_batch *b)
 	if (atomic_load(&rt->shut) || sc_exec_is_shutdown(rt->ex))
 		return sc__fail(SC_ESHUTDOWN,
 				"sc_runtime_submit: the runtime is shut down");
-	for (uint32_t j = 0; j < in->nedges; j++)
-		if (!sc_edge_is_closed(in->edges[j]) &&
-		    sc_edge_room(in->edges[j]) == 0)
-			return SC_EFULL;
-	if (in->nedges == 1) {
-		share[0] = sc_batch_retain(b);
-	} else if ((rc = sc_batch_route(b, in->key, in->nedges, share)) != 0) {
+	if (!sc_exchange_room(&in->x))
+		return SC_EFULL;
+	rc = sc_exchange_send(&in->x, sc_batch_retain(b), &pushed);
+	if (rc == SC_EDEAD)
+		result = sc__fail(SC_EDEAD,
+				  "sc_runtime_submit: the unit of input %d "
+				  "is dead",
+				  in->node);
+	else if (rc)
 		return rc;
-	}
-	return send_shares(rt, in, share);
+	for (uint32_t j = 0; j < in->x.nedges; j++)
+		if ((pushed >> j & 1) &&
+		    sc_exec_kick(rt->ex, in->insts[j]) == SC_ESHUTDOWN)
+			/* Only if the executor was shut down behind the
+			 * runtime's back (sc_runtime_exec): the share will
+			 * never be processed, so it is refused, not 0. */
+			result = sc__fail(SC_ESHUTDOWN,
+					  "sc_runtime_submit: the executor "
+					  "is shut down");
+	return result;
 }
 
 static int

@@ -15,8 +15,9 @@
  *      of its input's integral, so it does not matter how frames are
  *      grouped into steps;
  *   3. if anything was fed, step the circuit once and send the delta of
- *      every boundary output to its edge(s): routed by a hash of the key
- *      columns when the consumer is sharded (exchange), whole otherwise;
+ *      every boundary output through its exchange (units/exchange.h):
+ *      routed by a hash of the key columns when the consumer is sharded,
+ *      whole otherwise; a full edge keeps it in its outbox;
  *   4. progress = frames popped + frames pushed (edge traffic counters),
  *      neighbours = the units across every edge that moved, both ways.
  *
@@ -64,12 +65,9 @@
 #include "operators/graph.h"
 #include "runtime/unit.h"
 #include "units/edge.h"
+#include "units/exchange.h"
 
 struct sc_subcircuit;
-
-/* The most edges one output stream fans out to (replicas of a sharded
- * consumer; placement.h's SC_PLACEMENT_MAX_SHARDS). */
-#define SC_SUBCIRCUIT_ROUTE_MAX 64
 
 /* The producer of a host edge: nobody to kick. */
 #define SC_SUBCIRCUIT_HOST UINT32_MAX
@@ -87,7 +85,7 @@ struct sc_subcircuit_in {
 struct sc_subcircuit_out {
 	int stream;		      /* a stream the part produces */
 	uint32_t key;		      /* routing key columns (nedges > 1) */
-	uint32_t nedges;	      /* >= 1 */
+	uint32_t nedges;	      /* 1..SC_EXCHANGE_MAX */
 	struct sc_edge *const *edges; /* borrowed, nedges */
 	const uint32_t *peers;	      /* consumer unit ids, nedges */
 	bool gating;		      /* backpressure here stops gated input */
@@ -133,14 +131,5 @@ struct sc_circuit *sc_subcircuit_circuit(struct sc_subcircuit *s);
 /* Turns run and frames fed so far (owner's thread, or at idle). */
 uint64_t sc_subcircuit_turns(const struct sc_subcircuit *s);
 uint64_t sc_subcircuit_frames_in(const struct sc_subcircuit *s);
-
-/*
- * sc_batch_route - split `b` into n batches by sc_row_hash of each row's
- * first `key` columns mod n: out[i] gets the rows of shard i, or NULL when
- * it has none. n >= 1, key 1..ncols. Returns 0 (the caller releases each
- * out[i]), SC_EINVAL, SC_ENOMEM (nothing written). Any thread.
- */
-int sc_batch_route(const struct sc_batch *b, uint32_t key, uint32_t n,
-		   struct sc_batch **out);
 
 #endif /* SC_UNITS_SUBCIRCUIT_H */

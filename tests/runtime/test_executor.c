@@ -105,8 +105,7 @@ holder_destroy(struct sc_unit *u)
 }
 
 static const struct sc_unit_ops holder_ops = {
-    holder_turn, holder_nbrs, holder_pending, holder_name, holder_destroy,
-    NULL,
+    holder_turn, holder_nbrs, holder_pending, holder_name, holder_destroy, NULL,
 };
 
 static void *

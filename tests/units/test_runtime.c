@@ -794,68 +794,14 @@ Test(subcircuit, a_frame_sent_by_a_turn_that_then_panics_is_consumed)
 		     "the dead producer did not kick its consumer");
 	cr_assert_eq(step_exec(ex, 1), 1);
 	cr_assert_eq(sc_edge_pending(mid), 0, "a frame was left in mid");
-	cr_assert_eq(sc_circuit_integral(sc_subcircuit_circuit(cs), c.out,
-					 &got),
-		     0);
+	cr_assert_eq(
+	    sc_circuit_integral(sc_subcircuit_circuit(cs), c.out, &got), 0);
 	cr_assert_eq(sc_batch_count(got), 2, "C saw the 100 and the 1");
 	sc_batch_release(got);
 	cr_assert_eq(sc_exec_destroy(ex), 0);
 	sc_edge_destroy(host);
 	sc_edge_destroy(mid);
 	sc_graph_destroy(c.g);
-}
-
-/* --- routing ------------------------------------------------------------- */
-
-Test(route, every_row_of_a_key_goes_to_one_shard_and_nothing_is_lost)
-{
-	struct sc_rng r;
-
-	sc_rng_seed(&r, sc_prop_seed(31));
-	for (int round = 0; round < 50; round++) {
-		uint64_t rows[3 * 200];
-		int64_t w[200];
-		struct sc_batch *b = NULL, *parts[5], *sum = NULL;
-		uint32_t n = 1 + (uint32_t)sc_rng_below(&r, 5);
-
-		for (int i = 0; i < 200; i++) {
-			for (int c = 0; c < 3; c++)
-				rows[3 * i + c] = sc_rng_below(&r, 6);
-			w[i] = (int64_t)sc_rng_below(&r, 5) - 2;
-		}
-		cr_assert_eq(sc_batch_from_records(3, rows, w, 200, &b), 0);
-		cr_assert_eq(sc_batch_route(b, 2, n, parts), 0);
-		cr_assert_eq(sc_batch_empty(3, &sum), 0);
-		for (uint32_t j = 0; j < n; j++) {
-			struct sc_batch *t = NULL;
-
-			if (!parts[j])
-				continue;
-			for (size_t i = 0; i < sc_batch_count(parts[j]); i++)
-				cr_assert_eq(
-				    sc_row_hash(sc_batch_row(parts[j], i), 2) %
-					n,
-				    j);
-			cr_assert_eq(sc_batch_add(sum, parts[j], &t), 0);
-			sc_batch_release(sum);
-			sc_batch_release(parts[j]);
-			sum = t;
-		}
-		cr_assert(sc_batch_equal(sum, b), "the shares do not sum up");
-		sc_batch_release(sum);
-		sc_batch_release(b);
-	}
-}
-
-Test(route, bad_key_or_shard_count_is_einval)
-{
-	int64_t k[1] = {1};
-	struct sc_batch *b = keys(k, 1), *parts[2];
-
-	cr_assert_eq(sc_batch_route(b, 0, 2, parts), SC_EINVAL);
-	cr_assert_eq(sc_batch_route(b, 3, 2, parts), SC_EINVAL);
-	cr_assert_eq(sc_batch_route(b, 1, 0, parts), SC_EINVAL);
-	sc_batch_release(b);
 }
 
 /* The integral of `out` after feeding `batches` under placement p. */
