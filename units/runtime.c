@@ -776,24 +776,40 @@ is_idle(struct sc_runtime *rt)
 	return info.idle;
 }
 
-int
-sc_runtime_integral(struct sc_runtime *rt, int output, struct sc_batch **out)
+/*
+ * Host reads (the integral, the idle check) look into the units' circuits
+ * and the producer ends of edges, which only a running turn may touch. At
+ * idle no turn runs, but another host thread's submit can kick one at any
+ * moment. So a read holds every input's lock (in index order; a submitter
+ * takes one only, so no cycle): no submit can kick a unit meanwhile, and
+ * an idle executor then stays idle, since every other kick comes from a
+ * turn (finish, death) and none runs. The executor's lock, taken by the
+ * idle check, orders every finished turn's writes before the read.
+ */
+static void
+hold_inputs(struct sc_runtime *rt)
 {
-	struct sc_node_info ni;
-	struct sc_batch *sum = NULL;
-	int u, rc;
+	for (size_t i = 0; i < rt->ninputs; i++)
+		pthread_mutex_lock(&rt->inputs[i].mu);
+}
 
-	if (!rt || !out)
-		return sc__fail(SC_EINVAL, "sc_runtime_integral: NULL");
-	if ((rc = sc_graph_node_info(rt->g, output, &ni)) != 0)
-		return rc;
-	if (ni.kind != SC_NODE_OUTPUT)
-		return sc__fail(SC_EINVAL,
-				"sc_runtime_integral: '%s' is not an output",
-				ni.name);
-	if (!is_idle(rt))
-		return sc__fail(SC_EBUSY, "sc_runtime_integral: not idle");
-	u = sc_placement_unit_of(rt->p, output);
+static void
+release_inputs(struct sc_runtime *rt)
+{
+	for (size_t i = rt->ninputs; i-- > 0;)
+		pthread_mutex_unlock(&rt->inputs[i].mu);
+}
+
+/* The integral of output `output` (node ni) summed over its unit's
+ * replicas; the caller holds the inputs and saw the executor idle. */
+static int
+sum_integral(struct sc_runtime *rt, int output, const struct sc_node_info *ni,
+	     struct sc_batch **out)
+{
+	int u = sc_placement_unit_of(rt->p, output);
+	struct sc_batch *sum = NULL;
+	int rc;
+
 	for (uint32_t i = rt->first[u]; i < rt->first[u + 1]; i++) {
 		struct sc_batch *b = NULL, *t = NULL;
 
@@ -802,7 +818,7 @@ sc_runtime_integral(struct sc_runtime *rt, int output, struct sc_batch **out)
 			return sc__fail(SC_EDEAD,
 					"sc_runtime_integral: the unit of "
 					"'%s' is dead",
-					ni.name);
+					ni->name);
 		}
 		rc = sc_circuit_integral(sc_subcircuit_circuit(rt->inst[i].sub),
 					 output, &b);
@@ -823,6 +839,30 @@ sc_runtime_integral(struct sc_runtime *rt, int output, struct sc_batch **out)
 	}
 	*out = sum;
 	return 0;
+}
+
+int
+sc_runtime_integral(struct sc_runtime *rt, int output, struct sc_batch **out)
+{
+	struct sc_node_info ni;
+	int rc;
+
+	if (!rt || !out)
+		return sc__fail(SC_EINVAL, "sc_runtime_integral: NULL");
+	if ((rc = sc_graph_node_info(rt->g, output, &ni)) != 0)
+		return rc;
+	if (ni.kind != SC_NODE_OUTPUT)
+		return sc__fail(SC_EINVAL,
+				"sc_runtime_integral: '%s' is not an output",
+				ni.name);
+	hold_inputs(rt);
+	if (is_idle(rt))
+		rc = sum_integral(rt, output, &ni, out);
+	else
+		rc = sc__fail(SC_EBUSY, "sc_runtime_integral: not idle (a "
+					"turn is queued or running)");
+	release_inputs(rt);
+	return rc;
 }
 
 int
@@ -859,13 +899,11 @@ end_name(struct sc_runtime *rt, uint32_t inst, char *buf, size_t len)
 	return buf;
 }
 
-int
-sc_runtime_check_idle(struct sc_runtime *rt)
+/* The idle invariant over every edge; the caller holds the inputs and saw
+ * the executor idle. */
+static int
+check_edges(struct sc_runtime *rt)
 {
-	if (!rt)
-		return sc__fail(SC_EINVAL, "sc_runtime_check_idle: NULL");
-	if (!is_idle(rt))
-		return sc__fail(SC_EBUSY, "sc_runtime_check_idle: not idle");
 	for (size_t i = 0; i < rt->nedges; i++) {
 		struct rt_edge *e = &rt->edges[i];
 		char a[24], b[24];
@@ -890,6 +928,22 @@ sc_runtime_check_idle(struct sc_runtime *rt)
 					e->stream, obox);
 	}
 	return 0;
+}
+
+int
+sc_runtime_check_idle(struct sc_runtime *rt)
+{
+	int rc;
+
+	if (!rt)
+		return sc__fail(SC_EINVAL, "sc_runtime_check_idle: NULL");
+	hold_inputs(rt);
+	if (is_idle(rt))
+		rc = check_edges(rt);
+	else
+		rc = sc__fail(SC_EBUSY, "sc_runtime_check_idle: not idle");
+	release_inputs(rt);
+	return rc;
 }
 
 void

@@ -44,8 +44,9 @@
  * which is how the tests explore schedules.
  *
  * Threads: submit and submit_wait may be called from any number of host
- * threads at once (one lock per input); the others from one host thread,
- * never from a worker or a callback.
+ * threads at once (one lock per input), also while another host thread
+ * reads (integral, check_idle) or shuts down; the others from one host
+ * thread, never from a worker or a callback.
  */
 #ifndef SC_UNITS_RUNTIME_H
 #define SC_UNITS_RUNTIME_H
@@ -140,7 +141,10 @@ int sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 /*
  * sc_runtime_integral - the integral of output node `output` (summed over
  * the replicas of a sharded unit), as a new batch (*out; the caller
- * releases it). Only while idle. Returns 0; SC_EBUSY (not idle); SC_EDEAD
+ * releases it). Only while idle: safe against host threads submitting at
+ * the same time (a submit waits while the read holds the inputs, so no
+ * turn can start under it), which then make it SC_EBUSY whenever a turn
+ * is queued or running. Returns 0; SC_EBUSY (not idle); SC_EDEAD
  * (its unit is dead); SC_EINVAL (not an output node); SC_ENOENT; SC_ENOMEM;
  * SC_EOVERFLOW.
  */
@@ -161,7 +165,8 @@ int sc_runtime_on_delta(struct sc_runtime *rt, int node, sc_delta_fn fn,
  * sc_runtime_check_idle - the invariant of an idle runtime: every edge into
  * a live unit is empty and every outbox of a live producer is flushed.
  * Returns 0, SC_EBUSY (not idle), or SC_ESTATE naming the first edge that
- * breaks it. For tests and for a final check.
+ * breaks it. Safe against concurrent submitters, as sc_runtime_integral.
+ * For tests and for a final check.
  */
 int sc_runtime_check_idle(struct sc_runtime *rt);
 

@@ -17,6 +17,9 @@
  *       integral and the idle check over and over: each read either
  *       answers from an idle runtime or refuses with SC_EBUSY; under TSan
  *       no read may race with a turn (issue 14, bug 2).
+ *   ur_submit_wait_shares_the_turns  with no worker, host threads whose
+ *       waiting submits find the turns taken by another host must wait
+ *       for its progress, not give up (issue 14, bug 18).
  *
  * Each runs behind the watchdog guard and reports a failure as a message
  * (never asserts), so a plain driver can use it. Header-only.
@@ -31,6 +34,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "tests/support/rt_watchdog.h"
 #include "units/placement.h"
@@ -93,6 +97,7 @@ struct ur_host {
 	int in;
 	uint32_t index;		 /* names its keys */
 	uint64_t max;		 /* submits to try (0: until refused) */
+	long pause_ns;		 /* sleep between submits (0: none) */
 	_Atomic uint64_t *total; /* rows accepted by every host */
 	_Atomic bool *stop;	 /* set by the main thread */
 	uint64_t accepted;	 /* rows this host's submits applied */
@@ -135,13 +140,18 @@ ur_host_main(void *arg)
 		}
 		if (atomic_load(h->stop))
 			break;
+		if (h->pause_ns) {
+			struct timespec ts = {0, h->pause_ns};
+
+			nanosleep(&ts, NULL);
+		}
 	}
 	return NULL;
 }
 
 static inline bool
 ur_start_hosts(struct ur_host *h, pthread_t *t, uint32_t n,
-	       struct sc_runtime *rt, int in, uint64_t max,
+	       struct sc_runtime *rt, int in, uint64_t max, long pause_ns,
 	       _Atomic uint64_t *total, _Atomic bool *stop)
 {
 	for (uint32_t i = 0; i < n; i++) {
@@ -150,6 +160,7 @@ ur_start_hosts(struct ur_host *h, pthread_t *t, uint32_t n,
 		h[i].in = in;
 		h[i].index = i;
 		h[i].max = max;
+		h[i].pause_ns = pause_ns;
 		h[i].total = total;
 		h[i].stop = stop;
 		if (pthread_create(&t[i], NULL, ur_host_main, &h[i]) != 0) {
@@ -174,7 +185,7 @@ ur_join_hosts(struct ur_host *h, pthread_t *t, uint32_t n, uint64_t *accepted,
 		pthread_join(t[i], NULL);
 		*accepted += h[i].accepted;
 		if (h[i].bad && ok) {
-			snprintf(why, len, "host %u: %s", i, h[i].why);
+			snprintf(why, len, "host %u: %.150s", i, h[i].why);
 			ok = false;
 		}
 	}
@@ -239,7 +250,8 @@ ur_submit_during_shutdown(uint32_t workers, uint32_t hosts, int rounds,
 		guard = sc_test_guard_begin(sc_runtime_exec(rt),
 					    "runtime/submit_during_shutdown",
 					    20000);
-		if (!ur_start_hosts(h, t, hosts, rt, w.in, 0, &total, &stop)) {
+		if (!ur_start_hosts(h, t, hosts, rt, w.in, 0, 0, &total,
+				    &stop)) {
 			snprintf(why, len, "no host thread");
 			ok = false;
 		}
@@ -268,6 +280,80 @@ ur_submit_during_shutdown(uint32_t workers, uint32_t hosts, int rounds,
 		}
 		sc_runtime_destroy(rt);
 	}
+	ur_graph_fini(&w);
+	return ok;
+}
+
+/*
+ * ur_reads_during_submits - `hosts` threads submit `rows` rows each while
+ * this thread reads the integral and runs the idle check over and over.
+ * Every read must answer (0) or refuse (SC_EBUSY: not idle); an idle check
+ * that answers must find the invariant (no SC_ESTATE); and once the hosts
+ * are done and the runtime idle, the integral holds every row. *answered
+ * counts the reads that answered. Under TSan, no read may race a turn.
+ */
+static inline bool
+ur_reads_during_submits(uint32_t workers, uint32_t hosts, uint64_t rows,
+			uint64_t *answered, char *why, size_t len)
+{
+	struct sc_runtime_opts o = {.workers = workers, .budget = 2};
+	struct ur_host h[UR_MAX_HOSTS];
+	pthread_t t[UR_MAX_HOSTS];
+	_Atomic uint64_t total = 0;
+	_Atomic bool stop = false;
+	struct sc_runtime *rt = NULL;
+	struct sc_test_guard *guard;
+	struct ur_graph w;
+	uint64_t accepted = 0;
+	bool ok = true;
+	int64_t got;
+
+	*answered = 0;
+	if (hosts > UR_MAX_HOSTS || ur_graph_init(&w) != 0 ||
+	    sc_runtime_create(w.g, w.p, &o, &rt) != 0) {
+		snprintf(why, len, "set-up: %s", sc_errmsg());
+		return false;
+	}
+	guard = sc_test_guard_begin(sc_runtime_exec(rt),
+				    "runtime/reads_during_submits", 20000);
+	/* The hosts pause between submits, so the runtime is often idle
+	 * and a read often meets a turn that a submit just started. */
+	if (!ur_start_hosts(h, t, hosts, rt, w.in, rows, 20000, &total,
+			    &stop)) {
+		snprintf(why, len, "no host thread");
+		ok = false;
+	}
+	while (ok && atomic_load(&total) < hosts * rows) {
+		struct sc_batch *b = NULL;
+		int rc = sc_runtime_integral(rt, w.out, &b);
+
+		sc_batch_release(b);
+		if (rc == 0)
+			++*answered;
+		if (rc == 0 || rc == SC_EBUSY)
+			rc = sc_runtime_check_idle(rt);
+		if (rc != 0 && rc != SC_EBUSY) {
+			snprintf(why, len, "a read during submits: %s: %s",
+				 sc_errname(rc), sc_errmsg());
+			ok = false;
+			atomic_store(&stop, true);
+		}
+	}
+	if (!ur_join_hosts(h, t, hosts, &accepted, why, len))
+		ok = false;
+	if (ok && sc_runtime_wait_idle(rt, 0, NULL) != 0) {
+		snprintf(why, len, "wait_idle: %s", sc_errmsg());
+		ok = false;
+	}
+	sc_test_guard_end(guard);
+	if (ok && (got = ur_integral_rows(rt, w.out, why, len)) < 0)
+		ok = false;
+	else if (ok && (uint64_t)got != accepted) {
+		snprintf(why, len, "%llu rows accepted, the output holds %lld",
+			 (unsigned long long)accepted, (long long)got);
+		ok = false;
+	}
+	sc_runtime_destroy(rt);
 	ur_graph_fini(&w);
 	return ok;
 }

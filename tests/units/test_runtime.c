@@ -414,6 +414,21 @@ Test(runtime, submit_during_shutdown_is_applied_or_refused, .timeout = 60)
 		  "%s", why);
 }
 
+Test(runtime, reads_during_submits_answer_at_idle_or_refuse, .timeout = 60)
+{
+	char why[256] = "";
+	uint64_t answered = 0;
+
+	cr_assert(
+	    ur_reads_during_submits(2, 2, 300, &answered, why, sizeof(why)),
+	    "%s", why);
+	cr_assert_gt(answered, 0, "no read ever found the runtime idle");
+	/* No worker: the hosts' waiting submits run the turns. */
+	cr_assert(
+	    ur_reads_during_submits(0, 2, 300, &answered, why, sizeof(why)),
+	    "%s", why);
+}
+
 /* --- callbacks ---------------------------------------------------------------
  */
 

@@ -19,6 +19,19 @@ main(void)
 		fprintf(stderr, "tsan_runtime_races: shutdown: %s\n", why);
 		failures++;
 	}
+	for (uint32_t workers = 0; workers <= 2; workers += 2) {
+		uint64_t answered = 0;
+
+		if (!ur_reads_during_submits(workers, 2, 300, &answered, why,
+					     sizeof(why))) {
+			fprintf(stderr,
+				"tsan_runtime_races: reads, %u workers: %s\n",
+				workers, why);
+			failures++;
+		}
+		printf("tsan_runtime_races: reads, %u workers: %llu answered\n",
+		       workers, (unsigned long long)answered);
+	}
 	if (failures)
 		return 1;
 	printf("tsan_runtime_races: ok\n");
