@@ -663,16 +663,66 @@ run_one(struct sc_runtime *rt)
 	return ran;
 }
 
+/*
+ * With workers = 0, make progress for a full input: run a queued turn on
+ * this thread; if none is queued while another host thread runs one (its
+ * own wait), wait for that turn (a nap of at most 1 ms on the executor's
+ * idle condition), since its progress is what makes room. Returns true
+ * when nothing is queued or running at all: then only this thread could
+ * make room, and it has nothing to run.
+ */
+static bool
+host_progress(struct sc_runtime *rt)
+{
+	struct sc_exec_info info;
+
+	if (run_one(rt))
+		return false;
+	sc_exec_info(rt->ex, &info);
+	if (info.running == 0 && info.queue_len == 0)
+		return true;
+	(void)sc_exec_wait_idle(rt->ex, 1000000, NULL);
+	return false;
+}
+
+/* With workers: sleep until a unit takes frames from a host edge (or 10
+ * ms), unless a last try under the lock finds room. */
+static int
+wait_for_room(struct sc_runtime *rt, int input, struct sc_batch *b,
+	      uint64_t deadline)
+{
+	struct timespec ts;
+	uint64_t t;
+	int rc;
+
+	atomic_fetch_add(&rt->waiters, 1);
+	pthread_mutex_lock(&rt->wait_mu);
+	rc = sc_runtime_submit(rt, input, b);
+	if (rc == SC_EFULL) {
+		/* A 10 ms cap: a safety net, never the mechanism. */
+		t = now_ns() + 10000000ull;
+		t = t < deadline ? t : deadline;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		t = (uint64_t)ts.tv_sec * 1000000000ull +
+		    (uint64_t)ts.tv_nsec + (t - now_ns());
+		ts.tv_sec = (time_t)(t / 1000000000ull);
+		ts.tv_nsec = (long)(t % 1000000000ull);
+		pthread_cond_timedwait(&rt->wait_cv, &rt->wait_mu, &ts);
+	}
+	pthread_mutex_unlock(&rt->wait_mu);
+	atomic_fetch_sub(&rt->waiters, 1);
+	return rc;
+}
+
 int
 sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
 		       uint64_t timeout_ns)
 {
 	uint64_t deadline = timeout_ns ? now_ns() + timeout_ns : UINT64_MAX;
+	bool stuck = false;
 
 	for (;;) {
 		int rc = sc_runtime_submit(rt, input, b);
-		struct timespec ts;
-		uint64_t t;
 
 		if (rc != SC_EFULL)
 			return rc;
@@ -681,32 +731,25 @@ sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
 					"sc_runtime_submit_wait: input %d "
 					"still full",
 					input);
-		if (!rt->pool) {
-			if (!run_one(rt))
+		if (rt->pool) {
+			rc = wait_for_room(rt, input, b, deadline);
+			if (rc != SC_EFULL)
+				return rc;
+			continue;
+		}
+		/* Nothing queued or running twice in a row, with a submit
+		 * between (another host's turn may have just made room): no
+		 * one can make room any more. */
+		if (host_progress(rt)) {
+			if (stuck)
 				return sc__fail(SC_ETIMEDOUT,
 						"sc_runtime_submit_wait: input "
 						"%d full and nothing to run",
 						input);
-			continue;
+			stuck = true;
+		} else {
+			stuck = false;
 		}
-		atomic_fetch_add(&rt->waiters, 1);
-		pthread_mutex_lock(&rt->wait_mu);
-		rc = sc_runtime_submit(rt, input, b);
-		if (rc == SC_EFULL) {
-			/* A 10 ms cap: a safety net, never the mechanism. */
-			t = now_ns() + 10000000ull;
-			t = t < deadline ? t : deadline;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			t = (uint64_t)ts.tv_sec * 1000000000ull +
-			    (uint64_t)ts.tv_nsec + (t - now_ns());
-			ts.tv_sec = (time_t)(t / 1000000000ull);
-			ts.tv_nsec = (long)(t % 1000000000ull);
-			pthread_cond_timedwait(&rt->wait_cv, &rt->wait_mu, &ts);
-		}
-		pthread_mutex_unlock(&rt->wait_mu);
-		atomic_fetch_sub(&rt->waiters, 1);
-		if (rc != SC_EFULL)
-			return rc;
 	}
 }
 

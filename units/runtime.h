@@ -124,7 +124,10 @@ int sc_runtime_submit(struct sc_runtime *rt, int input, struct sc_batch *b);
  * sc_runtime_submit_wait - as submit, but waits while it would be SC_EFULL,
  * up to timeout_ns (0: for ever); SC_ETIMEDOUT then, with nothing applied.
  * Wakes when the input's unit takes frames. With workers = 0 it runs queued
- * turns on this thread while it waits. Any host thread.
+ * turns on this thread while it waits, and while another host thread runs
+ * the turns it waits for that thread's progress; SC_ETIMEDOUT at once
+ * only when nothing is queued or running at all (nobody could make room).
+ * Any host thread.
  */
 int sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
 			   uint64_t timeout_ns);

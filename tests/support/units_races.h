@@ -42,11 +42,16 @@
 
 #define UR_MAX_HOSTS 8
 
+/* Keeps every row; with a ctx, sleeps *(long *)ctx ns per row first. */
 static int
 ur_keep_all(void *ctx, const uint64_t *row, bool *keep)
 {
-	(void)ctx;
 	(void)row;
+	if (ctx && *(const long *)ctx) {
+		struct timespec ts = {0, *(const long *)ctx};
+
+		nanosleep(&ts, NULL);
+	}
 	*keep = true;
 	return 0;
 }
@@ -59,7 +64,7 @@ struct ur_graph {
 };
 
 static inline int
-ur_graph_init(struct ur_graph *w)
+ur_graph_init_slow(struct ur_graph *w, const long *slow_ns)
 {
 	enum sc_type t[2] = {SC_TYPE_I64, SC_TYPE_I64};
 	int rc;
@@ -70,10 +75,17 @@ ur_graph_init(struct ur_graph *w)
 		return rc;
 	w->in = sc_graph_input(w->g, "in", &w->s);
 	w->out = sc_graph_output(
-	    w->g, "out", sc_graph_filter(w->g, w->in, ur_keep_all, NULL));
+	    w->g, "out",
+	    sc_graph_filter(w->g, w->in, ur_keep_all, (void *)slow_ns));
 	if (w->out < 0)
 		return w->out;
 	return sc_placement_per_node(w->g, &w->p);
+}
+
+static inline int
+ur_graph_init(struct ur_graph *w)
+{
+	return ur_graph_init_slow(w, NULL);
 }
 
 static inline void
@@ -98,6 +110,8 @@ struct ur_host {
 	uint32_t index;		 /* names its keys */
 	uint64_t max;		 /* submits to try (0: until refused) */
 	long pause_ns;		 /* sleep between submits (0: none) */
+	uint64_t wait_ns;	 /* nonzero: every submit waits this long,
+				    and a timeout is a failure */
 	_Atomic uint64_t *total; /* rows accepted by every host */
 	_Atomic bool *stop;	 /* set by the main thread */
 	uint64_t accepted;	 /* rows this host's submits applied */
@@ -119,7 +133,10 @@ ur_host_main(void *arg)
 		struct sc_batch *b = NULL;
 		int rc = ur_row((int64_t)(h->index * 100000000ull + i), &b);
 
-		if (rc == 0)
+		if (rc == 0 && h->wait_ns)
+			rc =
+			    sc_runtime_submit_wait(h->rt, h->in, b, h->wait_ns);
+		else if (rc == 0)
 			rc = i % 2 ? sc_runtime_submit_wait(h->rt, h->in, b,
 							    1000000)
 				   : sc_runtime_submit(h->rt, h->in, b);
@@ -129,7 +146,8 @@ ur_host_main(void *arg)
 			atomic_fetch_add(h->total, 1);
 		} else if (rc == SC_ESHUTDOWN) {
 			break;
-		} else if (rc == SC_EFULL || rc == SC_ETIMEDOUT) {
+		} else if ((rc == SC_EFULL || rc == SC_ETIMEDOUT) &&
+			   !h->wait_ns) {
 			sched_yield();
 		} else {
 			h->bad = rc;
@@ -354,6 +372,75 @@ ur_reads_during_submits(uint32_t workers, uint32_t hosts, uint64_t rows,
 		ok = false;
 	}
 	sc_runtime_destroy(rt);
+	ur_graph_fini(&w);
+	return ok;
+}
+
+/*
+ * ur_submit_wait_shares_the_turns - no worker, one unit; `hosts` threads
+ * each submit `rows` rows with sc_runtime_submit_wait (10 s each) into an
+ * edge of one frame, through a filter that sleeps `slow_ns` per row: while one
+ * host runs the turns, the others find the input full and nothing queued
+ * to run, and must wait for its progress. True when every submit returned
+ * 0 and the output holds every row; else false with why.
+ */
+static inline bool
+ur_submit_wait_shares_the_turns(uint32_t hosts, uint64_t rows, long slow_ns,
+				char *why, size_t len)
+{
+	struct sc_runtime_opts o = {
+	    .workers = 0, .budget = 1, .edge_capacity = 1};
+	struct ur_host h[UR_MAX_HOSTS];
+	pthread_t t[UR_MAX_HOSTS];
+	_Atomic uint64_t total = 0;
+	_Atomic bool stop = false;
+	struct sc_runtime *rt = NULL;
+	struct ur_graph w;
+	uint64_t accepted = 0;
+	bool ok = true;
+	int64_t got;
+
+	struct sc_placement *single = NULL;
+
+	/* One unit: while a host runs its turn, nothing else is queued. */
+	if (hosts > UR_MAX_HOSTS || ur_graph_init_slow(&w, &slow_ns) != 0 ||
+	    sc_placement_single(w.g, &single) != 0 ||
+	    sc_runtime_create(w.g, single, &o, &rt) != 0) {
+		snprintf(why, len, "set-up: %s", sc_errmsg());
+		return false;
+	}
+	for (uint32_t i = 0; i < hosts; i++) {
+		memset(&h[i], 0, sizeof(h[i]));
+		h[i] = (struct ur_host){.rt = rt,
+					.in = w.in,
+					.index = i,
+					.max = rows,
+					.total = &total,
+					.stop = &stop,
+					.wait_ns = 10000000000ull};
+		if (pthread_create(&t[i], NULL, ur_host_main, &h[i]) != 0) {
+			snprintf(why, len, "no host thread");
+			atomic_store(&stop, true);
+			hosts = i;
+			ok = false;
+			break;
+		}
+	}
+	if (!ur_join_hosts(h, t, hosts, &accepted, why, len))
+		ok = false;
+	if (ok && sc_runtime_wait_idle(rt, 0, NULL) != 0) {
+		snprintf(why, len, "wait_idle: %s", sc_errmsg());
+		ok = false;
+	}
+	if (ok && (got = ur_integral_rows(rt, w.out, why, len)) < 0)
+		ok = false;
+	else if (ok && (uint64_t)got != hosts * rows) {
+		snprintf(why, len, "%llu of %llu rows arrived", (long long)got,
+			 (unsigned long long)(hosts * rows));
+		ok = false;
+	}
+	sc_runtime_destroy(rt);
+	sc_placement_destroy(single);
 	ur_graph_fini(&w);
 	return ok;
 }

@@ -429,6 +429,17 @@ Test(runtime, reads_during_submits_answer_at_idle_or_refuse, .timeout = 60)
 	    "%s", why);
 }
 
+Test(runtime, submit_wait_with_no_workers_waits_for_another_hosts_turns,
+     .timeout = 60)
+{
+	char why[256] = "";
+
+	/* 0.2 ms per row: the host running a turn holds it that long. */
+	cr_assert(
+	    ur_submit_wait_shares_the_turns(2, 60, 200000, why, sizeof(why)),
+	    "%s", why);
+}
+
 /* --- callbacks ---------------------------------------------------------------
  */
 
