@@ -64,7 +64,9 @@ struct sc_runtime {
 	const struct sc_placement *p;
 	struct sc_runtime_opts o;
 	struct sc_exec *ex;
-	struct sc_pool *pool;
+	struct sc_pool *pool; /* written by create and shutdown only */
+	bool threaded;	      /* workers > 0: fixed at create, so host
+				 threads may read it while shutdown runs */
 	uint32_t ninst;
 	struct rt_inst *inst;
 	uint32_t *first; /* first instance of each unit; [nunits] = ninst */
@@ -441,11 +443,31 @@ build(struct sc_runtime *rt)
 					  .catch_faults = rt->o.catch_faults};
 
 		rc = sc_pool_create(rt->ex, &po, &rt->pool);
+		rt->threaded = rc == 0;
 	}
 	return rc;
 }
 
 static void teardown(struct sc_runtime *rt);
+
+/* The host's wait for room times out on the monotonic clock, as the
+ * executor's idle wait does: a wall clock stepped back would stretch it. */
+static int
+init_wait_cv(struct sc_runtime *rt)
+{
+	pthread_condattr_t ca;
+	int rc;
+
+	if (pthread_condattr_init(&ca) != 0)
+		return sc__fail(SC_ENOMEM, "sc_runtime_create: condattr");
+	rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	if (rc == 0)
+		rc = pthread_cond_init(&rt->wait_cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if (rc != 0)
+		return sc__fail(SC_ENOMEM, "sc_runtime_create: condvar");
+	return 0;
+}
 
 int
 sc_runtime_create(struct sc_graph *g, const struct sc_placement *p,
@@ -472,7 +494,11 @@ sc_runtime_create(struct sc_graph *g, const struct sc_placement *p,
 	atomic_init(&rt->shut, false);
 	atomic_init(&rt->waiters, 0);
 	pthread_mutex_init(&rt->wait_mu, NULL);
-	pthread_cond_init(&rt->wait_cv, NULL);
+	if ((rc = init_wait_cv(rt)) != 0) {
+		pthread_mutex_destroy(&rt->wait_mu);
+		free(rt);
+		return rc;
+	}
 	if ((rc = build(rt)) != 0) {
 		char msg[512];
 
@@ -699,12 +725,10 @@ wait_for_room(struct sc_runtime *rt, int input, struct sc_batch *b,
 	pthread_mutex_lock(&rt->wait_mu);
 	rc = sc_runtime_submit(rt, input, b);
 	if (rc == SC_EFULL) {
-		/* A 10 ms cap: a safety net, never the mechanism. */
+		/* A 10 ms cap: a safety net, never the mechanism. On the
+		 * monotonic clock, as now_ns (init_wait_cv). */
 		t = now_ns() + 10000000ull;
 		t = t < deadline ? t : deadline;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		t = (uint64_t)ts.tv_sec * 1000000000ull +
-		    (uint64_t)ts.tv_nsec + (t - now_ns());
 		ts.tv_sec = (time_t)(t / 1000000000ull);
 		ts.tv_nsec = (long)(t % 1000000000ull);
 		pthread_cond_timedwait(&rt->wait_cv, &rt->wait_mu, &ts);
@@ -731,7 +755,7 @@ sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
 					"sc_runtime_submit_wait: input %d "
 					"still full",
 					input);
-		if (rt->pool) {
+		if (rt->threaded) {
 			rc = wait_for_room(rt, input, b, deadline);
 			if (rc != SC_EFULL)
 				return rc;
@@ -802,7 +826,7 @@ sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 
 	if (!rt)
 		return sc__fail(SC_EINVAL, "sc_runtime_wait_idle: NULL");
-	if (rt->pool)
+	if (rt->threaded)
 		return sc_exec_wait_idle(rt->ex, timeout_ns, first);
 	if (drive(rt, deadline) != 0)
 		return sc__fail(SC_ETIMEDOUT,
