@@ -932,6 +932,90 @@ sc_runtime_integral(struct sc_runtime *rt, int output, struct sc_batch **out)
 	return rc;
 }
 
+/* The first dead replica of unit u, or RT_HOST if all are alive. */
+static uint32_t
+dead_replica(struct sc_runtime *rt, int u)
+{
+	for (uint32_t i = rt->first[u]; i < rt->first[u + 1]; i++)
+		if (inst_dead(rt, i))
+			return i;
+	return RT_HOST;
+}
+
+/* Walk the streams back from `node` (depth first, `seen` marks nodes);
+ * the first dead replica of a unit on the way, or RT_HOST. */
+static int
+find_dead_upstream(struct sc_runtime *rt, int node, bool *seen, int *stack,
+		   uint32_t *dead, struct sc_node_info *at)
+{
+	size_t sp = 0;
+
+	*dead = RT_HOST;
+	seen[node] = true;
+	stack[sp++] = node;
+	while (sp > 0) {
+		struct sc_node_info ni;
+		int v = stack[--sp];
+		int rc = sc_graph_node_info(rt->g, v, &ni);
+
+		if (rc)
+			return rc;
+		*dead = dead_replica(rt, sc_placement_unit_of(rt->p, v));
+		if (*dead != RT_HOST) {
+			*at = ni;
+			return 0;
+		}
+		for (uint32_t q = 0; q < ni.ninputs; q++) {
+			int w = ni.inputs[q];
+
+			if (w >= 0 && !seen[w]) {
+				seen[w] = true;
+				stack[sp++] = w;
+			}
+		}
+	}
+	return 0;
+}
+
+int
+sc_runtime_upstream_dead(struct sc_runtime *rt, int output, uint32_t *unit)
+{
+	size_t nn;
+	struct sc_node_info ni, at;
+	uint32_t dead = RT_HOST;
+	bool *seen;
+	int *stack;
+	int rc;
+
+	if (!rt)
+		return sc__fail(SC_EINVAL, "sc_runtime_upstream_dead: NULL");
+	if ((rc = sc_graph_node_info(rt->g, output, &ni)) != 0)
+		return rc;
+	if (ni.kind != SC_NODE_OUTPUT)
+		return sc__fail(SC_EINVAL,
+				"sc_runtime_upstream_dead: '%s' is not an "
+				"output",
+				ni.name);
+	nn = sc_graph_node_count(rt->g);
+	seen = calloc(nn, sizeof(*seen));
+	stack = malloc(nn * sizeof(*stack));
+	if (seen && stack)
+		rc = find_dead_upstream(rt, output, seen, stack, &dead, &at);
+	else
+		rc = sc__fail(SC_ENOMEM, "sc_runtime_upstream_dead");
+	free(seen);
+	free(stack);
+	if (rc || dead == RT_HOST)
+		return rc;
+	if (unit)
+		*unit = dead;
+	return sc__fail(SC_EDEAD,
+			"'%s' is downstream of dead unit %u (u%u.%u, holding "
+			"'%s'): its integral is partial",
+			ni.name, dead, rt->inst[dead].unit,
+			rt->inst[dead].shard, at.name);
+}
+
 int
 sc_runtime_on_delta(struct sc_runtime *rt, int node, sc_delta_fn fn, void *ctx)
 {

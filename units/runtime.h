@@ -147,12 +147,27 @@ int sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
  * releases it). Only while idle: safe against host threads submitting at
  * the same time (a submit waits while the read holds the inputs, so no
  * turn can start under it), which then make it SC_EBUSY whenever a turn
- * is queued or running. Returns 0; SC_EBUSY (not idle); SC_EDEAD
+ * is queued or running. An output whose own unit is alive but downstream
+ * of a dead one still reads 0 with what arrived, which is partial:
+ * sc_runtime_upstream_dead says so. Returns 0; SC_EBUSY (not idle); SC_EDEAD
  * (its unit is dead); SC_EINVAL (not an output node); SC_ENOENT; SC_ENOMEM;
  * SC_EOVERFLOW.
  */
 int sc_runtime_integral(struct sc_runtime *rt, int output,
 			struct sc_batch **out);
+
+/*
+ * sc_runtime_upstream_dead - whether output node `output`'s integral is
+ * partial: some unit its rows come through (its own, or one upstream of
+ * it, by the graph's streams; any replica of a sharded one) is dead, so
+ * what that unit would have sent never arrived. Returns
+ *   0           every such unit is alive: the integral is whole;
+ *   SC_EDEAD    one is dead: its executor id in *unit (may be NULL), and
+ *               sc_errmsg names it and the output;
+ *   SC_EINVAL   NULL, or not an output node; SC_ENOENT: no such node.
+ * Any host thread at any time (it reads unit states only); exact at idle.
+ */
+int sc_runtime_upstream_dead(struct sc_runtime *rt, int output, uint32_t *unit);
 
 /*
  * sc_runtime_on_delta - call fn(ctx, node, delta) after every step of the

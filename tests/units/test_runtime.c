@@ -280,6 +280,46 @@ Test(runtime, a_unit_that_panics_dies_alone_and_frames_to_it_are_undeliverable)
 	sc_graph_destroy(c.g);
 }
 
+Test(runtime, an_output_downstream_of_a_dead_unit_is_flagged_partial)
+{
+	struct small c;
+	struct sc_placement *p;
+	struct sc_runtime *rt;
+	struct sc_batch *got = NULL;
+	int64_t k[3] = {1, 2, 13};
+	struct sc_batch *b = keys(k, 3);
+	uint32_t dead = 99;
+	int side;
+
+	small_init(&c, true);
+	side = sc_graph_output(c.g, "side",
+			       sc_graph_filter(c.g, c.in, slow_keep, NULL));
+	cr_assert_geq(side, 0);
+	rt = runtime_of(&c, "per-node", NULL, &p);
+	cr_assert_eq(sc_runtime_upstream_dead(rt, c.out, &dead), 0,
+		     "nothing is dead yet");
+	cr_assert_eq(sc_runtime_submit(rt, c.in, b), 0);
+	cr_assert_eq(sc_runtime_wait_idle(rt, 0, NULL), SC_EPANIC);
+	/* The integral still reads (what arrived), but it is partial, and
+	 * the runtime says so, naming the dead unit. */
+	cr_assert_eq(sc_runtime_integral(rt, c.out, &got), 0);
+	sc_batch_release(got);
+	cr_assert_eq(sc_runtime_upstream_dead(rt, c.out, &dead), SC_EDEAD);
+	cr_assert(strstr(sc_errmsg(), "map#1"), "%s", sc_errmsg());
+	cr_assert(strstr(sc_errmsg(), "partial"), "%s", sc_errmsg());
+	cr_assert_eq(sc_exec_unit_state(sc_runtime_exec(rt), dead),
+		     SC_UNIT_DEAD);
+	/* The other branch does not go through the dead map. */
+	cr_assert_eq(sc_runtime_upstream_dead(rt, side, NULL), 0);
+	cr_assert_eq(sc_runtime_upstream_dead(rt, c.m, NULL), SC_EINVAL,
+		     "not an output");
+	cr_assert_eq(sc_runtime_upstream_dead(rt, 99, NULL), SC_ENOENT);
+	sc_batch_release(b);
+	sc_runtime_destroy(rt);
+	sc_placement_destroy(p);
+	sc_graph_destroy(c.g);
+}
+
 Test(runtime, submit_to_an_input_whose_unit_is_dead_is_edead_and_counted)
 {
 	struct small c;
