@@ -527,22 +527,42 @@ bury(struct sc_exec *ex, struct sc_claim *c, struct sc_panic_record *rec)
 	return SC_EPANIC;
 }
 
+/* Room for `want` ids in c->nbrs; false if that cannot be had (a count
+ * whose byte size overflows, or no memory). */
+static bool
+nbrs_reserve(struct sc_claim *c, size_t want)
+{
+	uint32_t *p;
+
+	if (want <= c->cap_nbrs)
+		return true;
+	if (want > SIZE_MAX / sizeof(*p))
+		return false;
+	p = realloc(c->nbrs, want * sizeof(*p));
+	if (!p)
+		return false;
+	c->nbrs = p;
+	c->cap_nbrs = want;
+	return true;
+}
+
 /* The turn named more neighbours than c->nbrs holds: grow it and ask
- * again (under a guard: neighbours may panic). */
+ * again (under a guard: neighbours may panic). A count that cannot be
+ * had (its byte size overflows, or no memory) buries the unit: trusting
+ * it would overflow the buffer. */
 static int
 run_regrow(struct sc_exec *ex, struct run_ctx *r, struct sc_panic_record *rec)
 {
 	struct sc_claim *c = r->c;
 	size_t want = r->need;
-	uint32_t *p = realloc(c->nbrs, want * sizeof(*p));
 
-	if (!p) {
+	if (!nbrs_reserve(c, want)) {
 		(void)snprintf(rec->message, sizeof(rec->message),
-			       "no memory for %zu neighbour ids", want);
+			       "neighbours answered %zu ids: no memory for "
+			       "them",
+			       want);
 		return bury(ex, c, rec);
 	}
-	c->nbrs = p;
-	c->cap_nbrs = want;
 	if (sc_panic_guard(neighbours_fn, r, rec) != 0) {
 		(void)sc_exec_abandon(ex, c, rec);
 		return SC_EPANIC;
@@ -758,25 +778,6 @@ peers_fn(void *arg)
 	struct peers_ctx *p = arg;
 
 	p->need = p->u->ops->peers(p->u, p->out, p->max);
-}
-
-/* Room for `want` ids in c->nbrs; false if that cannot be had (a count
- * whose byte size overflows, or no memory). */
-static bool
-nbrs_reserve(struct sc_claim *c, size_t want)
-{
-	uint32_t *p;
-
-	if (want <= c->cap_nbrs)
-		return true;
-	if (want > SIZE_MAX / sizeof(*p))
-		return false;
-	p = realloc(c->nbrs, want * sizeof(*p));
-	if (!p)
-		return false;
-	c->nbrs = p;
-	c->cap_nbrs = want;
-	return true;
 }
 
 /* Ask the dying unit u for its peers (unit.h), appended to c->nbrs after

@@ -6,6 +6,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
+#include <stdint.h>
+#include <string.h>
+#include <stdio.h>
 
 #include "operators/error.h"
 #include "runtime/executor.h"
@@ -527,6 +530,39 @@ Test(executor, a_death_after_shutdown_kicks_nobody, .timeout = 20)
 	cr_expect_eq(sc_exec_run(ex, &cl, 1), SC_EPANIC);
 	cr_expect_eq(sc_exec_unit_state(ex, ib), SC_UNIT_IDLE);
 	sc_claim_fini(&cl);
+	sc_exec_destroy(ex);
+}
+
+Test(executor, an_absurd_neighbour_count_buries_the_unit, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct sc_panic_record rec;
+	struct rt_probe *a, *b;
+	struct sc_claim c;
+	uint32_t ia, ib;
+	char count[32];
+
+	a = rt_probe_add(ex, &ia);
+	b = rt_probe_add(ex, &ib);
+	cr_assert(a && b);
+	for (int i = 0; i < 8; i++)
+		a->nbrs[i] = ib;
+	a->n_nbrs = 8;
+	/* Its byte size wraps to 4: a buffer of one id for eight. */
+	a->claim_nbrs = SIZE_MAX / sizeof(uint32_t) + 2;
+	a->result = (struct sc_turn){1, false};
+	cr_assert_eq(sc_exec_kick(ex, ia), 0);
+	sc_claim_init(&c);
+	cr_assert_eq(sc_exec_claim(ex, 0, &c), 0);
+	cr_expect_eq(sc_exec_run(ex, &c, 1), SC_EPANIC);
+	cr_expect_eq(sc_exec_unit_state(ex, ia), SC_UNIT_DEAD);
+	cr_assert_eq(sc_exec_panic(ex, 0, &rec), 0);
+	(void)snprintf(count, sizeof(count), "%zu", a->claim_nbrs);
+	cr_expect(strstr(rec.message, count), "%s", rec.message);
+	cr_expect(strstr(rec.message, "neighbour"), "%s", rec.message);
+	cr_expect_eq(sc_exec_unit_state(ex, ib), SC_UNIT_IDLE,
+		     "nothing of an absurd list is kicked");
+	sc_claim_fini(&c);
 	sc_exec_destroy(ex);
 }
 

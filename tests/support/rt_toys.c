@@ -545,7 +545,7 @@ probe_neighbours(struct sc_unit *self, uint32_t *out, size_t max)
 
 	for (size_t i = 0; i < p->n_nbrs && i < max; i++)
 		out[i] = p->nbrs[i];
-	return p->n_nbrs;
+	return p->claim_nbrs ? p->claim_nbrs : p->n_nbrs;
 }
 
 static size_t

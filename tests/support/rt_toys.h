@@ -118,6 +118,8 @@ struct rt_probe {
 	uint32_t n_nbrs;
 	uint32_t peers[8]; /* what peers answers (its death kicks) */
 	uint32_t n_peers;
+	size_t claim_nbrs;	/* nonzero: neighbours answers this count (a
+				   lie), writing n_nbrs ids */
 	_Atomic uint64_t turns; /* turns run */
 	_Atomic bool pending;	/* what has_pending answers */
 	void (*on_turn)(struct rt_probe *p, void *ctx); /* called in turn */
