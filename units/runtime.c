@@ -1186,17 +1186,3 @@ sc_runtime_exec(struct sc_runtime *rt)
 {
 	return rt ? rt->ex : NULL;
 }
-
-size_t
-sc_runtime_unit_ids(const struct sc_runtime *rt, uint32_t unit, uint32_t *ids,
-		    size_t max)
-{
-	size_t n;
-
-	if (!rt || unit >= sc_placement_units(rt->p))
-		return 0;
-	n = rt->first[unit + 1] - rt->first[unit];
-	for (size_t i = 0; i < n && i < max; i++)
-		ids[i] = rt->first[unit] + (uint32_t)i;
-	return n;
-}

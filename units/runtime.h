@@ -204,9 +204,4 @@ int sc_runtime_shutdown(struct sc_runtime *rt, struct sc_panic_record *first);
  * watch with runtime/watchdog.h). */
 struct sc_exec *sc_runtime_exec(struct sc_runtime *rt);
 
-/* The executor unit ids of placement unit `unit`'s replicas: writes at most
- * max into ids and returns how many there are (0: no such unit). */
-size_t sc_runtime_unit_ids(const struct sc_runtime *rt, uint32_t unit,
-			   uint32_t *ids, size_t max);
-
 #endif /* SC_UNITS_RUNTIME_H */

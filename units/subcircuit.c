@@ -45,8 +45,6 @@ struct sc_subcircuit {
 	atomic_bool blocked; /* backpressured at the end of the last turn */
 	void (*host_popped)(void *ctx);
 	void *host_ctx;
-	uint64_t turns;	    /* turns run */
-	uint64_t frames_in; /* frames fed */
 };
 
 static struct sc_subcircuit *
@@ -94,7 +92,6 @@ feed_frame(struct sc_subcircuit *s, int stream, struct sc_batch *b)
 	if (rc)
 		sc_panic("unit %s: feed of stream %d failed: %s: %s", s->name,
 			 stream, sc_errname(rc), sc_errmsg());
-	s->frames_in++;
 }
 
 /* Poll at most budget frames round-robin over the readable input edges. */
@@ -209,7 +206,6 @@ sub_turn(struct sc_unit *self, uint32_t budget)
 	struct sc_turn t = {0, false};
 	uint64_t progress;
 
-	s->turns++;
 	if (polled) {
 		int rc = sc_circuit_step(s->circuit);
 
@@ -447,16 +443,4 @@ struct sc_circuit *
 sc_subcircuit_circuit(struct sc_subcircuit *s)
 {
 	return s ? s->circuit : NULL;
-}
-
-uint64_t
-sc_subcircuit_turns(const struct sc_subcircuit *s)
-{
-	return s ? s->turns : 0;
-}
-
-uint64_t
-sc_subcircuit_frames_in(const struct sc_subcircuit *s)
-{
-	return s ? s->frames_in : 0;
 }

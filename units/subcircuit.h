@@ -128,8 +128,4 @@ struct sc_unit *sc_subcircuit_unit(struct sc_subcircuit *s);
 /* The unit's circuit (see Threads above). */
 struct sc_circuit *sc_subcircuit_circuit(struct sc_subcircuit *s);
 
-/* Turns run and frames fed so far (owner's thread, or at idle). */
-uint64_t sc_subcircuit_turns(const struct sc_subcircuit *s);
-uint64_t sc_subcircuit_frames_in(const struct sc_subcircuit *s);
-
 #endif /* SC_UNITS_SUBCIRCUIT_H */
