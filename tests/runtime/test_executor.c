@@ -550,6 +550,7 @@ Test(executor, an_absurd_neighbour_count_buries_the_unit, .timeout = 20)
 	a->n_nbrs = 8;
 	/* Its byte size wraps to 4: a buffer of one id for eight. */
 	a->claim_nbrs = SIZE_MAX / sizeof(uint32_t) + 2;
+	(void)snprintf(count, sizeof(count), "%zu", a->claim_nbrs);
 	a->result = (struct sc_turn){1, false};
 	cr_assert_eq(sc_exec_kick(ex, ia), 0);
 	sc_claim_init(&c);
@@ -557,7 +558,6 @@ Test(executor, an_absurd_neighbour_count_buries_the_unit, .timeout = 20)
 	cr_expect_eq(sc_exec_run(ex, &c, 1), SC_EPANIC);
 	cr_expect_eq(sc_exec_unit_state(ex, ia), SC_UNIT_DEAD);
 	cr_assert_eq(sc_exec_panic(ex, 0, &rec), 0);
-	(void)snprintf(count, sizeof(count), "%zu", a->claim_nbrs);
 	cr_expect(strstr(rec.message, count), "%s", rec.message);
 	cr_expect(strstr(rec.message, "neighbour"), "%s", rec.message);
 	cr_expect_eq(sc_exec_unit_state(ex, ib), SC_UNIT_IDLE,
