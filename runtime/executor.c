@@ -796,7 +796,7 @@ gather_peers(struct sc_claim *c, struct sc_unit *u, const char *name)
 	prec.message[0] = '\0';
 	for (int ask = 0; ask < 2; ask++) {
 		room = c->cap_nbrs - c->n_nbrs;
-		p.out = c->nbrs + c->n_nbrs;
+		p.out = c->nbrs ? c->nbrs + c->n_nbrs : NULL;
 		p.max = room;
 		if (sc_panic_guard(peers_fn, &p, &prec) != 0) {
 			(void)fprintf(stderr,

@@ -30,10 +30,10 @@
  * (sc_edge_backpressured) after the flush, the turn does not read the
  * input edges marked `gated`. The runtime marks as gating/gated exactly the
  * edges that leave/enter this unit's strongly connected component of the
- * unit graph (and every host edge is gated): inside a cycle of units, a
- * unit that stopped reading because its consumer is full, whose consumer
- * stopped for the same reason, would deadlock; across components the unit
- * graph is a DAG, where backpressure always ends at a sink that reads.
+ * unit graph (units/analysis.h; and every host edge is gated): inside a cycle
+ * of units, a unit that stopped reading because its consumer is full, whose
+ * consumer stopped for the same reason, would deadlock; across components the
+ * unit graph is a DAG, where backpressure always ends at a sink that reads.
  * Outboxes of edges inside a cycle are therefore not bounded by the
  * outbox bound, only by the data in flight.
  *
