@@ -105,7 +105,7 @@ struct sc_unit_ops {
 	/*
 	 * peers - the ids of every unit across any edge of this one, in
 	 * either direction, whether or not its traffic moved: the units whose
-	 * edges this unit's death concerns. Called once, when the unit dies,
+	 * edges this unit's death concerns. Asked only when the unit dies,
 	 * before destroy, on the owner's thread, inside a panic guard; the
 	 * executor kicks them all after destroy (see Death above). The unit
 	 * may have panicked half-way through a turn, so the answer must come
