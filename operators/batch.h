@@ -286,6 +286,20 @@ size_t sc_batch_lower_bound(const struct sc_batch *b, const uint64_t *key,
 int sc_batch_index_by(const struct sc_batch *b, const uint32_t *cols,
 		      uint32_t n, struct sc_batch **out);
 
+/* The most shares sc_batch_route splits a batch into. */
+#define SC_BATCH_ROUTE_MAX 64
+
+/*
+ * sc_batch_route - partition by key (batch_route.c): split `b` into n
+ * batches by sc_row_hash of each row's first `key` columns mod n, so every
+ * row of a key lands in one share: out[i] gets the rows of shard i, or
+ * NULL when it has none. 1 <= n <= SC_BATCH_ROUTE_MAX, key 1..ncols.
+ * Returns 0 (the caller releases each out[i]), SC_EINVAL, SC_ENOMEM
+ * (nothing written). Any thread.
+ */
+int sc_batch_route(const struct sc_batch *b, uint32_t key, uint32_t n,
+		   struct sc_batch **out);
+
 /* --- printing --------------------------------------------------------------
  */
 

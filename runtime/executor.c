@@ -527,22 +527,42 @@ bury(struct sc_exec *ex, struct sc_claim *c, struct sc_panic_record *rec)
 	return SC_EPANIC;
 }
 
+/* Room for `want` ids in c->nbrs; false if that cannot be had (a count
+ * whose byte size overflows, or no memory). */
+static bool
+nbrs_reserve(struct sc_claim *c, size_t want)
+{
+	uint32_t *p;
+
+	if (want <= c->cap_nbrs)
+		return true;
+	if (want > SIZE_MAX / sizeof(*p))
+		return false;
+	p = realloc(c->nbrs, want * sizeof(*p));
+	if (!p)
+		return false;
+	c->nbrs = p;
+	c->cap_nbrs = want;
+	return true;
+}
+
 /* The turn named more neighbours than c->nbrs holds: grow it and ask
- * again (under a guard: neighbours may panic). */
+ * again (under a guard: neighbours may panic). A count that cannot be
+ * had (its byte size overflows, or no memory) buries the unit: trusting
+ * it would overflow the buffer. */
 static int
 run_regrow(struct sc_exec *ex, struct run_ctx *r, struct sc_panic_record *rec)
 {
 	struct sc_claim *c = r->c;
 	size_t want = r->need;
-	uint32_t *p = realloc(c->nbrs, want * sizeof(*p));
 
-	if (!p) {
+	if (!nbrs_reserve(c, want)) {
 		(void)snprintf(rec->message, sizeof(rec->message),
-			       "no memory for %zu neighbour ids", want);
+			       "neighbours answered %zu ids: no memory for "
+			       "them",
+			       want);
 		return bury(ex, c, rec);
 	}
-	c->nbrs = p;
-	c->cap_nbrs = want;
 	if (sc_panic_guard(neighbours_fn, r, rec) != 0) {
 		(void)sc_exec_abandon(ex, c, rec);
 		return SC_EPANIC;
@@ -557,11 +577,9 @@ run_regrow(struct sc_exec *ex, struct run_ctx *r, struct sc_panic_record *rec)
 }
 
 /*
- * The turn in c returned after sc_exec_condemn marked it: kick the
- * neighbours it named (it moved their frames; a consumer left with input
- * and no kick would be a lost kick), while it still counts as running so
- * wait_idle cannot see a quiet pool in between, then abandon it with the
- * condemner's words.
+ * The turn in c returned after sc_exec_condemn marked it: abandon it with
+ * the condemner's words. c->nbrs holds the neighbours it named (it moved
+ * their frames); the abandon kicks them with the unit's peers.
  */
 static int
 run_condemned(struct sc_exec *ex, struct sc_claim *c)
@@ -572,11 +590,6 @@ run_condemned(struct sc_exec *ex, struct sc_claim *c)
 	memset(&rec, 0, sizeof(rec));
 	/* Written before the verdict's release, read after its acquire. */
 	memcpy(rec.message, s->why, sizeof(rec.message));
-	pthread_mutex_lock(&ex->mu);
-	if (!atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
-		for (size_t i = 0; i < c->n_nbrs; i++)
-			kick_locked(ex, c->nbrs[i]);
-	pthread_mutex_unlock(&ex->mu);
 	(void)sc_exec_abandon(ex, c, &rec);
 	return SC_EPANIC;
 }
@@ -750,6 +763,78 @@ record_panic_locked(struct sc_exec *ex, const struct sc_panic_record *rec)
 	ex->npanics++;
 }
 
+/* --- death: peers, destroy, kicks --------------------------------------- */
+
+struct peers_ctx {
+	struct sc_unit *u;
+	uint32_t *out; /* where the ids go */
+	size_t max;    /* room there */
+	size_t need;   /* what peers answered */
+};
+
+static void
+peers_fn(void *arg)
+{
+	struct peers_ctx *p = arg;
+
+	p->need = p->u->ops->peers(p->u, p->out, p->max);
+}
+
+/* Ask the dying unit u for its peers (unit.h), appended to c->nbrs after
+ * the neighbours its turn named, if any. Cannot fail the death: a peers
+ * that panics or asks for an impossible buffer is reported, and then only
+ * what is already in c->nbrs is kicked. */
+static void
+gather_peers(struct sc_claim *c, struct sc_unit *u, const char *name)
+{
+	struct peers_ctx p = {.u = u};
+	struct sc_panic_record prec;
+	size_t room;
+
+	if (!u->ops->peers)
+		return;
+	prec.message[0] = '\0';
+	for (int ask = 0; ask < 2; ask++) {
+		room = c->cap_nbrs - c->n_nbrs;
+		p.out = c->nbrs ? c->nbrs + c->n_nbrs : NULL;
+		p.max = room;
+		if (sc_panic_guard(peers_fn, &p, &prec) != 0) {
+			(void)fprintf(stderr,
+				      "subcirc: peers of dying unit %u (%s) "
+				      "panicked: %s\n",
+				      c->id, name, prec.message);
+			return;
+		}
+		if (p.need <= room) {
+			c->n_nbrs += p.need;
+			return;
+		}
+		if (p.need > SIZE_MAX - c->n_nbrs ||
+		    !nbrs_reserve(c, c->n_nbrs + p.need))
+			break;
+	}
+	(void)fprintf(stderr,
+		      "subcirc: dying unit %u (%s) named %zu peers: only %zu "
+		      "kicked\n",
+		      c->id, name, p.need, room);
+	c->n_nbrs += room;
+}
+
+/* Kick the dead unit's neighbours and peers in c->nbrs; the caller holds
+ * ex->mu and the unit still counts as running, so wait_idle cannot see a
+ * quiet executor before the kicks land. */
+static void
+death_kicks_locked(struct sc_exec *ex, const struct sc_claim *c)
+{
+	uint32_t n = atomic_load_explicit(&ex->n, memory_order_relaxed);
+
+	if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
+		return;
+	for (size_t i = 0; i < c->n_nbrs; i++)
+		if (c->nbrs[i] < n && c->nbrs[i] != c->id)
+			kick_locked(ex, c->nbrs[i]);
+}
+
 int
 sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 		const struct sc_panic_record *rec_in)
@@ -778,6 +863,8 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 	record_panic_locked(ex, &rec);
 	pthread_mutex_unlock(&ex->mu);
 
+	/* Whom the death concerns, asked while the unit still exists. */
+	gather_peers(c, u, s->name);
 	/* destroy runs with no lock, inside a guard: a destroy that panics
 	 * is recorded, not fatal to the worker. */
 	drec.message[0] = '\0';
@@ -791,10 +878,13 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 	}
 
 	/* Still counted as running until its destroy is over, so that
-	 * wait_idle sees the destroy's panic too. */
+	 * wait_idle sees the destroy's panic too, and until its peers are
+	 * kicked: after destroy, so a producer kicked here sees the input
+	 * edges destroy closed. */
 	pthread_mutex_lock(&ex->mu);
 	if (drec.in_destroy)
 		record_panic_locked(ex, &drec);
+	death_kicks_locked(ex, c);
 	ex->running--;
 	wake_idle_waiters_locked(ex);
 	pthread_mutex_unlock(&ex->mu);

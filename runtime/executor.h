@@ -26,8 +26,14 @@
  * - A panic kills that unit only: sc_exec_run catches it, the unit goes
  *   DEAD, its destroy runs inside a guard, the panic is recorded, and every
  *   other unit goes on. wait_idle reports the first panic once the rest is
- *   quiet. A dead unit's neighbours are not kicked for it: it can no longer
- *   be asked whom its last turn touched.
+ *   quiet.
+ * - Death in one place (unit.h, "Death"): a dying unit cannot say whom its
+ *   last turn touched, so the abandon asks it for its peers (every unit
+ *   across any of its edges), runs its destroy, and then kicks them all,
+ *   while the unit still counts as running: a frame the dying turn sent
+ *   before it panicked is taken by its consumer, never left, and a
+ *   producer sees the closed edge. Every death (panic, condemn, bad
+ *   neighbour list) goes through sc_exec_abandon.
  * - A turn cannot be stopped from outside, but it can be condemned
  *   (sc_exec_condemn, the watchdog's kill policy): when it returns,
  *   sc_exec_run abandons the unit as if it had panicked with the
@@ -36,7 +42,7 @@
  *   turn. Who comes first, the turn's return or the condemn, is decided by
  *   one atomic exchange in sc_exec_run on a word the claim resets: no lock
  *   is taken during or after a turn for it. A condemned turn did answer
- *   whom it touched, so unlike a panicked one its neighbours are kicked.
+ *   whom it touched: its neighbours are kicked with its peers.
  *
  * Waking: a worker with nothing to do spins briefly on the queue length,
  * then parks on a condition variable; a kick signals only when a worker is
@@ -195,8 +201,8 @@ int sc_exec_claim_blocking(struct sc_exec *ex, int32_t worker,
  * or neighbours panicked, or named a unit that does not exist, or the turn
  * was condemned (sc_exec_condemn) before it returned, the unit is
  * abandoned here (see sc_exec_abandon) and SC_EPANIC is returned, with
- * nothing held; a condemned turn's neighbours are kicked first, as finish
- * would. Called by the claim's owner only.
+ * nothing held; the abandon kicks the unit's peers, and a condemned turn's
+ * neighbours too. Called by the claim's owner only.
  */
 int sc_exec_run(struct sc_exec *ex, struct sc_claim *c, uint32_t budget);
 
@@ -222,10 +228,12 @@ int sc_exec_finish_claim(struct sc_exec *ex, struct sc_claim *c,
 /*
  * sc_exec_abandon - the claimed unit panicked: it becomes DEAD (never run
  * or kicked again), `rec` is recorded (its unit, name and worker fields are
- * filled here), its destroy runs inside a panic guard (a panic there is
- * recorded too, with in_destroy set), and the claim is released. Returns
- * 0, or SC_EINVAL if c holds nothing. sc_exec_run calls it; a caller that
- * runs turns itself may too.
+ * filled here), its peers are asked (unit.h), its destroy runs inside a
+ * panic guard (a panic there is recorded too, with in_destroy set), then
+ * every peer and every id already in c->nbrs (the neighbours of a turn
+ * that returned) is kicked, unless the executor is shut down, and the
+ * claim is released. Returns 0, or SC_EINVAL if c holds nothing.
+ * sc_exec_run calls it; a caller that runs turns itself may too.
  */
 int sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 		    const struct sc_panic_record *rec);
@@ -237,12 +245,12 @@ int sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
  * unit instead of handing its result back: it becomes DEAD, a panic is
  * recorded {unit, name, worker, message = why (copied, truncated to
  * SC_PANIC_MSG_MAX - 1)}, its destroy runs inside a panic guard, the
- * neighbours its turn named are kicked, and every other unit goes on. A
- * turn cannot be stopped from outside: one that never returns is never
- * killed. Returns 0 (also when that turn was already condemned: the first
- * words stand; or when it panicked on its own meanwhile: it dies with its
- * own message); SC_ESTATE, changing nothing, when that turn has already
- * returned (or the unit is not running it: idle, queued, another turn,
+ * neighbours its turn named and its peers are kicked, and every other unit
+ * goes on. A turn cannot be stopped from outside: one that never returns
+ * is never killed. Returns 0 (also when that turn was already condemned:
+ * the first words stand; or when it panicked on its own meanwhile: it dies
+ * with its own message); SC_ESTATE, changing nothing, when that turn has
+ * already returned (or the unit is not running it: idle, queued, another turn,
  * dead), so a late report can never kill the next turn; SC_ENOENT for an
  * id never added (checked before any lock); SC_EINVAL for a NULL ex or
  * why. Any thread, including a watchdog's; takes the lock briefly.

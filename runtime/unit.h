@@ -4,8 +4,9 @@
  * A unit is a synchronous piece of work with edge ends around it (in
  * subcirc, a sub-circuit; in the tests, a toy counter). The executor never
  * looks inside: it calls turn() on a worker that owns the unit for that
- * turn, asks neighbours() whom the turn's traffic concerns, and calls
- * destroy() once. runtime/ knows nothing of Z-sets or of edges.
+ * turn, asks neighbours() whom the turn's traffic concerns, asks peers()
+ * whom its death concerns, and calls destroy() once. runtime/ knows
+ * nothing of Z-sets or of edges.
  *
  * Rules a turn must follow (DESIGN.md, "runtime/"), each pinned by a test in
  * tests/runtime/test_executor.c:
@@ -19,10 +20,19 @@
  *    queue while its consumer is not running. The consumer's progress kicks
  *    the sender back instead.
  *
- * Threads: turn, neighbours and destroy are called by whichever thread owns
- * the unit at that moment, one at a time, never concurrently with each
- * other. has_pending may be called at any time from another thread (the
- * watchdog's monitor), concurrently with a turn. name is called once, when
+ * Death. A unit that dies (a panic, a condemned turn) is never run again,
+ * so it cannot say whom its last turn touched; yet that turn may have sent
+ * frames (an outbox flushed before the panic) or freed room. So the
+ * executor asks peers() for every unit across any of its edges, runs
+ * destroy() (which closes its input edges), and then kicks every peer: a
+ * consumer takes what the dying turn sent, a producer sees its edge closed
+ * and drops what waited for room. Death is handled there, in one place;
+ * a unit holds no executor pointer and may be destroyed in any order.
+ *
+ * Threads: turn, neighbours, peers and destroy are called by whichever
+ * thread owns the unit at that moment, one at a time, never concurrently
+ * with each other. has_pending may be called at any time from another thread
+ * (the watchdog's monitor), concurrently with a turn. name is called once, when
  * the unit is added.
  */
 #ifndef SC_RUNTIME_UNIT_H
@@ -95,13 +105,31 @@ struct sc_unit_ops {
 	 * panic guard, so a destroy that panics does not kill the worker).
 	 */
 	void (*destroy)(struct sc_unit *self);
+
+	/*
+	 * peers - the ids of every unit across any edge of this one, in
+	 * either direction, whether or not its traffic moved: the units whose
+	 * edges this unit's death concerns. Asked only when the unit dies,
+	 * before destroy, on the owner's thread, inside a panic guard; the
+	 * executor kicks them all after destroy (see Death above). The unit
+	 * may have panicked half-way through a turn, so the answer must come
+	 * from what does not change after the unit is built. Same buffer
+	 * protocol as neighbours: at most `max` ids into `out`, the total
+	 * returned, asked again with a larger buffer if that is more than
+	 * `max`. Naming itself, a dead unit or an id that does not exist is
+	 * harmless (skipped). May be NULL, for a unit with no edges to other
+	 * units: then its death kicks only the neighbours of a condemned turn
+	 * (one that returned and said whom it touched).
+	 */
+	size_t (*peers)(struct sc_unit *self, uint32_t *out, size_t max);
 };
 
 /* Embed this as the first member of a unit (or find the unit from it with
  * container_of arithmetic). */
 struct sc_unit {
 	const struct sc_unit_ops *ops; /* never NULL; turn, neighbours, name and
-					  destroy must be set */
+					  destroy must be set (has_pending
+					  and peers may be NULL) */
 };
 
 #ifdef __cplusplus

@@ -1,14 +1,16 @@
 /*
  * runtime.c - build units and edges from a placement; the host's calls.
  *
- * See runtime.h. Building goes: check the graph; find the strongly
- * connected components of the unit graph (they decide which edges gate
- * backpressure, subcircuit.h); number the instances (unit u's replica k);
- * for every unit, cut its nodes from the graph (sc_graph_cut) and make one
- * edge per (producer replica, consumer replica) for each stream that
- * enters it, plus one host edge per replica for each of its input nodes;
- * then build the sub-circuits, add them to the executor in instance order
- * (so instance i is executor unit i) and start the pool.
+ * See runtime.h. Building goes: check the graph; analyse the placement
+ * (units/analysis.h: refuse loops across units; the unit graph's
+ * components decide which edges gate backpressure); number the instances
+ * (unit u's replica k); for every unit, cut its nodes from the graph
+ * (sc_graph_cut) and make one edge per (producer replica, consumer
+ * replica) for each stream that enters it, plus one host edge per replica
+ * for each of its input nodes; then build the sub-circuits, add them to
+ * the executor in instance order (so instance i is executor unit i) and
+ * start the pool. Every producer end, the host's included, is an exchange
+ * (units/exchange.h).
  */
 #include "units/runtime.h"
 
@@ -20,7 +22,9 @@
 #include <time.h>
 
 #include "runtime/pool.h"
+#include "units/analysis.h"
 #include "units/edge.h"
+#include "units/exchange.h"
 #include "units/subcircuit.h"
 
 #define RT_HOST SC_SUBCIRCUIT_HOST
@@ -50,11 +54,9 @@ struct rt_inst {
 struct rt_input {
 	int node;
 	uint32_t ncols;
-	uint32_t key;		/* routing key when nedges > 1 */
-	uint32_t nedges;	/* replicas of its unit */
-	struct sc_edge **edges; /* one per replica */
-	uint32_t *insts;	/* their instances */
-	pthread_mutex_t mu;	/* one submitter at a time (SPSC edges) */
+	struct sc_exchange x; /* one edge per replica of its unit, routing */
+	uint32_t *insts;      /* their instances, per edge */
+	pthread_mutex_t mu;   /* one submitter at a time (SPSC edges) */
 };
 
 struct sc_runtime {
@@ -62,7 +64,9 @@ struct sc_runtime {
 	const struct sc_placement *p;
 	struct sc_runtime_opts o;
 	struct sc_exec *ex;
-	struct sc_pool *pool;
+	struct sc_pool *pool; /* written by create and shutdown only */
+	bool threaded;	      /* workers > 0: fixed at create, so host
+				 threads may read it while shutdown runs */
 	uint32_t ninst;
 	struct rt_inst *inst;
 	uint32_t *first; /* first instance of each unit; [nunits] = ninst */
@@ -70,7 +74,7 @@ struct sc_runtime {
 	size_t nedges, cap_edges;
 	struct rt_input *inputs;
 	size_t ninputs;
-	uint32_t *scc; /* component of each unit */
+	struct sc_analysis an; /* loops, components: which edges gate */
 	atomic_bool submitted;
 	atomic_bool shut;
 	bool shut_done; /* shutdown ran (host thread only) */
@@ -110,184 +114,6 @@ now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* --- strongly connected components of the unit graph (Tarjan) --------- */
-
-struct scc_state {
-	uint32_t n;
-	uint32_t **adj; /* adj[u]: successors, adj_n[u] of them */
-	uint32_t *adj_n, *adj_cap;
-	uint32_t *index, *low, *stack, *comp;
-	bool *on;
-	uint32_t next, sp, ncomp;
-};
-
-static void
-scc_visit(struct scc_state *s, uint32_t v)
-{
-	s->index[v] = s->low[v] = s->next++;
-	s->stack[s->sp++] = v;
-	s->on[v] = true;
-	for (uint32_t i = 0; i < s->adj_n[v]; i++) {
-		uint32_t w = s->adj[v][i];
-
-		if (s->index[w] == UINT32_MAX) {
-			scc_visit(s, w);
-			if (s->low[w] < s->low[v])
-				s->low[v] = s->low[w];
-		} else if (s->on[w] && s->index[w] < s->low[v]) {
-			s->low[v] = s->index[w];
-		}
-	}
-	if (s->low[v] == s->index[v]) {
-		uint32_t w;
-
-		do {
-			w = s->stack[--s->sp];
-			s->on[w] = false;
-			s->comp[w] = s->ncomp;
-		} while (w != v);
-		s->ncomp++;
-	}
-}
-
-static int
-add_arc(struct scc_state *s, uint32_t a, uint32_t b)
-{
-	size_t cap = s->adj_cap[a];
-	void *arr = s->adj[a];
-	int rc;
-
-	for (uint32_t i = 0; i < s->adj_n[a]; i++)
-		if (s->adj[a][i] == b)
-			return 0;
-	rc = grow(&arr, &cap, s->adj_n[a] + 1, sizeof(uint32_t));
-	if (rc)
-		return rc;
-	s->adj[a] = arr;
-	s->adj_cap[a] = (uint32_t)cap;
-	s->adj[a][s->adj_n[a]++] = b;
-	return 0;
-}
-
-/*
- * The strongly connected components of the graph's streams, with every
- * node mapped to a vertex: its unit (by_unit) or itself. comp[vertex]
- * receives the component of each of the n vertices.
- */
-static int
-scc_of(struct sc_runtime *rt, bool by_unit, uint32_t *comp)
-{
-	size_t nn = sc_graph_node_count(rt->g);
-	uint32_t n = by_unit ? sc_placement_units(rt->p) : (uint32_t)nn;
-	struct scc_state s;
-	int rc = 0;
-
-	memset(&s, 0, sizeof(s));
-	s.n = n;
-	s.adj = calloc(n, sizeof(*s.adj));
-	s.adj_n = calloc(n, sizeof(uint32_t));
-	s.adj_cap = calloc(n, sizeof(uint32_t));
-	s.index = malloc(n * sizeof(uint32_t));
-	s.low = malloc(n * sizeof(uint32_t));
-	s.stack = malloc(n * sizeof(uint32_t));
-	s.on = calloc(n, sizeof(bool));
-	s.comp = comp;
-	if (!s.adj || !s.adj_n || !s.adj_cap || !s.index || !s.low ||
-	    !s.stack || !s.on) {
-		rc = sc__fail(SC_ENOMEM, "sc_runtime_create: %u vertices", n);
-		goto free_state;
-	}
-	for (size_t i = 0; i < nn && !rc; i++) {
-		struct sc_node_info ni;
-		uint32_t b = by_unit
-				 ? (uint32_t)sc_placement_unit_of(rt->p, (int)i)
-				 : (uint32_t)i;
-
-		if ((rc = sc_graph_node_info(rt->g, (int)i, &ni)) != 0)
-			break;
-		for (uint32_t q = 0; q < ni.ninputs && !rc; q++) {
-			uint32_t a = by_unit ? (uint32_t)sc_placement_unit_of(
-						   rt->p, ni.inputs[q])
-					     : (uint32_t)ni.inputs[q];
-
-			if (a != b)
-				rc = add_arc(&s, a, b);
-		}
-	}
-	for (uint32_t v = 0; v < n; v++)
-		s.index[v] = UINT32_MAX;
-	for (uint32_t v = 0; v < n && !rc; v++)
-		if (s.index[v] == UINT32_MAX)
-			scc_visit(&s, v);
-free_state:
-	for (uint32_t v = 0; s.adj && v < n; v++)
-		free(s.adj[v]);
-	free(s.adj);
-	free(s.adj_n);
-	free(s.adj_cap);
-	free(s.index);
-	free(s.low);
-	free(s.stack);
-	free(s.on);
-	return rc;
-}
-
-/* The unit graph's components: they decide which edges gate
- * backpressure (subcircuit.h). */
-static int
-compute_scc(struct sc_runtime *rt)
-{
-	uint32_t n = sc_placement_units(rt->p);
-
-	rt->scc = malloc(n * sizeof(uint32_t));
-	if (!rt->scc)
-		return sc__fail(SC_ENOMEM, "sc_runtime_create: %u units", n);
-	return scc_of(rt, true, rt->scc);
-}
-
-/*
- * A loop of the graph (a cycle through a feedback and a delay) must stay
- * inside one unit. Across units, every step of the delay's unit is driven
- * by frames and emits what the loop latched, so the loop's frames would
- * circulate between units for ever and the runtime would never be idle.
- * Returns 0 or SC_EINVAL naming an edge of the loop that crosses units.
- */
-static int
-check_loops(struct sc_runtime *rt)
-{
-	size_t nn = sc_graph_node_count(rt->g);
-	uint32_t *comp = malloc((nn ? nn : 1) * sizeof(*comp));
-	int rc;
-
-	if (!comp)
-		return sc__fail(SC_ENOMEM, "sc_runtime_create: %zu nodes", nn);
-	rc = scc_of(rt, false, comp);
-	for (size_t i = 0; i < nn && !rc; i++) {
-		struct sc_node_info ni, si;
-
-		if ((rc = sc_graph_node_info(rt->g, (int)i, &ni)) != 0)
-			break;
-		for (uint32_t q = 0; q < ni.ninputs && !rc; q++) {
-			int from = ni.inputs[q];
-
-			if (comp[from] != comp[i] ||
-			    sc_placement_unit_of(rt->p, from) ==
-				sc_placement_unit_of(rt->p, (int)i) ||
-			    sc_graph_node_info(rt->g, from, &si) != 0)
-				continue;
-			rc = sc__fail(SC_EINVAL,
-				      "sc_runtime_create: the loop through "
-				      "'%s' -> '%s' crosses units %d and %d; "
-				      "a loop must stay inside one unit",
-				      si.name, ni.name,
-				      sc_placement_unit_of(rt->p, from),
-				      sc_placement_unit_of(rt->p, (int)i));
-		}
-	}
-	free(comp);
-	return rc;
 }
 
 /* --- building --------------------------------------------------------------
@@ -353,7 +179,7 @@ connect_stream(struct sc_runtime *rt, int s, uint32_t a, uint32_t b)
 {
 	uint32_t na = sc_placement_shards(rt->p, a);
 	uint32_t nb = sc_placement_shards(rt->p, b);
-	bool cross = rt->scc[a] != rt->scc[b];
+	bool cross = sc_analysis_gates(&rt->an, a, b);
 	uint32_t key;
 	int rc = stream_key(rt, b, s, &key);
 
@@ -413,29 +239,32 @@ add_input(struct sc_runtime *rt, int node, uint32_t u)
 {
 	uint32_t nb = sc_placement_shards(rt->p, u);
 	struct rt_input *in = &rt->inputs[rt->ninputs];
+	struct sc_edge **edges = calloc(nb, sizeof(*edges));
+	uint32_t key = 0;
 	int rc;
 
 	memset(in, 0, sizeof(*in));
 	in->node = node;
 	in->ncols = sc_graph_schema(rt->g, node)->ncols;
-	in->nedges = nb;
-	in->edges = calloc(nb, sizeof(*in->edges));
 	in->insts = calloc(nb, sizeof(*in->insts));
-	if (!in->edges || !in->insts) {
-		free(in->edges);
+	if (!edges || !in->insts) {
+		free(edges);
 		free(in->insts);
 		return sc__fail(SC_ENOMEM, "sc_runtime_create: input");
 	}
 	pthread_mutex_init(&in->mu, NULL);
 	rt->ninputs++; /* from here on freed by the runtime's teardown */
-	rc = stream_key(rt, u, node, &in->key);
+	rc = stream_key(rt, u, node, &key);
 	for (uint32_t j = 0; j < nb && !rc; j++) {
 		in->insts[j] = rt->first[u] + j;
-		rc = new_edge(rt, node, RT_HOST, in->insts[j], &in->edges[j]);
+		rc = new_edge(rt, node, RT_HOST, in->insts[j], &edges[j]);
 		if (!rc)
-			rc = add_in_port(&rt->inst[in->insts[j]], in->edges[j],
+			rc = add_in_port(&rt->inst[in->insts[j]], edges[j],
 					 node, RT_HOST, true);
 	}
+	if (!rc)
+		rc = sc_exchange_init(&in->x, key, nb, edges);
+	free(edges);
 	return rc;
 }
 
@@ -502,7 +331,6 @@ build_unit(struct sc_runtime *rt, uint32_t id)
 	d.nin = ci->nin;
 	d.out = ci->out;
 	d.nout = ci->nout;
-	d.exec = rt->ex;
 	d.host_popped = host_popped;
 	d.host_ctx = rt;
 	rc = sc_subcircuit_create(&d, &ci->sub);
@@ -511,7 +339,6 @@ build_unit(struct sc_runtime *rt, uint32_t id)
 		return rc;
 	rc = sc_exec_add(rt->ex, sc_subcircuit_unit(ci->sub), &got);
 	if (rc) {
-		sc_subcircuit_detach(ci->sub);
 		sc_subcircuit_destroy(ci->sub);
 		ci->sub = NULL;
 		return rc;
@@ -595,7 +422,7 @@ build(struct sc_runtime *rt)
 	size_t nn = sc_graph_node_count(rt->g);
 	int rc;
 
-	if ((rc = check_loops(rt)) || (rc = compute_scc(rt)) ||
+	if ((rc = sc_analysis_init(&rt->an, rt->g, rt->p)) ||
 	    (rc = number_instances(rt)))
 		return rc;
 	eo.capacity = rt->ninst > 1024 ? rt->ninst : 0;
@@ -616,11 +443,31 @@ build(struct sc_runtime *rt)
 					  .catch_faults = rt->o.catch_faults};
 
 		rc = sc_pool_create(rt->ex, &po, &rt->pool);
+		rt->threaded = rc == 0;
 	}
 	return rc;
 }
 
 static void teardown(struct sc_runtime *rt);
+
+/* The host's wait for room times out on the monotonic clock, as the
+ * executor's idle wait does: a wall clock stepped back would stretch it. */
+static int
+init_wait_cv(struct sc_runtime *rt)
+{
+	pthread_condattr_t ca;
+	int rc;
+
+	if (pthread_condattr_init(&ca) != 0)
+		return sc__fail(SC_ENOMEM, "sc_runtime_create: condattr");
+	rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	if (rc == 0)
+		rc = pthread_cond_init(&rt->wait_cv, &ca);
+	pthread_condattr_destroy(&ca);
+	if (rc != 0)
+		return sc__fail(SC_ENOMEM, "sc_runtime_create: condvar");
+	return 0;
+}
 
 int
 sc_runtime_create(struct sc_graph *g, const struct sc_placement *p,
@@ -647,7 +494,11 @@ sc_runtime_create(struct sc_graph *g, const struct sc_placement *p,
 	atomic_init(&rt->shut, false);
 	atomic_init(&rt->waiters, 0);
 	pthread_mutex_init(&rt->wait_mu, NULL);
-	pthread_cond_init(&rt->wait_cv, NULL);
+	if ((rc = init_wait_cv(rt)) != 0) {
+		pthread_mutex_destroy(&rt->wait_mu);
+		free(rt);
+		return rc;
+	}
 	if ((rc = build(rt)) != 0) {
 		char msg[512];
 
@@ -673,9 +524,6 @@ teardown(struct sc_runtime *rt)
 		(void)sc_pool_destroy(rt->pool, NULL);
 	if (rt->ex) {
 		sc_exec_shutdown(rt->ex);
-		for (uint32_t i = 0; i < rt->ninst; i++)
-			if (rt->inst[i].sub && !inst_dead(rt, i))
-				sc_subcircuit_detach(rt->inst[i].sub);
 		(void)sc_exec_destroy(rt->ex);
 	}
 	for (uint32_t i = 0; rt->inst && i < rt->ninst; i++)
@@ -683,7 +531,7 @@ teardown(struct sc_runtime *rt)
 	for (size_t i = 0; i < rt->nedges; i++)
 		sc_edge_destroy(rt->edges[i].edge);
 	for (size_t i = 0; i < rt->ninputs; i++) {
-		free(rt->inputs[i].edges);
+		sc_exchange_fini(&rt->inputs[i].x);
 		free(rt->inputs[i].insts);
 		pthread_mutex_destroy(&rt->inputs[i].mu);
 	}
@@ -691,7 +539,7 @@ teardown(struct sc_runtime *rt)
 	free(rt->edges);
 	free(rt->inst);
 	free(rt->first);
-	free(rt->scc);
+	sc_analysis_fini(&rt->an);
 	pthread_cond_destroy(&rt->wait_cv);
 	pthread_mutex_destroy(&rt->wait_mu);
 	free(rt);
@@ -734,46 +582,44 @@ find_input(struct sc_runtime *rt, int node)
 	return NULL;
 }
 
-/* Send the shares (owned) of one submit; the caller holds in->mu and has
- * checked the room. Returns 0 or SC_EDEAD. */
-static int
-send_shares(struct sc_runtime *rt, struct rt_input *in, struct sc_batch **share)
-{
-	int result = 0;
-
-	for (uint32_t j = 0; j < in->nedges; j++) {
-		int rc;
-
-		if (!share[j])
-			continue;
-		rc = sc_edge_send(in->edges[j], share[j]);
-		if (rc == SC_EDEAD)
-			result = sc__fail(SC_EDEAD,
-					  "sc_runtime_submit: the unit of "
-					  "input %d is dead",
-					  in->node);
-		else if (rc == 0)
-			(void)sc_exec_kick(rt->ex, in->insts[j]);
-	}
-	return result;
-}
-
+/*
+ * One submit, all or nothing: refused (SC_EFULL) unless every share would
+ * enter its ring (sc_exchange_room); then partitioned and sent through the
+ * input's exchange, and every replica that got a frame is kicked. The
+ * caller holds in->mu.
+ */
 static int
 submit_locked(struct sc_runtime *rt, struct rt_input *in, struct sc_batch *b)
 {
-	struct sc_batch *share[SC_SUBCIRCUIT_ROUTE_MAX];
-	int rc;
+	uint64_t pushed = 0;
+	int rc, result = 0;
 
-	for (uint32_t j = 0; j < in->nedges; j++)
-		if (!sc_edge_is_closed(in->edges[j]) &&
-		    sc_edge_room(in->edges[j]) == 0)
-			return SC_EFULL;
-	if (in->nedges == 1) {
-		share[0] = sc_batch_retain(b);
-	} else if ((rc = sc_batch_route(b, in->key, in->nedges, share)) != 0) {
+	/* Checked under the input's lock, which shutdown takes once after
+	 * setting the flag: a submit either sends and kicks before shutdown
+	 * waits for idle (applied), or sees the flag (refused). */
+	if (atomic_load(&rt->shut) || sc_exec_is_shutdown(rt->ex))
+		return sc__fail(SC_ESHUTDOWN,
+				"sc_runtime_submit: the runtime is shut down");
+	if (!sc_exchange_room(&in->x))
+		return SC_EFULL;
+	rc = sc_exchange_send(&in->x, sc_batch_retain(b), &pushed);
+	if (rc == SC_EDEAD)
+		result = sc__fail(SC_EDEAD,
+				  "sc_runtime_submit: the unit of input %d "
+				  "is dead",
+				  in->node);
+	else if (rc)
 		return rc;
-	}
-	return send_shares(rt, in, share);
+	for (uint32_t j = 0; j < in->x.nedges; j++)
+		if ((pushed >> j & 1) &&
+		    sc_exec_kick(rt->ex, in->insts[j]) == SC_ESHUTDOWN)
+			/* Only if the executor was shut down behind the
+			 * runtime's back (sc_runtime_exec): the share will
+			 * never be processed, so it is refused, not 0. */
+			result = sc__fail(SC_ESHUTDOWN,
+					  "sc_runtime_submit: the executor "
+					  "is shut down");
+	return result;
 }
 
 static int
@@ -843,16 +689,64 @@ run_one(struct sc_runtime *rt)
 	return ran;
 }
 
+/*
+ * With workers = 0, make progress for a full input: run a queued turn on
+ * this thread; if none is queued while another host thread runs one (its
+ * own wait), wait for that turn (a nap of at most 1 ms on the executor's
+ * idle condition), since its progress is what makes room. Returns true
+ * when nothing is queued or running at all: then only this thread could
+ * make room, and it has nothing to run.
+ */
+static bool
+host_progress(struct sc_runtime *rt)
+{
+	struct sc_exec_info info;
+
+	if (run_one(rt))
+		return false;
+	sc_exec_info(rt->ex, &info);
+	if (info.running == 0 && info.queue_len == 0)
+		return true;
+	(void)sc_exec_wait_idle(rt->ex, 1000000, NULL);
+	return false;
+}
+
+/* With workers: sleep until a unit takes frames from a host edge (or 10
+ * ms), unless a last try under the lock finds room. */
+static int
+wait_for_room(struct sc_runtime *rt, int input, struct sc_batch *b,
+	      uint64_t deadline)
+{
+	struct timespec ts;
+	uint64_t t;
+	int rc;
+
+	atomic_fetch_add(&rt->waiters, 1);
+	pthread_mutex_lock(&rt->wait_mu);
+	rc = sc_runtime_submit(rt, input, b);
+	if (rc == SC_EFULL) {
+		/* A 10 ms cap: a safety net, never the mechanism. On the
+		 * monotonic clock, as now_ns (init_wait_cv). */
+		t = now_ns() + 10000000ull;
+		t = t < deadline ? t : deadline;
+		ts.tv_sec = (time_t)(t / 1000000000ull);
+		ts.tv_nsec = (long)(t % 1000000000ull);
+		pthread_cond_timedwait(&rt->wait_cv, &rt->wait_mu, &ts);
+	}
+	pthread_mutex_unlock(&rt->wait_mu);
+	atomic_fetch_sub(&rt->waiters, 1);
+	return rc;
+}
+
 int
 sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
 		       uint64_t timeout_ns)
 {
 	uint64_t deadline = timeout_ns ? now_ns() + timeout_ns : UINT64_MAX;
+	bool stuck = false;
 
 	for (;;) {
 		int rc = sc_runtime_submit(rt, input, b);
-		struct timespec ts;
-		uint64_t t;
 
 		if (rc != SC_EFULL)
 			return rc;
@@ -861,32 +755,25 @@ sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
 					"sc_runtime_submit_wait: input %d "
 					"still full",
 					input);
-		if (!rt->pool) {
-			if (!run_one(rt))
+		if (rt->threaded) {
+			rc = wait_for_room(rt, input, b, deadline);
+			if (rc != SC_EFULL)
+				return rc;
+			continue;
+		}
+		/* Nothing queued or running twice in a row, with a submit
+		 * between (another host's turn may have just made room): no
+		 * one can make room any more. */
+		if (host_progress(rt)) {
+			if (stuck)
 				return sc__fail(SC_ETIMEDOUT,
 						"sc_runtime_submit_wait: input "
 						"%d full and nothing to run",
 						input);
-			continue;
+			stuck = true;
+		} else {
+			stuck = false;
 		}
-		atomic_fetch_add(&rt->waiters, 1);
-		pthread_mutex_lock(&rt->wait_mu);
-		rc = sc_runtime_submit(rt, input, b);
-		if (rc == SC_EFULL) {
-			/* A 10 ms cap: a safety net, never the mechanism. */
-			t = now_ns() + 10000000ull;
-			t = t < deadline ? t : deadline;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			t = (uint64_t)ts.tv_sec * 1000000000ull +
-			    (uint64_t)ts.tv_nsec + (t - now_ns());
-			ts.tv_sec = (time_t)(t / 1000000000ull);
-			ts.tv_nsec = (long)(t % 1000000000ull);
-			pthread_cond_timedwait(&rt->wait_cv, &rt->wait_mu, &ts);
-		}
-		pthread_mutex_unlock(&rt->wait_mu);
-		atomic_fetch_sub(&rt->waiters, 1);
-		if (rc != SC_EFULL)
-			return rc;
 	}
 }
 
@@ -906,6 +793,31 @@ first_panic(struct sc_runtime *rt, struct sc_panic_record *first)
 			rec.name, rec.message);
 }
 
+/*
+ * With workers = 0: run queued turns on this thread until nothing is
+ * queued or running. An empty queue is not idle while another host thread
+ * runs a turn (its own wait or submit_wait): that turn's finish may queue
+ * more, so wait for it (naps of at most 1 ms on the executor's idle
+ * condition) and go on. Returns 0 or SC_ETIMEDOUT at `deadline`.
+ */
+static int
+drive(struct sc_runtime *rt, uint64_t deadline)
+{
+	struct sc_exec_info info;
+
+	for (;;) {
+		while (run_one(rt))
+			if (now_ns() >= deadline)
+				return SC_ETIMEDOUT;
+		sc_exec_info(rt->ex, &info);
+		if (info.idle)
+			return 0;
+		if (now_ns() >= deadline)
+			return SC_ETIMEDOUT;
+		(void)sc_exec_wait_idle(rt->ex, 1000000, NULL);
+	}
+}
+
 int
 sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 		     struct sc_panic_record *first)
@@ -914,12 +826,11 @@ sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 
 	if (!rt)
 		return sc__fail(SC_EINVAL, "sc_runtime_wait_idle: NULL");
-	if (rt->pool)
+	if (rt->threaded)
 		return sc_exec_wait_idle(rt->ex, timeout_ns, first);
-	while (run_one(rt))
-		if (now_ns() >= deadline)
-			return sc__fail(SC_ETIMEDOUT,
-					"sc_runtime_wait_idle: still busy");
+	if (drive(rt, deadline) != 0)
+		return sc__fail(SC_ETIMEDOUT,
+				"sc_runtime_wait_idle: still busy");
 	return first_panic(rt, first);
 }
 
@@ -932,24 +843,40 @@ is_idle(struct sc_runtime *rt)
 	return info.idle;
 }
 
-int
-sc_runtime_integral(struct sc_runtime *rt, int output, struct sc_batch **out)
+/*
+ * Host reads (the integral, the idle check) look into the units' circuits
+ * and the producer ends of edges, which only a running turn may touch. At
+ * idle no turn runs, but another host thread's submit can kick one at any
+ * moment. So a read holds every input's lock (in index order; a submitter
+ * takes one only, so no cycle): no submit can kick a unit meanwhile, and
+ * an idle executor then stays idle, since every other kick comes from a
+ * turn (finish, death) and none runs. The executor's lock, taken by the
+ * idle check, orders every finished turn's writes before the read.
+ */
+static void
+hold_inputs(struct sc_runtime *rt)
 {
-	struct sc_node_info ni;
-	struct sc_batch *sum = NULL;
-	int u, rc;
+	for (size_t i = 0; i < rt->ninputs; i++)
+		pthread_mutex_lock(&rt->inputs[i].mu);
+}
 
-	if (!rt || !out)
-		return sc__fail(SC_EINVAL, "sc_runtime_integral: NULL");
-	if ((rc = sc_graph_node_info(rt->g, output, &ni)) != 0)
-		return rc;
-	if (ni.kind != SC_NODE_OUTPUT)
-		return sc__fail(SC_EINVAL,
-				"sc_runtime_integral: '%s' is not an output",
-				ni.name);
-	if (!is_idle(rt))
-		return sc__fail(SC_EBUSY, "sc_runtime_integral: not idle");
-	u = sc_placement_unit_of(rt->p, output);
+static void
+release_inputs(struct sc_runtime *rt)
+{
+	for (size_t i = rt->ninputs; i-- > 0;)
+		pthread_mutex_unlock(&rt->inputs[i].mu);
+}
+
+/* The integral of output `output` (node ni) summed over its unit's
+ * replicas; the caller holds the inputs and saw the executor idle. */
+static int
+sum_integral(struct sc_runtime *rt, int output, const struct sc_node_info *ni,
+	     struct sc_batch **out)
+{
+	int u = sc_placement_unit_of(rt->p, output);
+	struct sc_batch *sum = NULL;
+	int rc;
+
 	for (uint32_t i = rt->first[u]; i < rt->first[u + 1]; i++) {
 		struct sc_batch *b = NULL, *t = NULL;
 
@@ -958,7 +885,7 @@ sc_runtime_integral(struct sc_runtime *rt, int output, struct sc_batch **out)
 			return sc__fail(SC_EDEAD,
 					"sc_runtime_integral: the unit of "
 					"'%s' is dead",
-					ni.name);
+					ni->name);
 		}
 		rc = sc_circuit_integral(sc_subcircuit_circuit(rt->inst[i].sub),
 					 output, &b);
@@ -979,6 +906,114 @@ sc_runtime_integral(struct sc_runtime *rt, int output, struct sc_batch **out)
 	}
 	*out = sum;
 	return 0;
+}
+
+int
+sc_runtime_integral(struct sc_runtime *rt, int output, struct sc_batch **out)
+{
+	struct sc_node_info ni;
+	int rc;
+
+	if (!rt || !out)
+		return sc__fail(SC_EINVAL, "sc_runtime_integral: NULL");
+	if ((rc = sc_graph_node_info(rt->g, output, &ni)) != 0)
+		return rc;
+	if (ni.kind != SC_NODE_OUTPUT)
+		return sc__fail(SC_EINVAL,
+				"sc_runtime_integral: '%s' is not an output",
+				ni.name);
+	hold_inputs(rt);
+	if (is_idle(rt))
+		rc = sum_integral(rt, output, &ni, out);
+	else
+		rc = sc__fail(SC_EBUSY, "sc_runtime_integral: not idle (a "
+					"turn is queued or running)");
+	release_inputs(rt);
+	return rc;
+}
+
+/* The first dead replica of unit u, or RT_HOST if all are alive. */
+static uint32_t
+dead_replica(struct sc_runtime *rt, int u)
+{
+	for (uint32_t i = rt->first[u]; i < rt->first[u + 1]; i++)
+		if (inst_dead(rt, i))
+			return i;
+	return RT_HOST;
+}
+
+/* Walk the streams back from `node` (depth first, `seen` marks nodes);
+ * the first dead replica of a unit on the way, or RT_HOST. */
+static int
+find_dead_upstream(struct sc_runtime *rt, int node, bool *seen, int *stack,
+		   uint32_t *dead, struct sc_node_info *at)
+{
+	size_t sp = 0;
+
+	*dead = RT_HOST;
+	seen[node] = true;
+	stack[sp++] = node;
+	while (sp > 0) {
+		struct sc_node_info ni;
+		int v = stack[--sp];
+		int rc = sc_graph_node_info(rt->g, v, &ni);
+
+		if (rc)
+			return rc;
+		*dead = dead_replica(rt, sc_placement_unit_of(rt->p, v));
+		if (*dead != RT_HOST) {
+			*at = ni;
+			return 0;
+		}
+		for (uint32_t q = 0; q < ni.ninputs; q++) {
+			int w = ni.inputs[q];
+
+			if (w >= 0 && !seen[w]) {
+				seen[w] = true;
+				stack[sp++] = w;
+			}
+		}
+	}
+	return 0;
+}
+
+int
+sc_runtime_upstream_dead(struct sc_runtime *rt, int output, uint32_t *unit)
+{
+	size_t nn;
+	struct sc_node_info ni, at;
+	uint32_t dead = RT_HOST;
+	bool *seen;
+	int *stack;
+	int rc;
+
+	if (!rt)
+		return sc__fail(SC_EINVAL, "sc_runtime_upstream_dead: NULL");
+	if ((rc = sc_graph_node_info(rt->g, output, &ni)) != 0)
+		return rc;
+	if (ni.kind != SC_NODE_OUTPUT)
+		return sc__fail(SC_EINVAL,
+				"sc_runtime_upstream_dead: '%s' is not an "
+				"output",
+				ni.name);
+	nn = sc_graph_node_count(rt->g);
+	seen = calloc(nn, sizeof(*seen));
+	stack = malloc(nn * sizeof(*stack));
+	if (seen && stack)
+		rc = find_dead_upstream(rt, output, seen, stack, &dead, &at);
+	else
+		rc = sc__fail(SC_ENOMEM, "sc_runtime_upstream_dead");
+	free(seen);
+	free(stack);
+	if (rc || dead == RT_HOST)
+		return rc;
+	if (unit)
+		*unit = dead;
+	return sc__fail(SC_EDEAD,
+			"'%s' is downstream of dead unit %u (u%u.%u, holding "
+			"'%s'): its integral is partial",
+			ni.name, dead, rt->inst[dead].unit,
+			rt->inst[dead].shard, at.name);
 }
 
 int
@@ -1015,13 +1050,11 @@ end_name(struct sc_runtime *rt, uint32_t inst, char *buf, size_t len)
 	return buf;
 }
 
-int
-sc_runtime_check_idle(struct sc_runtime *rt)
+/* The idle invariant over every edge; the caller holds the inputs and saw
+ * the executor idle. */
+static int
+check_edges(struct sc_runtime *rt)
 {
-	if (!rt)
-		return sc__fail(SC_EINVAL, "sc_runtime_check_idle: NULL");
-	if (!is_idle(rt))
-		return sc__fail(SC_EBUSY, "sc_runtime_check_idle: not idle");
 	for (size_t i = 0; i < rt->nedges; i++) {
 		struct rt_edge *e = &rt->edges[i];
 		char a[24], b[24];
@@ -1046,6 +1079,22 @@ sc_runtime_check_idle(struct sc_runtime *rt)
 					e->stream, obox);
 	}
 	return 0;
+}
+
+int
+sc_runtime_check_idle(struct sc_runtime *rt)
+{
+	int rc;
+
+	if (!rt)
+		return sc__fail(SC_EINVAL, "sc_runtime_check_idle: NULL");
+	hold_inputs(rt);
+	if (is_idle(rt))
+		rc = check_edges(rt);
+	else
+		rc = sc__fail(SC_EBUSY, "sc_runtime_check_idle: not idle");
+	release_inputs(rt);
+	return rc;
 }
 
 void
@@ -1090,6 +1139,14 @@ sc_runtime_shutdown(struct sc_runtime *rt, struct sc_panic_record *first)
 		return rt->shut_rc;
 	}
 	atomic_store(&rt->shut, true);
+	/* A barrier: a submit that passed its check before the flag holds
+	 * its input's lock until it has sent and kicked. Once every input's
+	 * lock was taken after the flag, every accepted row is queued, so
+	 * the wait for idle below processes it. */
+	for (size_t i = 0; i < rt->ninputs; i++) {
+		pthread_mutex_lock(&rt->inputs[i].mu);
+		pthread_mutex_unlock(&rt->inputs[i].mu);
+	}
 	memset(&rec, 0, sizeof(rec));
 	if (rt->pool) {
 		rc = sc_pool_finish(rt->pool, &rec);
@@ -1128,18 +1185,4 @@ struct sc_exec *
 sc_runtime_exec(struct sc_runtime *rt)
 {
 	return rt ? rt->ex : NULL;
-}
-
-size_t
-sc_runtime_unit_ids(const struct sc_runtime *rt, uint32_t unit, uint32_t *ids,
-		    size_t max)
-{
-	size_t n;
-
-	if (!rt || unit >= sc_placement_units(rt->p))
-		return 0;
-	n = rt->first[unit + 1] - rt->first[unit];
-	for (size_t i = 0; i < n && i < max; i++)
-		ids[i] = rt->first[unit] + (uint32_t)i;
-	return n;
 }

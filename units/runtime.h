@@ -44,8 +44,9 @@
  * which is how the tests explore schedules.
  *
  * Threads: submit and submit_wait may be called from any number of host
- * threads at once (one lock per input); the others from one host thread,
- * never from a worker or a callback.
+ * threads at once (one lock per input), also while another host thread
+ * reads (integral, check_idle) or shuts down; the others from one host
+ * thread, never from a worker or a callback.
  */
 #ifndef SC_UNITS_RUNTIME_H
 #define SC_UNITS_RUNTIME_H
@@ -116,8 +117,10 @@ void sc_runtime_destroy(struct sc_runtime *rt);
  * nothing applied, try later); SC_EDEAD (the input's unit, or one of its
  * shards, is dead: those rows are counted undeliverable); SC_ESCHEMA (b's
  * width is not the input's; nothing applied); SC_ENOENT / SC_EINVAL (not
- * an input node, NULL); SC_ESHUTDOWN (after shutdown; nothing applied);
- * SC_ENOMEM. Any host thread.
+ * an input node, NULL); SC_ESHUTDOWN (shutdown has begun; nothing
+ * applied: a submit racing sc_runtime_shutdown from another thread is
+ * either applied before shutdown waits for idle, or refused, never both
+ * 0 and lost); SC_ENOMEM. Any host thread.
  */
 int sc_runtime_submit(struct sc_runtime *rt, int input, struct sc_batch *b);
 
@@ -125,7 +128,10 @@ int sc_runtime_submit(struct sc_runtime *rt, int input, struct sc_batch *b);
  * sc_runtime_submit_wait - as submit, but waits while it would be SC_EFULL,
  * up to timeout_ns (0: for ever); SC_ETIMEDOUT then, with nothing applied.
  * Wakes when the input's unit takes frames. With workers = 0 it runs queued
- * turns on this thread while it waits. Any host thread.
+ * turns on this thread while it waits, and while another host thread runs
+ * the turns it waits for that thread's progress; SC_ETIMEDOUT at once
+ * only when nothing is queued or running at all (nobody could make room).
+ * Any host thread.
  */
 int sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
 			   uint64_t timeout_ns);
@@ -142,12 +148,30 @@ int sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 /*
  * sc_runtime_integral - the integral of output node `output` (summed over
  * the replicas of a sharded unit), as a new batch (*out; the caller
- * releases it). Only while idle. Returns 0; SC_EBUSY (not idle); SC_EDEAD
+ * releases it). Only while idle: safe against host threads submitting at
+ * the same time (a submit waits while the read holds the inputs, so no
+ * turn can start under it), which then make it SC_EBUSY whenever a turn
+ * is queued or running. An output whose own unit is alive but downstream
+ * of a dead one still reads 0 with what arrived, which is partial:
+ * sc_runtime_upstream_dead says so. Returns 0; SC_EBUSY (not idle); SC_EDEAD
  * (its unit is dead); SC_EINVAL (not an output node); SC_ENOENT; SC_ENOMEM;
  * SC_EOVERFLOW.
  */
 int sc_runtime_integral(struct sc_runtime *rt, int output,
 			struct sc_batch **out);
+
+/*
+ * sc_runtime_upstream_dead - whether output node `output`'s integral is
+ * partial: some unit its rows come through (its own, or one upstream of
+ * it, by the graph's streams; any replica of a sharded one) is dead, so
+ * what that unit would have sent never arrived. Returns
+ *   0           every such unit is alive: the integral is whole;
+ *   SC_EDEAD    one is dead: its executor id in *unit (may be NULL), and
+ *               sc_errmsg names it and the output;
+ *   SC_EINVAL   NULL, or not an output node; SC_ENOENT: no such node.
+ * Any host thread at any time (it reads unit states only); exact at idle.
+ */
+int sc_runtime_upstream_dead(struct sc_runtime *rt, int output, uint32_t *unit);
 
 /*
  * sc_runtime_on_delta - call fn(ctx, node, delta) after every step of the
@@ -163,7 +187,8 @@ int sc_runtime_on_delta(struct sc_runtime *rt, int node, sc_delta_fn fn,
  * sc_runtime_check_idle - the invariant of an idle runtime: every edge into
  * a live unit is empty and every outbox of a live producer is flushed.
  * Returns 0, SC_EBUSY (not idle), or SC_ESTATE naming the first edge that
- * breaks it. For tests and for a final check.
+ * breaks it. Safe against concurrent submitters, as sc_runtime_integral.
+ * For tests and for a final check.
  */
 int sc_runtime_check_idle(struct sc_runtime *rt);
 
@@ -182,11 +207,6 @@ int sc_runtime_shutdown(struct sc_runtime *rt, struct sc_panic_record *first);
 /* The executor (to drive with runtime/sim.h when workers = 0, or to
  * watch with runtime/watchdog.h). */
 struct sc_exec *sc_runtime_exec(struct sc_runtime *rt);
-
-/* The executor unit ids of placement unit `unit`'s replicas: writes at most
- * max into ids and returns how many there are (0: no such unit). */
-size_t sc_runtime_unit_ids(const struct sc_runtime *rt, uint32_t unit,
-			   uint32_t *ids, size_t max);
 
 #ifdef __cplusplus
 }

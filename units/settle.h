@@ -65,6 +65,10 @@
 #include "units/placement.h"
 #include "units/runtime.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* One host submission: batch (borrowed by the callee) to input node. */
 struct sc_settle_step {
 	int input;
@@ -242,5 +246,9 @@ void sc_settle_result_fini(struct sc_settle_result *res);
 const char *sc_settle_replay_call(const struct sc_placement *p,
 				  const struct sc_settle_opts *opts, char *buf,
 				  size_t len);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* SC_UNITS_SETTLE_H */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "runtime/panic.h"
+#include "units/exchange.h"
 
 struct in_port {
 	struct sc_edge *edge; /* consumer end */
@@ -19,13 +20,12 @@ struct in_port {
 };
 
 struct out_port {
-	int stream;		/* boundary output */
-	uint32_t key;		/* routing key columns when nedges > 1 */
-	uint32_t nedges;	/* replicas of the consumer */
-	struct sc_edge **edges; /* producer ends */
-	uint32_t *peers;	/* consumer units */
-	uint64_t *marks;	/* pushed count at the last look, per edge */
-	bool gating;		/* its backpressure gates input */
+	int stream;	      /* boundary output */
+	struct sc_exchange x; /* the producer ends, one per replica of
+				 the consumer, and the routing */
+	uint32_t *peers;      /* consumer units, per edge */
+	uint64_t *marks;      /* pushed count at the last look, per edge */
+	bool gating;	      /* its backpressure gates input */
 };
 
 struct sc_subcircuit {
@@ -36,16 +36,15 @@ struct sc_subcircuit {
 	size_t nin;
 	struct out_port *out;
 	size_t nout;
-	size_t rr;	      /* the input edge the next poll starts at */
-	uint32_t *nbrs;	      /* neighbours of the last turn */
-	size_t n_nbrs;	      /* how many */
-	size_t cap_nbrs;      /* room: every peer fits */
-	atomic_bool blocked;  /* backpressured at the end of the last turn */
-	struct sc_exec *exec; /* for the death kicks; NULL when detached */
+	size_t rr;	     /* the input edge the next poll starts at */
+	uint32_t *nbrs;	     /* neighbours of the last turn */
+	size_t n_nbrs;	     /* how many */
+	size_t cap_nbrs;     /* room: every peer fits */
+	uint32_t *peers;     /* every unit across an edge, once each */
+	size_t n_peers;	     /* how many */
+	atomic_bool blocked; /* backpressured at the end of the last turn */
 	void (*host_popped)(void *ctx);
 	void *host_ctx;
-	uint64_t turns;	    /* turns run */
-	uint64_t frames_in; /* frames fed */
 };
 
 static struct sc_subcircuit *
@@ -54,74 +53,27 @@ from_unit(struct sc_unit *u)
 	return (struct sc_subcircuit *)u; /* unit is the first member */
 }
 
-/* --- routing --------------------------------------------------------------
- */
-
-int
-sc_batch_route(const struct sc_batch *b, uint32_t key, uint32_t n,
-	       struct sc_batch **out)
-{
-	struct sc_batch_builder bld[SC_SUBCIRCUIT_ROUTE_MAX];
-	struct sc_batch *res[SC_SUBCIRCUIT_ROUTE_MAX];
-	uint32_t ncols;
-	uint32_t i;
-	int rc = 0;
-
-	if (!b || !out || n == 0 || n > SC_SUBCIRCUIT_ROUTE_MAX)
-		return sc__fail(SC_EINVAL, "sc_batch_route: %s",
-				n ? "NULL" : "0 shards");
-	ncols = sc_batch_ncols(b);
-	if (key == 0 || key > ncols)
-		return sc__fail(SC_EINVAL,
-				"sc_batch_route: key %u of %u "
-				"columns",
-				key, ncols);
-	for (i = 0; i < n; i++) {
-		sc_batch_builder_init(&bld[i], ncols);
-		res[i] = NULL;
-	}
-	for (size_t r = 0; r < sc_batch_count(b) && !rc; r++) {
-		const uint64_t *row = sc_batch_row(b, r);
-
-		rc = sc_batch_builder_push(&bld[sc_row_hash(row, key) % n], row,
-					   ncols, sc_batch_weight(b, r));
-	}
-	for (i = 0; i < n && !rc; i++)
-		if (sc_batch_builder_count(&bld[i]))
-			rc = sc_batch_builder_finish(&bld[i], &res[i]);
-	for (i = 0; i < n; i++) {
-		sc_batch_builder_fini(&bld[i]);
-		if (rc)
-			sc_batch_release(res[i]);
-		else
-			out[i] = res[i];
-	}
-	return rc;
-}
-
 /* --- the turn ----------------------------------------------------------------
  */
+
+/* Whether a gating output is backpressured (its input then waits). */
+static bool
+gated_now(const struct sc_subcircuit *s)
+{
+	for (size_t i = 0; i < s->nout; i++)
+		if (s->out[i].gating && sc_exchange_backpressured(&s->out[i].x))
+			return true;
+	return false;
+}
 
 /* Flush every outbox that has room; then whether a gating edge is still
  * backpressured. */
 static bool
 flush_outboxes(struct sc_subcircuit *s)
 {
-	bool blocked = false;
-
-	for (size_t i = 0; i < s->nout; i++) {
-		struct out_port *o = &s->out[i];
-
-		for (uint32_t j = 0; j < o->nedges; j++) {
-			if (sc_edge_has_outbox(o->edges[j]))
-				(void)sc_edge_flush(o->edges[j]); /* EFULL and
-								     EDEAD are
-								     fine */
-			if (o->gating && sc_edge_backpressured(o->edges[j]))
-				blocked = true;
-		}
-	}
-	return blocked;
+	for (size_t i = 0; i < s->nout; i++)
+		sc_exchange_flush(&s->out[i].x);
+	return gated_now(s);
 }
 
 static bool
@@ -140,7 +92,6 @@ feed_frame(struct sc_subcircuit *s, int stream, struct sc_batch *b)
 	if (rc)
 		sc_panic("unit %s: feed of stream %d failed: %s: %s", s->name,
 			 stream, sc_errname(rc), sc_errmsg());
-	s->frames_in++;
 }
 
 /* Poll at most budget frames round-robin over the readable input edges. */
@@ -168,25 +119,14 @@ poll_inputs(struct sc_subcircuit *s, uint32_t budget, bool blocked)
 	return polled;
 }
 
-/* Send one output delta (owned) on an edge; panics on a hard error. */
-static void
-send_frame(struct sc_subcircuit *s, struct sc_edge *e, struct sc_batch *b)
-{
-	int rc = sc_edge_send(e, b);
-
-	if (rc == 0 || rc == SC_EFULL || rc == SC_EDEAD)
-		return; /* the edge owns it (EDEAD: counted undeliverable) */
-	sc_batch_release(b);
-	sc_panic("unit %s: send failed: %s: %s", s->name, sc_errname(rc),
-		 sc_errmsg());
-}
-
+/* Send every boundary output's delta through its exchange (to the ring,
+ * or the outbox of a full edge); panics on a hard error. */
 static void
 send_outputs(struct sc_subcircuit *s)
 {
 	for (size_t i = 0; i < s->nout; i++) {
 		struct out_port *o = &s->out[i];
-		struct sc_batch *d = NULL, *parts[SC_SUBCIRCUIT_ROUTE_MAX];
+		struct sc_batch *d = NULL;
 		int rc = sc_circuit_delta(s->circuit, o->stream, &d);
 
 		if (rc)
@@ -196,18 +136,11 @@ send_outputs(struct sc_subcircuit *s)
 			sc_batch_release(d);
 			continue;
 		}
-		if (o->nedges == 1) {
-			send_frame(s, o->edges[0], d);
-			continue;
-		}
-		rc = sc_batch_route(d, o->key, o->nedges, parts);
-		sc_batch_release(d);
-		if (rc)
-			sc_panic("unit %s: routing stream %d: %s: %s", s->name,
+		/* EDEAD: the share was counted undeliverable. */
+		rc = sc_exchange_send(&o->x, d, NULL);
+		if (rc && rc != SC_EDEAD)
+			sc_panic("unit %s: sending stream %d: %s: %s", s->name,
 				 o->stream, sc_errname(rc), sc_errmsg());
-		for (uint32_t j = 0; j < o->nedges; j++)
-			if (parts[j])
-				send_frame(s, o->edges[j], parts[j]);
 	}
 }
 
@@ -242,9 +175,9 @@ tally(struct sc_subcircuit *s, bool *host_popped)
 	for (size_t i = 0; i < s->nout; i++) {
 		struct out_port *o = &s->out[i];
 
-		for (uint32_t j = 0; j < o->nedges; j++) {
+		for (uint32_t j = 0; j < o->x.nedges; j++) {
 			uint64_t m = sc_edge_moved(
-			    o->edges[j], SC_EDGE_PRODUCER, &o->marks[j]);
+			    o->x.edges[j], SC_EDGE_PRODUCER, &o->marks[j]);
 
 			progress += m;
 			if (m)
@@ -273,7 +206,6 @@ sub_turn(struct sc_unit *self, uint32_t budget)
 	struct sc_turn t = {0, false};
 	uint64_t progress;
 
-	s->turns++;
 	if (polled) {
 		int rc = sc_circuit_step(s->circuit);
 
@@ -284,12 +216,7 @@ sub_turn(struct sc_unit *self, uint32_t budget)
 		/* The sends may have pushed a gating outbox past its bound:
 		 * then the rest of the gated input waits for the consumer's
 		 * kick, and is not `more`. */
-		blocked = false;
-		for (size_t i = 0; i < s->nout && !blocked; i++)
-			for (uint32_t j = 0; j < s->out[i].nedges; j++)
-				if (s->out[i].gating &&
-				    sc_edge_backpressured(s->out[i].edges[j]))
-					blocked = true;
+		blocked = gated_now(s);
 	}
 	atomic_store_explicit(&s->blocked, blocked, memory_order_relaxed);
 	progress = tally(s, &host_popped);
@@ -308,6 +235,16 @@ sub_neighbours(struct sc_unit *self, uint32_t *out, size_t max)
 	for (size_t i = 0; i < s->n_nbrs && i < max; i++)
 		out[i] = s->nbrs[i];
 	return s->n_nbrs;
+}
+
+static size_t
+sub_peers(struct sc_unit *self, uint32_t *out, size_t max)
+{
+	struct sc_subcircuit *s = from_unit(self);
+
+	for (size_t i = 0; i < s->n_peers && i < max; i++)
+		out[i] = s->peers[i];
+	return s->n_peers;
 }
 
 static bool
@@ -337,6 +274,7 @@ static const struct sc_unit_ops sub_ops = {
     .has_pending = sub_has_pending,
     .name = sub_name,
     .destroy = sub_destroy,
+    .peers = sub_peers,
 };
 
 /* --- life -------------------------------------------------------------------
@@ -346,13 +284,40 @@ static void
 free_ports(struct sc_subcircuit *s)
 {
 	for (size_t i = 0; s->out && i < s->nout; i++) {
-		free(s->out[i].edges);
+		sc_exchange_fini(&s->out[i].x);
 		free(s->out[i].peers);
 		free(s->out[i].marks);
 	}
 	free(s->out);
 	free(s->in);
 	free(s->nbrs);
+	free(s->peers);
+}
+
+static void
+add_peer(struct sc_subcircuit *s, uint32_t id)
+{
+	if (id == SC_SUBCIRCUIT_HOST)
+		return;
+	for (size_t i = 0; i < s->n_peers; i++)
+		if (s->peers[i] == id)
+			return;
+	s->peers[s->n_peers++] = id;
+}
+
+/* Every unit across an edge (the host aside), for the death kicks. */
+static int
+list_peers(struct sc_subcircuit *s)
+{
+	s->peers = malloc((s->cap_nbrs ? s->cap_nbrs : 1) * sizeof(*s->peers));
+	if (!s->peers)
+		return SC_ENOMEM;
+	for (size_t i = 0; i < s->nin; i++)
+		add_peer(s, s->in[i].peer);
+	for (size_t i = 0; i < s->nout; i++)
+		for (uint32_t j = 0; j < s->out[i].x.nedges; j++)
+			add_peer(s, s->out[i].peers[j]);
+	return 0;
 }
 
 static int
@@ -368,22 +333,23 @@ copy_outs(struct sc_subcircuit *s, const struct sc_subcircuit_desc *d)
 		const struct sc_subcircuit_out *o = &d->out[i];
 		struct out_port *p = &s->out[i];
 
-		if (o->nedges == 0 || o->nedges > SC_SUBCIRCUIT_ROUTE_MAX ||
-		    !o->edges || !o->peers || (o->nedges > 1 && o->key == 0))
+		int rc = o->peers ? sc_exchange_init(&p->x, o->key, o->nedges,
+						     o->edges)
+				  : SC_EINVAL;
+
+		if (rc == SC_EINVAL)
 			return sc__fail(SC_EINVAL,
 					"sc_subcircuit_create: '%s': output "
 					"stream %d has %u edges, key %u",
 					d->name, o->stream, o->nedges, o->key);
+		if (rc)
+			return rc;
 		p->stream = o->stream;
-		p->key = o->key;
-		p->nedges = o->nedges;
 		p->gating = o->gating;
-		p->edges = malloc(o->nedges * sizeof(*p->edges));
 		p->peers = malloc(o->nedges * sizeof(*p->peers));
 		p->marks = calloc(o->nedges, sizeof(*p->marks));
-		if (!p->edges || !p->peers || !p->marks)
+		if (!p->peers || !p->marks)
 			return SC_ENOMEM;
-		memcpy(p->edges, o->edges, o->nedges * sizeof(*p->edges));
 		memcpy(p->peers, o->peers, o->nedges * sizeof(*p->peers));
 		peers += o->nedges;
 	}
@@ -429,13 +395,14 @@ sc_subcircuit_create(const struct sc_subcircuit_desc *d,
 		return sc__fail(SC_ENOMEM, "sc_subcircuit_create");
 	s->unit.ops = &sub_ops;
 	snprintf(s->name, sizeof(s->name), "%s", d->name ? d->name : "unit");
-	s->exec = d->exec;
 	s->host_popped = d->host_popped;
 	s->host_ctx = d->host_ctx;
 	atomic_init(&s->blocked, false);
 	rc = copy_ins(s, d);
 	if (!rc)
 		rc = copy_outs(s, d);
+	if (!rc)
+		rc = list_peers(s);
 	if (rc == SC_ENOMEM)
 		rc = sc__fail(SC_ENOMEM, "sc_subcircuit_create: '%s'", s->name);
 	if (!rc)
@@ -455,14 +422,12 @@ sc_subcircuit_destroy(struct sc_subcircuit *s)
 {
 	if (!s)
 		return;
-	/* Frames addressed to this unit are undeliverable from now on. */
+	/* Frames addressed to this unit are undeliverable from now on. A
+	 * producer waiting for room in these edges would wait for ever: the
+	 * executor kicks it after this destroy (unit.h, "Death"), and it
+	 * sees the close and drops its outbox. */
 	for (size_t i = 0; i < s->nin; i++)
 		sc_edge_close(s->in[i].edge);
-	/* Producers waiting for room in these edges would wait for ever:
-	 * kick them, so they see the close and drop their outboxes. */
-	for (size_t i = 0; s->exec && i < s->nin; i++)
-		if (s->in[i].peer != SC_SUBCIRCUIT_HOST)
-			(void)sc_exec_kick(s->exec, s->in[i].peer);
 	sc_circuit_destroy(s->circuit);
 	free_ports(s);
 	free(s);
@@ -478,23 +443,4 @@ struct sc_circuit *
 sc_subcircuit_circuit(struct sc_subcircuit *s)
 {
 	return s ? s->circuit : NULL;
-}
-
-void
-sc_subcircuit_detach(struct sc_subcircuit *s)
-{
-	if (s)
-		s->exec = NULL;
-}
-
-uint64_t
-sc_subcircuit_turns(const struct sc_subcircuit *s)
-{
-	return s ? s->turns : 0;
-}
-
-uint64_t
-sc_subcircuit_frames_in(const struct sc_subcircuit *s)
-{
-	return s ? s->frames_in : 0;
 }

@@ -15,8 +15,9 @@
  *      of its input's integral, so it does not matter how frames are
  *      grouped into steps;
  *   3. if anything was fed, step the circuit once and send the delta of
- *      every boundary output to its edge(s): routed by a hash of the key
- *      columns when the consumer is sharded (exchange), whole otherwise;
+ *      every boundary output through its exchange (units/exchange.h):
+ *      routed by a hash of the key columns when the consumer is sharded,
+ *      whole otherwise; a full edge keeps it in its outbox;
  *   4. progress = frames popped + frames pushed (edge traffic counters),
  *      neighbours = the units across every edge that moved, both ways.
  *
@@ -29,10 +30,10 @@
  * (sc_edge_backpressured) after the flush, the turn does not read the
  * input edges marked `gated`. The runtime marks as gating/gated exactly the
  * edges that leave/enter this unit's strongly connected component of the
- * unit graph (and every host edge is gated): inside a cycle of units, a
- * unit that stopped reading because its consumer is full, whose consumer
- * stopped for the same reason, would deadlock; across components the unit
- * graph is a DAG, where backpressure always ends at a sink that reads.
+ * unit graph (units/analysis.h; and every host edge is gated): inside a cycle
+ * of units, a unit that stopped reading because its consumer is full, whose
+ * consumer stopped for the same reason, would deadlock; across components the
+ * unit graph is a DAG, where backpressure always ends at a sink that reads.
  * Outboxes of edges inside a cycle are therefore not bounded by the
  * outbox bound, only by the data in flight.
  *
@@ -40,9 +41,11 @@
  * SC_EOVERFLOW, SC_ENOMEM) becomes a panic of this unit (sc_panic), with
  * the error's name and message: the unit dies, the others go on. When a
  * unit is destroyed it closes its input edges (frames addressed to it are
- * undeliverable from then on) and, if it has an executor, kicks the units
- * that produce into it, so they notice the close, drop their outboxes and
- * stop waiting for room that will never come.
+ * undeliverable from then on). It holds no executor: peers() names every
+ * unit across its edges, and the executor kicks them after a death
+ * (unit.h, "Death"), so a producer notices the close, drops its outbox
+ * and stops waiting for room that will never come, and a consumer takes
+ * what the dying turn sent. Units may be destroyed in any order.
  *
  * has_pending (for the watchdog) says an input edge the unit would read
  * holds frames; it reads atomics only.
@@ -64,15 +67,11 @@ extern "C" {
 
 #include "operators/circuit.h"
 #include "operators/graph.h"
-#include "runtime/executor.h"
 #include "runtime/unit.h"
 #include "units/edge.h"
+#include "units/exchange.h"
 
 struct sc_subcircuit;
-
-/* The most edges one output stream fans out to (replicas of a sharded
- * consumer; placement.h's SC_PLACEMENT_MAX_SHARDS). */
-#define SC_SUBCIRCUIT_ROUTE_MAX 64
 
 /* The producer of a host edge: nobody to kick. */
 #define SC_SUBCIRCUIT_HOST UINT32_MAX
@@ -90,7 +89,7 @@ struct sc_subcircuit_in {
 struct sc_subcircuit_out {
 	int stream;		      /* a stream the part produces */
 	uint32_t key;		      /* routing key columns (nedges > 1) */
-	uint32_t nedges;	      /* >= 1 */
+	uint32_t nedges;	      /* 1..SC_EXCHANGE_MAX */
 	struct sc_edge *const *edges; /* borrowed, nedges */
 	const uint32_t *peers;	      /* consumer unit ids, nedges */
 	bool gating;		      /* backpressure here stops gated input */
@@ -106,8 +105,6 @@ struct sc_subcircuit_desc {
 	size_t nin;			     /* how many */
 	const struct sc_subcircuit_out *out; /* output streams */
 	size_t nout;			     /* how many */
-	struct sc_exec *exec; /* kicks producers when this unit dies; may
-				 be NULL */
 	/* Called at the end of a turn that took frames from a host edge (on
 	 * the worker), so a host blocked on a full input can retry. May be
 	 * NULL. */
@@ -134,23 +131,6 @@ struct sc_unit *sc_subcircuit_unit(struct sc_subcircuit *s);
 
 /* The unit's circuit (see Threads above). */
 struct sc_circuit *sc_subcircuit_circuit(struct sc_subcircuit *s);
-
-/* sc_subcircuit_detach - forget the executor: the destroy will kick
- * nobody (the runtime calls it before tearing the executor down). */
-void sc_subcircuit_detach(struct sc_subcircuit *s);
-
-/* Turns run and frames fed so far (owner's thread, or at idle). */
-uint64_t sc_subcircuit_turns(const struct sc_subcircuit *s);
-uint64_t sc_subcircuit_frames_in(const struct sc_subcircuit *s);
-
-/*
- * sc_batch_route - split `b` into n batches by sc_row_hash of each row's
- * first `key` columns mod n: out[i] gets the rows of shard i, or NULL when
- * it has none. n >= 1, key 1..ncols. Returns 0 (the caller releases each
- * out[i]), SC_EINVAL, SC_ENOMEM (nothing written). Any thread.
- */
-int sc_batch_route(const struct sc_batch *b, uint32_t key, uint32_t n,
-		   struct sc_batch **out);
 
 #ifdef __cplusplus
 }

@@ -115,10 +115,14 @@ expect[BUG_CLAIM_KEEPS_SLOT]='owners[u]==1'
 expect[BUG_KICK_WITHOUT_PROGRESS]='non-progress cycle'
 expect[BUG_SHUTDOWN_SIGNALS_ONE]='exited==3'
 expect[BUG_NO_MORE_AT_BUDGET]='input[i]==0'
+expect[BUG_NO_DEATH_KICKS]='input[i]==0'
 start BUG_NO_REQUEUE_KICKED safety -O0 -DBUG_NO_REQUEUE_KICKED "${small[@]}"
 start BUG_NO_WAKE safety -O0 -DBUG_NO_WAKE "${small[@]}"
 start BUG_CLAIM_KEEPS_SLOT safety -O0 -DBUG_CLAIM_KEEPS_SLOT "${small[@]}"
 start BUG_NO_MORE_AT_BUDGET safety -O0 -DBUG_NO_MORE_AT_BUDGET "${small[@]}"
+# Needs a death, so one panic; spurious wakes stay off.
+start BUG_NO_DEATH_KICKS safety -O0 -DBUG_NO_DEATH_KICKS -DPANICS=1 \
+	-DSPURIOUS=0
 start BUG_KICK_WITHOUT_PROGRESS livelock -O0 -DBUG_KICK_WITHOUT_PROGRESS \
 	"${small[@]}"
 start BUG_SHUTDOWN_SIGNALS_ONE safety -O0 -DBUG_SHUTDOWN_SIGNALS_ONE \

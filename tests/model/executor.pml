@@ -21,21 +21,22 @@
  *             IDLE.  Then, without the lock, it kicks both neighbours if the
  *             turn moved a frame (a consumer that freed room kicks its
  *             producer too).
- *   abandon() a panicked turn: the unit becomes DEAD, is never run or kicked
- *             again; its neighbours go on.
- *   condemned() a turn condemned while it ran (sc_exec_condemn, the
- *             watchdog's kill policy).  It shares the PANICS budget (at
- *             most PANICS abandons in all, of either kind: a separate
- *             budget made the safety search 2.5 times larger).  The
+ *   die()     a dying turn (sc_exec_abandon): a panic before it moved
+ *             anything, or a turn that moved frames and then panicked (an
+ *             outbox flushed before the panic) or was condemned while it
+ *             ran (sc_exec_condemn, the watchdog's kill policy; the
  *             condemn itself, under the lock, touches only a per-turn
- *             verdict word, never a state, a slot or the queue, and the
- *             turn's end decides against it with one atomic exchange, no
- *             lock; so the model only chooses, at the turn, whether it was
- *             condemned.  Such a turn ran (moved frames like any turn); it
- *             then kicks its neighbours if it moved a frame, under the lock
- *             and while its unit is still owned, and is abandoned: a live
- *             neighbour it fed is kicked (property 2), its own leftover
- *             input is ignored at quiescence as for a panic.
+ *             verdict word, and the turn's end decides against it with one
+ *             atomic exchange, so the model only chooses, at the turn,
+ *             whether it dies).  All share the PANICS budget (a separate
+ *             budget made the safety search 2.5 times larger).  The unit
+ *             becomes DEAD under the lock, is never run or kicked again;
+ *             then, in a second critical section while it is still owned
+ *             (its destroy ran in between, without the lock), every peer
+ *             (both neighbours, whether or not frames moved) is kicked:
+ *             a live consumer it fed takes the frames (property 2), a
+ *             producer sees the closed edge.  Its own leftover input is
+ *             undeliverable and ignored at quiescence.
  *   workers   loop on claim/turn/finish; when the queue is empty they park on
  *             the condition variable, which may also wake one spuriously
  *             (at most SPURIOUS times in all, to keep the state space small
@@ -87,6 +88,10 @@
  *                            parked worker instead of all: the others sleep
  *                            on and the pool can never be joined (fails
  *                            property 6: exited == NW).
+ *   -DBUG_NO_DEATH_KICKS     a dying unit's peers are not kicked: a frame
+ *                            its turn moved before it died sits in the
+ *                            consumer's input while the consumer is idle
+ *                            (fails property 2: input left at quiescence).
  *   -DBUG_KICK_WITHOUT_PROGRESS  finish kicks the neighbours after every
  *                            turn, not only one that moved a frame: two
  *                            neighbours kick each other for ever (fails
@@ -279,31 +284,25 @@ inline finish(u, moved, more)
 	fi
 }
 
-/* A panicking turn: the unit is buried, never queued or kicked again. */
-inline abandon(u)
+/* A dying turn (sc_exec_abandon): buried under the lock, never queued or
+ * kicked again; its destroy runs without the lock; then its peers are
+ * kicked in a second critical section while it is still owned. */
+inline die(u)
 {
+	atomic { state[u] = DEAD };
 	atomic {
-		owners[u]--;
-		state[u] = DEAD
-	}
-}
-
-/* A condemned turn that returned (sc_exec_run): the neighbours it fed are
- * kicked in one critical section while it is still owned, then it is
- * buried like a panicked one. */
-inline condemned(u, moved)
-{
-	atomic {
+#ifndef BUG_NO_DEATH_KICKS
 		if
-		:: moved > 0 && u > 0 -> kick_locked(u - 1)
+		:: u > 0 -> kick_locked(u - 1)
 		:: else -> skip
 		fi;
 		if
-		:: moved > 0 && u + 1 < NU -> kick_locked(u + 1)
+		:: u + 1 < NU -> kick_locked(u + 1)
 		:: else -> skip
-		fi
-	};
-	abandon(u)
+		fi;
+#endif
+		owners[u]--
+	}
 }
 
 /*
@@ -341,10 +340,10 @@ proctype worker(byte w)
 		:: u == NOUNIT -> break
 		:: atomic { u != NOUNIT && panics_left > 0 ->
 			panics_left--; pending[u] = 0 };
-			abandon(u)
+			die(u)
 		:: atomic { u != NOUNIT && panics_left > 0 ->
 			panics_left--; turn(u, moved, more) };
-			condemned(u, moved)
+			die(u)
 		:: atomic { u != NOUNIT -> turn(u, moved, more) };
 			finish(u, moved, more)
 		fi;

@@ -6,9 +6,13 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <time.h>
+#include <stdint.h>
+#include <string.h>
+#include <stdio.h>
 
 #include "operators/error.h"
 #include "runtime/executor.h"
+#include "runtime/panic.h"
 #include "tests/support/rt_toys.h"
 
 static struct sc_exec *
@@ -104,7 +108,7 @@ holder_destroy(struct sc_unit *u)
 }
 
 static const struct sc_unit_ops holder_ops = {
-    holder_turn, holder_nbrs, holder_pending, holder_name, holder_destroy,
+    holder_turn, holder_nbrs, holder_pending, holder_name, holder_destroy, NULL,
 };
 
 static void *
@@ -460,6 +464,105 @@ Test(executor, neighbour_lists_longer_than_the_buffer_are_all_kicked,
 	cr_assert_eq(sc_exec_kick(ex, ia), 0);
 	cr_expect_eq(step(ex, 1), ia);
 	cr_expect_eq(queue_len(ex), 8);
+	sc_exec_destroy(ex);
+}
+
+/* --- death ---------------------------------------------------------------- */
+
+static void
+panic_now(struct rt_probe *p, void *ctx)
+{
+	sc_panic("%s: dies in its turn", p->name);
+}
+
+Test(executor, a_dying_unit_kicks_its_peers_after_its_destroy, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	_Atomic int destroyed = 0;
+	struct rt_probe *a, *b, *c;
+	struct sc_claim cl;
+	uint32_t ia, ib, ic;
+
+	a = rt_probe_add(ex, &ia);
+	b = rt_probe_add(ex, &ib);
+	c = rt_probe_add(ex, &ic);
+	cr_assert(a && b && c);
+	a->on_turn = panic_now;
+	a->destroyed = &destroyed;
+	/* Its peers, itself and an id that does not exist (both skipped). */
+	a->peers[0] = ib;
+	a->peers[1] = ia;
+	a->peers[2] = 77;
+	a->peers[3] = ic;
+	a->n_peers = 4;
+	cr_assert_eq(sc_exec_kick(ex, ia), 0);
+	sc_claim_init(&cl);
+	cr_assert_eq(sc_exec_claim(ex, 0, &cl), 0);
+	cr_expect_eq(sc_exec_run(ex, &cl, 1), SC_EPANIC);
+	cr_expect_eq(atomic_load(&destroyed), 1);
+	cr_expect_eq(sc_exec_unit_state(ex, ia), SC_UNIT_DEAD);
+	cr_expect_eq(sc_exec_unit_state(ex, ib), SC_UNIT_QUEUED,
+		     "a peer of the dead was not kicked");
+	cr_expect_eq(sc_exec_unit_state(ex, ic), SC_UNIT_QUEUED);
+	cr_expect_eq(queue_len(ex), 2);
+	cr_expect_eq(drain(ex, 1, 10), 2);
+	sc_claim_fini(&cl);
+	sc_exec_destroy(ex);
+}
+
+Test(executor, a_death_after_shutdown_kicks_nobody, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct rt_probe *a, *b;
+	struct sc_claim cl;
+	uint32_t ia, ib;
+
+	a = rt_probe_add(ex, &ia);
+	b = rt_probe_add(ex, &ib);
+	cr_assert(a && b);
+	a->on_turn = panic_now;
+	a->peers[0] = ib;
+	a->n_peers = 1;
+	cr_assert_eq(sc_exec_kick(ex, ia), 0);
+	sc_claim_init(&cl);
+	cr_assert_eq(sc_exec_claim(ex, 0, &cl), 0);
+	sc_exec_shutdown(ex);
+	cr_expect_eq(sc_exec_run(ex, &cl, 1), SC_EPANIC);
+	cr_expect_eq(sc_exec_unit_state(ex, ib), SC_UNIT_IDLE);
+	sc_claim_fini(&cl);
+	sc_exec_destroy(ex);
+}
+
+Test(executor, an_absurd_neighbour_count_buries_the_unit, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct sc_panic_record rec;
+	struct rt_probe *a, *b;
+	struct sc_claim c;
+	uint32_t ia, ib;
+	char count[32];
+
+	a = rt_probe_add(ex, &ia);
+	b = rt_probe_add(ex, &ib);
+	cr_assert(a && b);
+	for (int i = 0; i < 8; i++)
+		a->nbrs[i] = ib;
+	a->n_nbrs = 8;
+	/* Its byte size wraps to 4: a buffer of one id for eight. */
+	a->claim_nbrs = SIZE_MAX / sizeof(uint32_t) + 2;
+	(void)snprintf(count, sizeof(count), "%zu", a->claim_nbrs);
+	a->result = (struct sc_turn){1, false};
+	cr_assert_eq(sc_exec_kick(ex, ia), 0);
+	sc_claim_init(&c);
+	cr_assert_eq(sc_exec_claim(ex, 0, &c), 0);
+	cr_expect_eq(sc_exec_run(ex, &c, 1), SC_EPANIC);
+	cr_expect_eq(sc_exec_unit_state(ex, ia), SC_UNIT_DEAD);
+	cr_assert_eq(sc_exec_panic(ex, 0, &rec), 0);
+	cr_expect(strstr(rec.message, count), "%s", rec.message);
+	cr_expect(strstr(rec.message, "neighbour"), "%s", rec.message);
+	cr_expect_eq(sc_exec_unit_state(ex, ib), SC_UNIT_IDLE,
+		     "nothing of an absurd list is kicked");
+	sc_claim_fini(&c);
 	sc_exec_destroy(ex);
 }
 

@@ -201,6 +201,22 @@ toy_neighbours(struct sc_unit *self, uint32_t *out, size_t max)
 	return n;
 }
 
+static size_t
+toy_peers(struct sc_unit *self, uint32_t *out, size_t max)
+{
+	struct rt_toy *t = (struct rt_toy *)self;
+	uint32_t ids[2];
+	size_t n = 0;
+
+	if (t->in->producer != RT_HOST)
+		ids[n++] = t->in->producer;
+	if (t->out)
+		ids[n++] = t->out->consumer;
+	for (size_t i = 0; i < n && i < max; i++)
+		out[i] = ids[i];
+	return n;
+}
+
 static bool
 toy_has_pending(const struct sc_unit *self)
 {
@@ -232,6 +248,7 @@ static const struct sc_unit_ops toy_ops = {
     .has_pending = toy_has_pending,
     .name = toy_name,
     .destroy = toy_destroy,
+    .peers = toy_peers,
 };
 
 static void
@@ -528,7 +545,17 @@ probe_neighbours(struct sc_unit *self, uint32_t *out, size_t max)
 
 	for (size_t i = 0; i < p->n_nbrs && i < max; i++)
 		out[i] = p->nbrs[i];
-	return p->n_nbrs;
+	return p->claim_nbrs ? p->claim_nbrs : p->n_nbrs;
+}
+
+static size_t
+probe_peers(struct sc_unit *self, uint32_t *out, size_t max)
+{
+	struct rt_probe *p = (struct rt_probe *)self;
+
+	for (size_t i = 0; i < p->n_peers && i < max; i++)
+		out[i] = p->peers[i];
+	return p->n_peers;
 }
 
 static bool
@@ -559,6 +586,7 @@ static const struct sc_unit_ops probe_ops = {
     .has_pending = probe_has_pending,
     .name = probe_name,
     .destroy = probe_destroy,
+    .peers = probe_peers,
 };
 
 struct rt_probe *

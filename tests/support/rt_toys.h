@@ -116,6 +116,10 @@ struct rt_probe {
 	struct sc_turn result; /* what the next turns return */
 	uint32_t nbrs[8];      /* neighbours named after progress */
 	uint32_t n_nbrs;
+	uint32_t peers[8]; /* what peers answers (its death kicks) */
+	uint32_t n_peers;
+	size_t claim_nbrs;	/* nonzero: neighbours answers this count (a
+				   lie), writing n_nbrs ids */
 	_Atomic uint64_t turns; /* turns run */
 	_Atomic bool pending;	/* what has_pending answers */
 	void (*on_turn)(struct rt_probe *p, void *ctx); /* called in turn */

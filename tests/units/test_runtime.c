@@ -14,6 +14,7 @@
 #include "runtime/panic.h"
 #include "tests/support/prop.h"
 #include "tests/support/rt_watchdog.h"
+#include "tests/support/units_races.h"
 #include "units/placement.h"
 #include "units/runtime.h"
 #include "units/subcircuit.h"
@@ -279,6 +280,46 @@ Test(runtime, a_unit_that_panics_dies_alone_and_frames_to_it_are_undeliverable)
 	sc_graph_destroy(c.g);
 }
 
+Test(runtime, an_output_downstream_of_a_dead_unit_is_flagged_partial)
+{
+	struct small c;
+	struct sc_placement *p;
+	struct sc_runtime *rt;
+	struct sc_batch *got = NULL;
+	int64_t k[3] = {1, 2, 13};
+	struct sc_batch *b = keys(k, 3);
+	uint32_t dead = 99;
+	int side;
+
+	small_init(&c, true);
+	side = sc_graph_output(c.g, "side",
+			       sc_graph_filter(c.g, c.in, slow_keep, NULL));
+	cr_assert_geq(side, 0);
+	rt = runtime_of(&c, "per-node", NULL, &p);
+	cr_assert_eq(sc_runtime_upstream_dead(rt, c.out, &dead), 0,
+		     "nothing is dead yet");
+	cr_assert_eq(sc_runtime_submit(rt, c.in, b), 0);
+	cr_assert_eq(sc_runtime_wait_idle(rt, 0, NULL), SC_EPANIC);
+	/* The integral still reads (what arrived), but it is partial, and
+	 * the runtime says so, naming the dead unit. */
+	cr_assert_eq(sc_runtime_integral(rt, c.out, &got), 0);
+	sc_batch_release(got);
+	cr_assert_eq(sc_runtime_upstream_dead(rt, c.out, &dead), SC_EDEAD);
+	cr_assert(strstr(sc_errmsg(), "map#1"), "%s", sc_errmsg());
+	cr_assert(strstr(sc_errmsg(), "partial"), "%s", sc_errmsg());
+	cr_assert_eq(sc_exec_unit_state(sc_runtime_exec(rt), dead),
+		     SC_UNIT_DEAD);
+	/* The other branch does not go through the dead map. */
+	cr_assert_eq(sc_runtime_upstream_dead(rt, side, NULL), 0);
+	cr_assert_eq(sc_runtime_upstream_dead(rt, c.m, NULL), SC_EINVAL,
+		     "not an output");
+	cr_assert_eq(sc_runtime_upstream_dead(rt, 99, NULL), SC_ENOENT);
+	sc_batch_release(b);
+	sc_runtime_destroy(rt);
+	sc_placement_destroy(p);
+	sc_graph_destroy(c.g);
+}
+
 Test(runtime, submit_to_an_input_whose_unit_is_dead_is_edead_and_counted)
 {
 	struct small c;
@@ -397,6 +438,46 @@ Test(runtime, submit_wait_times_out_while_the_input_stays_full, .timeout = 30)
 	sc_runtime_destroy(rt);
 	sc_placement_destroy(p);
 	sc_graph_destroy(c.g);
+}
+
+/* --- host threads against shutdown ------------------------------------ */
+
+Test(runtime, submit_during_shutdown_is_applied_or_refused, .timeout = 60)
+{
+	char why[256] = "";
+
+	/* Workers run the turns; then none: the hosts' waiting submits and
+	 * the shutdown's own wait run them. */
+	cr_assert(ur_submit_during_shutdown(2, 3, 40, 20, why, sizeof(why)),
+		  "%s", why);
+	cr_assert(ur_submit_during_shutdown(0, 2, 20, 20, why, sizeof(why)),
+		  "%s", why);
+}
+
+Test(runtime, reads_during_submits_answer_at_idle_or_refuse, .timeout = 60)
+{
+	char why[256] = "";
+	uint64_t answered = 0;
+
+	cr_assert(
+	    ur_reads_during_submits(2, 2, 300, &answered, why, sizeof(why)),
+	    "%s", why);
+	cr_assert_gt(answered, 0, "no read ever found the runtime idle");
+	/* No worker: the hosts' waiting submits run the turns. */
+	cr_assert(
+	    ur_reads_during_submits(0, 2, 300, &answered, why, sizeof(why)),
+	    "%s", why);
+}
+
+Test(runtime, submit_wait_with_no_workers_waits_for_another_hosts_turns,
+     .timeout = 60)
+{
+	char why[256] = "";
+
+	/* 0.2 ms per row: the host running a turn holds it that long. */
+	cr_assert(
+	    ur_submit_wait_shares_the_turns(2, 60, 200000, why, sizeof(why)),
+	    "%s", why);
 }
 
 /* --- callbacks ---------------------------------------------------------------
@@ -668,8 +749,7 @@ Test(subcircuit, a_dying_consumer_kicks_its_producer_to_drop_its_outbox)
 					       .in = &hin,
 					       .nin = 1,
 					       .out = &pout,
-					       .nout = 1,
-					       .exec = ex};
+					       .nout = 1};
 
 		cr_assert_eq(sc_subcircuit_create(&d, &ps), 0, "%s",
 			     sc_errmsg());
@@ -678,8 +758,7 @@ Test(subcircuit, a_dying_consumer_kicks_its_producer_to_drop_its_outbox)
 						.nodes = cn,
 						.nnodes = 3,
 						.in = &cin,
-						.nin = 1,
-						.exec = ex};
+						.nin = 1};
 		cr_assert_eq(sc_subcircuit_create(&d, &cs), 0, "%s",
 			     sc_errmsg());
 	}
@@ -695,7 +774,8 @@ Test(subcircuit, a_dying_consumer_kicks_its_producer_to_drop_its_outbox)
 		     "P must be idle, waiting for C's kick");
 	cr_assert_eq(step_exec(ex, 1), 1); /* C pops the 13 and dies */
 	cr_assert_eq(sc_exec_unit_state(ex, 1), SC_UNIT_DEAD);
-	/* Its destroy kicked P, which drops the outbox. */
+	/* The executor kicked its peer P after its destroy (unit.h,
+	 * "Death"); P drops the outbox. */
 	cr_assert_eq(step_exec(ex, 1), 0, "the dead consumer did not kick");
 	cr_assert(!sc_edge_has_outbox(mid));
 	sc_edge_undeliverable(mid, &frames, NULL);
@@ -706,57 +786,88 @@ Test(subcircuit, a_dying_consumer_kicks_its_producer_to_drop_its_outbox)
 	sc_graph_destroy(c.g);
 }
 
-/* --- routing ------------------------------------------------------------- */
-
-Test(route, every_row_of_a_key_goes_to_one_shard_and_nothing_is_lost)
+Test(subcircuit, a_frame_sent_by_a_turn_that_then_panics_is_consumed)
 {
-	struct sc_rng r;
+	/* P = {in, m (fails on 13)} -> edge of 1 frame -> C = {f, out}. */
+	struct sc_edge_opts one = {.ncols = 2, .capacity = 1};
+	struct sc_edge_opts eight = {.ncols = 2, .capacity = 8};
+	struct small c;
+	struct sc_exec *ex = NULL;
+	struct sc_edge *host = NULL, *mid = NULL;
+	struct sc_subcircuit *ps = NULL, *cs = NULL;
+	struct sc_batch *got = NULL;
+	static const uint32_t to_c = 1;
+	int pn[2], cn[2];
+	uint32_t id;
+	int64_t k100[1] = {100}, k1[1] = {1}, k13[1] = {13};
 
-	sc_rng_seed(&r, sc_prop_seed(31));
-	for (int round = 0; round < 50; round++) {
-		uint64_t rows[3 * 200];
-		int64_t w[200];
-		struct sc_batch *b = NULL, *parts[5], *sum = NULL;
-		uint32_t n = 1 + (uint32_t)sc_rng_below(&r, 5);
+	small_init(&c, true);
+	pn[0] = c.in;
+	pn[1] = c.m;
+	cn[0] = c.f;
+	cn[1] = c.out;
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	cr_assert_eq(sc_edge_create(&eight, &host), 0);
+	cr_assert_eq(sc_edge_create(&one, &mid), 0);
+	{
+		struct sc_subcircuit_in hin = {.edge = host,
+					       .stream = c.in,
+					       .peer = SC_SUBCIRCUIT_HOST,
+					       .gated = true};
+		struct sc_subcircuit_out pout = {.stream = c.m,
+						 .nedges = 1,
+						 .edges = &mid,
+						 .peers = &to_c,
+						 .gating = true};
+		struct sc_subcircuit_in cin = {
+		    .edge = mid, .stream = c.m, .peer = 0, .gated = true};
+		struct sc_subcircuit_desc d = {.name = "P",
+					       .graph = c.g,
+					       .nodes = pn,
+					       .nnodes = 2,
+					       .in = &hin,
+					       .nin = 1,
+					       .out = &pout,
+					       .nout = 1};
 
-		for (int i = 0; i < 200; i++) {
-			for (int c = 0; c < 3; c++)
-				rows[3 * i + c] = sc_rng_below(&r, 6);
-			w[i] = (int64_t)sc_rng_below(&r, 5) - 2;
-		}
-		cr_assert_eq(sc_batch_from_records(3, rows, w, 200, &b), 0);
-		cr_assert_eq(sc_batch_route(b, 2, n, parts), 0);
-		cr_assert_eq(sc_batch_empty(3, &sum), 0);
-		for (uint32_t j = 0; j < n; j++) {
-			struct sc_batch *t = NULL;
-
-			if (!parts[j])
-				continue;
-			for (size_t i = 0; i < sc_batch_count(parts[j]); i++)
-				cr_assert_eq(
-				    sc_row_hash(sc_batch_row(parts[j], i), 2) %
-					n,
-				    j);
-			cr_assert_eq(sc_batch_add(sum, parts[j], &t), 0);
-			sc_batch_release(sum);
-			sc_batch_release(parts[j]);
-			sum = t;
-		}
-		cr_assert(sc_batch_equal(sum, b), "the shares do not sum up");
-		sc_batch_release(sum);
-		sc_batch_release(b);
+		cr_assert_eq(sc_subcircuit_create(&d, &ps), 0, "%s",
+			     sc_errmsg());
+		d = (struct sc_subcircuit_desc){.name = "C",
+						.graph = c.g,
+						.nodes = cn,
+						.nnodes = 2,
+						.in = &cin,
+						.nin = 1};
+		cr_assert_eq(sc_subcircuit_create(&d, &cs), 0, "%s",
+			     sc_errmsg());
 	}
-}
-
-Test(route, bad_key_or_shard_count_is_einval)
-{
-	int64_t k[1] = {1};
-	struct sc_batch *b = keys(k, 1), *parts[2];
-
-	cr_assert_eq(sc_batch_route(b, 0, 2, parts), SC_EINVAL);
-	cr_assert_eq(sc_batch_route(b, 3, 2, parts), SC_EINVAL);
-	cr_assert_eq(sc_batch_route(b, 1, 0, parts), SC_EINVAL);
-	sc_batch_release(b);
+	cr_assert_eq(sc_exec_add(ex, sc_subcircuit_unit(ps), &id), 0);
+	cr_assert_eq(sc_exec_add(ex, sc_subcircuit_unit(cs), &id), 0);
+	/* mid is full (a frame P's end sent before), so P's first output
+	 * waits in its outbox; its second turn flushes it, then panics. */
+	cr_assert_eq(sc_edge_send(mid, keys(k100, 1)), 0);
+	cr_assert_eq(sc_edge_send(host, keys(k1, 1)), 0);
+	cr_assert_eq(sc_edge_send(host, keys(k13, 1)), 0);
+	cr_assert_eq(sc_exec_kick(ex, 0), 0);
+	cr_assert_eq(step_exec(ex, 1), 0); /* P: the 1 into the outbox */
+	cr_assert(sc_edge_has_outbox(mid));
+	cr_assert_eq(step_exec(ex, 1), 1); /* C takes the 100, kicks P */
+	cr_assert_eq(step_exec(ex, 1), 0); /* P flushes the 1, dies */
+	cr_assert_eq(sc_exec_unit_state(ex, 0), SC_UNIT_DEAD);
+	cr_assert_eq(sc_edge_pending(mid), 1, "the flushed frame is in mid");
+	/* P's death must kick C, which then takes the frame. */
+	cr_assert_eq(sc_exec_unit_state(ex, 1), SC_UNIT_QUEUED,
+		     "the dead producer did not kick its consumer");
+	cr_assert_eq(step_exec(ex, 1), 1);
+	cr_assert_eq(sc_edge_pending(mid), 0, "a frame was left in mid");
+	cr_assert_eq(
+	    sc_circuit_integral(sc_subcircuit_circuit(cs), c.out, &got), 0);
+	cr_assert_eq(sc_batch_count(got), 2, "C saw the 100 and the 1");
+	sc_batch_release(got);
+	cr_assert_eq(sc_exec_destroy(ex), 0);
+	sc_edge_destroy(host);
+	sc_edge_destroy(mid);
+	sc_graph_destroy(c.g);
 }
 
 /* The integral of `out` after feeding `batches` under placement p. */

@@ -1,0 +1,214 @@
+/*
+ * analysis.c - loops across units and the unit graph's components (see
+ * analysis.h). Tarjan's algorithm (Tarjan 1972, "Depth-first search and
+ * linear graph algorithms"), run once over the nodes (for loops) and once
+ * over the units (for gating).
+ */
+#include "units/analysis.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --- strongly connected components (Tarjan) -------------------------- */
+
+struct scc_state {
+	uint32_t n;
+	uint32_t **adj; /* adj[u]: successors, adj_n[u] of them */
+	uint32_t *adj_n, *adj_cap;
+	uint32_t *index, *low, *stack, *comp;
+	bool *on;
+	uint32_t next, sp, ncomp;
+};
+
+static void
+scc_visit(struct scc_state *s, uint32_t v)
+{
+	s->index[v] = s->low[v] = s->next++;
+	s->stack[s->sp++] = v;
+	s->on[v] = true;
+	for (uint32_t i = 0; i < s->adj_n[v]; i++) {
+		uint32_t w = s->adj[v][i];
+
+		if (s->index[w] == UINT32_MAX) {
+			scc_visit(s, w);
+			if (s->low[w] < s->low[v])
+				s->low[v] = s->low[w];
+		} else if (s->on[w] && s->index[w] < s->low[v]) {
+			s->low[v] = s->index[w];
+		}
+	}
+	if (s->low[v] == s->index[v]) {
+		uint32_t w;
+
+		do {
+			w = s->stack[--s->sp];
+			s->on[w] = false;
+			s->comp[w] = s->ncomp;
+		} while (w != v);
+		s->ncomp++;
+	}
+}
+
+static int
+add_arc(struct scc_state *s, uint32_t a, uint32_t b)
+{
+	uint32_t cap = s->adj_cap[a];
+	uint32_t *arr;
+
+	for (uint32_t i = 0; i < s->adj_n[a]; i++)
+		if (s->adj[a][i] == b)
+			return 0;
+	if (s->adj_n[a] == cap) {
+		cap = cap ? 2 * cap : 4;
+		arr = realloc(s->adj[a], cap * sizeof(*arr));
+		if (!arr)
+			return sc__fail(SC_ENOMEM, "sc_analysis: %u arcs", cap);
+		s->adj[a] = arr;
+		s->adj_cap[a] = cap;
+	}
+	s->adj[a][s->adj_n[a]++] = b;
+	return 0;
+}
+
+/*
+ * The strongly connected components of the graph's streams, with every
+ * node mapped to a vertex: its unit (by_unit) or itself. comp[vertex]
+ * receives the component of each of the n vertices.
+ */
+static int
+scc_of(const struct sc_graph *g, const struct sc_placement *p, bool by_unit,
+       uint32_t *comp)
+{
+	size_t nn = sc_graph_node_count(g);
+	uint32_t n = by_unit ? sc_placement_units(p) : (uint32_t)nn;
+	struct scc_state s;
+	int rc = 0;
+
+	memset(&s, 0, sizeof(s));
+	s.n = n;
+	s.adj = calloc(n, sizeof(*s.adj));
+	s.adj_n = calloc(n, sizeof(uint32_t));
+	s.adj_cap = calloc(n, sizeof(uint32_t));
+	s.index = malloc(n * sizeof(uint32_t));
+	s.low = malloc(n * sizeof(uint32_t));
+	s.stack = malloc(n * sizeof(uint32_t));
+	s.on = calloc(n, sizeof(bool));
+	s.comp = comp;
+	if (!s.adj || !s.adj_n || !s.adj_cap || !s.index || !s.low ||
+	    !s.stack || !s.on) {
+		rc = sc__fail(SC_ENOMEM, "sc_analysis: %u vertices", n);
+		goto free_state;
+	}
+	for (size_t i = 0; i < nn && !rc; i++) {
+		struct sc_node_info ni;
+		uint32_t b = by_unit ? (uint32_t)sc_placement_unit_of(p, (int)i)
+				     : (uint32_t)i;
+
+		if ((rc = sc_graph_node_info(g, (int)i, &ni)) != 0)
+			break;
+		for (uint32_t q = 0; q < ni.ninputs && !rc; q++) {
+			uint32_t a = by_unit ? (uint32_t)sc_placement_unit_of(
+						   p, ni.inputs[q])
+					     : (uint32_t)ni.inputs[q];
+
+			if (a != b)
+				rc = add_arc(&s, a, b);
+		}
+	}
+	for (uint32_t v = 0; v < n; v++)
+		s.index[v] = UINT32_MAX;
+	for (uint32_t v = 0; v < n && !rc; v++)
+		if (s.index[v] == UINT32_MAX)
+			scc_visit(&s, v);
+free_state:
+	for (uint32_t v = 0; s.adj && v < n; v++)
+		free(s.adj[v]);
+	free(s.adj);
+	free(s.adj_n);
+	free(s.adj_cap);
+	free(s.index);
+	free(s.low);
+	free(s.stack);
+	free(s.on);
+	return rc;
+}
+
+/* Loops must stay inside one unit (analysis.h, "Loops"). Returns 0 or
+ * SC_EINVAL naming an edge of the loop that crosses units. */
+static int
+check_loops(const struct sc_graph *g, const struct sc_placement *p)
+{
+	size_t nn = sc_graph_node_count(g);
+	uint32_t *comp = malloc((nn ? nn : 1) * sizeof(*comp));
+	int rc;
+
+	if (!comp)
+		return sc__fail(SC_ENOMEM, "sc_runtime_create: %zu nodes", nn);
+	rc = scc_of(g, p, false, comp);
+	for (size_t i = 0; i < nn && !rc; i++) {
+		struct sc_node_info ni, si;
+
+		if ((rc = sc_graph_node_info(g, (int)i, &ni)) != 0)
+			break;
+		for (uint32_t q = 0; q < ni.ninputs && !rc; q++) {
+			int from = ni.inputs[q];
+
+			if (comp[from] != comp[i] ||
+			    sc_placement_unit_of(p, from) ==
+				sc_placement_unit_of(p, (int)i) ||
+			    sc_graph_node_info(g, from, &si) != 0)
+				continue;
+			rc = sc__fail(SC_EINVAL,
+				      "sc_runtime_create: the loop through "
+				      "'%s' -> '%s' crosses units %d and %d; "
+				      "a loop must stay inside one unit",
+				      si.name, ni.name,
+				      sc_placement_unit_of(p, from),
+				      sc_placement_unit_of(p, (int)i));
+		}
+	}
+	free(comp);
+	return rc;
+}
+
+int
+sc_analysis_init(struct sc_analysis *a, const struct sc_graph *g,
+		 const struct sc_placement *p)
+{
+	uint32_t n;
+	int rc;
+
+	if (!a || !g || !p)
+		return sc__fail(SC_EINVAL, "sc_analysis_init: NULL");
+	memset(a, 0, sizeof(*a));
+	if ((rc = check_loops(g, p)) != 0)
+		return rc;
+	n = sc_placement_units(p);
+	a->comp = malloc((n ? n : 1) * sizeof(*a->comp));
+	if (!a->comp)
+		return sc__fail(SC_ENOMEM, "sc_runtime_create: %u units", n);
+	if ((rc = scc_of(g, p, true, a->comp)) != 0) {
+		free(a->comp);
+		a->comp = NULL;
+		return rc;
+	}
+	a->nunits = n;
+	return 0;
+}
+
+void
+sc_analysis_fini(struct sc_analysis *a)
+{
+	if (!a)
+		return;
+	free(a->comp);
+	a->comp = NULL;
+	a->nunits = 0;
+}
+
+bool
+sc_analysis_gates(const struct sc_analysis *a, uint32_t from, uint32_t to)
+{
+	return a->comp[from] != a->comp[to];
+}
