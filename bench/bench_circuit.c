@@ -76,7 +76,7 @@ make_delta(size_t n, uint64_t seed)
 	if (!w)
 		fail("no memory");
 	for (size_t i = 0; i < 2 * n; i++)
-		w[i] = sc_bench_rng(&seed);
+		w[i] = sc_splitmix_next(&seed);
 	if (sc_batch_from_records(2, w, NULL, n, &b))
 		fail("delta");
 	free(w);

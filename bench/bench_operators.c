@@ -63,15 +63,6 @@ check(int rc, const char *what)
 		fail(what, rc);
 }
 
-static uint64_t
-mix(uint64_t z)
-{
-	z += 0x9e3779b97f4a7c15ULL;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /* --- the subjects ----------------------------------------------------------
  */
 
@@ -85,7 +76,7 @@ static const char *const kind_name[] = {"join", "distinct", "aggregate sum",
 static void
 make_row(enum kind k, uint64_t n, uint64_t i, uint64_t salt, uint64_t *row)
 {
-	uint64_t h = mix(i ^ salt);
+	uint64_t h = sc_splitmix_mix(i ^ salt);
 
 	switch (k) {
 	case K_JOIN:
@@ -95,7 +86,8 @@ make_row(enum kind k, uint64_t n, uint64_t i, uint64_t salt, uint64_t *row)
 		break;
 	default:
 		row[0] = h % (n / 10 ? n / 10 : 1);
-		row[1] = sc_enc_i64((int64_t)(mix(h) % 2000000) - 1000000);
+		row[1] = sc_enc_i64((int64_t)(sc_splitmix_mix(h) % 2000000) -
+				    1000000);
 		break;
 	}
 }
@@ -118,7 +110,7 @@ make_delta(enum kind k, uint64_t n, uint64_t from, size_t count, size_t retract,
 		check(sc_batch_builder_push(&b, row, 2, 1), "push");
 	}
 	for (size_t r = 0; r < retract && from > 0; r++) {
-		uint64_t j = mix((*seed)++) % from;
+		uint64_t j = sc_splitmix_mix((*seed)++) % from;
 
 		if (gone[j / 8] & (1u << (j % 8)))
 			continue;

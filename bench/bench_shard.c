@@ -27,6 +27,7 @@
 
 #include "bench/harness.h"
 #include "operators/aggregate.h"
+#include "operators/base.h"
 #include "bench/workload_grid.h"
 #include "units/placement.h"
 #include "units/runtime.h"
@@ -41,17 +42,6 @@ fail(const char *what)
 }
 
 /* --- the sharded aggregate --------------------------------------------- */
-
-/* splitmix64: the rows' keys and values. */
-static uint64_t
-next_rand(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 struct agg_work {
 	struct sc_graph *g;
@@ -85,7 +75,7 @@ agg_work_init(struct agg_work *w, size_t nbatches, size_t rows_per)
 	w->batches = calloc(nbatches, sizeof(*w->batches));
 	for (size_t i = 0; i < nbatches; i++) {
 		for (size_t r = 0; r < rows_per; r++) {
-			uint64_t v = next_rand(&x);
+			uint64_t v = sc_splitmix_next(&x);
 
 			rows[2 * r] = sc_enc_i64((int64_t)(v % 1000000));
 			rows[2 * r + 1] = sc_enc_i64((int64_t)(v >> 54));

@@ -40,8 +40,9 @@ make_values(size_t n, uint64_t seed)
 	double *v = malloc(n * sizeof(*v));
 
 	for (size_t i = 0; v && i < n; i++)
-		v[i] =
-		    (double)((int64_t)(sc_bench_rng(&seed) % 10100000) - 100000) / 100.0;
+		v[i] = (double)((int64_t)(sc_splitmix_next(&seed) % 10100000) -
+				100000) /
+		       100.0;
 	return v;
 }
 
@@ -51,7 +52,7 @@ make_groups(size_t n, uint32_t groups, uint64_t seed)
 	uint32_t *g = malloc(n * sizeof(*g));
 
 	for (size_t i = 0; g && i < n; i++)
-		g[i] = (uint32_t)(sc_bench_rng(&seed) % groups);
+		g[i] = (uint32_t)(sc_splitmix_next(&seed) % groups);
 	return g;
 }
 

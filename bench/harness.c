@@ -13,10 +13,7 @@ static bool sc_bench_quick_mode;
 uint64_t
 sc_bench_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return sc_clock_ns();
 }
 
 uint64_t

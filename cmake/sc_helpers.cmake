@@ -1,11 +1,22 @@
 # Helpers shared by the layer folders, tests and benchmarks.
 
-# sc_layer(NAME DEPS): every NAME/*.c becomes the object library
-# sc_NAME_obj and the static library sc_NAME, linked to DEPS. A layer with no
-# sources yet is an interface library so that dependants still configure.
+# sc_layer(NAME DEPS [SOURCES file...]): the object library sc_NAME_obj and
+# the static library sc_NAME, linked to DEPS, from the SOURCES given (paths
+# relative to the top) or else from every NAME/*.c that no earlier layer
+# took (so the base, sc_base, can be carved out of operators/). A layer with
+# no sources yet is an interface library so that dependants still configure.
 set(SC_LAYERS)
+set(SC_LAYER_SOURCES)
 function(sc_layer name deps)
-  file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/${name}/*.c)
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "SOURCES")
+  if(arg_SOURCES)
+    list(TRANSFORM arg_SOURCES PREPEND ${CMAKE_SOURCE_DIR}/ OUTPUT_VARIABLE srcs)
+  else()
+    file(GLOB srcs CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/${name}/*.c)
+    if(srcs AND SC_LAYER_SOURCES)
+      list(REMOVE_ITEM srcs ${SC_LAYER_SOURCES})
+    endif()
+  endif()
   if(srcs)
     add_library(sc_${name}_obj OBJECT ${srcs})
     target_include_directories(sc_${name}_obj PUBLIC ${CMAKE_SOURCE_DIR})
@@ -14,6 +25,7 @@ function(sc_layer name deps)
     target_link_libraries(sc_${name} PUBLIC ${deps} PkgConfig::CK m ${SC_ALLOCATOR})
     target_include_directories(sc_${name} PUBLIC ${CMAKE_SOURCE_DIR})
     set(SC_LAYERS ${SC_LAYERS} ${name} PARENT_SCOPE)
+    set(SC_LAYER_SOURCES ${SC_LAYER_SOURCES} ${srcs} PARENT_SCOPE)
   else()
     add_library(sc_${name} INTERFACE)
     target_link_libraries(sc_${name} INTERFACE ${deps})

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "operators/error.h"
-#include "runtime/clock_int.h"
+#include "operators/base_int.h"
 #include "runtime/panic_int.h"
 
 #define SC_EXEC_DEFAULT_CAPACITY 1024
@@ -29,12 +29,6 @@
 #define SC_TURN_RUNNING	  0 /* claimed; its turn has not returned yet */
 #define SC_TURN_RETURNED  1 /* sc_exec_run saw it return; too late */
 #define SC_TURN_CONDEMNED 2 /* condemned: abandoned when it returns */
-
-#if defined(__x86_64__) || defined(__i386__)
-#define cpu_relax() __builtin_ia32_pause()
-#else
-#define cpu_relax() atomic_signal_fence(memory_order_seq_cst)
-#endif
 
 struct sc__slot {
 	struct sc_unit *unit;	       /* the unit while in its slot; NULL while
@@ -125,7 +119,7 @@ sc_unit_state_name(enum sc_unit_state s)
 uint64_t
 sc_exec_now_ns(void)
 {
-	return sc__clock_coarse_ns();
+	return sc_clock_coarse_ns();
 }
 
 /* --- create / destroy / add -------------------------------------------- */
@@ -133,21 +127,13 @@ sc_exec_now_ns(void)
 static int
 init_sync(struct sc_exec *ex)
 {
-	pthread_condattr_t ca;
-
 	if (pthread_mutex_init(&ex->mu, NULL) != 0)
 		goto fail;
 	if (pthread_cond_init(&ex->work_cv, NULL) != 0)
 		goto undo_mu;
-	if (pthread_condattr_init(&ca) != 0)
+	if (sc__cond_init(&ex->idle_cv) != 0)
 		goto undo_work_cv;
-	(void)pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	if (pthread_cond_init(&ex->idle_cv, &ca) != 0)
-		goto undo_ca;
-	pthread_condattr_destroy(&ca);
 	return 0;
-undo_ca:
-	pthread_condattr_destroy(&ca);
 undo_work_cv:
 	pthread_cond_destroy(&ex->work_cv);
 undo_mu:
@@ -433,7 +419,7 @@ spin_for_work(struct sc_exec *ex)
 		if (atomic_load_explicit(&ex->qlen, memory_order_relaxed) ||
 		    atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
 			return;
-		cpu_relax();
+		sc_cpu_relax();
 	}
 }
 
@@ -974,7 +960,7 @@ slot_info_locked(struct sc__slot *s, uint32_t id, uint64_t now,
 size_t
 sc_exec_snapshot(struct sc_exec *ex, struct sc_exec_unit_info *out, size_t max)
 {
-	uint64_t now = sc__clock_coarse_ns();
+	uint64_t now = sc_clock_coarse_ns();
 	uint32_t n;
 
 	pthread_mutex_lock(&ex->mu);

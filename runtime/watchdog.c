@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "operators/error.h"
-#include "runtime/clock_int.h"
+#include "operators/base_int.h"
 
 #define MS ((uint64_t)1000000)
 
@@ -530,28 +530,18 @@ fill_opts(struct sc_watchdog_opts *o, const struct sc_watchdog_opts *in)
 static int
 init_sync(struct sc_watchdog *wd)
 {
-	pthread_condattr_t ca;
-	int rc = SC_ESTATE;
-
-	if (pthread_condattr_init(&ca))
-		return rc;
-	if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC))
-		goto out_attr;
 	if (pthread_mutex_init(&wd->mu, NULL))
-		goto out_attr;
-	if (pthread_cond_init(&wd->tick_cv, &ca))
+		return SC_ESTATE;
+	if (sc__cond_init(&wd->tick_cv))
 		goto out_mutex;
-	if (pthread_cond_init(&wd->report_cv, &ca))
+	if (sc__cond_init(&wd->report_cv))
 		goto out_tick;
-	rc = 0;
-	goto out_attr;
+	return 0;
 out_tick:
 	pthread_cond_destroy(&wd->tick_cv);
 out_mutex:
 	pthread_mutex_destroy(&wd->mu);
-out_attr:
-	pthread_condattr_destroy(&ca);
-	return rc;
+	return SC_ESTATE;
 }
 
 static void

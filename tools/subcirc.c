@@ -1392,11 +1392,11 @@ stress_check(struct sc_runtime *rt, struct stress_case *k)
 		 * stands. */
 		if (!rc && !k->single_failed &&
 		    !sc_batch_equal(got, k->expect[i]))
-			rc = sc__fail(SC_ESTATE,
-				      "output %d differs from the single "
-				      "circuit's (%zu rows, expected %zu)",
-				      k->outs[i], sc_batch_count(got),
-				      sc_batch_count(k->expect[i]));
+			rc = sc_errorf(SC_ESTATE,
+				       "output %d differs from the single "
+				       "circuit's (%zu rows, expected %zu)",
+				       k->outs[i], sc_batch_count(got),
+				       sc_batch_count(k->expect[i]));
 		if (!rc && k->gr)
 			rc = sc_grid_verify(k->gr, k->outs[i], got);
 		sc_batch_release(got);

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "units/tsan_int.h"
+#include "operators/base_int.h"
 
 #define SC_EDGE_LINE 64
 

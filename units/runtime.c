@@ -19,6 +19,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "operators/base.h"
 #include "runtime/pool.h"
 #include "units/edge.h"
 #include "units/subcircuit.h"
@@ -101,15 +102,6 @@ grow(void **arr, size_t *cap, size_t need, size_t elem)
 	*arr = n;
 	*cap = c;
 	return 0;
-}
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* --- strongly connected components of the unit graph (Tarjan) --------- */
@@ -847,7 +839,8 @@ int
 sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
 		       uint64_t timeout_ns)
 {
-	uint64_t deadline = timeout_ns ? now_ns() + timeout_ns : UINT64_MAX;
+	uint64_t deadline =
+	    timeout_ns ? sc_clock_ns() + timeout_ns : UINT64_MAX;
 
 	for (;;) {
 		int rc = sc_runtime_submit(rt, input, b);
@@ -856,7 +849,7 @@ sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
 
 		if (rc != SC_EFULL)
 			return rc;
-		if (now_ns() >= deadline)
+		if (sc_clock_ns() >= deadline)
 			return sc__fail(SC_ETIMEDOUT,
 					"sc_runtime_submit_wait: input %d "
 					"still full",
@@ -874,11 +867,11 @@ sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
 		rc = sc_runtime_submit(rt, input, b);
 		if (rc == SC_EFULL) {
 			/* A 10 ms cap: a safety net, never the mechanism. */
-			t = now_ns() + 10000000ull;
+			t = sc_clock_ns() + 10000000ull;
 			t = t < deadline ? t : deadline;
 			clock_gettime(CLOCK_REALTIME, &ts);
 			t = (uint64_t)ts.tv_sec * 1000000000ull +
-			    (uint64_t)ts.tv_nsec + (t - now_ns());
+			    (uint64_t)ts.tv_nsec + (t - sc_clock_ns());
 			ts.tv_sec = (time_t)(t / 1000000000ull);
 			ts.tv_nsec = (long)(t % 1000000000ull);
 			pthread_cond_timedwait(&rt->wait_cv, &rt->wait_mu, &ts);
@@ -910,14 +903,15 @@ int
 sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 		     struct sc_panic_record *first)
 {
-	uint64_t deadline = timeout_ns ? now_ns() + timeout_ns : UINT64_MAX;
+	uint64_t deadline =
+	    timeout_ns ? sc_clock_ns() + timeout_ns : UINT64_MAX;
 
 	if (!rt)
 		return sc__fail(SC_EINVAL, "sc_runtime_wait_idle: NULL");
 	if (rt->pool)
 		return sc_exec_wait_idle(rt->ex, timeout_ns, first);
 	while (run_one(rt))
-		if (now_ns() >= deadline)
+		if (sc_clock_ns() >= deadline)
 			return sc__fail(SC_ETIMEDOUT,
 					"sc_runtime_wait_idle: still busy");
 	return first_panic(rt, first);

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "operators/aggregate.h"
+#include "operators/base.h"
 #include "operators/batch.h"
 #include "operators/graph.h"
 #include "operators/schema.h"
@@ -136,16 +137,6 @@ ug_grid_staged(const struct ug_grid *gr, int32_t *map, size_t n)
 		map[i] = (int)i <= gr->agg_col ? 0 : 1;
 }
 
-static inline uint64_t
-ug_next(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 /*
  * ug_grid_edits - a batch of `n` random cell edits, each the retraction
  * of the cell's old value (if it had one) and the insertion of the new one
@@ -163,7 +154,7 @@ ug_grid_edits(struct ug_grid *gr, size_t n)
 	if (!rows || !w)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t x = ug_next(&gr->rng);
+		uint64_t x = sc_splitmix_next(&gr->rng);
 		int64_t r = (int64_t)(x % (uint64_t)gr->h);
 		int64_t c = (int64_t)((x >> 20) % (uint64_t)gr->w);
 		int64_t v = (int64_t)((x >> 40) % 100);
