@@ -51,12 +51,6 @@ sc_trace_destroy(struct sc_trace *t)
 	free(t);
 }
 
-uint32_t
-sc_trace_ncols(const struct sc_trace *t)
-{
-	return t ? t->ncols : 0;
-}
-
 size_t
 sc_trace_runs(const struct sc_trace *t)
 {
