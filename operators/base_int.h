@@ -8,6 +8,7 @@
 #define SC_BASE_INT_H
 
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -48,6 +49,26 @@ static inline uint64_t
 sc__deadline_add(uint64_t now_ns, uint64_t after_ns)
 {
 	return after_ns > UINT64_MAX - now_ns ? UINT64_MAX : now_ns + after_ns;
+}
+
+/* --- lock-held checks ----------------------------------------------------- */
+
+/*
+ * sc__mutex_locked - whether *mu is locked, by some thread: for
+ * SC_ASSERT(sc__mutex_locked(&x->mu)) where a comment says "the caller
+ * holds x->mu". A trylock cannot tell the owner from another thread, so
+ * the check catches a caller that holds nothing (the usual slip), not one
+ * whose lock another thread happens to hold; on a default (non-recursive)
+ * mutex it never fires when the caller does hold it. If the lock was free
+ * it is taken and given back at once, so the check changes nothing.
+ */
+static inline bool
+sc__mutex_locked(pthread_mutex_t *mu)
+{
+	if (pthread_mutex_trylock(mu) != 0)
+		return true;
+	(void)pthread_mutex_unlock(mu);
+	return false;
 }
 
 /* --- ThreadSanitizer annotations

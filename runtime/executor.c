@@ -92,9 +92,32 @@ slot_state(const struct sc__slot *s)
 	return atomic_load_explicit(&s->state, memory_order_relaxed);
 }
 
+/* The state machine's edges (executor.h): kick IDLE->QUEUED and
+ * RUNNING->RUNNING_KICKED, claim QUEUED->RUNNING, finish RUNNING*->IDLE or
+ * QUEUED, abandon RUNNING*->DEAD, shutdown QUEUED->IDLE, and add's first
+ * IDLE on a zeroed (IDLE) slot. DEAD is final. For SC_ASSERT. */
+static inline bool
+state_edge_ok(int from, int to)
+{
+	switch (from) {
+	case SC_UNIT_IDLE:
+		return to == SC_UNIT_IDLE || to == SC_UNIT_QUEUED;
+	case SC_UNIT_QUEUED:
+		return to == SC_UNIT_RUNNING || to == SC_UNIT_IDLE;
+	case SC_UNIT_RUNNING:
+		return to != SC_UNIT_RUNNING;
+	case SC_UNIT_RUNNING_KICKED:
+		return to == SC_UNIT_IDLE || to == SC_UNIT_QUEUED ||
+		       to == SC_UNIT_DEAD;
+	default:
+		return false;
+	}
+}
+
 static inline void
 slot_set_state(struct sc__slot *s, int st)
 {
+	SC_ASSERT(state_edge_ok(slot_state(s), st));
 	atomic_store_explicit(&s->state, st, memory_order_relaxed);
 }
 
@@ -371,6 +394,7 @@ claim_locked(struct sc_exec *ex, uint32_t id, int32_t worker,
 {
 	struct sc__slot *s = &ex->slots[id];
 
+	SC_ASSERT(s->unit != NULL); /* the token is in the slot */
 	slot_set_state(s, SC_UNIT_RUNNING);
 	atomic_store_explicit(&s->queued_since, 0, memory_order_relaxed);
 	atomic_store_explicit(&s->running_since, 0, memory_order_relaxed);
@@ -612,6 +636,9 @@ finish_locked(struct sc_exec *ex, struct sc_claim *c)
 	struct sc__slot *s = &ex->slots[c->id];
 	bool again;
 
+	SC_ASSERT(sc__mutex_locked(&ex->mu));
+	/* The claim holds this slot's token, and the slot does not. */
+	SC_ASSERT(s->unit == NULL && c->unit == s->ref && ex->running > 0);
 	s->unit = c->unit; /* the token goes back */
 	ex->running--;
 	relaxed_inc(&s->turns, 1);
@@ -755,6 +782,7 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 	rec.in_destroy = false;
 
 	pthread_mutex_lock(&ex->mu);
+	SC_ASSERT(s->unit == NULL && u == s->ref); /* the claim's token */
 	slot_set_state(s, SC_UNIT_DEAD);
 	s->ref = NULL; /* no has_pending from now: destroy is next */
 	relaxed_inc(&s->turns, 1);

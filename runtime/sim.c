@@ -41,6 +41,17 @@ trace_mix(struct sim *s, uint64_t a, uint64_t b)
 	s->r->trace = (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ULL;
 }
 
+/* Whether claim c holds a unit the executor sees running (for asserts: a
+ * held unit has been claimed and not handed back). */
+static inline bool
+claimed_and_running(struct sim *s, const struct sc_claim *c)
+{
+	int st = sc_exec_unit_state(s->ex, c->id);
+
+	return c->unit && (st == SC_UNIT_RUNNING ||
+			   st == SC_UNIT_RUNNING_KICKED);
+}
+
 /* Kicks that landed on held units: a held unit in RUNNING_KICKED. */
 static void
 count_kicks_on_held(struct sim *s, const bool *was_kicked)
@@ -68,6 +79,9 @@ run_and_hold(struct sim *s)
 	struct sc_claim *c = &s->held[s->nheld];
 	uint32_t budget = s->o->budget ? s->o->budget : 1 + sim_below(s, 4);
 
+	/* Just claimed, into the first free held slot. */
+	SC_ASSERT(s->nheld < SC_SIM_HELD_MAX);
+	SC_ASSERT(claimed_and_running(s, c));
 	s->r->turns++;
 	trace_mix(s, EV_CLAIM, c->id);
 	if (sc_exec_run(s->ex, c, budget) != 0) {
@@ -100,6 +114,8 @@ ev_finish(struct sim *s)
 	struct sc_claim tmp;
 	int rc = SC_EEMPTY;
 
+	SC_ASSERT(s->nheld > 0 && i < s->nheld);
+	SC_ASSERT(claimed_and_running(s, &s->held[i]));
 	trace_mix(s, EV_FINISH + 16 * chain, s->held[i].id);
 	held_kicked(s, kicked);
 	/* Keep the claims dense: swap the finishing one to the end. */

@@ -55,6 +55,7 @@ struct sc_watchdog {
 	_Atomic uint64_t condemned;			/* turns condemned */
 
 	/* Monitor thread only, from here on. */
+	pthread_t monitor;		/* the monitor, as it sees itself */
 	struct sc_exec_info info;	/* this check's figures */
 	struct sc_exec_unit_info *snap; /* this check's snapshot */
 	size_t n;			/* units in snap */
@@ -224,6 +225,7 @@ emit(struct sc_watchdog *wd, struct wd_memo *m, struct sc_watchdog_report *r,
 {
 	unsigned k = r->kind;
 
+	SC_ASSERT(k < SC_WATCHDOG_KINDS);
 	if (m->last_report[k] &&
 	    since(m->last_report[k], now) < wd->o.rate_limit_ns) {
 		m->suppressed[k]++;
@@ -382,6 +384,7 @@ check_unit(struct sc_watchdog *wd, const struct sc_exec_unit_info *u,
 {
 	uint64_t d;
 
+	SC_ASSERT(u->id < wd->cap); /* its memo exists */
 	check_lost_kick(wd, u, now);
 	if (u->state == SC_UNIT_RUNNING || u->state == SC_UNIT_RUNNING_KICKED) {
 		d = since(u->running_since_ns, now);
@@ -441,6 +444,7 @@ take_snapshot(struct sc_watchdog *wd)
 		n = sc_exec_snapshot(wd->ex, wd->snap, wd->cap);
 	}
 	wd->n = n;
+	SC_ASSERT(wd->n <= wd->cap);
 	return true;
 }
 
@@ -449,6 +453,7 @@ check(struct sc_watchdog *wd)
 {
 	uint64_t now;
 
+	SC_ASSERT(pthread_equal(pthread_self(), wd->monitor));
 	sc_exec_info(wd->ex, &wd->info);
 	if (!take_snapshot(wd))
 		return; /* no memory this time; look again next period */
@@ -466,6 +471,8 @@ monitor_main(void *arg)
 	struct sc_watchdog *wd = arg;
 	struct timespec ts;
 
+	/* Not wd->thread: pthread_create may store that after we start. */
+	wd->monitor = pthread_self();
 	pthread_mutex_lock(&wd->mu);
 	while (!wd->stop) {
 		sc__clock_deadline(&ts, wd->o.period_ns);
