@@ -38,13 +38,6 @@ now_ns(void)
 	return use_cpu_clock ? sc_bench_cpu_ns() : sc_bench_now_ns();
 }
 
-static void
-fail(const char *what)
-{
-	(void)fprintf(stderr, "bench_circuit: %s: %s\n", what, sc_errmsg());
-	exit(1);
-}
-
 static int
 swap_inc(void *ctx, const uint64_t *row, uint64_t *out)
 {
@@ -74,11 +67,11 @@ make_delta(size_t n, uint64_t seed)
 	struct sc_batch *b = NULL;
 
 	if (!w)
-		fail("no memory");
+		sc_bench_fail("no memory");
 	for (size_t i = 0; i < 2 * n; i++)
 		w[i] = sc_splitmix_next(&seed);
 	if (sc_batch_from_records(2, w, NULL, n, &b))
-		fail("delta");
+		sc_bench_fail("delta");
 	free(w);
 	return b;
 }
@@ -92,13 +85,13 @@ make_chain(struct sc_graph *g, bool filter, int len, int *in)
 	int id;
 
 	if (sc_schema_init(&s, 2, t, NULL))
-		fail("schema");
+		sc_bench_fail("schema");
 	id = *in = sc_graph_input(g, "in", &s);
 	for (int i = 0; i < len; i++)
 		id = filter ? sc_graph_filter(g, id, mostly, &salts[i])
 			    : sc_graph_map(g, id, &s, swap_inc, NULL);
 	if (id < 0)
-		fail("chain");
+		sc_bench_fail("chain");
 	return id;
 }
 
@@ -113,15 +106,15 @@ time_circuit(bool filter, int len, struct sc_batch *delta, int steps)
 	int in, last;
 
 	if (sc_graph_create(&g))
-		fail("graph");
+		sc_bench_fail("graph");
 	last = make_chain(g, filter, len, &in);
 	if (sc_circuit_create(g, &c))
-		fail("circuit");
+		sc_bench_fail("circuit");
 	t0 = now_ns();
 	for (int i = 0; i < steps; i++) {
 		if ((delta && sc_circuit_feed(c, in, delta)) ||
 		    sc_circuit_step(c))
-			fail("step");
+			sc_bench_fail("step");
 	}
 	sec = (double)(now_ns() - t0) / 1e9;
 	sc_bench_keep(&last);
@@ -145,14 +138,14 @@ time_by_hand(bool filter, int len, struct sc_batch *delta, int steps)
 	double sec;
 
 	if (sc_batch_builder_init(&bld, 2))
-		fail("builder");
+		sc_bench_fail("builder");
 	t0 = now_ns();
 	for (int i = 0; i < steps; i++) {
 		struct sc_batch *cur = sc_batch_retain(delta), *next;
 
 		for (int l = 0; l < len; l++) {
 			if (sc_batch_builder_reserve(&bld, cur->count))
-				fail("reserve");
+				sc_bench_fail("reserve");
 			for (size_t r = 0; r < cur->count; r++) {
 				const uint64_t *row = sc_batch_row(cur, r);
 				bool keep = true;
@@ -164,10 +157,10 @@ time_by_hand(bool filter, int len, struct sc_batch *delta, int steps)
 				if (keep && sc_batch_builder_push(
 						&bld, filter ? row : out, 2,
 						sc_batch_weight(cur, r)))
-					fail("push");
+					sc_bench_fail("push");
 			}
 			if (sc_batch_builder_finish(&bld, &next))
-				fail("finish");
+				sc_bench_fail("finish");
 			sc_batch_release(cur);
 			cur = next;
 		}

@@ -56,7 +56,7 @@ rates_since(struct stamp t0, double items, double *wall, double *cpu)
 static uint64_t *
 make_input(size_t n, uint64_t seed)
 {
-	uint64_t *d = malloc(n * STRIDE * sizeof(uint64_t)), s = seed;
+	uint64_t *d = calloc(n * STRIDE, sizeof(uint64_t)), s = seed;
 
 	if (!d)
 		return NULL;

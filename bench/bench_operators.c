@@ -49,18 +49,10 @@
 #define LOAD_CHUNK 100000
 
 static void
-fail(const char *what, int rc)
-{
-	(void)fprintf(stderr, "bench_operators: %s: %s (%s)\n", what,
-		      sc_strerror(rc), sc_errmsg());
-	exit(1);
-}
-
-static void
 check(int rc, const char *what)
 {
 	if (rc)
-		fail(what, rc);
+		sc_bench_fail(what);
 }
 
 /* --- the subjects ----------------------------------------------------------
@@ -320,7 +312,7 @@ table_append(struct table *t, const struct sc_batch *b)
 		t->rows = realloc(t->rows, t->cap * 2 * sizeof(uint64_t));
 		t->weights = realloc(t->weights, t->cap * sizeof(int64_t));
 		if (!t->rows || !t->weights)
-			fail("table", SC_ENOMEM);
+			sc_bench_fail("table: out of memory");
 	}
 	for (size_t i = 0; i < sc_batch_count(b); i++, t->n++) {
 		memcpy(t->rows + 2 * t->n, sc_batch_row(b, i), 16);
@@ -392,7 +384,7 @@ run_load(struct run *r, enum kind k, uint64_t n)
 	r->gone = calloc(2 * n / 8 + DELTA, 1);
 	gone_b = calloc(n / 8 + 1, 1);
 	if (!r->gone || !gone_b)
-		fail("memory", SC_ENOMEM);
+		sc_bench_fail("out of memory");
 	subject_create(&r->s, k);
 	r->base_a = load_stream(r, 1, r->gone, false);
 	if (k == K_JOIN)

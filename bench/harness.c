@@ -9,6 +9,7 @@
 #include <time.h>
 
 static bool sc_bench_quick_mode;
+static const char *sc_bench_prog = "bench"; /* argv[0]'s last part */
 
 uint64_t
 sc_bench_now_ns(void)
@@ -31,10 +32,25 @@ sc_bench_init(int argc, char **argv)
 	const char *env = getenv("SC_BENCH_QUICK");
 
 	sc_bench_quick_mode = env && *env && strcmp(env, "0") != 0;
+	if (argc > 0 && argv[0]) {
+		const char *slash = strrchr(argv[0], '/');
+
+		sc_bench_prog = slash ? slash + 1 : argv[0];
+	}
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--quick") == 0)
 			sc_bench_quick_mode = true;
 	return sc_bench_quick_mode;
+}
+
+void
+sc_bench_fail(const char *what)
+{
+	const char *msg = sc_errmsg();
+
+	(void)fprintf(stderr, "%s: %s%s%s%s\n", sc_bench_prog, what,
+		      *msg ? " (" : "", msg, *msg ? ")" : "");
+	_Exit(1);
 }
 
 bool
@@ -93,5 +109,5 @@ sc_bench_emit(const char *bench, const char *kase, const char *unit,
 	} else {
 		printf("null, \"baseline_value\": null, \"ratio\": null}\n");
 	}
-	fflush(stdout);
+	(void)fflush(stdout);
 }

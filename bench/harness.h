@@ -34,6 +34,16 @@ uint64_t sc_bench_cpu_ns(void);
 /* Parse the common flags (--quick) from argv; returns true in quick mode. */
 bool sc_bench_init(int argc, char **argv);
 
+/*
+ * sc_bench_fail - print "<program>: <what> (<sc_errmsg()>)" on stderr and
+ * end the program with status 1, from any thread: for a step a benchmark
+ * cannot go on without. It ends with _Exit, not exit: the at-exit
+ * handlers would race with the threads still running, and a failed
+ * benchmark has nothing to save (each result line was flushed when
+ * printed).
+ */
+void sc_bench_fail(const char *what) __attribute__((noreturn));
+
 /* True once sc_bench_init saw --quick or SC_BENCH_QUICK=1. */
 bool sc_bench_quick(void);
 

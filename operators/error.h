@@ -72,8 +72,18 @@ void sc_error_clear(void);
 int sc_errorf(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* The library's older name for sc_errorf, still used by its own failing
- * paths; the same function. Code outside the library calls sc_errorf. */
-#define sc__fail sc_errorf
+/*
+ * sc__fail - the library's own spelling of sc_errorf, used by its failing
+ * paths; code outside the library calls sc_errorf. It is a macro that
+ * yields `code` itself, evaluated once, so that the static analyser (which
+ * cannot see into sc_errorf from another file) knows that a failing path
+ * returns its code, never 0.
+ */
+#define sc__fail(code, ...)                                                    \
+	__extension__({                                                        \
+		int sc_code_ = (code);                                         \
+		(void)sc_errorf(sc_code_, __VA_ARGS__);                        \
+		sc_code_;                                                      \
+	})
 
 #endif /* SC_ERROR_H */

@@ -48,8 +48,8 @@ claimed_and_running(struct sim *s, const struct sc_claim *c)
 {
 	int st = sc_exec_unit_state(s->ex, c->id);
 
-	return c->unit && (st == SC_UNIT_RUNNING ||
-			   st == SC_UNIT_RUNNING_KICKED);
+	return c->unit &&
+	       (st == SC_UNIT_RUNNING || st == SC_UNIT_RUNNING_KICKED);
 }
 
 /* Kicks that landed on held units: a held unit in RUNNING_KICKED. */

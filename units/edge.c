@@ -48,7 +48,7 @@ struct sc_edge {
 	 * which holds `drainer`). */
 	alignas(SC_EDGE_LINE) _Atomic uint64_t popped; /* frames out of ring */
 	_Atomic uint64_t rows_popped;		       /* their rows */
-	atomic_bool in_consumer;		       /* a poll runs (asserts) */
+	atomic_bool in_consumer; /* a poll runs (asserts) */
 };
 
 /*
@@ -197,8 +197,8 @@ ring_pop(struct sc_edge *e, uint64_t from, uint64_t to, struct sc_batch **out)
 {
 	uint64_t rows = 0;
 
-	SC_ASSERT(from == atomic_load_explicit(&e->popped,
-					       memory_order_relaxed));
+	SC_ASSERT(from ==
+		  atomic_load_explicit(&e->popped, memory_order_relaxed));
 	SC_ASSERT(to - from <= e->capacity);
 	for (uint64_t i = from; i < to; i++) {
 		struct ck_ring_buffer *slot = slot_of(e, i);
