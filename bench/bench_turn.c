@@ -37,23 +37,13 @@
 
 static int reps;
 
-/* All threads' CPU time, for the pool figures. */
-static uint64_t
-proc_cpu_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* Which clock the pool figures use (wall, or every thread's CPU). */
 static bool pool_cpu;
 
 static uint64_t
 pool_now_ns(void)
 {
-	return pool_cpu ? proc_cpu_now_ns() : sc_bench_now_ns();
+	return pool_cpu ? sc_bench_process_cpu_ns() : sc_bench_now_ns();
 }
 
 /* --- units ---------------------------------------------------------------- */

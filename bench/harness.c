@@ -17,13 +17,25 @@ sc_bench_now_ns(void)
 	return sc_clock_ns();
 }
 
+static uint64_t
+cpu_clock_ns(clockid_t id)
+{
+	struct timespec ts = {0, 0};
+
+	(void)clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
 uint64_t
 sc_bench_cpu_ns(void)
 {
-	struct timespec ts;
+	return cpu_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
 
-	(void)clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+uint64_t
+sc_bench_process_cpu_ns(void)
+{
+	return cpu_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 bool

@@ -31,6 +31,9 @@ uint64_t sc_bench_now_ns(void);
  */
 uint64_t sc_bench_cpu_ns(void);
 
+/* Every thread's CPU time in nanoseconds (a pool's, summed). */
+uint64_t sc_bench_process_cpu_ns(void);
+
 /* Parse the common flags (--quick) from argv; returns true in quick mode. */
 bool sc_bench_init(int argc, char **argv);
 
