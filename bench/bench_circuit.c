@@ -63,13 +63,6 @@ now_ns(void)
 	return use_cpu_clock ? sc_bench_cpu_ns() : sc_bench_now_ns();
 }
 
-static void
-fail(const char *what)
-{
-	(void)fprintf(stderr, "bench_circuit: %s: %s\n", what, sc_errmsg());
-	exit(1);
-}
-
 static int
 swap_inc(void *ctx, const uint64_t *row, uint64_t *out)
 {
@@ -99,11 +92,11 @@ make_delta(size_t n, uint64_t seed)
 	struct sc_batch *b = NULL;
 
 	if (!w)
-		fail("no memory");
+		sc_bench_fail("no memory");
 	for (size_t i = 0; i < 2 * n; i++)
-		w[i] = sc_bench_rng(&seed);
+		w[i] = sc_splitmix_next(&seed);
 	if (sc_batch_from_records(2, w, NULL, n, &b))
-		fail("delta");
+		sc_bench_fail("delta");
 	free(w);
 	return b;
 }
@@ -117,13 +110,13 @@ make_chain(struct sc_graph *g, bool filter, int len, int *in)
 	int id;
 
 	if (sc_schema_init(&s, 2, t, NULL))
-		fail("schema");
+		sc_bench_fail("schema");
 	id = *in = sc_graph_input(g, "in", &s);
 	for (int i = 0; i < len; i++)
 		id = filter ? sc_graph_filter(g, id, mostly, &salts[i])
 			    : sc_graph_map(g, id, &s, swap_inc, NULL);
 	if (id < 0)
-		fail("chain");
+		sc_bench_fail("chain");
 	return id;
 }
 
@@ -138,15 +131,15 @@ time_circuit(bool filter, int len, struct sc_batch *delta, int steps)
 	int in, last;
 
 	if (sc_graph_create(&g))
-		fail("graph");
+		sc_bench_fail("graph");
 	last = make_chain(g, filter, len, &in);
 	if (sc_circuit_create(g, &c))
-		fail("circuit");
+		sc_bench_fail("circuit");
 	t0 = now_ns();
 	for (int i = 0; i < steps; i++) {
 		if ((delta && sc_circuit_feed(c, in, delta)) ||
 		    sc_circuit_step(c))
-			fail("step");
+			sc_bench_fail("step");
 	}
 	sec = (double)(now_ns() - t0) / 1e9;
 	sc_bench_keep(&last);
@@ -170,14 +163,14 @@ time_by_hand(bool filter, int len, struct sc_batch *delta, int steps)
 	double sec;
 
 	if (sc_batch_builder_init(&bld, 2))
-		fail("builder");
+		sc_bench_fail("builder");
 	t0 = now_ns();
 	for (int i = 0; i < steps; i++) {
 		struct sc_batch *cur = sc_batch_retain(delta), *next;
 
 		for (int l = 0; l < len; l++) {
 			if (sc_batch_builder_reserve(&bld, cur->count))
-				fail("reserve");
+				sc_bench_fail("reserve");
 			for (size_t r = 0; r < cur->count; r++) {
 				const uint64_t *row = sc_batch_row(cur, r);
 				bool keep = true;
@@ -189,10 +182,10 @@ time_by_hand(bool filter, int len, struct sc_batch *delta, int steps)
 				if (keep && sc_batch_builder_push(
 						&bld, filter ? row : out, 2,
 						sc_batch_weight(cur, r)))
-					fail("push");
+					sc_bench_fail("push");
 			}
 			if (sc_batch_builder_finish(&bld, &next))
-				fail("finish");
+				sc_bench_fail("finish");
 			sc_batch_release(cur);
 			cur = next;
 		}
@@ -253,7 +246,7 @@ make_chains(int chains, int ids[CHAIN_LEN])
 	struct sc_graph *g;
 
 	if (sc_schema_init(&s, 2, t, NULL) || sc_graph_create(&g))
-		fail("graph");
+		sc_bench_fail("graph");
 	for (int c = 0; c < chains; c++) {
 		char in[16], out[16];
 		int id, chain[CHAIN_LEN];
@@ -266,7 +259,7 @@ make_chains(int chains, int ids[CHAIN_LEN])
 			chain[k] = id = sc_graph_map(g, id, &s, swap_inc, NULL);
 		chain[CHAIN_LEN - 1] = id = sc_graph_output(g, out, id);
 		if (id < 0)
-			fail("chain");
+			sc_bench_fail("chain");
 		if (c == 0)
 			for (int k = 0; k < CHAIN_LEN; k++)
 				ids[k] = chain[k];
@@ -284,7 +277,7 @@ time_steps(struct sc_circuit *c, int in, struct sc_batch *delta, int steps)
 	for (int i = 0; i < steps; i++)
 		if ((delta && sc_circuit_feed(c, in, delta)) ||
 		    sc_circuit_step(c))
-			fail("step");
+			sc_bench_fail("step");
 	return (double)(sc_bench_cpu_ns() - t0) / steps;
 }
 
@@ -311,7 +304,7 @@ bench_part(const char *what, int nodes, bool whole, struct sc_batch *delta,
 							CHAIN_LEN - 1, &c);
 
 		if (rc)
-			fail("circuit");
+			sc_bench_fail("circuit");
 		/* Warm the caches and the builders before timing. */
 		(void)time_steps(c, ids[0], delta, steps / 10 + 1);
 		ns[r] = time_steps(c, ids[0], delta, steps);

@@ -56,20 +56,20 @@ rates_since(struct stamp t0, double items, double *wall, double *cpu)
 static uint64_t *
 make_input(size_t n, uint64_t seed)
 {
-	uint64_t *d = malloc(n * STRIDE * sizeof(uint64_t)), s = seed;
+	uint64_t *d = calloc(n * STRIDE, sizeof(uint64_t)), s = seed;
 
 	if (!d)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t *r = d + i * STRIDE;
-		int64_t w = (int64_t)(sc_bench_rng(&s) % 6) - 3;
+		int64_t w = (int64_t)(sc_splitmix_next(&s) % 6) - 3;
 
-		if (i > 0 && sc_bench_rng(&s) % 10 == 0) {
-			memcpy(r, d + (sc_bench_rng(&s) % i) * STRIDE,
+		if (i > 0 && sc_splitmix_next(&s) % 10 == 0) {
+			memcpy(r, d + (sc_splitmix_next(&s) % i) * STRIDE,
 			       NCOLS * sizeof(uint64_t));
 		} else {
-			r[0] = sc_bench_rng(&s);
-			r[1] = sc_bench_rng(&s);
+			r[0] = sc_splitmix_next(&s);
+			r[1] = sc_splitmix_next(&s);
 		}
 		r[NCOLS] = (uint64_t)(w >= 0 ? w + 1 : w);
 	}

@@ -34,14 +34,16 @@ make_batch(size_t n, uint64_t seed, const struct sc_batch *like)
 	for (size_t i = 0; i < n; i++) {
 		int64_t w = 1;
 
-		if (like && sc_batch_count(like) && sc_bench_rng(&s) % 10 == 0) {
-			size_t j = sc_bench_rng(&s) % sc_batch_count(like);
+		if (like && sc_batch_count(like) &&
+		    sc_splitmix_next(&s) % 10 == 0) {
+			size_t j = sc_splitmix_next(&s) % sc_batch_count(like);
 
 			memcpy(row, sc_batch_row(like, j), sizeof(row));
-			w = sc_bench_rng(&s) % 2 ? -sc_batch_weight(like, j) : 1;
+			w = sc_splitmix_next(&s) % 2 ? -sc_batch_weight(like, j)
+						     : 1;
 		} else {
-			row[0] = sc_bench_rng(&s);
-			row[1] = sc_bench_rng(&s);
+			row[0] = sc_splitmix_next(&s);
+			row[1] = sc_splitmix_next(&s);
 		}
 		if (sc_batch_builder_push(&b, row, NCOLS, w))
 			abort();

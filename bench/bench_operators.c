@@ -49,27 +49,10 @@
 #define LOAD_CHUNK 100000
 
 static void
-fail(const char *what, int rc)
-{
-	(void)fprintf(stderr, "bench_operators: %s: %s (%s)\n", what,
-		      sc_strerror(rc), sc_errmsg());
-	exit(1);
-}
-
-static void
 check(int rc, const char *what)
 {
 	if (rc)
-		fail(what, rc);
-}
-
-static uint64_t
-mix(uint64_t z)
-{
-	z += 0x9e3779b97f4a7c15ULL;
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
+		sc_bench_fail(what);
 }
 
 /* --- the subjects ----------------------------------------------------------
@@ -85,7 +68,7 @@ static const char *const kind_name[] = {"join", "distinct", "aggregate sum",
 static void
 make_row(enum kind k, uint64_t n, uint64_t i, uint64_t salt, uint64_t *row)
 {
-	uint64_t h = mix(i ^ salt);
+	uint64_t h = sc_splitmix_mix(i ^ salt);
 
 	switch (k) {
 	case K_JOIN:
@@ -95,7 +78,8 @@ make_row(enum kind k, uint64_t n, uint64_t i, uint64_t salt, uint64_t *row)
 		break;
 	default:
 		row[0] = h % (n / 10 ? n / 10 : 1);
-		row[1] = sc_enc_i64((int64_t)(mix(h) % 2000000) - 1000000);
+		row[1] = sc_enc_i64((int64_t)(sc_splitmix_mix(h) % 2000000) -
+				    1000000);
 		break;
 	}
 }
@@ -118,7 +102,7 @@ make_delta(enum kind k, uint64_t n, uint64_t from, size_t count, size_t retract,
 		check(sc_batch_builder_push(&b, row, 2, 1), "push");
 	}
 	for (size_t r = 0; r < retract && from > 0; r++) {
-		uint64_t j = mix((*seed)++) % from;
+		uint64_t j = sc_splitmix_mix((*seed)++) % from;
 
 		if (gone[j / 8] & (1u << (j % 8)))
 			continue;
@@ -328,7 +312,7 @@ table_append(struct table *t, const struct sc_batch *b)
 		t->rows = realloc(t->rows, t->cap * 2 * sizeof(uint64_t));
 		t->weights = realloc(t->weights, t->cap * sizeof(int64_t));
 		if (!t->rows || !t->weights)
-			fail("table", SC_ENOMEM);
+			sc_bench_fail("table: out of memory");
 	}
 	for (size_t i = 0; i < sc_batch_count(b); i++, t->n++) {
 		memcpy(t->rows + 2 * t->n, sc_batch_row(b, i), 16);
@@ -400,7 +384,7 @@ run_load(struct run *r, enum kind k, uint64_t n)
 	r->gone = calloc(2 * n / 8 + DELTA, 1);
 	gone_b = calloc(n / 8 + 1, 1);
 	if (!r->gone || !gone_b)
-		fail("memory", SC_ENOMEM);
+		sc_bench_fail("out of memory");
 	subject_create(&r->s, k);
 	r->base_a = load_stream(r, 1, r->gone, false);
 	if (k == K_JOIN)

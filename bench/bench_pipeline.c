@@ -42,13 +42,6 @@
 #define STAGES	 4   /* source, stage, stage, sink */
 #define SPINS	 64  /* raw threads: polls before a sched_yield */
 
-static void
-fail(const char *what)
-{
-	(void)fprintf(stderr, "bench_pipeline: %s (%s)\n", what, sc_errmsg());
-	exit(1);
-}
-
 /*
  * The frames a source sends: FRAMES_POOL batches built once per size, each
  * sent as one more reference (sc_batch_retain), so that what is measured
@@ -71,7 +64,7 @@ frames_pool_build(uint32_t rows)
 			keys[i] = f * 256 + i;
 		if (sc_batch_from_records(1, keys, NULL, rows,
 					  &frames_pool[f]) != 0)
-			fail("sc_batch_from_records");
+			sc_bench_fail("sc_batch_from_records");
 	}
 }
 
@@ -124,7 +117,7 @@ raw_ring_init(struct raw_ring *r)
 	 * as ck gets. */
 	r->slots = calloc(RING_CAP, sizeof(*r->slots));
 	if (!r->slots)
-		fail("calloc");
+		sc_bench_fail("calloc");
 	ck_ring_init(&r->ring, RING_CAP);
 }
 
@@ -195,12 +188,12 @@ run_raw(int n, uint64_t frames, uint32_t rows)
 	t0 = sc_bench_now_ns();
 	for (int i = n - 1; i >= 0; i--)
 		if (pthread_create(&th[i], NULL, raw_stage_main, &st[i]) != 0)
-			fail("pthread_create");
+			sc_bench_fail("pthread_create");
 	for (int i = 0; i < n; i++)
 		pthread_join(th[i], NULL);
 	t1 = sc_bench_now_ns();
 	if (st[n - 1].items != frames * rows)
-		fail("raw: items lost");
+		sc_bench_fail("raw: items lost");
 	for (int i = 0; i < n - 1; i++)
 		free(rings[i].slots);
 	return (double)(frames * rows) * 1e9 / (double)(t1 - t0);
@@ -233,7 +226,7 @@ edge_producer(void *arg)
 				sched_yield();
 		if (sc_edge_send(p->edge, make_frame(i)) < 0 &&
 		    !sc_edge_has_outbox(p->edge))
-			fail("sc_edge_send");
+			sc_bench_fail("sc_edge_send");
 	}
 	while (sc_edge_flush(p->edge) == SC_EFULL)
 		sched_yield();
@@ -253,7 +246,7 @@ edge_consumer(void *arg)
 		size_t n = 0;
 
 		if (sc_edge_poll(p->edge, 64, out, &n) != 0)
-			fail("sc_edge_poll");
+			sc_bench_fail("sc_edge_poll");
 		for (size_t i = 0; i < n; i++)
 			p->items += sink_frame(out[i]);
 		if (n) {
@@ -278,16 +271,16 @@ run_edge_pair(uint64_t frames, uint32_t rows)
 
 	atomic_init(&p.done, false);
 	if (sc_edge_create(&o, &p.edge) != 0)
-		fail("sc_edge_create");
+		sc_bench_fail("sc_edge_create");
 	t0 = sc_bench_now_ns();
 	if (pthread_create(&b, NULL, edge_consumer, &p) != 0 ||
 	    pthread_create(&a, NULL, edge_producer, &p) != 0)
-		fail("pthread_create");
+		sc_bench_fail("pthread_create");
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
 	t1 = sc_bench_now_ns();
 	if (p.items != frames * rows)
-		fail("edge: items lost");
+		sc_bench_fail("edge: items lost");
 	sc_edge_destroy(p.edge);
 	return (double)(frames * rows) * 1e9 / (double)(t1 - t0);
 }
@@ -329,7 +322,7 @@ static void
 toy_send(struct toy *t, struct sc_batch *b)
 {
 	if (sc_edge_send(t->out, b) != 0)
-		fail("toy: sc_edge_send (the room was counted)");
+		sc_bench_fail("toy: sc_edge_send (the room was counted)");
 }
 
 static void
@@ -364,7 +357,7 @@ toy_pass_turn(struct toy *t, uint32_t budget, bool *more)
 		if (want == 0)
 			return; /* a full output is not `more` */
 		if (sc_edge_poll(t->in, want, got, &n) != 0)
-			fail("toy: sc_edge_poll");
+			sc_bench_fail("toy: sc_edge_poll");
 		for (size_t i = 0; i < n; i++) {
 			if (t->out) {
 				toy_send(t, got[i]);
@@ -471,43 +464,43 @@ run_units(uint64_t frames, uint32_t rows, uint32_t workers, uint32_t budget)
 
 	memset(toys, 0, sizeof(toys));
 	if (sc_exec_create(NULL, &ex) != 0)
-		fail("sc_exec_create");
+		sc_bench_fail("sc_exec_create");
 	for (int i = 0; i < STAGES; i++) {
 		toys[i].unit.ops = &toy_ops;
 		toys[i].frames = frames;
 		toys[i].rows = rows;
 		if (i < STAGES - 1 && sc_edge_create(&o, &toys[i].out) != 0)
-			fail("sc_edge_create");
+			sc_bench_fail("sc_edge_create");
 		if (i > 0)
 			toys[i].in = toys[i - 1].out;
 		if (sc_exec_add(ex, &toys[i].unit, &ids[i]) != 0)
-			fail("sc_exec_add");
+			sc_bench_fail("sc_exec_add");
 	}
 	for (int i = 0; i < STAGES; i++) {
 		toys[i].in_peer = i > 0 ? ids[i - 1] : 0;
 		toys[i].out_peer = i < STAGES - 1 ? ids[i + 1] : 0;
 	}
 	if (sc_pool_create(ex, &po, &pool) != 0)
-		fail("sc_pool_create");
+		sc_bench_fail("sc_pool_create");
 	t0 = sc_bench_now_ns();
 	if (sc_exec_kick(ex, ids[0]) != 0)
-		fail("sc_exec_kick");
+		sc_bench_fail("sc_exec_kick");
 	if (sc_exec_wait_idle(ex, 60ull * 1000000000ull, NULL) != 0)
-		fail("sc_exec_wait_idle");
+		sc_bench_fail("sc_exec_wait_idle");
 	t1 = sc_bench_now_ns();
 	if (sc_pool_finish(pool, NULL) != 0)
-		fail("sc_pool_finish");
+		sc_bench_fail("sc_pool_finish");
 	if (atomic_load(&toys[STAGES - 1].items) != frames * rows) {
 		(void)fprintf(
 		    stderr, "units: %llu of %llu items arrived\n",
 		    (unsigned long long)atomic_load(&toys[STAGES - 1].items),
 		    (unsigned long long)frames * rows);
-		fail("units: items lost");
+		sc_bench_fail("units: items lost");
 	}
 	for (int i = 0; i < STAGES - 1; i++)
 		sc_edge_destroy(toys[i].out);
 	if (sc_exec_destroy(ex) != 0)
-		fail("sc_exec_destroy");
+		sc_bench_fail("sc_exec_destroy");
 	return (double)(frames * rows) * 1e9 / (double)(t1 - t0);
 }
 

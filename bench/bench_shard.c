@@ -26,32 +26,14 @@
 #include <string.h>
 
 #include "bench/harness.h"
-#include "operators/aggregate.h"
 #include "bench/workloads/grid.h"
+#include "operators/aggregate.h"
 #include "units/placement.h"
 #include "units/runtime.h"
 
 #define REPS 5
 
-static void
-fail(const char *what)
-{
-	fprintf(stderr, "bench_shard: %s (%s)\n", what, sc_errmsg());
-	exit(1);
-}
-
 /* --- the sharded aggregate --------------------------------------------- */
-
-/* splitmix64: the rows' keys and values. */
-static uint64_t
-next_rand(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 struct agg_work {
 	struct sc_graph *g;
@@ -76,23 +58,23 @@ agg_work_init(struct agg_work *w, size_t nbatches, size_t rows_per)
 
 	memset(w, 0, sizeof(*w));
 	if (!rows || sc_schema_init(&s, 2, t, NULL) || sc_graph_create(&w->g))
-		fail("agg graph");
+		sc_bench_fail("agg graph");
 	w->in = sc_graph_input(w->g, "kv", &s);
 	w->out =
 	    sc_graph_output(w->g, "sums", sc_graph_aggregate(w->g, w->in, &sp));
 	if (w->out < 0)
-		fail("agg graph");
-	w->batches = calloc(nbatches, sizeof(*w->batches));
+		sc_bench_fail("agg graph");
+	w->batches = calloc(nbatches, sizeof(struct sc_batch *));
 	for (size_t i = 0; i < nbatches; i++) {
 		for (size_t r = 0; r < rows_per; r++) {
-			uint64_t v = next_rand(&x);
+			uint64_t v = sc_splitmix_next(&x);
 
 			rows[2 * r] = sc_enc_i64((int64_t)(v % 1000000));
 			rows[2 * r + 1] = sc_enc_i64((int64_t)(v >> 54));
 		}
 		if (sc_batch_from_records(2, rows, NULL, rows_per,
 					  &w->batches[i]))
-			fail("agg batch");
+			sc_bench_fail("agg batch");
 		w->rows += sc_batch_count(w->batches[i]);
 	}
 	w->n = nbatches;
@@ -119,16 +101,16 @@ run_once(struct sc_graph *g, const struct sc_placement *p, uint32_t workers,
 	double s;
 
 	if (sc_runtime_create(g, p, &o, &rt))
-		fail("runtime");
+		sc_bench_fail("runtime");
 	t0 = sc_bench_now_ns();
 	for (size_t i = 0; i < n; i++)
 		if (sc_runtime_submit_wait(rt, in, batches[i], 0))
-			fail("submit");
+			sc_bench_fail("submit");
 	if (sc_runtime_wait_idle(rt, 0, NULL))
-		fail("wait_idle");
+		sc_bench_fail("wait_idle");
 	s = (double)(sc_bench_now_ns() - t0) / 1e9;
 	if (sc_runtime_check_idle(rt))
-		fail("idle invariant");
+		sc_bench_fail("idle invariant");
 	sc_runtime_destroy(rt);
 	return s;
 }
@@ -146,14 +128,15 @@ bench_agg(bool quick)
 	/* The whole pipeline is one unit, replicated: the host routes. */
 	if (sc_placement_manual(w.g, map, 3, 1, &p) ||
 	    sc_placement_set_shards(p, 0, 2))
-		fail("placement");
+		sc_bench_fail("placement");
 	for (int r = 0; r < REPS; r++) {
 		one[r] = (double)w.rows /
 			 run_once(w.g, p, 1, w.in, w.batches, w.n) / 1e6;
 		two[r] = (double)w.rows /
 			 run_once(w.g, p, 2, w.in, w.batches, w.n) / 1e6;
 	}
-	snprintf(kase, sizeof(kase), "agg sum x2 shards, %zu rows", w.rows);
+	(void)snprintf(kase, sizeof(kase), "agg sum x2 shards, %zu rows",
+		       w.rows);
 	sc_bench_emit("shard", kase, "Mrows/s", sc_bench_median(two, REPS),
 		      "1 worker", sc_bench_median(one, REPS));
 	sc_placement_destroy(p);
@@ -200,12 +183,12 @@ bench_grid(bool quick)
 	struct sc_batch **batches;
 
 	if (sc_grid_create(&go, &gr))
-		fail("grid");
+		sc_bench_fail("grid");
 	sc_grid_nodes(gr, &nd);
-	batches = calloc(nb, sizeof(*batches));
+	batches = calloc(nb, sizeof(struct sc_batch *));
 	for (size_t i = 0; i < nb; i++) {
 		if (sc_grid_next(gr, edits, &batches[i]))
-			fail("grid edits");
+			sc_bench_fail("grid edits");
 		events += edits;
 	}
 	for (int r = 0; r < REPS; r++)
@@ -217,7 +200,7 @@ bench_grid(bool quick)
 				     : staged(gr, &p);
 
 			if (rc)
-				fail(strategies[s]);
+				sc_bench_fail(strategies[s]);
 			eps[s][r] = (double)events /
 				    run_once(sc_grid_graph(gr), p, 2, nd.cells,
 					     batches, nb) /
@@ -230,8 +213,8 @@ bench_grid(bool quick)
 		for (int s = 0; s < NS; s++) {
 			char kase[64];
 
-			snprintf(kase, sizeof(kase), "grid %s, 2 workers",
-				 strategies[s]);
+			(void)snprintf(kase, sizeof(kase), "grid %s, 2 workers",
+				       strategies[s]);
 			sc_bench_emit("shard", kase, "Mevents/s",
 				      sc_bench_median(eps[s], REPS), "single",
 				      base);

@@ -37,23 +37,13 @@
 
 static int reps;
 
-/* All threads' CPU time, for the pool figures. */
-static uint64_t
-proc_cpu_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* Which clock the pool figures use (wall, or every thread's CPU). */
 static bool pool_cpu;
 
 static uint64_t
 pool_now_ns(void)
 {
-	return pool_cpu ? proc_cpu_now_ns() : sc_bench_now_ns();
+	return pool_cpu ? sc_bench_process_cpu_ns() : sc_bench_now_ns();
 }
 
 /* --- units ---------------------------------------------------------------- */
@@ -315,7 +305,7 @@ pool_exec(uint32_t workers, uint64_t turns)
 {
 	struct sc_pool_opts o = {.workers = workers, .budget = 1};
 	uint32_t pairs = 2 * workers;
-	uint64_t per_unit = turns / (2 * pairs);
+	uint64_t per_unit = turns / (2 * (uint64_t)pairs);
 	struct sc_exec *ex;
 	struct sc_pool *pool;
 	struct pp_unit *a, *b;
@@ -346,14 +336,14 @@ static double
 pool_baseline(uint32_t workers, uint64_t turns)
 {
 	uint32_t pairs = 2 * workers;
-	uint64_t per_unit = turns / (2 * pairs);
-	struct job *jobs = calloc(2 * pairs, sizeof(*jobs));
+	uint64_t per_unit = turns / (2 * (uint64_t)pairs);
+	struct job *jobs = calloc(2 * (size_t)pairs, sizeof(*jobs));
 	pthread_t th[8];
 	struct jq q;
 	uint64_t t0, t1;
 
 	jq_init(&q);
-	for (uint32_t i = 0; i < pairs; i++) {
+	for (size_t i = 0; i < pairs; i++) {
 		jobs[2 * i].partner = &jobs[2 * i + 1];
 		jobs[2 * i + 1].partner = &jobs[2 * i];
 		jobs[2 * i].left = jobs[2 * i + 1].left = per_unit;
@@ -361,7 +351,7 @@ pool_baseline(uint32_t workers, uint64_t turns)
 	for (uint32_t w = 0; w < workers; w++)
 		pthread_create(&th[w], NULL, jq_worker, &q);
 	t0 = pool_now_ns();
-	for (uint32_t i = 0; i < pairs; i++)
+	for (size_t i = 0; i < pairs; i++)
 		jq_push(&q, &jobs[2 * i]);
 	jq_wait_idle(&q);
 	t1 = pool_now_ns();
@@ -490,18 +480,20 @@ static void
 bench_wake(uint32_t workers, uint32_t n)
 {
 	uint64_t *a = calloc(n, sizeof(*a)), *b = calloc(n, sizeof(*b));
+	size_t mid = n / 2, p99 = (size_t)n * 99 / 100;
 	char kase[64];
 
 	wake_exec(workers, n, a);
 	wake_baseline(n, b);
 	qsort(a, n, sizeof(*a), cmp_u64);
 	qsort(b, n, sizeof(*b), cmp_u64);
-	snprintf(kase, sizeof(kase), "parked pool of %u, median", workers);
-	sc_bench_emit("turn", kase, "us", (double)a[n / 2] / 1e3,
-		      "condvar signal", (double)b[n / 2] / 1e3);
-	snprintf(kase, sizeof(kase), "parked pool of %u, p99", workers);
-	sc_bench_emit("turn", kase, "us", (double)a[n * 99 / 100] / 1e3,
-		      "condvar signal", (double)b[n * 99 / 100] / 1e3);
+	(void)snprintf(kase, sizeof(kase), "parked pool of %u, median",
+		       workers);
+	sc_bench_emit("turn", kase, "us", (double)a[mid] / 1e3,
+		      "condvar signal", (double)b[mid] / 1e3);
+	(void)snprintf(kase, sizeof(kase), "parked pool of %u, p99", workers);
+	sc_bench_emit("turn", kase, "us", (double)a[p99] / 1e3,
+		      "condvar signal", (double)b[p99] / 1e3);
 	free(a);
 	free(b);
 }

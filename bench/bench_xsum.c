@@ -40,8 +40,9 @@ make_values(size_t n, uint64_t seed)
 	double *v = malloc(n * sizeof(*v));
 
 	for (size_t i = 0; v && i < n; i++)
-		v[i] =
-		    (double)((int64_t)(sc_bench_rng(&seed) % 10100000) - 100000) / 100.0;
+		v[i] = (double)((int64_t)(sc_splitmix_next(&seed) % 10100000) -
+				100000) /
+		       100.0;
 	return v;
 }
 
@@ -51,15 +52,8 @@ make_groups(size_t n, uint32_t groups, uint64_t seed)
 	uint32_t *g = malloc(n * sizeof(*g));
 
 	for (size_t i = 0; g && i < n; i++)
-		g[i] = (uint32_t)(sc_bench_rng(&seed) % groups);
+		g[i] = (uint32_t)(sc_splitmix_next(&seed) % groups);
 	return g;
-}
-
-static void
-fail(const char *what)
-{
-	(void)fprintf(stderr, "bench_xsum: %s\n", what);
-	exit(1);
 }
 
 /* ---- streaming ----------------------------------------------------------- */
@@ -77,7 +71,7 @@ time_stream_xsum(const double *v, size_t n)
 		rc |= sc_xsum_add(&x, v[i]);
 	double ns = (double)(sc_bench_now_ns() - t0) / (double)n;
 	if (rc)
-		fail("stream add failed");
+		sc_bench_fail("stream add failed");
 	sc_bench_keep(&x);
 	sc_xsum_fini(&x);
 	return ns;
@@ -110,7 +104,7 @@ time_stream_array(const double *v, size_t n)
 	rc = sc_xsum_add_array(&x, v, n, NULL);
 	double ns = (double)(sc_bench_now_ns() - t0) / (double)n;
 	if (rc)
-		fail("stream add_array failed");
+		sc_bench_fail("stream add_array failed");
 	sc_bench_keep(&x);
 	sc_xsum_fini(&x);
 	return ns;
@@ -132,7 +126,7 @@ time_churn_xsum(const double *v, size_t n)
 	}
 	double ns = (double)(sc_bench_now_ns() - t0) / (double)(2 * (n - 1));
 	if (rc)
-		fail("churn failed");
+		sc_bench_fail("churn failed");
 	sc_bench_keep(&x);
 	sc_xsum_fini(&x);
 	return ns;
@@ -168,7 +162,7 @@ time_groups_xsum(struct sc_xsum *acc, const double *v, const uint32_t *g,
 		rc |= sc_xsum_add(&acc[g[i]], v[i]);
 	double ns = (double)(sc_bench_now_ns() - t0) / (double)n;
 	if (rc)
-		fail("group add failed");
+		sc_bench_fail("group add failed");
 	sc_bench_keep(acc);
 	return ns;
 }
@@ -191,7 +185,7 @@ time_groups_xsum_pf(struct sc_xsum *acc, const double *v, const uint32_t *g,
 	}
 	double ns = (double)(sc_bench_now_ns() - t0) / (double)n;
 	if (rc)
-		fail("group add failed");
+		sc_bench_fail("group add failed");
 	sc_bench_keep(acc);
 	return ns;
 }
@@ -248,7 +242,7 @@ bench_groups(uint32_t groups, const double *v, size_t n, uint64_t seed)
 	char kase[64];
 
 	if (!acc || !sum || !rec || !g)
-		fail("out of memory");
+		sc_bench_fail("out of memory");
 	memset(rec, 0, groups * sizeof(*rec));
 	for (uint32_t j = 0; j < groups; j++)
 		sc_xsum_init(&acc[j]);
@@ -324,7 +318,7 @@ bench_reads(const double *v, size_t n, int rounds)
 		/* far-apart magnitudes force the full-width form */
 		if (sc_xsum_add(&grown[j], 1e300) ||
 		    sc_xsum_add(&grown[j], 1e-300))
-			fail("grow failed");
+			sc_bench_fail("grow failed");
 	}
 	for (int r = 0; r < REPS; r++) {
 		rc[r] = time_reads(compact, M, rounds, false);
@@ -358,7 +352,7 @@ main(int argc, char **argv)
 	double so[REPS], sd[REPS], sa[REPS], co[REPS], cd[REPS];
 
 	if (!v)
-		fail("out of memory");
+		sc_bench_fail("out of memory");
 	time_stream_xsum(v, n); /* warm up */
 	for (int r = 0; r < REPS; r++) {
 		so[r] = time_stream_xsum(v, n);

@@ -9,23 +9,33 @@
 #include <time.h>
 
 static bool sc_bench_quick_mode;
+static const char *sc_bench_prog = "bench"; /* argv[0]'s last part */
 
 uint64_t
 sc_bench_now_ns(void)
 {
-	struct timespec ts;
+	return sc_clock_ns();
+}
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+static uint64_t
+cpu_clock_ns(clockid_t id)
+{
+	struct timespec ts = {0, 0};
+
+	(void)clock_gettime(id, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
 uint64_t
 sc_bench_cpu_ns(void)
 {
-	struct timespec ts;
+	return cpu_clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
 
-	(void)clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+uint64_t
+sc_bench_process_cpu_ns(void)
+{
+	return cpu_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 bool
@@ -34,10 +44,25 @@ sc_bench_init(int argc, char **argv)
 	const char *env = getenv("SC_BENCH_QUICK");
 
 	sc_bench_quick_mode = env && *env && strcmp(env, "0") != 0;
+	if (argc > 0 && argv[0]) {
+		const char *slash = strrchr(argv[0], '/');
+
+		sc_bench_prog = slash ? slash + 1 : argv[0];
+	}
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--quick") == 0)
 			sc_bench_quick_mode = true;
 	return sc_bench_quick_mode;
+}
+
+void
+sc_bench_fail(const char *what)
+{
+	const char *msg = sc_errmsg();
+
+	(void)fprintf(stderr, "%s: %s%s%s%s\n", sc_bench_prog, what,
+		      *msg ? " (" : "", msg, *msg ? ")" : "");
+	_Exit(1);
 }
 
 bool
@@ -96,5 +121,5 @@ sc_bench_emit(const char *bench, const char *kase, const char *unit,
 	} else {
 		printf("null, \"baseline_value\": null, \"ratio\": null}\n");
 	}
-	fflush(stdout);
+	(void)fflush(stdout);
 }

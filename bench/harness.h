@@ -19,7 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Monotonic time in nanoseconds. */
+#include "operators/base.h" /* sc_clock_ns, sc_splitmix_next */
+
+/* Monotonic time in nanoseconds (sc_clock_ns; kept for the tools). */
 uint64_t sc_bench_now_ns(void);
 
 /*
@@ -29,8 +31,21 @@ uint64_t sc_bench_now_ns(void);
  */
 uint64_t sc_bench_cpu_ns(void);
 
+/* Every thread's CPU time in nanoseconds (a pool's, summed). */
+uint64_t sc_bench_process_cpu_ns(void);
+
 /* Parse the common flags (--quick) from argv; returns true in quick mode. */
 bool sc_bench_init(int argc, char **argv);
+
+/*
+ * sc_bench_fail - print "<program>: <what> (<sc_errmsg()>)" on stderr and
+ * end the program with status 1, from any thread: for a step a benchmark
+ * cannot go on without. It ends with _Exit, not exit: the at-exit
+ * handlers would race with the threads still running, and a failed
+ * benchmark has nothing to save (each result line was flushed when
+ * printed).
+ */
+void sc_bench_fail(const char *what) __attribute__((noreturn));
 
 /* True once sc_bench_init saw --quick or SC_BENCH_QUICK=1. */
 bool sc_bench_quick(void);
@@ -44,17 +59,6 @@ double sc_bench_median(double *v, size_t n);
  */
 void sc_bench_emit(const char *bench, const char *kase, const char *unit,
 		   double value, const char *baseline, double baseline_value);
-
-/* splitmix64: the next of a seeded sequence of 64-bit random numbers. */
-static inline uint64_t
-sc_bench_rng(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 /* Keep the optimiser from deleting a computation whose result is unused. */
 static inline void

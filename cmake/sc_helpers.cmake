@@ -1,8 +1,10 @@
 # Helpers shared by the layer folders, tests and benchmarks.
 
-# sc_layer(NAME DEPS): every NAME/*.c becomes the object library
-# sc_NAME_obj and the static library sc_NAME, linked to DEPS. A layer with no
-# sources yet is an interface library so that dependants still configure.
+# sc_layer(NAME DEPS [SOURCES file...]): the object library sc_NAME_obj and
+# the static library sc_NAME, linked to DEPS, from the SOURCES given (paths
+# relative to the top) or else from every NAME/*.c that no earlier layer
+# took (so the base, sc_base, can be carved out of operators/). A layer with
+# no sources yet is an interface library so that dependants still configure.
 #
 # The objects are position-independent because the same objects make
 # libsubcirc.so (a PIE object's thread-local accesses, TPOFF32, cannot go
@@ -12,8 +14,17 @@
 #
 # No layer links an allocator (SC_ALLOCATOR): executables choose theirs.
 set(SC_LAYERS)
+set(SC_LAYER_SOURCES)
 function(sc_layer name deps)
-  file(GLOB srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${name}/*.c)
+  cmake_parse_arguments(PARSE_ARGV 2 arg "" "" "SOURCES")
+  if(arg_SOURCES)
+    list(TRANSFORM arg_SOURCES PREPEND ${PROJECT_SOURCE_DIR}/ OUTPUT_VARIABLE srcs)
+  else()
+    file(GLOB srcs CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/${name}/*.c)
+    if(srcs AND SC_LAYER_SOURCES)
+      list(REMOVE_ITEM srcs ${SC_LAYER_SOURCES})
+    endif()
+  endif()
   if(srcs)
     add_library(sc_${name}_obj OBJECT ${srcs})
     set_target_properties(sc_${name}_obj PROPERTIES POSITION_INDEPENDENT_CODE ON)
@@ -24,6 +35,7 @@ function(sc_layer name deps)
     target_link_libraries(sc_${name} PUBLIC ${deps} PkgConfig::CK m)
     target_include_directories(sc_${name} PUBLIC ${PROJECT_SOURCE_DIR})
     set(SC_LAYERS ${SC_LAYERS} ${name} PARENT_SCOPE)
+    set(SC_LAYER_SOURCES ${SC_LAYER_SOURCES} ${srcs} PARENT_SCOPE)
   else()
     add_library(sc_${name} INTERFACE)
     target_link_libraries(sc_${name} INTERFACE ${deps})
@@ -45,7 +57,7 @@ function(sc_criterion_suite file libs)
   get_filename_component(exe ${file} NAME_WE)
   get_filename_component(dir ${file} DIRECTORY)
   get_filename_component(layer ${dir} NAME)
-  add_executable(${exe} ${file} ${CMAKE_SOURCE_DIR}/tests/support/nothing_ran.c)
+  add_executable(${exe} ${file} ${PROJECT_SOURCE_DIR}/tests/support/nothing_ran.c)
   target_link_libraries(${exe} PRIVATE ${libs} PkgConfig::CRITERION ${SC_ALLOCATOR})
   target_include_directories(${exe} PRIVATE ${PROJECT_SOURCE_DIR})
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${file})

@@ -62,7 +62,7 @@ sc_error_clear(void)
 }
 
 int
-sc__fail(int code, const char *fmt, ...)
+sc_errorf(int code, const char *fmt, ...)
 {
 	va_list ap;
 	int n;

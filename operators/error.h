@@ -11,8 +11,8 @@
  * sets and sc_errmsg() reads, so a test or a user sees e.g.
  * "sc_batch_builder_push: row has 3 columns, schema has 2".
  *
- * This header is the lowest layer: runtime/ and units/ use it too, which is
- * why it knows nothing of Z-sets.
+ * This header is the lowest layer (the sc_base library, see base.h):
+ * runtime/ and units/ use it too, which is why it knows nothing of Z-sets.
  */
 #ifndef SC_ERROR_H
 #define SC_ERROR_H
@@ -67,12 +67,28 @@ const char *sc_errmsg(void);
 void sc_error_clear(void);
 
 /*
- * sc__fail - record a formatted detail for `code` on this thread and return
- * `code`, so a failing path reads `return sc__fail(SC_EINVAL, "...", ...)`.
- * The message is prefixed with the code's name. Internal to subcirc.
+ * sc_errorf - record a formatted detail for `code` on this thread (what
+ * sc_errmsg then reads, prefixed with the code's name) and return `code`,
+ * so a failing path reads `return sc_errorf(SC_EINVAL, "...", ...)`. For
+ * code built on subcirc (workloads, tools, a unit's callbacks) that reports
+ * its failures in subcirc's convention. Any thread may call it.
  */
-int sc__fail(int code, const char *fmt, ...)
+int sc_errorf(int code, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+
+/*
+ * sc__fail - the library's own spelling of sc_errorf, used by its failing
+ * paths; code outside the library calls sc_errorf. It is a macro that
+ * yields `code` itself, evaluated once, so that the static analyser (which
+ * cannot see into sc_errorf from another file) knows that a failing path
+ * returns its code, never 0.
+ */
+#define sc__fail(code, ...)                                                    \
+	__extension__({                                                        \
+		int sc_code_ = (code);                                         \
+		(void)sc_errorf(sc_code_, __VA_ARGS__);                        \
+		sc_code_;                                                      \
+	})
 
 #ifdef __cplusplus
 }

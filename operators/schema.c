@@ -39,12 +39,6 @@ sc_schema_init(struct sc_schema *s, uint32_t ncols, const enum sc_type *types,
 	return 0;
 }
 
-void
-sc_schema_fini(struct sc_schema *s)
-{
-	(void)s;
-}
-
 bool
 sc_schema_equal(const struct sc_schema *a, const struct sc_schema *b)
 {

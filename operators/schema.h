@@ -93,14 +93,11 @@ struct sc_value {
  * sc_schema_init - fill *s with `ncols` columns of the given types.
  * `symbols` may be NULL. Returns 0, SC_EINVAL (s or types NULL),
  * SC_ESCHEMA (ncols 0 or above SC_SCHEMA_MAX_COLS) or SC_ETYPE (a type
- * outside enum sc_type); on failure *s is unchanged. No allocation.
+ * outside enum sc_type); on failure *s is unchanged. No allocation, so
+ * there is no fini: a schema is a plain value, copied and dropped freely.
  */
 int sc_schema_init(struct sc_schema *s, uint32_t ncols,
 		   const enum sc_type *types, struct sc_symtab *symbols);
-
-/* sc_schema_fini - release nothing (a schema owns no memory); for symmetry
- * and so callers need not change if that ever changes. NULL is allowed. */
-void sc_schema_fini(struct sc_schema *s);
 
 /* sc_schema_equal - same column count and types (the symbol table is not
  * compared). */

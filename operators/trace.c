@@ -51,12 +51,6 @@ sc_trace_destroy(struct sc_trace *t)
 	free(t);
 }
 
-uint32_t
-sc_trace_ncols(const struct sc_trace *t)
-{
-	return t ? t->ncols : 0;
-}
-
 size_t
 sc_trace_runs(const struct sc_trace *t)
 {
@@ -155,7 +149,7 @@ place_run(struct sc_trace *t, struct sc_batch *r)
 	if (t->merging && pos == t->mi + 1)
 		pos = t->mi + 2;
 	memmove(&t->runs[pos + 1], &t->runs[pos],
-		(t->nruns - pos) * sizeof(t->runs[0]));
+		(t->nruns - pos) * sizeof(struct sc_batch *));
 	t->runs[pos] = r;
 	t->nruns++;
 	if (t->merging && pos <= t->mi)
@@ -172,14 +166,14 @@ replace_pair(struct sc_trace *t, size_t i, struct sc_batch *merged)
 	if (merged && merged->count) {
 		t->runs[i] = merged;
 		memmove(&t->runs[i + 1], &t->runs[i + 2],
-			(t->nruns - i - 2) * sizeof(t->runs[0]));
+			(t->nruns - i - 2) * sizeof(struct sc_batch *));
 		t->nruns--;
 		resort_run(t, i);
 		return;
 	}
 	sc_batch_release(merged);
 	memmove(&t->runs[i], &t->runs[i + 2],
-		(t->nruns - i - 2) * sizeof(t->runs[0]));
+		(t->nruns - i - 2) * sizeof(struct sc_batch *));
 	t->nruns -= 2;
 }
 

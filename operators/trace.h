@@ -64,9 +64,6 @@ int sc_trace_create(uint32_t ncols, struct sc_trace **out);
 /* sc_trace_destroy - release every run and free. NULL is allowed. */
 void sc_trace_destroy(struct sc_trace *t);
 
-/* sc_trace_ncols - the column count of the trace's rows. */
-uint32_t sc_trace_ncols(const struct sc_trace *t);
-
 /*
  * sc_trace_insert - add batch b to the integral. The trace takes its own
  * reference (the caller keeps its one). An empty batch is a no-op. Returns

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "operators/error.h"
-#include "runtime/clock_int.h"
+#include "operators/base_int.h"
 #include "runtime/panic_int.h"
 
 #define SC_EXEC_DEFAULT_CAPACITY 1024
@@ -29,12 +29,6 @@
 #define SC_TURN_RUNNING	  0 /* claimed; its turn has not returned yet */
 #define SC_TURN_RETURNED  1 /* sc_exec_run saw it return; too late */
 #define SC_TURN_CONDEMNED 2 /* condemned: abandoned when it returns */
-
-#if defined(__x86_64__) || defined(__i386__)
-#define cpu_relax() __builtin_ia32_pause()
-#else
-#define cpu_relax() atomic_signal_fence(memory_order_seq_cst)
-#endif
 
 struct sc__slot {
 	struct sc_unit *unit;	       /* the unit while in its slot; NULL while
@@ -98,9 +92,32 @@ slot_state(const struct sc__slot *s)
 	return atomic_load_explicit(&s->state, memory_order_relaxed);
 }
 
+/* The state machine's edges (executor.h): kick IDLE->QUEUED and
+ * RUNNING->RUNNING_KICKED, claim QUEUED->RUNNING, finish RUNNING*->IDLE or
+ * QUEUED, abandon RUNNING*->DEAD, shutdown QUEUED->IDLE, and add's first
+ * IDLE on a zeroed (IDLE) slot. DEAD is final. For SC_ASSERT. */
+static inline bool
+state_edge_ok(int from, int to)
+{
+	switch (from) {
+	case SC_UNIT_IDLE:
+		return to == SC_UNIT_IDLE || to == SC_UNIT_QUEUED;
+	case SC_UNIT_QUEUED:
+		return to == SC_UNIT_RUNNING || to == SC_UNIT_IDLE;
+	case SC_UNIT_RUNNING:
+		return to != SC_UNIT_RUNNING;
+	case SC_UNIT_RUNNING_KICKED:
+		return to == SC_UNIT_IDLE || to == SC_UNIT_QUEUED ||
+		       to == SC_UNIT_DEAD;
+	default:
+		return false;
+	}
+}
+
 static inline void
 slot_set_state(struct sc__slot *s, int st)
 {
+	SC_ASSERT(state_edge_ok(slot_state(s), st));
 	atomic_store_explicit(&s->state, st, memory_order_relaxed);
 }
 
@@ -125,7 +142,7 @@ sc_unit_state_name(enum sc_unit_state s)
 uint64_t
 sc_exec_now_ns(void)
 {
-	return sc__clock_coarse_ns();
+	return sc_clock_coarse_ns();
 }
 
 /* --- create / destroy / add -------------------------------------------- */
@@ -133,21 +150,13 @@ sc_exec_now_ns(void)
 static int
 init_sync(struct sc_exec *ex)
 {
-	pthread_condattr_t ca;
-
 	if (pthread_mutex_init(&ex->mu, NULL) != 0)
 		goto fail;
 	if (pthread_cond_init(&ex->work_cv, NULL) != 0)
 		goto undo_mu;
-	if (pthread_condattr_init(&ca) != 0)
+	if (sc__cond_init(&ex->idle_cv) != 0)
 		goto undo_work_cv;
-	(void)pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	if (pthread_cond_init(&ex->idle_cv, &ca) != 0)
-		goto undo_ca;
-	pthread_condattr_destroy(&ca);
 	return 0;
-undo_ca:
-	pthread_condattr_destroy(&ca);
 undo_work_cv:
 	pthread_cond_destroy(&ex->work_cv);
 undo_mu:
@@ -385,6 +394,7 @@ claim_locked(struct sc_exec *ex, uint32_t id, int32_t worker,
 {
 	struct sc__slot *s = &ex->slots[id];
 
+	SC_ASSERT(s->unit != NULL); /* the token is in the slot */
 	slot_set_state(s, SC_UNIT_RUNNING);
 	atomic_store_explicit(&s->queued_since, 0, memory_order_relaxed);
 	atomic_store_explicit(&s->running_since, 0, memory_order_relaxed);
@@ -433,7 +443,7 @@ spin_for_work(struct sc_exec *ex)
 		if (atomic_load_explicit(&ex->qlen, memory_order_relaxed) ||
 		    atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
 			return;
-		cpu_relax();
+		sc_cpu_relax();
 	}
 }
 
@@ -639,6 +649,9 @@ finish_locked(struct sc_exec *ex, struct sc_claim *c)
 	struct sc__slot *s = &ex->slots[c->id];
 	bool again;
 
+	SC_ASSERT(sc__mutex_locked(&ex->mu));
+	/* The claim holds this slot's token, and the slot does not. */
+	SC_ASSERT(s->unit == NULL && c->unit == s->ref && ex->running > 0);
 	s->unit = c->unit; /* the token goes back */
 	ex->running--;
 	relaxed_inc(&s->turns, 1);
@@ -854,6 +867,7 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 	rec.in_destroy = false;
 
 	pthread_mutex_lock(&ex->mu);
+	SC_ASSERT(s->unit == NULL && u == s->ref); /* the claim's token */
 	slot_set_state(s, SC_UNIT_DEAD);
 	s->ref = NULL; /* no has_pending from now: destroy is next */
 	relaxed_inc(&s->turns, 1);
@@ -1064,7 +1078,7 @@ slot_info_locked(struct sc__slot *s, uint32_t id, uint64_t now,
 size_t
 sc_exec_snapshot(struct sc_exec *ex, struct sc_exec_unit_info *out, size_t max)
 {
-	uint64_t now = sc__clock_coarse_ns();
+	uint64_t now = sc_clock_coarse_ns();
 	uint32_t n;
 
 	pthread_mutex_lock(&ex->mu);

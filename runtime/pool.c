@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "operators/error.h"
+#include "operators/base.h"
 
 #define SC_POOL_DEFAULT_BUDGET 64
 
@@ -65,6 +65,7 @@ worker_main(void *arg)
 	struct sc_pool *p = w->pool;
 	int rc = 0;
 
+	SC_ASSERT(w->index >= 0 && (uint32_t)w->index < p->opts.workers);
 	if (p->opts.catch_faults)
 		rc = sc_panic_catch_faults(true);
 	if (rc == 0)
@@ -82,6 +83,9 @@ worker_main(void *arg)
 static void
 join_all(struct sc_pool *p)
 {
+	/* A worker leaves its loop only once the executor is shut down:
+	 * joining before that would wait for ever. */
+	SC_ASSERT(p->started == 0 || sc_exec_is_shutdown(p->ex));
 	for (uint32_t i = 0; i < p->started; i++)
 		pthread_join(p->workers[i].thread, NULL);
 	p->started = 0;
@@ -105,6 +109,7 @@ wait_setup(struct sc_pool *p)
 	pthread_mutex_lock(&p->setup_mu);
 	while (p->set_up < p->started)
 		pthread_cond_wait(&p->setup_cv, &p->setup_mu);
+	SC_ASSERT(p->set_up == p->started);
 	for (uint32_t i = 0; i < p->started && rc == 0; i++)
 		rc = p->workers[i].setup_rc;
 	pthread_mutex_unlock(&p->setup_mu);
@@ -122,12 +127,18 @@ pool_alloc(struct sc_exec *ex, const struct sc_pool_opts *o,
 	p->workers = calloc(o->workers, sizeof(*p->workers));
 	if (!p->workers)
 		goto undo_pool;
-	pthread_mutex_init(&p->setup_mu, NULL);
-	pthread_cond_init(&p->setup_cv, NULL);
+	if (pthread_mutex_init(&p->setup_mu, NULL) != 0)
+		goto undo_workers;
+	if (pthread_cond_init(&p->setup_cv, NULL) != 0)
+		goto undo_mu;
 	p->ex = ex;
 	p->opts = *o;
 	*out = p;
 	return 0;
+undo_mu:
+	pthread_mutex_destroy(&p->setup_mu);
+undo_workers:
+	free(p->workers);
 undo_pool:
 	free(p);
 fail:

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "operators/error.h"
+#include "operators/base.h"
 
 #define SC_SIM_HELD_MAX	     64
 #define SC_SIM_DEFAULT_STEPS 1000000ULL
@@ -19,27 +19,18 @@ struct sim {
 	struct sc_exec *ex;
 	const struct sc_sim_opts *o;
 	struct sc_sim_result *r;
-	uint64_t rng;			       /* splitmix64 state */
+	uint64_t rng; /* sc_splitmix_next state: one word
+		 is enough for a schedule */
 	struct sc_claim held[SC_SIM_HELD_MAX]; /* units run and not finished */
 	uint32_t nheld;
 	bool host_done;
 };
 
-/* splitmix64: one word of state is enough for a scheduler's choices. */
-static uint64_t
-sim_next(struct sim *s)
-{
-	uint64_t z = (s->rng += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 static uint32_t
 sim_below(struct sim *s, uint32_t n)
 {
-	return (uint32_t)(((sim_next(s) >> 32) * (uint64_t)n) >> 32);
+	return (uint32_t)(((sc_splitmix_next(&s->rng) >> 32) * (uint64_t)n) >>
+			  32);
 }
 
 static void
@@ -48,6 +39,17 @@ trace_mix(struct sim *s, uint64_t a, uint64_t b)
 	uint64_t h = s->r->trace ^ (a * 0x100000001b3ULL) ^ (b << 17);
 
 	s->r->trace = (h ^ (h >> 29)) * 0xbf58476d1ce4e5b9ULL;
+}
+
+/* Whether claim c holds a unit the executor sees running (for asserts: a
+ * held unit has been claimed and not handed back). */
+static inline bool
+claimed_and_running(struct sim *s, const struct sc_claim *c)
+{
+	int st = sc_exec_unit_state(s->ex, c->id);
+
+	return c->unit &&
+	       (st == SC_UNIT_RUNNING || st == SC_UNIT_RUNNING_KICKED);
 }
 
 /* Kicks that landed on held units: a held unit in RUNNING_KICKED. */
@@ -77,6 +79,9 @@ run_and_hold(struct sim *s)
 	struct sc_claim *c = &s->held[s->nheld];
 	uint32_t budget = s->o->budget ? s->o->budget : 1 + sim_below(s, 4);
 
+	/* Just claimed, into the first free held slot. */
+	SC_ASSERT(s->nheld < SC_SIM_HELD_MAX);
+	SC_ASSERT(claimed_and_running(s, c));
 	s->r->turns++;
 	trace_mix(s, EV_CLAIM, c->id);
 	if (sc_exec_run(s->ex, c, budget) != 0) {
@@ -105,10 +110,12 @@ ev_finish(struct sim *s)
 {
 	bool kicked[SC_SIM_HELD_MAX] = {false};
 	uint32_t i = sim_below(s, s->nheld);
-	bool chain = sim_next(s) & 1;
+	bool chain = sc_splitmix_next(&s->rng) & 1;
 	struct sc_claim tmp;
 	int rc = SC_EEMPTY;
 
+	SC_ASSERT(s->nheld > 0 && i < s->nheld);
+	SC_ASSERT(claimed_and_running(s, &s->held[i]));
 	trace_mix(s, EV_FINISH + 16 * chain, s->held[i].id);
 	held_kicked(s, kicked);
 	/* Keep the claims dense: swap the finishing one to the end. */
@@ -134,7 +141,7 @@ ev_host(struct sim *s)
 	trace_mix(s, EV_HOST, s->r->host_calls);
 	s->r->host_calls++;
 	held_kicked(s, kicked);
-	if (!s->o->host(s->o->host_ctx, s->ex, sim_next(s)))
+	if (!s->o->host(s->o->host_ctx, s->ex, sc_splitmix_next(&s->rng)))
 		s->host_done = true;
 	count_kicks_on_held(s, kicked);
 }

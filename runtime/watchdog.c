@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "operators/error.h"
-#include "runtime/clock_int.h"
+#include "operators/base_int.h"
 
 #define MS ((uint64_t)1000000)
 
@@ -55,6 +55,7 @@ struct sc_watchdog {
 	_Atomic uint64_t condemned;			/* turns condemned */
 
 	/* Monitor thread only, from here on. */
+	pthread_t monitor;		/* the monitor, as it sees itself */
 	struct sc_exec_info info;	/* this check's figures */
 	struct sc_exec_unit_info *snap; /* this check's snapshot */
 	size_t n;			/* units in snap */
@@ -224,6 +225,7 @@ emit(struct sc_watchdog *wd, struct wd_memo *m, struct sc_watchdog_report *r,
 {
 	unsigned k = r->kind;
 
+	SC_ASSERT(k < SC_WATCHDOG_KINDS);
 	if (m->last_report[k] &&
 	    since(m->last_report[k], now) < wd->o.rate_limit_ns) {
 		m->suppressed[k]++;
@@ -382,6 +384,7 @@ check_unit(struct sc_watchdog *wd, const struct sc_exec_unit_info *u,
 {
 	uint64_t d;
 
+	SC_ASSERT(u->id < wd->cap); /* its memo exists */
 	check_lost_kick(wd, u, now);
 	if (u->state == SC_UNIT_RUNNING || u->state == SC_UNIT_RUNNING_KICKED) {
 		d = since(u->running_since_ns, now);
@@ -441,6 +444,7 @@ take_snapshot(struct sc_watchdog *wd)
 		n = sc_exec_snapshot(wd->ex, wd->snap, wd->cap);
 	}
 	wd->n = n;
+	SC_ASSERT(wd->n <= wd->cap);
 	return true;
 }
 
@@ -449,6 +453,7 @@ check(struct sc_watchdog *wd)
 {
 	uint64_t now;
 
+	SC_ASSERT(pthread_equal(pthread_self(), wd->monitor));
 	sc_exec_info(wd->ex, &wd->info);
 	if (!take_snapshot(wd))
 		return; /* no memory this time; look again next period */
@@ -466,6 +471,8 @@ monitor_main(void *arg)
 	struct sc_watchdog *wd = arg;
 	struct timespec ts;
 
+	/* Not wd->thread: pthread_create may store that after we start. */
+	wd->monitor = pthread_self();
 	pthread_mutex_lock(&wd->mu);
 	while (!wd->stop) {
 		sc__clock_deadline(&ts, wd->o.period_ns);
@@ -530,28 +537,18 @@ fill_opts(struct sc_watchdog_opts *o, const struct sc_watchdog_opts *in)
 static int
 init_sync(struct sc_watchdog *wd)
 {
-	pthread_condattr_t ca;
-	int rc = SC_ESTATE;
-
-	if (pthread_condattr_init(&ca))
-		return rc;
-	if (pthread_condattr_setclock(&ca, CLOCK_MONOTONIC))
-		goto out_attr;
 	if (pthread_mutex_init(&wd->mu, NULL))
-		goto out_attr;
-	if (pthread_cond_init(&wd->tick_cv, &ca))
+		return SC_ESTATE;
+	if (sc__cond_init(&wd->tick_cv))
 		goto out_mutex;
-	if (pthread_cond_init(&wd->report_cv, &ca))
+	if (sc__cond_init(&wd->report_cv))
 		goto out_tick;
-	rc = 0;
-	goto out_attr;
+	return 0;
 out_tick:
 	pthread_cond_destroy(&wd->tick_cv);
 out_mutex:
 	pthread_mutex_destroy(&wd->mu);
-out_attr:
-	pthread_condattr_destroy(&ca);
-	return rc;
+	return SC_ESTATE;
 }
 
 static void

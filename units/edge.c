@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "units/tsan_int.h"
+#include "operators/base_int.h"
 
 #define SC_EDGE_LINE 64
 
@@ -42,12 +42,50 @@ struct sc_edge {
 	struct sc_batch *outbox;	/* coalesced sends waiting, or NULL */
 	_Atomic uint64_t outbox_rows;	/* rows of outbox (0 if none) */
 	_Atomic uint64_t outbox_frames; /* sends coalesced into outbox */
+	atomic_bool in_producer;	/* a producer call runs (asserts) */
 
 	/* Written by the consumer end only (or by a drain of a closed edge,
 	 * which holds `drainer`). */
 	alignas(SC_EDGE_LINE) _Atomic uint64_t popped; /* frames out of ring */
 	_Atomic uint64_t rows_popped;		       /* their rows */
+	atomic_bool in_consumer; /* a poll runs (asserts) */
 };
+
+/*
+ * The single-producer single-consumer rule, asserted. The ends are not
+ * threads (a unit's turns run on whichever worker claims it), so what is
+ * checked is that no two calls of the same end overlap: each end's calls
+ * raise a flag on entry and lower it on leaving, and an entry that finds
+ * it raised fires SC_ASSERT. The flag is relaxed, so it adds no ordering
+ * that could hide a race from TSan. Without asserts both are empty.
+ */
+#if defined(SC_DEBUG_ASSERTS)
+static inline void
+end_enter(atomic_bool *in)
+{
+	bool was = atomic_exchange_explicit(in, true, memory_order_relaxed);
+
+	SC_ASSERT(!was && "two calls of one end of an edge overlap");
+}
+
+static inline void
+end_leave(atomic_bool *in)
+{
+	atomic_store_explicit(in, false, memory_order_relaxed);
+}
+#else
+static inline void
+end_enter(atomic_bool *in)
+{
+	(void)in;
+}
+
+static inline void
+end_leave(atomic_bool *in)
+{
+	(void)in;
+}
+#endif
 
 static bool
 is_power_of_two(uint32_t x)
@@ -133,9 +171,10 @@ ring_push(struct sc_edge *e, struct sc_batch *b)
 	uint64_t rows =
 	    atomic_load_explicit(&e->rows_pushed, memory_order_relaxed) +
 	    sc_batch_count(b);
-	struct ck_ring_buffer *slot =
-	    ck_ring_enqueue_reserve_spsc(&e->ring, e->slots);
+	struct ck_ring_buffer *slot;
 
+	SC_ASSERT(p - e->popped_seen < e->capacity); /* ring_has_room said so */
+	slot = ck_ring_enqueue_reserve_spsc(&e->ring, e->slots);
 	if (!slot)
 		abort(); /* the ring has twice the room our counters allow */
 	sc__tsan_acquire(slot); /* the consumer's read of its last lap */
@@ -158,6 +197,9 @@ ring_pop(struct sc_edge *e, uint64_t from, uint64_t to, struct sc_batch **out)
 {
 	uint64_t rows = 0;
 
+	SC_ASSERT(from ==
+		  atomic_load_explicit(&e->popped, memory_order_relaxed));
+	SC_ASSERT(to - from <= e->capacity);
 	for (uint64_t i = from; i < to; i++) {
 		struct ck_ring_buffer *slot = slot_of(e, i);
 		struct sc_batch *b = NULL;
@@ -210,6 +252,7 @@ drain_closed(struct sc_edge *e)
 
 		if (!atomic_compare_exchange_strong(&e->drainer, &idle, 1))
 			return;
+		SC_ASSERT(atomic_load(&e->closed)); /* drains no open edge */
 		c = atomic_load(&e->popped);
 		n = ck_ring_size(&e->ring);
 		rows = ring_pop(e, c, c + n, NULL);
@@ -298,14 +341,11 @@ outbox_add(struct sc_edge *e, struct sc_batch *b)
 	return 0;
 }
 
-int
-sc_edge_send(struct sc_edge *e, struct sc_batch *batch)
+static int
+edge_send(struct sc_edge *e, struct sc_batch *batch)
 {
 	int rc;
 
-	if (!e || !batch)
-		return sc__fail(SC_EINVAL, "sc_edge_send: NULL %s",
-				e ? "batch" : "edge");
 	if (sc_batch_ncols(batch) != e->ncols)
 		return sc__fail(SC_ESCHEMA,
 				"sc_edge_send: batch has %u columns, edge %u",
@@ -327,16 +367,35 @@ sc_edge_send(struct sc_edge *e, struct sc_batch *batch)
 }
 
 int
+sc_edge_send(struct sc_edge *e, struct sc_batch *batch)
+{
+	int rc;
+
+	if (!e || !batch)
+		return sc__fail(SC_EINVAL, "sc_edge_send: NULL %s",
+				e ? "batch" : "edge");
+	end_enter(&e->in_producer);
+	rc = edge_send(e, batch);
+	end_leave(&e->in_producer);
+	return rc;
+}
+
+int
 sc_edge_flush(struct sc_edge *e)
 {
+	int rc;
+
 	if (!e)
 		return sc__fail(SC_EINVAL, "sc_edge_flush: NULL edge");
+	end_enter(&e->in_producer);
 	if (atomic_load_explicit(&e->closed, memory_order_acquire)) {
 		producer_saw_close(e);
-		return sc__fail(SC_EDEAD,
-				"sc_edge_flush: the consumer is gone");
+		rc = sc__fail(SC_EDEAD, "sc_edge_flush: the consumer is gone");
+	} else {
+		rc = outbox_flush(e);
 	}
-	return outbox_flush(e);
+	end_leave(&e->in_producer);
+	return rc;
 }
 
 bool
@@ -353,12 +412,16 @@ uint32_t
 sc_edge_room(struct sc_edge *e)
 {
 	uint64_t p;
+	uint32_t room;
 
 	if (!e || e->outbox)
 		return 0;
+	end_enter(&e->in_producer);
 	p = atomic_load_explicit(&e->pushed, memory_order_relaxed);
 	e->popped_seen = atomic_load_explicit(&e->popped, memory_order_acquire);
-	return e->capacity - (uint32_t)(p - e->popped_seen);
+	room = e->capacity - (uint32_t)(p - e->popped_seen);
+	end_leave(&e->in_producer);
+	return room;
 }
 
 size_t
@@ -388,6 +451,7 @@ sc_edge_poll(struct sc_edge *e, size_t max, struct sc_batch **out, size_t *n)
 				max ? "NULL argument" : "max is 0");
 	if (atomic_load_explicit(&e->closed, memory_order_acquire))
 		return sc__fail(SC_EDEAD, "sc_edge_poll: the edge is closed");
+	end_enter(&e->in_consumer);
 	/* How many frames are there, from ck's indices: the same cache line
 	 * the dequeues read next, so knowing costs no extra transfer. TSan
 	 * cannot see that load; the slot annotations in ring_pop carry the
@@ -398,6 +462,7 @@ sc_edge_poll(struct sc_edge *e, size_t max, struct sc_batch **out, size_t *n)
 		c = atomic_load_explicit(&e->popped, memory_order_relaxed);
 		ring_pop(e, c, c + k, out);
 	}
+	end_leave(&e->in_consumer);
 	*n = (size_t)k;
 	return 0;
 }

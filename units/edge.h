@@ -22,12 +22,12 @@
  * ThreadSanitizer cannot see ck's index loads and stores (inline
  * assembly), so to TSan the slot written by the producer and read by the
  * consumer, and the batch behind it, would look unordered: a false race on
- * every frame. tsan_int.h annotates that hand-off (a release on the slot
- * between its write and ck's commit, an acquire before the dequeue); the
- * way back (a slot reused on the next lap) is ordered by the `popped`
- * counter, which TSan sees. Without the annotations the TSan driver
- * (tests/units/tsan_edge.c) reports the race; with them it is clean, and
- * it did find a real one: reading a batch after its commit.
+ * every frame. operators/base_int.h annotates that hand-off (a release on
+ * the slot between its write and ck's commit, an acquire before the
+ * dequeue); the way back (a slot reused on the next lap) is ordered by
+ * the `popped` counter, which TSan sees. Without the annotations the TSan
+ * driver (tests/units/tsan_edge.c) reports the race; with them it is
+ * clean, and it did find a real one: reading a batch after its commit.
  *
  * Capacity is in frames and must be a power of two (ck_ring's indexing is
  * a mask), at least 1 and at most 2^30; anything else is SC_EINVAL.

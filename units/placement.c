@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/base.h"
+
 struct sc_placement {
 	const struct sc_graph *g; /* borrowed; outlives the placement */
 	size_t nnodes;		  /* nodes placed */
@@ -297,17 +299,6 @@ sc_placement_chains(const struct sc_graph *g, struct sc_placement **out)
 	return placement_make(fn, g, m, nunits, "chains", out);
 }
 
-/* splitmix64: a small, seeded, portable generator. */
-static uint64_t
-splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
 int
 sc_placement_random(const struct sc_graph *g, uint32_t nunits, uint64_t seed,
 		    struct sc_placement **out)
@@ -333,7 +324,7 @@ sc_placement_random(const struct sc_graph *g, uint32_t nunits, uint64_t seed,
 	 * (a quadratic scan over nodes, so that nunits may be anything
 	 * without an array of that size). */
 	for (size_t i = 0; i < n; i++) {
-		raw[i] = (uint32_t)(splitmix64(&seed) % nunits);
+		raw[i] = (uint32_t)(sc_splitmix_next(&seed) % nunits);
 		m[i] = -1;
 		for (size_t j = 0; j < i && m[i] < 0; j++)
 			if (raw[j] == raw[i])

@@ -21,6 +21,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "operators/base.h"
+#include "operators/base_int.h"
 #include "runtime/pool.h"
 #include "units/analysis.h"
 #include "units/edge.h"
@@ -105,15 +107,6 @@ grow(void **arr, size_t *cap, size_t need, size_t elem)
 	*arr = n;
 	*cap = c;
 	return 0;
-}
-
-static uint64_t
-now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 /* --- building --------------------------------------------------------------
@@ -455,16 +448,7 @@ static void teardown(struct sc_runtime *rt);
 static int
 init_wait_cv(struct sc_runtime *rt)
 {
-	pthread_condattr_t ca;
-	int rc;
-
-	if (pthread_condattr_init(&ca) != 0)
-		return sc__fail(SC_ENOMEM, "sc_runtime_create: condattr");
-	rc = pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-	if (rc == 0)
-		rc = pthread_cond_init(&rt->wait_cv, &ca);
-	pthread_condattr_destroy(&ca);
-	if (rc != 0)
+	if (sc__cond_init(&rt->wait_cv) != 0)
 		return sc__fail(SC_ENOMEM, "sc_runtime_create: condvar");
 	return 0;
 }
@@ -726,8 +710,8 @@ wait_for_room(struct sc_runtime *rt, int input, struct sc_batch *b,
 	rc = sc_runtime_submit(rt, input, b);
 	if (rc == SC_EFULL) {
 		/* A 10 ms cap: a safety net, never the mechanism. On the
-		 * monotonic clock, as now_ns (init_wait_cv). */
-		t = now_ns() + 10000000ull;
+		 * monotonic clock, as sc_clock_ns (init_wait_cv). */
+		t = sc__deadline_add(sc_clock_ns(), 10000000ull);
 		t = t < deadline ? t : deadline;
 		ts.tv_sec = (time_t)(t / 1000000000ull);
 		ts.tv_nsec = (long)(t % 1000000000ull);
@@ -742,7 +726,8 @@ int
 sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
 		       uint64_t timeout_ns)
 {
-	uint64_t deadline = timeout_ns ? now_ns() + timeout_ns : UINT64_MAX;
+	uint64_t deadline =
+	    timeout_ns ? sc__deadline_add(sc_clock_ns(), timeout_ns) : UINT64_MAX;
 	bool stuck = false;
 
 	for (;;) {
@@ -750,7 +735,7 @@ sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
 
 		if (rc != SC_EFULL)
 			return rc;
-		if (now_ns() >= deadline)
+		if (sc_clock_ns() >= deadline)
 			return sc__fail(SC_ETIMEDOUT,
 					"sc_runtime_submit_wait: input %d "
 					"still full",
@@ -807,12 +792,12 @@ drive(struct sc_runtime *rt, uint64_t deadline)
 
 	for (;;) {
 		while (run_one(rt))
-			if (now_ns() >= deadline)
+			if (sc_clock_ns() >= deadline)
 				return SC_ETIMEDOUT;
 		sc_exec_info(rt->ex, &info);
 		if (info.idle)
 			return 0;
-		if (now_ns() >= deadline)
+		if (sc_clock_ns() >= deadline)
 			return SC_ETIMEDOUT;
 		(void)sc_exec_wait_idle(rt->ex, 1000000, NULL);
 	}
@@ -822,7 +807,8 @@ int
 sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 		     struct sc_panic_record *first)
 {
-	uint64_t deadline = timeout_ns ? now_ns() + timeout_ns : UINT64_MAX;
+	uint64_t deadline =
+	    timeout_ns ? sc__deadline_add(sc_clock_ns(), timeout_ns) : UINT64_MAX;
 
 	if (!rt)
 		return sc__fail(SC_EINVAL, "sc_runtime_wait_idle: NULL");

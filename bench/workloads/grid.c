@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "operators/aggregate.h"
+#include "operators/base.h"
 #include "operators/schema.h"
 
 #define GRID_MAX_SIDE  (1LL << 24)
@@ -26,16 +27,6 @@ struct sc_grid {
 	uint64_t fault_seed;	  /* mixed into that hash */
 	struct sc_schema schema3; /* i64 x 3 */
 };
-
-static uint64_t
-grid_rand(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 /* Whether the projection of `row` (2 words) is one of the injected faults. */
 static bool
@@ -131,24 +122,24 @@ static int
 grid_check_opts(const struct sc_grid_opts *o)
 {
 	if (o->rows < 1 || o->rows > GRID_MAX_SIDE)
-		return sc__fail(SC_EINVAL,
-				"sc_grid_create: rows %lld out of "
-				"1..%lld",
-				(long long)o->rows, GRID_MAX_SIDE);
+		return sc_errorf(SC_EINVAL,
+				 "sc_grid_create: rows %lld out of "
+				 "1..%lld",
+				 (long long)o->rows, GRID_MAX_SIDE);
 	if (o->cols < 1 || o->cols > GRID_MAX_SIDE)
-		return sc__fail(SC_EINVAL,
-				"sc_grid_create: cols %lld out of "
-				"1..%lld",
-				(long long)o->cols, GRID_MAX_SIDE);
+		return sc_errorf(SC_EINVAL,
+				 "sc_grid_create: cols %lld out of "
+				 "1..%lld",
+				 (long long)o->cols, GRID_MAX_SIDE);
 	if (o->rows * o->cols > GRID_MAX_CELLS)
-		return sc__fail(SC_EINVAL,
-				"sc_grid_create: %lld cells, more "
-				"than %lld",
-				(long long)o->rows * o->cols, GRID_MAX_CELLS);
+		return sc_errorf(SC_EINVAL,
+				 "sc_grid_create: %lld cells, more "
+				 "than %lld",
+				 (long long)o->rows * o->cols, GRID_MAX_CELLS);
 	if (!(o->fault_rate >= 0.0 && o->fault_rate <= 1.0))
-		return sc__fail(SC_EINVAL,
-				"sc_grid_create: fault_rate %g out of 0..1",
-				o->fault_rate);
+		return sc_errorf(SC_EINVAL,
+				 "sc_grid_create: fault_rate %g out of 0..1",
+				 o->fault_rate);
 	return 0;
 }
 
@@ -161,7 +152,7 @@ sc_grid_create(const struct sc_grid_opts *o, struct sc_grid **out)
 	int rc;
 
 	if (!o || !out)
-		return sc__fail(SC_EINVAL, "sc_grid_create: NULL argument");
+		return sc_errorf(SC_EINVAL, "sc_grid_create: NULL argument");
 	if ((rc = grid_check_opts(o)) != 0)
 		return rc;
 	gr = calloc(1, sizeof(*gr));
@@ -228,7 +219,7 @@ int
 sc_grid_staged(const struct sc_grid *gr, int32_t *map, size_t n)
 {
 	if (!gr || !map || n != sc_graph_node_count(gr->g))
-		return sc__fail(SC_EINVAL,
+		return sc_errorf(SC_EINVAL,
 				"sc_grid_staged: NULL or a map of "
 				"%zu entries for %zu nodes",
 				n, gr ? sc_graph_node_count(gr->g) : 0);
@@ -247,7 +238,7 @@ sc_grid_settle_step(void *ctx, size_t i, struct sc_settle_step *out)
 
 	(void)i; /* the grid's batches come in sequence */
 	if (!f || !out)
-		return sc__fail(SC_EINVAL, "sc_grid_settle_step: NULL");
+		return sc_errorf(SC_EINVAL, "sc_grid_settle_step: NULL");
 	if ((rc = sc_grid_next(f->gr, f->edits, &out->batch)) != 0)
 		return rc;
 	out->input = f->gr->n.cells;
@@ -303,7 +294,7 @@ sc_grid_next(struct sc_grid *gr, size_t edits, struct sc_batch **out)
 	int rc = SC_ENOMEM;
 
 	if (!gr || !out || edits == 0)
-		return sc__fail(SC_EINVAL, "sc_grid_next: NULL or 0 edits");
+		return sc_errorf(SC_EINVAL, "sc_grid_next: NULL or 0 edits");
 	rows = malloc(cap * 3 * sizeof(uint64_t));
 	w = malloc(cap * sizeof(int64_t));
 	if (!rows || !w)
@@ -313,7 +304,7 @@ sc_grid_next(struct sc_grid *gr, size_t edits, struct sc_batch **out)
 	rng = gr->rng;
 
 	for (size_t i = 0; i < edits; i++) {
-		uint64_t x = grid_rand(&rng);
+		uint64_t x = sc_splitmix_next(&rng);
 		int64_t r = (int64_t)(x % (uint64_t)gr->h);
 		int64_t c = (int64_t)((x >> 24) % (uint64_t)gr->w);
 		int64_t v = (int64_t)((x >> 48) % 100);
@@ -479,10 +470,10 @@ sc_grid_reference(const struct sc_grid *gr, int output, struct sc_batch **out)
 
 	if (!gr || !out ||
 	    (output != gr->n.out_grid && output != gr->n.out_totals))
-		return sc__fail(SC_EINVAL,
-				"sc_grid_reference: node %d is not "
-				"an output of the grid",
-				output);
+		return sc_errorf(SC_EINVAL,
+				 "sc_grid_reference: node %d is not "
+				 "an output of the grid",
+				 output);
 	is_grid = output == gr->n.out_grid;
 	if ((rc = grid_sums_init(gr, &s)) != 0)
 		return rc;
@@ -522,7 +513,7 @@ sc_grid_verify(const struct sc_grid *gr, int output, const struct sc_batch *got)
 	int rc;
 
 	if (!got)
-		return sc__fail(SC_EINVAL, "sc_grid_verify: NULL batch");
+		return sc_errorf(SC_EINVAL, "sc_grid_verify: NULL batch");
 	if ((rc = sc_grid_reference(gr, output, &want)) != 0 || !want)
 		return rc ? rc : SC_ENOMEM;
 	if (sc_batch_ncols(got) == sc_batch_ncols(want) &&
@@ -531,12 +522,12 @@ sc_grid_verify(const struct sc_grid *gr, int output, const struct sc_batch *got)
 		return 0;
 	}
 	if (sc_batch_ncols(got) != sc_batch_ncols(want)) {
-		rc = sc__fail(SC_ESTATE,
-			      "grid output %d: %u columns, expected %u", output,
-			      sc_batch_ncols(got), sc_batch_ncols(want));
+		rc = sc_errorf(
+		    SC_ESTATE, "grid output %d: %u columns, expected %u",
+		    output, sc_batch_ncols(got), sc_batch_ncols(want));
 	} else {
 		i = grid_first_difference(got, want);
-		rc = sc__fail(
+		rc = sc_errorf(
 		    SC_ESTATE,
 		    "grid output %d: %zu rows, expected %zu; first "
 		    "difference at row %zu (key %lld)",

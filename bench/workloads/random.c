@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "operators/aggregate.h"
+#include "operators/base.h"
 #include "operators/schema.h"
 #include "operators/window.h"
 
@@ -43,19 +44,9 @@ struct sc_randc {
 };
 
 static uint64_t
-randc_rand(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
-
-static uint64_t
 randc_below(struct sc_randc *rc, uint64_t n)
 {
-	return randc_rand(&rc->rng) % n;
+	return sc_splitmix_next(&rc->rng) % n;
 }
 
 /* (k, v) -> ((k + 1) mod 8, v): moves rows between keys. */
@@ -200,7 +191,7 @@ sc_randc_create(uint64_t seed, struct sc_randc **out)
 	int err;
 
 	if (!out)
-		return sc__fail(SC_EINVAL, "sc_randc_create: NULL out");
+		return sc_errorf(SC_EINVAL, "sc_randc_create: NULL out");
 	rc = calloc(1, sizeof(*rc));
 	if (!rc)
 		return SC_ENOMEM;
@@ -263,7 +254,7 @@ sc_randc_next(struct sc_randc *rc, int *input, struct sc_batch **out)
 	int in, err;
 
 	if (!rc || !input || !out)
-		return sc__fail(SC_EINVAL, "sc_randc_next: NULL argument");
+		return sc_errorf(SC_EINVAL, "sc_randc_next: NULL argument");
 	in = rc->inputs[randc_below(rc, rc->ninputs)];
 	n = 1 + (size_t)randc_below(rc, 4);
 	for (size_t i = 0; i < n; i++) {
@@ -283,6 +274,6 @@ sc_randc_settle_step(void *ctx, size_t i, struct sc_settle_step *out)
 {
 	(void)i; /* the deltas come in sequence */
 	if (!out)
-		return sc__fail(SC_EINVAL, "sc_randc_settle_step: NULL out");
+		return sc_errorf(SC_EINVAL, "sc_randc_settle_step: NULL out");
 	return sc_randc_next(ctx, &out->input, &out->batch);
 }

@@ -23,7 +23,7 @@ Test(error, unknown_code_is_named_unknown)
 	cr_assert_str_eq(sc_strerror(SC__ELAST - 1), "unknown error");
 }
 
-Test(error, fail_returns_its_code_and_keeps_the_detail)
+Test(error, errorf_returns_its_code_and_keeps_the_detail)
 {
 	sc_error_clear();
 	cr_assert_str_eq(sc_errmsg(), "");

@@ -31,6 +31,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "operators/base.h"
 #include "operators/batch.h"
 #include "tests/support/prop.h"
 #include "units/edge.h"
@@ -57,15 +58,6 @@ struct edge_duo {
 	struct sc_edge *edge;
 	atomic_bool producer_done;
 };
-
-static uint64_t
-edge_duo_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static void
 edge_duo_sum(int64_t *acc, const struct sc_batch *b)
@@ -109,7 +101,7 @@ edge_duo_producer(void *arg)
 {
 	struct edge_duo *d = arg;
 	struct sc_rng r;
-	uint64_t start = edge_duo_now_ns();
+	uint64_t start = sc_clock_ns();
 	int rc;
 
 	sc_rng_seed(&r, d->seed);
@@ -117,7 +109,7 @@ edge_duo_producer(void *arg)
 		struct sc_batch *b;
 
 		if ((d->frames_sent & 1023) == 0 &&
-		    edge_duo_now_ns() - start > d->max_ns)
+		    sc_clock_ns() - start > d->max_ns)
 			break;
 		while (sc_edge_backpressured(d->edge) &&
 		       sc_edge_flush(d->edge) == SC_EFULL)
@@ -243,7 +235,7 @@ edge_close_producer(void *arg)
 	struct edge_close_duo *d = arg;
 	struct edge_duo shape = {.rows_per_frame = 4};
 	struct sc_rng r;
-	uint64_t start = edge_duo_now_ns();
+	uint64_t start = sc_clock_ns();
 
 	sc_rng_seed(&r, d->seed);
 	for (;;) {
@@ -254,7 +246,7 @@ edge_close_producer(void *arg)
 		/* Never into the outbox: each send is then one ring frame or
 		 * one refused frame, and the books balance by frames. */
 		if (sc_edge_room(d->edge) == 0) {
-			if (edge_duo_now_ns() - start > 20000000000ull) {
+			if (sc_clock_ns() - start > 20000000000ull) {
 				d->error = SC_ETIMEDOUT;
 				return NULL;
 			}

@@ -7,15 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static uint64_t
-splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
+#include "operators/base.h"
 
 void
 sc_rng_seed(struct sc_rng *r, uint64_t seed)
@@ -23,7 +15,7 @@ sc_rng_seed(struct sc_rng *r, uint64_t seed)
 	uint64_t x = seed;
 
 	for (int i = 0; i < 4; i++)
-		r->s[i] = splitmix64(&x);
+		r->s[i] = sc_splitmix_next(&x);
 }
 
 static inline uint64_t

@@ -11,8 +11,8 @@
  *     seed 1234: replay with SC_SEED=1234 ./build/tests/test_batch \
  *         --filter batch/group_laws
  *
- * The RNG is xoshiro256** seeded through splitmix64: fast, and the same
- * sequence on every machine.
+ * The RNG is xoshiro256** seeded through splitmix64 (sc_splitmix_next,
+ * operators/base.h): fast, and the same sequence on every machine.
  */
 #ifndef SC_TEST_PROP_H
 #define SC_TEST_PROP_H
