@@ -43,7 +43,8 @@ sc__rec_cmp(const uint64_t *a, const uint64_t *b, uint32_t ncols)
 }
 
 /* The hot loops, specialised for the common strides so the record copy
- * and compare unroll. */
+ * and compare unroll. call_fixed and call_any are statements (a call and
+ * its semicolon), which is why they stand unparenthesised. */
 #define SC__DISPATCH(stride, call_fixed, call_any)                             \
 	switch (stride) {                                                      \
 	case 2: {                                                              \
@@ -67,7 +68,7 @@ sc__rec_cmp(const uint64_t *a, const uint64_t *b, uint32_t ncols)
 		break;                                                         \
 	}                                                                      \
 	default:                                                               \
-		call_any;                                                      \
+		call_any; /* NOLINT(bugprone-macro-parentheses) */             \
 		break;                                                         \
 	}
 
