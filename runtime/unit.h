@@ -8,8 +8,8 @@
  * whom its death concerns, and calls destroy() once. runtime/ knows
  * nothing of Z-sets or of edges.
  *
- * Rules a turn must follow (DESIGN.md, "runtime/"), each pinned by a test in
- * tests/runtime/test_executor.c:
+ * Rules a turn must follow (README.md, "The unit protocol"), each pinned by a
+ * test in tests/runtime/test_executor.c:
  *  - It handles at most `budget` frames and returns how many it moved
  *    (progress). Progress is a count of frames, never "I ran", so two units
  *    that kick each other on progress stop once the frames are gone.

@@ -3,7 +3,7 @@
  *
  * An edge is a single-producer single-consumer queue of frames, one frame
  * being one `struct sc_batch *`. It is what a graph edge becomes when it
- * crosses from one unit into another (DESIGN.md, "units/"), and the only
+ * crosses from one unit into another (README.md, "Design"), and the only
  * thing that crosses threads.
  *
  * The queue. Frames travel through a Concurrency Kit ring (ck_ring, the
@@ -37,11 +37,11 @@
  * may need this very worker to run), and it must not drop it. So a full
  * edge keeps the output in an outbox on the producer's side, coalesced
  * exactly by Z-set addition (sc_batch_add): deltas sum, and every consumer
- * is a function of its input's integral (DESIGN.md), so k frames summed
- * into one are the same input. A retraction that meets its insertion in the
- * outbox cancels there and never travels. sc_edge_flush moves the outbox
- * into the ring as one frame when room appears; a send first flushes, so
- * frames stay in order.
+ * is a function of its input's integral (README.md, "The settle property"), so
+ * k frames summed into one are the same input. A retraction that meets its
+ * insertion in the outbox cancels there and never travels. sc_edge_flush moves
+ * the outbox into the ring as one frame when room appears; a send first
+ * flushes, so frames stay in order.
  *
  * Backpressure. The outbox is not a second queue without end: once it
  * holds more than `outbox_bound` rows the edge is backpressured

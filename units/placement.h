@@ -6,7 +6,7 @@
  * 1 unless the unit is sharded). units/runtime.h builds one synchronous
  * sub-circuit per unit (per shard) from it and cuts every stream that
  * crosses units into a bounded edge. Whatever the placement, the placed
- * circuit settles where the single circuit does (DESIGN.md, "units/"); a
+ * circuit settles where the single circuit does (README.md, "Design"); a
  * placement only decides how the work spreads over cores and what crosses
  * an edge.
  *

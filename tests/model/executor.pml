@@ -1,6 +1,6 @@
 /*
- * executor.pml: a Promela model of the executor protocol (DESIGN.md,
- * "runtime/"), checked with spin by tests/model/check.sh.
+ * executor.pml: a Promela model of the executor protocol (README.md, "The unit
+ * protocol"), checked with spin by tests/model/check.sh.
  *
  * What is modelled.  NU units in a chain (0 <-> 1 <-> 2), each with an input
  * count of frames; NW workers; one FIFO queue (a channel) and the units'

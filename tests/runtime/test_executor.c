@@ -1,6 +1,6 @@
 /*
- * test_executor.c - the executor's rules, one test each (DESIGN.md,
- * "runtime/"), driven by hand on one thread with toy units.
+ * test_executor.c - the executor's rules, one test each (README.md,
+ * "The unit protocol"), driven by hand on one thread with toy units.
  */
 #include <criterion/criterion.h>
 #include <pthread.h>
