@@ -28,6 +28,16 @@
  *          earliest and latest interned, not the first and last in
  *          alphabetical order.
  *
+ * Edge cases, each pinned by a test in tests/operators/test_aggregate.c:
+ *   - A group is live while one of its rows has a non-zero integrated
+ *     weight, even if the weights sum to 0: then COUNT reads (key, 0),
+ *     AVG reads NaN (0 / 0), and SUM reads the weighted sum of the rows.
+ *   - SUM and AVG over f64 follow the exact sum's weighted counts of NaN,
+ *     +inf and -inf (xsum.h): a NaN row of weight +1 and another of -1
+ *     cancel, and a row of +inf with a negative weight counts as -inf.
+ *     MIN and MAX look at live rows instead, in the encoding's order where
+ *     NaN is above +inf: MAX of that same group is NaN.
+ *
  * State. Every kind keeps the integral of its input in a trace (trace.h),
  * so that a row's integrated weight, and hence whether its group is empty,
  * is known exactly. For MIN and MAX the trace is indexed by (key, value,

@@ -604,3 +604,92 @@ Test(aggregate, large_state_matches_a_dense_reference)
 		free(w);
 	}
 }
+
+/*
+ * The edge semantics stated in aggregate.h ("Edge cases"), one test each.
+ * Inputs are (key, value, id) so that two rows of one group may carry the
+ * same value; outputs are (key, value).
+ */
+static struct sc_aggregate *
+agg3(enum sc_agg_kind kind, enum sc_type t)
+{
+	struct sc_aggregate_spec sp = {3, 1, kind, 1, t};
+	struct sc_aggregate *agg;
+
+	cr_assert_eq(sc_aggregate_create(&sp, &agg), 0, "%s", sc_errmsg());
+	return agg;
+}
+
+/* Step `agg` once with n rows (key 1, value v[i], id i) x w[i] and return
+ * the one output row's value word (the group must be live). */
+static uint64_t
+agg3_value(struct sc_aggregate *agg, size_t n, const double *v,
+	   const int64_t *w, enum sc_type t)
+{
+	uint64_t r[3 * 8];
+	struct sc_batch *in, *out;
+	uint64_t val;
+
+	cr_assert(n <= 8);
+	for (size_t i = 0; i < n; i++) {
+		r[3 * i] = sc_enc_i64(1);
+		r[3 * i + 1] = t == SC_TYPE_F64 ? sc_enc_f64(v[i])
+						: sc_enc_i64((int64_t)v[i]);
+		r[3 * i + 2] = sc_enc_i64((int64_t)i);
+	}
+	in = rows(3, n, r, w);
+	cr_assert_eq(sc_aggregate_step(agg, in, &out), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_batch_count(out), 1, "one live group, one row");
+	cr_assert_eq(sc_batch_weight(out, 0), 1);
+	val = sc_batch_row(out, 0)[1];
+	sc_batch_release(out);
+	sc_batch_release(in);
+	return val;
+}
+
+Test(aggregate, nan_rows_of_opposite_weights_cancel_in_sum_but_not_in_max)
+{
+	double v[] = {NAN, NAN, 2.0};
+	int64_t w[] = {1, -1, 1};
+	struct sc_aggregate *sum = agg3(SC_AGG_SUM, SC_TYPE_F64);
+	struct sc_aggregate *max = agg3(SC_AGG_MAX, SC_TYPE_F64);
+
+	/* SUM counts NaNs by weight: +1 and -1 leave none, so 2.0 stands. */
+	cr_assert_eq(sc_dec_f64(agg3_value(sum, 3, v, w, SC_TYPE_F64)), 2.0);
+	/* MAX looks at live rows: both NaN rows are live (weights +1 and
+	 * -1 are not zero), and NaN orders above every number. */
+	cr_assert(isnan(sc_dec_f64(agg3_value(max, 3, v, w, SC_TYPE_F64))));
+	sc_aggregate_destroy(sum);
+	sc_aggregate_destroy(max);
+}
+
+Test(aggregate, avg_of_a_group_whose_weights_sum_to_zero_reads_nan)
+{
+	double v[] = {2.0, 3.0};
+	int64_t w[] = {1, -1};
+	struct sc_aggregate *avg = agg3(SC_AGG_AVG, SC_TYPE_F64);
+
+	cr_assert(isnan(sc_dec_f64(agg3_value(avg, 2, v, w, SC_TYPE_F64))));
+	sc_aggregate_destroy(avg);
+}
+
+Test(aggregate, a_negative_weight_flips_an_infinity_in_sum)
+{
+	double v[] = {INFINITY, 1.0};
+	int64_t w[] = {-1, 1};
+	struct sc_aggregate *sum = agg3(SC_AGG_SUM, SC_TYPE_F64);
+	double got = sc_dec_f64(agg3_value(sum, 2, v, w, SC_TYPE_F64));
+
+	cr_assert(isinf(got) && got < 0, "-1 x +inf is -inf, got %g", got);
+	sc_aggregate_destroy(sum);
+}
+
+Test(aggregate, count_of_a_live_group_whose_weights_sum_to_zero_is_zero)
+{
+	double v[] = {5, 6};
+	int64_t w[] = {1, -1};
+	struct sc_aggregate *cnt = agg3(SC_AGG_COUNT, SC_TYPE_I64);
+
+	cr_assert_eq(sc_dec_i64(agg3_value(cnt, 2, v, w, SC_TYPE_I64)), 0);
+	sc_aggregate_destroy(cnt);
+}
