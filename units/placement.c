@@ -228,7 +228,8 @@ static bool shard_safe_kind(enum sc_node_kind k);
  * With `keyed` (sharded): a keyed node never joins its input's unit, so
  * it heads a unit of its own, and only nodes that may share a sharded
  * unit (linear ones and outputs, shard_safe_kind) join a unit that holds
- * a keyed node: its linear tail runs in the replicas too.
+ * a keyed node: its linear tail runs in the replicas too. Returns 0, or
+ * SC_ENOMEM / a graph error with parent[] possibly unwritten.
  */
 static int
 chain_parents(const struct sc_graph *g, uint32_t *parent, const bool *keyed)
@@ -289,13 +290,16 @@ sc_placement_chains(const struct sc_graph *g, struct sc_placement **out)
 		free(m);
 		return sc__fail(SC_ENOMEM, "%s: %zu nodes", fn, n);
 	}
+	/* parent[] is written only when chain_parents succeeds: walk it
+	 * only then (it failed allocating before writing it once). */
 	rc = chain_parents(g, parent, NULL);
-	nunits = number_roots(parent, n, m, 0);
-	free(parent);
 	if (rc) {
+		free(parent);
 		free(m);
 		return rc;
 	}
+	nunits = number_roots(parent, n, m, 0);
+	free(parent);
 	return placement_make(fn, g, m, nunits, "chains", out);
 }
 
