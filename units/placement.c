@@ -401,14 +401,15 @@ shard_safe_kind(enum sc_node_kind k)
 }
 
 /*
- * The keyed node of a unit that may be sharded (see placement.h), in
- * *keyed. Returns 0 or SC_EINVAL naming what prevents it.
+ * The one keyed node of `unit`, in *found, checking that its other nodes
+ * are of kinds that may run sharded. Returns 0 or SC_EINVAL naming the
+ * node that prevents it (fn names the caller in the message).
  */
 static int
-shard_check(const struct sc_placement *p, uint32_t unit, int *keyed)
+shard_keyed_node(const char *fn, const struct sc_placement *p, uint32_t unit,
+		 int *found)
 {
-	const char *fn = "sc_placement_set_shards";
-	int found = -1;
+	int keyed = -1;
 
 	for (size_t i = 0; i < p->nnodes; i++) {
 		struct sc_node_info ni;
@@ -418,13 +419,13 @@ shard_check(const struct sc_placement *p, uint32_t unit, int *keyed)
 		if (sc_graph_node_info(p->g, (int)i, &ni) != 0)
 			return SC_EINVAL;
 		if (keyed_width(p->g, &ni) > 0) {
-			if (found >= 0)
+			if (keyed >= 0)
 				return sc__fail(
 				    SC_EINVAL,
 				    "%s: unit %u holds two keyed "
 				    "nodes, '%s' and '%s'",
-				    fn, unit, node_name(p->g, found), ni.name);
-			found = (int)i;
+				    fn, unit, node_name(p->g, keyed), ni.name);
+			keyed = (int)i;
 		} else if (!shard_safe_kind(ni.kind)) {
 			return sc__fail(SC_EINVAL,
 					"%s: unit %u: node '%s' (%s) cannot be "
@@ -433,12 +434,62 @@ shard_check(const struct sc_placement *p, uint32_t unit, int *keyed)
 					sc_node_kind_name(ni.kind));
 		}
 	}
-	if (found < 0)
+	if (keyed < 0)
 		return sc__fail(SC_EINVAL,
 				"%s: unit %u has no keyed node (aggregate, "
 				"join or antijoin with a key, distinct)",
 				fn, unit);
-	/* Every stream entering the unit is read by the keyed node only. */
+	*found = keyed;
+	return 0;
+}
+
+/* Whether node `reader` (its info) reads stream s on some port. */
+static bool
+node_reads(const struct sc_node_info *reader, int s)
+{
+	for (uint32_t q = 0; q < reader->ninputs; q++)
+		if (reader->inputs[q] == s)
+			return true;
+	return false;
+}
+
+/*
+ * Whether stream s enters `unit`: made in another unit (a boundary input),
+ * or an input node of the unit (the host's rows enter there).
+ */
+static bool
+stream_enters(const struct sc_placement *p, uint32_t unit, int s)
+{
+	struct sc_node_info si;
+
+	if (s < 0 || (size_t)s >= p->nnodes ||
+	    sc_graph_node_info(p->g, s, &si) != 0)
+		return false;
+	return p->unit_of[s] != unit || si.kind == SC_NODE_INPUT;
+}
+
+/*
+ * The sharding rule of placement.h, the one function that both
+ * sc_placement_set_shards (which refuses a unit) and sc_placement_key
+ * (which sc_runtime_create asks for the routing key of every stream that
+ * enters a sharded unit) apply, so that a unit set_shards accepts always
+ * builds: `unit` holds one keyed node (*keyed) and otherwise only
+ * shard-safe kinds, and every stream entering it is read inside it by the
+ * keyed node, and by no other node, since rows are routed by that node's
+ * key. Returns 0 or SC_EINVAL naming the node that prevents it.
+ */
+static int
+shard_check(const char *fn, const struct sc_placement *p, uint32_t unit,
+	    int *keyed)
+{
+	struct sc_node_info ki;
+	int found;
+	int rc = shard_keyed_node(fn, p, unit, &found);
+
+	if (rc)
+		return rc;
+	if (sc_graph_node_info(p->g, found, &ki) != 0)
+		return SC_EINVAL;
 	for (size_t i = 0; i < p->nnodes; i++) {
 		struct sc_node_info ni;
 
@@ -446,20 +497,26 @@ shard_check(const struct sc_placement *p, uint32_t unit, int *keyed)
 			continue;
 		if (sc_graph_node_info(p->g, (int)i, &ni) != 0)
 			return SC_EINVAL;
+		/* An input node of the unit: no key routes its rows unless
+		 * the keyed node reads it. */
+		if (ni.kind == SC_NODE_INPUT && !node_reads(&ki, (int)i))
+			return sc__fail(SC_EINVAL,
+					"%s: unit %u: input node '%s' enters "
+					"the unit, but the keyed node '%s', "
+					"whose key routes entering rows, does "
+					"not read it",
+					fn, unit, ni.name, ki.name);
 		for (uint32_t q = 0; q < ni.ninputs; q++) {
 			int s = ni.inputs[q];
-			struct sc_node_info si;
 
-			if (s < 0 || sc_graph_node_info(p->g, s, &si) != 0)
-				continue;
-			if (p->unit_of[s] != unit || si.kind == SC_NODE_INPUT)
+			if (stream_enters(p, unit, s))
 				return sc__fail(SC_EINVAL,
 						"%s: unit %u: node '%s' reads "
 						"'%s', a stream entering the "
 						"unit, which only the keyed "
 						"node '%s' may read",
-						fn, unit, ni.name, si.name,
-						node_name(p->g, found));
+						fn, unit, ni.name,
+						node_name(p->g, s), ki.name);
 		}
 	}
 	*keyed = found;
@@ -483,7 +540,8 @@ sc_placement_set_shards(struct sc_placement *p, uint32_t unit, uint32_t k)
 		return sc__fail(SC_EINVAL,
 				"sc_placement_set_shards: %u shards (1..%d)", k,
 				SC_PLACEMENT_MAX_SHARDS);
-	if (k > 1 && (rc = shard_check(p, unit, &keyed)) != 0)
+	if (k > 1 &&
+	    (rc = shard_check("sc_placement_set_shards", p, unit, &keyed)) != 0)
 		return rc;
 	p->shards[unit] = k;
 	return 0;
@@ -642,7 +700,7 @@ sc_placement_key(const struct sc_placement *p, uint32_t unit, int stream,
 				"sc_placement_key: unit %u is not "
 				"sharded",
 				unit);
-	if (shard_check(p, unit, &keyed) != 0)
+	if (shard_check("sc_placement_key", p, unit, &keyed) != 0)
 		return SC_EINVAL;
 	if (sc_graph_node_info(p->g, keyed, &ni) != 0)
 		return SC_EINVAL;

@@ -6,7 +6,8 @@
  * 1 unless the unit is sharded). units/runtime.h builds one synchronous
  * sub-circuit per unit (per shard) from it and cuts every stream that
  * crosses units into a bounded edge. Whatever the placement, the placed
- * circuit settles where the single circuit does (DESIGN.md, "units/"); a
+ * circuit settles where the single circuit does (the settle property of
+ * units/runtime.h, checked by units/settle.h); a
  * placement only decides how the work spreads over cores and what crosses
  * an edge.
  *
@@ -34,8 +35,12 @@
  * keyed node (as above), its other nodes are input, output or linear
  * (map, filter, flat_map, index_by, plus, negate, minus), and every stream
  * that enters the unit (a boundary input or an input node of the unit) is
- * read inside the unit by the keyed node alone. The routing key of each
- * entering stream is the keyed node's key (distinct: every column).
+ * read inside the unit by the keyed node, and by no other node of the
+ * unit: an input node of the unit that the keyed node does not read has
+ * no key to route it by. The routing key of each entering stream is the
+ * keyed node's key (distinct: every column). sc_placement_set_shards and
+ * sc_placement_key (which units/runtime.h asks for each entering stream)
+ * apply this one rule, so a unit that set_shards accepts always builds.
  *
  * Bad input changes nothing: a node left unplaced, a unit index out of
  * range, an empty unit in a manual map, or an unshardable unit is SC_EINVAL
@@ -150,8 +155,10 @@ uint32_t sc_placement_shards(const struct sc_placement *p, uint32_t unit);
 
 /*
  * sc_placement_key - the routing key width of stream `stream` as it enters
- * sharded `unit` (how many leading columns are hashed). Returns 0 and *key;
- * SC_EINVAL if the unit is not sharded or does not read the stream.
+ * sharded `unit` (how many leading columns are hashed). Every stream that
+ * enters a unit sc_placement_set_shards accepted has one. Returns 0 and
+ * *key; SC_EINVAL if the unit is not sharded or its keyed node does not
+ * read the stream.
  */
 int sc_placement_key(const struct sc_placement *p, uint32_t unit, int stream,
 		     uint32_t *key);
