@@ -9,6 +9,8 @@
  */
 #include "units/placement.h"
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +22,7 @@ struct sc_placement {
 	uint32_t nunits;	  /* units before replication */
 	uint32_t *unit_of;	  /* nnodes unit indices */
 	uint32_t *shards;	  /* nunits replication factors, >= 1 */
-	char strategy[16];	  /* which strategy made it */
+	const char *strategy;	  /* which strategy made it (a literal) */
 };
 
 /* A node name for messages ("?" if the graph does not know it). */
@@ -46,15 +48,16 @@ check_graph(const char *fn, const struct sc_graph *g, struct sc_placement **out)
 }
 
 /*
- * placement_make - validate unit_of[0..n) against nunits and build the
- * placement (taking unit_of, which is freed on failure too). Names the
- * first node unplaced or out of range and the first empty unit.
+ * placement_make - validate unit_of[0..n) (n: g's node count, which the
+ * caller read once) against nunits and build the placement (taking
+ * unit_of, which is freed on failure too). Names the first node unplaced
+ * or out of range and the first empty unit. `strategy` is a literal.
  */
 static int
 placement_make(const char *fn, const struct sc_graph *g, int32_t *unit_of,
-	       uint32_t nunits, const char *strategy, struct sc_placement **out)
+	       size_t n, uint32_t nunits, const char *strategy,
+	       struct sc_placement **out)
 {
-	size_t n = sc_graph_node_count(g);
 	struct sc_placement *p = NULL;
 	uint32_t *used = NULL;
 	int rc = SC_ENOMEM;
@@ -103,7 +106,7 @@ placement_make(const char *fn, const struct sc_graph *g, int32_t *unit_of,
 	p->unit_of = (uint32_t *)unit_of; /* validated: all in range */
 	for (uint32_t u = 0; u < nunits; u++)
 		p->shards[u] = 1;
-	snprintf(p->strategy, sizeof(p->strategy), "%s", strategy);
+	p->strategy = strategy;
 	free(used);
 	*out = p;
 	return 0;
@@ -129,14 +132,16 @@ sc_placement_single(const struct sc_graph *g, struct sc_placement **out)
 {
 	int rc = check_graph("sc_placement_single", g, out);
 	int32_t *m;
+	size_t n;
 
 	if (rc)
 		return rc;
-	if (!(m = map_alloc("sc_placement_single", sc_graph_node_count(g))))
+	n = sc_graph_node_count(g);
+	if (!(m = map_alloc("sc_placement_single", n)))
 		return SC_ENOMEM;
-	for (size_t i = 0; i < sc_graph_node_count(g); i++)
+	for (size_t i = 0; i < n; i++)
 		m[i] = 0;
-	return placement_make("sc_placement_single", g, m, 1, "single", out);
+	return placement_make("sc_placement_single", g, m, n, 1, "single", out);
 }
 
 int
@@ -153,7 +158,7 @@ sc_placement_per_node(const struct sc_graph *g, struct sc_placement **out)
 		return SC_ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		m[i] = (int32_t)i;
-	return placement_make("sc_placement_per_node", g, m, (uint32_t)n,
+	return placement_make("sc_placement_per_node", g, m, n, (uint32_t)n,
 			      "per-node", out);
 }
 
@@ -300,7 +305,7 @@ sc_placement_chains(const struct sc_graph *g, struct sc_placement **out)
 	}
 	nunits = number_roots(parent, n, m, 0);
 	free(parent);
-	return placement_make(fn, g, m, nunits, "chains", out);
+	return placement_make(fn, g, m, n, nunits, "chains", out);
 }
 
 int
@@ -337,7 +342,7 @@ sc_placement_random(const struct sc_graph *g, uint32_t nunits, uint64_t seed,
 			m[i] = (int32_t)used++;
 	}
 	free(raw);
-	return placement_make(fn, g, m, used, "random", out);
+	return placement_make(fn, g, m, n, used, "random", out);
 }
 
 int
@@ -360,7 +365,7 @@ sc_placement_manual(const struct sc_graph *g, const int32_t *unit_of, size_t n,
 	if (!(m = map_alloc(fn, n)))
 		return SC_ENOMEM;
 	memcpy(m, unit_of, n * sizeof(*m));
-	return placement_make(fn, g, m, nunits, "manual", out);
+	return placement_make(fn, g, m, n, nunits, "manual", out);
 }
 
 /* --- sharding ------------------------------------------------------------- */
@@ -582,7 +587,7 @@ sc_placement_sharded(const struct sc_graph *g, uint32_t k,
 	if ((rc = chain_parents(g, parent, keyed)) != 0)
 		goto free_all;
 	nunits = number_roots(parent, n, m, 0);
-	rc = placement_make(fn, g, m, nunits, "sharded", &p);
+	rc = placement_make(fn, g, m, n, nunits, "sharded", &p);
 	m = NULL; /* placement_make took it */
 	if (rc)
 		goto free_all;
@@ -718,99 +723,171 @@ sc_placement_key(const struct sc_placement *p, uint32_t unit, int stream,
 
 /* --- printing ------------------------------------------------------------- */
 
+/*
+ * A stream being written, with the first failure kept: after a write
+ * fails, the rest are skipped, and out_end reports it, so the printers
+ * read as a list of writes and still return SC_EIO for a full disk, a
+ * closed pipe or a stream in error.
+ */
+struct out {
+	FILE *f;
+	bool failed; /* a write failed (errno then in err) */
+	int err;     /* errno of the first failed write */
+};
+
+static void
+out_fail(struct out *o)
+{
+	o->failed = true;
+	o->err = errno;
+}
+
+static void __attribute__((format(printf, 2, 3)))
+out_printf(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	if (o->failed)
+		return;
+	va_start(ap, fmt);
+	rc = vfprintf(o->f, fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		out_fail(o);
+}
+
+static void
+out_putc(struct out *o, int c)
+{
+	if (!o->failed && fputc(c, o->f) == EOF)
+		out_fail(o);
+}
+
+/*
+ * Flush (a buffered stream reports most failures only then) and return 0,
+ * or SC_EIO naming fn and the system's reason.
+ */
+static int
+out_end(struct out *o, const char *fn)
+{
+	char why[128] = "unknown reason";
+
+	if (!o->failed && fflush(o->f) != 0)
+		out_fail(o);
+	if (!o->failed)
+		return 0;
+	(void)strerror_r(o->err, why, sizeof(why));
+	return sc__fail(SC_EIO, "%s: writing failed: %s", fn, why);
+}
+
 int
 sc_placement_fprint(const struct sc_placement *p, FILE *f)
 {
+	struct out o = {.f = f};
+
 	if (!p || !f)
 		return sc__fail(SC_EINVAL, "sc_placement_fprint: NULL");
-	fprintf(f, "placement '%s': %zu nodes in %u units\n", p->strategy,
-		p->nnodes, p->nunits);
+	out_printf(&o, "placement '%s': %zu nodes in %u units\n", p->strategy,
+		   p->nnodes, p->nunits);
 	for (uint32_t u = 0; u < p->nunits; u++) {
 		bool first = true;
 
-		fprintf(f, "unit %u", u);
+		out_printf(&o, "unit %u", u);
 		if (p->shards[u] > 1)
-			fprintf(f, " x%u", p->shards[u]);
-		fprintf(f, ":");
+			out_printf(&o, " x%u", p->shards[u]);
+		out_putc(&o, ':');
 		for (size_t i = 0; i < p->nnodes; i++) {
 			struct sc_node_info ni;
 
 			if (p->unit_of[i] != u ||
 			    sc_graph_node_info(p->g, (int)i, &ni) != 0)
 				continue;
-			fprintf(f, "%s %s (%s)", first ? "" : ",", ni.name,
-				sc_node_kind_name(ni.kind));
+			out_printf(&o, "%s %s (%s)", first ? "" : ",", ni.name,
+				   sc_node_kind_name(ni.kind));
 			first = false;
 		}
-		fprintf(f, "\n");
+		out_putc(&o, '\n');
 	}
-	return 0;
+	return out_end(&o, "sc_placement_fprint");
 }
 
-/* A DOT string literal: quotes and backslashes escaped, newlines as \n. */
+/* The body of a DOT string literal: quotes and backslashes escaped,
+ * newlines as DOT's \n. */
 static void
-dot_string(FILE *f, const char *s)
+dot_escaped(struct out *o, const char *s)
 {
-	fputc('"', f);
 	for (; *s; s++) {
-		if (*s == '\n') { /* DOT's line break inside a label */
-			fputs("\\n", f);
+		if (*s == '\n') {
+			out_printf(o, "\\n");
 			continue;
 		}
 		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
+			out_putc(o, '\\');
+		out_putc(o, *s);
 	}
-	fputc('"', f);
+}
+
+/* One cluster: unit u, its shards, its nodes labelled "name\nkind". */
+static void
+dot_cluster(struct out *o, const struct sc_placement *p, uint32_t u)
+{
+	out_printf(o, "\tsubgraph cluster_u%u {\n\t\tlabel=\"unit %u", u, u);
+	if (p->shards[u] > 1)
+		out_printf(o, " x%u", p->shards[u]);
+	out_printf(o, "\";\n");
+	for (size_t i = 0; i < p->nnodes; i++) {
+		struct sc_node_info ni;
+
+		if (p->unit_of[i] != u ||
+		    sc_graph_node_info(p->g, (int)i, &ni) != 0)
+			continue;
+		out_printf(o, "\t\tn%zu [label=\"", i);
+		dot_escaped(o, ni.name);
+		out_printf(o, "\\n");
+		dot_escaped(o, sc_node_kind_name(ni.kind));
+		out_printf(o, "\"];\n");
+	}
+	out_printf(o, "\t}\n");
+}
+
+/* Every graph edge into node i: bold across units, else labelled with
+ * the port when i has several. */
+static void
+dot_edges_into(struct out *o, const struct sc_placement *p, size_t i)
+{
+	struct sc_node_info ni;
+
+	if (sc_graph_node_info(p->g, (int)i, &ni) != 0)
+		return;
+	for (uint32_t q = 0; q < ni.ninputs; q++) {
+		int s = ni.inputs[q];
+
+		if (s < 0 || (size_t)s >= p->nnodes)
+			continue;
+		out_printf(o, "\tn%d -> n%zu", s, i);
+		if (p->unit_of[s] != p->unit_of[i])
+			out_printf(o, " [style=bold]");
+		else if (ni.ninputs > 1)
+			out_printf(o, " [label=\"%u\"]", q);
+		out_printf(o, ";\n");
+	}
 }
 
 int
 sc_placement_fprint_dot(const struct sc_placement *p, FILE *f)
 {
+	struct out o = {.f = f};
+
 	if (!p || !f)
 		return sc__fail(SC_EINVAL, "sc_placement_fprint_dot: NULL");
-	fprintf(f, "digraph placement {\n\trankdir=LR;\n\tlabel=");
-	dot_string(f, p->strategy);
-	fprintf(f, ";\n\tnode [shape=box];\n");
-	for (uint32_t u = 0; u < p->nunits; u++) {
-		fprintf(f, "\tsubgraph cluster_u%u {\n\t\tlabel=\"unit %u", u,
-			u);
-		if (p->shards[u] > 1)
-			fprintf(f, " x%u", p->shards[u]);
-		fprintf(f, "\";\n");
-		for (size_t i = 0; i < p->nnodes; i++) {
-			struct sc_node_info ni;
-			char label[160];
-
-			if (p->unit_of[i] != u ||
-			    sc_graph_node_info(p->g, (int)i, &ni) != 0)
-				continue;
-			snprintf(label, sizeof(label), "%s\n%s", ni.name,
-				 sc_node_kind_name(ni.kind));
-			fprintf(f, "\t\tn%zu [label=", i);
-			dot_string(f, label);
-			fprintf(f, "];\n");
-		}
-		fprintf(f, "\t}\n");
-	}
-	for (size_t i = 0; i < p->nnodes; i++) {
-		struct sc_node_info ni;
-
-		if (sc_graph_node_info(p->g, (int)i, &ni) != 0)
-			continue;
-		for (uint32_t q = 0; q < ni.ninputs; q++) {
-			int s = ni.inputs[q];
-
-			if (s < 0 || (size_t)s >= p->nnodes)
-				continue;
-			fprintf(f, "\tn%d -> n%zu", s, i);
-			if (p->unit_of[s] != p->unit_of[i])
-				fprintf(f, " [style=bold]");
-			else if (ni.ninputs > 1)
-				fprintf(f, " [label=\"%u\"]", q);
-			fprintf(f, ";\n");
-		}
-	}
-	fprintf(f, "}\n");
-	return 0;
+	out_printf(&o, "digraph placement {\n\trankdir=LR;\n\tlabel=\"");
+	dot_escaped(&o, p->strategy);
+	out_printf(&o, "\";\n\tnode [shape=box];\n");
+	for (uint32_t u = 0; u < p->nunits; u++)
+		dot_cluster(&o, p, u);
+	for (size_t i = 0; i < p->nnodes; i++)
+		dot_edges_into(&o, p, i);
+	out_printf(&o, "}\n");
+	return out_end(&o, "sc_placement_fprint_dot");
 }

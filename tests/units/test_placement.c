@@ -360,6 +360,31 @@ Test(placement, text_output_lists_every_unit_with_its_nodes)
 	sc_graph_destroy(c.g);
 }
 
+/* /dev/full takes no byte: every write to it fails (ENOSPC). */
+Test(placement, printing_to_a_stream_that_fails_is_eio)
+{
+	struct chain_graph c;
+	struct sc_placement *p = NULL;
+
+	chain_graph_init(&c);
+	cr_assert_eq(sc_placement_chains(c.g, &p), 0);
+	for (int dot = 0; dot < 2; dot++) {
+		FILE *f = fopen("/dev/full", "w");
+
+		cr_assert_not_null(f, "no /dev/full");
+		cr_assert_eq(dot ? sc_placement_fprint_dot(p, f)
+				 : sc_placement_fprint(p, f),
+			     SC_EIO, "%s: %s", dot ? "dot" : "text",
+			     sc_errmsg());
+		cr_assert(strstr(sc_errmsg(), dot ? "sc_placement_fprint_dot"
+						  : "sc_placement_fprint"),
+			  "%s", sc_errmsg());
+		(void)fclose(f);
+	}
+	sc_placement_destroy(p);
+	sc_graph_destroy(c.g);
+}
+
 Test(placement, parse_knows_the_strategies_and_refuses_others)
 {
 	struct chain_graph c;
