@@ -167,7 +167,11 @@ sc_placement_per_node(const struct sc_graph *g, struct sc_placement **out)
 static uint32_t
 uf_find(uint32_t *parent, uint32_t x)
 {
+	/* The smaller id roots (uf_union), and halving keeps it: a parent is
+	 * never above its child. */
+	SC_ASSERT(parent[x] <= x);
 	while (parent[x] != x) {
+		SC_ASSERT(parent[parent[x]] <= parent[x]);
 		parent[x] = parent[parent[x]];
 		x = parent[x];
 	}
@@ -682,6 +686,7 @@ sc_placement_unit_of(const struct sc_placement *p, int node)
 	if (node < 0 || (size_t)node >= p->nnodes)
 		return sc__fail(SC_ENOENT, "sc_placement_unit_of: no node %d",
 				node);
+	SC_ASSERT(p->unit_of[node] < p->nunits); /* placement_make checked */
 	return (int)p->unit_of[node];
 }
 
@@ -690,6 +695,8 @@ sc_placement_shards(const struct sc_placement *p, uint32_t unit)
 {
 	if (!p || unit >= p->nunits)
 		return 0;
+	SC_ASSERT(p->shards[unit] >= 1 &&
+		  p->shards[unit] <= SC_PLACEMENT_MAX_SHARDS);
 	return p->shards[unit];
 }
 
@@ -709,16 +716,17 @@ sc_placement_key(const struct sc_placement *p, uint32_t unit, int stream,
 		return SC_EINVAL;
 	if (sc_graph_node_info(p->g, keyed, &ni) != 0)
 		return SC_EINVAL;
-	/* An input node of the unit is read by the keyed node, like a
-	 * boundary stream: both are among its inputs. */
-	for (uint32_t q = 0; q < ni.ninputs; q++)
-		if (ni.inputs[q] == stream) {
-			*key = keyed_width(p->g, &ni);
-			return 0;
-		}
+	/* shard_check passed: every stream entering the unit, a boundary
+	 * input or an input node of the unit, is among the keyed node's
+	 * inputs, and its rows are routed by that node's key. */
+	if (node_reads(&ni, stream)) {
+		*key = keyed_width(p->g, &ni);
+		return 0;
+	}
 	return sc__fail(SC_EINVAL,
-			"sc_placement_key: unit %u does not read stream %d",
-			unit, stream);
+			"sc_placement_key: unit %u does not read stream %d "
+			"'%s' (its keyed node '%s' does not)",
+			unit, stream, node_name(p->g, stream), ni.name);
 }
 
 /* --- printing ------------------------------------------------------------- */

@@ -232,6 +232,11 @@ Test(placement, sharded_gives_each_keyed_node_and_its_tail_k_replicas)
 	}
 	cr_assert_eq(sc_placement_key(p, (uint32_t)u, nd.cells, &key), 0);
 	cr_assert_eq(key, 1);
+	/* agg_col's stream does not enter agg_row's unit. */
+	cr_assert_eq(sc_placement_key(p, (uint32_t)u, nd.agg_col, &key),
+		     SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "agg_col"), "%s", sc_errmsg());
+	cr_assert_eq(key, 1, "key written on failure");
 	sc_placement_destroy(p);
 	cr_assert_eq(sc_grid_destroy(gr), 0);
 }
