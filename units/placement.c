@@ -734,8 +734,8 @@ sc_placement_key(const struct sc_placement *p, uint32_t unit, int stream,
 /*
  * A stream being written, with the first failure kept: after a write
  * fails, the rest are skipped, and out_end reports it, so the printers
- * read as a list of writes and still return SC_EIO for a full disk, a
- * closed pipe or a stream in error.
+ * read as a list of writes and still return SC_EIO when the stream
+ * refuses one (a full disk, say).
  */
 struct out {
 	FILE *f;
