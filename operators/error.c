@@ -31,6 +31,7 @@ static const struct {
     [14] = {"SC_ECALLBACK", "a user callback failed"},
     [15] = {"SC_EDEAD", "unit is dead"},
     [16] = {"SC_EBUSY", "object is still in use"},
+    [17] = {"SC_EIO", "a write to a stream or file failed"},
 };
 
 const char *

@@ -39,7 +39,8 @@ enum sc_error {
 	SC_ECALLBACK = -14, /* a user callback reported an error */
 	SC_EDEAD = -15, /* the unit is dead; frames to it are undeliverable */
 	SC_EBUSY = -16, /* the object still has live children or users */
-	SC__ELAST = -16
+	SC_EIO = -17,	/* a write to a stream or file failed */
+	SC__ELAST = -17
 };
 
 /*

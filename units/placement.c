@@ -9,6 +9,8 @@
  */
 #include "units/placement.h"
 
+#include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,7 +22,7 @@ struct sc_placement {
 	uint32_t nunits;	  /* units before replication */
 	uint32_t *unit_of;	  /* nnodes unit indices */
 	uint32_t *shards;	  /* nunits replication factors, >= 1 */
-	char strategy[16];	  /* which strategy made it */
+	const char *strategy;	  /* which strategy made it (a literal) */
 };
 
 /* A node name for messages ("?" if the graph does not know it). */
@@ -46,15 +48,16 @@ check_graph(const char *fn, const struct sc_graph *g, struct sc_placement **out)
 }
 
 /*
- * placement_make - validate unit_of[0..n) against nunits and build the
- * placement (taking unit_of, which is freed on failure too). Names the
- * first node unplaced or out of range and the first empty unit.
+ * placement_make - validate unit_of[0..n) (n: g's node count, which the
+ * caller read once) against nunits and build the placement (taking
+ * unit_of, which is freed on failure too). Names the first node unplaced
+ * or out of range and the first empty unit. `strategy` is a literal.
  */
 static int
 placement_make(const char *fn, const struct sc_graph *g, int32_t *unit_of,
-	       uint32_t nunits, const char *strategy, struct sc_placement **out)
+	       size_t n, uint32_t nunits, const char *strategy,
+	       struct sc_placement **out)
 {
-	size_t n = sc_graph_node_count(g);
 	struct sc_placement *p = NULL;
 	uint32_t *used = NULL;
 	int rc = SC_ENOMEM;
@@ -103,7 +106,7 @@ placement_make(const char *fn, const struct sc_graph *g, int32_t *unit_of,
 	p->unit_of = (uint32_t *)unit_of; /* validated: all in range */
 	for (uint32_t u = 0; u < nunits; u++)
 		p->shards[u] = 1;
-	snprintf(p->strategy, sizeof(p->strategy), "%s", strategy);
+	p->strategy = strategy;
 	free(used);
 	*out = p;
 	return 0;
@@ -129,14 +132,16 @@ sc_placement_single(const struct sc_graph *g, struct sc_placement **out)
 {
 	int rc = check_graph("sc_placement_single", g, out);
 	int32_t *m;
+	size_t n;
 
 	if (rc)
 		return rc;
-	if (!(m = map_alloc("sc_placement_single", sc_graph_node_count(g))))
+	n = sc_graph_node_count(g);
+	if (!(m = map_alloc("sc_placement_single", n)))
 		return SC_ENOMEM;
-	for (size_t i = 0; i < sc_graph_node_count(g); i++)
+	for (size_t i = 0; i < n; i++)
 		m[i] = 0;
-	return placement_make("sc_placement_single", g, m, 1, "single", out);
+	return placement_make("sc_placement_single", g, m, n, 1, "single", out);
 }
 
 int
@@ -153,7 +158,7 @@ sc_placement_per_node(const struct sc_graph *g, struct sc_placement **out)
 		return SC_ENOMEM;
 	for (size_t i = 0; i < n; i++)
 		m[i] = (int32_t)i;
-	return placement_make("sc_placement_per_node", g, m, (uint32_t)n,
+	return placement_make("sc_placement_per_node", g, m, n, (uint32_t)n,
 			      "per-node", out);
 }
 
@@ -162,7 +167,11 @@ sc_placement_per_node(const struct sc_graph *g, struct sc_placement **out)
 static uint32_t
 uf_find(uint32_t *parent, uint32_t x)
 {
+	/* The smaller id roots (uf_union), and halving keeps it: a parent is
+	 * never above its child. */
+	SC_ASSERT(parent[x] <= x);
 	while (parent[x] != x) {
+		SC_ASSERT(parent[parent[x]] <= parent[x]);
 		parent[x] = parent[parent[x]];
 		x = parent[x];
 	}
@@ -228,7 +237,8 @@ static bool shard_safe_kind(enum sc_node_kind k);
  * With `keyed` (sharded): a keyed node never joins its input's unit, so
  * it heads a unit of its own, and only nodes that may share a sharded
  * unit (linear ones and outputs, shard_safe_kind) join a unit that holds
- * a keyed node: its linear tail runs in the replicas too.
+ * a keyed node: its linear tail runs in the replicas too. Returns 0, or
+ * SC_ENOMEM / a graph error with parent[] possibly unwritten.
  */
 static int
 chain_parents(const struct sc_graph *g, uint32_t *parent, const bool *keyed)
@@ -289,14 +299,17 @@ sc_placement_chains(const struct sc_graph *g, struct sc_placement **out)
 		free(m);
 		return sc__fail(SC_ENOMEM, "%s: %zu nodes", fn, n);
 	}
+	/* parent[] is written only when chain_parents succeeds: walk it
+	 * only then (it failed allocating before writing it once). */
 	rc = chain_parents(g, parent, NULL);
-	nunits = number_roots(parent, n, m, 0);
-	free(parent);
 	if (rc) {
+		free(parent);
 		free(m);
 		return rc;
 	}
-	return placement_make(fn, g, m, nunits, "chains", out);
+	nunits = number_roots(parent, n, m, 0);
+	free(parent);
+	return placement_make(fn, g, m, n, nunits, "chains", out);
 }
 
 int
@@ -333,7 +346,7 @@ sc_placement_random(const struct sc_graph *g, uint32_t nunits, uint64_t seed,
 			m[i] = (int32_t)used++;
 	}
 	free(raw);
-	return placement_make(fn, g, m, used, "random", out);
+	return placement_make(fn, g, m, n, used, "random", out);
 }
 
 int
@@ -356,7 +369,7 @@ sc_placement_manual(const struct sc_graph *g, const int32_t *unit_of, size_t n,
 	if (!(m = map_alloc(fn, n)))
 		return SC_ENOMEM;
 	memcpy(m, unit_of, n * sizeof(*m));
-	return placement_make(fn, g, m, nunits, "manual", out);
+	return placement_make(fn, g, m, n, nunits, "manual", out);
 }
 
 /* --- sharding ------------------------------------------------------------- */
@@ -397,14 +410,15 @@ shard_safe_kind(enum sc_node_kind k)
 }
 
 /*
- * The keyed node of a unit that may be sharded (see placement.h), in
- * *keyed. Returns 0 or SC_EINVAL naming what prevents it.
+ * The one keyed node of `unit`, in *found, checking that its other nodes
+ * are of kinds that may run sharded. Returns 0 or SC_EINVAL naming the
+ * node that prevents it (fn names the caller in the message).
  */
 static int
-shard_check(const struct sc_placement *p, uint32_t unit, int *keyed)
+shard_keyed_node(const char *fn, const struct sc_placement *p, uint32_t unit,
+		 int *found)
 {
-	const char *fn = "sc_placement_set_shards";
-	int found = -1;
+	int keyed = -1;
 
 	for (size_t i = 0; i < p->nnodes; i++) {
 		struct sc_node_info ni;
@@ -414,13 +428,13 @@ shard_check(const struct sc_placement *p, uint32_t unit, int *keyed)
 		if (sc_graph_node_info(p->g, (int)i, &ni) != 0)
 			return SC_EINVAL;
 		if (keyed_width(p->g, &ni) > 0) {
-			if (found >= 0)
+			if (keyed >= 0)
 				return sc__fail(
 				    SC_EINVAL,
 				    "%s: unit %u holds two keyed "
 				    "nodes, '%s' and '%s'",
-				    fn, unit, node_name(p->g, found), ni.name);
-			found = (int)i;
+				    fn, unit, node_name(p->g, keyed), ni.name);
+			keyed = (int)i;
 		} else if (!shard_safe_kind(ni.kind)) {
 			return sc__fail(SC_EINVAL,
 					"%s: unit %u: node '%s' (%s) cannot be "
@@ -429,12 +443,62 @@ shard_check(const struct sc_placement *p, uint32_t unit, int *keyed)
 					sc_node_kind_name(ni.kind));
 		}
 	}
-	if (found < 0)
+	if (keyed < 0)
 		return sc__fail(SC_EINVAL,
 				"%s: unit %u has no keyed node (aggregate, "
 				"join or antijoin with a key, distinct)",
 				fn, unit);
-	/* Every stream entering the unit is read by the keyed node only. */
+	*found = keyed;
+	return 0;
+}
+
+/* Whether node `reader` (its info) reads stream s on some port. */
+static bool
+node_reads(const struct sc_node_info *reader, int s)
+{
+	for (uint32_t q = 0; q < reader->ninputs; q++)
+		if (reader->inputs[q] == s)
+			return true;
+	return false;
+}
+
+/*
+ * Whether stream s enters `unit`: made in another unit (a boundary input),
+ * or an input node of the unit (the host's rows enter there).
+ */
+static bool
+stream_enters(const struct sc_placement *p, uint32_t unit, int s)
+{
+	struct sc_node_info si;
+
+	if (s < 0 || (size_t)s >= p->nnodes ||
+	    sc_graph_node_info(p->g, s, &si) != 0)
+		return false;
+	return p->unit_of[s] != unit || si.kind == SC_NODE_INPUT;
+}
+
+/*
+ * The sharding rule of placement.h, the one function that both
+ * sc_placement_set_shards (which refuses a unit) and sc_placement_key
+ * (which sc_runtime_create asks for the routing key of every stream that
+ * enters a sharded unit) apply, so that a unit set_shards accepts always
+ * builds: `unit` holds one keyed node (*keyed) and otherwise only
+ * shard-safe kinds, and every stream entering it is read inside it by the
+ * keyed node, and by no other node, since rows are routed by that node's
+ * key. Returns 0 or SC_EINVAL naming the node that prevents it.
+ */
+static int
+shard_check(const char *fn, const struct sc_placement *p, uint32_t unit,
+	    int *keyed)
+{
+	struct sc_node_info ki;
+	int found;
+	int rc = shard_keyed_node(fn, p, unit, &found);
+
+	if (rc)
+		return rc;
+	if (sc_graph_node_info(p->g, found, &ki) != 0)
+		return SC_EINVAL;
 	for (size_t i = 0; i < p->nnodes; i++) {
 		struct sc_node_info ni;
 
@@ -442,20 +506,26 @@ shard_check(const struct sc_placement *p, uint32_t unit, int *keyed)
 			continue;
 		if (sc_graph_node_info(p->g, (int)i, &ni) != 0)
 			return SC_EINVAL;
+		/* An input node of the unit: no key routes its rows unless
+		 * the keyed node reads it. */
+		if (ni.kind == SC_NODE_INPUT && !node_reads(&ki, (int)i))
+			return sc__fail(SC_EINVAL,
+					"%s: unit %u: input node '%s' enters "
+					"the unit, but the keyed node '%s', "
+					"whose key routes entering rows, does "
+					"not read it",
+					fn, unit, ni.name, ki.name);
 		for (uint32_t q = 0; q < ni.ninputs; q++) {
 			int s = ni.inputs[q];
-			struct sc_node_info si;
 
-			if (s < 0 || sc_graph_node_info(p->g, s, &si) != 0)
-				continue;
-			if (p->unit_of[s] != unit || si.kind == SC_NODE_INPUT)
+			if (stream_enters(p, unit, s))
 				return sc__fail(SC_EINVAL,
 						"%s: unit %u: node '%s' reads "
 						"'%s', a stream entering the "
 						"unit, which only the keyed "
 						"node '%s' may read",
-						fn, unit, ni.name, si.name,
-						node_name(p->g, found));
+						fn, unit, ni.name,
+						node_name(p->g, s), ki.name);
 		}
 	}
 	*keyed = found;
@@ -479,7 +549,8 @@ sc_placement_set_shards(struct sc_placement *p, uint32_t unit, uint32_t k)
 		return sc__fail(SC_EINVAL,
 				"sc_placement_set_shards: %u shards (1..%d)", k,
 				SC_PLACEMENT_MAX_SHARDS);
-	if (k > 1 && (rc = shard_check(p, unit, &keyed)) != 0)
+	if (k > 1 &&
+	    (rc = shard_check("sc_placement_set_shards", p, unit, &keyed)) != 0)
 		return rc;
 	p->shards[unit] = k;
 	return 0;
@@ -520,7 +591,7 @@ sc_placement_sharded(const struct sc_graph *g, uint32_t k,
 	if ((rc = chain_parents(g, parent, keyed)) != 0)
 		goto free_all;
 	nunits = number_roots(parent, n, m, 0);
-	rc = placement_make(fn, g, m, nunits, "sharded", &p);
+	rc = placement_make(fn, g, m, n, nunits, "sharded", &p);
 	m = NULL; /* placement_make took it */
 	if (rc)
 		goto free_all;
@@ -615,6 +686,7 @@ sc_placement_unit_of(const struct sc_placement *p, int node)
 	if (node < 0 || (size_t)node >= p->nnodes)
 		return sc__fail(SC_ENOENT, "sc_placement_unit_of: no node %d",
 				node);
+	SC_ASSERT(p->unit_of[node] < p->nunits); /* placement_make checked */
 	return (int)p->unit_of[node];
 }
 
@@ -623,6 +695,8 @@ sc_placement_shards(const struct sc_placement *p, uint32_t unit)
 {
 	if (!p || unit >= p->nunits)
 		return 0;
+	SC_ASSERT(p->shards[unit] >= 1 &&
+		  p->shards[unit] <= SC_PLACEMENT_MAX_SHARDS);
 	return p->shards[unit];
 }
 
@@ -638,117 +712,190 @@ sc_placement_key(const struct sc_placement *p, uint32_t unit, int stream,
 				"sc_placement_key: unit %u is not "
 				"sharded",
 				unit);
-	if (shard_check(p, unit, &keyed) != 0)
+	if (shard_check("sc_placement_key", p, unit, &keyed) != 0)
 		return SC_EINVAL;
 	if (sc_graph_node_info(p->g, keyed, &ni) != 0)
 		return SC_EINVAL;
-	/* An input node of the unit is read by the keyed node, like a
-	 * boundary stream: both are among its inputs. */
-	for (uint32_t q = 0; q < ni.ninputs; q++)
-		if (ni.inputs[q] == stream) {
-			*key = keyed_width(p->g, &ni);
-			return 0;
-		}
+	/* shard_check passed: every stream entering the unit, a boundary
+	 * input or an input node of the unit, is among the keyed node's
+	 * inputs, and its rows are routed by that node's key. */
+	if (node_reads(&ni, stream)) {
+		*key = keyed_width(p->g, &ni);
+		return 0;
+	}
 	return sc__fail(SC_EINVAL,
-			"sc_placement_key: unit %u does not read stream %d",
-			unit, stream);
+			"sc_placement_key: unit %u does not read stream %d "
+			"'%s' (its keyed node '%s' does not)",
+			unit, stream, node_name(p->g, stream), ni.name);
 }
 
 /* --- printing ------------------------------------------------------------- */
 
+/*
+ * A stream being written, with the first failure kept: after a write
+ * fails, the rest are skipped, and out_end reports it, so the printers
+ * read as a list of writes and still return SC_EIO when the stream
+ * refuses one (a full disk, say).
+ */
+struct out {
+	FILE *f;
+	bool failed; /* a write failed (errno then in err) */
+	int err;     /* errno of the first failed write */
+};
+
+static void
+out_fail(struct out *o)
+{
+	o->failed = true;
+	o->err = errno;
+}
+
+static void __attribute__((format(printf, 2, 3)))
+out_printf(struct out *o, const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	if (o->failed)
+		return;
+	va_start(ap, fmt);
+	rc = vfprintf(o->f, fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		out_fail(o);
+}
+
+static void
+out_putc(struct out *o, int c)
+{
+	if (!o->failed && fputc(c, o->f) == EOF)
+		out_fail(o);
+}
+
+/*
+ * Flush (a buffered stream reports most failures only then) and return 0,
+ * or SC_EIO naming fn and the system's reason.
+ */
+static int
+out_end(struct out *o, const char *fn)
+{
+	char why[128] = "unknown reason";
+
+	if (!o->failed && fflush(o->f) != 0)
+		out_fail(o);
+	if (!o->failed)
+		return 0;
+	(void)strerror_r(o->err, why, sizeof(why));
+	return sc__fail(SC_EIO, "%s: writing failed: %s", fn, why);
+}
+
 int
 sc_placement_fprint(const struct sc_placement *p, FILE *f)
 {
+	struct out o = {.f = f};
+
 	if (!p || !f)
 		return sc__fail(SC_EINVAL, "sc_placement_fprint: NULL");
-	fprintf(f, "placement '%s': %zu nodes in %u units\n", p->strategy,
-		p->nnodes, p->nunits);
+	out_printf(&o, "placement '%s': %zu nodes in %u units\n", p->strategy,
+		   p->nnodes, p->nunits);
 	for (uint32_t u = 0; u < p->nunits; u++) {
 		bool first = true;
 
-		fprintf(f, "unit %u", u);
+		out_printf(&o, "unit %u", u);
 		if (p->shards[u] > 1)
-			fprintf(f, " x%u", p->shards[u]);
-		fprintf(f, ":");
+			out_printf(&o, " x%u", p->shards[u]);
+		out_putc(&o, ':');
 		for (size_t i = 0; i < p->nnodes; i++) {
 			struct sc_node_info ni;
 
 			if (p->unit_of[i] != u ||
 			    sc_graph_node_info(p->g, (int)i, &ni) != 0)
 				continue;
-			fprintf(f, "%s %s (%s)", first ? "" : ",", ni.name,
-				sc_node_kind_name(ni.kind));
+			out_printf(&o, "%s %s (%s)", first ? "" : ",", ni.name,
+				   sc_node_kind_name(ni.kind));
 			first = false;
 		}
-		fprintf(f, "\n");
+		out_putc(&o, '\n');
 	}
-	return 0;
+	return out_end(&o, "sc_placement_fprint");
 }
 
-/* A DOT string literal: quotes and backslashes escaped, newlines as \n. */
+/* The body of a DOT string literal: quotes and backslashes escaped,
+ * newlines as DOT's \n. */
 static void
-dot_string(FILE *f, const char *s)
+dot_escaped(struct out *o, const char *s)
 {
-	fputc('"', f);
 	for (; *s; s++) {
-		if (*s == '\n') { /* DOT's line break inside a label */
-			fputs("\\n", f);
+		if (*s == '\n') {
+			out_printf(o, "\\n");
 			continue;
 		}
 		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		fputc(*s, f);
+			out_putc(o, '\\');
+		out_putc(o, *s);
 	}
-	fputc('"', f);
+}
+
+/* One cluster: unit u, its shards, its nodes labelled "name\nkind". */
+static void
+dot_cluster(struct out *o, const struct sc_placement *p, uint32_t u)
+{
+	out_printf(o, "\tsubgraph cluster_u%u {\n\t\tlabel=\"unit %u", u, u);
+	if (p->shards[u] > 1)
+		out_printf(o, " x%u", p->shards[u]);
+	out_printf(o, "\";\n");
+	for (size_t i = 0; i < p->nnodes; i++) {
+		struct sc_node_info ni;
+
+		if (p->unit_of[i] != u ||
+		    sc_graph_node_info(p->g, (int)i, &ni) != 0)
+			continue;
+		out_printf(o, "\t\tn%zu [label=\"", i);
+		dot_escaped(o, ni.name);
+		out_printf(o, "\\n");
+		dot_escaped(o, sc_node_kind_name(ni.kind));
+		out_printf(o, "\"];\n");
+	}
+	out_printf(o, "\t}\n");
+}
+
+/* Every graph edge into node i: bold across units, else labelled with
+ * the port when i has several. */
+static void
+dot_edges_into(struct out *o, const struct sc_placement *p, size_t i)
+{
+	struct sc_node_info ni;
+
+	if (sc_graph_node_info(p->g, (int)i, &ni) != 0)
+		return;
+	for (uint32_t q = 0; q < ni.ninputs; q++) {
+		int s = ni.inputs[q];
+
+		if (s < 0 || (size_t)s >= p->nnodes)
+			continue;
+		out_printf(o, "\tn%d -> n%zu", s, i);
+		if (p->unit_of[s] != p->unit_of[i])
+			out_printf(o, " [style=bold]");
+		else if (ni.ninputs > 1)
+			out_printf(o, " [label=\"%u\"]", q);
+		out_printf(o, ";\n");
+	}
 }
 
 int
 sc_placement_fprint_dot(const struct sc_placement *p, FILE *f)
 {
+	struct out o = {.f = f};
+
 	if (!p || !f)
 		return sc__fail(SC_EINVAL, "sc_placement_fprint_dot: NULL");
-	fprintf(f, "digraph placement {\n\trankdir=LR;\n\tlabel=");
-	dot_string(f, p->strategy);
-	fprintf(f, ";\n\tnode [shape=box];\n");
-	for (uint32_t u = 0; u < p->nunits; u++) {
-		fprintf(f, "\tsubgraph cluster_u%u {\n\t\tlabel=\"unit %u", u,
-			u);
-		if (p->shards[u] > 1)
-			fprintf(f, " x%u", p->shards[u]);
-		fprintf(f, "\";\n");
-		for (size_t i = 0; i < p->nnodes; i++) {
-			struct sc_node_info ni;
-			char label[160];
-
-			if (p->unit_of[i] != u ||
-			    sc_graph_node_info(p->g, (int)i, &ni) != 0)
-				continue;
-			snprintf(label, sizeof(label), "%s\n%s", ni.name,
-				 sc_node_kind_name(ni.kind));
-			fprintf(f, "\t\tn%zu [label=", i);
-			dot_string(f, label);
-			fprintf(f, "];\n");
-		}
-		fprintf(f, "\t}\n");
-	}
-	for (size_t i = 0; i < p->nnodes; i++) {
-		struct sc_node_info ni;
-
-		if (sc_graph_node_info(p->g, (int)i, &ni) != 0)
-			continue;
-		for (uint32_t q = 0; q < ni.ninputs; q++) {
-			int s = ni.inputs[q];
-
-			if (s < 0 || (size_t)s >= p->nnodes)
-				continue;
-			fprintf(f, "\tn%d -> n%zu", s, i);
-			if (p->unit_of[s] != p->unit_of[i])
-				fprintf(f, " [style=bold]");
-			else if (ni.ninputs > 1)
-				fprintf(f, " [label=\"%u\"]", q);
-			fprintf(f, ";\n");
-		}
-	}
-	fprintf(f, "}\n");
-	return 0;
+	out_printf(&o, "digraph placement {\n\trankdir=LR;\n\tlabel=\"");
+	dot_escaped(&o, p->strategy);
+	out_printf(&o, "\";\n\tnode [shape=box];\n");
+	for (uint32_t u = 0; u < p->nunits; u++)
+		dot_cluster(&o, p, u);
+	for (size_t i = 0; i < p->nnodes; i++)
+		dot_edges_into(&o, p, i);
+	out_printf(&o, "}\n");
+	return out_end(&o, "sc_placement_fprint_dot");
 }

@@ -6,9 +6,9 @@
  * 1 unless the unit is sharded). units/runtime.h builds one synchronous
  * sub-circuit per unit (per shard) from it and cuts every stream that
  * crosses units into a bounded edge. Whatever the placement, the placed
- * circuit settles where the single circuit does (README.md, "Design"); a
- * placement only decides how the work spreads over cores and what crosses
- * an edge.
+ * circuit settles where the single circuit does (the settle property of
+ * units/runtime.h, checked by units/settle.h); a placement only decides
+ * how the work spreads over cores and what crosses an edge.
  *
  * Strategies:
  *   single    everything in unit 0: the reference, no edge at all;
@@ -34,8 +34,12 @@
  * keyed node (as above), its other nodes are input, output or linear
  * (map, filter, flat_map, index_by, plus, negate, minus), and every stream
  * that enters the unit (a boundary input or an input node of the unit) is
- * read inside the unit by the keyed node alone. The routing key of each
- * entering stream is the keyed node's key (distinct: every column).
+ * read inside the unit by the keyed node, and by no other node of the
+ * unit: an input node of the unit that the keyed node does not read has
+ * no key to route it by. The routing key of each entering stream is the
+ * keyed node's key (distinct: every column). sc_placement_set_shards and
+ * sc_placement_key (which units/runtime.h asks for each entering stream)
+ * apply this one rule, so a unit that set_shards accepts always builds.
  *
  * Bad input changes nothing: a node left unplaced, a unit index out of
  * range, an empty unit in a manual map, or an unshardable unit is SC_EINVAL
@@ -43,7 +47,7 @@
  *
  * Printing: as text (one line per unit, its nodes by name and kind) and as
  * Graphviz DOT (one cluster per unit, every node, every edge; edges that
- * cross units are drawn bold).
+ * cross units are drawn bold). A stream that refuses a write is SC_EIO.
  *
  * Lifetime and threads: a placement borrows its graph, which must outlive
  * it. It is immutable once made (but for sc_placement_set_shards), and any
@@ -150,15 +154,25 @@ uint32_t sc_placement_shards(const struct sc_placement *p, uint32_t unit);
 
 /*
  * sc_placement_key - the routing key width of stream `stream` as it enters
- * sharded `unit` (how many leading columns are hashed). Returns 0 and *key;
- * SC_EINVAL if the unit is not sharded or does not read the stream.
+ * sharded `unit` (how many leading columns are hashed). Every stream that
+ * enters a unit sc_placement_set_shards accepted has one. Returns 0 and
+ * *key; SC_EINVAL if the unit is not sharded or its keyed node does not
+ * read the stream.
  */
 int sc_placement_key(const struct sc_placement *p, uint32_t unit, int stream,
 		     uint32_t *key);
 
 /*
  * sc_placement_fprint - the placement as text: a header line, then one line
- * per unit ("unit 2 x4: agg_row (aggregate), ..."). Returns 0 or SC_EINVAL.
+ * per unit ("unit 2 x4: agg_row (aggregate), ..."), then fflush(f), since
+ * a buffered stream reports most write failures only when flushed. After
+ * a failed write nothing more is written. Returns
+ *   0          all of it was written and flushed;
+ *   SC_EINVAL  p or f is NULL (nothing written);
+ *   SC_EIO     a write or the flush failed (a full disk, say);
+ *              the message names the system's reason, and f may hold
+ *              part of the text.
+ * Any thread, one per stream.
  */
 int sc_placement_fprint(const struct sc_placement *p, FILE *f);
 
@@ -166,8 +180,8 @@ int sc_placement_fprint(const struct sc_placement *p, FILE *f);
  * sc_placement_fprint_dot - the placement as a Graphviz digraph: one
  * cluster per unit labelled with its index and shards, every node labelled
  * with its name and kind, every graph edge (bold when it crosses units,
- * labelled with the port when the reader has several). Returns 0 or
- * SC_EINVAL.
+ * labelled with the port when the reader has several), then fflush(f).
+ * Returns and writes as sc_placement_fprint (SC_EIO on a failed write).
  */
 int sc_placement_fprint_dot(const struct sc_placement *p, FILE *f);
 

@@ -7,7 +7,10 @@
 #include <string.h>
 
 #include "bench/workloads/grid.h"
+#include "bench/workloads/random.h"
+#include "tests/support/prop.h"
 #include "units/placement.h"
+#include "units/runtime.h"
 
 /* The grid workload (bench/workloads/grid.h) of 4 x 4 cells, its graph and
  * its node ids. */
@@ -229,6 +232,11 @@ Test(placement, sharded_gives_each_keyed_node_and_its_tail_k_replicas)
 	}
 	cr_assert_eq(sc_placement_key(p, (uint32_t)u, nd.cells, &key), 0);
 	cr_assert_eq(key, 1);
+	/* agg_col's stream does not enter agg_row's unit. */
+	cr_assert_eq(sc_placement_key(p, (uint32_t)u, nd.agg_col, &key),
+		     SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "agg_col"), "%s", sc_errmsg());
+	cr_assert_eq(key, 1, "key written on failure");
 	sc_placement_destroy(p);
 	cr_assert_eq(sc_grid_destroy(gr), 0);
 }
@@ -357,6 +365,31 @@ Test(placement, text_output_lists_every_unit_with_its_nodes)
 	sc_graph_destroy(c.g);
 }
 
+/* /dev/full takes no byte: every write to it fails (ENOSPC). */
+Test(placement, printing_to_a_stream_that_fails_is_eio)
+{
+	struct chain_graph c;
+	struct sc_placement *p = NULL;
+
+	chain_graph_init(&c);
+	cr_assert_eq(sc_placement_chains(c.g, &p), 0);
+	for (int dot = 0; dot < 2; dot++) {
+		FILE *f = fopen("/dev/full", "w");
+
+		cr_assert_not_null(f, "no /dev/full");
+		cr_assert_eq(dot ? sc_placement_fprint_dot(p, f)
+				 : sc_placement_fprint(p, f),
+			     SC_EIO, "%s: %s", dot ? "dot" : "text",
+			     sc_errmsg());
+		cr_assert(strstr(sc_errmsg(), dot ? "sc_placement_fprint_dot"
+						  : "sc_placement_fprint"),
+			  "%s", sc_errmsg());
+		(void)fclose(f);
+	}
+	sc_placement_destroy(p);
+	sc_graph_destroy(c.g);
+}
+
 Test(placement, parse_knows_the_strategies_and_refuses_others)
 {
 	struct chain_graph c;
@@ -382,4 +415,114 @@ Test(placement, parse_knows_the_strategies_and_refuses_others)
 	}
 	cr_assert(strstr(sc_errmsg(), "random:N"), "%s", sc_errmsg());
 	sc_graph_destroy(c.g);
+}
+
+/*
+ * a -> distinct -> out ; b -> out_b, with a, b, distinct and out in unit 0
+ * and out_b in unit 1: input node b enters unit 0 but its keyed node does
+ * not read it, so no routing key exists for it.
+ */
+Test(placement, set_shards_refuses_an_input_node_its_keyed_node_does_not_read)
+{
+	enum sc_type t[2] = {SC_TYPE_I64, SC_TYPE_I64};
+	struct sc_placement *p = NULL;
+	struct sc_runtime *rt = NULL;
+	struct sc_graph *g;
+	struct sc_schema s;
+	int32_t map[5] = {0, 0, 0, 0, 1};
+	int a, b, d;
+
+	cr_assert_eq(sc_schema_init(&s, 2, t, NULL), 0);
+	cr_assert_eq(sc_graph_create(&g), 0);
+	a = sc_graph_input(g, "a", &s);
+	b = sc_graph_input(g, "b", &s);
+	d = sc_graph_distinct(g, a);
+	cr_assert_geq(sc_graph_output(g, "out", d), 0, "%s", sc_errmsg());
+	cr_assert_geq(sc_graph_output(g, "out_b", b), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_placement_manual(g, map, 5, 2, &p), 0, "%s",
+		     sc_errmsg());
+	cr_assert_eq(sc_placement_set_shards(p, 0, 2), SC_EINVAL,
+		     "accepted; sc_runtime_create then says: %s",
+		     sc_runtime_create(g, p, NULL, &rt) ? sc_errmsg() : "ok");
+	cr_assert(strstr(sc_errmsg(), "'b'"), "%s", sc_errmsg());
+	cr_assert_eq(sc_placement_shards(p, 0), 1, "changed on failure");
+	sc_placement_destroy(p);
+	cr_assert_eq(sc_graph_destroy(g), 0);
+}
+
+/*
+ * Try set_shards(u, 2) on every unit of p; where it is accepted,
+ * sc_runtime_create must build it. Counts the units accepted and refused.
+ */
+static void
+shard_every_unit(uint64_t seed, struct sc_graph *g, struct sc_placement *p,
+		 size_t *accepted, size_t *refused)
+{
+	for (uint32_t u = 0; u < sc_placement_units(p); u++) {
+		struct sc_runtime *rt = NULL;
+		int got;
+
+		if (sc_placement_set_shards(p, u, 2) != 0) {
+			++*refused;
+			continue;
+		}
+		++*accepted;
+		got = sc_runtime_create(g, p, NULL, &rt);
+		SC_PROP_ASSERT(seed, "placement",
+			       "every_unit_set_shards_accepts_builds_as_a_"
+			       "runtime",
+			       got == 0, "%s unit %u: %s",
+			       sc_placement_strategy(p), u, sc_errmsg());
+		sc_runtime_destroy(rt);
+		cr_assert_eq(sc_placement_set_shards(p, u, 1), 0);
+	}
+}
+
+/*
+ * Over random circuits, their sharded placement and random two-unit maps
+ * (a node and about a quarter of the others in unit 0: units near the
+ * rule's edge, some shardable, most not), every unit that
+ * sc_placement_set_shards accepts builds: sc_runtime_create applies the
+ * same rule (through sc_placement_key) and never refuses it.
+ */
+Test(placement, every_unit_set_shards_accepts_builds_as_a_runtime)
+{
+	uint64_t base = sc_prop_seed(19), count = sc_prop_count(40);
+	size_t accepted = 0, refused = 0;
+
+	for (uint64_t seed = base; seed < base + count; seed++) {
+		struct sc_randc *rc = NULL;
+		struct sc_placement *p = NULL;
+		struct sc_graph *g;
+		struct sc_rng r;
+		int32_t map[64];
+		size_t n;
+
+		sc_rng_seed(&r, seed);
+		cr_assert_eq(sc_randc_create(seed, &rc), 0, "%s", sc_errmsg());
+		g = sc_randc_graph(rc);
+		n = sc_graph_node_count(g);
+		cr_assert_leq(n, 64);
+		cr_assert_eq(sc_placement_sharded(g, 2, &p), 0, "%s",
+			     sc_errmsg());
+		shard_every_unit(seed, g, p, &accepted, &refused);
+		sc_placement_destroy(p);
+		for (int draw = 0; draw < 16; draw++) {
+			uint64_t centre = sc_rng_below(&r, n);
+
+			map[n - 1] = 1; /* unit 1 never empty */
+			for (size_t i = 0; i + 1 < n; i++)
+				map[i] = i == centre || sc_rng_below(&r, 4) == 0
+					     ? 0
+					     : 1;
+			map[centre] = 0;
+			if (sc_placement_manual(g, map, n, 2, &p) != 0)
+				continue; /* centre was the last node */
+			shard_every_unit(seed, g, p, &accepted, &refused);
+			sc_placement_destroy(p);
+		}
+		cr_assert_eq(sc_randc_destroy(rc), 0);
+	}
+	cr_assert_gt(accepted, 0, "no unit was ever shardable: vacuous");
+	cr_assert_gt(refused, 0, "no unit was ever refused: vacuous");
 }
