@@ -197,7 +197,7 @@ sc_grid_create(const struct sc_grid_opts *o, struct sc_grid **out)
 		return rc;
 	gr = calloc(1, sizeof(*gr));
 	if (!gr)
-		return SC_ENOMEM;
+		return sc_errorf(SC_ENOMEM, "sc_grid_create: out of memory");
 	gr->h = o->rows;
 	gr->w = o->cols;
 	gr->rng = o->seed;
@@ -210,7 +210,9 @@ sc_grid_create(const struct sc_grid_opts *o, struct sc_grid **out)
 		: (uint64_t)(o->fault_rate * 18446744073709551616.0);
 	gr->value = malloc((size_t)(gr->h * gr->w) * sizeof(int64_t));
 	if (!gr->value) {
-		rc = SC_ENOMEM;
+		rc = sc_errorf(SC_ENOMEM,
+			       "sc_grid_create: out of memory for %lld cells",
+			       (long long)(gr->h * gr->w));
 		goto fail_value;
 	}
 	for (int64_t i = 0; i < gr->h * gr->w; i++)
@@ -338,8 +340,12 @@ sc_grid_next(struct sc_grid *gr, size_t edits, struct sc_batch **out)
 		return sc_errorf(SC_EINVAL, "sc_grid_next: NULL or 0 edits");
 	rows = malloc(cap * 3 * sizeof(uint64_t));
 	w = malloc(cap * sizeof(int64_t));
-	if (!rows || !w)
+	if (!rows || !w) {
+		rc = sc_errorf(SC_ENOMEM,
+			       "sc_grid_next: out of memory for %zu edits",
+			       edits);
 		goto cleanup;
+	}
 	/* The generator runs on a copy and the host view is undone on a
 	 * failure, so a failure leaves the workload as it was. */
 	rng = gr->rng;
@@ -420,7 +426,10 @@ grid_sums_init(const struct sc_grid *gr, struct grid_sums *s)
 	s->col_live = calloc(nc, sizeof(*s->col_live));
 	if (!s->row || !s->col || !s->row_live || !s->col_live) {
 		grid_sums_fini(s);
-		return SC_ENOMEM;
+		return sc_errorf(SC_ENOMEM,
+				 "sc_grid_reference: out of memory for the "
+				 "sums of %zu rows and %zu columns",
+				 nr, nc);
 	}
 	for (int64_t r = 0; r < gr->h; r++) {
 		for (int64_t c = 0; c < gr->w; c++) {
