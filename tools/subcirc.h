@@ -10,6 +10,8 @@
  *   subcirc_place.c   `subcirc place`: run_once per strategy x workers
  *   subcirc_stress.c  `subcirc stress`: the settle check (units/settle.h)
  *                     over seeds x workers x placements
+ *   subcirc_failalloc.c  not the CLI: the LD_PRELOAD that fails the Nth
+ *                     allocation, for the CLI's out-of-memory tests
  *
  * Exit codes: 0 success, 1 a failed check (a result that is not the
  * reference, a stress case that does not settle), 2 a bad argument (an
