@@ -22,8 +22,10 @@
  * program can do the same.
  *
  * Exit codes: 0 success, 1 a failed check (a result that is not the
- * reference, a stress case that does not settle), 2 a bad argument, 3 an
- * error of the library.
+ * reference, a stress case that does not settle), 2 a bad argument (an
+ * output file that cannot be created included), 3 an error of the library
+ * (a unit that panicked, memory that ran out, a run stuck for 30 s, an
+ * output file that could not be written).
  */
 #include <stdio.h>
 #include <string.h>
@@ -41,8 +43,8 @@ const char usage_main[] =
     "\n"
     "`subcirc <command> --help` describes a command's options;\n"
     "`subcirc --version` prints the version.\n"
-    "Exit codes: 0 ok, 1 a failed check, 2 a bad argument, 3 a library "
-    "error.\n";
+    "Exit codes: 0 ok, 1 a failed check, 2 a bad argument, 3 a library\n"
+    "error (a unit that panicked, no memory, a file not written).\n";
 
 const char usage_run[] =
     "usage: subcirc run [options]\n"
@@ -62,9 +64,19 @@ const char usage_run[] =
     "  --seed S          the edit generator's seed (default 1)\n"
     "  --capacity C      edge capacity in frames, a power of two (64)\n"
     "  --budget B        frames per turn (default 64)\n"
+    "  --panic-rate X    share (0..1) of projection rows whose callback\n"
+    "                    fails, so the unit that runs it panics (a test\n"
+    "                    of how a run ends when a unit dies)\n"
     "  --quiet           no progress lines\n"
     "  --json FILE       the summary and progress samples as JSON\n"
-    "  --csv FILE        the progress samples and the total as CSV\n";
+    "  --csv FILE        the progress samples and the total as CSV\n"
+    "                    (files are created before the run: a path that\n"
+    "                    cannot be is refused at once, exit 2)\n"
+    "\n"
+    "  Numbers are digits only (no sign, no spaces). A unit that panics\n"
+    "  ends the run soon after, naming it, with exit 3, as does a batch\n"
+    "  that has not come through in 30 s; a file that cannot be written\n"
+    "  is exit 3 too. Output that differs from the reference is exit 1.\n";
 
 const char usage_place[] =
     "usage: subcirc place [options]\n"
@@ -79,7 +91,7 @@ const char usage_place[] =
     "                    (default 3, at most 15)\n"
     "  --batch R --rows N --cols N --seed S   as for run\n"
     "  --json FILE       the table as JSON\n"
-    "  --csv FILE        the table as CSV\n"
+    "  --csv FILE        the table as CSV (both created before the runs)\n"
     "  The table is followed by a bar plot of events/s.\n";
 
 const char usage_stress[] =

@@ -10,10 +10,14 @@
  *   subcirc_place.c   `subcirc place`: run_once per strategy x workers
  *   subcirc_stress.c  `subcirc stress`: the settle check (units/settle.h)
  *                     over seeds x workers x placements
+ *   subcirc_failalloc.c  not the CLI: the LD_PRELOAD that fails the Nth
+ *                     allocation, for the CLI's out-of-memory tests
  *
  * Exit codes: 0 success, 1 a failed check (a result that is not the
- * reference, a stress case that does not settle), 2 a bad argument, 3 an
- * error of the library.
+ * reference, a stress case that does not settle), 2 a bad argument (an
+ * output file that cannot be created included), 3 an error of the library
+ * (a unit that panicked, SC_ENOMEM, a run stuck for 30 s, an output file
+ * that could not be written).
  */
 #ifndef SC_TOOLS_SUBCIRC_H
 #define SC_TOOLS_SUBCIRC_H
@@ -65,6 +69,9 @@ uint64_t parse_u64(const char *cmd, const char *name, const char *s,
 double parse_double(const char *cmd, const char *name, const char *s, double lo,
 		    double hi);
 
+/* Numbers are strict: digits only (and, for a number, one '.' and an
+ * exponent), no sign, no spaces; a comma list has no empty entry. */
+
 /* A comma list of whole numbers (at most MAX_LIST) into out; its length. */
 size_t parse_u32_list(const char *cmd, const char *name, const char *s,
 		      uint32_t lo, uint32_t hi, uint32_t *out);
@@ -72,6 +79,18 @@ size_t parse_u32_list(const char *cmd, const char *name, const char *s,
 /* A comma list of placement names, checked against the grid's graph so a
  * misspelled one is refused before anything runs. */
 size_t parse_placements(const char *cmd, const char *s, char out[][32]);
+
+struct sc_graph;
+
+/* The parameter of a "random:N" or "sharded:K" placement: digits in the
+ * strategy's range, else exit 2 with the range (any other name passes). */
+void check_placement(const char *cmd, const char *opt, const char *spec);
+
+/* check_placement, then sc_placement_parse on g: SC_EINVAL exits 2 naming
+ * option opt, another error (SC_ENOMEM) exits 3. */
+void check_placement_of(const char *cmd, const char *opt,
+			const struct sc_graph *g, const char *spec,
+			uint64_t seed);
 
 struct run_cfg;
 
@@ -114,8 +133,9 @@ struct run_cfg {
 	uint64_t seed;
 	uint32_t capacity;
 	uint32_t budget;
-	bool quiet;	  /* no progress lines */
-	const char *json; /* files, or NULL */
+	double panic_rate; /* share of projection rows that fail (grid.h) */
+	bool quiet;	   /* no progress lines */
+	const char *json;  /* files, or NULL */
 	const char *csv;
 };
 
@@ -158,18 +178,28 @@ struct place_row {
 	struct run_result r;
 };
 
-/* An output file, or exit 3 naming it. */
-FILE *open_out(const char *cmd, const char *path);
+/* An output file, created (or truncated) before anything runs, so a bad
+ * path wastes no run: the stream, or exit 2 naming option opt and the
+ * path. NULL for a NULL path. */
+FILE *open_out(const char *cmd, const char *opt, const char *path);
 
+/* Flush and close an output file (NULL: nothing); a write that failed on
+ * the way (the stream's error flag), a failed flush or close prints the
+ * path and returns EXIT_LIBRARY; else 0. */
+int close_out(const char *cmd, const char *path, FILE *f);
+
+/* The writers write into an open stream; close_out says whether it all
+ * reached the file. */
 void run_print_summary(const struct run_cfg *c, const struct run_result *r);
-void run_write_json(const struct run_cfg *c, const struct run_result *r);
-void run_write_csv(const struct run_cfg *c, const struct run_result *r);
+void run_write_json(const struct run_cfg *c, const struct run_result *r,
+		    FILE *f);
+void run_write_csv(const struct run_result *r, FILE *f);
 
 void place_print_header(void);
 void place_print_row(const struct place_row *row);
 void place_plot(const struct place_row *rows, size_t n);
-void place_write(const char *json, const char *csv,
-		 const struct place_row *rows, size_t n);
+void place_write_json(FILE *f, const struct place_row *rows, size_t n);
+void place_write_csv(FILE *f, const struct place_row *rows, size_t n);
 
 /* --- the commands ----------------------------------------------------------
  */

@@ -69,16 +69,25 @@ args_opt(struct args *a, const char *name, const char **val)
 	return true;
 }
 
+/* Whether s is digits only (at least one): no sign, no spaces, so that
+ * strtoull's leniency (leading blanks, '+', a '-' that wraps) never
+ * reaches a value. */
+static bool
+all_digits(const char *s)
+{
+	return *s && s[strspn(s, "0123456789")] == 0;
+}
+
 uint64_t
 parse_u64(const char *cmd, const char *name, const char *s, uint64_t lo,
 	  uint64_t hi)
 {
-	char *end;
-	unsigned long long v;
+	unsigned long long v = 0;
 
 	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (!*s || *end || errno || s[0] == '-' || v < lo || v > hi)
+	if (all_digits(s))
+		v = strtoull(s, NULL, 10);
+	if (!all_digits(s) || errno || v < lo || v > hi)
 		die_usage(cmd,
 			  "%s: '%s' is not a whole number in %" PRIu64
 			  "..%" PRIu64,
@@ -86,19 +95,61 @@ parse_u64(const char *cmd, const char *name, const char *s, uint64_t lo,
 	return v;
 }
 
+/* Whether s is a plain decimal: digits with at most one '.', at least one
+ * digit, then an optional exponent (e or E, an optional sign, digits).
+ * No sign, spaces, hex, inf or nan. */
+static bool
+plain_decimal(const char *s)
+{
+	size_t i = strspn(s, "0123456789"), frac = 0;
+
+	if (s[i] == '.')
+		frac = strspn(s + i + 1, "0123456789") + 1;
+	if (i + frac == 0 || (i == 0 && frac == 1))
+		return false;
+	s += i + frac;
+	if (*s == 'e' || *s == 'E') {
+		s += 1 + (s[1] == '+' || s[1] == '-');
+		return all_digits(s);
+	}
+	return *s == 0;
+}
+
 double
 parse_double(const char *cmd, const char *name, const char *s, double lo,
 	     double hi)
 {
-	char *end;
-	double v;
+	double v = 0;
 
 	errno = 0;
-	v = strtod(s, &end);
-	if (!*s || *end || errno || !(v >= lo && v <= hi))
+	if (plain_decimal(s))
+		v = strtod(s, NULL);
+	if (!plain_decimal(s) || errno || !(v >= lo && v <= hi))
 		die_usage(cmd, "%s: '%s' is not a number in %g..%g", name, s,
 			  lo, hi);
 	return v;
+}
+
+/* The next entry of comma list *s into tok (size n), *s moved past it and
+ * its comma; false at the end. An empty entry (",1", "1,,2", "1,") is
+ * refused by name: strtok_r would skip it silently. */
+static bool
+list_next(const char *cmd, const char *name, const char **s, const char *all,
+	  char *tok, size_t n)
+{
+	size_t len;
+
+	if (!*s)
+		return false;
+	len = strcspn(*s, ",");
+	if (len == 0)
+		die_usage(cmd, "%s: '%s' has an empty entry", name, all);
+	if (len >= n)
+		die_usage(cmd, "%s: entry '%.*s' too long", name, (int)len, *s);
+	memcpy(tok, *s, len);
+	tok[len] = 0;
+	*s = (*s)[len] == ',' ? *s + len + 1 : NULL;
+	return true;
 }
 
 /* A comma list of whole numbers. */
@@ -106,22 +157,61 @@ size_t
 parse_u32_list(const char *cmd, const char *name, const char *s, uint32_t lo,
 	       uint32_t hi, uint32_t *out)
 {
-	char buf[256], *save = NULL, *tok;
+	const char *rest = s;
+	char tok[32];
 	size_t n = 0;
 
-	if (strlen(s) >= sizeof(buf))
-		die_usage(cmd, "%s: list too long", name);
-	strcpy(buf, s);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
+	while (list_next(cmd, name, &rest, s, tok, sizeof(tok))) {
 		if (n == MAX_LIST)
 			die_usage(cmd, "%s: more than %d entries", name,
 				  MAX_LIST);
 		out[n++] = (uint32_t)parse_u64(cmd, name, tok, lo, hi);
 	}
-	if (n == 0)
-		die_usage(cmd, "%s: empty list", name);
 	return n;
+}
+
+/* The parameter of "random:N" or "sharded:K", if spec is one: digits
+ * only and in the strategy's range (sc_placement_parse would call
+ * sharded:0 or random: 5 an unknown strategy, and take ' 5' or '+5'). */
+void
+check_placement(const char *cmd, const char *opt, const char *spec)
+{
+	const char *num = strchr(spec, ':');
+	uint64_t hi, v = 0;
+
+	if (!strncmp(spec, "random:", 7))
+		hi = UINT32_MAX;
+	else if (!strncmp(spec, "sharded:", 8))
+		hi = SC_PLACEMENT_MAX_SHARDS;
+	else
+		return;
+	num++;
+	/* Past 2^64 strtoull saturates, which is out of range too. */
+	if (all_digits(num))
+		v = strtoull(num, NULL, 10);
+	if (v < 1 || v > hi)
+		die_usage(
+		    cmd, "%s: '%s': %s takes a whole number in 1..%" PRIu64,
+		    opt, spec, spec[0] == 'r' ? "random:N" : "sharded:K", hi);
+}
+
+/* A placement of the grid's graph by name: an unknown or malformed name
+ * (SC_EINVAL) is a bad argument, exit 2; anything else (SC_ENOMEM) is
+ * the library's, exit 3. */
+void
+check_placement_of(const char *cmd, const char *opt, const struct sc_graph *g,
+		   const char *spec, uint64_t seed)
+{
+	struct sc_placement *p = NULL;
+	int rc;
+
+	check_placement(cmd, opt, spec);
+	rc = sc_placement_parse(g, spec, seed, &p);
+	if (rc == SC_EINVAL)
+		die_usage(cmd, "%s: '%s': %s", opt, spec, sc_errmsg());
+	if (rc)
+		die_library("sc_placement_parse", rc);
+	sc_placement_destroy(p);
 }
 
 /* A comma list of placement names, checked against the grid's graph so a
@@ -129,31 +219,24 @@ parse_u32_list(const char *cmd, const char *name, const char *s, uint32_t lo,
 size_t
 parse_placements(const char *cmd, const char *s, char out[][32])
 {
-	char buf[512], *save = NULL, *tok;
 	struct sc_grid_opts go = {.rows = 1, .cols = 1};
 	struct sc_grid *gr = NULL;
+	const char *rest = s;
+	char tok[32];
 	size_t n = 0;
+	int rc;
 
-	if (strlen(s) >= sizeof(buf))
-		die_usage(cmd, "--placements: list too long");
-	strcpy(buf, s);
-	if (sc_grid_create(&go, &gr) != 0)
-		die_library("sc_grid_create", SC_ENOMEM);
-	for (tok = strtok_r(buf, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		struct sc_placement *p = NULL;
-
-		if (n == MAX_LIST || strlen(tok) >= 32)
-			die_usage(cmd, "--placements: too many or too long");
-		if (sc_placement_parse(sc_grid_graph(gr), tok, 1, &p) != 0)
-			die_usage(cmd, "--placements: '%s': %s", tok,
-				  sc_errmsg());
-		sc_placement_destroy(p);
+	if ((rc = sc_grid_create(&go, &gr)) != 0)
+		die_library("sc_grid_create", rc);
+	while (list_next(cmd, "--placements", &rest, s, tok, sizeof(tok))) {
+		if (n == MAX_LIST)
+			die_usage(cmd, "--placements: more than %d entries",
+				  MAX_LIST);
+		check_placement_of(cmd, "--placements", sc_grid_graph(gr), tok,
+				   1);
 		strcpy(out[n++], tok);
 	}
-	sc_grid_destroy(gr);
-	if (n == 0)
-		die_usage(cmd, "--placements: empty list");
+	(void)sc_grid_destroy(gr);
 	return n;
 }
 

@@ -5,6 +5,7 @@
  */
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,7 +59,8 @@ cmd_place(int argc, char **argv)
 	struct run_cfg c;
 	bool all_ok = true;
 	uint32_t reps = 3;
-	int rc = 0;
+	FILE *jf, *cf;
+	int rc = 0, wrc;
 
 	run_defaults(&c);
 	c.events = 200000;
@@ -90,9 +92,14 @@ cmd_place(int argc, char **argv)
 		for (; np < sizeof(place_default) / sizeof(place_default[0]);
 		     np++)
 			strcpy(places[np], place_default[np]);
+	jf = open_out("place", "--json", json);
+	cf = open_out("place", "--csv", csv);
 	rows = calloc(np * nw, sizeof(*rows));
-	if (!rows)
+	if (!rows) {
+		(void)close_out("place", json, jf);
+		(void)close_out("place", csv, cf);
 		return lib_error("calloc", SC_ENOMEM);
+	}
 	place_print_header();
 	for (size_t i = 0; i < np && !rc; i++) {
 		for (size_t j = 0; j < nw && !rc; j++, n++) {
@@ -108,9 +115,15 @@ cmd_place(int argc, char **argv)
 		}
 	}
 	place_plot(rows, n);
-	place_write(json, csv, rows, n);
+	/* The rows done so far, also after a failed case. */
+	if (jf)
+		place_write_json(jf, rows, n);
+	if (cf)
+		place_write_csv(cf, rows, n);
 	free(rows);
-	if (rc)
-		return rc;
+	wrc = close_out("place", json, jf);
+	wrc = close_out("place", csv, cf) ? EXIT_LIBRARY : wrc;
+	if (rc || wrc)
+		return rc ? rc : wrc;
 	return all_ok ? 0 : EXIT_CHECK;
 }

@@ -13,27 +13,51 @@
 /* --- files ---------------------------------------------------------------- */
 
 FILE *
-open_out(const char *cmd, const char *path)
+open_out(const char *cmd, const char *opt, const char *path)
 {
-	FILE *f = fopen(path, "w");
+	FILE *f;
 
-	if (!f) {
+	if (!path)
+		return NULL;
+	if (!(f = fopen(path, "w"))) {
 		char msg[128] = "";
 
 		(void)strerror_r(errno, msg, sizeof(msg));
-		(void)fprintf(stderr, "subcirc %s: cannot write '%s': %s\n",
-			      cmd, path, msg);
-		/* The CLI exits before it starts any thread. */
-		exit(EXIT_LIBRARY); // NOLINT(concurrency-mt-unsafe)
+		die_usage(cmd, "%s: cannot create '%s': %s", opt, path, msg);
 	}
 	return f;
 }
 
-void
-run_write_json(const struct run_cfg *c, const struct run_result *r)
+int
+close_out(const char *cmd, const char *path, FILE *f)
 {
-	FILE *f = open_out("run", c->json);
+	int err = 0;
 
+	if (!f)
+		return 0;
+	/* The writers' fprintf results are not checked one by one: a
+	 * failed write sets the stream's error flag, read here, and most
+	 * errors (a full disk) only show when the buffer is flushed. */
+	if (ferror(f))
+		err = errno ? errno : EIO;
+	if (fflush(f) != 0 && !err)
+		err = errno;
+	if (fclose(f) != 0 && !err)
+		err = errno;
+	if (err) {
+		char msg[128] = "";
+
+		(void)strerror_r(err, msg, sizeof(msg));
+		(void)fprintf(stderr, "subcirc %s: writing '%s' failed: %s\n",
+			      cmd, path, msg);
+		return EXIT_LIBRARY;
+	}
+	return 0;
+}
+
+void
+run_write_json(const struct run_cfg *c, const struct run_result *r, FILE *f)
+{
 	(void)fprintf(
 	    f,
 	    "{\"command\": \"run\", \"workload\": \"grid\", \"rows\": %" PRId64
@@ -56,14 +80,11 @@ run_write_json(const struct run_cfg *c, const struct run_result *r)
 			      r->s[i].eps, r->s[i].p50_us, r->s[i].p99_us,
 			      r->s[i].fill);
 	(void)fprintf(f, "]}\n");
-	(void)fclose(f);
 }
 
 void
-run_write_csv(const struct run_cfg *c, const struct run_result *r)
+run_write_csv(const struct run_result *r, FILE *f)
 {
-	FILE *f = open_out("run", c->csv);
-
 	(void)fprintf(f, "kind,t_s,events,events_per_s,p50_us,p99_us,"
 			 "edge_fill\n");
 	for (size_t i = 0; i < r->ns; i++)
@@ -73,7 +94,6 @@ run_write_csv(const struct run_cfg *c, const struct run_result *r)
 			      r->s[i].p50_us, r->s[i].p99_us, r->s[i].fill);
 	(void)fprintf(f, "total,%.3f,%" PRIu64 ",%.1f,%.2f,%.2f,\n", r->seconds,
 		      r->events, r->eps, r->p50_us, r->p99_us);
-	(void)fclose(f);
 }
 
 /* --- run ------------------------------------------------------------------ */
@@ -147,50 +167,43 @@ place_plot(const struct place_row *rows, size_t n)
 }
 
 void
-place_write(const char *json, const char *csv, const struct place_row *rows,
-	    size_t n)
+place_write_csv(FILE *f, const struct place_row *rows, size_t n)
 {
-	FILE *f;
+	(void)fprintf(f, "placement,workers,units,edges,events,seconds,"
+			 "events_per_s,p50_us,p99_us,turns,kicks,"
+			 "efull,ok\n");
+	for (size_t i = 0; i < n; i++) {
+		const struct run_result *r = &rows[i].r;
 
-	if (csv) {
-		f = open_out("place", csv);
-		(void)fprintf(f, "placement,workers,units,edges,events,seconds,"
-				 "events_per_s,p50_us,p99_us,turns,kicks,"
-				 "efull,ok\n");
-		for (size_t i = 0; i < n; i++) {
-			const struct run_result *r = &rows[i].r;
-
-			(void)fprintf(f,
-				      "%s,%u,%u,%u,%" PRIu64 ",%.6f,%.1f,%.2f,"
-				      "%.2f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
-				      ",%s\n",
-				      rows[i].placement, rows[i].workers,
-				      r->units, r->edges, r->events, r->seconds,
-				      r->eps, r->p50_us, r->p99_us, r->turns,
-				      r->kicks, r->efull, r->ok ? "1" : "0");
-		}
-		(void)fclose(f);
+		(void)fprintf(f,
+			      "%s,%u,%u,%u,%" PRIu64 ",%.6f,%.1f,%.2f,"
+			      "%.2f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s\n",
+			      rows[i].placement, rows[i].workers, r->units,
+			      r->edges, r->events, r->seconds, r->eps,
+			      r->p50_us, r->p99_us, r->turns, r->kicks,
+			      r->efull, r->ok ? "1" : "0");
 	}
-	if (json) {
-		f = open_out("place", json);
-		(void)fprintf(f, "[");
-		for (size_t i = 0; i < n; i++) {
-			const struct run_result *r = &rows[i].r;
+}
 
-			(void)fprintf(
-			    f,
-			    "%s\n {\"placement\": \"%s\", \"workers\": %u, "
-			    "\"units\": %u, \"edges\": %u, \"events\": %" PRIu64
-			    ", \"seconds\": %.6f, \"events_per_s\": %.1f, "
-			    "\"p50_us\": %.2f, \"p99_us\": %.2f, \"turns\": "
-			    "%" PRIu64 ", \"kicks\": %" PRIu64
-			    ", \"efull\": %" PRIu64 ", \"ok\": %s}",
-			    i ? "," : "", rows[i].placement, rows[i].workers,
-			    r->units, r->edges, r->events, r->seconds, r->eps,
-			    r->p50_us, r->p99_us, r->turns, r->kicks, r->efull,
-			    r->ok ? "true" : "false");
-		}
-		(void)fprintf(f, "\n]\n");
-		(void)fclose(f);
+void
+place_write_json(FILE *f, const struct place_row *rows, size_t n)
+{
+	(void)fprintf(f, "[");
+	for (size_t i = 0; i < n; i++) {
+		const struct run_result *r = &rows[i].r;
+
+		(void)fprintf(
+		    f,
+		    "%s\n {\"placement\": \"%s\", \"workers\": %u, "
+		    "\"units\": %u, \"edges\": %u, \"events\": %" PRIu64
+		    ", \"seconds\": %.6f, \"events_per_s\": %.1f, "
+		    "\"p50_us\": %.2f, \"p99_us\": %.2f, \"turns\": "
+		    "%" PRIu64 ", \"kicks\": %" PRIu64 ", \"efull\": %" PRIu64
+		    ", \"ok\": %s}",
+		    i ? "," : "", rows[i].placement, rows[i].workers, r->units,
+		    r->edges, r->events, r->seconds, r->eps, r->p50_us,
+		    r->p99_us, r->turns, r->kicks, r->efull,
+		    r->ok ? "true" : "false");
 	}
+	(void)fprintf(f, "\n]\n");
 }

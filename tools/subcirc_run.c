@@ -12,7 +12,6 @@
  * go into the log-linear histogram (subcirc_hist.c).
  */
 #include <inttypes.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -33,6 +32,9 @@
 #include "units/runtime.h"
 
 #define SENT_RING (1u << 16) /* batches in flight whose submit time we keep */
+/* A batch that has not come through (or an input that stays full) this
+ * long ends the run: a hang, by name, rather than for ever. */
+#define RUN_STUCK_NS 30000000000ull
 
 /* --- the live workload ---------------------------------------------------- */
 
@@ -94,8 +96,11 @@ run_teardown(struct run_ctx *x)
 static int
 run_setup(struct run_ctx *x, const struct run_cfg *cfg)
 {
-	struct sc_grid_opts go = {
-	    .rows = cfg->rows, .cols = cfg->cols, .seed = cfg->seed};
+	struct sc_grid_opts go = {.rows = cfg->rows,
+				  .cols = cfg->cols,
+				  .seed = cfg->seed,
+				  .fault_rate = cfg->panic_rate,
+				  .fault_seed = cfg->seed ^ 0xfa17ULL};
 	struct sc_runtime_opts ro = {.workers = cfg->workers,
 				     .budget = cfg->budget,
 				     .edge_capacity = cfg->capacity};
@@ -177,72 +182,143 @@ run_progress(struct run_ctx *x, struct run_result *r, uint64_t now)
 	(void)fflush(stdout);
 }
 
+/* A dead unit ends the run: its name and message, and exit 3. The
+ * executor's lock is taken, so the callers ask at most every millisecond
+ * (or between naps). */
+static int
+run_check_alive(struct run_ctx *x)
+{
+	struct sc_exec *ex = sc_runtime_exec(x->rt);
+	struct sc_exec_info info;
+	struct sc_panic_record pr;
+
+	sc_exec_info(ex, &info);
+	if (info.panics == 0)
+		return 0;
+	memset(&pr, 0, sizeof(pr));
+	(void)sc_exec_panic(ex, 0, &pr);
+	(void)fprintf(stderr,
+		      "subcirc run: unit %s panicked, so the run cannot "
+		      "finish: %s\n",
+		      pr.name, pr.message);
+	return EXIT_LIBRARY;
+}
+
+/* Nap for a while (a short sleep, not a spin: the machine may have fewer
+ * cores than workers). */
+static void
+run_nap(uint64_t ns)
+{
+	struct timespec ts = {(time_t)(ns / 1000000000ull),
+			      (long)(ns % 1000000000ull)};
+
+	(void)nanosleep(&ts, NULL);
+}
+
+/* Never more batches in flight than the ring keeps times for: wait for
+ * the oldest to come through. A unit that dies on the way stops the
+ * stamps for good, so every nap checks for a panic, and a batch that has
+ * not come through within RUN_STUCK_NS ends the run too. */
+static int
+run_wait_ring(struct run_ctx *x, uint64_t seq)
+{
+	uint64_t deadline = sc_bench_now_ns() + RUN_STUCK_NS;
+	int rc;
+
+	while (seq - atomic_load(&x->lat->done) >= SENT_RING) {
+		if ((rc = run_check_alive(x)) != 0)
+			return rc;
+		if (sc_bench_now_ns() >= deadline) {
+			(void)fprintf(stderr,
+				      "subcirc run: batch %" PRIu64
+				      " has not come through in %llu s (the "
+				      "newest seen is %" PRIu64 ")\n",
+				      seq - SENT_RING + 1,
+				      RUN_STUCK_NS / 1000000000ull,
+				      atomic_load(&x->lat->done));
+			return EXIT_LIBRARY;
+		}
+		run_nap(50000);
+	}
+	return 0;
+}
+
 /* Submit one batch, respecting backpressure: a full edge is counted and
- * waited out (the runtime wakes us when the input's unit takes frames). */
+ * waited out (the runtime wakes us when the input's unit takes frames).
+ * Returns 0 or an exit code (the error said). */
 static int
 run_submit(struct run_ctx *x, struct run_result *r, struct sc_batch *b)
 {
 	uint64_t seq = sc_grid_seq(x->gr);
 	int rc;
 
-	/* Never more batches in flight than the ring keeps times for. */
-	while (seq - atomic_load(&x->lat->done) >= SENT_RING)
-		sched_yield();
+	if ((rc = run_wait_ring(x, seq)) != 0)
+		return rc;
 	atomic_store_explicit(&x->lat->sent[seq % SENT_RING], sc_bench_now_ns(),
 			      memory_order_relaxed);
 	rc = sc_runtime_submit(x->rt, x->nodes.cells, b);
 	if (rc == SC_EFULL) {
 		r->efull++;
 		rc = sc_runtime_submit_wait(x->rt, x->nodes.cells, b,
-					    30000000000ull);
+					    RUN_STUCK_NS);
 	}
-	return rc;
+	if (rc && run_check_alive(x) == 0)
+		return lib_error("sc_runtime_submit", rc);
+	return rc ? EXIT_LIBRARY : 0;
 }
 
+/* Whether the run is over: `events` done, or its end (run_end) reached. */
 static bool
 run_should_stop(const struct run_cfg *cfg, uint64_t events, uint64_t now,
-		uint64_t t0)
+		uint64_t end)
 {
-	if (cfg->events && events >= cfg->events)
-		return true;
-	return cfg->seconds > 0 && (double)(now - t0) / 1e9 >= cfg->seconds;
+	return (cfg->events && events >= cfg->events) || now >= end;
 }
 
 /* The final checks: idle invariant, every stamp seen, outputs equal to
- * the reference. */
-static void
+ * the reference. A check that fails (SC_ESTATE: a broken invariant, an
+ * output that differs) leaves r->ok false with r->why, and returns 0; a
+ * check that could not be made (SC_ENOMEM reading an integral or
+ * building the reference) is the library's error, not a difference:
+ * said as such, EXIT_LIBRARY. */
+static int
 run_verify(struct run_ctx *x, struct run_result *r)
 {
 	const int outs[2] = {x->nodes.out_grid, x->nodes.out_totals};
 	int rc;
 
 	r->ok = false;
-	if (sc_runtime_check_idle(x->rt) != 0) {
+	if ((rc = sc_runtime_check_idle(x->rt)) != 0) {
+		if (rc != SC_ESTATE)
+			return lib_error("sc_runtime_check_idle", rc);
 		(void)snprintf(r->why, sizeof(r->why), "idle check: %s",
 			       sc_errmsg());
-		return;
+		return 0;
 	}
 	if (atomic_load(&x->lat->done) != sc_grid_seq(x->gr)) {
 		(void)snprintf(r->why, sizeof(r->why),
 			       "last stamp seen %" PRIu64
 			       ", submitted %" PRIu64,
 			       atomic_load(&x->lat->done), sc_grid_seq(x->gr));
-		return;
+		return 0;
 	}
 	for (int i = 0; i < 2; i++) {
 		struct sc_batch *got = NULL;
 
-		rc = sc_runtime_integral(x->rt, outs[i], &got);
-		if (!rc)
-			rc = sc_grid_verify(x->gr, outs[i], got);
+		if ((rc = sc_runtime_integral(x->rt, outs[i], &got)) != 0)
+			return lib_error("sc_runtime_integral", rc);
+		rc = sc_grid_verify(x->gr, outs[i], got);
 		sc_batch_release(got);
+		if (rc && rc != SC_ESTATE)
+			return lib_error("sc_grid_verify", rc);
 		if (rc) {
 			(void)snprintf(r->why, sizeof(r->why), "%s",
 				       sc_errmsg());
-			return;
+			return 0;
 		}
 	}
 	r->ok = true;
+	return 0;
 }
 
 /* Sum the kicks every unit received. */
@@ -279,25 +355,77 @@ run_finish(struct run_ctx *x, struct run_result *r, uint64_t t_end)
 	r->units = st.units;
 	r->edges = st.edges;
 	r->kicks = run_kicks(sc_runtime_exec(x->rt));
-	run_verify(x, r);
+	return run_verify(x, r);
+}
+
+/* Open loop: wait until the next batch is due at the offered rate, or
+ * until the run's end (`end`) if that comes first, so --seconds holds at
+ * any rate. Naps of at most 10 ms, each followed by a check for a dead
+ * unit. Returns 0 or an exit code. */
+static int
+run_pace(struct run_ctx *x, uint64_t events, uint64_t end)
+{
+	const struct run_cfg *cfg = x->cfg;
+	uint64_t due, now;
+	int rc;
+
+	if (cfg->rate <= 0)
+		return 0;
+	due = x->t0 + (uint64_t)((double)events / cfg->rate * 1e9);
+	due = due < end ? due : end;
+	while ((now = sc_bench_now_ns()) < due) {
+		run_nap(due - now < 10000000ull ? due - now : 10000000ull);
+		if ((rc = run_check_alive(x)) != 0)
+			return rc;
+	}
 	return 0;
 }
 
-/* Open loop: wait until the next batch is due at the offered rate. */
-static void
-run_pace(const struct run_cfg *cfg, uint64_t events, uint64_t t0)
+/* The end of a run by time, in sc_bench_now_ns; UINT64_MAX by events. */
+static uint64_t
+run_end(const struct run_cfg *cfg, uint64_t t0)
 {
-	uint64_t due, now;
+	return cfg->seconds > 0 ? t0 + (uint64_t)(cfg->seconds * 1e9)
+				: UINT64_MAX;
+}
 
-	if (cfg->rate <= 0)
-		return;
-	due = t0 + (uint64_t)((double)events / cfg->rate * 1e9);
-	while ((now = sc_bench_now_ns()) < due) {
-		struct timespec ts = {0, (long)(due - now)};
+/* Submit batches until the run's end; 0 or an exit code. A dead unit is
+ * looked for every millisecond, so the run ends soon after one dies
+ * rather than at its end (or never, once the stamps stop). */
+static int
+run_loop(struct run_ctx *x, struct run_result *r)
+{
+	const struct run_cfg *cfg = x->cfg;
+	uint64_t end = run_end(cfg, x->t0), checked = x->t0, now;
+	int rc;
 
-		if (due - now >= 1000000000ull)
-			ts = (struct timespec){1, 0};
-		(void)nanosleep(&ts, NULL);
+	for (;;) {
+		struct sc_batch *b = NULL;
+
+		/* Done, else wait for the batch's time (not past the end). */
+		if (run_should_stop(cfg, r->events, sc_bench_now_ns(), end))
+			return 0;
+		if ((rc = run_pace(x, r->events, end)) != 0)
+			return rc;
+		now = sc_bench_now_ns();
+		if (run_should_stop(cfg, r->events, now, end))
+			return 0;
+		if (now - checked >= 1000000ull) {
+			checked = now;
+			if ((rc = run_check_alive(x)) != 0)
+				return rc;
+		}
+		if ((rc = sc_grid_next(x->gr, cfg->batch, &b)) != 0)
+			return lib_error("sc_grid_next", rc);
+		rc = run_submit(x, r, b);
+		sc_batch_release(b);
+		if (rc)
+			return rc;
+		r->events += cfg->batch;
+		r->batches++;
+		now = sc_bench_now_ns();
+		if (now - x->last_ns >= 1000000000ull)
+			run_progress(x, r, now);
 	}
 }
 
@@ -307,33 +435,14 @@ run_once(const struct run_cfg *cfg, struct run_result *r)
 {
 	struct run_ctx x;
 	struct sc_panic_record pr;
-	uint64_t now;
 	int rc = run_setup(&x, cfg);
 
 	memset(r, 0, sizeof(*r));
 	if (rc)
 		goto cleanup;
 	x.t0 = x.last_ns = sc_bench_now_ns();
-	for (now = x.t0; !run_should_stop(cfg, r->events, now, x.t0);) {
-		struct sc_batch *b = NULL;
-
-		run_pace(cfg, r->events, x.t0);
-		if ((rc = sc_grid_next(x.gr, cfg->batch, &b)) != 0) {
-			rc = lib_error("sc_grid_next", rc);
-			goto cleanup;
-		}
-		rc = run_submit(&x, r, b);
-		sc_batch_release(b);
-		if (rc) {
-			rc = lib_error("sc_runtime_submit", rc);
-			goto cleanup;
-		}
-		r->events += cfg->batch;
-		r->batches++;
-		now = sc_bench_now_ns();
-		if (now - x.last_ns >= 1000000000ull)
-			run_progress(&x, r, now);
-	}
+	if ((rc = run_loop(&x, r)) != 0)
+		goto cleanup;
 	if ((rc = sc_runtime_wait_idle(x.rt, 60000000000ull, &pr)) != 0) {
 		if (rc == SC_EPANIC)
 			(void)fprintf(stderr, "subcirc: unit %s panicked: %s\n",
@@ -375,20 +484,18 @@ run_check_cfg(struct run_cfg *c)
 {
 	struct sc_grid_opts go = {.rows = c->rows, .cols = c->cols};
 	struct sc_grid *gr = NULL;
-	struct sc_placement *p = NULL;
+	int rc;
 
 	if (c->rows * c->cols > (1LL << 28))
 		die_usage("run",
 			  "--rows x --cols: %" PRId64 " cells, more than "
 			  "2^28",
 			  c->rows * c->cols);
-	if (sc_grid_create(&go, &gr) != 0)
-		die_library("sc_grid_create", SC_ENOMEM);
-	if (sc_placement_parse(sc_grid_graph(gr), c->placement, c->seed, &p))
-		die_usage("run", "--placement: '%s': %s", c->placement,
-			  sc_errmsg());
-	sc_placement_destroy(p);
-	sc_grid_destroy(gr);
+	if ((rc = sc_grid_create(&go, &gr)) != 0)
+		die_library("sc_grid_create", rc);
+	check_placement_of("run", "--placement", sc_grid_graph(gr),
+			   c->placement, c->seed);
+	(void)sc_grid_destroy(gr);
 }
 
 int
@@ -397,8 +504,9 @@ cmd_run(int argc, char **argv)
 	struct args a = {.cmd = "run", .argc = argc, .argv = argv, .i = 0};
 	struct run_cfg c;
 	struct run_result r;
+	FILE *json, *csv;
 	const char *v;
-	int rc;
+	int rc, wrc;
 
 	run_defaults(&c);
 	while (a.i < argc) {
@@ -421,6 +529,9 @@ cmd_run(int argc, char **argv)
 			    parse_double("run", "--seconds", v, 0.001, 1e6);
 		} else if (args_opt(&a, "--rate", &v)) {
 			c.rate = parse_double("run", "--rate", v, 1.0, 1e12);
+		} else if (args_opt(&a, "--panic-rate", &v)) {
+			c.panic_rate =
+			    parse_double("run", "--panic-rate", v, 0.0, 1.0);
 		} else if (args_opt(&a, "--quiet", NULL)) {
 			c.quiet = true;
 		} else if (args_opt(&a, "--json", &v)) {
@@ -436,15 +547,22 @@ cmd_run(int argc, char **argv)
 	if (!c.events && c.seconds <= 0)
 		c.seconds = 3.0;
 	run_check_cfg(&c);
-	if ((rc = run_once(&c, &r)) != 0) {
-		free(r.s); /* the samples taken before the failure */
-		return rc;
+	json = open_out("run", "--json", c.json);
+	csv = open_out("run", "--csv", c.csv);
+	rc = run_once(&c, &r);
+	if (!rc) {
+		run_print_summary(&c, &r);
+		if (json)
+			run_write_json(&c, &r, json);
+		if (csv)
+			run_write_csv(&r, csv);
 	}
-	run_print_summary(&c, &r);
-	if (c.json)
-		run_write_json(&c, &r);
-	if (c.csv)
-		run_write_csv(&c, &r);
-	free(r.s);
+	/* Closed even after a failed run (the files stay empty); a write
+	 * error is the first failure only when the run succeeded. */
+	wrc = close_out("run", c.json, json);
+	wrc = close_out("run", c.csv, csv) ? EXIT_LIBRARY : wrc;
+	free(r.s); /* the samples, also those taken before a failure */
+	if (rc || wrc)
+		return rc ? rc : wrc;
 	return r.ok ? 0 : EXIT_CHECK;
 }

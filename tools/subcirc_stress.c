@@ -151,8 +151,11 @@ stress_opts(const struct stress_case *k, struct sc_settle_opts *o)
 	    .replay = k->replay};
 }
 
-/* Run one case; true when it passed (else k->res.why). */
-static bool
+/* Run one case: 0 when it passed (or was skipped); EXIT_CHECK when it ran
+ * to a verdict that is not settled (k->res.why); EXIT_LIBRARY when it
+ * could not be run (SC_ENOMEM building the workload, the placement or
+ * the runtime: k->res.why too), which is no verdict on the schedule. */
+static int
 stress_run(struct stress_case *k, const char *exe)
 {
 	size_t nbatches = 4 + (size_t)(k->seed % 29);
@@ -175,11 +178,16 @@ stress_run(struct stress_case *k, const char *exe)
 		rc = sc_settle_run(w, p, &o, &k->res);
 	}
 	if (rc && !k->skipped && !k->res.why[0])
-		(void)snprintf(k->res.why, sizeof(k->res.why), "setup: %s",
-			       sc_errmsg());
+		(void)snprintf(k->res.why, sizeof(k->res.why), "setup: %s (%s)",
+			       sc_errname(rc),
+			       sc_errmsg()[0] ? sc_errmsg() : sc_strerror(rc));
 	sc_placement_destroy(p);
 	sc_settle_work_destroy(w);
-	return k->skipped || (!rc && k->res.ok);
+	if (k->skipped)
+		return 0;
+	if (rc)
+		return EXIT_LIBRARY;
+	return k->res.ok ? 0 : EXIT_CHECK;
 }
 
 static void
@@ -303,22 +311,29 @@ struct stress_tally {
 	uint64_t cases, panicked, skipped;
 };
 
-/* One case; false (after printing the failure) if it failed. */
-static bool
+/* One case; 0, or the exit code after printing the failure (or the
+ * error that kept it from running). */
+static int
 stress_one(const struct stress_cfg *s, struct stress_case *k, const char *exe,
 	   struct stress_tally *t)
 {
-	bool ok = stress_run(k, exe);
+	int rc = stress_run(k, exe);
 
 	t->cases++;
 	t->panicked += k->res.panicked;
 	t->skipped += k->skipped;
 	if (s->verbose)
-		stress_print_case(k, ok);
-	if (!ok)
+		stress_print_case(k, rc == 0);
+	if (rc == EXIT_CHECK)
 		stress_print_failure(k);
+	else if (rc)
+		(void)fprintf(stderr,
+			      "subcirc stress: seed %" PRIu64
+			      ", placement %s: the case could not be run: "
+			      "%s\n",
+			      k->seed, k->placement, k->res.why);
 	stress_release(k);
-	return ok;
+	return rc;
 }
 
 static void
@@ -360,8 +375,10 @@ cmd_stress(int argc, char **argv, const char *exe)
 					    .panic_rate = w ? 0 : s.panic_rate,
 					    .pool = s.pool};
 
-					if (!stress_one(&s, &k, exe, &t))
-						return EXIT_CHECK;
+					int rc = stress_one(&s, &k, exe, &t);
+
+					if (rc)
+						return rc;
 				}
 			}
 		}

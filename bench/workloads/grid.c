@@ -25,6 +25,8 @@ struct sc_grid {
 	uint64_t edits;		  /* cell edits made */
 	uint64_t fault_below;	  /* a row fails when its hash is below */
 	uint64_t fault_seed;	  /* mixed into that hash */
+	int build_fail_at;	  /* the graph call that fails; 0 none */
+	int build_calls;	  /* graph calls made by grid_build */
 	struct sc_schema schema3; /* i64 x 3 */
 };
 
@@ -65,9 +67,22 @@ grid_proj_col(void *ctx, const uint64_t *row, uint64_t *out)
 	return 0;
 }
 
+/* The result of a graph call of the build (a node id or an error), or
+ * the injected SC_ENOMEM when it is call number build_fail_at. */
+static int
+grid_call(struct sc_grid *gr, int rc)
+{
+	if (++gr->build_calls == gr->build_fail_at)
+		return sc_errorf(SC_ENOMEM,
+				 "sc_grid_create: graph call %d failed "
+				 "(injected)",
+				 gr->build_calls);
+	return rc;
+}
+
 /* sum(col 2) by the first column of a 3-column stream. */
 static int
-grid_sum_by_first(struct sc_graph *g, int from)
+grid_sum_by_first(struct sc_grid *gr, int from)
 {
 	struct sc_aggregate_spec sp;
 
@@ -77,19 +92,36 @@ grid_sum_by_first(struct sc_graph *g, int from)
 	sp.kind = SC_AGG_SUM;
 	sp.col = 2;
 	sp.col_type = SC_TYPE_I64;
-	return sc_graph_aggregate(g, from, &sp);
+	return grid_call(gr, sc_graph_aggregate(gr->g, from, &sp));
 }
 
 /* Name a node; an error id passes through. */
 static int
-grid_named(struct sc_graph *g, int id, const char *name)
+grid_named(struct sc_grid *gr, int id, const char *name)
 {
 	int rc;
 
 	if (id < 0)
 		return id;
-	rc = sc_graph_set_name(g, id, name);
+	rc = grid_call(gr, sc_graph_set_name(gr->g, id, name));
 	return rc ? rc : id;
+}
+
+/* The first error among the node ids, in the order they were built: each
+ * graph call passes a failed input's code on, so the first negative id is
+ * the call that failed first; a node no later one reads (an output) is
+ * checked as well as the last. 0 when all were built. */
+static int
+grid_check_nodes(const struct sc_grid_nodes *n)
+{
+	const int ids[] = {n->cells,	n->agg_row,   n->by_col, n->agg_col,
+			   n->proj_row, n->proj_col,  n->grid,	 n->out_grid,
+			   n->totals,	n->out_totals};
+
+	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++)
+		if (ids[i] < 0)
+			return ids[i];
+	return 0;
 }
 
 static int
@@ -99,23 +131,31 @@ grid_build(struct sc_grid *gr)
 	struct sc_graph *g = gr->g;
 	struct sc_grid_nodes *n = &gr->n;
 
-	n->cells = sc_graph_input(g, "cells", &gr->schema3);
-	n->agg_row = grid_named(g, grid_sum_by_first(g, n->cells), "agg_row");
+	n->cells = grid_call(gr, sc_graph_input(g, "cells", &gr->schema3));
+	n->agg_row = grid_named(gr, grid_sum_by_first(gr, n->cells), "agg_row");
 	n->by_col = grid_named(
-	    g, sc_graph_index_by(g, n->cells, by_col_cols, 3), "by_col");
-	n->agg_col = grid_named(g, grid_sum_by_first(g, n->by_col), "agg_col");
-	n->proj_row = grid_named(
-	    g, sc_graph_map(g, n->agg_row, &gr->schema3, grid_proj_row, gr),
-	    "proj_row");
-	n->proj_col = grid_named(
-	    g, sc_graph_map(g, n->agg_col, &gr->schema3, grid_proj_col, gr),
-	    "proj_col");
-	n->grid = grid_named(g, sc_graph_plus(g, n->proj_row, n->proj_col),
-			     "grid_cells");
-	n->out_grid = sc_graph_output(g, "grid", n->grid);
-	n->totals = grid_named(g, grid_sum_by_first(g, n->grid), "row_totals");
-	n->out_totals = sc_graph_output(g, "totals", n->totals);
-	return n->out_totals < 0 ? n->out_totals : 0;
+	    gr, grid_call(gr, sc_graph_index_by(g, n->cells, by_col_cols, 3)),
+	    "by_col");
+	n->agg_col =
+	    grid_named(gr, grid_sum_by_first(gr, n->by_col), "agg_col");
+	n->proj_row =
+	    grid_named(gr,
+		       grid_call(gr, sc_graph_map(g, n->agg_row, &gr->schema3,
+						  grid_proj_row, gr)),
+		       "proj_row");
+	n->proj_col =
+	    grid_named(gr,
+		       grid_call(gr, sc_graph_map(g, n->agg_col, &gr->schema3,
+						  grid_proj_col, gr)),
+		       "proj_col");
+	n->grid = grid_named(
+	    gr, grid_call(gr, sc_graph_plus(g, n->proj_row, n->proj_col)),
+	    "grid_cells");
+	n->out_grid = grid_call(gr, sc_graph_output(g, "grid", n->grid));
+	n->totals =
+	    grid_named(gr, grid_sum_by_first(gr, n->grid), "row_totals");
+	n->out_totals = grid_call(gr, sc_graph_output(g, "totals", n->totals));
+	return grid_check_nodes(n);
 }
 
 static int
@@ -157,11 +197,12 @@ sc_grid_create(const struct sc_grid_opts *o, struct sc_grid **out)
 		return rc;
 	gr = calloc(1, sizeof(*gr));
 	if (!gr)
-		return SC_ENOMEM;
+		return sc_errorf(SC_ENOMEM, "sc_grid_create: out of memory");
 	gr->h = o->rows;
 	gr->w = o->cols;
 	gr->rng = o->seed;
 	gr->fault_seed = o->fault_seed;
+	gr->build_fail_at = o->build_fail_at;
 	/* 2^64 * rate, saturating: rate 1 fails every row. */
 	gr->fault_below =
 	    o->fault_rate >= 1.0
@@ -169,7 +210,9 @@ sc_grid_create(const struct sc_grid_opts *o, struct sc_grid **out)
 		: (uint64_t)(o->fault_rate * 18446744073709551616.0);
 	gr->value = malloc((size_t)(gr->h * gr->w) * sizeof(int64_t));
 	if (!gr->value) {
-		rc = SC_ENOMEM;
+		rc = sc_errorf(SC_ENOMEM,
+			       "sc_grid_create: out of memory for %lld cells",
+			       (long long)gr->h * gr->w);
 		goto fail_value;
 	}
 	for (int64_t i = 0; i < gr->h * gr->w; i++)
@@ -220,9 +263,9 @@ sc_grid_staged(const struct sc_grid *gr, int32_t *map, size_t n)
 {
 	if (!gr || !map || n != sc_graph_node_count(gr->g))
 		return sc_errorf(SC_EINVAL,
-				"sc_grid_staged: NULL or a map of "
-				"%zu entries for %zu nodes",
-				n, gr ? sc_graph_node_count(gr->g) : 0);
+				 "sc_grid_staged: NULL or a map of "
+				 "%zu entries for %zu nodes",
+				 n, gr ? sc_graph_node_count(gr->g) : 0);
 	/* The first stage is every node built up to agg_col (grid_build's
 	 * order): cells, agg_row, by_col, agg_col. */
 	for (size_t i = 0; i < n; i++)
@@ -297,8 +340,12 @@ sc_grid_next(struct sc_grid *gr, size_t edits, struct sc_batch **out)
 		return sc_errorf(SC_EINVAL, "sc_grid_next: NULL or 0 edits");
 	rows = malloc(cap * 3 * sizeof(uint64_t));
 	w = malloc(cap * sizeof(int64_t));
-	if (!rows || !w)
+	if (!rows || !w) {
+		rc = sc_errorf(SC_ENOMEM,
+			       "sc_grid_next: out of memory for %zu edits",
+			       edits);
 		goto cleanup;
+	}
 	/* The generator runs on a copy and the host view is undone on a
 	 * failure, so a failure leaves the workload as it was. */
 	rng = gr->rng;
@@ -379,6 +426,12 @@ grid_sums_init(const struct sc_grid *gr, struct grid_sums *s)
 	s->col_live = calloc(nc, sizeof(*s->col_live));
 	if (!s->row || !s->col || !s->row_live || !s->col_live) {
 		grid_sums_fini(s);
+		/* The constant returned, not sc_errorf's result: the
+		 * analyzer must see that a failed init never returns 0. */
+		(void)sc_errorf(SC_ENOMEM,
+				"sc_grid_reference: out of memory for the "
+				"sums of %zu rows and %zu columns",
+				nr, nc);
 		return SC_ENOMEM;
 	}
 	for (int64_t r = 0; r < gr->h; r++) {

@@ -30,7 +30,11 @@
  * Fault injection (for `subcirc stress --panic-rate`): with fault_rate > 0
  * a projection callback fails (SC_ECALLBACK) for a row whose seeded hash
  * falls under the rate, which makes the unit that runs it panic. The same
- * row always fails or never does, so a seeded schedule replays.
+ * row always fails or never does, so a seeded schedule replays. For the
+ * build's own error paths, build_fail_at = k makes the k-th graph call
+ * of sc_grid_create (a node or a name) fail with SC_ENOMEM, as running
+ * out of memory there would: every node id is checked, so whichever call
+ * fails, sc_grid_create returns its error (and frees what it built).
  *
  * Threads: one host thread builds and generates; the graph's callbacks only
  * read constant fields, so any number of circuits may run them at once.
@@ -54,6 +58,8 @@ struct sc_grid_opts {
 	uint64_t seed;	     /* the edit generator's seed */
 	double fault_rate;   /* 0..1: share of projection rows that fail */
 	uint64_t fault_seed; /* which rows fail */
+	int build_fail_at;   /* tests: graph-building call k (1..) of
+				sc_grid_create fails with SC_ENOMEM; 0 none */
 };
 
 /* The grid's node ids (graph.h). */
@@ -73,7 +79,8 @@ struct sc_grid_nodes {
 /*
  * sc_grid_create - the graph and an empty host view (no cell set). Returns
  * 0 and *out; SC_EINVAL (NULL, sizes out of range, a rate outside 0..1,
- * naming it); SC_ENOMEM.
+ * naming it); SC_ENOMEM (also the one injected by build_fail_at); any
+ * other error of a graph call that built a node. *out only on success.
  */
 int sc_grid_create(const struct sc_grid_opts *o, struct sc_grid **out);
 

@@ -187,6 +187,42 @@ Test(grid, bad_sizes_and_rates_are_refused_by_name)
 	cr_assert_null(gr);
 }
 
+/* Whichever graph call of the build fails (build_fail_at = k, as running
+ * out of memory there would), sc_grid_create returns that error and no
+ * grid; past the last call, the grid is built with every node and both
+ * outputs. The output "grid" is read by no later node, so its failure
+ * was once lost and a grid without that output returned. */
+Test(grid, a_failure_of_any_graph_call_of_the_build_is_reported)
+{
+	int k, built = 0;
+
+	for (k = 1; k <= 64 && !built; k++) {
+		struct sc_grid_opts o = {
+		    .rows = 2, .cols = 3, .seed = 1, .build_fail_at = k};
+		struct sc_grid *gr = NULL;
+		struct sc_grid_nodes nd;
+		int rc = sc_grid_create(&o, &gr);
+
+		if (rc == 0) {
+			sc_grid_nodes(gr, &nd);
+			cr_assert(nd.out_grid >= 0 && nd.out_totals >= 0 &&
+				      nd.grid >= 0 && nd.cells >= 0,
+				  "call %d: built without every node", k);
+			cr_assert_eq(sc_graph_node_count(sc_grid_graph(gr)),
+				     10);
+			cr_assert_eq(sc_grid_destroy(gr), 0);
+			built = k;
+			continue;
+		}
+		cr_assert_eq(rc, SC_ENOMEM, "call %d: %s", k, sc_errmsg());
+		cr_assert(strstr(sc_errmsg(), "injected") != NULL,
+			  "call %d: %s", k, sc_errmsg());
+		cr_assert_null(gr, "call %d", k);
+	}
+	/* Ten nodes and seven names: the grid needs 17 calls. */
+	cr_assert_eq(built, 18, "first build that succeeded: %d", built);
+}
+
 Test(grid, full_fault_rate_fails_the_projection)
 {
 	struct sc_grid_opts o = {
