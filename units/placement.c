@@ -10,6 +10,7 @@
 #include "units/placement.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -627,13 +628,23 @@ sc_placement_parse(const struct sc_graph *g, const char *spec, uint64_t seed,
 		return sc_placement_chains(g, out);
 	if (!strncmp(spec, "random:", 7) || !strncmp(spec, "sharded:", 8)) {
 		const char *num = strchr(spec, ':') + 1;
+		bool random = spec[0] == 'r';
+		uint32_t hi = random ? UINT32_MAX : SC_PLACEMENT_MAX_SHARDS;
 
+		/* Digits only: strtoul alone would take spaces, a sign or a
+		 * wrapped negative. */
+		errno = 0;
 		v = strtoul(num, &end, 10);
-		if (*num && !*end && v >= 1 && v <= UINT32_MAX)
-			return spec[0] == 'r'
-				   ? sc_placement_random(g, (uint32_t)v, seed,
-							 out)
-				   : sc_placement_sharded(g, (uint32_t)v, out);
+		if (!*num || strspn(num, "0123456789") != strlen(num) ||
+		    errno || v < 1 || v > hi)
+			return sc__fail(
+			    SC_EINVAL,
+			    "%s: '%s': %s takes a whole number in "
+			    "1..%" PRIu32 " (strategies: single, per-node, "
+			    "chains, random:N, sharded:K)",
+			    fn, spec, random ? "random:N" : "sharded:K", hi);
+		return random ? sc_placement_random(g, (uint32_t)v, seed, out)
+			      : sc_placement_sharded(g, (uint32_t)v, out);
 	}
 	return sc__fail(SC_EINVAL,
 			"%s: unknown strategy '%s' (single, per-node, chains, "

@@ -417,6 +417,33 @@ Test(placement, parse_knows_the_strategies_and_refuses_others)
 	sc_graph_destroy(c.g);
 }
 
+Test(placement, parse_takes_digits_only_and_names_the_range)
+{
+	struct chain_graph c;
+	/* Each was accepted (a space, a sign, a wrapped negative) or called
+	 * an unknown strategy before parse checked its number strictly. */
+	const char *bad[] = {"random: 5",  "random:+5",	 "random:-1",
+			     "sharded:0",  "sharded:-1", "sharded:65",
+			     "sharded: 2", "random:5x",	 "random:99999999999"};
+
+	chain_graph_init(&c);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct sc_placement *p = NULL;
+
+		cr_assert_eq(sc_placement_parse(c.g, bad[i], 1, &p), SC_EINVAL,
+			     "%s", bad[i]);
+		cr_assert_null(p);
+		cr_assert(strstr(sc_errmsg(), "takes a whole number in 1.."),
+			  "%s: %s", bad[i], sc_errmsg());
+	}
+	cr_assert(strstr(sc_errmsg(), "1..4294967295"), "%s", sc_errmsg());
+	cr_assert_eq(sc_placement_parse(c.g, "sharded:65", 1,
+					&(struct sc_placement *){NULL}),
+		     SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "1..64"), "%s", sc_errmsg());
+	sc_graph_destroy(c.g);
+}
+
 /*
  * a -> distinct -> out ; b -> out_b, with a, b, distinct and out in unit 0
  * and out_b in unit 1: input node b enters unit 0 but its keyed node does
