@@ -130,15 +130,16 @@ chain(int slot, int signo, siginfo_t *info, void *uctx)
 {
 	const struct sigaction *old = &sc_fault_old[slot];
 
-	if (old->sa_flags & SA_SIGINFO) {
-		old->sa_sigaction(signo, info, uctx);
-		return;
-	}
+	/* SIG_DFL and SIG_IGN first: they may come with SA_SIGINFO set, and
+	 * then sa_sigaction is no function to call. */
 	if (old->sa_handler == SIG_IGN && !from_kernel(info))
 		return;
 	if (old->sa_handler == SIG_DFL || old->sa_handler == SIG_IGN)
 		die_by(signo);
-	old->sa_handler(signo);
+	if (old->sa_flags & SA_SIGINFO)
+		old->sa_sigaction(signo, info, uctx);
+	else
+		old->sa_handler(signo);
 }
 
 /* Describe the fault: "SIGSEGV at address 0x8". */

@@ -478,6 +478,47 @@ Test(panic, successive_faults_in_guards_all_become_panics, .timeout = 20)
 	expect_exit_0(in_child(two_faults_child, NULL, err, sizeof(err)), err);
 }
 
+/* A turn that blocked the fault signals and then faulted leaves them
+ * unblocked after the jump: a blocked fault signal would kill the process
+ * at the next fault instead of reaching the handler. */
+static void
+block_then_segv_fn(void *arg)
+{
+	sigset_t set;
+
+	(void)arg;
+	sigemptyset(&set);
+	sigaddset(&set, SIGBUS);
+	sigaddset(&set, SIGFPE);
+	(void)pthread_sigmask(SIG_BLOCK, &set, NULL);
+	segv_fn(NULL);
+}
+
+static void
+unblock_child(void *arg)
+{
+	struct sc_panic_record rec;
+	sigset_t now;
+
+	(void)arg;
+	child_prev(SIGSEGV, SIG_DFL);
+	child_catch();
+	if (sc_panic_guard(block_then_segv_fn, NULL, &rec) != SC_EPANIC)
+		_exit(10);
+	if (pthread_sigmask(SIG_BLOCK, NULL, &now) != 0)
+		_exit(11);
+	if (sigismember(&now, SIGBUS) || sigismember(&now, SIGFPE))
+		_exit(12);
+	_exit(0);
+}
+
+Test(panic, fault_signals_are_unblocked_after_a_caught_fault, .timeout = 20)
+{
+	char err[512];
+
+	expect_exit_0(in_child(unblock_child, NULL, err, sizeof(err)), err);
+}
+
 /* A SIGSEGV sent while the previous disposition was SIG_IGN is ignored, as
  * it would have been, and the handler stays armed for the real faults. */
 static void
