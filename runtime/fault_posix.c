@@ -4,11 +4,13 @@
  *
  * The handler is process wide and installed once, with SA_ONSTACK (so it
  * runs on the thread's alternate stack, even after a stack overflow) and
- * SA_NODEFER (so the signal mask does not change on entry and the guard's
- * sigsetjmp(env, 0) needs no mask restore on the fast path; the guard's
- * jump-back path still unblocks the three signals, sc__fault_unblock, in
- * case a unit blocked them). It touches only this thread's guard and fixed
- * buffers: no stdio, no malloc.
+ * SA_NODEFER (so the kernel does not block the signal on entry). Guards
+ * sigsetjmp(env, 0), saving no mask, so before it jumps the handler puts
+ * back the mask of the faulting code itself (the ucontext's uc_sigmask)
+ * less the three fault signals: whoever ran the handler (a sanitizer's
+ * wrapper blocks signals around it) leaves nothing blocked behind, and the
+ * next fault of the thread reaches the handler again. It touches only
+ * this thread's guard and fixed buffers: no stdio, no malloc.
  *
  * What it does with a signal, in order (issue 14, bug 5):
  *  1. not made by the kernel for a fault (si_code <= 0: kill, raise,
@@ -142,6 +144,19 @@ chain(int slot, int signo, siginfo_t *info, void *uctx)
 		old->sa_handler(signo);
 }
 
+/* The mask the guard's code runs on after the jump: the faulting code's
+ * own (sigsetjmp(env, 0) restores none), never blocking a fault signal
+ * (a blocked fault signal kills the process at the next fault). */
+static void
+mask_for_jump(void *uctx)
+{
+	sigset_t set = ((ucontext_t *)uctx)->uc_sigmask;
+
+	for (size_t i = 0; i < SC_NFAULT; i++)
+		(void)sigdelset(&set, sc_fault_signals[i]);
+	(void)pthread_sigmask(SIG_SETMASK, &set, NULL);
+}
+
 /* Describe the fault: "SIGSEGV at address 0x8". */
 static void
 msg_fault(char *buf, size_t *n, size_t cap, int signo, const siginfo_t *info)
@@ -189,18 +204,8 @@ fault_handler(int signo, siginfo_t *info, void *uctx)
 	msg_fault(g->rec->message, &n, sizeof(g->rec->message), signo, info);
 	g->rec->signo = signo;
 	sc__guard_top = g->outer;
+	mask_for_jump(uctx);
 	siglongjmp(g->env, 1);
-}
-
-void
-sc__fault_unblock(void)
-{
-	sigset_t set;
-
-	(void)sigemptyset(&set);
-	for (size_t i = 0; i < SC_NFAULT; i++)
-		(void)sigaddset(&set, sc_fault_signals[i]);
-	(void)pthread_sigmask(SIG_UNBLOCK, &set, NULL);
 }
 
 static int

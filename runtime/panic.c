@@ -98,13 +98,8 @@ sc_panic_guard(void (*fn)(void *arg), void *arg, struct sc_panic_record *rec)
 	g.rec = rec;
 	g.outer = sc__guard_top;
 	/* savemask 0: no system call per turn (see panic.h). */
-	if (sigsetjmp(g.env, 0) != 0) {
-		/* The panic already popped g. After a fault, make sure the
-		 * next one reaches the handler (panic_int.h). */
-		if (rec->signo)
-			sc__fault_unblock();
-		return SC_EPANIC;
-	}
+	if (sigsetjmp(g.env, 0) != 0)
+		return SC_EPANIC; /* the panic already popped g */
 	sc__guard_top = &g;
 	fn(arg);
 	sc__guard_top = g.outer;

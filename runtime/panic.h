@@ -10,11 +10,11 @@
  * message and aborts: there is nobody to hand it to.
  *
  * Why sigsetjmp(env, 0): saving the signal mask is a system call on every
- * turn. The fault handler (below) is installed with SA_NODEFER, so entering
- * it does not change the mask; the guard's jump-back path after a fault
- * still unblocks SIGSEGV, SIGBUS and SIGFPE (one system call, only then),
- * so the handler stays armed for the next turn's fault whatever the unit
- * did to its mask.
+ * turn. Instead the fault handler (below), before it jumps, sets the mask
+ * back to the faulting code's own, less SIGSEGV, SIGBUS and SIGFPE (one
+ * system call, only on a fault), so the handler stays armed for the next
+ * turn's fault whatever ran it (a sanitizer's wrapper blocks signals
+ * around a handler) and whatever the unit did to its mask.
  *
  * Hard faults (optional, sc_panic_catch_faults): SIGSEGV, SIGBUS and SIGFPE
  * made by the kernel for a fault of a turn (si_code > 0), on a thread that

@@ -18,12 +18,4 @@ struct sc__guard {
 extern __attribute__((
     tls_model("initial-exec"))) _Thread_local struct sc__guard *sc__guard_top;
 
-/*
- * sc__fault_unblock - unblock SIGSEGV, SIGBUS and SIGFPE on this thread.
- * The guard calls it after a jump back from a caught fault, so that the
- * next fault in a guard reaches the handler even if the unit had blocked
- * them (a blocked fault signal kills the process). Not on the fast path.
- */
-void sc__fault_unblock(void);
-
 #endif /* SC_RUNTIME_PANIC_INT_H */

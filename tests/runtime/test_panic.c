@@ -715,3 +715,46 @@ Test(panic, panic_while_holding_a_lock_aborts_with_a_message, .timeout = 20)
 		  "stderr: %s", err);
 	cr_expect(strstr(err, "under a lock"), "stderr: %s", err);
 }
+
+/* The executor's own guard, on one worker: each faulting turn is a panic,
+ * the worker survives them all, and the other units run to the end. */
+Test(panic, successive_faulting_turns_on_one_worker_all_become_panics,
+     .timeout = 20)
+{
+	struct sc_pool_opts o = {.workers = 1, .catch_faults = true};
+	struct sc_exec *ex = new_exec();
+	struct rt_net *bad[3], *good;
+	struct sc_panic_record rec;
+	struct sc_exec_info info;
+	struct sc_pool *pool;
+	char why[128];
+
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(rt_chain_create(ex, 1, 4, 4, &bad[i]), 0);
+		rt_net_faults(bad[i], 0)->segv_at_turn = 1;
+	}
+	cr_assert_eq(rt_chain_create(ex, 2, 4, 100, &good), 0);
+	cr_assert_eq(sc_pool_create(ex, &o, &pool), 0);
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(rt_net_feed_all(bad[i], ex), 0);
+		/* One at a time, so the same worker takes each fault. */
+		while (sc_exec_unit_state(ex, rt_net_id(bad[i], 0)) !=
+		       SC_UNIT_DEAD)
+			sleep_ms(1);
+	}
+	cr_assert_eq(rt_net_feed_all(good, ex), 0);
+	cr_expect_eq(sc_exec_wait_idle(ex, 0, &rec), SC_EPANIC);
+	sc_exec_info(ex, &info);
+	cr_expect_eq(info.panics, 3);
+	cr_expect_eq(info.workers_live, 1);
+	for (uint32_t i = 0; i < 3; i++) {
+		cr_assert_eq(sc_exec_panic(ex, i, &rec), 0);
+		cr_expect_eq(rec.signo, SIGSEGV, "%s", rec.message);
+	}
+	cr_expect(rt_net_check(good, why, sizeof(why)), "%s", why);
+	cr_expect_eq(sc_pool_finish(pool, NULL), SC_EPANIC);
+	sc_exec_destroy(ex);
+	for (int i = 0; i < 3; i++)
+		rt_net_destroy(bad[i]);
+	rt_net_destroy(good);
+}
