@@ -1,7 +1,9 @@
 /*
- * base.c - the failing side of SC_ASSERT (see base.h).
+ * base.c - the failing side of SC_ASSERT (see base.h), and the count of
+ * locks a thread holds (base_int.h).
  */
 #include "operators/base.h"
+#include "operators/base_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,3 +16,6 @@ sc_assert_fail(const char *file, int line, const char *cond)
 		      cond);
 	abort();
 }
+
+__attribute__((
+    tls_model("initial-exec"))) _Thread_local volatile int sc__locks_held;

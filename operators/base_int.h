@@ -1,8 +1,8 @@
 /*
  * base_int.h - the base's internals (see base.h): a condition variable on
- * the monotonic clock, a deadline that cannot wrap, and the
- * ThreadSanitizer annotations. Internal to subcirc: runtime/ and units/
- * include it, nothing outside the library does.
+ * the monotonic clock, a deadline that cannot wrap, the count of locks a
+ * thread holds, and the ThreadSanitizer annotations. Internal to subcirc:
+ * runtime/ and units/ include it, nothing outside the library does.
  */
 #ifndef SC_BASE_INT_H
 #define SC_BASE_INT_H
@@ -69,6 +69,71 @@ sc__mutex_locked(pthread_mutex_t *mu)
 		return true;
 	(void)pthread_mutex_unlock(mu);
 	return false;
+}
+
+/* --- locks held by this thread ------------------------------------------
+ *
+ * A hard fault inside a guarded turn becomes a panic of that unit
+ * (runtime/panic.h), which is sound only when the jump out leaves nothing
+ * shared half changed. A lock of subcirc held at the fault would stay held
+ * for ever, and every later taker would hang; so a lock that a turn can
+ * reach is taken through sc__mutex_lock (or counted with sc__lock_enter
+ * and sc__lock_leave), which counts the locks this thread holds, and the
+ * fault handler refuses to recover (the process dies by the signal, with a
+ * message) while the count is not zero. The symbol table's mutex is
+ * counted; other modules' locks are not yet, and should be where a turn
+ * can take them. Code under these locks never touches caller memory, so
+ * such a fault is a bug of subcirc itself, not of a unit.
+ *
+ * The count is this thread's own and the fault handler reads it on the
+ * same thread: volatile (the handler may run between any two
+ * instructions), no atomics needed; initial-exec so that the handler reads
+ * it without calling into the dynamic TLS machinery.
+ */
+extern __attribute__((
+    tls_model("initial-exec"))) _Thread_local volatile int sc__locks_held;
+
+/* sc__lock_depth - how many subcirc locks this thread holds now.
+ * Async-signal-safe. */
+static inline int
+sc__lock_depth(void)
+{
+	return sc__locks_held;
+}
+
+/* sc__lock_enter, sc__lock_leave - count a lock taken or given back by
+ * other means than sc__mutex_lock (a spinlock, a lock of another module):
+ * call enter before taking it and leave after giving it back. */
+static inline void
+sc__lock_enter(void)
+{
+	sc__locks_held = sc__locks_held + 1;
+}
+
+static inline void
+sc__lock_leave(void)
+{
+	sc__locks_held = sc__locks_held - 1;
+}
+
+/*
+ * sc__mutex_lock, sc__mutex_unlock - pthread_mutex_lock/unlock, counted
+ * in sc__lock_depth. The count rises before the lock is tried, so a fault
+ * inside pthread_mutex_lock itself is not recovered either, and falls only
+ * once it is given back.
+ */
+static inline void
+sc__mutex_lock(pthread_mutex_t *mu)
+{
+	sc__lock_enter();
+	(void)pthread_mutex_lock(mu);
+}
+
+static inline void
+sc__mutex_unlock(pthread_mutex_t *mu)
+{
+	(void)pthread_mutex_unlock(mu);
+	sc__lock_leave();
 }
 
 /* --- ThreadSanitizer annotations

@@ -1,5 +1,14 @@
 /*
  * symbol.c - the interning table (see symbol.h for the design).
+ *
+ * Nothing under the table's mutex reads or writes the caller's memory: the
+ * text is hashed and copied into a key first, and results are written out
+ * after the mutex is given back. A bad pointer from a unit's callback then
+ * faults with no lock held, the fault becomes a panic of that unit, and
+ * the table goes on serving everyone else (issue 14, bug 6). The mutex is
+ * taken through sc__mutex_lock, so that a fault inside the table itself
+ * (a bug of ours) kills the process with a message rather than leaving the
+ * mutex held for ever (operators/base_int.h).
  */
 #include "operators/symbol.h"
 
@@ -8,6 +17,8 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "operators/base_int.h"
 
 /*
  * A hash slot holds the top 32 bits of the text's hash above a 32-bit id,
@@ -53,6 +64,21 @@ struct sc_symtab {
 	size_t text_bytes;     /* bytes of live text */
 };
 
+/*
+ * The caller's text as the locked code sees it: a private copy, on the
+ * stack when short (an intern of a known short string allocates nothing),
+ * on the heap otherwise, where a new symbol takes it over as its text.
+ */
+#define KEY_STACK_MAX 256
+
+struct sym_key {
+	const char *text;	 /* the copy: buf or heap */
+	char *heap;		 /* a malloc'd copy, or NULL */
+	size_t len;		 /* bytes of text, without the NUL */
+	uint64_t hash;		 /* hash_bytes of the text */
+	char buf[KEY_STACK_MAX]; /* the copy when len < KEY_STACK_MAX */
+};
+
 static uint64_t
 hash_bytes(const char *p, size_t n)
 {
@@ -67,6 +93,58 @@ hash_bytes(const char *p, size_t n)
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;
 	return h ^ (h >> 33);
+}
+
+/*
+ * Hash and copy the caller's text, before any lock is taken. The hash reads
+ * every byte first, so a bad pointer faults here before anything is
+ * allocated. Returns 0, or SC_ENOMEM (a long text and no memory for its
+ * copy; no message recorded). key_fini frees what key_make made.
+ */
+static int
+key_make(struct sym_key *k, const char *text, size_t len)
+{
+	k->hash = hash_bytes(text, len);
+	k->len = len;
+	k->heap = NULL;
+	if (len < sizeof(k->buf)) {
+		if (len)
+			memcpy(k->buf, text, len);
+		k->buf[len] = '\0';
+		k->text = k->buf;
+		return 0;
+	}
+	k->heap = malloc(len + 1);
+	if (!k->heap)
+		return SC_ENOMEM;
+	memcpy(k->heap, text, len);
+	k->heap[len] = '\0';
+	k->text = k->heap;
+	return 0;
+}
+
+static void
+key_fini(struct sym_key *k)
+{
+	free(k->heap);
+	k->heap = NULL;
+}
+
+/* The key's text as a heap string a new entry can own: the heap copy is
+ * taken over, a stack copy is copied once more. NULL when out of memory. */
+static char *
+key_take_text(struct sym_key *k)
+{
+	char *copy = k->heap;
+
+	if (copy) {
+		k->heap = NULL;
+		return copy;
+	}
+	copy = malloc(k->len + 1);
+	if (copy)
+		memcpy(copy, k->buf, k->len + 1);
+	return copy;
 }
 
 int
@@ -121,9 +199,9 @@ sc_symtab_destroy(struct sc_symtab *t)
  * tells which). Never returns a tombstone when found is false, so an insert
  * may reuse the first tombstone on the way. Caller holds the lock. */
 static size_t
-probe(const struct sc_symtab *t, const char *text, size_t len, uint64_t h,
-      bool *found)
+probe(const struct sc_symtab *t, const struct sym_key *k, bool *found)
 {
+	uint64_t h = k->hash;
 	size_t mask = t->nslots - 1, i = h & mask, tomb = SIZE_MAX;
 
 	for (;; i = (i + 1) & mask) {
@@ -139,8 +217,8 @@ probe(const struct sc_symtab *t, const char *text, size_t len, uint64_t h,
 			continue;
 		}
 		if ((sl ^ h) >> 32 == 0 && t->ent[id].hash == h &&
-		    t->ent[id].len == len &&
-		    memcmp(t->ent[id].text, text, len) == 0) {
+		    t->ent[id].len == k->len &&
+		    memcmp(t->ent[id].text, k->text, k->len) == 0) {
 			*found = true;
 			return i;
 		}
@@ -208,15 +286,17 @@ reserve_id(struct sc_symtab *t)
 	return 0;
 }
 
+/* Intern the key; *id is the table's own variable, not the caller's.
+ * Caller holds the lock. */
 static int
-intern_locked(struct sc_symtab *t, const char *text, size_t len, uint64_t *id)
+intern_locked(struct sc_symtab *t, struct sym_key *k, uint64_t *id)
 {
-	uint64_t h = hash_bytes(text, len), nid;
+	uint64_t h = k->hash, nid;
 	bool found;
 	size_t slot;
 	char *copy;
 
-	slot = probe(t, text, len, h, &found);
+	slot = probe(t, k, &found);
 	if (found) {
 		uint64_t fid = slot_id(t->slots[slot]);
 		struct sym_entry *e = &t->ent[fid];
@@ -233,7 +313,7 @@ intern_locked(struct sc_symtab *t, const char *text, size_t len, uint64_t *id)
 	if ((t->used + t->tombs + 1) * 4 >= t->nslots * 3) {
 		if (grow_slots(t))
 			goto nomem;
-		slot = probe(t, text, len, h, &found);
+		slot = probe(t, k, &found);
 	}
 	if (t->nfree == 0 && t->nent >= ID_LIMIT)
 		return sc__fail(SC_EOVERFLOW,
@@ -242,20 +322,17 @@ intern_locked(struct sc_symtab *t, const char *text, size_t len, uint64_t *id)
 				t->used);
 	if (reserve_id(t))
 		goto nomem;
-	copy = malloc(len + 1);
+	copy = key_take_text(k);
 	if (!copy)
 		goto nomem;
-	if (len)
-		memcpy(copy, text, len);
-	copy[len] = '\0';
 	nid = t->nfree ? t->free_ids[--t->nfree] : t->nent++;
-	t->ent[nid] =
-	    (struct sym_entry){.text = copy, .len = len, .hash = h, .refs = 1};
+	t->ent[nid] = (struct sym_entry){
+	    .text = copy, .len = k->len, .hash = h, .refs = 1};
 	if (t->slots[slot] == SLOT_TOMB)
 		t->tombs--;
 	t->slots[slot] = slot_make(h, nid);
 	t->used++;
-	t->text_bytes += len + 1;
+	t->text_bytes += k->len + 1;
 	*id = nid;
 	return 0;
 
@@ -267,6 +344,8 @@ int
 sc_symtab_intern(struct sc_symtab *t, const char *text, size_t len,
 		 uint64_t *id)
 {
+	struct sym_key k;
+	uint64_t got;
 	int rc;
 
 	if (!t || !id || (!text && len > 0))
@@ -274,9 +353,16 @@ sc_symtab_intern(struct sc_symtab *t, const char *text, size_t len,
 				!t    ? "table"
 				: !id ? "id"
 				      : "text");
-	pthread_mutex_lock(&t->lock);
-	rc = intern_locked(t, text ? text : "", len, id);
-	pthread_mutex_unlock(&t->lock);
+	/* The caller's memory is read here and written at the end, never
+	 * under the lock (see the note at the top). */
+	if (key_make(&k, text ? text : "", len))
+		return sc__fail(SC_ENOMEM, "sc_symtab_intern: out of memory");
+	sc__mutex_lock(&t->lock);
+	rc = intern_locked(t, &k, &got);
+	sc__mutex_unlock(&t->lock);
+	key_fini(&k);
+	if (rc == 0)
+		*id = got;
 	return rc;
 }
 
@@ -292,22 +378,26 @@ sc_symtab_intern_cstr(struct sc_symtab *t, const char *text, uint64_t *id)
 int
 sc_symtab_find(struct sc_symtab *t, const char *text, size_t len, uint64_t *id)
 {
+	struct sym_key k;
+	uint64_t got = 0;
 	bool found;
 	size_t slot;
-	int rc = 0;
 
 	if (!t || !id || (!text && len > 0))
 		return sc__fail(SC_EINVAL,
 				"sc_symtab_find: an argument is NULL");
-	pthread_mutex_lock(&t->lock);
-	slot = probe(t, text ? text : "", len,
-		     hash_bytes(text ? text : "", len), &found);
+	if (key_make(&k, text ? text : "", len))
+		return sc__fail(SC_ENOMEM, "sc_symtab_find: out of memory");
+	sc__mutex_lock(&t->lock);
+	slot = probe(t, &k, &found);
 	if (found)
-		*id = slot_id(t->slots[slot]);
-	else
-		rc = sc__fail(SC_ENOENT, "sc_symtab_find: text not interned");
-	pthread_mutex_unlock(&t->lock);
-	return rc;
+		got = slot_id(t->slots[slot]);
+	sc__mutex_unlock(&t->lock);
+	key_fini(&k);
+	if (!found)
+		return sc__fail(SC_ENOENT, "sc_symtab_find: text not interned");
+	*id = got;
+	return 0;
 }
 
 static bool
@@ -320,23 +410,29 @@ int
 sc_symtab_lookup(struct sc_symtab *t, uint64_t id, const char **text,
 		 size_t *len)
 {
-	int rc = 0;
+	const char *got = NULL;
+	size_t got_len = 0;
+	bool is_live;
 
 	if (!t || !text)
 		return sc__fail(SC_EINVAL, "sc_symtab_lookup: %s is NULL",
 				!t ? "table" : "text");
-	pthread_mutex_lock(&t->lock);
-	if (live(t, id)) {
-		*text = t->ent[id].text;
-		if (len)
-			*len = t->ent[id].len;
-	} else {
-		rc = sc__fail(SC_ENOENT,
-			      "sc_symtab_lookup: id %" PRIu64 " is not live",
-			      id);
+	sc__mutex_lock(&t->lock);
+	is_live = live(t, id);
+	if (is_live) {
+		got = t->ent[id].text;
+		got_len = t->ent[id].len;
 	}
-	pthread_mutex_unlock(&t->lock);
-	return rc;
+	sc__mutex_unlock(&t->lock);
+	if (!is_live)
+		return sc__fail(SC_ENOENT,
+				"sc_symtab_lookup: id %" PRIu64 " is not live",
+				id);
+	/* Written after the lock: they are the caller's memory. */
+	*text = got;
+	if (len)
+		*len = got_len;
+	return 0;
 }
 
 int
@@ -346,7 +442,7 @@ sc_symtab_retain(struct sc_symtab *t, uint64_t id)
 
 	if (!t)
 		return sc__fail(SC_EINVAL, "sc_symtab_retain: table is NULL");
-	pthread_mutex_lock(&t->lock);
+	sc__mutex_lock(&t->lock);
 	if (!live(t, id))
 		rc = sc__fail(SC_ENOENT,
 			      "sc_symtab_retain: id %" PRIu64 " is not live",
@@ -358,7 +454,7 @@ sc_symtab_retain(struct sc_symtab *t, uint64_t id)
 			      id);
 	else
 		t->ent[id].refs++;
-	pthread_mutex_unlock(&t->lock);
+	sc__mutex_unlock(&t->lock);
 	return rc;
 }
 
@@ -387,14 +483,14 @@ sc_symtab_release(struct sc_symtab *t, uint64_t id)
 
 	if (!t)
 		return sc__fail(SC_EINVAL, "sc_symtab_release: table is NULL");
-	pthread_mutex_lock(&t->lock);
+	sc__mutex_lock(&t->lock);
 	if (!live(t, id))
 		rc = sc__fail(SC_ENOENT,
 			      "sc_symtab_release: id %" PRIu64 " is not live",
 			      id);
 	else if (--t->ent[id].refs == 0)
 		drop_locked(t, id);
-	pthread_mutex_unlock(&t->lock);
+	sc__mutex_unlock(&t->lock);
 	return rc;
 }
 
@@ -405,9 +501,9 @@ sc_symtab_count(struct sc_symtab *t)
 
 	if (!t)
 		return 0;
-	pthread_mutex_lock(&t->lock);
+	sc__mutex_lock(&t->lock);
 	n = t->used;
-	pthread_mutex_unlock(&t->lock);
+	sc__mutex_unlock(&t->lock);
 	return n;
 }
 
@@ -418,10 +514,10 @@ sc_symtab_refs(struct sc_symtab *t, uint64_t id)
 
 	if (!t)
 		return 0;
-	pthread_mutex_lock(&t->lock);
+	sc__mutex_lock(&t->lock);
 	if (live(t, id))
 		r = t->ent[id].refs;
-	pthread_mutex_unlock(&t->lock);
+	sc__mutex_unlock(&t->lock);
 	return r;
 }
 
@@ -432,10 +528,10 @@ sc_symtab_bytes(struct sc_symtab *t)
 
 	if (!t)
 		return 0;
-	pthread_mutex_lock(&t->lock);
+	sc__mutex_lock(&t->lock);
 	n = sizeof(*t) + t->nslots * sizeof(t->slots[0]) +
 	    t->capent * sizeof(t->ent[0]) +
 	    t->capfree * sizeof(t->free_ids[0]) + t->text_bytes;
-	pthread_mutex_unlock(&t->lock);
+	sc__mutex_unlock(&t->lock);
 	return n;
 }

@@ -26,6 +26,15 @@
  * soon as its id dies; the two arrays keep the size of the largest live set
  * seen (16 bytes of slots and 32 of entry per live id at the high-water
  * mark), since freed ids are reused rather than compacted.
+ *
+ * Faults: no call reads or writes the caller's memory while it holds the
+ * mutex. The text is hashed and copied first (on the stack below 256
+ * bytes, else into the heap copy a new symbol keeps), and the results are
+ * written after the mutex is given back; so a bad pointer passed from a
+ * unit's callback faults with no lock held, that unit panics (with
+ * catch_faults, runtime/panic.h), and every later call still completes.
+ * A known string of 256 bytes or more costs a malloc and a free per
+ * intern or find for that copy.
  */
 #ifndef SC_SYMBOL_H
 #define SC_SYMBOL_H
@@ -72,7 +81,8 @@ int sc_symtab_intern_cstr(struct sc_symtab *t, const char *text, uint64_t *id);
 
 /*
  * sc_symtab_find - the id of `text` if it is interned, without taking a
- * reference. Returns 0 and writes *id, SC_ENOENT if absent, SC_EINVAL.
+ * reference. Returns 0 and writes *id, SC_ENOENT if absent, SC_EINVAL, or
+ * SC_ENOMEM (no memory to copy a text of 256 bytes or more).
  */
 int sc_symtab_find(struct sc_symtab *t, const char *text, size_t len,
 		   uint64_t *id);

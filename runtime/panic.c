@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/base_int.h"
 #include "operators/error.h"
 
 /* The innermost guard of this thread. initial-exec so that the fault
@@ -24,11 +25,16 @@ panic_jump(const char *fmt, va_list ap)
 {
 	struct sc__guard *g = sc__guard_top;
 
-	if (!g) {
+	/* Under a lock of subcirc the jump would leave it held for ever
+	 * (operators/base_int.h): nobody can take this panic. */
+	if (!g || sc__lock_depth() > 0) {
 		char msg[SC_PANIC_MSG_MAX];
 
 		(void)vsnprintf(msg, sizeof(msg), fmt, ap);
-		(void)fprintf(stderr, "subcirc: panic outside any unit: %s\n",
+		(void)fprintf(stderr, "subcirc: panic %s: %s\n",
+			      g ? "inside subcirc while holding a lock: "
+				  "cannot recover"
+				: "outside any unit",
 			      msg);
 		abort();
 	}

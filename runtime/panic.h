@@ -10,11 +10,15 @@
  * message and aborts: there is nobody to hand it to.
  *
  * Why sigsetjmp(env, 0): saving the signal mask is a system call on every
- * turn. The fault handler (below) is installed with SA_NODEFER, so the mask
- * never changes inside a turn and needs no restoring.
+ * turn. Instead the fault handler (below), before it jumps, sets the mask
+ * back to the faulting code's own, less SIGSEGV, SIGBUS and SIGFPE (one
+ * system call, only on a fault), so the handler stays armed for the next
+ * turn's fault whatever ran it (a sanitizer's wrapper blocks signals
+ * around a handler) and whatever the unit did to its mask.
  *
  * Hard faults (optional, sc_panic_catch_faults): SIGSEGV, SIGBUS and SIGFPE
- * raised by a turn on a thread that enabled it become a panic of that unit.
+ * made by the kernel for a fault of a turn (si_code > 0), on a thread that
+ * enabled it, become a panic of that unit.
  * The handler runs on a per-thread alternate signal stack (sigaltstack), so
  * a stack overflow can be caught too, and siglongjmps to the guard. What it
  * cannot promise:
@@ -22,11 +26,22 @@
  *    destroy runs, which may itself fault (then it is leaked and recorded);
  *  - a lock the turn held stays held, and memory it allocated leaks; a fault
  *    inside malloc or stdio may leave those locked for the whole process;
+ *  - a fault (or an sc_panic) while the thread holds a lock of subcirc
+ *    itself (operators/base_int.h, sc__lock_depth) is not recovered, since
+ *    the lock would hang its next taker: the process prints "fault inside
+ *    subcirc while holding a lock: cannot recover" and dies by the signal
+ *    (an sc_panic aborts). subcirc's locked code never touches the
+ *    caller's memory, so only a bug of subcirc gets there;
  *  - the jump out of a signal handler is not async-signal-safe in general;
  *    it is sound only because the fault is synchronous and the handler
  *    touches nothing but the guard's own storage (no snprintf there);
- *  - a fault outside a guard, or on a thread that did not enable catching,
- *    is handed to the previous handler (default: the process dies).
+ *  - a fault outside a guard, on a thread that did not enable catching, or
+ *    any of the three signals sent rather than made by a fault (kill,
+ *    raise, sigqueue: si_code <= 0, even inside a guard) is handed to the
+ *    previous disposition, as if no handler were there: a previous handler
+ *    is called; SIG_IGN ignores a sent signal; SIG_DFL (or SIG_IGN for a
+ *    real fault) ends the process by that signal. The handler stays
+ *    installed whenever the process goes on.
  *
  * Threads: every guard and every flag here is per thread.
  */

@@ -7,8 +7,11 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "operators/base_int.h"
 #include "operators/error.h"
 #include "runtime/panic.h"
 #include "runtime/pool.h"
@@ -348,5 +351,410 @@ Test(panic, segfault_in_a_turn_becomes_a_panic_when_catch_faults, .timeout = 20)
 	cr_expect_eq(sc_pool_finish(pool, NULL), SC_EPANIC);
 	sc_exec_destroy(ex);
 	rt_net_destroy(bad);
+	rt_net_destroy(good);
+}
+
+/* --- which signals become panics (issue 14, bugs 5 and 6) ----------------
+ *
+ * The fault handler is process wide and installed once, so each scenario
+ * runs in a forked child that first sets the disposition the handler will
+ * chain to (SIG_DFL, SIG_IGN or a handler of the test's own: also what
+ * makes the scenarios the same under ASan, whose own SIGSEGV handler would
+ * otherwise be the previous one). A child reports with its exit status
+ * (no Criterion assertion runs there): 0 when every step held, 10 + the
+ * step that did not; a child that should die must die by the signal.
+ */
+
+/* Volatile so that the compiler cannot see the write is to page 0. */
+static volatile uintptr_t bad_address = 8;
+
+static void
+segv_fn(void *arg)
+{
+	(void)arg;
+	*(volatile int *)bad_address = 1; /* a hard fault, si_code > 0 */
+}
+
+static void
+raise_fn(void *arg)
+{
+	(void)raise(*(int *)arg);
+}
+
+static void
+kill_fn(void *arg)
+{
+	(void)kill(getpid(), *(int *)arg);
+}
+
+/* The disposition the handler finds and chains to. */
+static void
+child_prev(int signo, void (*handler)(int))
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(signo, &sa, NULL) != 0)
+		_exit(2);
+}
+
+static void
+child_catch(void)
+{
+	if (sc_panic_catch_faults(true) != 0)
+		_exit(3);
+}
+
+/* Run fn in a forked child with its stderr in err[cap]; its wait status. */
+static int
+in_child(void (*fn)(void *), void *arg, char *err, size_t cap)
+{
+	size_t n = 0;
+	int fds[2], st = 0;
+	ssize_t got;
+	pid_t pid;
+
+	cr_assert_eq(pipe(fds), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		close(fds[0]);
+		if (dup2(fds[1], STDERR_FILENO) < 0)
+			_exit(4);
+		fn(arg);
+		_exit(0);
+	}
+	close(fds[1]);
+	while (n + 1 < cap && (got = read(fds[0], err + n, cap - 1 - n)) > 0)
+		n += (size_t)got;
+	err[n] = '\0';
+	close(fds[0]);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	return st;
+}
+
+static void
+expect_exit_0(int st, const char *err)
+{
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		  "child: %s %d; stderr: %s", WIFEXITED(st) ? "exit" : "signal",
+		  WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), err);
+}
+
+static void
+expect_killed_by(int st, int signo, const char *err)
+{
+	cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == signo,
+		  "child should die by signal %d: %s %d; stderr: %s", signo,
+		  WIFEXITED(st) ? "exit" : "signal",
+		  WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), err);
+}
+
+/* Two faulting turns in a row both panic: one fault does not disarm. */
+static void
+two_faults_child(void *arg)
+{
+	struct sc_panic_record rec;
+
+	(void)arg;
+	child_prev(SIGSEGV, SIG_DFL);
+	child_catch();
+	for (int i = 0; i < 3; i++) {
+		memset(&rec, 0, sizeof(rec));
+		if (sc_panic_guard(segv_fn, NULL, &rec) != SC_EPANIC)
+			_exit(10 + i);
+		if (rec.signo != SIGSEGV || !strstr(rec.message, "SIGSEGV"))
+			_exit(20 + i);
+	}
+	_exit(0);
+}
+
+Test(panic, successive_faults_in_guards_all_become_panics, .timeout = 20)
+{
+	char err[512];
+
+	expect_exit_0(in_child(two_faults_child, NULL, err, sizeof(err)), err);
+}
+
+/* A turn that blocked the fault signals and then faulted leaves them
+ * unblocked after the jump: a blocked fault signal would kill the process
+ * at the next fault instead of reaching the handler. */
+static void
+block_then_segv_fn(void *arg)
+{
+	sigset_t set;
+
+	(void)arg;
+	sigemptyset(&set);
+	sigaddset(&set, SIGBUS);
+	sigaddset(&set, SIGFPE);
+	(void)pthread_sigmask(SIG_BLOCK, &set, NULL);
+	segv_fn(NULL);
+}
+
+static void
+unblock_child(void *arg)
+{
+	struct sc_panic_record rec;
+	sigset_t now;
+
+	(void)arg;
+	child_prev(SIGSEGV, SIG_DFL);
+	child_catch();
+	if (sc_panic_guard(block_then_segv_fn, NULL, &rec) != SC_EPANIC)
+		_exit(10);
+	if (pthread_sigmask(SIG_BLOCK, NULL, &now) != 0)
+		_exit(11);
+	if (sigismember(&now, SIGBUS) || sigismember(&now, SIGFPE))
+		_exit(12);
+	_exit(0);
+}
+
+Test(panic, fault_signals_are_unblocked_after_a_caught_fault, .timeout = 20)
+{
+	char err[512];
+
+	expect_exit_0(in_child(unblock_child, NULL, err, sizeof(err)), err);
+}
+
+/* A SIGSEGV sent while the previous disposition was SIG_IGN is ignored, as
+ * it would have been, and the handler stays armed for the real faults. */
+static void
+sent_then_faults_child(void *arg)
+{
+	struct sc_panic_record rec;
+
+	(void)arg;
+	child_prev(SIGSEGV, SIG_IGN);
+	child_catch();
+	if (kill(getpid(), SIGSEGV) != 0)
+		_exit(5);
+	for (int i = 0; i < 2; i++)
+		if (sc_panic_guard(segv_fn, NULL, &rec) != SC_EPANIC ||
+		    rec.signo != SIGSEGV)
+			_exit(10 + i);
+	_exit(0);
+}
+
+Test(panic, sent_signal_outside_a_guard_leaves_the_handler_armed, .timeout = 20)
+{
+	char err[512];
+
+	expect_exit_0(in_child(sent_then_faults_child, NULL, err, sizeof(err)),
+		      err);
+}
+
+/* raise or kill of a fault signal from inside a guard (si_code <= 0) is
+ * not a fault of the turn: with SIG_DFL before, the process dies by it. */
+struct sent_case {
+	void (*fn)(void *); /* raise_fn or kill_fn */
+	int signo;
+};
+
+static void
+sent_in_guard_child(void *arg)
+{
+	struct sent_case *c = arg;
+	struct sc_panic_record rec;
+	int signo = c->signo;
+
+	child_prev(signo, SIG_DFL);
+	child_catch();
+	(void)sc_panic_guard(c->fn, &signo, &rec);
+	_exit(0); /* survived: the signal was swallowed or made a panic */
+}
+
+Test(panic, signal_sent_inside_a_guard_is_not_a_panic, .timeout = 20)
+{
+	struct sent_case cases[] = {
+	    {raise_fn, SIGSEGV},
+	    {kill_fn, SIGSEGV},
+	    {raise_fn, SIGBUS},
+	    {kill_fn, SIGFPE},
+	};
+	char err[512];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		expect_killed_by(
+		    in_child(sent_in_guard_child, &cases[i], err, sizeof(err)),
+		    cases[i].signo, err);
+}
+
+/* With a handler of the user's before, a sent signal goes to it, in a
+ * guard or not, and the real faults still become panics. */
+static atomic_int user_handler_calls;
+
+static void
+user_handler(int signo)
+{
+	(void)signo;
+	atomic_fetch_add(&user_handler_calls, 1);
+}
+
+static void
+previous_handler_child(void *arg)
+{
+	struct sc_panic_record rec;
+	int signo = SIGSEGV;
+
+	(void)arg;
+	child_prev(SIGSEGV, user_handler);
+	child_catch();
+	if (sc_panic_guard(raise_fn, &signo, &rec) != 0)
+		_exit(10); /* made a panic */
+	if (atomic_load(&user_handler_calls) != 1)
+		_exit(11);
+	if (kill(getpid(), SIGSEGV) != 0 ||
+	    atomic_load(&user_handler_calls) != 2)
+		_exit(12);
+	if (sc_panic_guard(segv_fn, NULL, &rec) != SC_EPANIC)
+		_exit(13);
+	if (atomic_load(&user_handler_calls) != 2)
+		_exit(14); /* a real fault in a guard is ours */
+	_exit(0);
+}
+
+Test(panic, sent_signal_goes_to_the_previous_handler, .timeout = 20)
+{
+	char err[512];
+
+	expect_exit_0(in_child(previous_handler_child, NULL, err, sizeof(err)),
+		      err);
+}
+
+/* Outside any guard the handler changes nothing: a fault, or a signal
+ * sent, kills the process by that signal. */
+static void
+outside_child(void *arg)
+{
+	int signo = SIGSEGV;
+
+	child_prev(SIGSEGV, SIG_DFL);
+	child_catch();
+	if (arg)
+		kill_fn(&signo);
+	else
+		segv_fn(NULL);
+	_exit(0);
+}
+
+Test(panic, fault_outside_a_guard_kills_the_process_by_its_signal,
+     .timeout = 20)
+{
+	char err[512];
+
+	expect_killed_by(in_child(outside_child, NULL, err, sizeof(err)),
+			 SIGSEGV, err);
+	expect_killed_by(in_child(outside_child, "kill", err, sizeof(err)),
+			 SIGSEGV, err);
+}
+
+/* A fault while the thread holds a lock of subcirc (sc__lock_depth > 0)
+ * would leave the lock held for ever: the process dies by the signal,
+ * saying why, instead of making it a panic. */
+static void
+segv_holding_fn(void *arg)
+{
+	(void)arg;
+	sc__lock_enter();
+	segv_fn(NULL);
+}
+
+static void
+fault_holding_child(void *arg)
+{
+	struct sc_panic_record rec;
+
+	(void)arg;
+	child_prev(SIGSEGV, SIG_DFL);
+	child_catch();
+	(void)sc_panic_guard(segv_holding_fn, NULL, &rec);
+	_exit(0); /* made a panic, lock and all */
+}
+
+Test(panic, fault_while_holding_a_lock_kills_the_process_with_a_message,
+     .timeout = 20)
+{
+	char err[512];
+
+	expect_killed_by(in_child(fault_holding_child, NULL, err, sizeof(err)),
+			 SIGSEGV, err);
+	cr_expect(strstr(err, "fault inside subcirc while holding a lock: "
+			      "cannot recover"),
+		  "stderr: %s", err);
+	cr_expect(strstr(err, "SIGSEGV at address 0x8"), "stderr: %s", err);
+}
+
+static void
+panic_holding_fn(void *arg)
+{
+	(void)arg;
+	sc__lock_enter();
+	sc_panic("under a lock");
+}
+
+static void
+panic_holding_child(void *arg)
+{
+	struct sc_panic_record rec;
+
+	(void)arg;
+	(void)sc_panic_guard(panic_holding_fn, NULL, &rec);
+	_exit(0);
+}
+
+Test(panic, panic_while_holding_a_lock_aborts_with_a_message, .timeout = 20)
+{
+	char err[512];
+
+	expect_killed_by(in_child(panic_holding_child, NULL, err, sizeof(err)),
+			 SIGABRT, err);
+	cr_expect(strstr(err, "while holding a lock: cannot recover"),
+		  "stderr: %s", err);
+	cr_expect(strstr(err, "under a lock"), "stderr: %s", err);
+}
+
+/* The executor's own guard, on one worker: each faulting turn is a panic,
+ * the worker survives them all, and the other units run to the end. */
+Test(panic, successive_faulting_turns_on_one_worker_all_become_panics,
+     .timeout = 20)
+{
+	struct sc_pool_opts o = {.workers = 1, .catch_faults = true};
+	struct sc_exec *ex = new_exec();
+	struct rt_net *bad[3], *good;
+	struct sc_panic_record rec;
+	struct sc_exec_info info;
+	struct sc_pool *pool;
+	char why[128];
+
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(rt_chain_create(ex, 1, 4, 4, &bad[i]), 0);
+		rt_net_faults(bad[i], 0)->segv_at_turn = 1;
+	}
+	cr_assert_eq(rt_chain_create(ex, 2, 4, 100, &good), 0);
+	cr_assert_eq(sc_pool_create(ex, &o, &pool), 0);
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(rt_net_feed_all(bad[i], ex), 0);
+		/* One at a time, so the same worker takes each fault. */
+		while (sc_exec_unit_state(ex, rt_net_id(bad[i], 0)) !=
+		       SC_UNIT_DEAD)
+			sleep_ms(1);
+	}
+	cr_assert_eq(rt_net_feed_all(good, ex), 0);
+	cr_expect_eq(sc_exec_wait_idle(ex, 0, &rec), SC_EPANIC);
+	sc_exec_info(ex, &info);
+	cr_expect_eq(info.panics, 3);
+	cr_expect_eq(info.workers_live, 1);
+	for (uint32_t i = 0; i < 3; i++) {
+		cr_assert_eq(sc_exec_panic(ex, i, &rec), 0);
+		cr_expect_eq(rec.signo, SIGSEGV, "%s", rec.message);
+	}
+	cr_expect(rt_net_check(good, why, sizeof(why)), "%s", why);
+	cr_expect_eq(sc_pool_finish(pool, NULL), SC_EPANIC);
+	sc_exec_destroy(ex);
+	for (int i = 0; i < 3; i++)
+		rt_net_destroy(bad[i]);
 	rt_net_destroy(good);
 }
