@@ -28,6 +28,7 @@
  * output file that could not be written).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "operators/version.h"
@@ -48,6 +49,13 @@
  * events/s either way (medians of 5, 4.5M and 5.2M, in noise).
  */
 const char *malloc_conf = "narenas:1";
+
+void
+subcirc_exit(int code)
+{
+	/* The CLI checks its arguments before it starts any thread. */
+	exit(code); // NOLINT(concurrency-mt-unsafe)
+}
 
 const char usage_main[] =
     "usage: subcirc <command> [options]\n"

@@ -42,7 +42,12 @@ extern const char usage_main[], usage_run[], usage_place[], usage_stress[];
 /* --- argument parsing (subcirc_args.c) -------------------------------------
  */
 
-/* A bad argument: say which and exit 2. */
+/* How the argument checks end the process: exit(code) (subcirc.c). The
+ * fuzzer's harness (tests/fuzz/fuzz_cli_args.c) links the same parsers
+ * with its own definition, which jumps back to its loop instead. */
+void __attribute__((noreturn)) subcirc_exit(int code);
+
+/* A bad argument: say which and exit 2 (through subcirc_exit). */
 void __attribute__((noreturn, format(printf, 2, 3)))
 die_usage(const char *cmd, const char *fmt, ...);
 

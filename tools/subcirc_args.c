@@ -26,8 +26,7 @@ die_usage(const char *cmd, const char *fmt, ...)
 	(void)vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	(void)fprintf(stderr, "\n(see `subcirc %s --help`)\n", cmd);
-	/* The CLI exits before it starts any thread. */
-	exit(EXIT_USAGE); // NOLINT(concurrency-mt-unsafe)
+	subcirc_exit(EXIT_USAGE);
 }
 
 int
@@ -40,8 +39,7 @@ lib_error(const char *what, int rc)
 
 void __attribute__((noreturn)) die_library(const char *what, int rc)
 {
-	/* The CLI exits before it starts any thread. */
-	exit(lib_error(what, rc)); // NOLINT(concurrency-mt-unsafe)
+	subcirc_exit(lib_error(what, rc));
 }
 
 bool
@@ -219,14 +217,18 @@ check_placement_of(const char *cmd, const char *opt, const struct sc_graph *g,
 size_t
 parse_placements(const char *cmd, const char *s, char out[][32])
 {
+	/* Made once and kept for the process: a refusal ends the process
+	 * (subcirc_exit) from the middle of the list, and the fuzzer's
+	 * harness, which returns from it instead, must not leak a grid per
+	 * value. The CLI parses on one thread, before any other starts. */
+	static struct sc_grid *gr;
 	struct sc_grid_opts go = {.rows = 1, .cols = 1};
-	struct sc_grid *gr = NULL;
 	const char *rest = s;
 	char tok[32];
 	size_t n = 0;
 	int rc;
 
-	if ((rc = sc_grid_create(&go, &gr)) != 0)
+	if (!gr && (rc = sc_grid_create(&go, &gr)) != 0)
 		die_library("sc_grid_create", rc);
 	while (list_next(cmd, "--placements", &rest, s, tok, sizeof(tok))) {
 		if (n == MAX_LIST)
@@ -236,7 +238,6 @@ parse_placements(const char *cmd, const char *s, char out[][32])
 				   1);
 		strcpy(out[n++], tok);
 	}
-	(void)sc_grid_destroy(gr);
 	return n;
 }
 
