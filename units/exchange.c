@@ -19,11 +19,11 @@ sc_exchange_init(struct sc_exchange *x, uint32_t key, uint32_t nedges,
 		if (!edges[j])
 			return sc__fail(SC_EINVAL,
 					"sc_exchange_init: edge %u is NULL", j);
-	x->edges = malloc(nedges * sizeof(*x->edges));
+	x->edges = malloc(nedges * sizeof(struct sc_edge *));
 	if (!x->edges)
 		return sc__fail(SC_ENOMEM, "sc_exchange_init: %u edges",
 				nedges);
-	memcpy(x->edges, edges, nedges * sizeof(*x->edges));
+	memcpy(x->edges, edges, nedges * sizeof(struct sc_edge *));
 	x->key = nedges > 1 ? key : 0;
 	x->nedges = nedges;
 	return 0;

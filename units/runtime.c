@@ -178,7 +178,7 @@ connect_stream(struct sc_runtime *rt, int s, uint32_t a, uint32_t b)
 
 	for (uint32_t i = 0; i < na && !rc; i++) {
 		struct rt_inst *pi = &rt->inst[rt->first[a] + i];
-		struct sc_edge **edges = malloc(nb * sizeof(*edges));
+		struct sc_edge **edges = malloc(nb * sizeof(struct sc_edge *));
 		uint32_t *peers = malloc(nb * sizeof(*peers));
 		void *arr = pi->out;
 
@@ -232,7 +232,7 @@ add_input(struct sc_runtime *rt, int node, uint32_t u)
 {
 	uint32_t nb = sc_placement_shards(rt->p, u);
 	struct rt_input *in = &rt->inputs[rt->ninputs];
-	struct sc_edge **edges = calloc(nb, sizeof(*edges));
+	struct sc_edge **edges = calloc(nb, sizeof(struct sc_edge *));
 	uint32_t key = 0;
 	int rc;
 
@@ -308,13 +308,22 @@ build_unit(struct sc_runtime *rt, uint32_t id)
 
 	if (rc)
 		return rc;
+	if (n == 0) { /* sc_placement_check refuses an empty unit */
+		free(nodes);
+		return sc__fail(SC_ESTATE,
+				"sc_runtime_create: unit %u has no "
+				"node",
+				ci->unit);
+	}
 	if (sc_graph_node_info(rt->g, nodes[0], &ni) != 0)
 		ni.name = "?";
+	/* A long node name is cut to fit: the name is for people. */
 	if (sc_placement_shards(rt->p, ci->unit) > 1)
-		snprintf(name, sizeof(name), "u%u.%u %.30s", ci->unit,
-			 ci->shard, ni.name);
+		(void)snprintf(name, sizeof(name), "u%u.%u %.30s", ci->unit,
+			       ci->shard, ni.name);
 	else
-		snprintf(name, sizeof(name), "u%u %.36s", ci->unit, ni.name);
+		(void)snprintf(name, sizeof(name), "u%u %.36s", ci->unit,
+			       ni.name);
 	memset(&d, 0, sizeof(d));
 	d.name = name;
 	d.graph = rt->g;
@@ -372,7 +381,7 @@ number_instances(struct sc_runtime *rt)
 	}
 	rt->first[nu] = k;
 	rt->ninst = k;
-	rt->inst = calloc(k, sizeof(*rt->inst));
+	rt->inst = calloc(k ? k : 1, sizeof(*rt->inst));
 	if (!rt->inst)
 		return sc__fail(SC_ENOMEM, "sc_runtime_create: %u units", k);
 	for (uint32_t u = 0; u < nu; u++)
@@ -487,7 +496,7 @@ sc_runtime_create(struct sc_graph *g, const struct sc_placement *p,
 		char msg[512];
 
 		/* Teardown may overwrite the message: keep the first. */
-		snprintf(msg, sizeof(msg), "%s", sc_errmsg());
+		(void)snprintf(msg, sizeof(msg), "%s", sc_errmsg());
 		teardown(rt);
 		return sc__fail(rc, "%s", msg);
 	}
@@ -726,8 +735,9 @@ int
 sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
 		       uint64_t timeout_ns)
 {
-	uint64_t deadline =
-	    timeout_ns ? sc__deadline_add(sc_clock_ns(), timeout_ns) : UINT64_MAX;
+	uint64_t deadline = timeout_ns
+				? sc__deadline_add(sc_clock_ns(), timeout_ns)
+				: UINT64_MAX;
 	bool stuck = false;
 
 	for (;;) {
@@ -807,8 +817,9 @@ int
 sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 		     struct sc_panic_record *first)
 {
-	uint64_t deadline =
-	    timeout_ns ? sc__deadline_add(sc_clock_ns(), timeout_ns) : UINT64_MAX;
+	uint64_t deadline = timeout_ns
+				? sc__deadline_add(sc_clock_ns(), timeout_ns)
+				: UINT64_MAX;
 
 	if (!rt)
 		return sc__fail(SC_EINVAL, "sc_runtime_wait_idle: NULL");
@@ -1029,10 +1040,10 @@ static const char *
 end_name(struct sc_runtime *rt, uint32_t inst, char *buf, size_t len)
 {
 	if (inst == RT_HOST)
-		snprintf(buf, len, "host");
+		(void)snprintf(buf, len, "host");
 	else
-		snprintf(buf, len, "u%u.%u", rt->inst[inst].unit,
-			 rt->inst[inst].shard);
+		(void)snprintf(buf, len, "u%u.%u", rt->inst[inst].unit,
+			       rt->inst[inst].shard);
 	return buf;
 }
 

@@ -312,6 +312,7 @@ list_peers(struct sc_subcircuit *s)
 	s->peers = malloc((s->cap_nbrs ? s->cap_nbrs : 1) * sizeof(*s->peers));
 	if (!s->peers)
 		return SC_ENOMEM;
+	s->n_peers = 0;
 	for (size_t i = 0; i < s->nin; i++)
 		add_peer(s, s->in[i].peer);
 	for (size_t i = 0; i < s->nout; i++)
@@ -394,7 +395,8 @@ sc_subcircuit_create(const struct sc_subcircuit_desc *d,
 	if (!s)
 		return sc__fail(SC_ENOMEM, "sc_subcircuit_create");
 	s->unit.ops = &sub_ops;
-	snprintf(s->name, sizeof(s->name), "%s", d->name ? d->name : "unit");
+	(void)snprintf(s->name, sizeof(s->name), "%s",
+		       d->name ? d->name : "unit");
 	s->host_popped = d->host_popped;
 	s->host_ctx = d->host_ctx;
 	atomic_init(&s->blocked, false);
