@@ -76,6 +76,33 @@ struct sc_exec {
 	struct sc_panic_record panics[SC_EXEC_PANICS_KEPT]; /* the first ones */
 };
 
+/* The executor whose turn this thread runs now (sc_exec_in_turn), NULL
+ * outside any; saved and restored, so a turn inside a turn (a callback
+ * that drives a second executor) nests. */
+static __attribute__((
+    tls_model("initial-exec"))) _Thread_local const struct sc_exec *sc_turn_of;
+
+static inline const struct sc_exec *
+turn_enter(const struct sc_exec *ex)
+{
+	const struct sc_exec *outer = sc_turn_of;
+
+	sc_turn_of = ex;
+	return outer;
+}
+
+static inline void
+turn_leave(const struct sc_exec *outer)
+{
+	sc_turn_of = outer;
+}
+
+bool
+sc_exec_in_turn(void)
+{
+	return sc_turn_of != NULL;
+}
+
 static inline void
 relaxed_inc(_Atomic uint64_t *a, uint64_t by)
 {
@@ -486,6 +513,8 @@ sc_exec_claim_blocking(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
 /* --- run ----------------------------------------------------------------- */
 
 struct run_ctx {
+	struct sc_exec *ex;
+	const struct sc_exec *outer; /* the turn marker to restore */
 	struct sc_claim *c;
 	uint32_t budget;
 	size_t need; /* ids neighbours() reported */
@@ -507,14 +536,18 @@ run_guarded(struct run_ctx *r, struct sc_panic_record *rec)
 
 	g.rec = rec;
 	g.outer = sc__guard_top;
-	if (sigsetjmp(g.env, 0) != 0)
-		return SC_EPANIC; /* the panic popped g */
+	r->outer = turn_enter(r->ex);
+	if (sigsetjmp(g.env, 0) != 0) {
+		turn_leave(r->outer); /* r is memory: not clobbered */
+		return SC_EPANIC;     /* the panic popped g */
+	}
 	sc__guard_top = &g;
 	r->c->turn = u->ops->turn(u, r->budget);
 	r->need = 0;
 	if (r->c->turn.progress > 0)
 		r->need = u->ops->neighbours(u, r->c->nbrs, r->c->cap_nbrs);
 	sc__guard_top = g.outer;
+	turn_leave(r->outer);
 	return 0;
 }
 
@@ -607,7 +640,7 @@ run_condemned(struct sc_exec *ex, struct sc_claim *c)
 int
 sc_exec_run(struct sc_exec *ex, struct sc_claim *c, uint32_t budget)
 {
-	struct run_ctx r = {.c = c, .budget = budget ? budget : 1};
+	struct run_ctx r = {.ex = ex, .c = c, .budget = budget ? budget : 1};
 	struct sc_panic_record rec;
 	uint32_t n;
 
@@ -853,6 +886,7 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 		const struct sc_panic_record *rec_in)
 {
 	struct sc_panic_record rec, drec;
+	const struct sc_exec *outer;
 	struct sc__slot *s;
 	struct sc_unit *u;
 
@@ -877,7 +911,10 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 	record_panic_locked(ex, &rec);
 	pthread_mutex_unlock(&ex->mu);
 
-	/* Whom the death concerns, asked while the unit still exists. */
+	/* Whom the death concerns, asked while the unit still exists. Its
+	 * peers and destroy are unit code of a unit still counted running:
+	 * a wait for idle from there would wait for itself. */
+	outer = turn_enter(ex);
 	gather_peers(c, u, s->name);
 	/* destroy runs with no lock, inside a guard: a destroy that panics
 	 * is recorded, not fatal to the worker. */
@@ -890,6 +927,7 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 	} else {
 		drec.in_destroy = false;
 	}
+	turn_leave(outer);
 
 	/* Still counted as running until its destroy is over, so that
 	 * wait_idle sees the destroy's panic too, and until its peers are
@@ -919,6 +957,10 @@ sc_exec_wait_idle(struct sc_exec *ex, uint64_t timeout_ns,
 
 	if (!ex)
 		return sc__fail(SC_EINVAL, "sc_exec_wait_idle: NULL");
+	if (sc_exec_in_turn())
+		return sc__fail(SC_ESTATE,
+				"sc_exec_wait_idle: called from inside a "
+				"unit's turn, which would wait for itself");
 	if (timeout_ns)
 		sc__clock_deadline(&deadline, timeout_ns);
 	pthread_mutex_lock(&ex->mu);

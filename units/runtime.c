@@ -477,6 +477,9 @@ sc_runtime_create(struct sc_graph *g, const struct sc_placement *p,
 	o.budget = o.budget ? o.budget : 64;
 	o.edge_capacity = o.edge_capacity ? o.edge_capacity : 64;
 	o.outbox_bound = o.outbox_bound ? o.outbox_bound : 4096;
+	o.shutdown_timeout_ns = o.shutdown_timeout_ns
+				    ? o.shutdown_timeout_ns
+				    : SC_RUNTIME_SHUTDOWN_TIMEOUT_NS;
 	rt = calloc(1, sizeof(*rt));
 	if (!rt)
 		return sc__fail(SC_ENOMEM, "sc_runtime_create");
@@ -541,9 +544,20 @@ teardown(struct sc_runtime *rt)
 void
 sc_runtime_destroy(struct sc_runtime *rt)
 {
+	int rc;
+
 	if (!rt)
 		return;
-	(void)sc_runtime_shutdown(rt, NULL);
+	rc = sc_runtime_shutdown(rt, NULL);
+	if (rc == SC_ESTATE || rc == SC_ETIMEDOUT) {
+		/* From a callback, or a turn still runs: freeing now would
+		 * pull the runtime from under it. Leaked, and said. */
+		(void)fprintf(stderr,
+			      "subcirc: sc_runtime_destroy: %s; the runtime "
+			      "is left allocated\n",
+			      sc_errmsg());
+		return;
+	}
 	teardown(rt);
 }
 
@@ -665,13 +679,63 @@ sc_runtime_submit(struct sc_runtime *rt, int input, struct sc_batch *b)
 	return rc;
 }
 
-/* Run one queued turn on this thread (workers = 0). Whether one ran. */
+/*
+ * Fault catching on host threads (workers = 0 with catch_faults): a
+ * thread that runs turns must have the handler and its alternate stack,
+ * as a pool worker does (runtime/pool.c), or a hard fault in a turn kills
+ * the process. It is turned on the first time a host thread runs a turn
+ * and left on (a syscall pair per turn would cost more than the turn);
+ * a thread-specific key's destructor turns it off when the thread exits,
+ * which frees the stack. The main thread's stays until the process ends.
+ */
+static pthread_once_t host_catch_once = PTHREAD_ONCE_INIT;
+static pthread_key_t host_catch_key;
+static bool host_catch_key_ok;
+static _Thread_local bool host_catching;
+
+static void
+host_catch_off(void *unused)
+{
+	(void)unused;
+	(void)sc_panic_catch_faults(false);
+}
+
+static void
+host_catch_key_make(void)
+{
+	host_catch_key_ok =
+	    pthread_key_create(&host_catch_key, host_catch_off) == 0;
+}
+
+static void
+host_catch_faults(void)
+{
+	if (host_catching)
+		return;
+	host_catching = true;
+	(void)pthread_once(&host_catch_once, host_catch_key_make);
+	if (sc_panic_catch_faults(true) != 0) {
+		/* The turn still runs, without the net: say so once. */
+		(void)fprintf(stderr,
+			      "subcirc: host-driven turns run without "
+			      "fault catching: %s\n",
+			      sc_errmsg());
+		return;
+	}
+	if (host_catch_key_ok)
+		(void)pthread_setspecific(host_catch_key, &host_catching);
+}
+
+/* Run one queued turn on this thread (workers = 0), under the same fault
+ * guard as the pool's when catch_faults is set. Whether one ran. */
 static bool
 run_one(struct sc_runtime *rt)
 {
 	struct sc_claim c;
 	bool ran = false;
 
+	if (rt->o.catch_faults)
+		host_catch_faults();
 	sc_claim_init(&c);
 	if (sc_exec_claim(rt->ex, -1, &c) == 0) {
 		ran = true;
@@ -740,6 +804,12 @@ sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
 				: UINT64_MAX;
 	bool stuck = false;
 
+	/* A callback waiting for room that only the turns behind it make
+	 * (its own among them) would wait for itself. */
+	if (sc_exec_in_turn())
+		return sc__fail(SC_ESTATE, "sc_runtime_submit_wait: called "
+					   "from inside a unit's turn (use "
+					   "sc_runtime_submit)");
 	for (;;) {
 		int rc = sc_runtime_submit(rt, input, b);
 
@@ -823,6 +893,11 @@ sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 
 	if (!rt)
 		return sc__fail(SC_EINVAL, "sc_runtime_wait_idle: NULL");
+	if (sc_exec_in_turn())
+		return sc__fail(SC_ESTATE,
+				"sc_runtime_wait_idle: called from inside a "
+				"unit's turn (a callback), which would wait "
+				"for itself");
 	if (rt->threaded)
 		return sc_exec_wait_idle(rt->ex, timeout_ns, first);
 	if (drive(rt, deadline) != 0)
@@ -1122,6 +1197,55 @@ sc_runtime_stats(struct sc_runtime *rt, struct sc_runtime_stats *out)
 	}
 }
 
+/* The names of the units in a turn now ("u1 m, u2 f") into buf (len
+ * bytes with the NUL, cut to fit); how many there are. */
+static uint32_t
+running_names(struct sc_runtime *rt, char *buf, size_t len)
+{
+	struct sc_exec_unit_info *ui = calloc(rt->ninst, sizeof(*ui));
+	uint32_t k = 0;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	if (!ui)
+		return 0;
+	(void)sc_exec_snapshot(rt->ex, ui, rt->ninst);
+	for (uint32_t i = 0; i < rt->ninst; i++) {
+		int w;
+
+		if (ui[i].state != SC_UNIT_RUNNING &&
+		    ui[i].state != SC_UNIT_RUNNING_KICKED)
+			continue;
+		w = snprintf(buf + at, len - at, "%s%s", k ? ", " : "",
+			     ui[i].name);
+		k++;
+		if (w < 0 || (size_t)w >= len - at)
+			at = len - 1;
+		else
+			at += (size_t)w;
+	}
+	free(ui);
+	return k;
+}
+
+/* Shutdown's wait for idle passed opts.shutdown_timeout_ns: name what
+ * still runs. The workers are not joined (one is stuck in a turn). */
+static int
+shutdown_timed_out(struct sc_runtime *rt)
+{
+	char names[320];
+	struct sc_exec_info info;
+	uint32_t n = running_names(rt, names, sizeof(names));
+
+	sc_exec_info(rt->ex, &info);
+	return sc__fail(
+	    SC_ETIMEDOUT,
+	    "sc_runtime_shutdown: not idle after %llu ms; %u "
+	    "units still running (%s), %u queued",
+	    (unsigned long long)(rt->o.shutdown_timeout_ns / 1000000ull), n,
+	    n ? names : "none", info.queue_len);
+}
+
 int
 sc_runtime_shutdown(struct sc_runtime *rt, struct sc_panic_record *first)
 {
@@ -1130,6 +1254,11 @@ sc_runtime_shutdown(struct sc_runtime *rt, struct sc_panic_record *first)
 
 	if (!rt)
 		return sc__fail(SC_EINVAL, "sc_runtime_shutdown: NULL");
+	if (sc_exec_in_turn())
+		return sc__fail(SC_ESTATE,
+				"sc_runtime_shutdown: called from inside a "
+				"unit's turn (a callback), which would wait "
+				"for itself; call it from a host thread");
 	if (rt->shut_done) {
 		if (rt->shut_rc == SC_EPANIC && first)
 			*first = rt->shut_first;
@@ -1145,17 +1274,20 @@ sc_runtime_shutdown(struct sc_runtime *rt, struct sc_panic_record *first)
 		pthread_mutex_unlock(&rt->inputs[i].mu);
 	}
 	memset(&rec, 0, sizeof(rec));
-	if (rt->pool) {
-		rc = sc_pool_finish(rt->pool, &rec);
-		rt->pool = NULL;
-	} else {
-		rc = sc_runtime_wait_idle(rt, 0, &rec);
-		sc_exec_shutdown(rt->ex);
-	}
+	rc = sc_runtime_wait_idle(rt, rt->o.shutdown_timeout_ns, &rec);
 	/* Wake host threads blocked in submit_wait: they see the flag. */
 	pthread_mutex_lock(&rt->wait_mu);
 	pthread_cond_broadcast(&rt->wait_cv);
 	pthread_mutex_unlock(&rt->wait_mu);
+	if (rc == SC_ETIMEDOUT)
+		return shutdown_timed_out(rt); /* not done: a later call
+						  tries again */
+	if (rt->pool) {
+		rc = sc_pool_finish(rt->pool, &rec);
+		rt->pool = NULL;
+	} else {
+		sc_exec_shutdown(rt->ex);
+	}
 	if (rc == SC_EPANIC) {
 		struct sc_runtime_stats st;
 

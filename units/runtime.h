@@ -73,8 +73,16 @@ struct sc_runtime_opts {
 	uint32_t budget;	/* frames per turn; 0 means 64 */
 	uint32_t edge_capacity; /* frames per edge, a power of two; 0: 64 */
 	size_t outbox_bound;	/* outbox rows before backpressure; 0: 4096 */
-	bool catch_faults;	/* hard faults in a turn kill only that unit */
+	bool catch_faults;	/* hard faults in a turn kill only that unit,
+				   on workers and on host threads that run
+				   turns (workers = 0) alike */
+	uint64_t shutdown_timeout_ns; /* shutdown's wait for idle; 0: 30 s
+					 (SC_RUNTIME_SHUTDOWN_TIMEOUT_NS);
+					 UINT64_MAX: for ever */
 };
+
+/* The default of opts.shutdown_timeout_ns: 30 s. */
+#define SC_RUNTIME_SHUTDOWN_TIMEOUT_NS (30ull * 1000000000ull)
 
 /* Figures over every unit and edge (sc_runtime_stats). */
 struct sc_runtime_stats {
@@ -106,7 +114,10 @@ int sc_runtime_create(struct sc_graph *g, const struct sc_placement *p,
 
 /*
  * sc_runtime_destroy - shut down (if not done yet), destroy every unit and
- * edge. NULL is allowed. Not from a worker.
+ * edge. NULL is allowed. Not from a worker: when that shutdown refuses
+ * (SC_ESTATE: called from a callback) or times out (SC_ETIMEDOUT: a turn
+ * still runs and uses the runtime), nothing is freed, the reason goes to
+ * stderr and the runtime is leaked rather than freed under a turn.
  */
 void sc_runtime_destroy(struct sc_runtime *rt);
 
@@ -131,16 +142,23 @@ int sc_runtime_submit(struct sc_runtime *rt, int input, struct sc_batch *b);
  * turns on this thread while it waits, and while another host thread runs
  * the turns it waits for that thread's progress; SC_ETIMEDOUT at once
  * only when nothing is queued or running at all (nobody could make room).
- * Any host thread.
+ * Any host thread; from inside a turn (a callback) SC_ESTATE at once, as
+ * the room it waits for may be its own unit's to make.
  */
 int sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
 			   uint64_t timeout_ns);
 
 /*
  * sc_runtime_wait_idle - wait until nothing is queued or running
- * (timeout_ns 0: for ever). Returns 0; SC_EPANIC with the first panic in
- * *first (may be NULL) once quiet, if any unit panicked; SC_ETIMEDOUT.
- * With workers = 0, runs the queued turns on this thread.
+ * (timeout_ns 0: for ever; a huge one saturates). With workers = 0, runs
+ * the queued turns on this thread. Returns
+ *   0             idle;
+ *   SC_EPANIC     idle, and a unit panicked: the first panic in *first
+ *                 (may be NULL);
+ *   SC_ETIMEDOUT  still busy at the deadline;
+ *   SC_ESTATE     called from inside a turn (a callback, on a worker or
+ *                 in a host-driven turn): it would wait for itself;
+ *   SC_EINVAL     rt is NULL.
  */
 int sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 			 struct sc_panic_record *first);
@@ -197,10 +215,22 @@ int sc_runtime_check_idle(struct sc_runtime *rt);
 void sc_runtime_stats(struct sc_runtime *rt, struct sc_runtime_stats *out);
 
 /*
- * sc_runtime_shutdown - refuse submits from now on, wait until idle, stop
- * and join the workers. Returns 0, or SC_EPANIC with the first panic in
- * *first (may be NULL). Integrals stay readable. Idempotent (a second call
- * returns what the first did).
+ * sc_runtime_shutdown - refuse submits from now on, wait until idle (at
+ * most opts.shutdown_timeout_ns, 30 s by default), stop and join the
+ * workers. Integrals stay readable. Returns
+ *   0             done;
+ *   SC_EPANIC     done, and a unit panicked: the first panic in *first
+ *                 (may be NULL), the dead and undeliverable counts in
+ *                 sc_errmsg;
+ *   SC_ETIMEDOUT  not idle by the deadline (a turn that does not return):
+ *                 sc_errmsg names the units still running; submits stay
+ *                 refused, the workers are not joined, and a later call
+ *                 waits again;
+ *   SC_ESTATE     called from inside a turn (a callback), which would
+ *                 wait for itself; nothing done;
+ *   SC_EINVAL     rt is NULL.
+ * Idempotent once done (a later call returns what it returned). One host
+ * thread.
  */
 int sc_runtime_shutdown(struct sc_runtime *rt, struct sc_panic_record *first);
 
