@@ -601,6 +601,7 @@ submit_locked(struct sc_runtime *rt, struct rt_input *in, struct sc_batch *b)
 	uint64_t pushed = 0;
 	int rc, result = 0;
 
+	SC_ASSERT(sc__mutex_locked(&in->mu)); /* one submitter: SPSC edges */
 	/* Checked under the input's lock, which shutdown takes once after
 	 * setting the flag: a submit either sends and kicks before shutdown
 	 * waits for idle (applied), or sees the flag (refused). */
@@ -734,6 +735,7 @@ run_one(struct sc_runtime *rt)
 	struct sc_claim c;
 	bool ran = false;
 
+	SC_ASSERT(!rt->threaded); /* the workers run the turns otherwise */
 	if (rt->o.catch_faults)
 		host_catch_faults();
 	sc_claim_init(&c);
@@ -778,6 +780,7 @@ wait_for_room(struct sc_runtime *rt, int input, struct sc_batch *b,
 	uint64_t t;
 	int rc;
 
+	SC_ASSERT(rt->threaded); /* host_popped wakes it: a worker's turn */
 	atomic_fetch_add(&rt->waiters, 1);
 	pthread_mutex_lock(&rt->wait_mu);
 	rc = sc_runtime_submit(rt, input, b);
@@ -932,6 +935,17 @@ hold_inputs(struct sc_runtime *rt)
 		pthread_mutex_lock(&rt->inputs[i].mu);
 }
 
+/* Whether every input's lock is held (by some thread: see
+ * sc__mutex_locked), for SC_ASSERT in the host reads. */
+static inline bool
+inputs_held(struct sc_runtime *rt)
+{
+	for (size_t i = 0; i < rt->ninputs; i++)
+		if (!sc__mutex_locked(&rt->inputs[i].mu))
+			return false;
+	return true;
+}
+
 static void
 release_inputs(struct sc_runtime *rt)
 {
@@ -948,6 +962,8 @@ sum_integral(struct sc_runtime *rt, int output, const struct sc_node_info *ni,
 	int u = sc_placement_unit_of(rt->p, output);
 	struct sc_batch *sum = NULL;
 	int rc;
+
+	SC_ASSERT(inputs_held(rt));
 
 	for (uint32_t i = rt->first[u]; i < rt->first[u + 1]; i++) {
 		struct sc_batch *b = NULL, *t = NULL;
@@ -1127,6 +1143,7 @@ end_name(struct sc_runtime *rt, uint32_t inst, char *buf, size_t len)
 static int
 check_edges(struct sc_runtime *rt)
 {
+	SC_ASSERT(inputs_held(rt));
 	for (size_t i = 0; i < rt->nedges; i++) {
 		struct rt_edge *e = &rt->edges[i];
 		char a[24], b[24];

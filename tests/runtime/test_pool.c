@@ -262,8 +262,8 @@ pool_caller_destroy(struct sc_unit *u)
 }
 
 static const struct sc_unit_ops pool_caller_ops = {
-    pool_caller_turn, pool_caller_nbrs, NULL, pool_caller_name,
-    pool_caller_destroy, NULL,
+    pool_caller_turn, pool_caller_nbrs,	   NULL,
+    pool_caller_name, pool_caller_destroy, NULL,
 };
 
 /* Either would wait for (or join) the very worker that calls it. */
