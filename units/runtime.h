@@ -169,11 +169,17 @@ int sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
  * releases it). Only while idle: safe against host threads submitting at
  * the same time (a submit waits while the read holds the inputs, so no
  * turn can start under it), which then make it SC_EBUSY whenever a turn
- * is queued or running. An output whose own unit is alive but downstream
- * of a dead one still reads 0 with what arrived, which is partial:
- * sc_runtime_upstream_dead says so. Returns 0; SC_EBUSY (not idle); SC_EDEAD
- * (its unit is dead); SC_EINVAL (not an output node); SC_ENOENT; SC_ENOMEM;
- * SC_EOVERFLOW.
+ * is queued or running. Returns
+ *   0             the integral; WHOLE only if sc_runtime_upstream_dead
+ *                 says 0: an output whose own unit is alive but which is
+ *                 downstream of a dead unit also reads 0, with only what
+ *                 arrived before the death (a partial integral), so a
+ *                 caller that may have had a panic (wait_idle or shutdown
+ *                 said SC_EPANIC) asks sc_runtime_upstream_dead;
+ *   SC_EDEAD      the output's own unit (or a replica of it) is dead;
+ *   SC_EBUSY      not idle;
+ *   SC_EINVAL     NULL, or not an output node; SC_ENOENT: no such node;
+ *   SC_ENOMEM, SC_EOVERFLOW  summing the replicas failed.
  */
 int sc_runtime_integral(struct sc_runtime *rt, int output,
 			struct sc_batch **out);
