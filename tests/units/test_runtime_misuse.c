@@ -6,6 +6,7 @@
  * has a Criterion timeout, so that the old hang shows as a failure.
  */
 #include <criterion/criterion.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -215,6 +216,52 @@ Test(runtime, shutdown_gives_up_at_its_deadline_naming_the_running_unit,
 	/* Once the turn returns, a second call completes. */
 	atomic_store(&stuck_release, true);
 	cr_assert_eq(sc_runtime_shutdown(rt, NULL), 0, "%s", sc_errmsg());
+	sc_batch_release(b);
+	graph2_fini(&c, rt, p);
+}
+
+static void *
+release_later(void *arg)
+{
+	struct timespec ts = {0, 100000000};
+
+	(void)arg;
+	nanosleep(&ts, NULL);
+	atomic_store(&stuck_release, true);
+	return NULL;
+}
+
+/* UINT64_MAX ns from now is past 2^64: the deadline saturates, so a
+ * submit_wait for a full input waits for room instead of timing out at
+ * once. */
+Test(runtime, submit_wait_with_a_huge_timeout_waits_for_room, .timeout = 15)
+{
+	struct graph2 c;
+	struct sc_placement *p;
+	struct sc_runtime_opts o = {.workers = 1, .edge_capacity = 1};
+	struct sc_runtime *rt;
+	struct sc_batch *b = row_of(1, 1);
+	struct timespec ts = {0, 1000000};
+	pthread_t t;
+	int rc;
+
+	graph2_init(&c);
+	rt = graph2_runtime(&c, &o, &p);
+	cr_assert_eq(sc_runtime_on_delta(rt, c.in, stick, NULL), 0);
+	cr_assert_eq(sc_runtime_submit(rt, c.in, b), 0);
+	while (!atomic_load(&stuck_inside))
+		nanosleep(&ts, NULL);
+	/* The input's unit is stuck in its turn: one more frame fills its
+	 * edge (capacity 1), and the next one is refused. */
+	cr_assert_eq(sc_runtime_submit(rt, c.in, b), 0);
+	cr_assert_eq(sc_runtime_submit(rt, c.in, b), SC_EFULL);
+	cr_assert_eq(pthread_create(&t, NULL, release_later, NULL), 0);
+	rc = sc_runtime_submit_wait(rt, c.in, b, UINT64_MAX);
+	cr_assert_eq(rc, 0, "%s", sc_errmsg());
+	cr_assert(atomic_load(&stuck_release), "room before the release");
+	cr_assert_eq(sc_runtime_wait_idle(rt, UINT64_MAX, NULL), 0, "%s",
+		     sc_errmsg());
+	cr_assert_eq(pthread_join(t, NULL), 0);
 	sc_batch_release(b);
 	graph2_fini(&c, rt, p);
 }
