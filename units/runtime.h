@@ -46,7 +46,17 @@
  * Threads: submit and submit_wait may be called from any number of host
  * threads at once (one lock per input), also while another host thread
  * reads (integral, check_idle) or shuts down; the others from one host
- * thread, never from a worker or a callback.
+ * thread, never from a worker or a callback. The calls that wait for turns
+ * (wait_idle, submit_wait, shutdown) tell a callback by the executor's
+ * in-turn marker (sc_exec_in_turn) and return SC_ESTATE instead of
+ * waiting for themselves; shutdown waits for idle at most
+ * opts.shutdown_timeout_ns (30 s by default), then names the units still
+ * in a turn (SC_ETIMEDOUT) instead of hanging on one that never returns.
+ *
+ * With catch_faults, hard faults in a turn become unit panics on every
+ * thread that runs turns: the workers, and with workers = 0 the host
+ * threads inside wait_idle, submit_wait and shutdown (each turns fault
+ * catching on for itself the first time it runs a turn).
  */
 #ifndef SC_UNITS_RUNTIME_H
 #define SC_UNITS_RUNTIME_H
