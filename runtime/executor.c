@@ -76,31 +76,38 @@ struct sc_exec {
 	struct sc_panic_record panics[SC_EXEC_PANICS_KEPT]; /* the first ones */
 };
 
-/* The executor whose turn this thread runs now (sc_exec_in_turn), NULL
- * outside any; saved and restored, so a turn inside a turn (a callback
- * that drives a second executor) nests. */
-static __attribute__((
-    tls_model("initial-exec"))) _Thread_local const struct sc_exec *sc_turn_of;
+/* The turns this thread is inside now (sc_exec_in_turn), innermost
+ * first: one mark on the stack of each sc_exec_run (and abandon), so a
+ * turn inside a turn (a callback that drives a second executor) nests. */
+struct turn_mark {
+	const struct sc_exec *ex;
+	const struct turn_mark *outer;
+};
 
-static inline const struct sc_exec *
-turn_enter(const struct sc_exec *ex)
+static __attribute__((tls_model(
+    "initial-exec"))) _Thread_local const struct turn_mark *sc_turn_top;
+
+static inline void
+turn_enter(struct turn_mark *m, const struct sc_exec *ex)
 {
-	const struct sc_exec *outer = sc_turn_of;
-
-	sc_turn_of = ex;
-	return outer;
+	m->ex = ex;
+	m->outer = sc_turn_top;
+	sc_turn_top = m;
 }
 
 static inline void
-turn_leave(const struct sc_exec *outer)
+turn_leave(const struct turn_mark *m)
 {
-	sc_turn_of = outer;
+	sc_turn_top = m->outer;
 }
 
 bool
-sc_exec_in_turn(void)
+sc_exec_in_turn(const struct sc_exec *ex)
 {
-	return sc_turn_of != NULL;
+	for (const struct turn_mark *m = sc_turn_top; m; m = m->outer)
+		if (!ex || m->ex == ex)
+			return true;
+	return false;
 }
 
 static inline void
@@ -514,7 +521,7 @@ sc_exec_claim_blocking(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
 
 struct run_ctx {
 	struct sc_exec *ex;
-	const struct sc_exec *outer; /* the turn marker to restore */
+	struct turn_mark mark; /* this turn's (sc_exec_in_turn) */
 	struct sc_claim *c;
 	uint32_t budget;
 	size_t need; /* ids neighbours() reported */
@@ -536,9 +543,9 @@ run_guarded(struct run_ctx *r, struct sc_panic_record *rec)
 
 	g.rec = rec;
 	g.outer = sc__guard_top;
-	r->outer = turn_enter(r->ex);
+	turn_enter(&r->mark, r->ex);
 	if (sigsetjmp(g.env, 0) != 0) {
-		turn_leave(r->outer); /* r is memory: not clobbered */
+		turn_leave(&r->mark); /* r is memory: not clobbered */
 		return SC_EPANIC;     /* the panic popped g */
 	}
 	sc__guard_top = &g;
@@ -547,7 +554,7 @@ run_guarded(struct run_ctx *r, struct sc_panic_record *rec)
 	if (r->c->turn.progress > 0)
 		r->need = u->ops->neighbours(u, r->c->nbrs, r->c->cap_nbrs);
 	sc__guard_top = g.outer;
-	turn_leave(r->outer);
+	turn_leave(&r->mark);
 	return 0;
 }
 
@@ -886,7 +893,7 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 		const struct sc_panic_record *rec_in)
 {
 	struct sc_panic_record rec, drec;
-	const struct sc_exec *outer;
+	struct turn_mark mark;
 	struct sc__slot *s;
 	struct sc_unit *u;
 
@@ -914,7 +921,7 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 	/* Whom the death concerns, asked while the unit still exists. Its
 	 * peers and destroy are unit code of a unit still counted running:
 	 * a wait for idle from there would wait for itself. */
-	outer = turn_enter(ex);
+	turn_enter(&mark, ex);
 	gather_peers(c, u, s->name);
 	/* destroy runs with no lock, inside a guard: a destroy that panics
 	 * is recorded, not fatal to the worker. */
@@ -927,7 +934,7 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 	} else {
 		drec.in_destroy = false;
 	}
-	turn_leave(outer);
+	turn_leave(&mark);
 
 	/* Still counted as running until its destroy is over, so that
 	 * wait_idle sees the destroy's panic too, and until its peers are
@@ -957,7 +964,7 @@ sc_exec_wait_idle(struct sc_exec *ex, uint64_t timeout_ns,
 
 	if (!ex)
 		return sc__fail(SC_EINVAL, "sc_exec_wait_idle: NULL");
-	if (sc_exec_in_turn())
+	if (sc_exec_in_turn(ex))
 		return sc__fail(SC_ESTATE,
 				"sc_exec_wait_idle: called from inside a "
 				"unit's turn, which would wait for itself");

@@ -283,16 +283,17 @@ void sc_exec_shutdown(struct sc_exec *ex);
 bool sc_exec_is_shutdown(const struct sc_exec *ex);
 
 /*
- * sc_exec_in_turn - whether this thread is inside a unit's turn now: in
- * sc_exec_run (the turn, the callbacks it makes, its neighbours call), on
- * a worker or on a host thread that drives turns itself, or in a dying
- * unit's peers and destroy (sc_exec_abandon). A thread-local marker, set
- * and restored around each of those. The calls that wait for turns to end
- * (sc_exec_wait_idle, sc_pool_finish, sc_pool_destroy, the runtime's
- * wait_idle and shutdown) check it and return SC_ESTATE instead of
- * waiting for the caller's own turn for ever.
+ * sc_exec_in_turn - whether this thread is inside a turn of a unit of ex
+ * (NULL: of any executor) now: in sc_exec_run (the turn, the callbacks it
+ * makes, its neighbours call), on a worker or on a host thread that drives
+ * turns itself, or in a dying unit's peers and destroy (sc_exec_abandon).
+ * Thread-local marks, pushed and popped around each of those (nested
+ * turns of several executors included). The calls that wait for ex's
+ * turns to end (sc_exec_wait_idle, sc_pool_finish, sc_pool_destroy, the
+ * runtime's wait_idle, submit_wait and shutdown) check it and return
+ * SC_ESTATE instead of waiting for the caller's own turn for ever.
  */
-bool sc_exec_in_turn(void);
+bool sc_exec_in_turn(const struct sc_exec *ex);
 
 /*
  * sc_exec_panic - copy panic number i (0 = the first) into *out. Returns 0

@@ -809,7 +809,7 @@ sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
 
 	/* A callback waiting for room that only the turns behind it make
 	 * (its own among them) would wait for itself. */
-	if (sc_exec_in_turn())
+	if (sc_exec_in_turn(rt->ex))
 		return sc__fail(SC_ESTATE, "sc_runtime_submit_wait: called "
 					   "from inside a unit's turn (use "
 					   "sc_runtime_submit)");
@@ -896,7 +896,7 @@ sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 
 	if (!rt)
 		return sc__fail(SC_EINVAL, "sc_runtime_wait_idle: NULL");
-	if (sc_exec_in_turn())
+	if (sc_exec_in_turn(rt->ex))
 		return sc__fail(SC_ESTATE,
 				"sc_runtime_wait_idle: called from inside a "
 				"unit's turn (a callback), which would wait "
@@ -1271,7 +1271,7 @@ sc_runtime_shutdown(struct sc_runtime *rt, struct sc_panic_record *first)
 
 	if (!rt)
 		return sc__fail(SC_EINVAL, "sc_runtime_shutdown: NULL");
-	if (sc_exec_in_turn())
+	if (sc_exec_in_turn(rt->ex))
 		return sc__fail(SC_ESTATE,
 				"sc_runtime_shutdown: called from inside a "
 				"unit's turn (a callback), which would wait "

@@ -107,7 +107,7 @@ call_back_in(void *ctx, int node, const struct sc_batch *delta)
 		sc_batch_release(b);
 		return 0;
 	}
-	f->in_turn = sc_exec_in_turn();
+	f->in_turn = sc_exec_in_turn(sc_runtime_exec(f->rt));
 	f->shutdown_rc = sc_runtime_shutdown(f->rt, NULL);
 	(void)snprintf(f->shutdown_msg, sizeof(f->shutdown_msg), "%s",
 		       sc_errmsg());
@@ -143,7 +143,7 @@ shutdown_from_a_callback(uint32_t workers)
 	cr_assert_eq(f.wait_rc, SC_ESTATE);
 	cr_assert_eq(f.exec_wait_rc, SC_ESTATE);
 	cr_assert_eq(f.submit_wait_rc, SC_ESTATE);
-	cr_assert(!sc_exec_in_turn(), "the marker outlived the turn");
+	cr_assert(!sc_exec_in_turn(NULL), "the marker outlived the turn");
 	/* Nothing was shut down by the refused call. */
 	cr_assert_eq(sc_runtime_submit(rt, c.in, b), 0);
 	cr_assert_eq(sc_runtime_shutdown(rt, NULL), 0, "%s", sc_errmsg());
