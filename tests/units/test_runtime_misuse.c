@@ -221,6 +221,44 @@ Test(runtime, shutdown_gives_up_at_its_deadline_naming_the_running_unit,
 }
 
 static void *
+drive_turns(void *arg)
+{
+	(void)sc_runtime_wait_idle(arg, 0, NULL); /* runs the stuck turn */
+	return NULL;
+}
+
+/* With workers = 0 another host thread runs the turn that does not
+ * return: shutdown's own wait gives up at the deadline all the same. */
+Test(runtime, shutdown_with_no_workers_gives_up_at_its_deadline, .timeout = 15)
+{
+	struct graph2 c;
+	struct sc_placement *p;
+	struct sc_runtime_opts o = {.workers = 0,
+				    .shutdown_timeout_ns = 200000000ull};
+	struct sc_runtime *rt;
+	struct sc_batch *b = row_of(1, 1);
+	struct timespec ts = {0, 1000000};
+	pthread_t t;
+
+	graph2_init(&c);
+	cr_assert_eq(sc_graph_set_name(c.g, c.m, "the_sticky_map"), 0);
+	rt = graph2_runtime(&c, &o, &p);
+	cr_assert_eq(sc_runtime_on_delta(rt, c.m, stick, NULL), 0);
+	cr_assert_eq(sc_runtime_submit(rt, c.in, b), 0);
+	cr_assert_eq(pthread_create(&t, NULL, drive_turns, rt), 0);
+	while (!atomic_load(&stuck_inside))
+		nanosleep(&ts, NULL);
+	cr_assert_eq(sc_runtime_shutdown(rt, NULL), SC_ETIMEDOUT, "%s",
+		     sc_errmsg());
+	cr_assert(strstr(sc_errmsg(), "the_sticky_map"), "%s", sc_errmsg());
+	atomic_store(&stuck_release, true);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+	cr_assert_eq(sc_runtime_shutdown(rt, NULL), 0, "%s", sc_errmsg());
+	sc_batch_release(b);
+	graph2_fini(&c, rt, p);
+}
+
+static void *
 release_later(void *arg)
 {
 	struct timespec ts = {0, 100000000};
