@@ -479,7 +479,10 @@ sc_circuit_feed(struct sc_circuit *c, int stream, struct sc_batch *b)
 	if (rc)
 		return rc;
 	sc_batch_release(r->feed);
-	r->feed = sum;
+	/* Feeds that cancel leave no delta (on_delta sees none empty). */
+	r->feed = sum->count ? sum : NULL;
+	if (!r->feed)
+		sc_batch_release(sum);
 	return 0;
 }
 

@@ -76,6 +76,40 @@ struct sc_exec {
 	struct sc_panic_record panics[SC_EXEC_PANICS_KEPT]; /* the first ones */
 };
 
+/* The turns this thread is inside now (sc_exec_in_turn), innermost
+ * first: one mark on the stack of each sc_exec_run (and abandon), so a
+ * turn inside a turn (a callback that drives a second executor) nests. */
+struct turn_mark {
+	const struct sc_exec *ex;
+	const struct turn_mark *outer;
+};
+
+static __attribute__((tls_model(
+    "initial-exec"))) _Thread_local const struct turn_mark *sc_turn_top;
+
+static inline void
+turn_enter(struct turn_mark *m, const struct sc_exec *ex)
+{
+	m->ex = ex;
+	m->outer = sc_turn_top;
+	sc_turn_top = m;
+}
+
+static inline void
+turn_leave(const struct turn_mark *m)
+{
+	sc_turn_top = m->outer;
+}
+
+bool
+sc_exec_in_turn(const struct sc_exec *ex)
+{
+	for (const struct turn_mark *m = sc_turn_top; m; m = m->outer)
+		if (!ex || m->ex == ex)
+			return true;
+	return false;
+}
+
 static inline void
 relaxed_inc(_Atomic uint64_t *a, uint64_t by)
 {
@@ -486,6 +520,8 @@ sc_exec_claim_blocking(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
 /* --- run ----------------------------------------------------------------- */
 
 struct run_ctx {
+	struct sc_exec *ex;
+	struct turn_mark mark; /* this turn's (sc_exec_in_turn) */
 	struct sc_claim *c;
 	uint32_t budget;
 	size_t need; /* ids neighbours() reported */
@@ -507,14 +543,18 @@ run_guarded(struct run_ctx *r, struct sc_panic_record *rec)
 
 	g.rec = rec;
 	g.outer = sc__guard_top;
-	if (sigsetjmp(g.env, 0) != 0)
-		return SC_EPANIC; /* the panic popped g */
+	turn_enter(&r->mark, r->ex);
+	if (sigsetjmp(g.env, 0) != 0) {
+		turn_leave(&r->mark); /* r is memory: not clobbered */
+		return SC_EPANIC;     /* the panic popped g */
+	}
 	sc__guard_top = &g;
 	r->c->turn = u->ops->turn(u, r->budget);
 	r->need = 0;
 	if (r->c->turn.progress > 0)
 		r->need = u->ops->neighbours(u, r->c->nbrs, r->c->cap_nbrs);
 	sc__guard_top = g.outer;
+	turn_leave(&r->mark);
 	return 0;
 }
 
@@ -607,7 +647,7 @@ run_condemned(struct sc_exec *ex, struct sc_claim *c)
 int
 sc_exec_run(struct sc_exec *ex, struct sc_claim *c, uint32_t budget)
 {
-	struct run_ctx r = {.c = c, .budget = budget ? budget : 1};
+	struct run_ctx r = {.ex = ex, .c = c, .budget = budget ? budget : 1};
 	struct sc_panic_record rec;
 	uint32_t n;
 
@@ -853,6 +893,7 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 		const struct sc_panic_record *rec_in)
 {
 	struct sc_panic_record rec, drec;
+	struct turn_mark mark;
 	struct sc__slot *s;
 	struct sc_unit *u;
 
@@ -877,7 +918,10 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 	record_panic_locked(ex, &rec);
 	pthread_mutex_unlock(&ex->mu);
 
-	/* Whom the death concerns, asked while the unit still exists. */
+	/* Whom the death concerns, asked while the unit still exists. Its
+	 * peers and destroy are unit code of a unit still counted running:
+	 * a wait for idle from there would wait for itself. */
+	turn_enter(&mark, ex);
 	gather_peers(c, u, s->name);
 	/* destroy runs with no lock, inside a guard: a destroy that panics
 	 * is recorded, not fatal to the worker. */
@@ -890,6 +934,7 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 	} else {
 		drec.in_destroy = false;
 	}
+	turn_leave(&mark);
 
 	/* Still counted as running until its destroy is over, so that
 	 * wait_idle sees the destroy's panic too, and until its peers are
@@ -919,6 +964,10 @@ sc_exec_wait_idle(struct sc_exec *ex, uint64_t timeout_ns,
 
 	if (!ex)
 		return sc__fail(SC_EINVAL, "sc_exec_wait_idle: NULL");
+	if (sc_exec_in_turn(ex))
+		return sc__fail(SC_ESTATE,
+				"sc_exec_wait_idle: called from inside a "
+				"unit's turn, which would wait for itself");
 	if (timeout_ns)
 		sc__clock_deadline(&deadline, timeout_ns);
 	pthread_mutex_lock(&ex->mu);

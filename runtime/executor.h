@@ -260,9 +260,14 @@ int sc_exec_condemn(struct sc_exec *ex, uint32_t id, uint64_t turns,
 
 /*
  * sc_exec_wait_idle - wait until the queue is empty and nothing is running
- * (timeout_ns 0: for ever). Returns 0; SC_EPANIC with the first panic in
- * *first (if not NULL) when any unit has panicked; SC_ETIMEDOUT. Not from a
- * worker thread (it would wait for itself).
+ * (timeout_ns 0: for ever; a huge one saturates, never wraps into the
+ * past). Returns
+ *   0             idle, no unit ever panicked;
+ *   SC_EPANIC     idle, with the first panic in *first (if not NULL);
+ *   SC_ETIMEDOUT  still busy at the deadline;
+ *   SC_ESTATE     called from inside a turn (sc_exec_in_turn): it would
+ *                 wait for its own turn to end, so it refuses at once;
+ *   SC_EINVAL     ex is NULL.
  */
 int sc_exec_wait_idle(struct sc_exec *ex, uint64_t timeout_ns,
 		      struct sc_panic_record *first);
@@ -276,6 +281,19 @@ void sc_exec_shutdown(struct sc_exec *ex);
 
 /* Whether sc_exec_shutdown was called. */
 bool sc_exec_is_shutdown(const struct sc_exec *ex);
+
+/*
+ * sc_exec_in_turn - whether this thread is inside a turn of a unit of ex
+ * (NULL: of any executor) now: in sc_exec_run (the turn, the callbacks it
+ * makes, its neighbours call), on a worker or on a host thread that drives
+ * turns itself, or in a dying unit's peers and destroy (sc_exec_abandon).
+ * Thread-local marks, pushed and popped around each of those (nested
+ * turns of several executors included). The calls that wait for ex's
+ * turns to end (sc_exec_wait_idle, sc_pool_finish, sc_pool_destroy, the
+ * runtime's wait_idle, submit_wait and shutdown) check it and return
+ * SC_ESTATE instead of waiting for the caller's own turn for ever.
+ */
+bool sc_exec_in_turn(const struct sc_exec *ex);
 
 /*
  * sc_exec_panic - copy panic number i (0 = the first) into *out. Returns 0

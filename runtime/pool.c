@@ -217,6 +217,10 @@ sc_pool_finish(struct sc_pool *pool, struct sc_panic_record *first)
 {
 	if (!pool)
 		return sc__fail(SC_EINVAL, "sc_pool_finish: NULL");
+	if (sc_exec_in_turn(pool->ex))
+		return sc__fail(SC_ESTATE, "sc_pool_finish: called from inside "
+					   "a unit's turn, which would wait "
+					   "for itself");
 	(void)sc_exec_wait_idle(pool->ex, 0, NULL);
 	return stop(pool, first);
 }
@@ -226,6 +230,11 @@ sc_pool_destroy(struct sc_pool *pool, struct sc_panic_record *first)
 {
 	if (!pool)
 		return 0;
+	/* Joining the workers from one of them would wait for ever. */
+	if (sc_exec_in_turn(pool->ex))
+		return sc__fail(SC_ESTATE, "sc_pool_destroy: called from "
+					   "inside a unit's turn; nothing "
+					   "done");
 	return stop(pool, first);
 }
 

@@ -44,7 +44,8 @@ int sc_pool_create(struct sc_exec *ex, const struct sc_pool_opts *opts,
  * sc_pool_finish - wait until the executor is idle, then shut it down and
  * join every worker, and free the pool. Returns 0, or SC_EPANIC with the
  * first panic in *first (if not NULL) when a unit panicked (the pool is
- * freed all the same). Not from a worker.
+ * freed all the same). Not from a worker: called from inside a turn
+ * (sc_exec_in_turn) it returns SC_ESTATE at once and changes nothing.
  */
 int sc_pool_finish(struct sc_pool *pool, struct sc_panic_record *first);
 
@@ -52,7 +53,8 @@ int sc_pool_finish(struct sc_pool *pool, struct sc_panic_record *first);
  * sc_pool_destroy - shut the executor down now (what is queued is
  * discarded; running turns complete), join every worker, free the pool.
  * Returns 0, or SC_EPANIC with the first panic as sc_pool_finish does.
- * NULL is a no-op. Not from a worker.
+ * NULL is a no-op. Not from a worker: from inside a turn
+ * (sc_exec_in_turn) it returns SC_ESTATE and changes nothing.
  */
 int sc_pool_destroy(struct sc_pool *pool, struct sc_panic_record *first);
 

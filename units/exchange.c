@@ -6,6 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/base.h"
+
+/* What sc_exchange_init made: for SC_ASSERT. */
+static inline bool
+well_formed(const struct sc_exchange *x)
+{
+	return x->edges && x->nedges >= 1 && x->nedges <= SC_EXCHANGE_MAX &&
+	       (x->nedges == 1) == (x->key == 0);
+}
+
 int
 sc_exchange_init(struct sc_exchange *x, uint32_t key, uint32_t nedges,
 		 struct sc_edge *const *edges)
@@ -19,11 +29,11 @@ sc_exchange_init(struct sc_exchange *x, uint32_t key, uint32_t nedges,
 		if (!edges[j])
 			return sc__fail(SC_EINVAL,
 					"sc_exchange_init: edge %u is NULL", j);
-	x->edges = malloc(nedges * sizeof(*x->edges));
+	x->edges = malloc(nedges * sizeof(struct sc_edge *));
 	if (!x->edges)
 		return sc__fail(SC_ENOMEM, "sc_exchange_init: %u edges",
 				nedges);
-	memcpy(x->edges, edges, nedges * sizeof(*x->edges));
+	memcpy(x->edges, edges, nedges * sizeof(struct sc_edge *));
 	x->key = nedges > 1 ? key : 0;
 	x->nedges = nedges;
 	return 0;
@@ -42,6 +52,7 @@ sc_exchange_fini(struct sc_exchange *x)
 bool
 sc_exchange_room(const struct sc_exchange *x)
 {
+	SC_ASSERT(well_formed(x));
 	for (uint32_t j = 0; j < x->nedges; j++)
 		if (!sc_edge_is_closed(x->edges[j]) &&
 		    sc_edge_room(x->edges[j]) == 0)
@@ -81,6 +92,7 @@ sc_exchange_send(struct sc_exchange *x, struct sc_batch *b, uint64_t *pushed)
 		sc_batch_release(b);
 		return sc__fail(SC_EINVAL, "sc_exchange_send: NULL");
 	}
+	SC_ASSERT(well_formed(x));
 	if (x->nedges == 1) {
 		rc = send_share(x, 0, b, pushed, &result);
 		return rc ? rc : result;

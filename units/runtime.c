@@ -178,7 +178,7 @@ connect_stream(struct sc_runtime *rt, int s, uint32_t a, uint32_t b)
 
 	for (uint32_t i = 0; i < na && !rc; i++) {
 		struct rt_inst *pi = &rt->inst[rt->first[a] + i];
-		struct sc_edge **edges = malloc(nb * sizeof(*edges));
+		struct sc_edge **edges = malloc(nb * sizeof(struct sc_edge *));
 		uint32_t *peers = malloc(nb * sizeof(*peers));
 		void *arr = pi->out;
 
@@ -232,7 +232,7 @@ add_input(struct sc_runtime *rt, int node, uint32_t u)
 {
 	uint32_t nb = sc_placement_shards(rt->p, u);
 	struct rt_input *in = &rt->inputs[rt->ninputs];
-	struct sc_edge **edges = calloc(nb, sizeof(*edges));
+	struct sc_edge **edges = calloc(nb, sizeof(struct sc_edge *));
 	uint32_t key = 0;
 	int rc;
 
@@ -308,13 +308,22 @@ build_unit(struct sc_runtime *rt, uint32_t id)
 
 	if (rc)
 		return rc;
+	if (n == 0) { /* sc_placement_check refuses an empty unit */
+		free(nodes);
+		return sc__fail(SC_ESTATE,
+				"sc_runtime_create: unit %u has no "
+				"node",
+				ci->unit);
+	}
 	if (sc_graph_node_info(rt->g, nodes[0], &ni) != 0)
 		ni.name = "?";
+	/* A long node name is cut to fit: the name is for people. */
 	if (sc_placement_shards(rt->p, ci->unit) > 1)
-		snprintf(name, sizeof(name), "u%u.%u %.30s", ci->unit,
-			 ci->shard, ni.name);
+		(void)snprintf(name, sizeof(name), "u%u.%u %.30s", ci->unit,
+			       ci->shard, ni.name);
 	else
-		snprintf(name, sizeof(name), "u%u %.36s", ci->unit, ni.name);
+		(void)snprintf(name, sizeof(name), "u%u %.36s", ci->unit,
+			       ni.name);
 	memset(&d, 0, sizeof(d));
 	d.name = name;
 	d.graph = rt->g;
@@ -372,7 +381,7 @@ number_instances(struct sc_runtime *rt)
 	}
 	rt->first[nu] = k;
 	rt->ninst = k;
-	rt->inst = calloc(k, sizeof(*rt->inst));
+	rt->inst = calloc(k ? k : 1, sizeof(*rt->inst));
 	if (!rt->inst)
 		return sc__fail(SC_ENOMEM, "sc_runtime_create: %u units", k);
 	for (uint32_t u = 0; u < nu; u++)
@@ -468,6 +477,9 @@ sc_runtime_create(struct sc_graph *g, const struct sc_placement *p,
 	o.budget = o.budget ? o.budget : 64;
 	o.edge_capacity = o.edge_capacity ? o.edge_capacity : 64;
 	o.outbox_bound = o.outbox_bound ? o.outbox_bound : 4096;
+	o.shutdown_timeout_ns = o.shutdown_timeout_ns
+				    ? o.shutdown_timeout_ns
+				    : SC_RUNTIME_SHUTDOWN_TIMEOUT_NS;
 	rt = calloc(1, sizeof(*rt));
 	if (!rt)
 		return sc__fail(SC_ENOMEM, "sc_runtime_create");
@@ -487,7 +499,7 @@ sc_runtime_create(struct sc_graph *g, const struct sc_placement *p,
 		char msg[512];
 
 		/* Teardown may overwrite the message: keep the first. */
-		snprintf(msg, sizeof(msg), "%s", sc_errmsg());
+		(void)snprintf(msg, sizeof(msg), "%s", sc_errmsg());
 		teardown(rt);
 		return sc__fail(rc, "%s", msg);
 	}
@@ -532,9 +544,20 @@ teardown(struct sc_runtime *rt)
 void
 sc_runtime_destroy(struct sc_runtime *rt)
 {
+	int rc;
+
 	if (!rt)
 		return;
-	(void)sc_runtime_shutdown(rt, NULL);
+	rc = sc_runtime_shutdown(rt, NULL);
+	if (rc == SC_ESTATE || rc == SC_ETIMEDOUT) {
+		/* From a callback, or a turn still runs: freeing now would
+		 * pull the runtime from under it. Leaked, and said. */
+		(void)fprintf(stderr,
+			      "subcirc: sc_runtime_destroy: %s; the runtime "
+			      "is left allocated\n",
+			      sc_errmsg());
+		return;
+	}
 	teardown(rt);
 }
 
@@ -578,6 +601,7 @@ submit_locked(struct sc_runtime *rt, struct rt_input *in, struct sc_batch *b)
 	uint64_t pushed = 0;
 	int rc, result = 0;
 
+	SC_ASSERT(sc__mutex_locked(&in->mu)); /* one submitter: SPSC edges */
 	/* Checked under the input's lock, which shutdown takes once after
 	 * setting the flag: a submit either sends and kicks before shutdown
 	 * waits for idle (applied), or sees the flag (refused). */
@@ -656,13 +680,64 @@ sc_runtime_submit(struct sc_runtime *rt, int input, struct sc_batch *b)
 	return rc;
 }
 
-/* Run one queued turn on this thread (workers = 0). Whether one ran. */
+/*
+ * Fault catching on host threads (workers = 0 with catch_faults): a
+ * thread that runs turns must have the handler and its alternate stack,
+ * as a pool worker does (runtime/pool.c), or a hard fault in a turn kills
+ * the process. It is turned on the first time a host thread runs a turn
+ * and left on (a syscall pair per turn would cost more than the turn);
+ * a thread-specific key's destructor turns it off when the thread exits,
+ * which frees the stack. The main thread's stays until the process ends.
+ */
+static pthread_once_t host_catch_once = PTHREAD_ONCE_INIT;
+static pthread_key_t host_catch_key;
+static bool host_catch_key_ok;
+static _Thread_local bool host_catching;
+
+static void
+host_catch_off(void *unused)
+{
+	(void)unused;
+	(void)sc_panic_catch_faults(false);
+}
+
+static void
+host_catch_key_make(void)
+{
+	host_catch_key_ok =
+	    pthread_key_create(&host_catch_key, host_catch_off) == 0;
+}
+
+static void
+host_catch_faults(void)
+{
+	if (host_catching)
+		return;
+	host_catching = true;
+	(void)pthread_once(&host_catch_once, host_catch_key_make);
+	if (sc_panic_catch_faults(true) != 0) {
+		/* The turn still runs, without the net: say so once. */
+		(void)fprintf(stderr,
+			      "subcirc: host-driven turns run without "
+			      "fault catching: %s\n",
+			      sc_errmsg());
+		return;
+	}
+	if (host_catch_key_ok)
+		(void)pthread_setspecific(host_catch_key, &host_catching);
+}
+
+/* Run one queued turn on this thread (workers = 0), under the same fault
+ * guard as the pool's when catch_faults is set. Whether one ran. */
 static bool
 run_one(struct sc_runtime *rt)
 {
 	struct sc_claim c;
 	bool ran = false;
 
+	SC_ASSERT(!rt->threaded); /* the workers run the turns otherwise */
+	if (rt->o.catch_faults)
+		host_catch_faults();
 	sc_claim_init(&c);
 	if (sc_exec_claim(rt->ex, -1, &c) == 0) {
 		ran = true;
@@ -705,6 +780,7 @@ wait_for_room(struct sc_runtime *rt, int input, struct sc_batch *b,
 	uint64_t t;
 	int rc;
 
+	SC_ASSERT(rt->threaded); /* host_popped wakes it: a worker's turn */
 	atomic_fetch_add(&rt->waiters, 1);
 	pthread_mutex_lock(&rt->wait_mu);
 	rc = sc_runtime_submit(rt, input, b);
@@ -726,10 +802,17 @@ int
 sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
 		       uint64_t timeout_ns)
 {
-	uint64_t deadline =
-	    timeout_ns ? sc__deadline_add(sc_clock_ns(), timeout_ns) : UINT64_MAX;
+	uint64_t deadline = timeout_ns
+				? sc__deadline_add(sc_clock_ns(), timeout_ns)
+				: UINT64_MAX;
 	bool stuck = false;
 
+	/* A callback waiting for room that only the turns behind it make
+	 * (its own among them) would wait for itself. */
+	if (sc_exec_in_turn(rt->ex))
+		return sc__fail(SC_ESTATE, "sc_runtime_submit_wait: called "
+					   "from inside a unit's turn (use "
+					   "sc_runtime_submit)");
 	for (;;) {
 		int rc = sc_runtime_submit(rt, input, b);
 
@@ -807,11 +890,17 @@ int
 sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 		     struct sc_panic_record *first)
 {
-	uint64_t deadline =
-	    timeout_ns ? sc__deadline_add(sc_clock_ns(), timeout_ns) : UINT64_MAX;
+	uint64_t deadline = timeout_ns
+				? sc__deadline_add(sc_clock_ns(), timeout_ns)
+				: UINT64_MAX;
 
 	if (!rt)
 		return sc__fail(SC_EINVAL, "sc_runtime_wait_idle: NULL");
+	if (sc_exec_in_turn(rt->ex))
+		return sc__fail(SC_ESTATE,
+				"sc_runtime_wait_idle: called from inside a "
+				"unit's turn (a callback), which would wait "
+				"for itself");
 	if (rt->threaded)
 		return sc_exec_wait_idle(rt->ex, timeout_ns, first);
 	if (drive(rt, deadline) != 0)
@@ -846,6 +935,17 @@ hold_inputs(struct sc_runtime *rt)
 		pthread_mutex_lock(&rt->inputs[i].mu);
 }
 
+/* Whether every input's lock is held (by some thread: see
+ * sc__mutex_locked), for SC_ASSERT in the host reads. */
+static inline bool
+inputs_held(struct sc_runtime *rt)
+{
+	for (size_t i = 0; i < rt->ninputs; i++)
+		if (!sc__mutex_locked(&rt->inputs[i].mu))
+			return false;
+	return true;
+}
+
 static void
 release_inputs(struct sc_runtime *rt)
 {
@@ -862,6 +962,8 @@ sum_integral(struct sc_runtime *rt, int output, const struct sc_node_info *ni,
 	int u = sc_placement_unit_of(rt->p, output);
 	struct sc_batch *sum = NULL;
 	int rc;
+
+	SC_ASSERT(inputs_held(rt));
 
 	for (uint32_t i = rt->first[u]; i < rt->first[u + 1]; i++) {
 		struct sc_batch *b = NULL, *t = NULL;
@@ -1029,10 +1131,10 @@ static const char *
 end_name(struct sc_runtime *rt, uint32_t inst, char *buf, size_t len)
 {
 	if (inst == RT_HOST)
-		snprintf(buf, len, "host");
+		(void)snprintf(buf, len, "host");
 	else
-		snprintf(buf, len, "u%u.%u", rt->inst[inst].unit,
-			 rt->inst[inst].shard);
+		(void)snprintf(buf, len, "u%u.%u", rt->inst[inst].unit,
+			       rt->inst[inst].shard);
 	return buf;
 }
 
@@ -1041,6 +1143,7 @@ end_name(struct sc_runtime *rt, uint32_t inst, char *buf, size_t len)
 static int
 check_edges(struct sc_runtime *rt)
 {
+	SC_ASSERT(inputs_held(rt));
 	for (size_t i = 0; i < rt->nedges; i++) {
 		struct rt_edge *e = &rt->edges[i];
 		char a[24], b[24];
@@ -1111,6 +1214,55 @@ sc_runtime_stats(struct sc_runtime *rt, struct sc_runtime_stats *out)
 	}
 }
 
+/* The names of the units in a turn now ("u1 m, u2 f") into buf (len
+ * bytes with the NUL, cut to fit); how many there are. */
+static uint32_t
+running_names(struct sc_runtime *rt, char *buf, size_t len)
+{
+	struct sc_exec_unit_info *ui = calloc(rt->ninst, sizeof(*ui));
+	uint32_t k = 0;
+	size_t at = 0;
+
+	buf[0] = '\0';
+	if (!ui)
+		return 0;
+	(void)sc_exec_snapshot(rt->ex, ui, rt->ninst);
+	for (uint32_t i = 0; i < rt->ninst; i++) {
+		int w;
+
+		if (ui[i].state != SC_UNIT_RUNNING &&
+		    ui[i].state != SC_UNIT_RUNNING_KICKED)
+			continue;
+		w = snprintf(buf + at, len - at, "%s%s", k ? ", " : "",
+			     ui[i].name);
+		k++;
+		if (w < 0 || (size_t)w >= len - at)
+			at = len - 1;
+		else
+			at += (size_t)w;
+	}
+	free(ui);
+	return k;
+}
+
+/* Shutdown's wait for idle passed opts.shutdown_timeout_ns: name what
+ * still runs. The workers are not joined (one is stuck in a turn). */
+static int
+shutdown_timed_out(struct sc_runtime *rt)
+{
+	char names[320];
+	struct sc_exec_info info;
+	uint32_t n = running_names(rt, names, sizeof(names));
+
+	sc_exec_info(rt->ex, &info);
+	return sc__fail(
+	    SC_ETIMEDOUT,
+	    "sc_runtime_shutdown: not idle after %llu ms; %u "
+	    "units still running (%s), %u queued",
+	    (unsigned long long)(rt->o.shutdown_timeout_ns / 1000000ull), n,
+	    n ? names : "none", info.queue_len);
+}
+
 int
 sc_runtime_shutdown(struct sc_runtime *rt, struct sc_panic_record *first)
 {
@@ -1119,6 +1271,11 @@ sc_runtime_shutdown(struct sc_runtime *rt, struct sc_panic_record *first)
 
 	if (!rt)
 		return sc__fail(SC_EINVAL, "sc_runtime_shutdown: NULL");
+	if (sc_exec_in_turn(rt->ex))
+		return sc__fail(SC_ESTATE,
+				"sc_runtime_shutdown: called from inside a "
+				"unit's turn (a callback), which would wait "
+				"for itself; call it from a host thread");
 	if (rt->shut_done) {
 		if (rt->shut_rc == SC_EPANIC && first)
 			*first = rt->shut_first;
@@ -1134,17 +1291,20 @@ sc_runtime_shutdown(struct sc_runtime *rt, struct sc_panic_record *first)
 		pthread_mutex_unlock(&rt->inputs[i].mu);
 	}
 	memset(&rec, 0, sizeof(rec));
-	if (rt->pool) {
-		rc = sc_pool_finish(rt->pool, &rec);
-		rt->pool = NULL;
-	} else {
-		rc = sc_runtime_wait_idle(rt, 0, &rec);
-		sc_exec_shutdown(rt->ex);
-	}
+	rc = sc_runtime_wait_idle(rt, rt->o.shutdown_timeout_ns, &rec);
 	/* Wake host threads blocked in submit_wait: they see the flag. */
 	pthread_mutex_lock(&rt->wait_mu);
 	pthread_cond_broadcast(&rt->wait_cv);
 	pthread_mutex_unlock(&rt->wait_mu);
+	if (rc == SC_ETIMEDOUT)
+		return shutdown_timed_out(rt); /* not done: a later call
+						  tries again */
+	if (rt->pool) {
+		rc = sc_pool_finish(rt->pool, &rec);
+		rt->pool = NULL;
+	} else {
+		sc_exec_shutdown(rt->ex);
+	}
 	if (rc == SC_EPANIC) {
 		struct sc_runtime_stats st;
 

@@ -46,7 +46,17 @@
  * Threads: submit and submit_wait may be called from any number of host
  * threads at once (one lock per input), also while another host thread
  * reads (integral, check_idle) or shuts down; the others from one host
- * thread, never from a worker or a callback.
+ * thread, never from a worker or a callback. The calls that wait for turns
+ * (wait_idle, submit_wait, shutdown) tell a callback by the executor's
+ * in-turn marker (sc_exec_in_turn) and return SC_ESTATE instead of
+ * waiting for themselves; shutdown waits for idle at most
+ * opts.shutdown_timeout_ns (30 s by default), then names the units still
+ * in a turn (SC_ETIMEDOUT) instead of hanging on one that never returns.
+ *
+ * With catch_faults, hard faults in a turn become unit panics on every
+ * thread that runs turns: the workers, and with workers = 0 the host
+ * threads inside wait_idle, submit_wait and shutdown (each turns fault
+ * catching on for itself the first time it runs a turn).
  */
 #ifndef SC_UNITS_RUNTIME_H
 #define SC_UNITS_RUNTIME_H
@@ -73,8 +83,16 @@ struct sc_runtime_opts {
 	uint32_t budget;	/* frames per turn; 0 means 64 */
 	uint32_t edge_capacity; /* frames per edge, a power of two; 0: 64 */
 	size_t outbox_bound;	/* outbox rows before backpressure; 0: 4096 */
-	bool catch_faults;	/* hard faults in a turn kill only that unit */
+	bool catch_faults;	/* hard faults in a turn kill only that unit,
+				   on workers and on host threads that run
+				   turns (workers = 0) alike */
+	uint64_t shutdown_timeout_ns; /* shutdown's wait for idle; 0: 30 s
+					 (SC_RUNTIME_SHUTDOWN_TIMEOUT_NS);
+					 UINT64_MAX: for ever */
 };
+
+/* The default of opts.shutdown_timeout_ns: 30 s. */
+#define SC_RUNTIME_SHUTDOWN_TIMEOUT_NS (30ull * 1000000000ull)
 
 /* Figures over every unit and edge (sc_runtime_stats). */
 struct sc_runtime_stats {
@@ -106,7 +124,10 @@ int sc_runtime_create(struct sc_graph *g, const struct sc_placement *p,
 
 /*
  * sc_runtime_destroy - shut down (if not done yet), destroy every unit and
- * edge. NULL is allowed. Not from a worker.
+ * edge. NULL is allowed. Not from a worker: when that shutdown refuses
+ * (SC_ESTATE: called from a callback) or times out (SC_ETIMEDOUT: a turn
+ * still runs and uses the runtime), nothing is freed, the reason goes to
+ * stderr and the runtime is leaked rather than freed under a turn.
  */
 void sc_runtime_destroy(struct sc_runtime *rt);
 
@@ -131,16 +152,23 @@ int sc_runtime_submit(struct sc_runtime *rt, int input, struct sc_batch *b);
  * turns on this thread while it waits, and while another host thread runs
  * the turns it waits for that thread's progress; SC_ETIMEDOUT at once
  * only when nothing is queued or running at all (nobody could make room).
- * Any host thread.
+ * Any host thread; from inside a turn (a callback) SC_ESTATE at once, as
+ * the room it waits for may be its own unit's to make.
  */
 int sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
 			   uint64_t timeout_ns);
 
 /*
  * sc_runtime_wait_idle - wait until nothing is queued or running
- * (timeout_ns 0: for ever). Returns 0; SC_EPANIC with the first panic in
- * *first (may be NULL) once quiet, if any unit panicked; SC_ETIMEDOUT.
- * With workers = 0, runs the queued turns on this thread.
+ * (timeout_ns 0: for ever; a huge one saturates). With workers = 0, runs
+ * the queued turns on this thread. Returns
+ *   0             idle;
+ *   SC_EPANIC     idle, and a unit panicked: the first panic in *first
+ *                 (may be NULL);
+ *   SC_ETIMEDOUT  still busy at the deadline;
+ *   SC_ESTATE     called from inside a turn (a callback, on a worker or
+ *                 in a host-driven turn): it would wait for itself;
+ *   SC_EINVAL     rt is NULL.
  */
 int sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 			 struct sc_panic_record *first);
@@ -151,11 +179,17 @@ int sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
  * releases it). Only while idle: safe against host threads submitting at
  * the same time (a submit waits while the read holds the inputs, so no
  * turn can start under it), which then make it SC_EBUSY whenever a turn
- * is queued or running. An output whose own unit is alive but downstream
- * of a dead one still reads 0 with what arrived, which is partial:
- * sc_runtime_upstream_dead says so. Returns 0; SC_EBUSY (not idle); SC_EDEAD
- * (its unit is dead); SC_EINVAL (not an output node); SC_ENOENT; SC_ENOMEM;
- * SC_EOVERFLOW.
+ * is queued or running. Returns
+ *   0             the integral; WHOLE only if sc_runtime_upstream_dead
+ *                 says 0: an output whose own unit is alive but which is
+ *                 downstream of a dead unit also reads 0, with only what
+ *                 arrived before the death (a partial integral), so a
+ *                 caller that may have had a panic (wait_idle or shutdown
+ *                 said SC_EPANIC) asks sc_runtime_upstream_dead;
+ *   SC_EDEAD      the output's own unit (or a replica of it) is dead;
+ *   SC_EBUSY      not idle;
+ *   SC_EINVAL     NULL, or not an output node; SC_ENOENT: no such node;
+ *   SC_ENOMEM, SC_EOVERFLOW  summing the replicas failed.
  */
 int sc_runtime_integral(struct sc_runtime *rt, int output,
 			struct sc_batch **out);
@@ -197,10 +231,22 @@ int sc_runtime_check_idle(struct sc_runtime *rt);
 void sc_runtime_stats(struct sc_runtime *rt, struct sc_runtime_stats *out);
 
 /*
- * sc_runtime_shutdown - refuse submits from now on, wait until idle, stop
- * and join the workers. Returns 0, or SC_EPANIC with the first panic in
- * *first (may be NULL). Integrals stay readable. Idempotent (a second call
- * returns what the first did).
+ * sc_runtime_shutdown - refuse submits from now on, wait until idle (at
+ * most opts.shutdown_timeout_ns, 30 s by default), stop and join the
+ * workers. Integrals stay readable. Returns
+ *   0             done;
+ *   SC_EPANIC     done, and a unit panicked: the first panic in *first
+ *                 (may be NULL), the dead and undeliverable counts in
+ *                 sc_errmsg;
+ *   SC_ETIMEDOUT  not idle by the deadline (a turn that does not return):
+ *                 sc_errmsg names the units still running; submits stay
+ *                 refused, the workers are not joined, and a later call
+ *                 waits again;
+ *   SC_ESTATE     called from inside a turn (a callback), which would
+ *                 wait for itself; nothing done;
+ *   SC_EINVAL     rt is NULL.
+ * Idempotent once done (a later call returns what it returned). One host
+ * thread.
  */
 int sc_runtime_shutdown(struct sc_runtime *rt, struct sc_panic_record *first);
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/base.h"
 #include "runtime/panic.h"
 #include "units/exchange.h"
 
@@ -43,6 +44,9 @@ struct sc_subcircuit {
 	uint32_t *peers;     /* every unit across an edge, once each */
 	size_t n_peers;	     /* how many */
 	atomic_bool blocked; /* backpressured at the end of the last turn */
+	atomic_bool turning; /* inside sub_turn now; kept only where
+				SC_ASSERT checks (one turn at a time, the
+				host reads the circuit only outside one) */
 	void (*host_popped)(void *ctx);
 	void *host_ctx;
 };
@@ -51,6 +55,21 @@ static struct sc_subcircuit *
 from_unit(struct sc_unit *u)
 {
 	return (struct sc_subcircuit *)u; /* unit is the first member */
+}
+
+/* Enter (on) or leave a turn. The executor hands a unit to one thread at
+ * a time (its claim is the token), so a turn never overlaps another of
+ * the same unit: checked where SC_ASSERT is on, free elsewhere. */
+static inline void
+turn_mark(struct sc_subcircuit *s, bool on)
+{
+	if (SC_ASSERTS_ON) {
+		bool was = atomic_exchange_explicit(&s->turning, on,
+						    memory_order_relaxed);
+
+		SC_ASSERT(was != on);
+		(void)was;
+	}
 }
 
 /* --- the turn ----------------------------------------------------------------
@@ -150,7 +169,8 @@ add_nbr(struct sc_subcircuit *s, uint32_t id)
 	for (size_t i = 0; i < s->n_nbrs; i++)
 		if (s->nbrs[i] == id)
 			return;
-	s->nbrs[s->n_nbrs++] = id; /* cap_nbrs counts every peer */
+	SC_ASSERT(s->n_nbrs < s->cap_nbrs); /* cap_nbrs counts every peer */
+	s->nbrs[s->n_nbrs++] = id;
 }
 
 /* Frames moved on every end since the last look; neighbours of those. */
@@ -201,11 +221,14 @@ static struct sc_turn
 sub_turn(struct sc_unit *self, uint32_t budget)
 {
 	struct sc_subcircuit *s = from_unit(self);
-	bool blocked = flush_outboxes(s), host_popped = false;
-	uint32_t polled = poll_inputs(s, budget, blocked);
+	bool blocked, host_popped = false;
+	uint32_t polled;
 	struct sc_turn t = {0, false};
 	uint64_t progress;
 
+	turn_mark(s, true);
+	blocked = flush_outboxes(s);
+	polled = poll_inputs(s, budget, blocked);
 	if (polled) {
 		int rc = sc_circuit_step(s->circuit);
 
@@ -222,6 +245,7 @@ sub_turn(struct sc_unit *self, uint32_t budget)
 	progress = tally(s, &host_popped);
 	t.progress = progress > UINT32_MAX ? UINT32_MAX : (uint32_t)progress;
 	t.more = polled == budget && input_left(s, blocked);
+	turn_mark(s, false);
 	if (host_popped && s->host_popped)
 		s->host_popped(s->host_ctx);
 	return t;
@@ -302,6 +326,7 @@ add_peer(struct sc_subcircuit *s, uint32_t id)
 	for (size_t i = 0; i < s->n_peers; i++)
 		if (s->peers[i] == id)
 			return;
+	SC_ASSERT(s->n_peers < (s->cap_nbrs ? s->cap_nbrs : 1));
 	s->peers[s->n_peers++] = id;
 }
 
@@ -312,6 +337,7 @@ list_peers(struct sc_subcircuit *s)
 	s->peers = malloc((s->cap_nbrs ? s->cap_nbrs : 1) * sizeof(*s->peers));
 	if (!s->peers)
 		return SC_ENOMEM;
+	s->n_peers = 0;
 	for (size_t i = 0; i < s->nin; i++)
 		add_peer(s, s->in[i].peer);
 	for (size_t i = 0; i < s->nout; i++)
@@ -394,10 +420,12 @@ sc_subcircuit_create(const struct sc_subcircuit_desc *d,
 	if (!s)
 		return sc__fail(SC_ENOMEM, "sc_subcircuit_create");
 	s->unit.ops = &sub_ops;
-	snprintf(s->name, sizeof(s->name), "%s", d->name ? d->name : "unit");
+	(void)snprintf(s->name, sizeof(s->name), "%s",
+		       d->name ? d->name : "unit");
 	s->host_popped = d->host_popped;
 	s->host_ctx = d->host_ctx;
 	atomic_init(&s->blocked, false);
+	atomic_init(&s->turning, false);
 	rc = copy_ins(s, d);
 	if (!rc)
 		rc = copy_outs(s, d);
@@ -442,5 +470,8 @@ sc_subcircuit_unit(struct sc_subcircuit *s)
 struct sc_circuit *
 sc_subcircuit_circuit(struct sc_subcircuit *s)
 {
+	/* For the host while the unit is idle (subcircuit.h, Threads). */
+	SC_ASSERT(!s ||
+		  !atomic_load_explicit(&s->turning, memory_order_relaxed));
 	return s ? s->circuit : NULL;
 }

@@ -1,6 +1,6 @@
 /*
- * test_executor.c - the executor's rules, one test each (README.md,
- * "The unit protocol"), driven by hand on one thread with toy units.
+ * test_executor.c - the executor's rules (runtime/executor.h), one test
+ * each, driven by hand on one thread with toy units.
  */
 #include <criterion/criterion.h>
 #include <pthread.h>
@@ -697,4 +697,95 @@ Test(executor, condemn_of_unknown_unit_is_refused, .timeout = 20)
 	cr_expect_eq(sc_exec_unit_state(ex, id), SC_UNIT_IDLE, "unharmed");
 	cr_expect_eq(step(ex, 1), -1);
 	sc_exec_destroy(ex);
+}
+
+/* --- waits that cannot end, refused or saturated ------------------------ */
+
+struct idle_wait {
+	struct sc_exec *ex;
+	uint64_t timeout_ns;
+	atomic_bool done;
+	int rc;
+};
+
+static void *
+idle_wait_thread(void *arg)
+{
+	struct idle_wait *w = arg;
+
+	w->rc = sc_exec_wait_idle(w->ex, w->timeout_ns, NULL);
+	atomic_store(&w->done, true);
+	return NULL;
+}
+
+/* UINT64_MAX ns from now is past 2^64: the deadline saturates, so the
+ * wait lasts until idle, never times out at once. */
+Test(executor, wait_idle_with_a_huge_timeout_waits_for_idle, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct holder h = {.unit = {.ops = &holder_ops}};
+	struct idle_wait w = {.timeout_ns = UINT64_MAX};
+	struct timespec ts = {0, 100000000};
+	struct sc_claim c;
+	pthread_t t;
+	uint32_t id;
+
+	atomic_store(&h.release, true);
+	cr_assert_eq(sc_exec_add(ex, &h.unit, &id), 0);
+	cr_assert_eq(sc_exec_kick(ex, id), 0);
+	sc_claim_init(&c);
+	cr_assert_eq(sc_exec_claim(ex, 0, &c), 0); /* busy: one running */
+	w.ex = ex;
+	atomic_init(&w.done, false);
+	cr_assert_eq(pthread_create(&t, NULL, idle_wait_thread, &w), 0);
+	nanosleep(&ts, NULL);
+	cr_assert(!atomic_load(&w.done), "wait_idle returned %d at once: %s",
+		  w.rc, sc_errmsg());
+	cr_assert_eq(sc_exec_run(ex, &c, 1), 0);
+	cr_assert_eq(sc_exec_finish(ex, &c), 0);
+	cr_assert_eq(pthread_join(t, NULL), 0);
+	cr_assert_eq(w.rc, 0);
+	sc_claim_fini(&c);
+	cr_assert_eq(sc_exec_destroy(ex), 0);
+}
+
+/* A unit whose turn waits for idle: the turn it would wait for is its
+ * own, so the wait must refuse, not block. */
+struct self_waiter {
+	struct sc_unit unit;
+	struct sc_exec *ex;
+	int rc;
+	bool in_turn;
+};
+
+static struct sc_turn
+self_wait_turn(struct sc_unit *u, uint32_t b)
+{
+	struct self_waiter *s = (struct self_waiter *)u;
+
+	s->in_turn = sc_exec_in_turn(s->ex) && sc_exec_in_turn(NULL);
+	s->rc = sc_exec_wait_idle(s->ex, 0, NULL);
+	return (struct sc_turn){0, false};
+}
+
+static const struct sc_unit_ops self_wait_ops = {
+    self_wait_turn, holder_nbrs, NULL, holder_name, holder_destroy, NULL,
+};
+
+Test(executor, wait_idle_from_inside_a_turn_is_estate, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct self_waiter s = {.unit = {.ops = &self_wait_ops}, .rc = 1};
+	uint32_t id;
+
+	s.ex = ex;
+	cr_assert_eq(sc_exec_add(ex, &s.unit, &id), 0);
+	cr_assert_eq(sc_exec_kick(ex, id), 0);
+	cr_assert(!sc_exec_in_turn(NULL));
+	cr_assert_eq(step(ex, 1), (int64_t)id);
+	cr_assert(s.in_turn, "the turn was not marked");
+	cr_assert_eq(s.rc, SC_ESTATE, "%d", s.rc);
+	cr_assert(!sc_exec_in_turn(NULL), "the marker outlived the turn");
+	cr_assert_eq(sc_exec_wait_idle(ex, 0, NULL), 0);
+	cr_assert_eq(sc_exec_destroy(ex), 0);
 }

@@ -223,3 +223,70 @@ Test(pool, ring_delivers_every_token_on_1_to_4_workers, .timeout = 30)
 	for (uint32_t w = 1; w <= 4; w++)
 		run_net_on_pool(true, w, w);
 }
+
+/* --- finish and destroy from a worker's turn ----------------------------- */
+
+struct pool_caller {
+	struct sc_unit unit;
+	struct sc_pool *pool;
+	atomic_int finish_rc, destroy_rc;
+	atomic_bool done;
+};
+
+static struct sc_turn
+pool_caller_turn(struct sc_unit *u, uint32_t b)
+{
+	struct pool_caller *pc = (struct pool_caller *)u;
+
+	atomic_store(&pc->finish_rc, sc_pool_finish(pc->pool, NULL));
+	atomic_store(&pc->destroy_rc, sc_pool_destroy(pc->pool, NULL));
+	atomic_store(&pc->done, true);
+	return (struct sc_turn){0, false};
+}
+
+static size_t
+pool_caller_nbrs(struct sc_unit *u, uint32_t *o, size_t m)
+{
+	return 0;
+}
+
+static const char *
+pool_caller_name(const struct sc_unit *u)
+{
+	return "pool_caller";
+}
+
+static void
+pool_caller_destroy(struct sc_unit *u)
+{
+}
+
+static const struct sc_unit_ops pool_caller_ops = {
+    pool_caller_turn, pool_caller_nbrs,	   NULL,
+    pool_caller_name, pool_caller_destroy, NULL,
+};
+
+/* Either would wait for (or join) the very worker that calls it. */
+Test(pool, finish_and_destroy_from_a_worker_are_estate_not_a_hang,
+     .timeout = 20)
+{
+	struct sc_exec *ex = NULL;
+	struct sc_pool_opts o = {.workers = 1};
+	struct pool_caller pc = {.unit = {.ops = &pool_caller_ops}};
+	uint32_t id;
+
+	atomic_init(&pc.finish_rc, 1);
+	atomic_init(&pc.destroy_rc, 1);
+	atomic_init(&pc.done, false);
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	cr_assert_eq(sc_exec_add(ex, &pc.unit, &id), 0);
+	cr_assert_eq(sc_pool_create(ex, &o, &pc.pool), 0);
+	cr_assert_eq(sc_exec_kick(ex, id), 0);
+	cr_assert_eq(sc_exec_wait_idle(ex, 10000000000ull, NULL), 0, "%s",
+		     sc_errmsg());
+	cr_assert(atomic_load(&pc.done));
+	cr_assert_eq(atomic_load(&pc.finish_rc), SC_ESTATE);
+	cr_assert_eq(atomic_load(&pc.destroy_rc), SC_ESTATE);
+	cr_assert_eq(sc_pool_finish(pc.pool, NULL), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_exec_destroy(ex), 0);
+}

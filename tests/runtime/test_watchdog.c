@@ -619,3 +619,22 @@ Test(watchdog, guard_lets_a_healthy_body_finish, .timeout = 30)
 	cr_expect_eq(sc_exec_destroy(ex), 0);
 	rt_net_destroy(net);
 }
+
+/* A period near 2^64 ns means "hardly ever": its deadline saturates
+ * (sc__clock_deadline) instead of wrapping into the past, which made the
+ * monitor look 10,000 times a second. */
+Test(watchdog, a_period_near_two_to_the_64_does_not_spin, .timeout = 20)
+{
+	struct sc_exec *ex = NULL;
+	struct sc_watchdog *wd = NULL;
+	struct sc_watchdog_opts o = {.period_ns = UINT64_MAX - 1};
+	struct timespec ts = {0, 100000000};
+
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	cr_assert_eq(sc_watchdog_create(ex, &o, &wd), 0, "%s", sc_errmsg());
+	nanosleep(&ts, NULL);
+	cr_assert_leq(sc_watchdog_checks(wd), 2, "%llu checks in 100 ms",
+		      (unsigned long long)sc_watchdog_checks(wd));
+	cr_assert_eq(sc_watchdog_destroy(wd), 0);
+	cr_assert_eq(sc_exec_destroy(ex), 0);
+}
