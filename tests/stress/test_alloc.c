@@ -406,10 +406,12 @@ placement(struct fix *f, const char *spec)
 }
 
 static struct sc_runtime *
-runtime(struct fix *f, const struct sc_placement *p, uint32_t workers)
+runtime(struct fix *f, const struct sc_placement *p, uint32_t workers,
+	uint32_t capacity)
 {
 	/* budget 1: a turn takes one frame, so a run has many turns */
-	struct sc_runtime_opts o = {.workers = workers, .budget = 1};
+	struct sc_runtime_opts o = {
+	    .workers = workers, .budget = 1, .edge_capacity = capacity};
 	struct sc_runtime *rt = NULL;
 
 	cr_assert_eq(sc_runtime_create(f->g, p, &o, &rt), 0, "%s", sc_errmsg());
@@ -522,7 +524,7 @@ static void
 run_submit(struct fix *f, const struct cfg *cfg, const struct point *pt)
 {
 	struct sc_placement *p = placement(f, cfg->spec);
-	struct sc_runtime *rt = runtime(f, p, cfg->workers);
+	struct sc_runtime *rt = runtime(f, p, cfg->workers, 0);
 	struct sc_panic_record rec;
 	bool had_msg[NBATCH];
 	int rcs[NBATCH], rc;
@@ -551,13 +553,46 @@ run_submit(struct fix *f, const struct cfg *cfg, const struct point *pt)
 	sc_placement_destroy(p);
 }
 
+/* Every submit_wait armed, into edges of two frames: they fill, and then
+ * submit_wait runs the turns on the host (workers = 0) or waits for the
+ * pool's. A failed one applied nothing and is redone. */
+static void
+run_submit_wait(struct fix *f, const struct cfg *cfg, const struct point *pt)
+{
+	struct sc_placement *p = placement(f, cfg->spec);
+	struct sc_runtime *rt = runtime(f, p, cfg->workers, 2);
+	bool had_msg[NBATCH];
+	int rcs[NBATCH];
+
+	fault_arm(pt->n, pt->persist);
+	for (int i = 0; i < NBATCH; i++) {
+		sc_error_clear();
+		rcs[i] =
+		    sc_runtime_submit_wait(rt, f->to[i], f->in[i], WAIT_NS);
+		had_msg[i] = msg_names(rcs[i]);
+	}
+	fault_disarm();
+	for (int i = 0; i < NBATCH; i++) {
+		/* A turn it ran (or the pool ran) may have died of an
+		 * injected failure: a later submit to it is SC_EDEAD. */
+		if (rcs[i] == SC_EDEAD)
+			continue;
+		expect_ok_or_enomem(pt, "sc_runtime_submit_wait", rcs[i],
+				    had_msg[i]);
+	}
+	submit_rest(f, rt, rcs, pt);
+	verify(f, rt, pt, false);
+	sc_runtime_destroy(rt);
+	sc_placement_destroy(p);
+}
+
 /* The turns alone, on the host (workers = 0): submitted disarmed, run by
  * an armed wait_idle. */
 static void
 run_turns_on_host(struct fix *f, const struct cfg *cfg, const struct point *pt)
 {
 	struct sc_placement *p = placement(f, cfg->spec);
-	struct sc_runtime *rt = runtime(f, p, 0);
+	struct sc_runtime *rt = runtime(f, p, 0, 0);
 	struct sc_panic_record rec;
 	int rc;
 
@@ -577,7 +612,7 @@ static void
 run_integral(struct fix *f, const struct cfg *cfg, const struct point *pt)
 {
 	struct sc_placement *p = placement(f, cfg->spec);
-	struct sc_runtime *rt = runtime(f, p, cfg->workers);
+	struct sc_runtime *rt = runtime(f, p, cfg->workers, 0);
 	struct sc_batch *got = NULL;
 	bool had_msg;
 	int rc;
@@ -609,7 +644,7 @@ static void
 run_shutdown(struct fix *f, const struct cfg *cfg, const struct point *pt)
 {
 	struct sc_placement *p = placement(f, cfg->spec);
-	struct sc_runtime *rt = runtime(f, p, cfg->workers);
+	struct sc_runtime *rt = runtime(f, p, cfg->workers, 0);
 	struct sc_panic_record rec;
 	int rc;
 
@@ -674,64 +709,93 @@ run_parse(struct fix *f, const struct cfg *cfg, const struct point *pt)
 /* --- the sweep ------------------------------------------------------------
  */
 
+/* Run one point; returns how many allocations it saw, and in *hit
+ * whether the Nth was among them. */
+static uint64_t
+run_point(struct fix *f, scenario_fn run, const struct cfg *cfg,
+	  const struct point *pt, bool *hit)
+{
+	point_begin(pt);
+	run(f, cfg, pt);
+	point_end();
+	*hit = atomic_load(&fault_failed) != 0;
+	return atomic_load(&fault_seen);
+}
+
 /*
- * Run `run` for N = 1, 2, ... (both modes), until a run no longer reaches
- * its Nth allocation. With workers the count varies from run to run (how
- * turns group frames), so the sweep goes on at least to the largest count
- * any of its runs made, and is repeated SC_ALLOC_SWEEP_ROUNDS times
- * (other interleavings meet the failures elsewhere). Returns the points
- * swept in all (each sweep prints its own, for the README's reliability
- * table).
+ * One sweep: N = 1, 2, ... until a run no longer reaches its Nth
+ * allocation and N is past the most any run made. With workers that count
+ * varies from run to run (how turns group frames), so the most starts at
+ * the largest of a few clean runs (nothing failing), and the sweep stops
+ * only past it. Returns the points at which a failure was injected.
+ */
+static uint64_t
+sweep_round(struct fix *f, scenario_fn run, const struct cfg *cfg,
+	    struct point *pt, uint64_t most)
+{
+	uint64_t max = env_u64("SC_ALLOC_SWEEP_MAX", 100000);
+	uint64_t only = env_u64("SC_ALLOC_SWEEP_ONLY", 0);
+	uint64_t hits = 0, n, seen;
+	bool hit;
+
+	for (n = only ? only : 1; n <= (only ? only : max); n++) {
+		pt->n = n;
+		seen = run_point(f, run, cfg, pt, &hit);
+		most = seen > most ? seen : most;
+		hits += hit;
+		if (!hit && n > most)
+			break;
+	}
+	if (only)
+		(void)fprintf(stderr, "alloc sweep: %s: point %llu %s\n",
+			      pt->sweep, (unsigned long long)only,
+			      hits ? "failed an allocation"
+				   : "was never reached");
+	else
+		(void)fprintf(stderr,
+			      "alloc sweep: %s: %llu points (runs make up to "
+			      "%llu allocations)%s\n",
+			      pt->sweep, (unsigned long long)hits,
+			      (unsigned long long)most,
+			      n > max ? ", cut short by SC_ALLOC_SWEEP_MAX"
+				      : "");
+	return hits;
+}
+
+/*
+ * Sweep `run` in both modes, SC_ALLOC_SWEEP_ROUNDS times with workers
+ * (other interleavings meet the failures elsewhere), once without.
+ * Returns the points swept in all (each round prints its own, for the
+ * README's reliability table).
  */
 static uint64_t
 sweep(const char *what, scenario_fn run, const struct cfg *cfg)
 {
-	uint64_t max = env_u64("SC_ALLOC_SWEEP_MAX", 100000);
-	uint64_t only = env_u64("SC_ALLOC_SWEEP_ONLY", 0);
 	uint64_t rounds =
 	    cfg->workers ? env_u64("SC_ALLOC_SWEEP_ROUNDS", 10) : 1;
-	uint64_t total = 0;
+	uint64_t total = 0, most = 0, seen;
+	char name[200];
+	struct point pt = {.sweep = name, .n = UINT64_MAX};
 	struct fix f;
+	bool hit;
 
 	fix_init(&f);
+	(void)snprintf(name, sizeof(name), "%s %s workers=%u, clean", what,
+		       cfg->spec, cfg->workers);
+	for (int i = 0; i < (cfg->workers ? 3 : 1); i++) {
+		seen = run_point(&f, run, cfg, &pt, &hit);
+		cr_assert(!hit);
+		most = seen > most ? seen : most;
+	}
 	for (uint64_t round = 0; round < 2 * rounds; round++) {
-		int mode = (int)(round % 2);
-		char name[200];
-		struct point pt = {.sweep = name, .persist = mode == 1};
-		uint64_t n = only ? only : 1, last = only ? only : max;
-		uint64_t most = 0, seen;
-
+		pt.persist = round % 2 == 1;
 		(void)snprintf(name, sizeof(name),
 			       "%s %s workers=%u %s seed %llu round %llu", what,
 			       cfg->spec, cfg->workers,
-			       mode ? "persist" : "once",
+			       pt.persist ? "persist" : "once",
 			       (unsigned long long)f.seed,
 			       (unsigned long long)round / 2 + 1);
-		for (; n <= last; n++) {
-			pt.n = n;
-			point_begin(&pt);
-			run(&f, cfg, &pt);
-			point_end();
-			seen = atomic_load(&fault_seen);
-			most = seen > most ? seen : most;
-			if (atomic_load(&fault_failed) == 0 && n > most)
-				break; /* no run reaches the Nth allocation */
-		}
-		if (only) {
-			(void)fprintf(
-			    stderr, "alloc sweep: %s: point %llu %s\n", name,
-			    (unsigned long long)only,
-			    atomic_load(&fault_failed) ? "failed an allocation"
-						       : "was never reached");
-			continue;
-		}
-		(void)fprintf(
-		    stderr,
-		    "alloc sweep: %s: %llu points (a run makes up to "
-		    "%llu allocations)%s\n",
-		    name, (unsigned long long)(n - 1), (unsigned long long)most,
-		    n > max ? ", cut short by SC_ALLOC_SWEEP_MAX" : "");
-		total += n - 1;
+		total += sweep_round(&f, run, cfg, &pt, most);
 	}
 	fix_fini(&f);
 	return total;
@@ -771,6 +835,15 @@ Test(alloc, every_failed_allocation_in_submit_and_wait_idle_is_an_error)
 	    {"per-node", 0}, {"sharded:2", 0}, {MANUAL, 0}};
 
 	cr_assert_gt(SWEEP_ALL("submit+wait_idle", run_submit, cfgs), 0);
+}
+
+Test(alloc, every_failed_allocation_in_submit_wait_on_full_edges_is_an_error)
+{
+	static const struct cfg cfgs[] = {
+	    {"per-node", 0}, {MANUAL, 0}, {"per-node", 2}, {MANUAL, 2}};
+
+	cr_assert_gt(
+	    SWEEP_ALL("submit_wait, full edges", run_submit_wait, cfgs), 0);
 }
 
 Test(alloc, every_failed_allocation_in_a_turn_on_the_host_is_a_panic)
