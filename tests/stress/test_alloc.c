@@ -56,6 +56,7 @@
 #include "operators/error.h"
 #include "operators/graph.h"
 #include "tests/support/prop.h"
+#include "runtime/sim.h"
 #include "units/placement.h"
 #include "units/runtime.h"
 
@@ -166,6 +167,7 @@ struct point {
 	const char *sweep; /* "runtime_create sharded:2 workers=2 once ..." */
 	uint64_t n;	   /* the allocation that fails */
 	bool persist;	   /* and every later one */
+	uint64_t seed;	   /* the seeded scheduler's, where one runs */
 };
 
 /* What the alarm writes; formatted before the point starts, because a
@@ -478,7 +480,8 @@ submit_rest(struct fix *f, struct sc_runtime *rt, const int *rcs,
 
 struct cfg {
 	const char *spec; /* placement strategy */
-	uint32_t workers;
+	uint32_t workers; /* threads; with sim, the units the sim holds */
+	bool sim;	  /* turns run by the seeded scheduler */
 };
 
 typedef void (*scenario_fn)(struct fix *f, const struct cfg *cfg,
@@ -553,14 +556,14 @@ run_submit(struct fix *f, const struct cfg *cfg, const struct point *pt)
 	sc_placement_destroy(p);
 }
 
-/* Every submit_wait armed, into edges of two frames: they fill, and then
+/* Every submit_wait armed, into edges of one frame: they fill, and then
  * submit_wait runs the turns on the host (workers = 0) or waits for the
  * pool's. A failed one applied nothing and is redone. */
 static void
 run_submit_wait(struct fix *f, const struct cfg *cfg, const struct point *pt)
 {
 	struct sc_placement *p = placement(f, cfg->spec);
-	struct sc_runtime *rt = runtime(f, p, cfg->workers, 2);
+	struct sc_runtime *rt = runtime(f, p, cfg->workers, 1);
 	bool had_msg[NBATCH];
 	int rcs[NBATCH];
 
@@ -581,6 +584,77 @@ run_submit_wait(struct fix *f, const struct cfg *cfg, const struct point *pt)
 				    had_msg[i]);
 	}
 	submit_rest(f, rt, rcs, pt);
+	verify(f, rt, pt, false);
+	sc_runtime_destroy(rt);
+	sc_placement_destroy(p);
+}
+
+/* The host's part under the seeded scheduler: the batches in order, each
+ * tried until its edge takes it (SC_EFULL: later), one or two per event.
+ * A batch refused otherwise is left for the redo (its code in rcs). */
+struct sim_host {
+	struct fix *f;
+	struct sc_runtime *rt;
+	int next;	      /* the next batch */
+	int rcs[NBATCH];      /* each batch's submit */
+	bool had_msg[NBATCH]; /* msg_names(rcs[i]) */
+};
+
+static bool
+sim_host(void *ctx, struct sc_exec *ex, uint64_t rnd)
+{
+	struct sim_host *h = ctx;
+
+	(void)ex;
+	for (uint64_t k = 1 + rnd % 2; k > 0 && h->next < NBATCH; k--) {
+		int i = h->next, rc;
+
+		sc_error_clear();
+		rc = sc_runtime_submit(h->rt, h->f->to[i], h->f->in[i]);
+		if (rc == SC_EFULL)
+			break;
+		h->rcs[i] = rc;
+		h->had_msg[i] = msg_names(rc);
+		h->next++;
+	}
+	return h->next < NBATCH;
+}
+
+/* The submits and every turn armed, in an order the seeded scheduler
+ * chooses (pt->seed), holding up to cfg->workers units at once, over
+ * edges of one frame: producers run ahead of consumers, edges fill and
+ * outboxes merge. */
+static void
+run_sim(struct fix *f, const struct cfg *cfg, const struct point *pt)
+{
+	struct sc_placement *p = placement(f, cfg->spec);
+	struct sc_runtime *rt = runtime(f, p, 0, 1);
+	struct sim_host h = {.f = f, .rt = rt};
+	struct sc_sim_opts so = {.seed = pt->seed,
+				 .held_max = cfg->workers,
+				 .host = sim_host,
+				 .host_ctx = &h};
+	struct sc_sim_result res;
+	bool had_msg;
+	int rc;
+
+	sc_error_clear();
+	fault_arm(pt->n, pt->persist);
+	rc = sc_sim_run(sc_runtime_exec(rt), &so, &res);
+	had_msg = msg_names(rc);
+	fault_disarm();
+	/* The sim's own state is one allocation: SC_ENOMEM before any
+	 * event; a unit's panic is SC_EPANIC once settled. */
+	cr_assert(rc == 0 || rc == SC_EPANIC || (rc == SC_ENOMEM && had_msg),
+		  PT_FMT "sc_sim_run: %s (%s)", PT(pt), sc_errname(rc),
+		  rc == SC_ETIMEDOUT ? res.why : sc_errmsg());
+	for (int i = 0; i < h.next; i++)
+		if (h.rcs[i] != SC_EDEAD)
+			expect_ok_or_enomem(pt, "sc_runtime_submit", h.rcs[i],
+					    h.had_msg[i]);
+	for (int i = h.next; i < NBATCH; i++)
+		h.rcs[i] = SC_EFULL; /* never taken: redo */
+	submit_rest(f, rt, h.rcs, pt);
 	verify(f, rt, pt, false);
 	sc_runtime_destroy(rt);
 	sc_placement_destroy(p);
@@ -772,29 +846,30 @@ static uint64_t
 sweep(const char *what, scenario_fn run, const struct cfg *cfg)
 {
 	uint64_t rounds =
-	    cfg->workers ? env_u64("SC_ALLOC_SWEEP_ROUNDS", 10) : 1;
-	uint64_t total = 0, most = 0, seen;
+	    cfg->workers || cfg->sim ? env_u64("SC_ALLOC_SWEEP_ROUNDS", 10) : 1;
+	uint64_t total = 0, most, seen;
 	char name[200];
-	struct point pt = {.sweep = name, .n = UINT64_MAX};
+	struct point pt = {.sweep = name};
 	struct fix f;
 	bool hit;
 
 	fix_init(&f);
-	(void)snprintf(name, sizeof(name), "%s %s workers=%u, clean", what,
-		       cfg->spec, cfg->workers);
-	for (int i = 0; i < (cfg->workers ? 3 : 1); i++) {
-		seen = run_point(&f, run, cfg, &pt, &hit);
-		cr_assert(!hit);
-		most = seen > most ? seen : most;
-	}
 	for (uint64_t round = 0; round < 2 * rounds; round++) {
+		/* Each schedule seed runs in both modes. */
+		pt.seed = f.seed + round / 2;
 		pt.persist = round % 2 == 1;
-		(void)snprintf(name, sizeof(name),
-			       "%s %s workers=%u %s seed %llu round %llu", what,
-			       cfg->spec, cfg->workers,
+		(void)snprintf(name, sizeof(name), "%s %s %s=%u %s seed %llu",
+			       what, cfg->spec,
+			       cfg->sim ? "sim held" : "workers", cfg->workers,
 			       pt.persist ? "persist" : "once",
-			       (unsigned long long)f.seed,
-			       (unsigned long long)round / 2 + 1);
+			       (unsigned long long)pt.seed);
+		pt.n = UINT64_MAX; /* clean runs first */
+		most = 0;
+		for (int i = 0; i < (cfg->workers && !cfg->sim ? 3 : 1); i++) {
+			seen = run_point(&f, run, cfg, &pt, &hit);
+			cr_assert(!hit);
+			most = seen > most ? seen : most;
+		}
 		total += sweep_round(&f, run, cfg, &pt, most);
 	}
 	fix_fini(&f);
@@ -822,34 +897,47 @@ sweep_all(const char *what, scenario_fn run, const struct cfg *cfgs, size_t n)
 
 Test(alloc, every_failed_allocation_in_runtime_create_is_an_error)
 {
-	static const struct cfg cfgs[] = {{"per-node", 0},  {"sharded:2", 0},
-					  {MANUAL, 0},	    {"per-node", 2},
-					  {"sharded:2", 2}, {MANUAL, 2}};
+	static const struct cfg cfgs[] = {
+	    {"per-node", 0, false},  {"sharded:2", 0, false},
+	    {MANUAL, 0, false},	     {"per-node", 2, false},
+	    {"sharded:2", 2, false}, {MANUAL, 2, false}};
 
 	cr_assert_gt(SWEEP_ALL("runtime_create", run_create, cfgs), 0);
 }
 
 Test(alloc, every_failed_allocation_in_submit_and_wait_idle_is_an_error)
 {
-	static const struct cfg cfgs[] = {
-	    {"per-node", 0}, {"sharded:2", 0}, {MANUAL, 0}};
+	static const struct cfg cfgs[] = {{"per-node", 0, false},
+					  {"sharded:2", 0, false},
+					  {MANUAL, 0, false}};
 
 	cr_assert_gt(SWEEP_ALL("submit+wait_idle", run_submit, cfgs), 0);
 }
 
 Test(alloc, every_failed_allocation_in_submit_wait_on_full_edges_is_an_error)
 {
-	static const struct cfg cfgs[] = {
-	    {"per-node", 0}, {MANUAL, 0}, {"per-node", 2}, {MANUAL, 2}};
+	static const struct cfg cfgs[] = {{"per-node", 0, false},
+					  {MANUAL, 0, false},
+					  {"per-node", 2, false},
+					  {MANUAL, 2, false}};
 
 	cr_assert_gt(
 	    SWEEP_ALL("submit_wait, full edges", run_submit_wait, cfgs), 0);
 }
 
-Test(alloc, every_failed_allocation_in_a_turn_on_the_host_is_a_panic)
+Test(alloc, every_failed_allocation_under_the_seeded_scheduler_ends_well)
 {
 	static const struct cfg cfgs[] = {
-	    {"per-node", 0}, {"sharded:2", 0}, {MANUAL, 0}};
+	    {"per-node", 2, true}, {"sharded:2", 3, true}, {MANUAL, 2, true}};
+
+	cr_assert_gt(SWEEP_ALL("seeded schedules", run_sim, cfgs), 0);
+}
+
+Test(alloc, every_failed_allocation_in_a_turn_on_the_host_is_a_panic)
+{
+	static const struct cfg cfgs[] = {{"per-node", 0, false},
+					  {"sharded:2", 0, false},
+					  {MANUAL, 0, false}};
 
 	cr_assert_gt(SWEEP_ALL("turns on the host", run_turns_on_host, cfgs),
 		     0);
@@ -857,8 +945,9 @@ Test(alloc, every_failed_allocation_in_a_turn_on_the_host_is_a_panic)
 
 Test(alloc, every_failed_allocation_in_turns_on_two_workers_is_a_panic)
 {
-	static const struct cfg cfgs[] = {
-	    {"per-node", 2}, {"sharded:2", 2}, {MANUAL, 2}};
+	static const struct cfg cfgs[] = {{"per-node", 2, false},
+					  {"sharded:2", 2, false},
+					  {MANUAL, 2, false}};
 
 	cr_assert_gt(SWEEP_ALL("turns on two workers", run_submit, cfgs), 0);
 }
@@ -866,8 +955,9 @@ Test(alloc, every_failed_allocation_in_turns_on_two_workers_is_a_panic)
 Test(alloc, every_failed_allocation_in_integral_is_an_error)
 {
 	/* One replica's integral may allocate nothing; a sum of two does. */
-	static const struct cfg cfgs[] = {
-	    {"per-node", 0}, {"sharded:2", 0}, {MANUAL, 0}};
+	static const struct cfg cfgs[] = {{"per-node", 0, false},
+					  {"sharded:2", 0, false},
+					  {MANUAL, 0, false}};
 
 	cr_assert_gt(SWEEP_ALL("integral", run_integral, cfgs), 0);
 }
@@ -875,8 +965,9 @@ Test(alloc, every_failed_allocation_in_integral_is_an_error)
 Test(alloc, every_failed_allocation_in_shutdown_and_destroy_ends_well)
 {
 	/* With the turns still queued, so that they run inside shutdown. */
-	static const struct cfg cfgs[] = {
-	    {"per-node", 0}, {"sharded:2", 2}, {MANUAL, 2}};
+	static const struct cfg cfgs[] = {{"per-node", 0, false},
+					  {"sharded:2", 2, false},
+					  {MANUAL, 2, false}};
 
 	cr_assert_gt(SWEEP_ALL("shutdown+destroy", run_shutdown, cfgs), 0);
 }
@@ -890,7 +981,7 @@ Test(alloc, every_failed_allocation_in_shutdown_and_destroy_ends_well)
  */
 Test(alloc, a_unit_dying_with_no_memory_for_its_peers_leaves_no_frame_behind)
 {
-	static const struct cfg cfg = {"per-node", 0};
+	static const struct cfg cfg = {"per-node", 0, false};
 	struct point pt = {
 	    .sweep = "dying with no memory", .n = 1, .persist = true};
 	struct fix f;
@@ -912,8 +1003,10 @@ Test(alloc, a_unit_dying_with_no_memory_for_its_peers_leaves_no_frame_behind)
  */
 Test(alloc, every_failed_allocation_in_placement_parse_is_an_error)
 {
-	static const struct cfg cfgs[] = {
-	    {"single", 0}, {"per-node", 0}, {"random:3", 0}, {"sharded:2", 0}};
+	static const struct cfg cfgs[] = {{"single", 0, false},
+					  {"per-node", 0, false},
+					  {"random:3", 0, false},
+					  {"sharded:2", 0, false}};
 
 	cr_assert_gt(SWEEP_ALL("placement_parse", run_parse, cfgs), 0);
 }
