@@ -884,6 +884,8 @@ sweep_all(const char *what, scenario_fn run, const struct cfg *cfgs, size_t n)
 
 	for (size_t i = 0; i < n; i++)
 		total += sweep(what, run, &cfgs[i]);
+	(void)fprintf(stderr, "alloc sweep: %s: %llu points in all\n", what,
+		      (unsigned long long)total);
 	return total;
 }
 
