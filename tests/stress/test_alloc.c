@@ -4,18 +4,20 @@
  * for subcirc's runtime. SC_THREADED: some runs start two workers.
  *
  * How. The library calls malloc, calloc, realloc and aligned_alloc itself
- * (grep operators/ runtime/ units/). This program is linked with
- * `ld --wrap` for each of those (tests/CMakeLists.txt), so every call the
- * library's objects make lands in the __wrap_* functions below, which
- * count the calls and fail the Nth while a sweep point is armed, then pass
- * on to the real allocator (jemalloc in the normal build, ASan's under
- * ASan). Criterion and libc live in shared objects, which --wrap does not
- * touch, so their allocations are never counted. The counter is atomic:
- * worker threads allocate too.
+ * (stress.alloc_wrap_covers_the_library fails if it starts calling another
+ * allocator). This program is linked with `ld --wrap` for each of those
+ * and a few more (tests/CMakeLists.txt), so every call the library's
+ * objects make lands in the __wrap_* functions below, which count the
+ * calls and fail the Nth while a sweep point is armed, then pass on to the
+ * real allocator (jemalloc in the normal build, ASan's under ASan).
+ * Criterion and libc live in shared objects, which --wrap does not touch,
+ * so their allocations are never counted. The counter is atomic: worker
+ * threads allocate too.
  *
  * A sweep runs one scenario for N = 1, 2, 3, ... with the Nth allocation
- * failing, until a run completes without reaching its Nth allocation (the
- * run never failed: every point of it was swept). Each point must end in
+ * failing, until a run completes without reaching its Nth allocation and N
+ * is past the most any run of it made (with workers, or after a failure,
+ * runs differ). Each point must end in
  *   - success, and then the output equals the single circuit's exactly;
  *   - or a clear error: SC_ENOMEM, with an sc_errmsg raised for it by
  *     that call, out-parameters untouched and nothing left (a failed
@@ -32,14 +34,27 @@
  * fails the Nth and every one after it while armed (the clean-up after an
  * error then meets failures too).
  *
+ * Scenarios (one Test each): sc_runtime_create; submit + wait_idle;
+ * submit_wait into full one-frame edges; the turns on the host
+ * (workers = 0, run by wait_idle); the turns on two workers; the turns
+ * under the seeded scheduler (runtime/sim.h); integral; shutdown +
+ * destroy; sc_placement_parse for every strategy but chains (see there).
+ * Each over a per-node and a sharded placement, and most over a manual
+ * one whose sharded unit holds an input (routed on the host).
+ *
  * Environment:
  *   SC_ALLOC_SWEEP_MAX    the largest N tried per sweep (default 100000;
  *                         a sweep cut short by it says so);
  *   SC_ALLOC_SWEEP_ONLY   run only that N (to replay a failing point);
- *   SC_ALLOC_SWEEP_ROUNDS how many times a sweep with workers is run
- *                         (default 10; each interleaving differs);
- *   SC_ALLOC_POINT_SECS   the alarm per point (default 60).
- * Each sweep prints "alloc sweep: <name>: <points> points" to stderr.
+ *   SC_ALLOC_SWEEP_ROUNDS how many times a sweep with workers or the
+ *                         seeded scheduler is run (default 10; each run
+ *                         interleaves differently, the sim with the next
+ *                         seed);
+ *   SC_ALLOC_POINT_SECS   the alarm per point (default 60);
+ *   SC_SEED               the rows' seed, and the first schedule's
+ *                         (default 14; tests/support/prop.h).
+ * Each sweep prints "alloc sweep: <name>: <points> points" to stderr, and
+ * each scenario its points in all.
  */
 #include <criterion/criterion.h>
 #include <errno.h>
