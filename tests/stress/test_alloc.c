@@ -37,8 +37,9 @@
  * Scenarios (one Test each): sc_runtime_create; submit + wait_idle;
  * submit_wait into full one-frame edges; the turns on the host
  * (workers = 0, run by wait_idle); the turns on two workers; the turns
- * under the seeded scheduler (runtime/sim.h); integral; shutdown +
- * destroy; sc_placement_parse for every strategy but chains (see there).
+ * under the seeded scheduler (runtime/sim.h); sc_settle_run (what
+ * `subcirc stress` runs), sim and pool; integral; shutdown + destroy;
+ * sc_placement_parse for every strategy but chains (see there).
  * Each over a per-node and a sharded placement, and most over a manual
  * one whose sharded unit holds an input (routed on the host).
  *
@@ -74,6 +75,7 @@
 #include "runtime/sim.h"
 #include "units/placement.h"
 #include "units/runtime.h"
+#include "units/settle.h"
 
 /* --- the allocation fault injector ---------------------------------------
  */
@@ -675,6 +677,78 @@ run_sim(struct fix *f, const struct cfg *cfg, const struct point *pt)
 	sc_placement_destroy(p);
 }
 
+/* The settle API's check of the placed output, independent of its own:
+ * the reference computed here. */
+struct settle_check {
+	struct fix *f;
+	int calls;  /* outputs it was asked about */
+	bool equal; /* all of them equal to the reference */
+};
+
+static int
+settle_verify(void *ctx, int output, const struct sc_batch *got)
+{
+	struct settle_check *c = ctx;
+
+	c->calls++;
+	c->equal =
+	    c->equal && output == c->f->out && sc_batch_equal(got, c->f->want);
+	return c->equal ? 0
+			: sc_errorf(SC_ESTATE, "the output differs from the "
+					       "test's reference");
+}
+
+/*
+ * sc_settle_run armed (the API `subcirc stress` runs), under the seeded
+ * scheduler (cfg->sim, seed pt->seed) or a pool of cfg->workers threads,
+ * over edges of one frame. A run may fail (res.ok false, with a code and
+ * words: a unit died of a failed allocation, or SC_ENOMEM), but one it
+ * calls good must have shown every output, equal to the reference, to
+ * the verify callback: never "ok" on a comparison it could not make.
+ */
+static void
+run_settle(struct fix *f, const struct cfg *cfg, const struct point *pt)
+{
+	struct sc_settle_step steps[NBATCH];
+	struct sc_placement *p = placement(f, cfg->spec);
+	struct sc_settle_work *w = NULL;
+	struct settle_check chk = {.f = f, .equal = true};
+	struct sc_settle_opts o = {.mode = cfg->sim ? SC_SETTLE_SIM
+						    : SC_SETTLE_POOL,
+				   .seed = pt->seed,
+				   .units = cfg->workers,
+				   .edge_capacity = 1,
+				   .verify = settle_verify,
+				   .verify_ctx = &chk};
+	struct sc_settle_result res;
+	int rc;
+
+	for (int i = 0; i < NBATCH; i++)
+		steps[i] = (struct sc_settle_step){f->to[i], f->in[i]};
+	cr_assert_eq(sc_settle_work_create(f->g, steps, NBATCH, 0, &w), 0, "%s",
+		     sc_errmsg());
+	fault_arm(pt->n, pt->persist);
+	rc = sc_settle_run(w, p, &o, &res);
+	fault_disarm();
+	cr_assert(rc == 0 || rc == SC_ENOMEM,
+		  PT_FMT "sc_settle_run returned %s (%s)", PT(pt),
+		  sc_errname(rc), res.why);
+	cr_assert(res.ok || pt->n != UINT64_MAX,
+		  "%s: a clean settle run failed: %s", pt->sweep, res.why);
+	if (rc == 0 && res.ok)
+		cr_assert(chk.calls == 1 && chk.equal,
+			  PT_FMT "settle said ok, yet verified %d outputs%s",
+			  PT(pt), chk.calls, chk.equal ? "" : ", one differs");
+	else
+		cr_assert(res.error < 0 && res.why[0],
+			  PT_FMT "a failed settle run without a code (%d) or "
+				 "words",
+			  PT(pt), res.error);
+	sc_settle_result_fini(&res);
+	sc_settle_work_destroy(w);
+	sc_placement_destroy(p);
+}
+
 /* The turns alone, on the host (workers = 0): submitted disarmed, run by
  * an armed wait_idle. */
 static void
@@ -948,6 +1022,14 @@ Test(alloc, every_failed_allocation_under_the_seeded_scheduler_ends_well)
 	    {"per-node", 2, true}, {"sharded:2", 3, true}, {MANUAL, 2, true}};
 
 	cr_assert_gt(SWEEP_ALL("seeded schedules", run_sim, cfgs), 0);
+}
+
+Test(alloc, every_failed_allocation_in_a_settle_run_is_reported_never_ok)
+{
+	static const struct cfg cfgs[] = {
+	    {"per-node", 2, true}, {MANUAL, 2, true}, {"sharded:2", 2, false}};
+
+	cr_assert_gt(SWEEP_ALL("settle runs", run_settle, cfgs), 0);
 }
 
 Test(alloc, every_failed_allocation_in_a_turn_on_the_host_is_a_panic)
