@@ -835,9 +835,11 @@ peers_fn(void *arg)
 
 /* Ask the dying unit u for its peers (unit.h), appended to c->nbrs after
  * the neighbours its turn named, if any. Cannot fail the death: a peers
- * that panics or asks for an impossible buffer is reported, and then only
- * what is already in c->nbrs is kicked. */
-static void
+ * that panics is reported, and then only what is already in c->nbrs is
+ * kicked; a list that does not fit (no memory for it) is reported and
+ * false returned: then every unit is kicked (a kick too many costs one
+ * empty turn, one too few loses a frame). */
+static bool
 gather_peers(struct sc_claim *c, struct sc_unit *u, const char *name)
 {
 	struct peers_ctx p = {.u = u};
@@ -845,7 +847,7 @@ gather_peers(struct sc_claim *c, struct sc_unit *u, const char *name)
 	size_t room;
 
 	if (!u->ops->peers)
-		return;
+		return true;
 	prec.message[0] = '\0';
 	for (int ask = 0; ask < 2; ask++) {
 		room = c->cap_nbrs - c->n_nbrs;
@@ -856,33 +858,37 @@ gather_peers(struct sc_claim *c, struct sc_unit *u, const char *name)
 				      "subcirc: peers of dying unit %u (%s) "
 				      "panicked: %s\n",
 				      c->id, name, prec.message);
-			return;
+			return true;
 		}
 		if (p.need <= room) {
 			c->n_nbrs += p.need;
-			return;
+			return true;
 		}
 		if (p.need > SIZE_MAX - c->n_nbrs ||
 		    !nbrs_reserve(c, c->n_nbrs + p.need))
 			break;
 	}
 	(void)fprintf(stderr,
-		      "subcirc: dying unit %u (%s) named %zu peers: only %zu "
-		      "kicked\n",
-		      c->id, name, p.need, room);
-	c->n_nbrs += room;
+		      "subcirc: dying unit %u (%s) named %zu peers: no room "
+		      "for them, every unit kicked\n",
+		      c->id, name, p.need);
+	return false;
 }
 
-/* Kick the dead unit's neighbours and peers in c->nbrs; the caller holds
- * ex->mu and the unit still counts as running, so wait_idle cannot see a
- * quiet executor before the kicks land. */
+/* Kick the dead unit's neighbours and peers in c->nbrs (every unit if
+ * !all_peers); the caller holds ex->mu and the unit still counts as
+ * running, so wait_idle cannot see a quiet executor before the kicks
+ * land. */
 static void
-death_kicks_locked(struct sc_exec *ex, const struct sc_claim *c)
+death_kicks_locked(struct sc_exec *ex, const struct sc_claim *c, bool all_peers)
 {
 	uint32_t n = atomic_load_explicit(&ex->n, memory_order_relaxed);
 
 	if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
 		return;
+	for (uint32_t id = 0; id < n && !all_peers; id++)
+		if (id != c->id)
+			kick_locked(ex, id);
 	for (size_t i = 0; i < c->n_nbrs; i++)
 		if (c->nbrs[i] < n && c->nbrs[i] != c->id)
 			kick_locked(ex, c->nbrs[i]);
@@ -896,6 +902,7 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 	struct turn_mark mark;
 	struct sc__slot *s;
 	struct sc_unit *u;
+	bool all_peers;
 
 	if (!ex || !c || !c->unit || !rec_in)
 		return sc__fail(SC_EINVAL, "sc_exec_abandon: nothing claimed");
@@ -922,7 +929,7 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 	 * peers and destroy are unit code of a unit still counted running:
 	 * a wait for idle from there would wait for itself. */
 	turn_enter(&mark, ex);
-	gather_peers(c, u, s->name);
+	all_peers = gather_peers(c, u, s->name);
 	/* destroy runs with no lock, inside a guard: a destroy that panics
 	 * is recorded, not fatal to the worker. */
 	drec.message[0] = '\0';
@@ -943,7 +950,7 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 	pthread_mutex_lock(&ex->mu);
 	if (drec.in_destroy)
 		record_panic_locked(ex, &drec);
-	death_kicks_locked(ex, c);
+	death_kicks_locked(ex, c, all_peers);
 	ex->running--;
 	wake_idle_waiters_locked(ex);
 	pthread_mutex_unlock(&ex->mu);
