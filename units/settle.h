@@ -57,7 +57,7 @@
  * and, for the whole run:
  *   SLOW    every consumer takes one frame per turn (budget 1) over edges
  *           of capacity 1;
- *   BURST   pool: at least 4 host threads, released at once by a barrier,
+ *   BURST   pool: at least 4 host threads, released at once by one flag,
  *           submit everything; sim: the host submits all it can per event.
  * The reference stays the unfaulted single circuit. With a dead unit, the
  * outputs it feeds (sc_runtime_upstream_dead) are not compared; every
