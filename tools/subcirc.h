@@ -9,7 +9,9 @@
  *   subcirc_run.c     `subcirc run`: the live grid workload (run_once)
  *   subcirc_place.c   `subcirc place`: run_once per strategy x workers
  *   subcirc_stress.c  `subcirc stress`: the settle check (units/settle.h)
- *                     over seeds x workers x placements
+ *                     over seeds x workers x placements x modes, with
+ *                     injected faults: a campaign (--faults, --json,
+ *                     --shrink)
  *   subcirc_failalloc.c  not the CLI: the LD_PRELOAD that fails the Nth
  *                     allocation, for the CLI's out-of-memory tests
  *

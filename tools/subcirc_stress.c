@@ -8,9 +8,19 @@
  * injected faults (--panic-rate) a panic must stay in its unit and be
  * reported. The first failing case is printed with the command that
  * replays it.
+ *
+ * The campaign: --modes sim,pool crosses the seeded scheduler with the
+ * real pool, and --faults LIST injects, per case, a fault drawn from the
+ * case's seed (units/settle.h: panic, segv, stall, slow, burst; "none"
+ * too), or exactly one with --panic-at UNIT:N / --fault-unit / --fault-at.
+ * The settle check counts what happened; this file tallies it, prints a
+ * progress line each second and a summary, writes --json, and with
+ * --shrink reduces the first failing case (fewer events, simpler
+ * placements, fewer workers, an earlier fault step) while it still fails.
  */
 #include <inttypes.h>
 #include <stdbool.h>
+#include <time.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,6 +28,7 @@
 
 #include "bench/workloads/grid.h"
 #include "bench/workloads/random.h"
+#include "operators/base.h"
 #include "operators/error.h"
 #include "tools/subcirc.h"
 #include "units/placement.h"
@@ -37,6 +48,17 @@ struct stress_cfg {
 	bool pool;
 	bool verbose;
 	bool grid, random; /* the workloads */
+	bool modes[2];	   /* sim, pool */
+	enum sc_settle_fault_kind faults[SC_SETTLE_FAULT_KINDS];
+	size_t nfaults;	    /* 0: none */
+	int32_t fault_unit; /* -1: drawn */
+	uint64_t fault_at;  /* 0: drawn */
+	uint64_t stall_ms;  /* the watchdog's threshold */
+	uint64_t events;    /* submissions per case; 0: from the seed */
+	bool keep_going, shrink, quiet;
+	bool plant; /* the reference misses the last submission */
+	const char *json;
+	FILE *json_f;
 };
 
 /* One case: the workload its seed draws, and what the check found. */
@@ -47,6 +69,10 @@ struct stress_case {
 	bool random;	   /* a random circuit, else the grid */
 	double panic_rate; /* grid only */
 	bool pool;
+	uint64_t events;	      /* submissions; 0: from the seed */
+	struct sc_settle_fault fault; /* what to inject */
+	uint64_t stall_ms;
+	bool plant;
 	struct sc_grid *gr;   /* the grid, or NULL */
 	struct sc_randc *rnd; /* the random circuit, or NULL */
 	struct sc_graph *g;   /* the one of them in use */
@@ -117,17 +143,55 @@ shortest(double x, char buf[32])
 static void
 stress_replay(const char *exe, struct stress_case *k)
 {
-	char rate[64] = "", buf[32];
+	char rate[64] = "", buf[32], fault[160] = "", events[40] = "";
 
 	if (k->panic_rate > 0)
 		(void)snprintf(rate, sizeof(rate), " --panic-rate %s",
 			       shortest(k->panic_rate, buf));
+	if (k->fault.kind != SC_SETTLE_FAULT_NONE) {
+		int at = snprintf(fault, sizeof(fault), " --faults %s",
+				  sc_settle_fault_name(k->fault.kind));
+
+		if (k->fault.unit >= 0 && at > 0)
+			at += snprintf(fault + at, sizeof(fault) - (size_t)at,
+				       " --fault-unit %d", k->fault.unit);
+		if (at > 0 && k->fault.kind != SC_SETTLE_FAULT_SLOW &&
+		    k->fault.kind != SC_SETTLE_FAULT_BURST)
+			at += snprintf(fault + at, sizeof(fault) - (size_t)at,
+				       " --fault-at %" PRIu64,
+				       k->fault.at ? k->fault.at : 1);
+		if (k->fault.kind == SC_SETTLE_FAULT_STALL && at > 0)
+			(void)snprintf(fault + at, sizeof(fault) - (size_t)at,
+				       " --stall-ms %" PRIu64, k->stall_ms);
+	}
+	if (k->events)
+		(void)snprintf(events, sizeof(events), " --events %" PRIu64,
+			       k->events);
 	(void)snprintf(k->replay, sizeof(k->replay),
 		       "%s stress --seeds %" PRIu64 " --workers %u "
-		       "--placements %s --workloads %s%s%s",
+		       "--placements %s --workloads %s --modes %s%s%s%s",
 		       exe, k->seed, k->workers, k->placement,
-		       k->random ? "random" : "grid", rate,
-		       k->pool ? " --pool" : "");
+		       k->random ? "random" : "grid", k->pool ? "pool" : "sim",
+		       rate, fault, events);
+	if (k->plant && strlen(k->replay) + 20 < sizeof(k->replay))
+		strcat(k->replay, " --plant-difference");
+}
+
+/* --plant-difference: the reference of every submission but the last,
+ * so that the check has something to find (a test of the campaign). */
+static int
+stress_plant(struct sc_settle_work *w)
+{
+	size_t n = sc_settle_work_steps(w);
+	struct sc_settle_step *st = calloc(n ? n : 1, sizeof(*st));
+	int rc = st ? 0 : SC_ENOMEM;
+
+	for (size_t i = 0; i + 1 < n && !rc; i++)
+		rc = sc_settle_work_step(w, i, &st[i]);
+	if (!rc)
+		rc = sc_settle_work_reference(w, st, n ? n - 1 : 0);
+	free(st);
+	return rc;
 }
 
 /* The schedule of case k: sizes from its seed, as the settle tests. */
@@ -148,7 +212,9 @@ stress_opts(const struct stress_case *k, struct sc_settle_opts *o)
 	    .timeout_ns = 20000000000ull,
 	    .verify = k->random ? NULL : stress_verify,
 	    .verify_ctx = k->gr,
-	    .replay = k->replay};
+	    .replay = k->replay,
+	    .fault = k->fault};
+	o->fault.stall_ns = k->stall_ms * 1000000ull;
 }
 
 /* Run one case: 0 when it passed (or was skipped); EXIT_CHECK when it ran
@@ -158,7 +224,8 @@ stress_opts(const struct stress_case *k, struct sc_settle_opts *o)
 static int
 stress_run(struct stress_case *k, const char *exe)
 {
-	size_t nbatches = 4 + (size_t)(k->seed % 29);
+	size_t nbatches =
+	    k->events ? (size_t)k->events : 4 + (size_t)(k->seed % 29);
 	struct sc_settle_work *w = NULL;
 	struct sc_placement *p = NULL;
 	struct sc_settle_opts o;
@@ -167,15 +234,30 @@ stress_run(struct stress_case *k, const char *exe)
 	stress_replay(exe, k);
 	rc = k->random ? stress_random(k, nbatches, &w)
 		       : stress_grid(k, nbatches, &w);
+	if (!rc && k->plant)
+		rc = stress_plant(w);
 	if (!rc) {
 		rc = sc_placement_parse(k->g, k->placement, k->seed, &p);
 		/* A strategy may not apply to a random graph (a sharded
 		 * unit needs its keyed node to read its inputs alone). */
 		k->skipped = rc == SC_EINVAL && k->random;
 	}
+	/* An explicit fault unit the placement does not have: no case. */
+	if (!rc && k->fault.unit >= 0 &&
+	    (uint32_t)k->fault.unit >= sc_placement_units(p)) {
+		k->skipped = true;
+		rc = SC_EINVAL;
+	}
 	if (!rc) {
 		stress_opts(k, &o);
 		rc = sc_settle_run(w, p, &o, &k->res);
+		/* The replay names the unit and step the run struck. */
+		if (k->fault.unit < 0 && k->res.fault_unit >= 0) {
+			k->fault.unit = k->res.fault_unit;
+			stress_replay(exe, k);
+			(void)snprintf(k->res.replay, sizeof(k->res.replay),
+				       "%s", k->replay);
+		}
 	}
 	if (rc && !k->skipped && !k->res.why[0])
 		(void)snprintf(k->res.why, sizeof(k->res.why), "setup: %s (%s)",
@@ -236,6 +318,107 @@ stress_parse_workloads(const char *v, struct stress_cfg *s)
 }
 
 static void
+stress_parse_modes(const char *v, struct stress_cfg *s)
+{
+	bool sim = !strcmp(v, "sim") || !strcmp(v, "sim,pool") ||
+		   !strcmp(v, "pool,sim");
+	bool pool = !strcmp(v, "pool") || !strcmp(v, "sim,pool") ||
+		    !strcmp(v, "pool,sim");
+
+	if (!sim && !pool)
+		die_usage("stress",
+			  "--modes: '%s' is not sim, pool or sim,pool", v);
+	s->modes[0] = sim;
+	s->modes[1] = pool;
+}
+
+static void
+stress_parse_faults(const char *v, struct stress_cfg *s)
+{
+	char buf[256];
+	char *save = NULL, *tok;
+
+	if (strlen(v) >= sizeof(buf) || !v[0] || strstr(v, ",,") ||
+	    v[strlen(v) - 1] == ',' || v[0] == ',')
+		die_usage("stress", "--faults: '%s' is not a comma list", v);
+	strcpy(buf, v);
+	s->nfaults = 0;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		enum sc_settle_fault_kind k;
+
+		if (!strcmp(tok, "alloc"))
+			die_usage("stress",
+				  "--faults: alloc is not injected in-process "
+				  "(the library has no allocation hook); use "
+				  "the LD_PRELOAD tools/subcirc_failalloc.c");
+		if (sc_settle_fault_parse(tok, &k) != 0)
+			die_usage("stress",
+				  "--faults: '%s' is not none, panic, segv, "
+				  "stall, slow or burst",
+				  tok);
+		if (s->nfaults == SC_SETTLE_FAULT_KINDS)
+			die_usage("stress", "--faults: too many entries");
+		s->faults[s->nfaults++] = k;
+	}
+}
+
+/* --panic-at UNIT:N */
+static void
+stress_parse_panic_at(const char *v, struct stress_cfg *s)
+{
+	const char *colon = strchr(v, ':');
+	char unit[24];
+
+	if (!colon || (size_t)(colon - v) >= sizeof(unit))
+		die_usage("stress", "--panic-at: '%s' is not UNIT:N", v);
+	memcpy(unit, v, (size_t)(colon - v));
+	unit[colon - v] = 0;
+	s->fault_unit = (int32_t)parse_u64("stress", "--panic-at (unit)", unit,
+					   0, INT32_MAX);
+	s->fault_at =
+	    parse_u64("stress", "--panic-at (step)", colon + 1, 1, UINT64_MAX);
+	s->faults[0] = SC_SETTLE_FAULT_PANIC;
+	s->nfaults = 1;
+}
+
+static bool
+stress_parse_campaign(struct args *a, struct stress_cfg *s)
+{
+	const char *v;
+
+	if (args_opt(a, "--modes", &v))
+		stress_parse_modes(v, s);
+	else if (args_opt(a, "--faults", &v))
+		stress_parse_faults(v, s);
+	else if (args_opt(a, "--panic-at", &v))
+		stress_parse_panic_at(v, s);
+	else if (args_opt(a, "--fault-unit", &v))
+		s->fault_unit = (int32_t)parse_u64("stress", "--fault-unit", v,
+						   0, INT32_MAX);
+	else if (args_opt(a, "--fault-at", &v))
+		s->fault_at =
+		    parse_u64("stress", "--fault-at", v, 1, UINT64_MAX);
+	else if (args_opt(a, "--stall-ms", &v))
+		s->stall_ms = parse_u64("stress", "--stall-ms", v, 5, 10000);
+	else if (args_opt(a, "--events", &v))
+		s->events = parse_u64("stress", "--events", v, 1, 1000000);
+	else if (args_opt(a, "--json", &v))
+		s->json = v;
+	else if (args_opt(a, "--keep-going", NULL))
+		s->keep_going = true;
+	else if (args_opt(a, "--shrink", NULL))
+		s->shrink = true;
+	else if (args_opt(a, "--quiet", NULL))
+		s->quiet = true;
+	else if (args_opt(a, "--plant-difference", NULL))
+		s->plant = true;
+	else
+		return false;
+	return true;
+}
+
+static void
 stress_parse(int argc, char **argv, struct stress_cfg *s)
 {
 	struct args a = {.cmd = "stress", .argc = argc, .argv = argv, .i = 0};
@@ -245,6 +428,9 @@ stress_parse(int argc, char **argv, struct stress_cfg *s)
 	s->seed_lo = 1;
 	s->seed_hi = 20;
 	s->grid = s->random = true;
+	s->modes[0] = true;
+	s->fault_unit = -1;
+	s->stall_ms = 20;
 	for (s->nw = 0; s->nw < 4; s->nw++)
 		s->workers[s->nw] = (uint32_t)s->nw + 1;
 	while (a.i < argc) {
@@ -265,26 +451,34 @@ stress_parse(int argc, char **argv, struct stress_cfg *s)
 		} else if (args_opt(&a, "--workloads", &v)) {
 			stress_parse_workloads(v, s);
 		} else if (args_opt(&a, "--pool", NULL)) {
-			s->pool = true;
+			s->modes[0] = false;
+			s->modes[1] = true;
 		} else if (args_opt(&a, "--verbose", NULL)) {
 			s->verbose = true;
-		} else {
+		} else if (!stress_parse_campaign(&a, s)) {
 			die_usage("stress", "unknown argument '%s'", argv[a.i]);
 		}
 	}
+	if ((s->fault_unit >= 0 || s->fault_at) && s->nfaults != 1)
+		die_usage("stress", "--fault-unit and --fault-at need one "
+				    "fault kind (--faults KIND or --panic-at)");
 	if (s->np == 0)
 		for (;
 		     s->np < sizeof(stress_default) / sizeof(stress_default[0]);
 		     s->np++)
 			strcpy(s->places[s->np], stress_default[s->np]);
+	s->json_f = open_out("stress", "--json", s->json);
 }
 
 static void
 stress_print_failure(const struct stress_case *k)
 {
-	(void)printf("FAIL seed %" PRIu64 ", %s, placement %s, %u %s: %s\n",
+	(void)printf("FAIL seed %" PRIu64 ", %s, placement %s, %u %s%s%s: "
+		     "%s\n",
 		     k->seed, k->random ? "random circuit" : "grid",
 		     k->placement, k->workers, k->pool ? "workers" : "held",
+		     k->fault.kind ? ", fault " : "",
+		     k->fault.kind ? sc_settle_fault_name(k->fault.kind) : "",
 		     k->res.why);
 	(void)printf("replay: %s\n", k->replay);
 }
@@ -297,9 +491,10 @@ stress_print_case(const struct stress_case *k, bool ok)
 	if (k->random)
 		(void)snprintf(shape, sizeof(shape), " (%zu in, %zu out)",
 			       k->ninputs, k->noutputs);
-	(void)printf("seed %" PRIu64 " %s%s %s x%u: %s%s\n", k->seed,
+	(void)printf("seed %" PRIu64 " %s%s %s x%u %s %s: %s%s\n", k->seed,
 		     k->random ? "random" : "grid", shape, k->placement,
-		     k->workers,
+		     k->workers, k->pool ? "pool" : "sim",
+		     sc_settle_fault_name(k->fault.kind),
 		     k->skipped ? "skipped"
 		     : ok	? "ok"
 				: "FAIL",
@@ -308,8 +503,40 @@ stress_print_case(const struct stress_case *k, bool ok)
 
 /* Counts over the cases run. */
 struct stress_tally {
-	uint64_t cases, panicked, skipped;
+	uint64_t cases, panicked, skipped, failures, divergences, hangs, errors;
+	uint64_t frames_lost, stalls_reported, outputs_compared, outputs_dead;
+	uint64_t injected[SC_SETTLE_FAULT_KINDS];
+	bool have_first;
+	char first_why[640], first_replay[768], shrunk[768];
+	uint64_t shrink_tries;
 };
+
+static void
+stress_count(struct stress_tally *t, const struct stress_case *k, int rc)
+{
+	t->cases++;
+	t->panicked += k->res.panicked;
+	t->skipped += k->skipped;
+	if (k->skipped)
+		return;
+	t->errors += rc == EXIT_LIBRARY;
+	t->failures += rc == EXIT_CHECK;
+	t->divergences += rc == EXIT_CHECK && k->res.output >= 0;
+	t->hangs += k->res.hung;
+	t->frames_lost += k->res.frames_lost;
+	t->stalls_reported += k->res.stalls_reported;
+	t->outputs_compared += k->res.outputs_compared;
+	t->outputs_dead += k->res.outputs_dead;
+	for (int i = 0; i < SC_SETTLE_FAULT_KINDS; i++)
+		t->injected[i] += k->res.injected[i];
+	if (rc && !t->have_first) {
+		t->have_first = true;
+		(void)snprintf(t->first_why, sizeof(t->first_why), "%s",
+			       k->res.why);
+		(void)snprintf(t->first_replay, sizeof(t->first_replay), "%s",
+			       k->replay);
+	}
+}
 
 /* One case; 0, or the exit code after printing the failure (or the
  * error that kept it from running). */
@@ -319,14 +546,13 @@ stress_one(const struct stress_cfg *s, struct stress_case *k, const char *exe,
 {
 	int rc = stress_run(k, exe);
 
-	t->cases++;
-	t->panicked += k->res.panicked;
-	t->skipped += k->skipped;
+	if (t)
+		stress_count(t, k, rc);
 	if (s->verbose)
 		stress_print_case(k, rc == 0);
-	if (rc == EXIT_CHECK)
+	if (t && rc == EXIT_CHECK)
 		stress_print_failure(k);
-	else if (rc)
+	else if (t && rc)
 		(void)fprintf(stderr,
 			      "subcirc stress: seed %" PRIu64
 			      ", placement %s: the case could not be run: "
@@ -336,55 +562,286 @@ stress_one(const struct stress_cfg *s, struct stress_case *k, const char *exe,
 	return rc;
 }
 
+/* The case at (seed, workload, mode, workers, placement) of the matrix,
+ * with its fault drawn from them. */
+static struct stress_case
+stress_case_at(const struct stress_cfg *s, uint64_t seed, int w, int mode,
+	       size_t j, size_t i)
+{
+	struct stress_case k = {.seed = seed,
+				.workers = s->workers[j],
+				.placement = s->places[i],
+				.random = w == 1,
+				.panic_rate = w ? 0 : s->panic_rate,
+				.pool = mode == 1,
+				.events = s->events,
+				.stall_ms = s->stall_ms,
+				.plant = s->plant,
+				.fault = {.unit = -1}};
+	uint64_t x = seed ^ ((uint64_t)j << 40) ^ ((uint64_t)i << 48) ^
+		     ((uint64_t)(w * 2 + mode) << 56);
+	uint64_t h = sc_splitmix_next(&x);
+
+	if (s->nfaults) {
+		k.fault.kind = s->faults[h % s->nfaults];
+		k.fault.unit = s->fault_unit;
+		k.fault.at = s->fault_at ? s->fault_at : 1 + (h >> 32) % 3;
+	}
+	return k;
+}
+
+/* Whether case k (a copy; its results are dropped) fails. */
+static bool
+stress_fails(const struct stress_cfg *s, struct stress_case k, const char *exe,
+	     struct stress_tally *t)
+{
+	t->shrink_tries++;
+	return stress_one(s, &k, exe, NULL) != 0;
+}
+
+/* Reduce a failing case while it still fails: fewer events, a placement
+ * of fewer units, fewer workers, an earlier fault step, no fault. */
+static void
+stress_shrink(const struct stress_cfg *s, struct stress_case k, const char *exe,
+	      struct stress_tally *t)
+{
+	static const char *const simpler[] = {"single", "chains", "random:2"};
+	bool better = true;
+
+	if (!k.events)
+		k.events = 4 + k.seed % 29;
+	while (better) {
+		better = false;
+		for (uint64_t cut = k.events / 2; cut >= 1 && k.events > 1;
+		     cut /= 2) {
+			struct stress_case c = k;
+
+			c.events = k.events - cut;
+			if (stress_fails(s, c, exe, t)) {
+				k = c;
+				better = true;
+				break;
+			}
+		}
+		for (size_t i = 0; i < 3 && !better; i++) {
+			struct stress_case c = k;
+
+			if (!strcmp(k.placement, simpler[i]))
+				break;
+			c.placement = simpler[i];
+			c.fault.unit = -1; /* re-drawn in the new placement */
+			if (stress_fails(s, c, exe, t)) {
+				k = c;
+				better = true;
+			}
+		}
+		if (!better && k.workers > 1) {
+			struct stress_case c = k;
+
+			c.workers = k.workers - 1;
+			if (stress_fails(s, c, exe, t)) {
+				k = c;
+				better = true;
+			}
+		}
+		if (!better && k.fault.kind != SC_SETTLE_FAULT_SLOW &&
+		    k.fault.kind != SC_SETTLE_FAULT_BURST && k.fault.kind &&
+		    k.fault.at > 1) {
+			struct stress_case c = k;
+
+			c.fault.at = k.fault.at - 1;
+			if (stress_fails(s, c, exe, t)) {
+				k = c;
+				better = true;
+			}
+		}
+	}
+	stress_replay(exe, &k);
+	(void)snprintf(t->shrunk, sizeof(t->shrunk), "%s", k.replay);
+	(void)printf("shrunk after %" PRIu64 " tries: %s\n", t->shrink_tries,
+		     k.replay);
+}
+
+static double
+now_s(void)
+{
+	return (double)sc_clock_ns() / 1e9;
+}
+
+static void
+stress_progress(const struct stress_tally *t, uint64_t total, double t0)
+{
+	(void)fprintf(stderr,
+		      "subcirc stress: %" PRIu64 "/%" PRIu64
+		      " cases, %.0f s, %" PRIu64 " failures, %" PRIu64
+		      " faults injected\n",
+		      t->cases, total, now_s() - t0, t->failures,
+		      t->injected[1] + t->injected[2] + t->injected[3] +
+			  t->injected[4] + t->injected[5]);
+}
+
 static void
 stress_print_tally(const struct stress_cfg *s, const struct stress_tally *t)
 {
-	(void)printf("subcirc stress: %" PRIu64 " cases passed (seeds %" PRIu64
-		     "..%" PRIu64 ", %s, %zu worker counts, %zu placements, "
-		     "%s); %" PRIu64 " skipped (placement does not apply)",
-		     t->cases - t->skipped, s->seed_lo, s->seed_hi,
-		     s->grid && s->random ? "grid and random circuits"
-		     : s->grid		  ? "grid"
-					  : "random circuits",
-		     s->nw, s->np, s->pool ? "real pool" : "seeded scheduler",
-		     t->skipped);
+	uint64_t runs = t->cases - t->skipped;
+
+	(void)printf(
+	    "subcirc stress: %" PRIu64 " runs, %" PRIu64
+	    " passed (seeds %" PRIu64 "..%" PRIu64
+	    ", %s, %zu worker counts, %zu placements, %s%s); %" PRIu64
+	    " skipped (placement does not apply)",
+	    runs, runs - t->failures - t->errors, s->seed_lo, s->seed_hi,
+	    s->grid && s->random ? "grid and random circuits"
+	    : s->grid		 ? "grid"
+				 : "random circuits",
+	    s->nw, s->np, s->modes[0] ? "seeded scheduler" : "",
+	    s->modes[1] ? (s->modes[0] ? " and real pool" : "real pool") : "",
+	    t->skipped);
 	if (s->panic_rate > 0)
 		(void)printf("; %" PRIu64 " with an injected panic",
 			     t->panicked);
 	(void)printf("\n");
+	if (s->nfaults)
+		(void)printf("faults injected: panic %" PRIu64 ", segv %" PRIu64
+			     ", stall %" PRIu64 " (watchdog reported %" PRIu64
+			     "), slow %" PRIu64 ", burst %" PRIu64
+			     "; alloc: not injected in-process\n",
+			     t->injected[1], t->injected[2], t->injected[3],
+			     t->stalls_reported, t->injected[4],
+			     t->injected[5]);
+	(void)printf("failures %" PRIu64 ", divergences %" PRIu64
+		     ", frames lost %" PRIu64 ", hangs %" PRIu64
+		     ", errors %" PRIu64 "; outputs compared %" PRIu64
+		     ", skipped as downstream of a dead unit %" PRIu64 "\n",
+		     t->failures, t->divergences, t->frames_lost, t->hangs,
+		     t->errors, t->outputs_compared, t->outputs_dead);
+	if (t->have_first)
+		(void)printf("first failure: %s\nreplay: %s\n", t->first_why,
+			     t->first_replay);
+}
+
+/* A JSON string (quotes, backslashes and control characters escaped). */
+static void
+json_str(FILE *f, const char *v)
+{
+	(void)fputc('"', f);
+	for (const unsigned char *c = (const unsigned char *)v; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			(void)fprintf(f, "\\%c", *c);
+		else if (*c < 0x20)
+			(void)fprintf(f, "\\u%04x", *c);
+		else
+			(void)fputc(*c, f);
+	}
+	(void)fputc('"', f);
+}
+
+static void
+stress_write_json(const struct stress_tally *t, FILE *f)
+{
+	(void)fprintf(
+	    f,
+	    "{\n  \"runs\": %" PRIu64 ",\n  \"skipped\": %" PRIu64
+	    ",\n  \"failures\": %" PRIu64 ",\n  \"divergences\": %" PRIu64
+	    ",\n  \"frames_lost\": %" PRIu64 ",\n  \"hangs\": %" PRIu64
+	    ",\n  \"errors\": %" PRIu64 ",\n  \"faults_injected\": {",
+	    t->cases - t->skipped, t->skipped, t->failures, t->divergences,
+	    t->frames_lost, t->hangs, t->errors);
+	for (int i = 1; i < SC_SETTLE_FAULT_KINDS; i++)
+		(void)fprintf(f, "%s\"%s\": %" PRIu64, i > 1 ? ", " : "",
+			      sc_settle_fault_name(i), t->injected[i]);
+	(void)fprintf(f,
+		      "},\n  \"faults_not_injected\": {\"alloc\": \"no "
+		      "allocation hook in the library\"},\n"
+		      "  \"stalls_reported\": %" PRIu64
+		      ",\n  \"units_panicked\": %" PRIu64
+		      ",\n  \"outputs_compared\": %" PRIu64
+		      ",\n  \"outputs_dead\": %" PRIu64
+		      ",\n  \"first_failure\": ",
+		      t->stalls_reported, t->panicked, t->outputs_compared,
+		      t->outputs_dead);
+	if (t->have_first) {
+		(void)fprintf(f, "{\"why\": ");
+		json_str(f, t->first_why);
+		(void)fprintf(f, ", \"replay\": ");
+		json_str(f, t->first_replay);
+		(void)fprintf(f, "}");
+	} else {
+		(void)fprintf(f, "null");
+	}
+	(void)fprintf(f, ",\n  \"shrunk_replay\": ");
+	if (t->shrunk[0])
+		json_str(f, t->shrunk);
+	else
+		(void)fprintf(f, "null");
+	(void)fprintf(f, "\n}\n");
+}
+
+/* The worst exit code of the campaign: a library error over a failure. */
+static int
+stress_worst(int a, int b)
+{
+	return a == EXIT_LIBRARY || b == EXIT_LIBRARY ? EXIT_LIBRARY
+	       : a				      ? a
+						      : b;
 }
 
 int
 cmd_stress(int argc, char **argv, const char *exe)
 {
 	struct stress_cfg s;
-	struct stress_tally t = {0};
+	static struct stress_tally t;
+	uint64_t total;
+	double t0 = now_s(), last = t0;
+	int worst = 0, rc;
+	struct stress_case first = {0};
+	bool stop = false;
 
 	stress_parse(argc, argv, &s);
-	for (uint64_t seed = s.seed_lo;; seed++) {
-		for (int w = 0; w < 2; w++) {
+	total = (s.seed_hi - s.seed_lo + 1) *
+		(uint64_t)((s.grid ? 1 : 0) + (s.random ? 1 : 0)) *
+		(uint64_t)(s.modes[0] + s.modes[1]) * s.nw * s.np;
+	for (uint64_t seed = s.seed_lo; !stop; seed++) {
+		for (int w = 0; w < 2 && !stop; w++) {
 			if (!(w ? s.random : s.grid))
 				continue;
-			for (size_t j = 0; j < s.nw; j++) {
-				for (size_t i = 0; i < s.np; i++) {
-					struct stress_case k = {
-					    .seed = seed,
-					    .workers = s.workers[j],
-					    .placement = s.places[i],
-					    .random = w == 1,
-					    .panic_rate = w ? 0 : s.panic_rate,
-					    .pool = s.pool};
+			for (int m = 0; m < 2 && !stop; m++) {
+				if (!s.modes[m])
+					continue;
+				for (size_t j = 0; j < s.nw && !stop; j++) {
+					for (size_t i = 0; i < s.np && !stop;
+					     i++) {
+						struct stress_case k =
+						    stress_case_at(&s, seed, w,
+								   m, j, i);
+						struct stress_case again = k;
 
-					int rc = stress_one(&s, &k, exe, &t);
-
-					if (rc)
-						return rc;
+						rc =
+						    stress_one(&s, &k, exe, &t);
+						if (rc && !worst)
+							first = again;
+						worst = stress_worst(worst, rc);
+						stop = rc && !s.keep_going;
+						if (!s.quiet &&
+						    now_s() - last >= 1.0) {
+							last = now_s();
+							stress_progress(
+							    &t, total, t0);
+						}
+					}
 				}
 			}
 		}
 		if (seed == s.seed_hi)
 			break;
 	}
+	if (worst && s.shrink)
+		stress_shrink(&s, first, exe, &t);
 	stress_print_tally(&s, &t);
-	return 0;
+	if (s.json_f) {
+		stress_write_json(&t, s.json_f);
+		rc = close_out("stress", s.json, s.json_f);
+		worst = stress_worst(worst, rc);
+	}
+	return worst;
 }

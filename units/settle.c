@@ -1,22 +1,32 @@
 /*
  * settle.c - the settle check as a library call (see settle.h).
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
 #include "units/settle.h"
 
 #include <inttypes.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/base.h"
 #include "operators/circuit.h"
 #include "operators/schema.h"
+#include "runtime/panic.h"
+#include "runtime/watchdog.h"
 
-#define SETTLE_MAX_UNITS  64
-#define SETTLE_MAX_STEPS  2000000ull
-#define SETTLE_TIMEOUT_NS 10000000000ull
-#define SETTLE_ROW_TEXT	  160 /* a row as text in a message */
+#define SETTLE_MAX_UNITS   64
+#define SETTLE_MAX_STEPS   2000000ull
+#define SETTLE_TIMEOUT_NS  10000000000ull
+#define SETTLE_ROW_TEXT	   160	       /* a row as text in a message */
+#define SETTLE_STALL_NS	   20000000ull /* the default stall threshold */
+#define SETTLE_BURST_HOSTS 4u	       /* host threads of a pool burst */
 
 struct sc_settle_work {
 	struct sc_graph *g;	      /* borrowed */
@@ -242,6 +252,17 @@ sc_settle_work_steps(const struct sc_settle_work *w)
 	return w->n;
 }
 
+int
+sc_settle_work_step(const struct sc_settle_work *w, size_t i,
+		    struct sc_settle_step *out)
+{
+	if (!w || !out || i >= w->n)
+		return sc__fail(SC_EINVAL, "sc_settle_work_step: NULL or "
+					   "step out of range");
+	*out = w->steps[i];
+	return 0;
+}
+
 size_t
 sc_settle_work_outputs(const struct sc_settle_work *w, int *ids, size_t max)
 {
@@ -259,7 +280,15 @@ struct run {
 	const struct sc_settle_opts *o;
 	struct sc_settle_result *res;
 	struct sc_runtime *rt;
-	bool faults; /* SC_SETTLE_FAULTS */
+	bool faults; /* SC_SETTLE_FAULTS, or an injected panic */
+	/* the injected fault */
+	enum sc_settle_fault_kind kind;
+	uint64_t at;		/* the step that faults */
+	uint64_t stall_ns;	/* STALL: the watchdog's threshold */
+	_Atomic uint64_t steps; /* of the fault's unit, so far */
+	atomic_uint fired;	/* the fault happened */
+	void *page;		/* SEGV: a PROT_NONE page to write to */
+	struct sc_watchdog *wd; /* STALL: the watchdog that must report */
 };
 
 static void __attribute__((format(printf, 3, 4)))
@@ -293,6 +322,205 @@ run_submitted(struct run *r, int rc, size_t i, uint64_t *dead)
 	return true;
 }
 
+/* --- injected faults ------------------------------------------------------ */
+
+static const char *const fault_names[SC_SETTLE_FAULT_KINDS] = {
+    "none", "panic", "segv", "stall", "slow", "burst"};
+
+const char *
+sc_settle_fault_name(enum sc_settle_fault_kind k)
+{
+	return (unsigned)k < SC_SETTLE_FAULT_KINDS ? fault_names[k] : "?";
+}
+
+int
+sc_settle_fault_parse(const char *name, enum sc_settle_fault_kind *out)
+{
+	for (unsigned k = 0; name && out && k < SC_SETTLE_FAULT_KINDS; k++)
+		if (!strcmp(name, fault_names[k])) {
+			*out = (enum sc_settle_fault_kind)k;
+			return 0;
+		}
+	return sc__fail(SC_EINVAL,
+			"sc_settle_fault_parse: '%s' is not none, panic, segv, "
+			"stall, slow or burst",
+			name ? name : "(null)");
+}
+
+/* Whether the kind strikes at one step of one unit (a delta callback). */
+static bool
+fault_in_callback(enum sc_settle_fault_kind k)
+{
+	return k == SC_SETTLE_FAULT_PANIC || k == SC_SETTLE_FAULT_SEGV ||
+	       k == SC_SETTLE_FAULT_STALL;
+}
+
+static void
+sleep_ns(uint64_t ns)
+{
+	struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000ull),
+			      .tv_nsec = (long)(ns % 1000000000ull)};
+
+	while (nanosleep(&ts, &ts) != 0)
+		;
+}
+
+/* The delta callback on the fault's node: counts its unit's steps and
+ * strikes at step r->at, once. Runs on the worker of the turn. */
+static int
+fault_on_delta(void *ctx, int node, const struct sc_batch *delta)
+{
+	struct run *r = ctx;
+	uint64_t n = atomic_fetch_add(&r->steps, 1) + 1;
+
+	(void)delta;
+	if (n != r->at)
+		return 0;
+	atomic_store(&r->fired, 1);
+	switch (r->kind) {
+	case SC_SETTLE_FAULT_PANIC:
+		return sc_errorf(SC_ECALLBACK,
+				 "settle: injected panic at step %" PRIu64
+				 " of node %d",
+				 n, node);
+	case SC_SETTLE_FAULT_SEGV:
+		/* A real fault made by the kernel (si_code > 0), as a bad
+		 * pointer in a user callback would make. */
+		*(volatile int *)r->page = 1;
+		return 0;
+	case SC_SETTLE_FAULT_STALL:
+		sleep_ns(5 * r->stall_ns);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+/* The node the callback watches in unit u: its first that is not an
+ * input, else its first; -1 when u holds none. */
+static int
+fault_node_of(const struct sc_settle_work *w, const struct sc_placement *p,
+	      uint32_t u)
+{
+	size_t n = sc_graph_node_count(w->g);
+	int first = -1;
+
+	for (size_t i = 0; i < n; i++) {
+		struct sc_node_info ni;
+
+		if (sc_placement_unit_of(p, (int)i) != (int)u)
+			continue;
+		if (first < 0)
+			first = (int)i;
+		if (sc_graph_node_info(w->g, (int)i, &ni) == 0 &&
+		    ni.kind != SC_NODE_INPUT)
+			return (int)i;
+	}
+	return first;
+}
+
+/* Counts the watchdog's reports (sc_watchdog_count); prints nothing. */
+static void
+fault_report_quiet(const struct sc_watchdog_report *rep, void *arg)
+{
+	(void)rep;
+	(void)arg;
+}
+
+/* Arm the fault of opts on the built runtime; 0 or a code with res->why. */
+static int
+fault_arm(struct run *r, const struct sc_placement *p)
+{
+	const struct sc_settle_fault *f = &r->o->fault;
+	struct sc_settle_result *res = r->res;
+	uint32_t nunits = sc_placement_units(p);
+	int rc;
+
+	if (!fault_in_callback(r->kind))
+		return 0;
+	if (f->unit >= 0) {
+		res->fault_unit = f->unit;
+	} else {
+		uint64_t x = r->o->seed ^ 0xfa1170ddULL;
+
+		res->fault_unit = (int32_t)(sc_splitmix_next(&x) % nunits);
+	}
+	res->fault_node = fault_node_of(r->w, p, (uint32_t)res->fault_unit);
+	if (res->fault_node < 0)
+		return SC_EINVAL;
+	if (r->kind == SC_SETTLE_FAULT_SEGV) {
+		void *pg = mmap(NULL, 4096, PROT_NONE,
+				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (pg == MAP_FAILED)
+			return SC_ENOMEM;
+		r->page = pg;
+	}
+	if (r->kind == SC_SETTLE_FAULT_STALL) {
+		struct sc_watchdog_opts wo = {.period_ns = r->stall_ns / 4,
+					      .stall_ns = r->stall_ns,
+					      .starve_ns = SC_WATCHDOG_OFF,
+					      .lost_kick_ns = SC_WATCHDOG_OFF,
+					      .no_progress_ns = SC_WATCHDOG_OFF,
+					      .report = fault_report_quiet};
+
+		if ((rc = sc_watchdog_create(sc_runtime_exec(r->rt), &wo,
+					     &r->wd)) != 0)
+			return rc;
+	}
+	return sc_runtime_on_delta(r->rt, res->fault_node, fault_on_delta, r);
+}
+
+/* After the run: count what happened, and check that an injected panic
+ * killed its unit and an injected stall was reported. */
+static void
+fault_check(struct run *r)
+{
+	struct sc_settle_result *res = r->res;
+
+	/* SLOW and BURST shape the whole run; the others strike once. */
+	if (r->kind == SC_SETTLE_FAULT_SLOW ||
+	    r->kind == SC_SETTLE_FAULT_BURST ||
+	    (fault_in_callback(r->kind) && atomic_load(&r->fired)))
+		res->injected[r->kind] = 1;
+	if (!res->injected[r->kind] || r->kind == SC_SETTLE_FAULT_NONE)
+		return;
+	if ((r->kind == SC_SETTLE_FAULT_PANIC ||
+	     r->kind == SC_SETTLE_FAULT_SEGV) &&
+	    !res->panicked)
+		run_fail(r, SC_ESTATE,
+			 "an injected %s at step %" PRIu64
+			 " of unit %d (node %d) killed no unit",
+			 sc_settle_fault_name(r->kind), r->at, res->fault_unit,
+			 res->fault_node);
+	if (r->kind == SC_SETTLE_FAULT_STALL && r->wd) {
+		/* The stall is over; its report may be one period late. */
+		(void)sc_watchdog_wait(r->wd, SC_WATCHDOG_STALL, 1,
+				       20 * r->stall_ns);
+		res->stalls_reported =
+		    sc_watchdog_count(r->wd, SC_WATCHDOG_STALL);
+		if (res->stalls_reported < res->injected[r->kind])
+			run_fail(r, SC_ESTATE,
+				 "the watchdog reported %" PRIu64
+				 " stalls; %u injected (unit %d, node %d, "
+				 "step %" PRIu64 ", threshold %" PRIu64 " ns)",
+				 res->stalls_reported, res->injected[r->kind],
+				 res->fault_unit, res->fault_node, r->at,
+				 r->stall_ns);
+	}
+}
+
+static void
+fault_disarm(struct run *r)
+{
+	if (r->wd)
+		(void)sc_watchdog_destroy(r->wd);
+	r->wd = NULL;
+	if (r->page)
+		(void)munmap(r->page, 4096);
+	r->page = NULL;
+}
+
 /* The sim's host: the next submission or two (SC_EFULL: later). */
 struct sim_host {
 	struct run *r;
@@ -306,7 +534,8 @@ sim_host_step(void *ctx, struct sc_exec *ex, uint64_t rnd)
 	struct sim_host *h = ctx;
 	struct sc_settle_result *res = h->r->res;
 	const struct sc_settle_work *w = h->r->w;
-	uint64_t k = 1 + rnd % 2;
+	uint64_t k =
+	    h->r->kind == SC_SETTLE_FAULT_BURST ? UINT64_MAX : 1 + rnd % 2;
 
 	(void)ex;
 	while (k-- && h->next < w->n && !h->error) {
@@ -333,12 +562,22 @@ drive_sim(struct run *r)
 	struct sc_sim_opts so = {
 	    .seed = r->o->seed,
 	    .held_max = r->o->units ? r->o->units : 1,
-	    .budget = r->o->budget,
+	    .budget = r->kind == SC_SETTLE_FAULT_SLOW ? 1 : r->o->budget,
 	    .max_steps = r->o->max_steps ? r->o->max_steps : SETTLE_MAX_STEPS,
 	    .host = sim_host_step,
 	    .host_ctx = &h};
-	int rc = sc_sim_run(sc_runtime_exec(r->rt), &so, &r->res->sim);
+	bool segv = r->kind == SC_SETTLE_FAULT_SEGV;
+	int rc = segv ? sc_panic_catch_faults(true) : 0;
 
+	if (rc) {
+		run_fail(r, rc, "sim: cannot catch faults: %s", sc_errmsg());
+		return;
+	}
+	rc = sc_sim_run(sc_runtime_exec(r->rt), &so, &r->res->sim);
+	if (segv)
+		(void)sc_panic_catch_faults(false);
+	if (rc == SC_ETIMEDOUT)
+		r->res->hung = true;
 	if (rc == SC_EPANIC && r->faults) {
 		r->res->panicked = true;
 		rc = 0;
@@ -353,6 +592,7 @@ struct pool_host {
 	pthread_t th;
 	struct run *r;
 	size_t first, step;
+	atomic_int *start; /* BURST: every host starts when it turns 1 */
 	uint64_t submits, dead;
 	int rc;
 	size_t failed_at;
@@ -370,6 +610,8 @@ pool_host_main(void *arg)
 	struct pool_host *u = arg;
 	const struct sc_settle_work *w = u->r->w;
 
+	while (u->start && !atomic_load(u->start))
+		sched_yield();
 	for (size_t i = u->first; i < w->n; i += u->step) {
 		int rc = sc_runtime_submit_wait(u->r->rt, w->steps[i].input,
 						w->steps[i].batch,
@@ -396,17 +638,25 @@ pool_hosts(struct run *r)
 {
 	struct pool_host u[SC_SETTLE_MAX_HOSTS];
 	uint32_t n = r->o->hosts ? r->o->hosts : 1, started;
+	atomic_int start = 0;
+	bool burst = r->kind == SC_SETTLE_FAULT_BURST;
 	int rc = 0;
 
+	if (burst && n < SETTLE_BURST_HOSTS)
+		n = SETTLE_BURST_HOSTS;
 	for (uint32_t t = 0; t < n; t++)
-		u[t] =
-		    (struct pool_host){.r = r, .first = t, .step = n, .rc = 0};
+		u[t] = (struct pool_host){.r = r,
+					  .first = t,
+					  .step = n,
+					  .start = burst ? &start : NULL,
+					  .rc = 0};
 	for (started = 1; started < n && !rc; started++)
 		if (pthread_create(&u[started].th, NULL, pool_host_main,
 				   &u[started]) != 0)
 			rc = SC_ENOMEM;
 	if (rc)
 		started--;
+	atomic_store(&start, 1); /* the burst: all of them at once */
 	if (!rc)
 		pool_host_main(&u[0]);
 	for (uint32_t t = 1; t < started; t++)
@@ -418,6 +668,8 @@ pool_hosts(struct run *r)
 	for (uint32_t t = 0; t < n; t++) {
 		r->res->submits += u[t].submits;
 		r->res->submits_dead += u[t].dead;
+		if (u[t].rc == SC_ETIMEDOUT)
+			r->res->hung = true;
 		if (u[t].rc)
 			run_fail(r, u[t].rc, "host %u, submit %zu: %s", t,
 				 u[t].failed_at, sc_errname(u[t].rc));
@@ -439,7 +691,9 @@ drive_pool(struct run *r)
 
 		if (idle == SC_EPANIC && r->faults)
 			r->res->panicked = true;
-		else if (idle)
+		else if (idle == SC_ETIMEDOUT)
+			r->res->hung = true;
+		if (idle && !(idle == SC_EPANIC && r->faults))
 			run_fail(r, idle, "wait_idle: %s", sc_errmsg());
 	}
 	if (o->guard_end)
@@ -586,10 +840,40 @@ check_idle(struct run *r)
 		run_fail(r, rc, "check_idle: %s", sc_errmsg());
 		return;
 	}
-	if (r->res->panicked)
-		return; /* the dead unit's part cannot be compared */
-	for (size_t i = 0; i < r->w->nout && r->res->ok; i++)
+	for (size_t i = 0; i < r->w->nout && r->res->ok; i++) {
+		/* A dead unit's part never arrived: the outputs it feeds
+		 * cannot be compared, every other one must be whole. */
+		if (r->res->panicked &&
+		    sc_runtime_upstream_dead(r->rt, r->w->outputs[i], NULL) ==
+			SC_EDEAD) {
+			r->res->outputs_dead++;
+			continue;
+		}
+		r->res->outputs_compared++;
 		check_output(r, i);
+	}
+}
+
+/* After shutdown: frames that entered a ring and never left it, beyond
+ * those the closes counted undeliverable (see settle.h). */
+static void
+check_frames(struct run *r)
+{
+	const struct sc_runtime_stats *st = &r->res->stats;
+	uint64_t lost = st->pending;
+
+	if (st->dead)
+		lost = st->pending > st->undeliverable_frames
+			   ? st->pending - st->undeliverable_frames
+			   : 0;
+	r->res->frames_lost = lost;
+	if (lost)
+		run_fail(r, SC_ESTATE,
+			 "%" PRIu64 " frames lost: %" PRIu64 " pushed, %" PRIu64
+			 " still in rings, %" PRIu64
+			 " undeliverable to %u dead units",
+			 lost, st->frames, st->pending,
+			 st->undeliverable_frames, st->dead);
 }
 
 /* A panic must be reported at shutdown exactly when one happened. */
@@ -618,16 +902,21 @@ sc_settle_replay_call(const struct sc_placement *p,
 	    "sc_settle_run(work, /* placement '%s' */ p, "
 	    "&(struct sc_settle_opts){.mode = %s, .seed = %" PRIu64
 	    ", .units = %u, .hosts = %u, .budget = %u, .edge_capacity = %u, "
-	    ".outbox_bound = %zu, .max_steps = %" PRIu64 "}, &res)",
+	    ".outbox_bound = %zu, .max_steps = %" PRIu64
+	    ", .fault = {.kind = %d /* %s */, .unit = %d, .at = %" PRIu64
+	    ", .stall_ns = %" PRIu64 "}}, &res)",
 	    p ? sc_placement_strategy(p) : "?",
 	    o->mode == SC_SETTLE_POOL ? "SC_SETTLE_POOL" : "SC_SETTLE_SIM",
 	    o->seed, o->units, o->hosts, o->budget, o->edge_capacity,
-	    o->outbox_bound, o->max_steps);
+	    o->outbox_bound, o->max_steps, (int)o->fault.kind,
+	    sc_settle_fault_name(o->fault.kind), o->fault.unit, o->fault.at,
+	    o->fault.stall_ns);
 	return buf;
 }
 
 static int
-check_opts(const struct sc_settle_opts *o, struct sc_settle_result *res)
+check_opts(const struct sc_settle_opts *o, const struct sc_placement *p,
+	   struct sc_settle_result *res)
 {
 	const char *bad = NULL;
 
@@ -637,6 +926,11 @@ check_opts(const struct sc_settle_opts *o, struct sc_settle_result *res)
 		bad = "units out of 0..64";
 	else if (o->hosts > SC_SETTLE_MAX_HOSTS)
 		bad = "hosts out of 0..16";
+	else if ((unsigned)o->fault.kind >= SC_SETTLE_FAULT_KINDS)
+		bad = "unknown fault kind";
+	else if (o->fault.unit >= 0 &&
+		 (uint32_t)o->fault.unit >= sc_placement_units(p))
+		bad = "fault unit out of the placement's units";
 	if (!bad)
 		return 0;
 	(void)snprintf(res->why, sizeof(res->why), "sc_settle_run: %s", bad);
@@ -658,7 +952,9 @@ sc_settle_run(const struct sc_settle_work *w, const struct sc_placement *p,
 	res->output = -1;
 	if (!w || !p || !opts)
 		return sc__fail(SC_EINVAL, "sc_settle_run: NULL argument");
-	if ((rc = check_opts(opts, res)) != 0)
+	res->fault_unit = -1;
+	res->fault_node = -1;
+	if ((rc = check_opts(opts, p, res)) != 0)
 		return rc;
 	if (opts->replay)
 		(void)snprintf(res->replay, sizeof(res->replay), "%s",
@@ -666,19 +962,39 @@ sc_settle_run(const struct sc_settle_work *w, const struct sc_placement *p,
 	else
 		(void)sc_settle_replay_call(p, opts, res->replay,
 					    sizeof(res->replay));
-	r.faults = (w->flags & SC_SETTLE_FAULTS) != 0;
+	r.kind = opts->fault.kind;
+	r.at = opts->fault.at ? opts->fault.at : 1;
+	r.stall_ns =
+	    opts->fault.stall_ns ? opts->fault.stall_ns : SETTLE_STALL_NS;
+	r.faults = (w->flags & SC_SETTLE_FAULTS) != 0 ||
+		   r.kind == SC_SETTLE_FAULT_PANIC ||
+		   r.kind == SC_SETTLE_FAULT_SEGV;
 	res->single_failed = w->single_failed;
 	ro = (struct sc_runtime_opts){
 	    .workers = opts->mode == SC_SETTLE_POOL
 			   ? (opts->units ? opts->units : 1)
 			   : 0,
-	    .budget = opts->mode == SC_SETTLE_POOL ? opts->budget : 0,
-	    .edge_capacity = opts->edge_capacity,
-	    .outbox_bound = opts->outbox_bound};
+	    .budget = opts->mode != SC_SETTLE_POOL     ? 0
+		      : r.kind == SC_SETTLE_FAULT_SLOW ? 1
+						       : opts->budget,
+	    .edge_capacity =
+		r.kind == SC_SETTLE_FAULT_SLOW ? 1 : opts->edge_capacity,
+	    .outbox_bound = opts->outbox_bound,
+	    .catch_faults = r.kind == SC_SETTLE_FAULT_SEGV};
 	if ((rc = sc_runtime_create(w->g, p, &ro, &r.rt)) != 0) {
 		(void)snprintf(res->why, sizeof(res->why), "create: %s",
 			       sc_errmsg());
 		res->error = rc;
+		return rc;
+	}
+	if ((rc = fault_arm(&r, p)) != 0) {
+		(void)snprintf(res->why, sizeof(res->why),
+			       "arming the %s fault: %s",
+			       sc_settle_fault_name(r.kind), sc_errname(rc));
+		res->error = rc;
+		fault_disarm(&r);
+		(void)sc_runtime_shutdown(r.rt, NULL);
+		sc_runtime_destroy(r.rt);
 		return rc;
 	}
 	res->ok = true;
@@ -686,10 +1002,14 @@ sc_settle_run(const struct sc_settle_work *w, const struct sc_placement *p,
 		rc = drive_pool(&r);
 	else
 		drive_sim(&r);
+	fault_check(&r);
 	if (res->ok)
 		check_idle(&r);
 	check_shutdown(&r);
+	fault_disarm(&r);
 	sc_runtime_stats(r.rt, &res->stats);
+	if (res->ok || !res->why[0])
+		check_frames(&r);
 	sc_runtime_destroy(r.rt);
 	return rc;
 }

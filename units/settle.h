@@ -43,6 +43,42 @@
  * part is lost). The single circuit may fail too (SC_ECALLBACK); the
  * comparison is then left to opts.verify.
  *
+ * Faults injected by the run (sc_settle_opts.fault, one kind per run).
+ * The run installs a delta callback (sc_runtime_on_delta) on one node of
+ * the fault's unit (its first node that is not an input, else its first)
+ * and counts the steps of that unit in which the node's delta was not
+ * empty, over all its replicas; at step `at`:
+ *   PANIC   the callback fails (SC_ECALLBACK): the unit panics;
+ *   SEGV    the callback writes to a PROT_NONE page, a real SIGSEGV, with
+ *           catch_faults on (pool workers; the sim's thread enables it
+ *           itself, sc_panic_catch_faults): the unit panics;
+ *   STALL   the callback sleeps 5 times the stall threshold; a watchdog
+ *           (runtime/watchdog.h) the run starts must report the stall;
+ * and, for the whole run:
+ *   SLOW    every consumer takes one frame per turn (budget 1) over edges
+ *           of capacity 1;
+ *   BURST   pool: at least 4 host threads, released at once by one flag,
+ *           submit everything; sim: the host submits all it can per event.
+ * The reference stays the unfaulted single circuit. With a dead unit, the
+ * outputs it feeds (sc_runtime_upstream_dead) are not compared; every
+ * other output must still equal the reference. There is no in-process
+ * allocation-failure hook in the library: allocation failures are
+ * injected from outside the process (tools/subcirc_failalloc.c).
+ *
+ * What a run counts (the result): faults that actually happened, by kind
+ * (a fault whose step never comes is not counted); stalls the watchdog
+ * reported; outputs compared and outputs skipped as downstream of a dead
+ * unit; a hang (the sim's max_steps or the pool's timeout ran out); and
+ * frames lost. The runtime counts frames pushed into rings, frames still
+ * in rings and frames undeliverable to dead units (sc_runtime_stats), but
+ * not frames delivered (polled by their consumer) apart from frames a
+ * close drained, so frames_lost is what those figures can prove after
+ * shutdown: frames still in rings with every unit alive, else frames in
+ * rings beyond those counted undeliverable (a lower bound). With the
+ * idle check (every edge into a live unit empty) that covers a frame
+ * stranded before a live consumer; a frame stranded in a dead unit's ring
+ * without being counted is caught only when the totals show it.
+ *
  * Ownership. The work holds its own references to the batches and borrows
  * the graph (which must outlive it). A result is caller storage filled by
  * sc_settle_run; sc_settle_result_fini frees what it holds.
@@ -137,6 +173,11 @@ int sc_settle_work_reference(struct sc_settle_work *w,
  * allowed. */
 void sc_settle_work_destroy(struct sc_settle_work *w);
 
+/* sc_settle_work_step - submission i of w (its batch borrowed from w).
+ * Returns 0, or SC_EINVAL for NULL or i out of range. */
+int sc_settle_work_step(const struct sc_settle_work *w, size_t i,
+			struct sc_settle_step *out);
+
 /* The work's graph, submissions and compared outputs (node ids, in id
  * order; at most max written, the count returned). */
 struct sc_graph *sc_settle_work_graph(const struct sc_settle_work *w);
@@ -157,6 +198,34 @@ enum sc_settle_mode {
  */
 typedef int (*sc_settle_verify_fn)(void *ctx, int output,
 				   const struct sc_batch *got);
+
+/* The kinds of injected faults (see the top of this file). */
+enum sc_settle_fault_kind {
+	SC_SETTLE_FAULT_NONE = 0,
+	SC_SETTLE_FAULT_PANIC = 1, /* a callback error at step `at` */
+	SC_SETTLE_FAULT_SEGV = 2,  /* a SIGSEGV in the callback at step `at` */
+	SC_SETTLE_FAULT_STALL = 3, /* a sleep past the stall threshold */
+	SC_SETTLE_FAULT_SLOW = 4,  /* budget 1, edge capacity 1 */
+	SC_SETTLE_FAULT_BURST = 5, /* host submits all at once */
+	SC_SETTLE_FAULT_KINDS = 6, /* how many kinds there are */
+};
+
+/* "none", "panic", "segv", "stall", "slow", "burst" (static); "?" for an
+ * unknown kind. */
+const char *sc_settle_fault_name(enum sc_settle_fault_kind k);
+
+/* sc_settle_fault_parse - the kind named `name` (as above) into *out.
+ * Returns 0 or SC_EINVAL. */
+int sc_settle_fault_parse(const char *name, enum sc_settle_fault_kind *out);
+
+/* One injected fault. */
+struct sc_settle_fault {
+	enum sc_settle_fault_kind kind;
+	int32_t unit;	   /* PANIC, SEGV, STALL: the placement's unit; -1:
+			      drawn from opts.seed */
+	uint64_t at;	   /* its step that faults, from 1; 0 means 1 */
+	uint64_t stall_ns; /* STALL: the watchdog's threshold; 0: 20 ms */
+};
 
 struct sc_settle_opts {
 	enum sc_settle_mode mode;
@@ -184,6 +253,7 @@ struct sc_settle_opts {
 	 * "subcirc stress --seeds 7 --workers 2 --placements chains
 	 * --workloads grid"; NULL: the result's replay is the C call. */
 	const char *replay;
+	struct sc_settle_fault fault; /* kind NONE: no fault */
 };
 
 /* One row on which the placed and the single integral disagree. */
@@ -215,6 +285,15 @@ struct sc_settle_result {
 	bool panicked;		       /* a unit panicked (faults only) */
 	bool single_failed;	       /* the reference hit a fault */
 	struct sc_runtime_stats stats; /* the runtime's, at the end */
+	/* faults and what the checks counted */
+	uint32_t injected[SC_SETTLE_FAULT_KINDS]; /* faults that happened */
+	int32_t fault_unit;	   /* the unit the fault hit, or -1 */
+	int fault_node;		   /* the node its callback watched, or -1 */
+	uint64_t stalls_reported;  /* the watchdog's STALL reports */
+	uint32_t outputs_compared; /* outputs checked against the reference */
+	uint32_t outputs_dead;	   /* skipped: downstream of a dead unit */
+	uint64_t frames_lost;	   /* see the top of this file; must be 0 */
+	bool hung;		   /* max_steps or the timeout ran out */
 };
 
 /*
@@ -226,7 +305,8 @@ struct sc_settle_result {
  *                res->why, and for a difference res->output/_name and
  *                res->diff, say how
  *   SC_EINVAL    NULL w, p or res; units or hosts out of range; an
- *                unknown mode (res->why names it)
+ *                unknown mode or fault kind; a fault unit out of the
+ *                placement's units (res->why names it)
  *   other        the runtime could not be built (sc_runtime_create's
  *                error, e.g. SC_EINVAL for a loop across units), a host
  *                thread could not be started, or SC_ENOMEM; res->why
