@@ -77,8 +77,11 @@ struct sc_exec {
 };
 
 /* The turns this thread is inside now (sc_exec_in_turn), innermost
- * first: one mark on the stack of each sc_exec_run (and abandon), so a
- * turn inside a turn (a callback that drives a second executor) nests. */
+ * first. A turn's own guard names its executor (sc__guard.owner, set by
+ * run_guarded), which costs the hot path one store; the unit code that
+ * abandon runs outside a turn (peers, destroy) pushes one of these marks
+ * instead. A turn inside a turn (a callback that drives a second
+ * executor) nests in both chains. */
 struct turn_mark {
 	const struct sc_exec *ex;
 	const struct turn_mark *outer;
@@ -104,6 +107,9 @@ turn_leave(const struct turn_mark *m)
 bool
 sc_exec_in_turn(const struct sc_exec *ex)
 {
+	for (const struct sc__guard *g = sc__guard_top; g; g = g->outer)
+		if (g->owner && (!ex || g->owner == ex))
+			return true;
 	for (const struct turn_mark *m = sc_turn_top; m; m = m->outer)
 		if (!ex || m->ex == ex)
 			return true;
@@ -520,8 +526,7 @@ sc_exec_claim_blocking(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
 /* --- run ----------------------------------------------------------------- */
 
 struct run_ctx {
-	struct sc_exec *ex;
-	struct turn_mark mark; /* this turn's (sc_exec_in_turn) */
+	struct sc_exec *ex; /* its guard's owner (sc_exec_in_turn) */
 	struct sc_claim *c;
 	uint32_t budget;
 	size_t need; /* ids neighbours() reported */
@@ -543,18 +548,15 @@ run_guarded(struct run_ctx *r, struct sc_panic_record *rec)
 
 	g.rec = rec;
 	g.outer = sc__guard_top;
-	turn_enter(&r->mark, r->ex);
-	if (sigsetjmp(g.env, 0) != 0) {
-		turn_leave(&r->mark); /* r is memory: not clobbered */
-		return SC_EPANIC;     /* the panic popped g */
-	}
+	g.owner = r->ex;
+	if (sigsetjmp(g.env, 0) != 0)
+		return SC_EPANIC; /* the panic popped g */
 	sc__guard_top = &g;
 	r->c->turn = u->ops->turn(u, r->budget);
 	r->need = 0;
 	if (r->c->turn.progress > 0)
 		r->need = u->ops->neighbours(u, r->c->nbrs, r->c->cap_nbrs);
 	sc__guard_top = g.outer;
-	turn_leave(&r->mark);
 	return 0;
 }
 

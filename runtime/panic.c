@@ -97,6 +97,7 @@ sc_panic_guard(void (*fn)(void *arg), void *arg, struct sc_panic_record *rec)
 
 	g.rec = rec;
 	g.outer = sc__guard_top;
+	g.owner = NULL;
 	/* savemask 0: no system call per turn (see panic.h). */
 	if (sigsetjmp(g.env, 0) != 0)
 		return SC_EPANIC; /* the panic already popped g */

@@ -13,6 +13,8 @@ struct sc__guard {
 	sigjmp_buf env;		     /* where a panic jumps */
 	struct sc_panic_record *rec; /* where its message goes */
 	struct sc__guard *outer;     /* the guard to restore (nesting) */
+	const void *owner; /* the executor whose turn this guards, or NULL
+			    * (executor.c's sc_exec_in_turn reads it) */
 };
 
 extern __attribute__((
