@@ -97,6 +97,10 @@ healthy_chain_is_quiet(void)
 	CHECK(sc_pool_create(ex, &po, &pool) == 0, "pool");
 	CHECK(rt_net_start(net, ex) == 0, "start");
 	CHECK(rt_net_feed_all(net, ex) == 0, "feed");
+	/* The chain may settle within the monitor's first period: let it
+	 * look at least once (5 s at most) before the pool stops. */
+	for (int i = 0; i < 5000 && sc_watchdog_checks(wd) == 0; i++)
+		(void)nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
 	CHECK(sc_pool_finish(pool, NULL) == 0, "finish");
 	CHECK(sc_watchdog_checks(wd) > 0, "the monitor never looked");
 	CHECK(sc_watchdog_destroy(wd) == 0, "destroy");

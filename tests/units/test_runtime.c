@@ -940,6 +940,70 @@ Test(runtime, a_sharded_unit_holding_input_and_output_sums_its_replicas)
 	sc_graph_destroy(g);
 }
 
+/* Keep every row but those of key 13, whose callback fails: the replica
+ * that key is routed to panics, the other lives. */
+static int
+fail_on_13(void *ctx, const uint64_t *row, bool *keep)
+{
+	(void)ctx;
+	*keep = true;
+	return sc_dec_i64(row[0]) == 13 ? SC_ECALLBACK : 0;
+}
+
+Test(runtime, a_sharded_output_with_one_dead_replica_reads_edead_whole)
+{
+	enum sc_type t[2] = {SC_TYPE_I64, SC_TYPE_I64};
+	struct sc_aggregate_spec sp = {
+	    .ncols = 2, .k = 1, .kind = SC_AGG_COUNT};
+	struct sc_placement *p = NULL;
+	struct sc_runtime *rt = NULL;
+	struct sc_batch *b = NULL, *got = NULL;
+	struct sc_graph *g = NULL;
+	struct sc_schema s;
+	int32_t map[4] = {0, 0, 0, 0};
+	uint64_t rows[2 * 40];
+	int64_t w[40];
+	uint32_t dead = UINT32_MAX;
+	int in, out, rc;
+
+	cr_assert_eq(sc_schema_init(&s, 2, t, NULL), 0);
+	cr_assert_eq(sc_graph_create(&g), 0);
+	in = sc_graph_input(g, "kv", &s);
+	/* The keyed node reads the input (the rule of set_shards); the
+	 * failing filter follows it in its unit. */
+	out = sc_graph_output(g, "counts",
+			      sc_graph_filter(g, sc_graph_aggregate(g, in, &sp),
+					      fail_on_13, NULL));
+	cr_assert_geq(out, 0, "%s", sc_errmsg());
+	/* One unit replicated 2 ways: keys 0..39 reach both replicas, and
+	 * only the one that gets key 13 dies. */
+	cr_assert_eq(sc_placement_manual(g, map, 4, 1, &p), 0, "%s",
+		     sc_errmsg());
+	cr_assert_eq(sc_placement_set_shards(p, 0, 2), 0, "%s", sc_errmsg());
+	for (int j = 0; j < 40; j++) {
+		rows[2 * j] = sc_enc_i64(j);
+		rows[2 * j + 1] = sc_enc_i64(1);
+		w[j] = 1;
+	}
+	cr_assert_eq(sc_batch_from_records(2, rows, w, 40, &b), 0);
+	cr_assert_eq(sc_runtime_create(g, p, NULL, &rt), 0, "%s", sc_errmsg());
+	rc = sc_runtime_submit_wait(rt, in, b, 0);
+	cr_assert(rc == 0 || rc == SC_EDEAD, "%s", sc_errname(rc));
+	cr_assert_eq(sc_runtime_wait_idle(rt, 0, NULL), SC_EPANIC);
+	/* The live replica's groups are not a partial answer handed out as
+	 * the whole one: the read fails and writes nothing. */
+	got = (struct sc_batch *)&dead; /* a sentinel: must stay as it is */
+	cr_assert_eq(sc_runtime_integral(rt, out, &got), SC_EDEAD, "%s",
+		     sc_errmsg());
+	cr_assert_eq((void *)got, (void *)&dead, "*out written on failure");
+	cr_assert_eq(sc_runtime_upstream_dead(rt, out, &dead), SC_EDEAD);
+	cr_assert_neq(dead, UINT32_MAX);
+	sc_batch_release(b);
+	sc_runtime_destroy(rt);
+	sc_placement_destroy(p);
+	sc_graph_destroy(g);
+}
+
 /* --- the README example (compiled, so it cannot rot) ------------------- */
 
 /* README: how to place a circuit. Count bids per auction, with the count
