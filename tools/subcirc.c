@@ -38,7 +38,9 @@
  * jemalloc, the CLI's allocator, reads this at start-up. By default it
  * gives each thread an arena of its own, made at the thread's first
  * allocation; when that fails for want of address space (`ulimit -v`),
- * jemalloc 5.3 dereferences the arena it could not make and the process
+ * jemalloc 5.3 dereferences the arena it could not make (its thread
+ * cache takes the NULL that arena_choose_hard returns: jemalloc issue
+ * #2289, where its maintainers say such paths are untested) and the process
  * dies of SIGSEGV inside the allocator, where the glibc build ends with a
  * clear SC_ENOMEM. With one arena, made before main, a thread's first
  * allocation makes nothing, so running out of memory reaches the library
