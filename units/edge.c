@@ -32,8 +32,9 @@ struct sc_edge {
 	size_t outbox_bound;	      /* rows beyond which: backpressured */
 	atomic_bool closed;	      /* the consumer is gone */
 	atomic_int drainer;	      /* 1 while someone drains a closed ring */
-	_Atomic uint64_t undeliv_frames; /* released after the close */
-	_Atomic uint64_t undeliv_rows;	 /* their rows */
+	_Atomic uint64_t drained;     /* frames a close took from the ring */
+	_Atomic uint64_t refused;     /* sends released at a closed edge */
+	_Atomic uint64_t undeliv_rows; /* rows of drained and refused */
 
 	/* Written by the producer end only. */
 	alignas(SC_EDGE_LINE) _Atomic uint64_t pushed; /* frames into ring */
@@ -48,7 +49,8 @@ struct sc_edge {
 	 * which holds `drainer`). */
 	alignas(SC_EDGE_LINE) _Atomic uint64_t popped; /* frames out of ring */
 	_Atomic uint64_t rows_popped;		       /* their rows */
-	atomic_bool in_consumer; /* a poll runs (asserts) */
+	_Atomic uint64_t delivered; /* frames a poll took (popped - drained) */
+	atomic_bool in_consumer;    /* a poll runs (asserts) */
 };
 
 /*
@@ -225,10 +227,16 @@ ring_pop(struct sc_edge *e, uint64_t from, uint64_t to, struct sc_batch **out)
 /* --- closing ----------------------------------------------------------------
  */
 
+/* Count frames that will never reach the consumer, on `which` of the two
+ * counters: `drained` (they were in the ring) or `refused` (they never
+ * entered it). Kept apart so that frames sent (pushed + refused) and
+ * frames out of the ring (delivered + drained) each have their own
+ * figure, and sc_edge_traffic's identity can be checked, not assumed. */
 static void
-count_undeliverable(struct sc_edge *e, uint64_t frames, uint64_t rows)
+count_undeliverable(struct sc_edge *e, _Atomic uint64_t *which, uint64_t frames,
+		    uint64_t rows)
 {
-	atomic_fetch_add(&e->undeliv_frames, frames);
+	atomic_fetch_add(which, frames);
 	atomic_fetch_add(&e->undeliv_rows, rows);
 }
 
@@ -256,7 +264,7 @@ drain_closed(struct sc_edge *e)
 		c = atomic_load(&e->popped);
 		n = ck_ring_size(&e->ring);
 		rows = ring_pop(e, c, c + n, NULL);
-		count_undeliverable(e, n, rows);
+		count_undeliverable(e, &e->drained, n, rows);
 		atomic_store(&e->drainer, 0);
 		if (ck_ring_size(&e->ring) == 0)
 			return;
@@ -269,7 +277,7 @@ static void
 producer_saw_close(struct sc_edge *e)
 {
 	if (e->outbox) {
-		count_undeliverable(e,
+		count_undeliverable(e, &e->refused,
 				    atomic_load_explicit(&e->outbox_frames,
 							 memory_order_relaxed),
 				    sc_batch_count(e->outbox));
@@ -351,7 +359,7 @@ edge_send(struct sc_edge *e, struct sc_batch *batch)
 				"sc_edge_send: batch has %u columns, edge %u",
 				sc_batch_ncols(batch), e->ncols);
 	if (atomic_load_explicit(&e->closed, memory_order_acquire)) {
-		count_undeliverable(e, 1, sc_batch_count(batch));
+		count_undeliverable(e, &e->refused, 1, sc_batch_count(batch));
 		sc_batch_release(batch);
 		producer_saw_close(e);
 		return sc__fail(SC_EDEAD, "sc_edge_send: the consumer is gone");
@@ -461,6 +469,13 @@ sc_edge_poll(struct sc_edge *e, size_t max, struct sc_batch **out, size_t *n)
 	if (k) {
 		c = atomic_load_explicit(&e->popped, memory_order_relaxed);
 		ring_pop(e, c, c + k, out);
+		/* Consumer end only, so a plain add; relaxed, as rows_popped:
+		 * readers want the count, not an ordering. */
+		atomic_store_explicit(
+		    &e->delivered,
+		    atomic_load_explicit(&e->delivered, memory_order_relaxed) +
+			k,
+		    memory_order_relaxed);
 	}
 	end_leave(&e->in_consumer);
 	*n = (size_t)k;
@@ -514,8 +529,9 @@ sc_edge_undeliverable(const struct sc_edge *e, uint64_t *frames, uint64_t *rows)
 		uint64_t rc = atomic_load(&e->rows_popped);
 		uint64_t c = atomic_load(&e->popped);
 
-		f = atomic_load(&e->undeliv_frames) + atomic_load(&e->pushed) -
-		    c + atomic_load(&e->outbox_frames);
+		f = atomic_load(&e->drained) + atomic_load(&e->refused) +
+		    atomic_load(&e->pushed) - c +
+		    atomic_load(&e->outbox_frames);
 		r = atomic_load(&e->undeliv_rows) +
 		    atomic_load(&e->rows_pushed) - rc +
 		    atomic_load(&e->outbox_rows);
@@ -529,12 +545,21 @@ sc_edge_undeliverable(const struct sc_edge *e, uint64_t *frames, uint64_t *rows)
 void
 sc_edge_traffic(const struct sc_edge *e, struct sc_edge_traffic *out)
 {
+	uint64_t c;
+
 	if (!e || !out)
 		return;
 	memset(out, 0, sizeof(*out));
-	out->frames_popped = atomic_load(&e->popped);
+	/* Out of the ring before into it: popped never passes pushed, so
+	 * frames_in_ring is never negative while both ends run. */
+	out->frames_delivered = atomic_load(&e->delivered);
+	out->frames_drained = atomic_load(&e->drained);
+	c = atomic_load(&e->popped);
 	out->rows_popped = atomic_load(&e->rows_popped);
+	out->frames_refused = atomic_load(&e->refused);
 	out->frames_pushed = atomic_load(&e->pushed);
+	out->frames_sent = out->frames_pushed + out->frames_refused;
+	out->frames_in_ring = out->frames_pushed - c;
 	out->rows_pushed = atomic_load(&e->rows_pushed);
 	out->outbox_rows = atomic_load(&e->outbox_rows);
 	out->closed = atomic_load(&e->closed);

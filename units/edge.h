@@ -72,6 +72,10 @@
  * producer's next send or flush. sc_edge_undeliverable counts frames and
  * rows; a frame that raced into the ring during the close is counted
  * there as well until the producer's next call or destroy releases it.
+ * sc_edge_traffic keeps the two ways apart (frames drained from the ring,
+ * sends refused before they entered it) and apart from frames delivered,
+ * so the accounting of every frame sent is exact (see struct
+ * sc_edge_traffic).
  *
  * Threads. One thread at a time on each end: the producer end (send,
  * flush, backpressured, outbox_rows) and the consumer end (poll, close)
@@ -112,14 +116,43 @@ enum sc_edge_end {
 	SC_EDGE_CONSUMER = 1, /* counts frames popped from the ring */
 };
 
-/* A consistent-enough picture of the counters (sc_edge_traffic). */
+/*
+ * A consistent-enough picture of the counters (sc_edge_traffic).
+ *
+ * Where every frame went. A frame is what travels: a send that entered
+ * the ring, or an outbox that a flush pushed as one frame (the k sends
+ * coalesced into it become one frame there). The outbox itself holds
+ * rows, not frames, until it is flushed; if a close releases it instead,
+ * each of its sends counts as a frame refused (they were never merged
+ * into one). So, per edge, once both ends are quiet:
+ *
+ *   frames_sent = frames_delivered + frames_drained + frames_refused
+ *                 + frames_in_ring
+ *
+ * with frames_sent = frames_pushed + frames_refused. frames_in_ring is
+ * the ring's own count (pushed - popped), kept apart from the two
+ * counters of frames out of it (delivered by a poll, drained by a close),
+ * so a frame that left the ring without being counted as either breaks
+ * the identity. While the ends run, the fields are read one by one (out
+ * of the ring first), so the right side may lag the left by the frames
+ * in flight, never the other way.
+ */
 struct sc_edge_traffic {
-	uint64_t frames_pushed;	       /* frames that entered the ring */
-	uint64_t frames_popped;	       /* frames that left it (poll or close) */
-	uint64_t rows_pushed;	       /* rows of the frames pushed */
-	uint64_t rows_popped;	       /* rows of the frames popped */
-	uint64_t outbox_rows;	       /* rows waiting in the outbox */
-	uint64_t undeliverable_frames; /* see sc_edge_undeliverable */
+	uint64_t frames_sent;	   /* pushed + refused: see above */
+	uint64_t frames_pushed;	   /* frames that entered the ring */
+	uint64_t frames_delivered; /* frames a poll took (the consumer's) */
+	uint64_t frames_drained;   /* frames a close released from the ring */
+	uint64_t frames_refused;   /* sends a closed edge released before
+				      they entered the ring (a send after
+				      the close, or each send coalesced into
+				      an outbox the close released) */
+	uint64_t frames_in_ring;   /* frames in the ring now */
+	uint64_t rows_pushed;	   /* rows of the frames pushed */
+	uint64_t rows_popped;	   /* rows of the frames delivered or drained */
+	uint64_t outbox_rows;	   /* rows waiting in the outbox */
+	uint64_t undeliverable_frames; /* see sc_edge_undeliverable: drained
+					  + refused, plus a closed edge's
+					  ring and outbox sends */
 	uint64_t undeliverable_rows;   /* see sc_edge_undeliverable */
 	bool closed;		       /* sc_edge_close was called */
 };

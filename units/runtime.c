@@ -1207,7 +1207,13 @@ sc_runtime_stats(struct sc_runtime *rt, struct sc_runtime_stats *out)
 		sc_edge_traffic(rt->edges[i].edge, &t);
 		out->frames += t.frames_pushed;
 		out->rows += t.rows_pushed;
-		out->pending += t.frames_pushed - t.frames_popped;
+		out->pending += t.frames_in_ring;
+		if (t.closed)
+			out->pending_closed += t.frames_in_ring;
+		out->frames_sent += t.frames_sent;
+		out->frames_delivered += t.frames_delivered;
+		out->frames_undeliverable +=
+		    t.frames_drained + t.frames_refused;
 		out->outbox_rows += t.outbox_rows;
 		out->undeliverable_frames += t.undeliverable_frames;
 		out->undeliverable_rows += t.undeliverable_rows;

@@ -94,7 +94,27 @@ struct sc_runtime_opts {
 /* The default of opts.shutdown_timeout_ns: 30 s. */
 #define SC_RUNTIME_SHUTDOWN_TIMEOUT_NS (30ull * 1000000000ull)
 
-/* Figures over every unit and edge (sc_runtime_stats). */
+/*
+ * Figures over every unit and edge (sc_runtime_stats).
+ *
+ * Where every frame went, summed over all edges, host edges included
+ * (struct sc_edge_traffic says what a frame is: an outbox is rows until a
+ * flush sends it as one frame):
+ *
+ *   frames_sent = frames_delivered + frames_undeliverable + pending
+ *
+ * exact once nothing runs (after wait_idle with no submitter, or after
+ * shutdown). frames_undeliverable counts what the closes of dead units'
+ * edges released (drained from rings, or refused before entering one);
+ * frames still in rings are `pending`. At idle the rings of live units'
+ * edges are empty (sc_runtime_check_idle), so pending is pending_closed,
+ * and frames_sent - frames_delivered - frames_undeliverable -
+ * pending_closed counts frames lost: stranded before a live consumer
+ * that will not run, or gone from a ring uncounted. Unlike
+ * undeliverable_frames, frames_undeliverable does not count what still waits in
+ * a closed edge's ring (that is in `pending`) or outbox (rows, not yet a
+ * frame).
+ */
 struct sc_runtime_stats {
 	uint32_t units;		       /* executor units (replicas counted) */
 	uint32_t dead;		       /* of which dead after a panic */
@@ -102,6 +122,12 @@ struct sc_runtime_stats {
 	uint64_t frames;	       /* frames pushed over all edges */
 	uint64_t rows;		       /* rows of those frames */
 	uint64_t pending;	       /* frames in rings now */
+	uint64_t pending_closed;       /* of which in closed edges' rings
+					  (a dead consumer's: never taken) */
+	uint64_t frames_sent;	       /* frames pushed, or refused by a
+					  closed edge (see above) */
+	uint64_t frames_delivered;     /* frames a consumer's poll took */
+	uint64_t frames_undeliverable; /* frames a close drained or refused */
 	uint64_t outbox_rows;	       /* rows waiting in outboxes now */
 	uint64_t undeliverable_frames; /* frames addressed to dead units */
 	uint64_t undeliverable_rows;   /* their rows */
@@ -226,8 +252,15 @@ int sc_runtime_on_delta(struct sc_runtime *rt, int node, sc_delta_fn fn,
  */
 int sc_runtime_check_idle(struct sc_runtime *rt);
 
-/* sc_runtime_stats - the figures above (counters read atomically; exact
- * at idle). */
+/*
+ * sc_runtime_stats - the figures above into *out (nothing for a NULL
+ * argument). Any thread, while rt exists, concurrently with submitters
+ * and turns: it reads the edges' atomic counters (the edge set is fixed
+ * at create) and the executor's figures (under its lock, briefly), never
+ * a trace or an outbox. The counters are read one by one,
+ * so while anything runs the figures are not a snapshot (the frame
+ * identity may be off by the frames in flight); they are exact at idle.
+ */
 void sc_runtime_stats(struct sc_runtime *rt, struct sc_runtime_stats *out);
 
 /*

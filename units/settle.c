@@ -854,26 +854,34 @@ check_idle(struct run *r)
 	}
 }
 
-/* After shutdown: frames that entered a ring and never left it, beyond
- * those the closes counted undeliverable (see settle.h). */
+/* After shutdown: frames sent that were neither delivered, nor counted
+ * undeliverable, nor wait in a dead unit's ring (see settle.h). */
 static void
 check_frames(struct run *r)
 {
 	const struct sc_runtime_stats *st = &r->res->stats;
-	uint64_t lost = st->pending;
+	uint64_t accounted = st->frames_delivered + st->frames_undeliverable +
+			     st->pending_closed;
 
-	if (st->dead)
-		lost = st->pending > st->undeliverable_frames
-			   ? st->pending - st->undeliverable_frames
-			   : 0;
-	r->res->frames_lost = lost;
-	if (lost)
+	r->res->frames_lost =
+	    st->frames_sent > accounted ? st->frames_sent - accounted : 0;
+	if (accounted > st->frames_sent)
 		run_fail(r, SC_ESTATE,
-			 "%" PRIu64 " frames lost: %" PRIu64 " pushed, %" PRIu64
-			 " still in rings, %" PRIu64
-			 " undeliverable to %u dead units",
-			 lost, st->frames, st->pending,
-			 st->undeliverable_frames, st->dead);
+			 "%" PRIu64 " frames accounted for but %" PRIu64
+			 " sent: %" PRIu64 " delivered, %" PRIu64
+			 " undeliverable, %" PRIu64 " in dead units' rings",
+			 accounted, st->frames_sent, st->frames_delivered,
+			 st->frames_undeliverable, st->pending_closed);
+	else if (r->res->frames_lost)
+		run_fail(r, SC_ESTATE,
+			 "%" PRIu64 " frames lost: %" PRIu64 " sent, %" PRIu64
+			 " delivered, %" PRIu64 " undeliverable to %u dead "
+			 "units, %" PRIu64 " in their rings, %" PRIu64
+			 " in live rings",
+			 r->res->frames_lost, st->frames_sent,
+			 st->frames_delivered, st->frames_undeliverable,
+			 st->dead, st->pending_closed,
+			 st->pending - st->pending_closed);
 }
 
 /* A panic must be reported at shutdown exactly when one happened. */

@@ -69,15 +69,18 @@
  * (a fault whose step never comes is not counted); stalls the watchdog
  * reported; outputs compared and outputs skipped as downstream of a dead
  * unit; a hang (the sim's max_steps or the pool's timeout ran out); and
- * frames lost. The runtime counts frames pushed into rings, frames still
- * in rings and frames undeliverable to dead units (sc_runtime_stats), but
- * not frames delivered (polled by their consumer) apart from frames a
- * close drained, so frames_lost is what those figures can prove after
- * shutdown: frames still in rings with every unit alive, else frames in
- * rings beyond those counted undeliverable (a lower bound). With the
- * idle check (every edge into a live unit empty) that covers a frame
- * stranded before a live consumer; a frame stranded in a dead unit's ring
- * without being counted is caught only when the totals show it.
+ * frames lost. The runtime accounts for every frame sent
+ * (sc_runtime_stats): delivered (a consumer's poll took it), undeliverable
+ * (a dead unit's close drained it from a ring or refused it), or still in
+ * a ring. After shutdown the runtime is idle, so nothing in a live unit's
+ * ring will ever be taken, and frames_lost is exact:
+ *   frames_sent - frames_delivered - frames_undeliverable - pending_closed
+ * where pending_closed counts the frames still in dead units' rings
+ * (undeliverable, released at destroy). It is 0 in every correct run,
+ * with or without dead units; a frame stranded before a live consumer (a
+ * lost kick) or gone from a ring uncounted makes it positive, and so
+ * fails the run. An outbox is rows, not frames, until flushed
+ * (units/edge.h); one still waiting at the end fails the idle check.
  *
  * Ownership. The work holds its own references to the batches and borrows
  * the graph (which must outlive it). A result is caller storage filled by

@@ -335,6 +335,103 @@ Test(edge, closed_edge_counts_its_outbox_as_undeliverable)
 	sc_edge_destroy(e);
 }
 
+/* Every frame sent is in exactly one place (struct sc_edge_traffic). */
+static void
+assert_identity(const struct sc_edge_traffic *t)
+{
+	cr_assert_eq(t->frames_sent, t->frames_pushed + t->frames_refused);
+	cr_assert_eq(t->frames_sent,
+		     t->frames_delivered + t->frames_drained +
+			 t->frames_refused + t->frames_in_ring,
+		     "%llu sent, %llu delivered, %llu drained, %llu refused, "
+		     "%llu in the ring",
+		     (unsigned long long)t->frames_sent,
+		     (unsigned long long)t->frames_delivered,
+		     (unsigned long long)t->frames_drained,
+		     (unsigned long long)t->frames_refused,
+		     (unsigned long long)t->frames_in_ring);
+}
+
+Test(edge, polls_count_delivered_and_a_close_counts_drained)
+{
+	struct sc_edge *e = mk_edge(4, 100);
+	struct sc_edge_traffic t;
+	struct sc_batch *out[4];
+	size_t n = 0;
+
+	for (uint64_t i = 0; i < 3; i++)
+		cr_assert_eq(sc_edge_send(e, run_of_rows(10 * i, 2)), 0);
+	cr_assert_eq(sc_edge_poll(e, 1, out, &n), 0);
+	cr_assert_eq(n, 1);
+	sc_batch_release(out[0]);
+	sc_edge_traffic(e, &t);
+	cr_assert_eq(t.frames_delivered, 1);
+	cr_assert_eq(t.frames_drained, 0);
+	cr_assert_eq(t.frames_in_ring, 2);
+	assert_identity(&t);
+
+	sc_edge_close(e);
+	sc_edge_traffic(e, &t);
+	cr_assert_eq(t.frames_delivered, 1, "a drain is no delivery");
+	cr_assert_eq(t.frames_drained, 2, "the close took the ring's two");
+	cr_assert_eq(t.frames_refused, 0);
+	cr_assert_eq(t.frames_in_ring, 0);
+	assert_identity(&t);
+
+	cr_assert_eq(sc_edge_send(e, one_row(99, 1)), SC_EDEAD);
+	sc_edge_traffic(e, &t);
+	cr_assert_eq(t.frames_sent, 4);
+	cr_assert_eq(t.frames_pushed, 3, "a refused frame never entered");
+	cr_assert_eq(t.frames_refused, 1);
+	cr_assert_eq(t.frames_drained, 2);
+	assert_identity(&t);
+	cr_assert_eq(t.undeliverable_frames,
+		     t.frames_drained + t.frames_refused);
+	sc_edge_destroy(e);
+}
+
+Test(edge, an_outbox_is_one_frame_when_flushed_and_its_sends_when_refused)
+{
+	struct sc_edge *e = mk_edge(1, 100), *f = mk_edge(1, 100);
+	struct sc_edge_traffic t;
+	struct sc_batch *out[1];
+	size_t n = 0;
+
+	/* Flushed: three sends, two coalesced into one frame. */
+	cr_assert_eq(sc_edge_send(e, run_of_rows(0, 2)), 0);
+	cr_assert_eq(sc_edge_send(e, run_of_rows(10, 2)), SC_EFULL);
+	cr_assert_eq(sc_edge_send(e, run_of_rows(20, 2)), SC_EFULL);
+	sc_edge_traffic(e, &t);
+	cr_assert_eq(t.frames_sent, 1, "the outbox holds rows, not frames");
+	assert_identity(&t);
+	cr_assert_eq(sc_edge_poll(e, 1, out, &n), 0);
+	sc_batch_release(out[0]);
+	cr_assert_eq(sc_edge_flush(e), 0);
+	cr_assert_eq(sc_edge_poll(e, 1, out, &n), 0);
+	cr_assert_eq(sc_batch_count(out[0]), 4);
+	sc_batch_release(out[0]);
+	sc_edge_traffic(e, &t);
+	cr_assert_eq(t.frames_sent, 2, "a flush sends one frame");
+	cr_assert_eq(t.frames_delivered, 2);
+	assert_identity(&t);
+
+	/* Released by a close: each coalesced send is a frame refused. */
+	cr_assert_eq(sc_edge_send(f, run_of_rows(0, 2)), 0);
+	cr_assert_eq(sc_edge_send(f, run_of_rows(10, 2)), SC_EFULL);
+	cr_assert_eq(sc_edge_send(f, run_of_rows(20, 2)), SC_EFULL);
+	sc_edge_close(f);
+	cr_assert_eq(sc_edge_flush(f), SC_EDEAD);
+	sc_edge_traffic(f, &t);
+	cr_assert_eq(t.frames_drained, 1);
+	cr_assert_eq(t.frames_refused, 2);
+	cr_assert_eq(t.frames_sent, 3);
+	cr_assert_eq(t.frames_delivered, 0);
+	assert_identity(&t);
+	cr_assert_eq(t.undeliverable_frames, 3, "as sc_edge_undeliverable");
+	sc_edge_destroy(e);
+	sc_edge_destroy(f);
+}
+
 Test(edge, capacity_must_be_a_power_of_two)
 {
 	static const uint32_t bad[] = {0, 3, 6, 100, (1u << 30) + 1, 1u << 31};
@@ -426,7 +523,7 @@ Test(edge, traffic_counters_give_progress)
 
 	sc_edge_traffic(e, &t);
 	cr_assert_eq(t.frames_pushed, 6);
-	cr_assert_eq(t.frames_popped, 2);
+	cr_assert_eq(t.frames_delivered, 2);
 	cr_assert_eq(t.rows_pushed, 9);
 	cr_assert_eq(t.rows_popped, 4);
 	cr_assert_eq(t.outbox_rows, 1);

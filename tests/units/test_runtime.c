@@ -280,6 +280,52 @@ Test(runtime, a_unit_that_panics_dies_alone_and_frames_to_it_are_undeliverable)
 	sc_graph_destroy(c.g);
 }
 
+Test(runtime, every_frame_sent_is_delivered_or_undeliverable_with_a_dead_unit)
+{
+	struct small c;
+	struct sc_placement *p;
+	struct sc_runtime *rt;
+	struct sc_runtime_stats st;
+	int64_t k1[3] = {1, 2, 13}, k2[2] = {4, 5}, k3[1] = {6};
+	struct sc_batch *b1 = keys(k1, 3), *b2 = keys(k2, 2), *b3 = keys(k3, 1);
+	int side;
+
+	small_init(&c, true);
+	side = sc_graph_output(c.g, "side",
+			       sc_graph_filter(c.g, c.in, slow_keep, NULL));
+	cr_assert_geq(side, 0);
+	rt = runtime_of(&c, "per-node", NULL, &p);
+	cr_assert_eq(sc_runtime_submit(rt, c.in, b1), 0);
+	cr_assert_eq(sc_runtime_wait_idle(rt, 0, NULL), SC_EPANIC);
+	cr_assert_eq(sc_runtime_submit(rt, c.in, b2), 0);
+	cr_assert_eq(sc_runtime_wait_idle(rt, 0, NULL), SC_EPANIC);
+	cr_assert_eq(sc_runtime_submit(rt, c.in, b3), 0);
+	cr_assert_eq(sc_runtime_shutdown(rt, NULL), SC_EPANIC);
+	sc_runtime_stats(rt, &st);
+	cr_assert_eq(st.dead, 1);
+	/* Each submit after the death sent the dead map a frame (one
+	 * step each: wait_idle between them). */
+	cr_assert_eq(st.frames_undeliverable, 2, "%llu",
+		     (unsigned long long)st.frames_undeliverable);
+	cr_assert_gt(st.frames_delivered, 0);
+	cr_assert_eq(st.pending, 0);
+	cr_assert_eq(st.frames_sent,
+		     st.frames_delivered + st.frames_undeliverable + st.pending,
+		     "%llu sent, %llu delivered, %llu undeliverable",
+		     (unsigned long long)st.frames_sent,
+		     (unsigned long long)st.frames_delivered,
+		     (unsigned long long)st.frames_undeliverable);
+	/* The identity needs the undeliverable term: without it, frames to
+	 * the dead unit would read as lost. */
+	cr_assert_neq(st.frames_sent, st.frames_delivered + st.pending);
+	sc_batch_release(b1);
+	sc_batch_release(b2);
+	sc_batch_release(b3);
+	sc_runtime_destroy(rt);
+	sc_placement_destroy(p);
+	sc_graph_destroy(c.g);
+}
+
 Test(runtime, an_output_downstream_of_a_dead_unit_is_flagged_partial)
 {
 	struct small c;
@@ -373,7 +419,8 @@ Test(runtime, a_slow_consumer_bounds_the_outbox_and_the_host_sees_efull,
 				    "runtime/a_slow_consumer", 25000);
 	slow_ns = 100000; /* 0.1 ms per row */
 	for (int i = 0; i < nsub; i++) {
-		int64_t k[4] = {4 * i, 4 * i + 1, 4 * i + 2, 4 * i + 3};
+		int64_t k[4] = {4 * (int64_t)i, 4 * (int64_t)i + 1,
+				4 * (int64_t)i + 2, 4 * (int64_t)i + 3};
 		struct sc_batch *b = keys(k, 4); /* distinct rows: no
 						    cancelling */
 		int rc;
@@ -402,7 +449,7 @@ Test(runtime, a_slow_consumer_bounds_the_outbox_and_the_host_sees_efull,
 		      (unsigned long long)max_outbox);
 	cr_assert_eq(sc_runtime_check_idle(rt), 0, "%s", sc_errmsg());
 	cr_assert_eq(sc_runtime_integral(rt, c.out, &got), 0);
-	cr_assert_eq(sc_batch_count(got), 4 * nsub);
+	cr_assert_eq(sc_batch_count(got), (size_t)4 * nsub);
 	sc_batch_release(got);
 	sc_runtime_destroy(rt);
 	sc_placement_destroy(p);
@@ -915,7 +962,8 @@ Test(runtime, a_sharded_unit_holding_input_and_output_sums_its_replicas)
 		int64_t w[64];
 
 		for (int j = 0; j < 64; j++) {
-			rows[2 * j] = sc_enc_i64((int64_t)sc_rng_below(&r, 40));
+			rows[(size_t)2 * j] =
+			    sc_enc_i64((int64_t)sc_rng_below(&r, 40));
 			rows[2 * j + 1] =
 			    sc_enc_i64((int64_t)sc_rng_below(&r, 100));
 			w[j] = sc_rng_below(&r, 4) ? 1 : -1;
@@ -981,7 +1029,7 @@ Test(runtime, a_sharded_output_with_one_dead_replica_reads_edead_whole)
 		     sc_errmsg());
 	cr_assert_eq(sc_placement_set_shards(p, 0, 2), 0, "%s", sc_errmsg());
 	for (int j = 0; j < 40; j++) {
-		rows[2 * j] = sc_enc_i64(j);
+		rows[(size_t)2 * j] = sc_enc_i64(j);
 		rows[2 * j + 1] = sc_enc_i64(1);
 		w[j] = 1;
 	}
