@@ -884,6 +884,16 @@ check_frames(struct run *r)
 			 st->pending - st->pending_closed);
 }
 
+/* Whether no turn runs or waits: the frame accounting is exact then. */
+static bool
+runtime_quiet(struct sc_runtime *rt)
+{
+	struct sc_exec_info info;
+
+	sc_exec_info(sc_runtime_exec(rt), &info);
+	return info.idle;
+}
+
 /* A panic must be reported at shutdown exactly when one happened. */
 static void
 check_shutdown(struct run *r)
@@ -1016,7 +1026,11 @@ sc_settle_run(const struct sc_settle_work *w, const struct sc_placement *p,
 	check_shutdown(&r);
 	fault_disarm(&r);
 	sc_runtime_stats(r.rt, &res->stats);
-	if (res->ok || !res->why[0])
+	/* Counted after any earlier failure too (a frame stranded before a
+	 * live consumer fails the idle check first, and is still a frame
+	 * lost), but only when nothing runs: else frames in flight are not
+	 * lost. */
+	if (!res->hung && runtime_quiet(r.rt))
 		check_frames(&r);
 	sc_runtime_destroy(r.rt);
 	return rc;

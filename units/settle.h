@@ -79,8 +79,10 @@
  * (undeliverable, released at destroy). It is 0 in every correct run,
  * with or without dead units; a frame stranded before a live consumer (a
  * lost kick) or gone from a ring uncounted makes it positive, and so
- * fails the run. An outbox is rows, not frames, until flushed
- * (units/edge.h); one still waiting at the end fails the idle check.
+ * fails the run. It is counted whenever the run ends quiet (no turn runs
+ * or waits), after an earlier failure too; not after a hang. An outbox is
+ * rows, not frames, until flushed (units/edge.h); one still waiting at the
+ * end fails the idle check.
  *
  * Ownership. The work holds its own references to the batches and borrows
  * the graph (which must outlive it). A result is caller storage filled by
