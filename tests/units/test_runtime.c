@@ -280,6 +280,15 @@ Test(runtime, a_unit_that_panics_dies_alone_and_frames_to_it_are_undeliverable)
 	sc_graph_destroy(c.g);
 }
 
+/* Frames sent that were neither delivered, nor counted undeliverable,
+ * nor wait in a dead unit's ring: the settle check's frames_lost. */
+static uint64_t
+frames_unaccounted(const struct sc_runtime_stats *st)
+{
+	return st->frames_sent - st->frames_delivered -
+	       st->frames_undeliverable - st->pending_closed;
+}
+
 Test(runtime, every_frame_sent_is_delivered_or_undeliverable_with_a_dead_unit)
 {
 	struct small c;
@@ -315,12 +324,116 @@ Test(runtime, every_frame_sent_is_delivered_or_undeliverable_with_a_dead_unit)
 		     (unsigned long long)st.frames_sent,
 		     (unsigned long long)st.frames_delivered,
 		     (unsigned long long)st.frames_undeliverable);
+	cr_assert_eq(frames_unaccounted(&st), 0);
 	/* The identity needs the undeliverable term: without it, frames to
 	 * the dead unit would read as lost. */
 	cr_assert_neq(st.frames_sent, st.frames_delivered + st.pending);
 	sc_batch_release(b1);
 	sc_batch_release(b2);
 	sc_batch_release(b3);
+	sc_runtime_destroy(rt);
+	sc_placement_destroy(p);
+	sc_graph_destroy(c.g);
+}
+
+Test(runtime, a_frame_stranded_before_a_live_unit_reads_as_lost)
+{
+	struct small c;
+	struct sc_placement *p;
+	struct sc_runtime *rt;
+	struct sc_runtime_stats st;
+	struct sc_claim cl;
+	struct sc_exec *ex;
+	int64_t k[2] = {1, 2};
+	struct sc_batch *b = keys(k, 2), *got = NULL;
+
+	small_init(&c, false);
+	rt = runtime_of(&c, "single", NULL, &p);
+	ex = sc_runtime_exec(rt);
+	cr_assert_eq(sc_runtime_submit(rt, c.in, b), 0);
+	/* The planted bug: the unit's turn is handed back as if it had run,
+	 * without taking its input, so nothing will kick it again (a lost
+	 * kick, the shape of issue 14's bug 17). */
+	sc_claim_init(&cl);
+	cr_assert_eq(sc_exec_claim(ex, -1, &cl), 0, "nothing queued");
+	cl.ran = true;
+	cr_assert_eq(sc_exec_finish(ex, &cl), 0);
+	sc_claim_fini(&cl);
+	cr_assert_eq(sc_runtime_wait_idle(rt, 0, NULL), 0);
+	sc_runtime_stats(rt, &st);
+	cr_assert_eq(st.frames_sent, 1);
+	cr_assert_eq(st.frames_delivered, 0);
+	cr_assert_eq(st.pending, 1, "the frame waits in a live unit's ring");
+	cr_assert_eq(st.pending_closed, 0);
+	cr_assert_eq(frames_unaccounted(&st), 1, "the stranded frame is lost");
+	cr_assert_eq(sc_runtime_check_idle(rt), SC_ESTATE, "%s", sc_errmsg());
+	/* Kicked, the unit takes it: delivered, nothing lost. */
+	cr_assert_eq(sc_exec_kick(ex, 0), 0);
+	cr_assert_eq(sc_runtime_wait_idle(rt, 0, NULL), 0);
+	sc_runtime_stats(rt, &st);
+	cr_assert_eq(st.frames_delivered, 1);
+	cr_assert_eq(frames_unaccounted(&st), 0);
+	cr_assert_eq(sc_runtime_check_idle(rt), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_runtime_integral(rt, c.out, &got), 0);
+	cr_assert_eq(sc_batch_count(got), 2);
+	sc_batch_release(got);
+	sc_batch_release(b);
+	sc_runtime_destroy(rt);
+	sc_placement_destroy(p);
+	sc_graph_destroy(c.g);
+}
+
+Test(runtime, a_stranded_frame_reads_as_lost_beside_frames_to_a_dead_unit)
+{
+	struct small c;
+	struct sc_placement *p;
+	struct sc_runtime *rt;
+	struct sc_runtime_stats st;
+	struct sc_claim cl;
+	struct sc_exec *ex;
+	int64_t k1[1] = {13}, k2[2] = {4, 5};
+	struct sc_batch *b1 = keys(k1, 1), *b2 = keys(k2, 2);
+	uint64_t faked = 0, old_bound;
+	int side;
+
+	small_init(&c, true);
+	side = sc_graph_output(c.g, "side",
+			       sc_graph_filter(c.g, c.in, slow_keep, NULL));
+	cr_assert_geq(side, 0);
+	rt = runtime_of(&c, "per-node", NULL, &p);
+	ex = sc_runtime_exec(rt);
+	cr_assert_eq(sc_runtime_submit(rt, c.in, b1), 0);
+	cr_assert_eq(sc_runtime_wait_idle(rt, 0, NULL), SC_EPANIC);
+	/* The input's unit runs for real: a frame to the dead map (refused)
+	 * and one to the side filter (pushed, the filter kicked). */
+	cr_assert_eq(sc_runtime_submit(rt, c.in, b2), 0);
+	sc_claim_init(&cl);
+	cr_assert_eq(sc_exec_claim(ex, -1, &cl), 0);
+	cr_assert_eq(sc_exec_run(ex, &cl, 64), 0);
+	cr_assert_eq(sc_exec_finish(ex, &cl), 0);
+	/* The planted bug: every unit kicked since is handed back unrun. */
+	while (sc_exec_claim(ex, -1, &cl) == 0) {
+		cl.ran = true;
+		cr_assert_eq(sc_exec_finish(ex, &cl), 0);
+		faked++;
+	}
+	sc_claim_fini(&cl);
+	cr_assert_gt(faked, 0);
+	cr_assert_eq(sc_runtime_wait_idle(rt, 0, NULL), SC_EPANIC);
+	sc_runtime_stats(rt, &st);
+	cr_assert_geq(st.frames_undeliverable, 1);
+	cr_assert_geq(st.pending, 1);
+	cr_assert_eq(st.pending_closed, 0);
+	cr_assert_eq(frames_unaccounted(&st), st.pending,
+		     "each stranded frame is lost");
+	/* The lower bound this replaced (frames in rings beyond those
+	 * counted undeliverable) let the dead unit's frames hide it. */
+	old_bound = st.pending > st.undeliverable_frames
+			? st.pending - st.undeliverable_frames
+			: 0;
+	cr_assert_eq(old_bound, 0);
+	sc_batch_release(b1);
+	sc_batch_release(b2);
 	sc_runtime_destroy(rt);
 	sc_placement_destroy(p);
 	sc_graph_destroy(c.g);
