@@ -842,7 +842,7 @@ step_fail(struct sc_circuit *c, int id, int rc, const char *what)
 	const struct sc__node *nd = node_of(c, id);
 	char inner[160];
 
-	(void)snprintf(inner, sizeof(inner), "%s", sc_errmsg());
+	(void)snprintf(inner, sizeof(inner), "%s", sc_errdetail());
 	(void)snprintf(
 	    c->why, sizeof(c->why), "step %llu, node '%s' (%s): %s %s%s%s",
 	    (unsigned long long)c->steps, nd->name, sc_node_kind_name(nd->kind),

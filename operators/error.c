@@ -9,6 +9,7 @@
 /* One message per thread: errors are read right after the call that raised
  * them, on the thread that made it, so no locking is needed. */
 static _Thread_local char sc_last_msg[512];
+static _Thread_local size_t sc_last_name_len; /* the "SC_E...: " prefix */
 
 static const struct {
 	const char *name;
@@ -56,10 +57,17 @@ sc_errmsg(void)
 	return sc_last_msg;
 }
 
+const char *
+sc_errdetail(void)
+{
+	return sc_last_msg + sc_last_name_len;
+}
+
 void
 sc_error_clear(void)
 {
 	sc_last_msg[0] = '\0';
+	sc_last_name_len = 0;
 }
 
 int
@@ -68,10 +76,12 @@ sc_errorf(int code, const char *fmt, ...)
 	va_list ap;
 	int n;
 
+	sc_last_name_len = 0;
 	n = snprintf(sc_last_msg, sizeof(sc_last_msg),
 		     "%s: ", sc_errname(code));
 	if (n < 0 || (size_t)n >= sizeof(sc_last_msg))
 		return code;
+	sc_last_name_len = (size_t)n;
 	va_start(ap, fmt);
 	(void)vsnprintf(sc_last_msg + n, sizeof(sc_last_msg) - (size_t)n, fmt,
 			ap);

@@ -63,6 +63,13 @@ const char *sc_errname(int code);
 const char *sc_errmsg(void);
 
 /*
+ * sc_errdetail - sc_errmsg without its leading "SC_E...: " (the code's
+ * name), for a message that quotes an inner error after naming the code
+ * itself, so the name is not said twice. "" if none; same lifetime.
+ */
+const char *sc_errdetail(void);
+
+/*
  * sc_error_clear - forget this thread's last message.
  */
 void sc_error_clear(void);

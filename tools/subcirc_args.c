@@ -33,7 +33,7 @@ int
 lib_error(const char *what, int rc)
 {
 	(void)fprintf(stderr, "subcirc: %s: %s (%s)\n", what, sc_errname(rc),
-		      sc_errmsg()[0] ? sc_errmsg() : sc_strerror(rc));
+		      sc_errdetail()[0] ? sc_errdetail() : sc_strerror(rc));
 	return EXIT_LIBRARY;
 }
 

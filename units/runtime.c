@@ -499,7 +499,7 @@ sc_runtime_create(struct sc_graph *g, const struct sc_placement *p,
 		char msg[512];
 
 		/* Teardown may overwrite the message: keep the first. */
-		(void)snprintf(msg, sizeof(msg), "%s", sc_errmsg());
+		(void)snprintf(msg, sizeof(msg), "%s", sc_errdetail());
 		teardown(rt);
 		return sc__fail(rc, "%s", msg);
 	}

@@ -110,7 +110,7 @@ feed_frame(struct sc_subcircuit *s, int stream, struct sc_batch *b)
 	sc_batch_release(b);
 	if (rc)
 		sc_panic("unit %s: feed of stream %d failed: %s: %s", s->name,
-			 stream, sc_errname(rc), sc_errmsg());
+			 stream, sc_errname(rc), sc_errdetail());
 }
 
 /* Poll at most budget frames round-robin over the readable input edges. */
@@ -150,7 +150,7 @@ send_outputs(struct sc_subcircuit *s)
 
 		if (rc)
 			sc_panic("unit %s: delta of stream %d: %s: %s", s->name,
-				 o->stream, sc_errname(rc), sc_errmsg());
+				 o->stream, sc_errname(rc), sc_errdetail());
 		if (sc_batch_count(d) == 0) {
 			sc_batch_release(d);
 			continue;
@@ -159,7 +159,7 @@ send_outputs(struct sc_subcircuit *s)
 		rc = sc_exchange_send(&o->x, d, NULL);
 		if (rc && rc != SC_EDEAD)
 			sc_panic("unit %s: sending stream %d: %s: %s", s->name,
-				 o->stream, sc_errname(rc), sc_errmsg());
+				 o->stream, sc_errname(rc), sc_errdetail());
 	}
 }
 
@@ -234,7 +234,7 @@ sub_turn(struct sc_unit *self, uint32_t budget)
 
 		if (rc)
 			sc_panic("unit %s: step failed: %s: %s", s->name,
-				 sc_errname(rc), sc_errmsg());
+				 sc_errname(rc), sc_errdetail());
 		send_outputs(s);
 		/* The sends may have pushed a gating outbox past its bound:
 		 * then the rest of the gated input waits for the consumer's

@@ -33,3 +33,13 @@ Test(error, errorf_returns_its_code_and_keeps_the_detail)
 	cr_assert_str_eq(sc_errmsg(),
 			 "SC_ESCHEMA: row has 3 columns, schema has 2");
 }
+
+Test(error, errdetail_is_the_message_without_the_codes_name)
+{
+	cr_assert_eq(sc_errorf(SC_EINVAL, "bad %d", 7), SC_EINVAL);
+	cr_assert_str_eq(sc_errmsg(), "SC_EINVAL: bad 7");
+	cr_assert_str_eq(sc_errdetail(), "bad 7");
+	sc_error_clear();
+	cr_assert_str_eq(sc_errdetail(), "");
+	cr_assert_str_eq(sc_errmsg(), "");
+}
