@@ -12,6 +12,8 @@
  *                     over seeds x workers x placements x modes, with
  *                     injected faults: a campaign (--faults, --json,
  *                     --shrink)
+ *   subcirc_alloc.c   the ld --wrap allocators and the hook that lets
+ *                     `stress --faults alloc` fail the Nth allocation
  *   subcirc_failalloc.c  not the CLI: the LD_PRELOAD that fails the Nth
  *                     allocation, for the CLI's out-of-memory tests
  *
@@ -35,6 +37,13 @@
 #define EXIT_LIBRARY 3
 
 #define MAX_LIST 32 /* entries of a comma list */
+
+/* --- the allocation hook (subcirc_alloc.c) --------------------------------
+ */
+
+/* Install the hook of SC_SETTLE_FAULT_ALLOC (sc_settle_alloc_hook_set)
+ * when the CLI was linked with the wrap; else nothing. */
+void cli_alloc_hook_install(void);
 
 /* --- usage (subcirc.c) -----------------------------------------------------
  */

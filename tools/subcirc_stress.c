@@ -11,12 +11,13 @@
  *
  * The campaign: --modes sim,pool crosses the seeded scheduler with the
  * real pool, and --faults LIST injects, per case, a fault drawn from the
- * case's seed (units/settle.h: panic, segv, stall, slow, burst; "none"
- * too), or exactly one with --panic-at UNIT:N / --fault-unit / --fault-at.
- * The settle check counts what happened; this file tallies it, prints a
- * progress line each second and a summary, writes --json, and with
- * --shrink reduces the first failing case (fewer events, simpler
- * placements, fewer workers, an earlier fault step) while it still fails.
+ * case's seed (units/settle.h: panic, segv, stall, slow, burst, alloc;
+ * "none" too; alloc through tools/subcirc_alloc.c's hook), or exactly one
+ * with --panic-at UNIT:N / --fault-unit / --fault-at. The settle check
+ * counts what happened; this file tallies it, prints a progress line each
+ * second and a summary, writes --json, and with --shrink reduces the
+ * first failing case (fewer events, simpler placements, fewer workers, an
+ * earlier fault step) while it still fails.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -33,6 +34,10 @@
 #include "tools/subcirc.h"
 #include "units/placement.h"
 #include "units/settle.h"
+
+/* A drawn alloc fault fails one of the run's first this many
+ * allocations. */
+#define STRESS_ALLOC_AT 64
 
 static const char *const stress_default[] = {
     "single",	"per-node",  "chains",	 "random:2",
@@ -267,6 +272,14 @@ stress_run(struct stress_case *k, const char *exe)
 	sc_settle_work_destroy(w);
 	if (k->skipped)
 		return 0;
+	/* An allocation failure may end the run in SC_ENOMEM (a refused
+	 * submit: nothing to compare); it must still lose no frame and not
+	 * hang (units/settle.h). */
+	if (k->fault.kind == SC_SETTLE_FAULT_ALLOC && !k->res.ok &&
+	    (rc == SC_ENOMEM || (!rc && k->res.error == SC_ENOMEM)) &&
+	    !k->res.hung && !k->res.frames_lost &&
+	    k->res.injected[k->fault.kind])
+		return 0;
 	if (rc)
 		return EXIT_LIBRARY;
 	return k->res.ok ? 0 : EXIT_CHECK;
@@ -347,15 +360,17 @@ stress_parse_faults(const char *v, struct stress_cfg *s)
 	     tok = strtok_r(NULL, ",", &save)) {
 		enum sc_settle_fault_kind k;
 
-		if (!strcmp(tok, "alloc"))
+		if (!strcmp(tok, "alloc") &&
+		    sc_settle_fault_parse(tok, &k) != 0)
 			die_usage("stress",
 				  "--faults: alloc is not injected in-process "
-				  "(the library has no allocation hook); use "
-				  "the LD_PRELOAD tools/subcirc_failalloc.c");
+				  "in this build (no allocation hook: %s); use "
+				  "the LD_PRELOAD tools/subcirc_failalloc.c",
+				  sc_errmsg());
 		if (sc_settle_fault_parse(tok, &k) != 0)
 			die_usage("stress",
 				  "--faults: '%s' is not none, panic, segv, "
-				  "stall, slow or burst",
+				  "stall, slow, burst or alloc",
 				  tok);
 		if (s->nfaults == SC_SETTLE_FAULT_KINDS)
 			die_usage("stress", "--faults: too many entries");
@@ -585,7 +600,12 @@ stress_case_at(const struct stress_cfg *s, uint64_t seed, int w, int mode,
 	if (s->nfaults) {
 		k.fault.kind = s->faults[h % s->nfaults];
 		k.fault.unit = s->fault_unit;
-		k.fault.at = s->fault_at ? s->fault_at : 1 + (h >> 32) % 3;
+		/* alloc: the Nth allocation of the run, drawn wider, so that
+		 * it falls in a worker's turn as well as in a submit. */
+		k.fault.at = s->fault_at ? s->fault_at
+			     : k.fault.kind == SC_SETTLE_FAULT_ALLOC
+				 ? 1 + (h >> 32) % STRESS_ALLOC_AT
+				 : 1 + (h >> 32) % 3;
 	}
 	return k;
 }
@@ -668,16 +688,24 @@ now_s(void)
 	return (double)sc_clock_ns() / 1e9;
 }
 
+static uint64_t
+stress_injected(const struct stress_tally *t)
+{
+	uint64_t n = 0;
+
+	for (int i = 1; i < SC_SETTLE_FAULT_KINDS; i++)
+		n += t->injected[i];
+	return n;
+}
+
 static void
 stress_progress(const struct stress_tally *t, uint64_t total, double t0)
 {
-	(void)fprintf(stderr,
-		      "subcirc stress: %" PRIu64 "/%" PRIu64
-		      " cases, %.0f s, %" PRIu64 " failures, %" PRIu64
-		      " faults injected\n",
-		      t->cases, total, now_s() - t0, t->failures,
-		      t->injected[1] + t->injected[2] + t->injected[3] +
-			  t->injected[4] + t->injected[5]);
+	(void)fprintf(
+	    stderr,
+	    "subcirc stress: %" PRIu64 "/%" PRIu64 " cases, %.0f s, %" PRIu64
+	    " failures, %" PRIu64 " faults injected\n",
+	    t->cases, total, now_s() - t0, t->failures, stress_injected(t));
 }
 
 static void
@@ -705,10 +733,10 @@ stress_print_tally(const struct stress_cfg *s, const struct stress_tally *t)
 		(void)printf("faults injected: panic %" PRIu64 ", segv %" PRIu64
 			     ", stall %" PRIu64 " (watchdog reported %" PRIu64
 			     "), slow %" PRIu64 ", burst %" PRIu64
-			     "; alloc: not injected in-process\n",
+			     ", alloc %" PRIu64 "\n",
 			     t->injected[1], t->injected[2], t->injected[3],
-			     t->stalls_reported, t->injected[4],
-			     t->injected[5]);
+			     t->stalls_reported, t->injected[4], t->injected[5],
+			     t->injected[6]);
 	(void)printf("failures %" PRIu64 ", divergences %" PRIu64
 		     ", frames lost %" PRIu64 ", hangs %" PRIu64
 		     ", errors %" PRIu64 "; outputs compared %" PRIu64
@@ -751,9 +779,7 @@ stress_write_json(const struct stress_tally *t, FILE *f)
 		(void)fprintf(f, "%s\"%s\": %" PRIu64, i > 1 ? ", " : "",
 			      sc_settle_fault_name(i), t->injected[i]);
 	(void)fprintf(f,
-		      "},\n  \"faults_not_injected\": {\"alloc\": \"no "
-		      "allocation hook in the library\"},\n"
-		      "  \"stalls_reported\": %" PRIu64
+		      "},\n  \"stalls_reported\": %" PRIu64
 		      ",\n  \"units_panicked\": %" PRIu64
 		      ",\n  \"outputs_compared\": %" PRIu64
 		      ",\n  \"outputs_dead\": %" PRIu64
@@ -797,6 +823,7 @@ cmd_stress(int argc, char **argv, const char *exe)
 	struct stress_case first = {0};
 	bool stop = false;
 
+	cli_alloc_hook_install(); /* before --faults alloc is parsed */
 	stress_parse(argc, argv, &s);
 	total = (s.seed_hi - s.seed_lo + 1) *
 		(uint64_t)((s.grid ? 1 : 0) + (s.random ? 1 : 0)) *

@@ -288,6 +288,7 @@ struct run {
 	_Atomic uint64_t steps; /* of the fault's unit, so far */
 	atomic_uint fired;	/* the fault happened */
 	void *page;		/* SEGV: a PROT_NONE page to write to */
+	bool alloc_failed;	/* ALLOC: the hook failed an allocation */
 	struct sc_watchdog *wd; /* STALL: the watchdog that must report */
 };
 
@@ -325,7 +326,26 @@ run_submitted(struct run *r, int rc, size_t i, uint64_t *dead)
 /* --- injected faults ------------------------------------------------------ */
 
 static const char *const fault_names[SC_SETTLE_FAULT_KINDS] = {
-    "none", "panic", "segv", "stall", "slow", "burst"};
+    "none", "panic", "segv", "stall", "slow", "burst", "alloc"};
+
+/* The ALLOC hook: process-wide, as the allocator it fails is; set by the
+ * host thread before any run (settle.h). */
+static struct sc_settle_alloc_hook alloc_hook;
+
+void
+sc_settle_alloc_hook_set(const struct sc_settle_alloc_hook *h)
+{
+	if (h && h->arm && h->disarm)
+		alloc_hook = *h;
+	else
+		alloc_hook = (struct sc_settle_alloc_hook){0};
+}
+
+static bool
+alloc_hooked(void)
+{
+	return alloc_hook.arm != NULL;
+}
 
 const char *
 sc_settle_fault_name(enum sc_settle_fault_kind k)
@@ -336,14 +356,21 @@ sc_settle_fault_name(enum sc_settle_fault_kind k)
 int
 sc_settle_fault_parse(const char *name, enum sc_settle_fault_kind *out)
 {
-	for (unsigned k = 0; name && out && k < SC_SETTLE_FAULT_KINDS; k++)
-		if (!strcmp(name, fault_names[k])) {
-			*out = (enum sc_settle_fault_kind)k;
-			return 0;
-		}
+	for (unsigned k = 0; name && out && k < SC_SETTLE_FAULT_KINDS; k++) {
+		if (strcmp(name, fault_names[k]) != 0)
+			continue;
+		if (k == SC_SETTLE_FAULT_ALLOC && !alloc_hooked())
+			return sc__fail(SC_EINVAL,
+					"sc_settle_fault_parse: alloc needs an "
+					"allocation hook "
+					"(sc_settle_alloc_hook_set), and this "
+					"program installed none");
+		*out = (enum sc_settle_fault_kind)k;
+		return 0;
+	}
 	return sc__fail(SC_EINVAL,
 			"sc_settle_fault_parse: '%s' is not none, panic, segv, "
-			"stall, slow or burst",
+			"stall, slow, burst or alloc",
 			name ? name : "(null)");
 }
 
@@ -482,6 +509,8 @@ fault_check(struct run *r)
 	if (r->kind == SC_SETTLE_FAULT_SLOW ||
 	    r->kind == SC_SETTLE_FAULT_BURST ||
 	    (fault_in_callback(r->kind) && atomic_load(&r->fired)))
+		res->injected[r->kind] = 1;
+	if (r->kind == SC_SETTLE_FAULT_ALLOC && r->alloc_failed)
 		res->injected[r->kind] = 1;
 	if (!res->injected[r->kind] || r->kind == SC_SETTLE_FAULT_NONE)
 		return;
@@ -949,6 +978,9 @@ check_opts(const struct sc_settle_opts *o, const struct sc_placement *p,
 	else if (o->fault.unit >= 0 &&
 		 (uint32_t)o->fault.unit >= sc_placement_units(p))
 		bad = "fault unit out of the placement's units";
+	else if (o->fault.kind == SC_SETTLE_FAULT_ALLOC && !alloc_hooked())
+		bad = "an alloc fault needs an allocation hook "
+		      "(sc_settle_alloc_hook_set); none is installed";
 	if (!bad)
 		return 0;
 	(void)snprintf(res->why, sizeof(res->why), "sc_settle_run: %s", bad);
@@ -986,7 +1018,8 @@ sc_settle_run(const struct sc_settle_work *w, const struct sc_placement *p,
 	    opts->fault.stall_ns ? opts->fault.stall_ns : SETTLE_STALL_NS;
 	r.faults = (w->flags & SC_SETTLE_FAULTS) != 0 ||
 		   r.kind == SC_SETTLE_FAULT_PANIC ||
-		   r.kind == SC_SETTLE_FAULT_SEGV;
+		   r.kind == SC_SETTLE_FAULT_SEGV ||
+		   r.kind == SC_SETTLE_FAULT_ALLOC;
 	res->single_failed = w->single_failed;
 	ro = (struct sc_runtime_opts){
 	    .workers = opts->mode == SC_SETTLE_POOL
@@ -1016,10 +1049,16 @@ sc_settle_run(const struct sc_settle_work *w, const struct sc_placement *p,
 		return rc;
 	}
 	res->ok = true;
+	/* ALLOC: armed from the first submit to idle, so that neither the
+	 * reference nor the comparison meets the failure. */
+	if (r.kind == SC_SETTLE_FAULT_ALLOC)
+		alloc_hook.arm(alloc_hook.ctx, r.at);
 	if (opts->mode == SC_SETTLE_POOL)
 		rc = drive_pool(&r);
 	else
 		drive_sim(&r);
+	if (r.kind == SC_SETTLE_FAULT_ALLOC)
+		r.alloc_failed = alloc_hook.disarm(alloc_hook.ctx);
 	fault_check(&r);
 	if (res->ok)
 		check_idle(&r);

@@ -61,9 +61,20 @@
  *           submit everything; sim: the host submits all it can per event.
  * The reference stays the unfaulted single circuit. With a dead unit, the
  * outputs it feeds (sc_runtime_upstream_dead) are not compared; every
- * other output must still equal the reference. There is no in-process
- * allocation-failure hook in the library: allocation failures are
- * injected from outside the process (tools/subcirc_failalloc.c).
+ * other output must still equal the reference.
+ *
+ * ALLOC fails the `at`-th allocation of the process from the first
+ * submit to the end of the run (the reference is computed before, and
+ * the comparison after). The library does not own the allocator, so it
+ * cannot fail one itself: a program that can (the `subcirc` CLI links
+ * itself with ld --wrap, tools/subcirc_alloc.c) installs a hook with
+ * sc_settle_alloc_hook_set, process-wide as the allocator is. Without
+ * one, ALLOC is refused by name (SC_EINVAL). The run must then end in
+ * success, a unit panic (counted as usual), or SC_ENOMEM from a submit
+ * or the scheduler (res->ok false, res->error SC_ENOMEM: the integrals
+ * are not compared then, a submission having been refused; the caller
+ * judges it, as `subcirc stress` does), with no frame lost and no hang.
+ * res->injected[ALLOC] says whether the hook failed an allocation.
  *
  * What a run counts (the result): faults that actually happened, by kind
  * (a fault whose step never comes is not counted); stalls the watchdog
@@ -212,16 +223,38 @@ enum sc_settle_fault_kind {
 	SC_SETTLE_FAULT_STALL = 3, /* a sleep past the stall threshold */
 	SC_SETTLE_FAULT_SLOW = 4,  /* budget 1, edge capacity 1 */
 	SC_SETTLE_FAULT_BURST = 5, /* host submits all at once */
-	SC_SETTLE_FAULT_KINDS = 6, /* how many kinds there are */
+	SC_SETTLE_FAULT_ALLOC = 6, /* the `at`-th allocation fails (a hook) */
+	SC_SETTLE_FAULT_KINDS = 7, /* how many kinds there are */
 };
 
-/* "none", "panic", "segv", "stall", "slow", "burst" (static); "?" for an
- * unknown kind. */
+/* "none", "panic", "segv", "stall", "slow", "burst", "alloc" (static);
+ * "?" for an unknown kind. */
 const char *sc_settle_fault_name(enum sc_settle_fault_kind k);
 
-/* sc_settle_fault_parse - the kind named `name` (as above) into *out.
- * Returns 0 or SC_EINVAL. */
+/*
+ * sc_settle_fault_parse - the kind named `name` (as above) into *out.
+ * Returns:
+ *   0            *out is the kind
+ *   SC_EINVAL    an unknown name, or "alloc" with no allocation hook
+ *                installed (sc_errmsg() says so)
+ */
 int sc_settle_fault_parse(const char *name, enum sc_settle_fault_kind *out);
+
+/* How a program that owns its allocator fails one allocation on purpose. */
+struct sc_settle_alloc_hook {
+	/* from now on, fail the nth allocation (from 1) of any thread */
+	void (*arm)(void *ctx, uint64_t nth);
+	/* stop failing; true when an allocation failed since arm */
+	bool (*disarm)(void *ctx);
+	void *ctx;
+};
+
+/*
+ * sc_settle_alloc_hook_set - install *h (copied) as the hook of ALLOC
+ * faults for the whole process; NULL removes it. Call it before any run,
+ * from the host thread (not while a run is in progress).
+ */
+void sc_settle_alloc_hook_set(const struct sc_settle_alloc_hook *h);
 
 /* One injected fault. */
 struct sc_settle_fault {
@@ -311,7 +344,8 @@ struct sc_settle_result {
  *                res->diff, say how
  *   SC_EINVAL    NULL w, p or res; units or hosts out of range; an
  *                unknown mode or fault kind; a fault unit out of the
- *                placement's units (res->why names it)
+ *                placement's units; ALLOC with no allocation hook
+ *                (res->why names it)
  *   other        the runtime could not be built (sc_runtime_create's
  *                error, e.g. SC_EINVAL for a loop across units), a host
  *                thread could not be started, or SC_ENOMEM; res->why

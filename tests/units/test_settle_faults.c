@@ -313,3 +313,36 @@ Test(settle_faults, a_bad_fault_is_einval)
 	sc_settle_work_destroy(w);
 	cr_assert_eq(sc_randc_destroy(rc), 0);
 }
+
+/* A C caller that installed no allocation hook: "alloc" does not parse,
+ * and a run with the ALLOC kind is refused, both naming the missing hook
+ * (the CLI's hook is tools/subcirc_alloc.c; this test links none). */
+Test(settle_faults, alloc_without_a_hook_is_einval_naming_the_hook)
+{
+	struct sc_randc *rc = NULL;
+	struct sc_settle_work *w = NULL;
+	struct sc_placement *p = NULL;
+	struct sc_settle_result res;
+	struct sc_settle_opts o = {.fault = {.kind = SC_SETTLE_FAULT_ALLOC}};
+	enum sc_settle_fault_kind k = SC_SETTLE_FAULT_NONE;
+
+	sc_settle_alloc_hook_set(NULL);
+	cr_assert_eq(sc_settle_fault_parse("alloc", &k), SC_EINVAL);
+	cr_assert_eq(k, SC_SETTLE_FAULT_NONE);
+	cr_assert(strstr(sc_errmsg(), "allocation hook"), "%s", sc_errmsg());
+	cr_assert_str_eq(sc_settle_fault_name(SC_SETTLE_FAULT_ALLOC), "alloc");
+	cr_assert_eq(sc_randc_create(1, &rc), 0);
+	cr_assert_eq(sc_settle_work_generate(sc_randc_graph(rc),
+					     sc_randc_settle_step, rc, 2, 0,
+					     &w),
+		     0);
+	cr_assert_eq(sc_placement_parse(sc_randc_graph(rc), "single", 1, &p),
+		     0);
+	cr_assert_eq(sc_settle_run(w, p, &o, &res), SC_EINVAL);
+	cr_assert_eq(res.error, SC_EINVAL);
+	cr_assert(strstr(res.why, "allocation hook"), "%s", res.why);
+	sc_settle_result_fini(&res);
+	sc_placement_destroy(p);
+	sc_settle_work_destroy(w);
+	cr_assert_eq(sc_randc_destroy(rc), 0);
+}
