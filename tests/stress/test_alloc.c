@@ -7,8 +7,9 @@
  * (stress.alloc_wrap_covers_the_library fails if it starts calling another
  * allocator). This program is linked with `ld --wrap` for each of those
  * and a few more (tests/CMakeLists.txt), so every call the library's
- * objects make lands in the __wrap_* functions below, which count the
- * calls and fail the Nth while a sweep point is armed, then pass on to the
+ * objects make lands in the __wrap_* functions of bench/faults/failalloc.c,
+ * which count the calls and fail the Nth while a sweep point is armed
+ * (sc_failalloc_arm), then pass on to the
  * real allocator (jemalloc in the normal build, ASan's under ASan).
  * Criterion and libc live in shared objects, which --wrap does not touch,
  * so their allocations are never counted. The counter is atomic: worker
@@ -66,6 +67,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bench/faults/failalloc.h"
 #include "operators/aggregate.h"
 #include "operators/batch.h"
 #include "operators/circuit.h"
@@ -76,106 +78,6 @@
 #include "units/placement.h"
 #include "units/runtime.h"
 #include "units/settle.h"
-
-/* --- the allocation fault injector ---------------------------------------
- */
-
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *p, size_t size);
-void *__real_aligned_alloc(size_t align, size_t size);
-int __real_posix_memalign(void **p, size_t align, size_t size);
-char *__real_strdup(const char *s);
-void *__wrap_malloc(size_t size);
-void *__wrap_calloc(size_t n, size_t size);
-void *__wrap_realloc(void *p, size_t size);
-void *__wrap_aligned_alloc(size_t align, size_t size);
-int __wrap_posix_memalign(void **p, size_t align, size_t size);
-char *__wrap_strdup(const char *s);
-
-/* fault_at and fault_persist are written only while disarmed; arming is a
- * release store, so a worker that sees it armed sees them too. */
-static atomic_bool fault_armed;
-static atomic_uint_fast64_t fault_seen;	  /* allocations while armed */
-static atomic_uint_fast64_t fault_failed; /* of which failed */
-static uint64_t fault_at;		  /* the allocation to fail, 1-based */
-static bool fault_persist;		  /* and every one after it */
-
-static bool
-fault_hit(void)
-{
-	uint64_t k;
-
-	if (!atomic_load_explicit(&fault_armed, memory_order_acquire))
-		return false;
-	k = atomic_fetch_add_explicit(&fault_seen, 1, memory_order_relaxed) + 1;
-	if (k != fault_at && !(fault_persist && k > fault_at))
-		return false;
-	atomic_fetch_add_explicit(&fault_failed, 1, memory_order_relaxed);
-	errno = ENOMEM;
-	return true;
-}
-
-void *
-__wrap_malloc(size_t size)
-{
-	return fault_hit() ? NULL : __real_malloc(size);
-}
-
-void *
-__wrap_calloc(size_t n, size_t size)
-{
-	return fault_hit() ? NULL : __real_calloc(n, size);
-}
-
-/* A failed realloc leaves the block as it was, as the real one does. */
-void *
-__wrap_realloc(void *p, size_t size)
-{
-	return fault_hit() ? NULL : __real_realloc(p, size);
-}
-
-void *
-__wrap_aligned_alloc(size_t align, size_t size)
-{
-	return fault_hit() ? NULL : __real_aligned_alloc(align, size);
-}
-
-int
-__wrap_posix_memalign(void **p, size_t align, size_t size)
-{
-	return fault_hit() ? ENOMEM : __real_posix_memalign(p, align, size);
-}
-
-char *
-__wrap_strdup(const char *s)
-{
-	return fault_hit() ? NULL : __real_strdup(s);
-}
-
-static void
-fault_arm(uint64_t n, bool persist)
-{
-	fault_at = n;
-	fault_persist = persist;
-	atomic_store(&fault_seen, 0);
-	atomic_store(&fault_failed, 0);
-	atomic_store_explicit(&fault_armed, true, memory_order_release);
-}
-
-/* Arm again for the same point, counting on from where it stopped (a
- * point armed over two calls with host work between them). */
-static void
-fault_resume(void)
-{
-	atomic_store_explicit(&fault_armed, true, memory_order_release);
-}
-
-static void
-fault_disarm(void)
-{
-	atomic_store(&fault_armed, false);
-}
 
 /* --- one sweep point: its name, and an alarm that names it ---------------
  */
@@ -515,10 +417,10 @@ run_create(struct fix *f, const struct cfg *cfg, const struct point *pt)
 	int rc;
 
 	sc_error_clear();
-	fault_arm(pt->n, pt->persist);
+	sc_failalloc_arm(pt->n, pt->persist);
 	rc = sc_runtime_create(f->g, p, &o, &rt);
 	had_msg = msg_names(rc);
-	fault_disarm();
+	sc_failalloc_disarm();
 	expect_ok_or_enomem(pt, "sc_runtime_create", rc, had_msg);
 	if (rc) {
 		cr_assert_null(rt, PT_FMT "create failed, yet wrote *out",
@@ -550,14 +452,14 @@ run_submit(struct fix *f, const struct cfg *cfg, const struct point *pt)
 	int rcs[NBATCH], rc;
 
 	memset(&rec, 0, sizeof(rec));
-	fault_arm(pt->n, pt->persist);
+	sc_failalloc_arm(pt->n, pt->persist);
 	for (int i = 0; i < NBATCH; i++) {
 		sc_error_clear();
 		rcs[i] = sc_runtime_submit(rt, f->to[i], f->in[i]);
 		had_msg[i] = msg_names(rcs[i]);
 	}
 	rc = sc_runtime_wait_idle(rt, WAIT_NS, &rec);
-	fault_disarm();
+	sc_failalloc_disarm();
 	for (int i = 0; i < NBATCH; i++) {
 		/* With workers, a turn may already have died of an
 		 * injected failure: the next submit to it is SC_EDEAD. */
@@ -584,14 +486,14 @@ run_submit_wait(struct fix *f, const struct cfg *cfg, const struct point *pt)
 	bool had_msg[NBATCH];
 	int rcs[NBATCH];
 
-	fault_arm(pt->n, pt->persist);
+	sc_failalloc_arm(pt->n, pt->persist);
 	for (int i = 0; i < NBATCH; i++) {
 		sc_error_clear();
 		rcs[i] =
 		    sc_runtime_submit_wait(rt, f->to[i], f->in[i], WAIT_NS);
 		had_msg[i] = msg_names(rcs[i]);
 	}
-	fault_disarm();
+	sc_failalloc_disarm();
 	for (int i = 0; i < NBATCH; i++) {
 		/* A turn it ran (or the pool ran) may have died of an
 		 * injected failure: a later submit to it is SC_EDEAD. */
@@ -656,10 +558,10 @@ run_sim(struct fix *f, const struct cfg *cfg, const struct point *pt)
 	int rc;
 
 	sc_error_clear();
-	fault_arm(pt->n, pt->persist);
+	sc_failalloc_arm(pt->n, pt->persist);
 	rc = sc_sim_run(sc_runtime_exec(rt), &so, &res);
 	had_msg = msg_names(rc);
-	fault_disarm();
+	sc_failalloc_disarm();
 	/* The sim's own state is one allocation: SC_ENOMEM before any
 	 * event; a unit's panic is SC_EPANIC once settled. */
 	cr_assert(rc == 0 || rc == SC_EPANIC || (rc == SC_ENOMEM && had_msg),
@@ -727,9 +629,9 @@ run_settle(struct fix *f, const struct cfg *cfg, const struct point *pt)
 		steps[i] = (struct sc_settle_step){f->to[i], f->in[i]};
 	cr_assert_eq(sc_settle_work_create(f->g, steps, NBATCH, 0, &w), 0, "%s",
 		     sc_errmsg());
-	fault_arm(pt->n, pt->persist);
+	sc_failalloc_arm(pt->n, pt->persist);
 	rc = sc_settle_run(w, p, &o, &res);
-	fault_disarm();
+	sc_failalloc_disarm();
 	cr_assert(rc == 0 || rc == SC_ENOMEM,
 		  PT_FMT "sc_settle_run returned %s (%s)", PT(pt),
 		  sc_errname(rc), res.why);
@@ -761,9 +663,9 @@ run_turns_on_host(struct fix *f, const struct cfg *cfg, const struct point *pt)
 
 	memset(&rec, 0, sizeof(rec));
 	submit_rest(f, rt, NULL, pt);
-	fault_arm(pt->n, pt->persist);
+	sc_failalloc_arm(pt->n, pt->persist);
 	rc = sc_runtime_wait_idle(rt, WAIT_NS, &rec);
-	fault_disarm();
+	sc_failalloc_disarm();
 	expect_ok_or_panic(pt, "sc_runtime_wait_idle", rc, &rec);
 	verify(f, rt, pt, false);
 	sc_runtime_destroy(rt);
@@ -783,10 +685,10 @@ run_integral(struct fix *f, const struct cfg *cfg, const struct point *pt)
 	submit_rest(f, rt, NULL, pt);
 	cr_assert_eq(sc_runtime_wait_idle(rt, WAIT_NS, NULL), 0);
 	sc_error_clear();
-	fault_arm(pt->n, pt->persist);
+	sc_failalloc_arm(pt->n, pt->persist);
 	rc = sc_runtime_integral(rt, f->out, &got);
 	had_msg = msg_names(rc);
-	fault_disarm();
+	sc_failalloc_disarm();
 	expect_ok_or_enomem(pt, "sc_runtime_integral", rc, had_msg);
 	if (rc)
 		cr_assert_null(got, PT_FMT "integral failed, yet wrote *out",
@@ -813,14 +715,14 @@ run_shutdown(struct fix *f, const struct cfg *cfg, const struct point *pt)
 
 	memset(&rec, 0, sizeof(rec));
 	submit_rest(f, rt, NULL, pt);
-	fault_arm(pt->n, pt->persist);
+	sc_failalloc_arm(pt->n, pt->persist);
 	rc = sc_runtime_shutdown(rt, &rec);
-	fault_disarm();
+	sc_failalloc_disarm();
 	expect_ok_or_panic(pt, "sc_runtime_shutdown", rc, &rec);
 	verify(f, rt, pt, true);
-	fault_resume();
+	sc_failalloc_resume();
 	sc_runtime_destroy(rt);
-	fault_disarm();
+	sc_failalloc_disarm();
 	sc_placement_destroy(p);
 }
 
@@ -852,10 +754,10 @@ run_parse(struct fix *f, const struct cfg *cfg, const struct point *pt)
 	int rc;
 
 	sc_error_clear();
-	fault_arm(pt->n, pt->persist);
+	sc_failalloc_arm(pt->n, pt->persist);
 	rc = sc_placement_parse(f->g, cfg->spec, 7, &p);
 	had_msg = msg_names(rc);
-	fault_disarm();
+	sc_failalloc_disarm();
 	expect_ok_or_enomem(pt, "sc_placement_parse", rc, had_msg);
 	if (rc)
 		cr_assert_null(p, PT_FMT "parse failed, yet wrote *out",
@@ -881,8 +783,8 @@ run_point(struct fix *f, scenario_fn run, const struct cfg *cfg,
 	point_begin(pt);
 	run(f, cfg, pt);
 	point_end();
-	*hit = atomic_load(&fault_failed) != 0;
-	return atomic_load(&fault_seen);
+	*hit = sc_failalloc_failed() != 0;
+	return sc_failalloc_seen();
 }
 
 /*
@@ -1089,7 +991,7 @@ Test(alloc, a_unit_dying_with_no_memory_for_its_peers_leaves_no_frame_behind)
 	point_begin(&pt);
 	run_turns_on_host(&f, &cfg, &pt); /* verify: check_idle is 0 */
 	point_end();
-	cr_assert_gt(atomic_load(&fault_failed), 1, "nothing failed");
+	cr_assert_gt(sc_failalloc_failed(), 1, "nothing failed");
 	fix_fini(&f);
 }
 
