@@ -472,10 +472,69 @@ sc_batch_add(const struct sc_batch *a, const struct sc_batch *b,
 	return sc__merge_finish(&m, out);
 }
 
+/* The balanced tree of merges over batches[0..n), n >= 1 (checked). */
+static int
+sum_tree(struct sc_batch *const *batches, size_t n, struct sc_batch **out)
+{
+	struct sc_batch *l, *r;
+	int rc;
+
+	if (n == 1) {
+		*out = sc_batch_retain(batches[0]);
+		return 0;
+	}
+	rc = sum_tree(batches, n / 2, &l);
+	if (rc)
+		return rc;
+	rc = sum_tree(batches + n / 2, n - n / 2, &r);
+	if (rc)
+		goto release_l;
+	/* l and r are reference counted (the n == 1 case retains an input);
+	 * the analyzer models each release as a free and reports a false
+	 * use after free here. */
+	rc = sc_batch_add(l, r, out); // NOLINT(clang-analyzer-unix.Malloc)
+	sc_batch_release(r);
+release_l:
+	sc_batch_release(l);
+	return rc;
+}
+
+/*
+ * The same sum through one builder: every row pushed, then one sort whose
+ * consolidation adds equal rows in 128 bits, so only a row's total must
+ * fit. A half of the tree may pass int64 where the total does not (+MAX
+ * and +1 in one half, -1 in the other), and which rows meet in which half
+ * is an accident of the order of the batches (for a trace, of its merge
+ * schedule): the tree's overflow is retried here, so SC_EOVERFLOW means a
+ * total outside int64. Slower than the tree, and only taken after it.
+ */
+static int
+sum_flat(struct sc_batch *const *batches, size_t n, struct sc_batch **out)
+{
+	struct sc_batch_builder b;
+	size_t rows = 0;
+	int rc;
+
+	/* The batches are the caller's, alive; the analyzer takes sum_tree's
+	 * release of a retained input for a free (as there). */
+	for (size_t i = 0; i < n; i++)
+		// NOLINTNEXTLINE(clang-analyzer-unix.Malloc)
+		rows += sc_batch_count(batches[i]);
+	rc = sc_batch_builder_init(&b, batches[0]->ncols);
+	if (rc)
+		return rc;
+	rc = sc_batch_builder_reserve(&b, rows);
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = sc_batch_builder_push_batch(&b, batches[i], 1);
+	if (rc == 0)
+		rc = sc_batch_builder_finish(&b, out);
+	sc_batch_builder_fini(&b);
+	return rc;
+}
+
 int
 sc_batch_sum(struct sc_batch *const *batches, size_t n, struct sc_batch **out)
 {
-	struct sc_batch *l, *r;
 	int rc;
 
 	if (!batches || !out || n == 0)
@@ -487,23 +546,9 @@ sc_batch_sum(struct sc_batch *const *batches, size_t n, struct sc_batch **out)
 					"sc_batch_sum: batch %zu is NULL or "
 					"has a different column count",
 					i);
-	if (n == 1) {
-		*out = sc_batch_retain(batches[0]);
-		return 0;
-	}
-	rc = sc_batch_sum(batches, n / 2, &l);
-	if (rc)
-		return rc;
-	rc = sc_batch_sum(batches + n / 2, n - n / 2, &r);
-	if (rc)
-		goto release_l;
-	/* l and r are reference counted (the n == 1 case retains an input);
-	 * the analyzer models each release as a free and reports a false
-	 * use after free here. */
-	rc = sc_batch_add(l, r, out); // NOLINT(clang-analyzer-unix.Malloc)
-	sc_batch_release(r);
-release_l:
-	sc_batch_release(l);
+	rc = sum_tree(batches, n, out);
+	if (rc == SC_EOVERFLOW && n > 2)
+		rc = sum_flat(batches, n, out);
 	return rc;
 }
 

@@ -240,7 +240,9 @@ int sc_batch_add(const struct sc_batch *a, const struct sc_batch *b,
 
 /*
  * sc_batch_sum - the sum of n batches (k-way, by a balanced tree of
- * merges). n == 0 is SC_EINVAL (no column count); otherwise as sc_batch_add.
+ * merges, redone by one wide consolidation if a partial sum of the tree
+ * overflows: SC_EOVERFLOW means a row's total leaves int64). n == 0 is
+ * SC_EINVAL (no column count); otherwise as sc_batch_add.
  */
 int sc_batch_sum(struct sc_batch *const *batches, size_t n,
 		 struct sc_batch **out);

@@ -690,6 +690,35 @@ Test(batch, sum_of_many_equals_pairwise_adds)
 	zref_fini(&z);
 }
 
+Test(batch, sum_fails_only_when_a_rows_total_leaves_int64)
+{
+	uint64_t r1 = 1, r2 = 2;
+	int64_t wmax = INT64_MAX, one = 1, mone = -1;
+	struct sc_batch *bs[4], *sum, *want;
+
+	/* +MAX and +1 meet in the tree's first half, -1 in the second: a
+	 * partial sum passes int64, the total (MAX) does not. */
+	cr_assert_eq(sc_batch_from_records(1, &r1, &wmax, 1, &bs[0]), 0);
+	cr_assert_eq(sc_batch_from_records(1, &r1, &one, 1, &bs[1]), 0);
+	cr_assert_eq(sc_batch_from_records(1, &r1, &mone, 1, &bs[2]), 0);
+	cr_assert_eq(sc_batch_from_records(1, &r2, &one, 1, &bs[3]), 0);
+	cr_assert_eq(sc_batch_sum(bs, 4, &sum), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_batch_from_records(1, (uint64_t[]){1, 2},
+					   (int64_t[]){INT64_MAX, 1}, 2, &want),
+		     0);
+	cr_assert(sc_batch_equal(sum, want));
+	sc_batch_release(sum);
+	sc_batch_release(want);
+	/* A total outside int64 is still SC_EOVERFLOW. */
+	sc_batch_release(bs[2]);
+	cr_assert_eq(sc_batch_from_records(1, &r2, &mone, 1, &bs[2]), 0);
+	sum = NULL;
+	cr_assert_eq(sc_batch_sum(bs, 4, &sum), SC_EOVERFLOW);
+	cr_assert_null(sum);
+	for (int i = 0; i < 4; i++)
+		sc_batch_release(bs[i]);
+}
+
 /* A random batch of up to 200 rows of at most 4 columns, 3 values per
  * column (so keys repeat), and a random key of k columns (0..ncols) drawn
  * the same way. */
