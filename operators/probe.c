@@ -424,7 +424,7 @@ sc__probe_seek(struct sc__probe *p, const uint64_t *key, uint32_t k)
 int
 sc__probe_weight(struct sc__probe *p, const uint64_t *row, int64_t *w)
 {
-	int64_t sum = 0;
+	__int128 sum = 0; /* wide: only the total must fit, whatever the runs */
 	size_t pi = prepared(p, row, p->ncols);
 
 	for (uint32_t i = 0; i < p->nruns; i++) {
@@ -433,13 +433,13 @@ sc__probe_weight(struct sc__probe *p, const uint64_t *row, int64_t *w)
 
 		p->from[i] = lo;
 		if (lo < sc_batch_count(b) &&
-		    sc_row_eq(sc_batch_row(b, lo), row, p->ncols) &&
-		    __builtin_add_overflow(sum, sc_batch_weight(b, lo), &sum))
-			return sc__fail(SC_EOVERFLOW,
-					"probe: a row's integrated weight "
-					"leaves int64");
+		    sc_row_eq(sc_batch_row(b, lo), row, p->ncols))
+			sum += sc_batch_weight(b, lo);
 	}
-	*w = sum;
+	if (sum > INT64_MAX || sum < INT64_MIN)
+		return sc__fail(SC_EOVERFLOW, "probe: a row's integrated "
+					      "weight leaves int64");
+	*w = (int64_t)sum;
 	return 0;
 }
 
@@ -452,8 +452,7 @@ static int
 walk_step(struct sc__probe *p, bool back, const uint64_t **row, int64_t *w)
 {
 	const uint64_t *best = NULL;
-	int64_t sum = 0;
-	bool over = false;
+	__int128 sum = 0; /* wide: only the total must fit */
 
 	for (uint32_t i = 0; i < p->nruns; i++) {
 		const uint64_t *r;
@@ -474,18 +473,17 @@ walk_step(struct sc__probe *p, bool back, const uint64_t **row, int64_t *w)
 		at = back ? p->hi[i] - 1 : p->lo[i];
 		if (!sc_row_eq(sc_batch_row(p->run[i], at), best, p->ncols))
 			continue;
-		over |= __builtin_add_overflow(
-		    sum, sc_batch_weight(p->run[i], at), &sum);
+		sum += sc_batch_weight(p->run[i], at);
 		if (back)
 			p->hi[i]--;
 		else
 			p->lo[i]++;
 	}
-	if (over)
+	if (sum > INT64_MAX || sum < INT64_MIN)
 		return sc__fail(SC_EOVERFLOW, "probe: a row's integrated "
 					      "weight leaves int64");
 	*row = best;
-	*w = sum;
+	*w = (int64_t)sum;
 	return 1;
 }
 

@@ -241,6 +241,36 @@ start_merge(struct sc_trace *t, bool *started)
 	return 0;
 }
 
+/*
+ * The merge in hand met a row whose two weights sum beyond int64. That sum
+ * is only a partial integral: another run may hold the weight that brings
+ * the row back (+MAX and +1 here, -1 in a third run), and which runs meet
+ * in a merge is an accident of the merge schedule. So fold the whole spine
+ * into one run instead (sc_batch_sum adds each row's weights in 128 bits):
+ * that fails only if the integral itself has a row outside int64, and then
+ * the trace is left as it was, merge in hand included. Rare, so its cost
+ * (a sort of every row) is not budgeted.
+ */
+static int
+merge_overflowed(struct sc_trace *t, int rc)
+{
+	struct sc_batch *all;
+
+	if (sc_batch_sum(t->runs, t->nruns, &all))
+		return sc__fail(rc, "sc_trace_work: a row's integrated weight "
+				    "would leave int64");
+	sc__merge_abort(&t->merge);
+	t->merging = false;
+	for (size_t i = 0; i < t->nruns; i++)
+		sc_batch_release(t->runs[i]);
+	t->nruns = 0;
+	if (all->count)
+		t->runs[t->nruns++] = all;
+	else
+		sc_batch_release(all);
+	return 0;
+}
+
 /* Advance the merge in hand; on completion swap its result in. */
 static int
 advance_merge(struct sc_trace *t, size_t budget, size_t *moved)
@@ -248,6 +278,8 @@ advance_merge(struct sc_trace *t, size_t budget, size_t *moved)
 	struct sc_batch *merged;
 	int rc = sc__merge_step(&t->merge, budget, moved);
 
+	if (rc == SC_EOVERFLOW)
+		return merge_overflowed(t, rc);
 	if (rc)
 		return rc;
 	if (sc__merge_left(&t->merge) > 0)

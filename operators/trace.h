@@ -78,9 +78,12 @@ int sc_trace_insert(struct sc_trace *t, struct sc_batch *b);
  * step of a merge: it moves one input row (or two equal rows, which it
  * adds) and emits at most one. Writes the units done into *done if done is
  * not NULL (less than budget means no work is left). Returns 0, SC_EINVAL,
- * SC_ENOMEM, or SC_EOVERFLOW when the merge in hand sums a row's weights
- * beyond int64 (the integral itself overflows; the trace keeps its runs
- * unmerged and stays exact, and every later call reports it again).
+ * SC_ENOMEM, or SC_EOVERFLOW when a row's weights summed over ALL the
+ * runs leave int64 (the integral itself overflows; the trace keeps its runs
+ * unmerged and stays exact, and every later call reports it again). A
+ * merge whose two runs alone pass int64 (+MAX and +1, with -1 in a third)
+ * instead folds the whole spine into one run, so the merge schedule never
+ * decides whether work fails.
  */
 int sc_trace_work(struct sc_trace *t, size_t budget, size_t *done);
 

@@ -533,6 +533,61 @@ Test(aggregate, an_avg_whose_partial_count_leaves_int64_settles_as_one_step)
 	same_in_any_steps(&avg, 3, in, w);
 }
 
+/*
+ * A row's integrated weight is the sum of its weights over the trace's
+ * runs, and which runs exist depends on the merge work done. Row r gets
+ * +MAX (in a run of 4 rows), -1 (a run of 1), +1 (a run of 3): its
+ * integral is MAX throughout, but the runs, largest first, read MAX, +1,
+ * -1, whose first two pass int64, and the spine's next merge is exactly
+ * that pair. Neither a lookup nor the merge may fail on it.
+ */
+Test(aggregate, a_row_weight_past_int64_only_across_runs_is_no_error)
+{
+	struct sc_aggregate_spec sum = {3, 1, SC_AGG_SUM, 2, SC_TYPE_I64};
+	uint64_t r = 0, v0 = sc_enc_i64(0), v1 = sc_enc_i64(1);
+	uint64_t d1[] = {5, r, v0, 5, 1, v1, 5, 2, v1, 5, 3, v1};
+	uint64_t d2[] = {5, r, v0};
+	uint64_t d3[] = {5, r, v0, 5, 4, v1, 5, 5, v1};
+	int64_t w1[] = {INT64_MAX, 1, 1, 1}, w2[] = {-1}, w3[] = {1, 1, 1};
+	const uint64_t *ds[] = {d1, d2, d3, d2};
+	const int64_t *ws[] = {w1, w2, w3, w2};
+	size_t ns[] = {4, 1, 3, 1};
+	uint64_t want_row[] = {5, sc_enc_i64(5)};
+	int64_t one = 1;
+	struct sc_batch *want = rows(2, 1, want_row, &one);
+
+	for (int work = 0; work < 2; work++) {
+		struct sc_aggregate *agg;
+		struct sc_batch *I, *out, *t;
+
+		cr_assert_eq(sc_aggregate_create(&sum, &agg), 0);
+		cr_assert_eq(sc_batch_empty(2, &I), 0);
+		for (int i = 0; i < 4; i++) {
+			struct sc_batch *d = rows(3, ns[i], ds[i], ws[i]);
+
+			cr_assert_eq(sc_aggregate_step(agg, d, &out), 0,
+				     "work %d, step %d: %s", work, i,
+				     sc_errmsg());
+			sc_batch_release(d);
+			cr_assert_eq(sc_batch_add(I, out, &t), 0);
+			sc_batch_release(I);
+			sc_batch_release(out);
+			I = t;
+			if (work)
+				cr_assert_eq(sc_aggregate_work(agg, SIZE_MAX),
+					     0, "work after step %d: %s", i,
+					     sc_errmsg());
+		}
+		cr_assert(sc_batch_equal(I, want), "work %d", work);
+		cr_assert_eq(sc_aggregate_work(agg, SIZE_MAX), 0, "%s",
+			     sc_errmsg());
+		cr_assert_eq(sc_aggregate_pending(agg), 0);
+		sc_batch_release(I);
+		sc_aggregate_destroy(agg);
+	}
+	sc_batch_release(want);
+}
+
 Test(aggregate, wrong_width_is_eschema_and_changes_nothing)
 {
 	struct sc_aggregate_spec cnt = {2, 1, SC_AGG_COUNT, 0, SC_TYPE_I64};

@@ -205,6 +205,36 @@ Test(trace, insert_keeps_the_run_count_bounded_without_work)
 	sc_trace_destroy(t);
 }
 
+Test(trace, a_merge_past_int64_that_a_third_run_cancels_is_no_error)
+{
+	struct sc_trace *t;
+	struct sc_batch *b, *I;
+	uint64_t r1[] = {0, 1, 2, 3}, r2[] = {0}, r3[] = {0, 4, 5};
+	int64_t w1[] = {INT64_MAX, 1, 1, 1}, w2[] = {-1}, w3[] = {1, 1, 1};
+
+	/* Runs of 4, 3 and 1 rows read MAX, +1, -1 for row 0, and the
+	 * spine's next merge is the first two: their sum passes int64, the
+	 * integral (MAX) does not. */
+	cr_assert_eq(sc_trace_create(1, &t), 0);
+	cr_assert_eq(sc_batch_from_records(1, r1, w1, 4, &b), 0);
+	cr_assert_eq(sc_trace_insert(t, b), 0);
+	sc_batch_release(b);
+	cr_assert_eq(sc_batch_from_records(1, r2, w2, 1, &b), 0);
+	cr_assert_eq(sc_trace_insert(t, b), 0);
+	sc_batch_release(b);
+	cr_assert_eq(sc_batch_from_records(1, r3, w3, 3, &b), 0);
+	cr_assert_eq(sc_trace_insert(t, b), 0);
+	sc_batch_release(b);
+	cr_assert_eq(sc_trace_runs(t), 3);
+	cr_assert_eq(sc_trace_work(t, SIZE_MAX, NULL), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_trace_pending(t), 0);
+	cr_assert_eq(sc_trace_integral(t, &I), 0);
+	cr_assert_eq(sc_batch_count(I), 6);
+	cr_assert_eq(sc_batch_weight(I, 0), INT64_MAX);
+	sc_batch_release(I);
+	sc_trace_destroy(t);
+}
+
 Test(trace, merge_overflow_is_reported_and_the_integral_stays_exact)
 {
 	struct sc_trace *t;
