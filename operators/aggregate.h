@@ -3,11 +3,12 @@
  *
  * An aggregate groups its input rows by their first k columns and emits,
  * for every group whose integrated input is non-empty (has a row of
- * non-zero integrated weight), one output row (key[0..k), value) of weight
- * 1. When a step changes a group's value, it emits -(key, old) and
+ * non-zero integrated weight) and whose value an i64 can hold (see
+ * "Values outside int64"), one output row (key[0..k), value) of weight 1.
+ * When a step changes a group's value, it emits -(key, old) and
  * +(key, new); a group that appears emits only the +, one that empties only
  * the -. So the integral of the output is always the aggregate of the
- * integral of the input.
+ * integral of the input, however the input was cut into steps.
  *
  * The values, with w the integrated weight of a row and v its value column:
  *
