@@ -5,7 +5,10 @@
  * An i64 SUM and a COUNT are fed submissions whose running sums (a huge
  * value, or a huge weight, inserted and later retracted) leave int64 on
  * the way: how a placement's turns group those submissions into steps
- * decides which partial integrals an aggregate ever sees. The settled
+ * decides which partial integrals an aggregate ever sees. A third SUM's
+ * input keeps every row's integral within int64 at every submission, but
+ * holds a row whose weights pass int64 across the runs of a trace (see
+ * weight_subs): the turns and merge work decide which runs meet. The settled
  * values all fit, so every placement and schedule must settle where the
  * single circuit does, with no unit panicking, and where one step of the
  * whole input does (the reference is recomputed from one consolidated
@@ -26,6 +29,7 @@
 #define NPAIRS	  4 /* transient rows per group, each inserted and retracted */
 #define NSUBS	  (2 * NGROUPS * (1 + 2 * NPAIRS)) /* both inputs */
 #define NSCHEDULE 12
+#define NWSUBS	  (4 * NGROUPS) /* the third input's, see weight_subs */
 
 static const char *const strategies[] = {"single",   "per-node",  "chains",
 					 "random:2", "sharded:2", "sharded:3"};
@@ -113,6 +117,33 @@ make_subs(uint64_t seed, struct sub *s, size_t *n)
 	*n = k;
 }
 
+/*
+ * The third input's submissions for group g: row r = (g, 100, 0) gets +MAX
+ * in a batch of 4 rows, -1 alone, +1 in a batch of 3, -1 alone. Its
+ * integral is MAX or MAX - 1 after each, but a trace's runs, largest first,
+ * can read MAX, +1, -1, whose first two pass int64 (and are the next
+ * merge): which runs an aggregate holds is up to its turns and its work.
+ */
+static void
+weight_subs(int64_t g, int input, struct sc_settle_step *out)
+{
+	uint64_t k = sc_enc_i64(g), v0 = sc_enc_i64(0), v1 = sc_enc_i64(1);
+	uint64_t d1[] = {k, 100, v0, k, 101, v1, k, 102, v1, k, 103, v1};
+	uint64_t d2[] = {k, 100, v0};
+	uint64_t d3[] = {k, 100, v0, k, 104, v1, k, 105, v1};
+	int64_t w1[] = {INT64_MAX, 1, 1, 1}, w2[] = {-1}, w3[] = {1, 1, 1};
+	const uint64_t *ds[] = {d1, d2, d3, d2};
+	const int64_t *ws[] = {w1, w2, w3, w2};
+	size_t ns[] = {4, 1, 3, 1};
+
+	for (int i = 0; i < 4; i++) {
+		out[i].input = input;
+		cr_assert_eq(sc_batch_from_records(3, ds[i], ws[i], ns[i],
+						   &out[i].batch),
+			     0);
+	}
+}
+
 /* Whether a running sum over the submissions, in order, leaves int64. */
 static bool
 partials_pass_int64(const struct sub *s, size_t n)
@@ -143,7 +174,7 @@ Test(settle_overflow, partial_sums_past_int64_settle_under_every_placement)
 	uint64_t base = sc_prop_seed(2101), cases = sc_prop_count(4);
 	struct sc_schema sch;
 	struct sc_graph *g;
-	int in_sum, in_cnt, runs = 0;
+	int in_sum, in_cnt, in_wt, runs = 0;
 	char rbuf[256];
 
 	sc_schema_init(&sch, 3, types, NULL);
@@ -155,10 +186,12 @@ Test(settle_overflow, partial_sums_past_int64_settle_under_every_placement)
 	    sc_graph_aggregate(g, sc_graph_filter(g, in_sum, keep_all, NULL),
 			       &sum));
 	sc_graph_output(g, "counts", sc_graph_aggregate(g, in_cnt, &cnt));
+	in_wt = sc_graph_input(g, "wt_in", &sch);
+	sc_graph_output(g, "weights", sc_graph_aggregate(g, in_wt, &sum));
 	for (uint64_t c = 0; c < cases; c++) {
 		uint64_t seed = base + c;
 		struct sub s[NSUBS];
-		struct sc_settle_step steps[NSUBS], whole[2];
+		struct sc_settle_step steps[NSUBS + NWSUBS], whole[3];
 		struct sc_settle_work *work = NULL;
 		size_t n;
 		int rc;
@@ -175,6 +208,9 @@ Test(settle_overflow, partial_sums_past_int64_settle_under_every_placement)
 							   1, &steps[i].batch),
 				     0);
 		}
+		for (int64_t gi = 0; gi < NGROUPS; gi++)
+			weight_subs(gi, in_wt, &steps[n + 4 * (size_t)gi]);
+		n += NWSUBS;
 		/* The single circuit, one step per submission. */
 		rc = sc_settle_work_create(g, steps, n, 0, &work);
 		cr_assert_eq(rc, 0, "%s: %s",
@@ -184,10 +220,12 @@ Test(settle_overflow, partial_sums_past_int64_settle_under_every_placement)
 					    "under_every_placement"),
 			     sc_errmsg());
 		/* The reference: one consolidated submission per input. */
-		for (int in = 0; in < 2; in++) {
+		for (int in = 0; in < 3; in++) {
 			struct sc_batch *acc;
 
-			whole[in].input = in == 0 ? in_sum : in_cnt;
+			whole[in].input = in == 0   ? in_sum
+					  : in == 1 ? in_cnt
+						    : in_wt;
 			cr_assert_eq(sc_batch_empty(3, &acc), 0);
 			for (size_t i = 0; i < n; i++) {
 				struct sc_batch *t;
@@ -201,7 +239,7 @@ Test(settle_overflow, partial_sums_past_int64_settle_under_every_placement)
 			}
 			whole[in].batch = acc;
 		}
-		cr_assert_eq(sc_settle_work_reference(work, whole, 2), 0, "%s",
+		cr_assert_eq(sc_settle_work_reference(work, whole, 3), 0, "%s",
 			     sc_errmsg());
 		for (size_t si = 0; si < NSTRATEGIES; si++) {
 			struct sc_placement *p = NULL;
@@ -221,7 +259,7 @@ Test(settle_overflow, partial_sums_past_int64_settle_under_every_placement)
 					     0, "%s", sc_errmsg());
 				cr_assert(res.ok, "%s: %s\nreplay: %s",
 					  strategies[si], res.why, res.replay);
-				cr_assert_eq(res.outputs_compared, 2);
+				cr_assert_eq(res.outputs_compared, 3);
 				sc_settle_result_fini(&res);
 				runs++;
 			}
@@ -230,8 +268,8 @@ Test(settle_overflow, partial_sums_past_int64_settle_under_every_placement)
 		sc_settle_work_destroy(work);
 		for (size_t i = 0; i < n; i++)
 			sc_batch_release(steps[i].batch);
-		sc_batch_release(whole[0].batch);
-		sc_batch_release(whole[1].batch);
+		for (int in = 0; in < 3; in++)
+			sc_batch_release(whole[in].batch);
 	}
 	cr_assert_eq((uint64_t)runs, cases * NSTRATEGIES * NSCHEDULE);
 	cr_assert_eq(sc_graph_destroy(g), 0);
