@@ -27,9 +27,9 @@
 
 #define NGROUPS	  3
 #define NPAIRS	  4 /* transient rows per group, each inserted and retracted */
-#define NSUBS	  (2 * NGROUPS * (1 + 2 * NPAIRS)) /* both inputs */
+#define NSUBS	  ((size_t)2 * NGROUPS * (1 + 2 * NPAIRS)) /* both inputs */
 #define NSCHEDULE 12
-#define NWSUBS	  (4 * NGROUPS) /* the third input's, see weight_subs */
+#define NWSUBS	  ((size_t)4 * NGROUPS) /* the third input's, see weight_subs */
 
 static const char *const strategies[] = {"single",   "per-node",  "chains",
 					 "random:2", "sharded:2", "sharded:3"};
