@@ -508,6 +508,7 @@ int
 sc_circuit_integral(const struct sc_circuit *c, int node, struct sc_batch **out)
 {
 	const struct rt *r;
+	int rc;
 	int slot = known(c, node, "sc_circuit_integral");
 
 	if (slot < 0)
@@ -520,7 +521,65 @@ sc_circuit_integral(const struct sc_circuit *c, int node, struct sc_batch **out)
 				"sc_circuit_integral: '%s' is a %s node, not "
 				"an output",
 				r->nd->name, sc_node_kind_name(r->nd->kind));
+	rc = sc_circuit_check(c, node);
+	if (rc)
+		return rc;
 	return sc_trace_integral(r->trace, out);
+}
+
+/* An aggregate's live groups whose value is outside int64 have no output
+ * row (aggregate.h), so a read of anything downstream of one would miss
+ * them without a word: the reads ask first. Slots of the part are walked
+ * back from `slot` through each node's ports (feedback closes cycles, hence
+ * the marks). */
+int
+sc_circuit_check(const struct sc_circuit *c, int node)
+{
+	bool *seen;
+	int *stack;
+	size_t sp = 0;
+	int rc = 0, slot = known(c, node, "sc_circuit_check");
+
+	if (slot < 0)
+		return slot;
+	seen = calloc(c->nslots, sizeof(*seen));
+	stack = malloc(c->nslots * sizeof(*stack));
+	if (!seen || !stack) {
+		free(seen);
+		free(stack);
+		return sc__fail(SC_ENOMEM, "sc_circuit_check");
+	}
+	seen[slot] = true;
+	stack[sp++] = slot;
+	while (sp > 0 && !rc) {
+		const struct rt *r = &c->rt[stack[--sp]];
+
+		if (r->role == ROLE_OP && r->nd->kind == SC_NODE_AGGREGATE &&
+		    r->kernel &&
+		    sc_aggregate_check(r->kernel) == SC_EOVERFLOW) {
+			char why[160];
+
+			/* sc__fail formats into the buffer sc_errdetail
+			 * reads: copy it first. */
+			(void)snprintf(why, sizeof(why), "%s", sc_errdetail());
+			rc = sc__fail(SC_EOVERFLOW,
+				      "'%s' reads aggregate '%s': %s",
+				      c->rt[slot].nd->name, r->nd->name, why);
+		}
+		if ((size_t)(r - c->rt) >= c->norder)
+			continue; /* a boundary input: no ports here */
+		for (uint32_t q = 0; q < r->nd->nin; q++) {
+			int w = r->in[q];
+
+			if (w >= 0 && !seen[w]) {
+				seen[w] = true;
+				stack[sp++] = w;
+			}
+		}
+	}
+	free(seen);
+	free(stack);
+	return rc;
 }
 
 int

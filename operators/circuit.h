@@ -163,10 +163,27 @@ int sc_circuit_delta(const struct sc_circuit *c, int node,
 		     struct sc_batch **out);
 
 /*
+ * sc_circuit_check - can `node`'s stream be read whole? An aggregate's
+ * live group whose COUNT or integer SUM is outside int64 has no output row
+ * (aggregate.h: that rule keeps a partial integral from failing a step), so
+ * a stream downstream of it lacks that row; this says so. Walks the part
+ * back from `node` (any node of the circuit or a boundary input) through
+ * every aggregate of the part on the way.
+ *   0             no aggregate upstream in this circuit holds such a group
+ *   SC_EOVERFLOW  one does: the message names `node` and the aggregate
+ *   SC_EINVAL     c is NULL
+ *   SC_ENOENT     node is not read or computed by this circuit
+ *   SC_ENOMEM     no room for the walk
+ */
+int sc_circuit_check(const struct sc_circuit *c, int node);
+
+/*
  * sc_circuit_integral - the sum of an OUTPUT node's deltas over all steps so
  * far, as a new consolidated batch (*out, the caller releases it). Returns
  * 0, SC_EINVAL (NULL, or not an output node of the circuit), SC_ENOENT,
- * SC_ENOMEM, SC_EOVERFLOW.
+ * SC_ENOMEM, SC_EOVERFLOW (as sc_circuit_check: an aggregate upstream holds
+ * a live group whose value is outside int64, so the integral would miss its
+ * row).
  */
 int sc_circuit_integral(const struct sc_circuit *c, int node,
 			struct sc_batch **out);

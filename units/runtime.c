@@ -996,6 +996,56 @@ sum_integral(struct sc_runtime *rt, int output, const struct sc_node_info *ni,
 	return 0;
 }
 
+/* Every aggregate upstream of `output`, in whichever unit it was placed,
+ * holds no live group whose value is outside int64 (such a group has no
+ * row, so the output would lack it without a word: sc_circuit_check). The
+ * caller holds the inputs and saw the executor idle. */
+static int
+check_aggregates(struct sc_runtime *rt, int output)
+{
+	size_t sp = 0, nn = sc_graph_node_count(rt->g);
+	bool *seen = calloc(nn, sizeof(*seen));
+	int *stack = malloc(nn * sizeof(*stack));
+	int rc = 0;
+
+	if (!seen || !stack) {
+		free(seen);
+		free(stack);
+		return sc__fail(SC_ENOMEM, "sc_runtime_integral");
+	}
+	seen[output] = true;
+	stack[sp++] = output;
+	while (sp > 0 && !rc) {
+		struct sc_node_info ni;
+		int v = stack[--sp];
+
+		if ((rc = sc_graph_node_info(rt->g, v, &ni)) != 0)
+			break;
+		if (ni.kind == SC_NODE_AGGREGATE) {
+			int u = sc_placement_unit_of(rt->p, v);
+
+			for (uint32_t i = rt->first[u];
+			     i < rt->first[u + 1] && !rc; i++)
+				if (!inst_dead(rt, i))
+					rc = sc_circuit_check(
+					    sc_subcircuit_circuit(
+						rt->inst[i].sub),
+					    v);
+		}
+		for (uint32_t q = 0; q < ni.ninputs; q++) {
+			int w = ni.inputs[q];
+
+			if (w >= 0 && !seen[w]) {
+				seen[w] = true;
+				stack[sp++] = w;
+			}
+		}
+	}
+	free(seen);
+	free(stack);
+	return rc;
+}
+
 int
 sc_runtime_integral(struct sc_runtime *rt, int output, struct sc_batch **out)
 {
@@ -1011,9 +1061,11 @@ sc_runtime_integral(struct sc_runtime *rt, int output, struct sc_batch **out)
 				"sc_runtime_integral: '%s' is not an output",
 				ni.name);
 	hold_inputs(rt);
-	if (is_idle(rt))
-		rc = sum_integral(rt, output, &ni, out);
-	else
+	if (is_idle(rt)) {
+		rc = check_aggregates(rt, output);
+		if (!rc)
+			rc = sum_integral(rt, output, &ni, out);
+	} else
 		rc = sc__fail(SC_EBUSY, "sc_runtime_integral: not idle (a "
 					"turn is queued or running)");
 	release_inputs(rt);

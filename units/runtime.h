@@ -215,7 +215,9 @@ int sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
  *   SC_EDEAD      the output's own unit (or a replica of it) is dead;
  *   SC_EBUSY      not idle;
  *   SC_EINVAL     NULL, or not an output node; SC_ENOENT: no such node;
- *   SC_ENOMEM, SC_EOVERFLOW  summing the replicas failed.
+ *   SC_ENOMEM, SC_EOVERFLOW  summing the replicas failed, or an aggregate
+ *                 upstream (in any unit) holds a live group whose value is
+ *                 outside int64, which has no row (sc_circuit_check).
  */
 int sc_runtime_integral(struct sc_runtime *rt, int output,
 			struct sc_batch **out);

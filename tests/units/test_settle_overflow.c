@@ -23,6 +23,9 @@
 #include "operators/aggregate.h"
 #include "operators/schema.h"
 #include "tests/support/prop.h"
+#include "operators/circuit.h"
+#include "units/placement.h"
+#include "units/runtime.h"
 #include "units/settle.h"
 
 #define NGROUPS	  3
@@ -273,4 +276,121 @@ Test(settle_overflow, partial_sums_past_int64_settle_under_every_placement)
 	}
 	cr_assert_eq((uint64_t)runs, cases * NSTRATEGIES * NSCHEDULE);
 	cr_assert_eq(sc_graph_destroy(g), 0);
+}
+
+/*
+ * A settled sum outside int64 is an error on the READ (aggregate.h: the
+ * group has no row, so an output downstream would silently lack it). The
+ * graph: in(g, v) -> sum by g -> map (identity) -> out; the read fails
+ * with SC_EOVERFLOW naming the aggregate, whether the aggregate shares the
+ * output's circuit or sits in another unit, and reads whole again once the
+ * sum is back in range.
+ */
+static int
+same_row(void *ctx, const uint64_t *in, uint64_t *out)
+{
+	(void)ctx;
+	out[0] = in[0];
+	out[1] = in[1];
+	return 0;
+}
+
+static struct sc_graph *
+sum_then_map(int *in, int *agg, int *out)
+{
+	struct sc_schema two = {2, {SC_TYPE_I64, SC_TYPE_I64}, NULL};
+	struct sc_aggregate_spec sum = {2, 1, SC_AGG_SUM, 1, SC_TYPE_I64};
+	struct sc_graph *g;
+	int m;
+
+	cr_assert_eq(sc_graph_create(&g), 0);
+	*in = sc_graph_input(g, "in", &two);
+	*agg = sc_graph_aggregate(g, *in, &sum);
+	cr_assert_geq(*agg, 0, "%s", sc_errmsg());
+	m = sc_graph_map(g, *agg, &two, same_row, NULL);
+	cr_assert_geq(m, 0, "%s", sc_errmsg());
+	*out = sc_graph_output(g, "out", m);
+	cr_assert_geq(*out, 0, "%s", sc_errmsg());
+	return g;
+}
+
+static struct sc_batch *
+one_row(int64_t g, int64_t v, int64_t w)
+{
+	uint64_t rec[] = {sc_enc_i64(g), sc_enc_i64(v)};
+	struct sc_batch *b;
+
+	cr_assert_eq(sc_batch_from_records(2, rec, &w, 1, &b), 0);
+	return b;
+}
+
+Test(settle_overflow,
+     circuit_read_downstream_of_a_sum_outside_int64_is_eoverflow)
+{
+	int in, agg, out;
+	struct sc_graph *g = sum_then_map(&in, &agg, &out);
+	struct sc_batch *b, *got = NULL;
+	struct sc_circuit *c;
+
+	cr_assert_eq(sc_circuit_create(g, &c), 0, "%s", sc_errmsg());
+	b = one_row(7, INT64_MAX, 1);
+	cr_assert_eq(sc_circuit_feed(c, in, b), 0, "%s", sc_errmsg());
+	sc_batch_release(b);
+	b = one_row(7, 1, 1);
+	cr_assert_eq(sc_circuit_feed(c, in, b), 0, "%s", sc_errmsg());
+	sc_batch_release(b);
+	cr_assert_eq(sc_circuit_step(c), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_circuit_integral(c, out, &got), SC_EOVERFLOW,
+		     "the group's row is missing: the read must say so");
+	cr_assert_null(got);
+	cr_assert(strstr(sc_errmsg(), "sum#") || strstr(sc_errmsg(), "aggr"),
+		  "names the aggregate: %s", sc_errmsg());
+	/* Retract the 1: the sum is INT64_MAX again and the read is whole. */
+	b = one_row(7, 1, -1);
+	cr_assert_eq(sc_circuit_feed(c, in, b), 0, "%s", sc_errmsg());
+	sc_batch_release(b);
+	cr_assert_eq(sc_circuit_step(c), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_circuit_integral(c, out, &got), 0, "%s", sc_errmsg());
+	cr_assert_eq(got->count, 1);
+	sc_batch_release(got);
+	sc_circuit_destroy(c);
+	sc_graph_destroy(g);
+}
+
+Test(settle_overflow,
+     runtime_read_of_an_output_placed_apart_from_the_sum_is_eoverflow)
+{
+	int in, agg, out;
+	struct sc_graph *g = sum_then_map(&in, &agg, &out);
+	struct sc_placement *p;
+	struct sc_runtime *rt;
+	struct sc_batch *b, *got = NULL;
+
+	/* per-node: the aggregate, the map and the output each in a unit. */
+	cr_assert_eq(sc_placement_per_node(g, &p), 0, "%s", sc_errmsg());
+	cr_assert_neq(sc_placement_unit_of(p, agg),
+		      sc_placement_unit_of(p, out));
+	cr_assert_eq(sc_runtime_create(g, p, NULL, &rt), 0, "%s", sc_errmsg());
+	b = one_row(7, INT64_MAX, 1);
+	cr_assert_eq(sc_runtime_submit(rt, in, b), 0, "%s", sc_errmsg());
+	sc_batch_release(b);
+	b = one_row(7, 1, 1);
+	cr_assert_eq(sc_runtime_submit(rt, in, b), 0, "%s", sc_errmsg());
+	sc_batch_release(b);
+	cr_assert_eq(sc_runtime_wait_idle(rt, 10ull * 1000000000ull, NULL), 0,
+		     "%s", sc_errmsg());
+	cr_assert_eq(sc_runtime_integral(rt, out, &got), SC_EOVERFLOW,
+		     "the group's row is missing: the read must say so");
+	cr_assert_null(got);
+	b = one_row(7, 1, -1);
+	cr_assert_eq(sc_runtime_submit(rt, in, b), 0, "%s", sc_errmsg());
+	sc_batch_release(b);
+	cr_assert_eq(sc_runtime_wait_idle(rt, 10ull * 1000000000ull, NULL), 0,
+		     "%s", sc_errmsg());
+	cr_assert_eq(sc_runtime_integral(rt, out, &got), 0, "%s", sc_errmsg());
+	cr_assert_eq(got->count, 1);
+	sc_batch_release(got);
+	sc_runtime_destroy(rt);
+	sc_placement_destroy(p);
+	sc_graph_destroy(g);
 }
