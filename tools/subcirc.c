@@ -30,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "operators/version.h"
 #include "tools/subcirc.h"
@@ -48,11 +50,18 @@
  * (cli.run_under_an_address_space_limit_ends_in_a_clear_error). Each
  * thread keeps its cache (tcache), so the one arena is locked only to
  * refill or flush one; `subcirc run --workers 2` measured the same
- * events/s either way (medians of 5, 4.5M and 5.2M, in noise). Under
- * heavy load from other processes a rarer crash inside jemalloc remains
- * (about 1 run in 140 at a 50 MB limit, in a worker's malloc); turning
- * the thread caches off as well (tcache:false) avoided it in 140 runs
- * but cost about 5% of events/s, so it is not done.
+ * events/s either way (medians of 5, 4.5M and 5.2M, in noise).
+ *
+ * Under a limit, the caches go too. With them, a rarer crash inside
+ * jemalloc remained under heavy load (2 runs in 900 of
+ * `subcirc run --workers 2 --events 200000` at limits of 45-90 MB, load
+ * average ~12: SIGSEGV in a worker's malloc); with MALLOC_CONF=tcache:false
+ * none in 1,800 of the same runs. Thread caches off cost about 5% of
+ * events/s, so they go only when the process runs under an address-space
+ * or data limit (limited_memory): jemalloc is set up before main (and
+ * before any constructor of ours) and reads malloc_conf once, so main asks
+ * for it through the environment and re-executes itself (once: the
+ * variable is then set). A MALLOC_CONF the user set is left as it is.
  */
 const char *malloc_conf = "narenas:1";
 
@@ -165,10 +174,38 @@ const char usage_stress[] =
     "                    submission reaches a compared output fails)\n"
     "  --verbose         one line per case\n";
 
+/* Whether an address-space or data limit is set (`ulimit -v`, `-d`). */
+static bool
+limited_memory(void)
+{
+	struct rlimit as, data;
+
+	return (getrlimit(RLIMIT_AS, &as) == 0 &&
+		as.rlim_cur != RLIM_INFINITY) ||
+	       (getrlimit(RLIMIT_DATA, &data) == 0 &&
+		data.rlim_cur != RLIM_INFINITY);
+}
+
+/* Under a memory limit, run again with jemalloc's thread caches off (see
+ * malloc_conf). Returns only if nothing was done or the exec failed (then
+ * the run goes on with the caches, as before). */
+static void
+reexec_without_tcache(char **argv)
+{
+	if (getenv("MALLOC_CONF") || !limited_memory())
+		return;
+	if (setenv("MALLOC_CONF", "tcache:false", 1) != 0)
+		return;
+	(void)execv("/proc/self/exe", argv);
+	(void)unsetenv("MALLOC_CONF");
+}
+
 int
 main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	reexec_without_tcache(argv);
 
 	if (!cmd) {
 		(void)fputs(usage_main, stderr);
