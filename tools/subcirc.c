@@ -192,11 +192,15 @@ limited_memory(void)
 static void
 reexec_without_tcache(char **argv)
 {
+	/* First thing in main, before any thread: the environment is
+	 * ours alone. */
 	if (getenv("MALLOC_CONF") || !limited_memory())
 		return;
+	// NOLINTNEXTLINE(concurrency-mt-unsafe): no thread exists yet
 	if (setenv("MALLOC_CONF", "tcache:false", 1) != 0)
 		return;
 	(void)execv("/proc/self/exe", argv);
+	// NOLINTNEXTLINE(concurrency-mt-unsafe): no thread exists yet
 	(void)unsetenv("MALLOC_CONF");
 }
 
