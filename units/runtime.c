@@ -24,10 +24,12 @@
 #include "operators/base.h"
 #include "operators/base_int.h"
 #include "runtime/pool.h"
+#include "runtime/timeline.h"
 #include "units/analysis.h"
 #include "units/edge.h"
 #include "units/exchange.h"
 #include "units/subcircuit.h"
+#include "units/subcircuit_int.h"
 
 #define RT_HOST SC_SUBCIRCUIT_HOST
 
@@ -41,10 +43,12 @@ struct rt_edge {
 
 /* One executor unit: a replica of a placement unit. */
 struct rt_inst {
-	uint32_t unit;		   /* placement unit */
-	uint32_t shard;		   /* replica index */
-	struct sc_subcircuit *sub; /* owned by the executor; dangling once
-				      DEAD */
+	uint32_t unit;			 /* placement unit */
+	uint32_t shard;			 /* replica index */
+	struct sc_subcircuit *sub;	 /* owned by the executor; dangling once
+					    DEAD */
+	struct sc__unit_figures figures; /* its figures, outliving it */
+	char name[SC_UNIT_NAME_MAX];	 /* as the unit's */
 	/* build-time port lists, freed after create */
 	struct sc_subcircuit_in *in;
 	size_t nin, cap_in;
@@ -325,6 +329,7 @@ build_unit(struct sc_runtime *rt, uint32_t id)
 		(void)snprintf(name, sizeof(name), "u%u %.36s", ci->unit,
 			       ni.name);
 	memset(&d, 0, sizeof(d));
+	memcpy(ci->name, name, sizeof(ci->name));
 	d.name = name;
 	d.graph = rt->g;
 	d.nodes = nodes;
@@ -335,6 +340,13 @@ build_unit(struct sc_runtime *rt, uint32_t id)
 	d.nout = ci->nout;
 	d.host_popped = host_popped;
 	d.host_ctx = rt;
+	d.timeline = rt->o.timeline;
+	d.timeline_id = id;
+	d.figures = &ci->figures;
+	/* A unit beyond the names the timeline holds is "unit N" there. */
+	if (rt->o.timeline)
+		(void)sc_timeline_name(rt->o.timeline, SC_TIMELINE_UNIT, id,
+				       name);
 	rc = sc_subcircuit_create(&d, &ci->sub);
 	free(nodes);
 	if (rc)
@@ -416,6 +428,30 @@ check_args(struct sc_graph *g, const struct sc_placement *p,
 	return sc_graph_check(g);
 }
 
+/* The timeline's counter i is edge i's fill (sc_runtime_trace_sample):
+ * named "u1 -> u2" (with .shard for replicas), "host -> u0" for an input's.
+ * Edges beyond the counters it names stay "counter N". */
+static void
+name_edge_counters(struct sc_runtime *rt)
+{
+	for (size_t i = 0; i < rt->nedges; i++) {
+		const struct rt_edge *e = &rt->edges[i];
+		char from[32], to[32], name[80];
+
+		if (e->from == RT_HOST)
+			(void)snprintf(from, sizeof(from), "host");
+		else
+			(void)snprintf(from, sizeof(from), "u%u.%u",
+				       rt->inst[e->from].unit,
+				       rt->inst[e->from].shard);
+		(void)snprintf(to, sizeof(to), "u%u.%u", rt->inst[e->to].unit,
+			       rt->inst[e->to].shard);
+		(void)snprintf(name, sizeof(name), "fill %s -> %s", from, to);
+		(void)sc_timeline_name(rt->o.timeline, SC_TIMELINE_COUNTER,
+				       (uint32_t)i, name);
+	}
+}
+
 static int
 build(struct sc_runtime *rt)
 {
@@ -439,6 +475,8 @@ build(struct sc_runtime *rt)
 		rc = build_unit(rt, i);
 	for (uint32_t i = 0; i < rt->ninst; i++)
 		free_ports(&rt->inst[i]);
+	if (!rc && rt->o.timeline)
+		name_edge_counters(rt);
 	if (!rc && rt->o.workers > 0) {
 		struct sc_pool_opts po = {.workers = rt->o.workers,
 					  .budget = rt->o.budget,
@@ -1383,6 +1421,44 @@ sc_runtime_shutdown(struct sc_runtime *rt, struct sc_panic_record *first)
 	if (rc == SC_EPANIC && first)
 		*first = rec;
 	return rc;
+}
+
+uint32_t
+sc_runtime_units(const struct sc_runtime *rt)
+{
+	return rt ? rt->ninst : 0;
+}
+
+int
+sc_runtime_unit_stats(const struct sc_runtime *rt, uint32_t id,
+		      struct sc_subcircuit_stats *out, const char **name)
+{
+	if (!rt || !out)
+		return sc__fail(SC_EINVAL, "sc_runtime_unit_stats: NULL");
+	if (id >= rt->ninst)
+		return sc__fail(SC_ENOENT,
+				"sc_runtime_unit_stats: no unit %u (the "
+				"runtime has %u)",
+				id, rt->ninst);
+	sc__unit_figures_read(&rt->inst[id].figures, out);
+	if (name)
+		*name = rt->inst[id].name;
+	return 0;
+}
+
+void
+sc_runtime_trace_sample(struct sc_runtime *rt)
+{
+	struct sc_timeline *tl;
+	uint64_t now;
+
+	if (!rt || !sc_timeline_on(rt->o.timeline))
+		return;
+	tl = rt->o.timeline;
+	now = sc_clock_ns();
+	for (size_t i = 0; i < rt->nedges; i++)
+		sc_timeline_sample(tl, (uint32_t)i, now,
+				   (int64_t)sc_edge_pending(rt->edges[i].edge));
 }
 
 struct sc_exec *
