@@ -56,9 +56,10 @@
  * jemalloc remained under heavy load (2 runs in 900 of
  * `subcirc run --workers 2 --events 200000` at limits of 45-90 MB, load
  * average ~12: SIGSEGV in a worker's malloc); with MALLOC_CONF=tcache:false
- * none in 2,700 of the same runs (900 through this re-execution). Thread caches off cost about 5% of
- * events/s, so they go only when the process runs under an address-space
- * or data limit (limited_memory): jemalloc is set up before main (and
+ * none in 2,700 of the same runs (900 through this re-execution). Thread
+ * caches off cost about 5% of events/s, so they go only when the process
+ * runs under an address-space or data limit (limited_memory): jemalloc is
+ * set up before main (and
  * before any constructor of ours) and reads malloc_conf once, so main asks
  * for it through the environment and re-executes itself (once: the
  * variable is then set). A MALLOC_CONF the user set is left as it is.
