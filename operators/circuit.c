@@ -7,6 +7,7 @@
 #include "operators/distinct.h"
 #include "operators/graph_int.h"
 #include "operators/join.h"
+#include "operators/topk.h"
 #include "operators/trace.h"
 
 #include <stdio.h>
@@ -93,6 +94,9 @@ kernel_destroy(enum sc_node_kind kind, void *k)
 	case SC_NODE_AGGREGATE:
 		sc_aggregate_destroy(k);
 		break;
+	case SC_NODE_TOPK:
+		sc_topk_destroy(k);
+		break;
 	default:
 		break;
 	}
@@ -117,6 +121,8 @@ kernel_create(const struct sc_circuit *c, const struct sc__node *nd, void **k)
 		return sc_distinct_create(a, (struct sc_distinct **)k);
 	case SC_NODE_AGGREGATE:
 		return sc_aggregate_create(nd->spec, (struct sc_aggregate **)k);
+	case SC_NODE_TOPK:
+		return sc_topk_create(nd->spec, (struct sc_topk **)k);
 	default:
 		*k = NULL;
 		return 0;
@@ -135,6 +141,8 @@ kernel_work(enum sc_node_kind kind, void *k, size_t budget)
 		return sc_distinct_work(k, budget);
 	case SC_NODE_AGGREGATE:
 		return sc_aggregate_work(k, budget);
+	case SC_NODE_TOPK:
+		return sc_topk_work(k, budget);
 	default:
 		return 0;
 	}
@@ -152,6 +160,8 @@ kernel_pending(enum sc_node_kind kind, const void *k)
 		return sc_distinct_pending(k);
 	case SC_NODE_AGGREGATE:
 		return sc_aggregate_pending(k);
+	case SC_NODE_TOPK:
+		return sc_topk_pending(k);
 	default:
 		return 0;
 	}
@@ -752,6 +762,8 @@ op_kernel(const struct sc__node *nd, struct rt *r, struct sc_batch *a,
 		return sc_antijoin_step(r->kernel, a, b, out);
 	case SC_NODE_DISTINCT:
 		return sc_distinct_step(r->kernel, a, out);
+	case SC_NODE_TOPK:
+		return sc_topk_step(r->kernel, a, out);
 	default:
 		return sc_aggregate_step(r->kernel, a, out);
 	}

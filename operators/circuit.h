@@ -17,7 +17,8 @@
  *      from the deltas of the streams it reads. Inputs (and boundary
  *      inputs of a part) emit what was fed since the last step, summed, or
  *      the empty Z-set. Stateful operators (join, antijoin, distinct,
- *      aggregate) are the kernels of join.h, distinct.h and aggregate.h;
+ *      aggregate, topk) are the kernels of join.h, distinct.h,
+ *      aggregate.h and topk.h;
  *      integrate and differentiate keep one batch; outputs integrate into
  *      a trace;
  *   3. delays latch their input's delta; output callbacks run;

@@ -4,6 +4,7 @@
  */
 #include "operators/graph_int.h"
 #include "operators/aggregate.h"
+#include "operators/topk.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 static const char *const kind_names[SC__NODE_KIND_COUNT] = {
     "input",	 "output",    "map",	       "filter", "flat_map", "index_by",
     "plus",	 "negate",    "minus",	       "join",	 "antijoin", "distinct",
-    "aggregate", "integrate", "differentiate", "delay",	 "feedback",
+    "aggregate", "integrate", "differentiate", "delay",	 "feedback", "topk",
 };
 
 const char *
@@ -620,6 +621,36 @@ sc_graph_aggregate(struct sc_graph *g, int a,
 		return sc__fail(SC_ENOMEM, "sc_graph_aggregate: no memory");
 	memcpy(t.spec, spec, sizeof(*spec));
 	id = node_add(g, SC_NODE_AGGREGATE, NULL, &s, &a, 1, &t);
+	if (id < 0)
+		free(t.spec);
+	return id;
+}
+
+int
+sc_graph_topk(struct sc_graph *g, int a, const struct sc_topk_spec *spec)
+{
+	struct sc__node t;
+	int id, rc = check_mutable(g, "sc_graph_topk");
+
+	if (rc == 0)
+		rc = check_from(g, a, "sc_graph_topk");
+	if (rc == 0)
+		rc = sc_topk_spec_check(spec, "sc_graph_topk");
+	if (rc)
+		return rc;
+	if (spec->ncols != schema_of(g, a)->ncols)
+		return sc__fail(SC_ESCHEMA,
+				"sc_graph_topk: spec says %u columns, '%s' "
+				"has %u",
+				spec->ncols, g->nodes[a].name,
+				schema_of(g, a)->ncols);
+	memset(&t, 0, sizeof(t));
+	t.key = spec->key;
+	t.spec = malloc(sizeof(*spec));
+	if (!t.spec)
+		return sc__fail(SC_ENOMEM, "sc_graph_topk: no memory");
+	memcpy(t.spec, spec, sizeof(*spec));
+	id = node_add(g, SC_NODE_TOPK, NULL, schema_of(g, a), &a, 1, &t);
 	if (id < 0)
 		free(t.spec);
 	return id;

@@ -31,7 +31,8 @@
  * Streams carry Z-sets, one per tick. By convention a stream is a stream of
  * CHANGES (deltas): the linear operators (map, filter, flat_map, index_by,
  * plus, negate, minus) are the same whether their input is read as values
- * or as changes; the stateful ones (join, antijoin, distinct, aggregate)
+ * or as changes; the stateful ones (join, antijoin, distinct, aggregate,
+ * topk)
  * are incremental: the integral of their output is the operator applied to
  * the integral of their input(s). integrate, differentiate and delay are
  * per-tick stream operators: integrate's output at tick t is the sum of its
@@ -86,6 +87,7 @@ extern "C" {
 
 struct sc_graph;
 struct sc_aggregate_spec; /* aggregate.h */
+struct sc_topk_spec;	  /* topk.h */
 
 /* The kinds of node. */
 enum sc_node_kind {
@@ -106,7 +108,8 @@ enum sc_node_kind {
 	SC_NODE_DIFFERENTIATE = 14, /* change from the previous tick */
 	SC_NODE_DELAY = 15,	    /* the previous tick's value */
 	SC_NODE_FEEDBACK = 16,	    /* forward of a stream bound later */
-	SC__NODE_KIND_COUNT = 17
+	SC_NODE_TOPK = 17,	    /* incremental top-k rows per group */
+	SC__NODE_KIND_COUNT = 18
 };
 
 /* The most input ports of a node (an n-ary plus). */
@@ -236,6 +239,15 @@ int sc_graph_distinct(struct sc_graph *g, int a);
 int sc_graph_aggregate(struct sc_graph *g, int a,
 		       const struct sc_aggregate_spec *spec);
 
+/*
+ * sc_graph_topk - per group of the first spec->key columns of `a`, its
+ * rows ranked at most spec->limit by spec's order (topk.h says how ranks,
+ * ties and weights behave). Output: a's schema, a's rows. The spec is
+ * copied; spec->ncols must be a's width (SC_ESCHEMA otherwise), and the
+ * spec well formed (sc_topk_spec_check's codes).
+ */
+int sc_graph_topk(struct sc_graph *g, int a, const struct sc_topk_spec *spec);
+
 /* sc_graph_integrate - the running sum of a, per tick. */
 int sc_graph_integrate(struct sc_graph *g, int a);
 
@@ -286,7 +298,8 @@ struct sc_node_info {
 	uint32_t ninputs;		/* ports */
 	const int *inputs;		/* stream read at port i; -1 for an
 					 * unbound feedback */
-	uint32_t key;			/* join/antijoin k; aggregate's k */
+	uint32_t key;			/* join/antijoin k; aggregate's k;
+					 * topk's group key width */
 };
 
 /* sc_graph_node_count - how many nodes (ids are 0 .. count-1). */
