@@ -167,6 +167,36 @@ kernel_pending(enum sc_node_kind kind, const void *k)
 	}
 }
 
+/* Rows and bytes a kernel holds. */
+static void
+kernel_state(enum sc_node_kind kind, const void *k, struct sc_node_state *st)
+{
+	switch (kind) {
+	case SC_NODE_JOIN:
+		st->rows = sc_join_rows(k);
+		st->bytes = sc_join_bytes(k);
+		break;
+	case SC_NODE_ANTIJOIN:
+		st->rows = sc_antijoin_rows(k);
+		st->bytes = sc_antijoin_bytes(k);
+		break;
+	case SC_NODE_DISTINCT:
+		st->rows = sc_distinct_rows(k);
+		st->bytes = sc_distinct_bytes(k);
+		break;
+	case SC_NODE_AGGREGATE:
+		st->rows = sc_aggregate_rows(k);
+		st->bytes = sc_aggregate_bytes(k);
+		break;
+	case SC_NODE_TOPK:
+		st->rows = sc_topk_rows(k);
+		st->bytes = sc_topk_bytes(k);
+		break;
+	default:
+		break;
+	}
+}
+
 /* --- build ---------------------------------------------------------------- */
 
 /* The circuit's shared builder for rows of ncols columns, made on first
@@ -203,6 +233,9 @@ rt_init(struct sc_circuit *c, size_t slot)
 	r->role = nd->kind == SC_NODE_INPUT ? ROLE_FED : ROLE_OP;
 	switch (nd->kind) {
 	case SC_NODE_OUTPUT:
+		/* A stream output keeps nothing: no trace (graph.h). */
+		if (nd->stream)
+			return 0;
 		return sc_trace_create(nd->schema.ncols, &r->trace);
 	case SC_NODE_MAP:
 	case SC_NODE_FILTER:
@@ -525,6 +558,13 @@ sc_circuit_integral(const struct sc_circuit *c, int node, struct sc_batch **out)
 	if (!out)
 		return sc__fail(SC_EINVAL, "sc_circuit_integral: out is NULL");
 	r = &c->rt[slot];
+	if (r->nd->kind == SC_NODE_OUTPUT && r->nd->stream)
+		return sc__fail(SC_ESTATE,
+				"sc_circuit_integral: '%s' is a stream output: "
+				"it keeps no integral (read its deltas with "
+				"sc_circuit_on_delta, or make it with "
+				"sc_graph_output)",
+				r->nd->name);
 	if (!r->trace)
 		return sc__fail(SC_EINVAL,
 				"sc_circuit_integral: '%s' is a %s node, not "
@@ -736,6 +776,10 @@ op_output(struct rt *r, struct sc_batch *in, struct sc_batch **out)
 	*out = NULL;
 	if (!in)
 		return 0;
+	if (!r->trace) { /* a stream output: pass the delta on, keep none */
+		*out = sc_batch_retain(in);
+		return 0;
+	}
 	rc = sc_trace_insert(r->trace, in);
 	if (rc)
 		return rc;
@@ -1027,6 +1071,32 @@ sc_circuit_node_stats(const struct sc_circuit *c, int node,
 		return sc__fail(SC_EINVAL,
 				"sc_circuit_node_stats: out is NULL");
 	*out = c->rt[slot].stats;
+	return 0;
+}
+
+int
+sc_circuit_node_state(const struct sc_circuit *c, int node,
+		      struct sc_node_state *out)
+{
+	const struct rt *r;
+	int slot = known(c, node, "sc_circuit_node_state");
+
+	if (slot < 0)
+		return slot;
+	if (!out)
+		return sc__fail(SC_EINVAL,
+				"sc_circuit_node_state: out is NULL");
+	r = &c->rt[slot];
+	memset(out, 0, sizeof(*out));
+	if (r->trace) {
+		out->rows = sc_trace_rows(r->trace);
+		out->bytes = sc_trace_bytes(r->trace);
+	} else if (r->kernel) {
+		kernel_state(r->nd->kind, r->kernel, out);
+	} else if (r->state) {
+		out->rows = r->state->count;
+		out->bytes = sc_batch_bytes(r->state);
+	}
 	return 0;
 }
 

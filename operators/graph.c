@@ -268,19 +268,35 @@ sc_graph_input(struct sc_graph *g, const char *name,
 	return node_add(g, SC_NODE_INPUT, name, schema, NULL, 0, NULL);
 }
 
+static int
+add_output(struct sc_graph *g, const char *name, int from, bool stream,
+	   const char *fn)
+{
+	struct sc__node t;
+	int rc = check_mutable(g, fn);
+
+	if (rc == 0)
+		rc = check_from(g, from, fn);
+	if (rc == 0)
+		rc = check_name(g, name, fn);
+	if (rc)
+		return rc;
+	memset(&t, 0, sizeof(t));
+	t.stream = stream;
+	return node_add(g, SC_NODE_OUTPUT, name, schema_of(g, from), &from, 1,
+			&t);
+}
+
 int
 sc_graph_output(struct sc_graph *g, const char *name, int from)
 {
-	int rc = check_mutable(g, "sc_graph_output");
+	return add_output(g, name, from, false, "sc_graph_output");
+}
 
-	if (rc == 0)
-		rc = check_from(g, from, "sc_graph_output");
-	if (rc == 0)
-		rc = check_name(g, name, "sc_graph_output");
-	if (rc)
-		return rc;
-	return node_add(g, SC_NODE_OUTPUT, name, schema_of(g, from), &from, 1,
-			NULL);
+int
+sc_graph_output_stream(struct sc_graph *g, const char *name, int from)
+{
+	return add_output(g, name, from, true, "sc_graph_output_stream");
 }
 
 /* map, filter and flat_map: one input, a callback, a context. */
@@ -771,6 +787,7 @@ sc_graph_node_info(const struct sc_graph *g, int id, struct sc_node_info *out)
 	out->ninputs = nd->nin;
 	out->inputs = nd->in;
 	out->key = nd->key;
+	out->stream = nd->stream;
 	return 0;
 }
 
@@ -1130,6 +1147,8 @@ sc__graph_fprint_node(FILE *f, const struct sc_graph *g, int id)
 		(void)fprintf(f, "%s%d", p ? " " : "", nd->in[p]);
 	(void)fprintf(f, "] ");
 	fprint_types(f, &nd->schema);
+	if (nd->stream)
+		(void)fprintf(f, " stream");
 }
 
 void

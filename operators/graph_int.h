@@ -18,6 +18,7 @@ struct sc__node {
 	uint32_t nin;		 /* ports */
 	int *in;		 /* stream read at each port (malloc'ed) */
 	uint32_t key;		 /* join/antijoin/aggregate/topk key columns */
+	bool stream;		 /* output: a stream output, keeps nothing */
 	uint32_t ncols_idx;	 /* index_by: columns in cols */
 	uint32_t cols[SC_SCHEMA_MAX_COLS]; /* index_by: source columns */
 	union {
