@@ -50,8 +50,8 @@ work_find_outputs(struct sc_settle_work *w)
 		struct sc_node_info ni;
 
 		if (sc_graph_node_info(w->g, (int)i, &ni) != 0 ||
-		    ni.kind != SC_NODE_OUTPUT)
-			continue;
+		    ni.kind != SC_NODE_OUTPUT || ni.stream)
+			continue; /* a stream output has no integral */
 		if (w->nout == SC_SETTLE_MAX_OUTPUTS)
 			return sc__fail(SC_EINVAL,
 					"settle: more than %d outputs",
