@@ -417,6 +417,13 @@ fault_on_delta(void *ctx, int node, const struct sc_batch *delta)
 		return 0;
 	case SC_SETTLE_FAULT_STALL:
 		sleep_ns(5 * r->stall_ns);
+		/* And on until the watchdog has seen it (at most 100
+		 * thresholds more): on a loaded machine its thread may not
+		 * run within the 5, and a stall it never saw is not one it
+		 * missed. */
+		if (r->wd)
+			(void)sc_watchdog_wait(r->wd, SC_WATCHDOG_STALL, 1,
+					       100 * r->stall_ns);
 		return 0;
 	default:
 		return 0;
