@@ -88,8 +88,11 @@ const char usage_run[] =
     "  --events N        stop after N cell edits, or\n"
     "  --seconds S       stop after S seconds (default 3 when neither)\n"
     "  --batch R         cell edits per submitted batch (default 256)\n"
-    "  --rate E          offer E events/s (open loop; default: as fast as\n"
-    "                    backpressure allows, so latency is queueing)\n"
+    "  --rate E          offer E events/s on an open-loop schedule: each\n"
+    "                    event's latency counts from its arrival; the\n"
+    "                    machine's floor is measured first, and a rate\n"
+    "                    not kept within 5% is warned about (default: as\n"
+    "                    fast as backpressure allows, latency from submit)\n"
     "  --rows N --cols N grid size (default 256 x 256)\n"
     "  --seed S          the edit generator's seed (default 1)\n"
     "  --capacity C      edge capacity in frames, a power of two (64)\n"
@@ -101,12 +104,14 @@ const char usage_run[] =
     "  --json FILE       the summary and progress samples as JSON\n"
     "  --csv FILE        the progress samples and the total as CSV\n"
     "                    (files are created before the run: a path that\n"
-    "                    cannot be is refused at once, exit 2)\n"
+    "                    cannot be is refused at once, exit 2; '-' is\n"
+    "                    stdout, and the text goes to stderr)\n"
     "\n"
     "  Numbers are digits only (no sign, no spaces). A unit that panics\n"
     "  ends the run soon after, naming it, with exit 3, as does a batch\n"
     "  that has not come through in 30 s; a file that cannot be written\n"
-    "  is exit 3 too. Output that differs from the reference is exit 1.\n";
+    "  is exit 3 too. Output that differs from the reference is exit 1.\n"
+    "  SIGINT or SIGTERM ends the run early with its summary and files.\n";
 
 const char usage_place[] =
     "usage: subcirc place [options]\n"
