@@ -162,6 +162,8 @@ struct run_cfg {
 	double seconds;	 /* 0: by events */
 	double rate;	 /* events/s offered; 0: as fast as backpressure
 			    lets the host go (closed loop) */
+	double linger;	 /* open loop: the longest a batch waits for its
+			    events, in us (0: until it is full) */
 	uint32_t batch;	 /* edits per batch */
 	int64_t rows, cols;
 	uint64_t seed;

@@ -107,6 +107,7 @@ json_config(const struct run_cfg *c, FILE *f)
 	    c->rows, c->cols, c->batch, c->seed, c->placement, c->workers,
 	    c->budget, c->capacity, c->outbox_bound);
 	json_num(f, "rate", c->rate > 0, c->rate, ", ");
+	json_num(f, "linger_us", c->linger > 0, c->linger, ", ");
 	if (c->events)
 		(void)fprintf(f, "\"events\": %" PRIu64 ", ", c->events);
 	else

@@ -33,6 +33,7 @@
  * for what ran (a second signal kills, as usual).
  */
 #include <inttypes.h>
+#include <math.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -76,15 +77,16 @@ static volatile sig_atomic_t run_signal;
  * the submit's hand-off orders after the host's store). */
 struct arrival {
 	_Atomic uint64_t first, last; /* ns, sc_bench_now_ns */
+	_Atomic uint32_t n;	      /* events in the batch */
 };
 
 /* What the delta callback shares with the host. */
 struct latency {
 	const struct sc_grid *gr;
-	uint32_t events;	  /* per batch */
 	uint64_t measured_from;	  /* the first stamp whose latency counts */
 	_Atomic uint64_t done;	  /* newest stamp seen */
 	_Atomic uint64_t done_ns; /* when it was seen */
+	_Atomic uint64_t events;  /* of the measured batches seen */
 	struct arrival sent[SENT_RING];
 	struct hist all, interval;
 };
@@ -112,16 +114,17 @@ on_totals(void *ctx, int node, const struct sc_batch *delta)
 		    atomic_load_explicit(&a->first, memory_order_relaxed);
 		uint64_t last =
 		    atomic_load_explicit(&a->last, memory_order_relaxed);
+		uint32_t n = atomic_load_explicit(&a->n, memory_order_relaxed);
 		uint64_t lo = now > last ? now - last : 0;
-		double step = l->events > 1 ? (double)(last - first) /
-						  (double)(l->events - 1)
-					    : 0.0;
+		double step =
+		    n > 1 ? (double)(last - first) / (double)(n - 1) : 0.0;
 
 		if (q < l->measured_from)
 			continue; /* the floor's own batches */
+		atomic_fetch_add_explicit(&l->events, n, memory_order_relaxed);
 		/* The last event waited least, the first longest. */
-		hist_add_linear(&l->all, lo, step, l->events);
-		hist_add_linear(&l->interval, lo, step, l->events);
+		hist_add_linear(&l->all, lo, step, n);
+		hist_add_linear(&l->interval, lo, step, n);
 	}
 	return 0;
 }
@@ -135,10 +138,10 @@ struct run_ctx {
 	struct sc_runtime *rt;
 	struct sc_watchdog *wd;
 	struct latency *lat;
-	double step_ns; /* open loop: between two arrivals; 0 closed */
+	double step_ns;	    /* open loop: between two arrivals; 0 closed */
+	uint64_t linger_ns; /* open loop: the longest wait for a batch */
 	uint64_t t0, last_ns, last_done;
-	uint64_t base_done; /* the stamp before the run's first batch */
-	uint64_t checked;   /* the last look for a dead unit */
+	uint64_t checked; /* the last look for a dead unit */
 };
 
 static void
@@ -175,10 +178,10 @@ run_setup(struct run_ctx *x, const struct run_cfg *cfg)
 	memset(x, 0, sizeof(*x));
 	x->cfg = cfg;
 	x->step_ns = cfg->rate > 0 ? 1e9 / cfg->rate : 0.0;
+	x->linger_ns = (uint64_t)(cfg->linger * 1e3);
 	x->lat = calloc(1, sizeof(*x->lat));
 	if (!x->lat)
 		return lib_error("calloc", SC_ENOMEM);
-	x->lat->events = cfg->batch;
 	if ((rc = sc_grid_create(&go, &x->gr)) != 0)
 		return lib_error("sc_grid_create", rc);
 	x->lat->gr = x->gr;
@@ -219,14 +222,14 @@ run_progress(struct run_ctx *x, struct run_result *r, uint64_t now)
 	static struct hist_counts counts;
 	struct sc_runtime_stats st;
 	struct sample s;
-	uint64_t done = atomic_load(&x->lat->done);
+	uint64_t done = atomic_load(&x->lat->events);
 	double dt = (double)(now - x->last_ns) / 1e9;
 
 	(void)hist_take(&x->lat->interval, &counts, true);
 	sc_runtime_stats(x->rt, &st);
 	s.t = (double)(now - x->t0) / 1e9;
-	s.events = (done - x->base_done) * x->cfg->batch;
-	s.eps = (double)((done - x->last_done) * x->cfg->batch) / dt;
+	s.events = done;
+	s.eps = (double)(done - x->last_done) / dt;
 	s.p50_us = hist_quantile_us(&counts, 0.50);
 	s.p99_us = hist_quantile_us(&counts, 0.99);
 	s.fill = st.edges ? (double)st.pending /
@@ -314,14 +317,14 @@ run_wait_ring(struct run_ctx *x, uint64_t seq)
 	return 0;
 }
 
-/* Submit batch b (sequence number seq, built before), its events arrived
- * from `first` to `last` (closed loop: 0, 0 for now), respecting
+/* Submit batch b (sequence number seq, built before) of n events, which
+ * arrived from `first` to `last` (closed loop: 0, 0 for now), respecting
  * backpressure: a full edge is counted and waited out (the runtime wakes
  * us when the input's unit takes frames). Returns 0 or an exit code (the
  * error said). */
 static int
 run_submit(struct run_ctx *x, struct run_result *r, struct sc_batch *b,
-	   uint64_t seq, uint64_t first, uint64_t last)
+	   uint64_t seq, uint32_t n, uint64_t first, uint64_t last)
 {
 	struct arrival *a = &x->lat->sent[seq % SENT_RING];
 	int rc;
@@ -332,6 +335,7 @@ run_submit(struct run_ctx *x, struct run_result *r, struct sc_batch *b,
 		first = last = sc_bench_now_ns();
 	atomic_store_explicit(&a->first, first, memory_order_relaxed);
 	atomic_store_explicit(&a->last, last, memory_order_relaxed);
+	atomic_store_explicit(&a->n, n, memory_order_relaxed);
 	rc = sc_runtime_submit(x->rt, x->nodes.cells, b);
 	if (rc == SC_EFULL) {
 		if (r)
@@ -488,21 +492,60 @@ run_between(struct run_ctx *x, struct run_result *r)
 	return 0;
 }
 
-/* The events offered by the schedule up to time t: those of the batches
- * due by then (open loop). */
-static uint64_t
-run_offered(const struct run_ctx *x, uint64_t t)
-{
-	double b = x->cfg->batch;
-	double k = t > x->t0 ? ((double)(t - x->t0) / x->step_ns + 1) / b : 0;
+/* Open loop: the batch that starts at event i0. It holds --batch events
+ * and is due when the last arrives, or, with --linger L, fewer when L
+ * passes first: it is then due L after its first event's arrival, with
+ * the events arrived by then (at least one). */
+struct plan {
+	uint32_t n;		   /* events */
+	uint64_t first, last, due; /* arrivals of the first and the last */
+};
 
-	return (uint64_t)k * x->cfg->batch;
+static void
+run_plan(const struct run_ctx *x, uint64_t i0, struct plan *p)
+{
+	uint64_t b = x->cfg->batch, deadline, i;
+
+	p->first = run_arrival(x, i0);
+	p->last = p->due = run_arrival(x, i0 + b - 1);
+	p->n = (uint32_t)b;
+	if (!x->linger_ns || p->last <= p->first + x->linger_ns)
+		return;
+	deadline = p->first + x->linger_ns;
+	i = i0 + (uint64_t)((double)x->linger_ns / x->step_ns);
+	/* The division's rounding, made exact against run_arrival. */
+	while (i > i0 && run_arrival(x, i) > deadline)
+		i--;
+	while (i + 1 < i0 + b && run_arrival(x, i + 1) <= deadline)
+		i++;
+	p->n = (uint32_t)(i - i0 + 1);
+	p->last = run_arrival(x, i);
+	p->due = deadline;
+}
+
+/* How much of the offered rate the host kept up to time t (open loop):
+ * the events it submitted against those arrived by t, less one batch in
+ * formation; the offered rate when too few arrived to judge, and never
+ * more (a batch cut short by a signal went early). */
+static double
+run_achieved(const struct run_ctx *x, uint64_t events, uint64_t t)
+{
+	const struct run_cfg *c = x->cfg;
+	double arrived =
+	    t > x->t0 ? floor((double)(t - x->t0) / x->step_ns) + 1 : 0;
+	double forming = c->batch;
+
+	if (x->linger_ns && (double)x->linger_ns / x->step_ns + 1 < forming)
+		forming = (double)x->linger_ns / x->step_ns + 1;
+	if (arrived <= forming || (double)events >= arrived - forming)
+		return c->rate;
+	return c->rate * (double)events / (arrived - forming);
 }
 
 /* Submit batches until the run's end (its events, its seconds, or a
- * signal); 0 or an exit code. Batch k holds events kB..kB+B-1 and is due
- * when the last of them arrives; it is built before the wait, as a live
- * source's events would be in hand by then. */
+ * signal); 0 or an exit code. Open loop: each batch as run_plan says,
+ * built before the wait, as a live source's events would be in hand by
+ * then. Closed loop: full batches, as fast as backpressure lets. */
 static int
 run_loop(struct run_ctx *x, struct run_result *r)
 {
@@ -512,16 +555,15 @@ run_loop(struct run_ctx *x, struct run_result *r)
 	int rc;
 
 	for (;;) {
-		uint64_t i0 = r->events, due = 0, first = 0;
+		struct plan p = {.n = cfg->batch};
 		struct sc_batch *b = NULL;
 
 		if (run_signal || (cfg->events && r->events >= cfg->events) ||
 		    sc_bench_now_ns() >= end)
 			break;
 		if (open) {
-			first = run_arrival(x, i0);
-			due = run_arrival(x, i0 + cfg->batch - 1);
-			if (due > end) {
+			run_plan(x, r->events, &p);
+			if (p.due > end) {
 				/* --seconds holds at any rate: the run
 				 * lasts until its end, not its last batch. */
 				if ((rc = run_wait_due(x, end, end)) != 0)
@@ -529,35 +571,30 @@ run_loop(struct run_ctx *x, struct run_result *r)
 				break;
 			}
 		}
-		if ((rc = sc_grid_next(x->gr, cfg->batch, &b)) != 0)
+		if ((rc = sc_grid_next(x->gr, p.n, &b)) != 0)
 			return lib_error("sc_grid_next", rc);
-		if (open && (rc = run_wait_due(x, due, end)) != 0) {
+		if (open && (rc = run_wait_due(x, p.due, end)) != 0) {
 			sc_batch_release(b);
 			return rc;
 		}
 		/* Built, so submitted even when a signal cut the wait short
 		 * (the reference has it): its events as arrived now. */
 		if (run_signal)
-			first = due = 0;
-		rc = run_submit(x, r, b, sc_grid_seq(x->gr), first, due);
+			p.first = p.last = 0;
+		rc = run_submit(x, r, b, sc_grid_seq(x->gr), p.n, p.first,
+				p.last);
 		sc_batch_release(b);
 		if (rc)
 			return rc;
-		r->events += cfg->batch;
+		r->events += p.n;
 		r->batches++;
 		if ((rc = run_between(x, r)) != 0)
 			return rc;
 	}
 	t_stop = sc_bench_now_ns();
 	if (open) {
-		uint64_t offered = run_offered(x, t_stop < end ? t_stop : end);
-
-		/* A batch cut short by a signal went early: never more
-		 * than the offered rate. */
 		r->achieved_eps =
-		    offered && r->events < offered
-			? cfg->rate * (double)r->events / (double)offered
-			: cfg->rate;
+		    run_achieved(x, r->events, t_stop < end ? t_stop : end);
 		r->rate_short = r->achieved_eps < 0.95 * cfg->rate;
 	}
 	return 0;
@@ -615,7 +652,8 @@ run_floor_service(struct run_ctx *x, struct run_floor *f)
 		if ((rc = sc_grid_next(x->gr, x->cfg->batch, &b)) != 0)
 			return lib_error("sc_grid_next", rc);
 		t_submit = sc_bench_now_ns();
-		rc = run_submit(x, NULL, b, sc_grid_seq(x->gr), 0, 0);
+		rc = run_submit(x, NULL, b, sc_grid_seq(x->gr), x->cfg->batch,
+				0, 0);
 		sc_batch_release(b);
 		if (rc)
 			return rc;
@@ -643,6 +681,9 @@ run_floor(struct run_ctx *x, struct run_floor *f)
 {
 	double interval = x->step_ns * x->cfg->batch;
 
+	if (x->linger_ns && (double)x->linger_ns < interval)
+		interval = (double)x->linger_ns;
+
 	memset(f, 0, sizeof(*f));
 	run_floor_wake(f, interval < (double)NAP_MAX_NS ? (uint64_t)interval
 							: NAP_MAX_NS);
@@ -666,7 +707,7 @@ run_once(const struct run_cfg *cfg, struct run_result *r)
 		goto cleanup;
 	x.lat->measured_from = sc_grid_seq(x.gr) + 1;
 	x.t0 = x.last_ns = x.checked = sc_bench_now_ns();
-	x.last_done = x.base_done = atomic_load(&x.lat->done);
+	x.last_done = 0; /* events of measured batches seen */
 	if ((rc = run_loop(&x, r)) != 0)
 		goto cleanup;
 	if ((rc = sc_runtime_wait_idle(x.rt, 60000000000ull, &pr)) != 0) {
@@ -787,6 +828,9 @@ run_parse(struct args *a, struct run_cfg *c)
 			    parse_double("run", "--seconds", v, 0.001, 1e6);
 		} else if (args_opt(a, "--rate", &v)) {
 			c->rate = parse_double("run", "--rate", v, 1.0, 1e12);
+		} else if (args_opt(a, "--linger", &v)) {
+			c->linger =
+			    parse_double("run", "--linger", v, 0.001, 1e9);
 		} else if (args_opt(a, "--panic-rate", &v)) {
 			c->panic_rate =
 			    parse_double("run", "--panic-rate", v, 0.0, 1.0);
@@ -818,6 +862,8 @@ cmd_run(int argc, char **argv)
 		die_usage("run", "--events and --seconds: give one, not both");
 	if (!c.events && c.seconds <= 0)
 		c.seconds = 3.0;
+	if (c.linger > 0 && c.rate <= 0)
+		die_usage("run", "--linger needs --rate (an open-loop run)");
 	run_check_cfg(&c);
 	json = open_out("run", "--json", c.json);
 	csv = open_out("run", "--csv", c.csv);
