@@ -83,10 +83,10 @@ struct arrival {
 /* What the delta callback shares with the host. */
 struct latency {
 	const struct sc_grid *gr;
-	uint64_t measured_from;	  /* the first stamp whose latency counts */
-	_Atomic uint64_t done;	  /* newest stamp seen */
-	_Atomic uint64_t done_ns; /* when it was seen */
-	_Atomic uint64_t events;  /* of the measured batches seen */
+	_Atomic uint64_t measured_from; /* the first stamp that counts */
+	_Atomic uint64_t done;		/* newest stamp seen */
+	_Atomic uint64_t done_ns;	/* when it was seen */
+	_Atomic uint64_t events;	/* of the measured batches seen */
 	struct arrival sent[SENT_RING];
 	struct hist all, interval;
 };
@@ -119,7 +119,8 @@ on_totals(void *ctx, int node, const struct sc_batch *delta)
 		double step =
 		    n > 1 ? (double)(last - first) / (double)(n - 1) : 0.0;
 
-		if (q < l->measured_from)
+		if (q < atomic_load_explicit(&l->measured_from,
+					     memory_order_relaxed))
 			continue; /* the floor's own batches */
 		atomic_fetch_add_explicit(&l->events, n, memory_order_relaxed);
 		/* The last event waited least, the first longest. */
@@ -688,7 +689,8 @@ run_floor(struct run_ctx *x, struct run_floor *f)
 	run_floor_wake(f, interval < (double)NAP_MAX_NS ? (uint64_t)interval
 							: NAP_MAX_NS);
 	f->measured = true;
-	x->lat->measured_from = sc_grid_seq(x->gr) + SERVICE_BATCHES + 1;
+	atomic_store(&x->lat->measured_from,
+		     sc_grid_seq(x->gr) + SERVICE_BATCHES + 1);
 	return run_floor_service(x, f);
 }
 
@@ -705,11 +707,12 @@ run_once(const struct run_cfg *cfg, struct run_result *r)
 		goto cleanup;
 	if (x.step_ns > 0 && (rc = run_floor(&x, &r->floor)) != 0)
 		goto cleanup;
-	x.lat->measured_from = sc_grid_seq(x.gr) + 1;
+	atomic_store(&x.lat->measured_from, sc_grid_seq(x.gr) + 1);
 	x.t0 = x.last_ns = x.checked = sc_bench_now_ns();
 	x.last_done = 0; /* events of measured batches seen */
 	if ((rc = run_loop(&x, r)) != 0)
 		goto cleanup;
+	r->interrupted = run_signal; /* what ended the loop, not the drain */
 	if ((rc = sc_runtime_wait_idle(x.rt, 60000000000ull, &pr)) != 0) {
 		if (rc == SC_EPANIC)
 			(void)fprintf(stderr, "subcirc: unit %s panicked: %s\n",
@@ -718,7 +721,6 @@ run_once(const struct run_cfg *cfg, struct run_result *r)
 		goto cleanup;
 	}
 	rc = run_finish(&x, r, sc_bench_now_ns());
-	r->interrupted = run_signal;
 cleanup:
 	run_teardown(&x);
 	return rc;
