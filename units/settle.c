@@ -1023,13 +1023,15 @@ sc_settle_replay_call(const struct sc_placement *p,
 	    ", .units = %u, .hosts = %u, .budget = %u, .edge_capacity = %u, "
 	    ".outbox_bound = %zu, .max_steps = %" PRIu64
 	    ", .fault = {.kind = %d /* %s */, .unit = %d, .at = %" PRIu64
-	    ", .stall_ns = %" PRIu64 "}}, &res)",
+	    ", .stall_ns = %" PRIu64 "}, .restart = {.kind = %d, "
+	    ".max_restarts = %u, .period_ns = %" PRIu64 "}}, &res)",
 	    p ? sc_placement_strategy(p) : "?",
 	    o->mode == SC_SETTLE_POOL ? "SC_SETTLE_POOL" : "SC_SETTLE_SIM",
 	    o->seed, o->units, o->hosts, o->budget, o->edge_capacity,
 	    o->outbox_bound, o->max_steps, (int)o->fault.kind,
 	    sc_settle_fault_name(o->fault.kind), o->fault.unit, o->fault.at,
-	    o->fault.stall_ns);
+	    o->fault.stall_ns, (int)o->restart.kind, o->restart.max_restarts,
+	    o->restart.period_ns);
 	return buf;
 }
 

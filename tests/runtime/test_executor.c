@@ -848,8 +848,7 @@ Test(executor, a_dead_unit_revived_is_idle_runs_again_and_keeps_its_panic,
 	cr_assert_eq(sc_exec_unit_state(ex, ia), SC_UNIT_DEAD);
 	cr_expect_eq(sc_exec_revive(ex, ia + 1, &fresh.unit), SC_ENOENT);
 	cr_expect_eq(sc_exec_revive(ex, ia, NULL), SC_EINVAL);
-	cr_assert_eq(sc_exec_revive(ex, ia, &fresh.unit), 0, "%s",
-		     sc_errmsg());
+	cr_assert_eq(sc_exec_revive(ex, ia, &fresh.unit), 0, "%s", sc_errmsg());
 	cr_expect_eq(sc_exec_unit_state(ex, ia), SC_UNIT_IDLE);
 	cr_expect_eq(queue_len(ex), 0); /* not kicked by the revival */
 	cr_expect_eq(sc_exec_revive(ex, ia, &fresh.unit), SC_ESTATE);

@@ -72,11 +72,10 @@ keys(const int64_t *ks, size_t n)
 static struct sc_runtime_opts
 opts_of(uint32_t workers, uint32_t r, uint64_t t_ns)
 {
-	return (struct sc_runtime_opts){
-	    .workers = workers,
-	    .restart = {.kind = SC_RESTART_BOUNDED,
-			.max_restarts = r,
-			.period_ns = t_ns}};
+	return (struct sc_runtime_opts){.workers = workers,
+					.restart = {.kind = SC_RESTART_BOUNDED,
+						    .max_restarts = r,
+						    .period_ns = t_ns}};
 }
 
 static struct sc_runtime *
@@ -113,9 +112,9 @@ assert_frames_exact(struct sc_runtime *rt)
 	struct sc_runtime_stats st;
 
 	sc_runtime_stats(rt, &st);
-	cr_assert_eq(st.frames_sent, st.frames_delivered +
-					 st.frames_undeliverable +
-					 st.pending_closed,
+	cr_assert_eq(st.frames_sent,
+		     st.frames_delivered + st.frames_undeliverable +
+			 st.pending_closed,
 		     "%llu sent, %llu delivered, %llu undeliverable, %llu in "
 		     "dead rings",
 		     (unsigned long long)st.frames_sent,
@@ -178,7 +177,8 @@ within_the_bound(const char *strategy, uint32_t workers)
 	small_fini(&c, rt, p);
 }
 
-Test(runtime_restart, a_unit_rebuilt_within_its_bound_settles_as_if_it_never_died)
+Test(runtime_restart,
+     a_unit_rebuilt_within_its_bound_settles_as_if_it_never_died)
 {
 	within_the_bound("per-node", 0);
 	within_the_bound("single", 0);
@@ -376,7 +376,8 @@ Test(runtime_restart, restart_while_a_turn_is_queued_is_ebusy)
 
 /* in -> integrate -> out: the integrate's unit cannot be rebuilt from
  * its input's integral. */
-Test(runtime_restart, create_refuses_restarts_of_a_unit_that_is_not_integral_functional)
+Test(runtime_restart,
+     create_refuses_restarts_of_a_unit_that_is_not_integral_functional)
 {
 	enum sc_type t[1] = {SC_TYPE_I64};
 	struct sc_placement *p = NULL;

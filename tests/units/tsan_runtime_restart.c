@@ -30,6 +30,7 @@ static const char *const strategies[] = {
 #define NSTRATEGIES (sizeof(strategies) / sizeof(strategies[0]))
 
 static int failures;
+static unsigned settle_runs, settle_restarts;
 
 static void
 fail(const char *what)
@@ -69,6 +70,7 @@ settle_part(void)
 		for (size_t si = 0; si < NSTRATEGIES; si++) {
 			struct sc_placement *p = NULL;
 			struct sc_settle_result res = {0};
+			int rc_run;
 			struct sc_settle_opts o = {
 			    .mode = SC_SETTLE_POOL,
 			    .seed = seed * 7 + si,
@@ -90,8 +92,11 @@ settle_part(void)
 				fail(sc_errmsg());
 				continue;
 			}
-			if (sc_settle_run(w, p, &o, &res) != 0 || !res.ok ||
-			    res.outputs_dead || res.frames_lost) {
+			rc_run = sc_settle_run(w, p, &o, &res);
+			settle_runs++;
+			settle_restarts += res.stats.restarts;
+			if (rc_run != 0 || !res.ok || res.outputs_dead ||
+			    res.frames_lost) {
 				(void)fprintf(stderr,
 					      "seed %llu %s: %s (%u dead "
 					      "outputs)\nreplay: %s\n",
@@ -146,8 +151,8 @@ host_main(void *arg)
 				    sc_enc_i64(1000 * h->t + i)};
 		struct sc_batch *b = NULL;
 
-		h->rc = sc_batch_from_records(2, rows, NULL, i % 10 ? 1 : 2,
-					      &b);
+		h->rc =
+		    sc_batch_from_records(2, rows, NULL, i % 10 ? 1 : 2, &b);
 		if (!h->rc)
 			h->rc = sc_runtime_submit_wait(h->rt, h->in, b,
 						       5000000000ull);
@@ -181,15 +186,14 @@ race_part(void)
 		return;
 	}
 	in = sc_graph_input(g, "in", &s);
-	out = sc_graph_output(
-	    g, "out", sc_graph_map(g, in, &s, copy_or_fail, NULL));
+	out = sc_graph_output(g, "out",
+			      sc_graph_map(g, in, &s, copy_or_fail, NULL));
 	if (out < 0 || sc_placement_per_node(g, &p) ||
 	    sc_runtime_create(g, p, &o, &rt)) {
 		fail(sc_errmsg());
 		goto out;
 	}
-	guard = sc_test_guard_begin(sc_runtime_exec(rt), "restart race",
-				    30000);
+	guard = sc_test_guard_begin(sc_runtime_exec(rt), "restart race", 30000);
 	for (int k = 0; k < HOSTS; k++) {
 		h[k] = (struct host){.rt = rt, .in = in, .t = k};
 		if (pthread_create(&h[k].th, NULL, host_main, &h[k]) != 0)
@@ -212,12 +216,14 @@ race_part(void)
 	if (sc_runtime_integral(rt, out, &got) != 0 ||
 	    sc_batch_count(got) != want) {
 		(void)fprintf(stderr, "out: %zu rows, want %zu (%u restarts)\n",
-			      got ? sc_batch_count(got) : 0, want,
-			      st.restarts);
+			      got ? sc_batch_count(got) : 0, want, st.restarts);
 		failures++;
 	}
-	if (st.frames_sent != st.frames_delivered + st.frames_undeliverable +
-				  st.pending_closed)
+	(void)printf("tsan_runtime_restart: race: %u restarts, %u panics, "
+		     "%zu rows\n",
+		     st.restarts, st.panics, got ? sc_batch_count(got) : 0);
+	if (st.frames_sent !=
+	    st.frames_delivered + st.frames_undeliverable + st.pending_closed)
 		fail("frames unaccounted for");
 	sc_batch_release(got);
 out:
@@ -230,6 +236,8 @@ int
 main(void)
 {
 	settle_part();
+	(void)printf("tsan_runtime_restart: settle: %u runs, %u restarts\n",
+		     settle_runs, settle_restarts);
 	race_part();
 	if (failures)
 		(void)fprintf(stderr, "tsan_runtime_restart: %d failures\n",
