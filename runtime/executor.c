@@ -135,7 +135,8 @@ slot_state(const struct sc__slot *s)
 /* The state machine's edges (executor.h): kick IDLE->QUEUED and
  * RUNNING->RUNNING_KICKED, claim QUEUED->RUNNING, finish RUNNING*->IDLE or
  * QUEUED, abandon RUNNING*->DEAD, shutdown QUEUED->IDLE, and add's first
- * IDLE on a zeroed (IDLE) slot. DEAD is final. For SC_ASSERT. */
+ * IDLE on a zeroed (IDLE) slot. DEAD is final here (sc_exec_revive, apart,
+ * is its one way out). For SC_ASSERT. */
 static inline bool
 state_edge_ok(int from, int to)
 {

@@ -75,7 +75,10 @@
  * sc_edge_traffic keeps the two ways apart (frames drained from the ring,
  * sends refused before they entered it) and apart from frames delivered,
  * so the accounting of every frame sent is exact (see struct
- * sc_edge_traffic).
+ * sc_edge_traffic). A consumer rebuilt after its death (a restart,
+ * units/runtime.h) reopens the edge (sc_edge_reopen): what still waited
+ * is released and counted as a close counts it, and the counts of what
+ * closes released stay.
  *
  * Threads. One thread at a time on each end: the producer end (send,
  * flush, backpressured, outbox_rows) and the consumer end (poll, close)

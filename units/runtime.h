@@ -35,7 +35,8 @@
  * overflow) dies alone: its input edges close, and frames addressed to it
  * from then on, by units or by the host, are counted as undeliverable
  * (sc_runtime_stats); a submit to an input whose unit is dead returns
- * SC_EDEAD. The rest of the graph goes on.
+ * SC_EDEAD. The rest of the graph goes on. With a restart policy the
+ * unit comes back instead (Restarts, below).
  *
  * Restarts. With a restart policy (opts.restart for every unit, or
  * opts.unit_restart per placement unit), a dead unit is rebuilt, as a
@@ -79,7 +80,9 @@
  * unit, as sc_runtime_upstream_dead says). Panics stay recorded
  * (wait_idle and shutdown still say SC_EPANIC, with the first one);
  * sc_runtime_stats counts restarts and units given up, and
- * sc_runtime_upstream_dead says whether an output is whole.
+ * sc_runtime_upstream_dead says whether an output is whole. A delta
+ * callback (sc_runtime_on_delta) is installed again in the rebuilt
+ * circuit, whose first step reports the whole integral as one delta.
  *
  * Workers. opts.workers threads run the turns. With workers = 0 no thread
  * is started: sc_runtime_wait_idle (and sc_runtime_submit_wait) run the
@@ -170,10 +173,11 @@ struct sc_runtime_opts {
  *
  * exact once nothing runs (after wait_idle with no submitter, or after
  * shutdown). frames_undeliverable counts what the closes of dead units'
- * edges released (drained from rings, or refused before entering one);
- * frames still in rings are `pending`. At idle the rings of live units'
- * edges are empty (sc_runtime_check_idle), so pending is pending_closed,
- * and frames_sent - frames_delivered - frames_undeliverable -
+ * edges released (drained from rings, or refused before entering one),
+ * and what a restart discarded when it reopened them (in the rebuilt
+ * unit's integrals instead); frames still in rings are `pending`. At idle the
+ * rings of live units' edges are empty (sc_runtime_check_idle), so pending is
+ * pending_closed, and frames_sent - frames_delivered - frames_undeliverable -
  * pending_closed counts frames lost: stranded before a live consumer
  * that will not run, or gone from a ring uncounted. Unlike
  * undeliverable_frames, frames_undeliverable does not count what still waits in

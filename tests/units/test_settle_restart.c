@@ -252,3 +252,57 @@ Test(settle_restart, a_difference_after_a_restart_is_found)
 	cr_assert_gt(found, 0, "no planted difference found in %llu runs",
 		     (unsigned long long)tried);
 }
+
+/* A sharded unit's replicas restart on their own: the fault strikes one
+ * replica (its step), that one alone dies and is rebuilt from its shard,
+ * and the outputs still equal the single circuit's. */
+Test(settle_restart, a_dead_replica_of_a_sharded_unit_comes_back_alone)
+{
+	uint64_t struck = 0;
+
+	for (uint64_t seed = 1; seed <= 40; seed++) {
+		struct sc_randc *rc = NULL;
+		struct sc_settle_work *w = NULL;
+		struct sc_placement *p = NULL;
+
+		cr_assert_eq(sc_randc_create(seed, &rc), 0);
+		cr_assert_eq(sc_settle_work_generate(sc_randc_graph(rc),
+						     sc_randc_settle_step, rc,
+						     12, 0, &w),
+			     0);
+		if (sc_placement_parse(sc_randc_graph(rc), "sharded:2", seed,
+				       &p) == 0) {
+			for (uint32_t u = 0; u < sc_placement_units(p); u++) {
+				struct sc_settle_result res;
+				struct sc_settle_opts o = {
+				    .mode = SC_SETTLE_SIM,
+				    .seed = seed + u,
+				    .units = 2,
+				    .fault = {.kind = SC_SETTLE_FAULT_PANIC,
+					      .unit = (int32_t)u,
+					      .at = 1},
+				    .restart = restart_3};
+
+				if (sc_placement_shards(p, u) < 2)
+					continue;
+				cr_assert_eq(sc_settle_run(w, p, &o, &res), 0);
+				cr_assert(res.ok, "seed %llu unit %u: %s",
+					  (unsigned long long)seed, u, res.why);
+				if (res.injected[SC_SETTLE_FAULT_PANIC]) {
+					/* One replica died, one came back. */
+					struck++;
+					cr_assert_eq(res.stats.panics, 1);
+					cr_assert_eq(res.stats.restarts, 1);
+					cr_assert_eq(res.stats.dead, 0);
+					cr_assert_eq(res.outputs_dead, 0);
+					assert_frames_accounted(&res);
+				}
+				sc_settle_result_fini(&res);
+			}
+			sc_placement_destroy(p);
+		}
+		sc_settle_work_destroy(w);
+		cr_assert_eq(sc_randc_destroy(rc), 0);
+	}
+	cr_assert_gt(struck, 0, "no sharded unit was struck");
+}
