@@ -173,6 +173,8 @@ const char usage_stress[] =
     "  --fault-at N      its step that faults (default drawn in 1..3;\n"
     "                    for alloc, the allocation, drawn in 1..64)\n"
     "  --stall-ms MS     the watchdog's stall threshold (default 20)\n"
+    "  --restart R/T     rebuild a dead unit, at most R times in T s (0:\n"
+    "                    ever); every output must then settle, none skipped\n"
     "  --events N        submissions per case (default drawn from the seed)\n"
     "  --keep-going      run every case, not only up to the first failure\n"
     "  --shrink          reduce the first failing case and print its replay\n"
