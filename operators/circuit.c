@@ -472,9 +472,10 @@ frames_push(struct rt *r, struct sc_batch *b)
 	return 0;
 }
 
-/* Replace the frames by their sum `sum` (consumed; NULL or empty: none). */
+/* Replace the frames by their sum `sum` (consumed; NULL or empty: none);
+ * `mass`: recompute the bound for later feeds. */
 static void
-frames_set(struct rt *r, struct sc_batch *sum)
+frames_set(struct rt *r, struct sc_batch *sum, bool mass)
 {
 	for (size_t i = 0; i < r->nframes; i++)
 		sc_batch_release(r->frames[i]);
@@ -486,7 +487,9 @@ frames_set(struct rt *r, struct sc_batch *sum)
 	}
 	if (sum) {
 		r->frames[r->nframes++] = sum;
-		r->fmass = sc__batch_mass(sum);
+		/* Only a feed's fold needs the bound again; the step's sum
+		 * goes out as the delta at once. */
+		r->fmass = mass ? sc__batch_mass(sum) : 0;
 	}
 }
 
@@ -508,7 +511,7 @@ frames_fold(struct rt *r, struct sc_batch *b)
 			sc_batch_release(r->frames[--r->nframes]);
 		return rc;
 	}
-	frames_set(r, sum);
+	frames_set(r, sum, b != NULL);
 	return 0;
 }
 
