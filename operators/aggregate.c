@@ -47,7 +47,8 @@ struct sc_aggregate {
 	uint64_t mass;	    /* MIN/MAX: sum of |w| ever inserted, saturating */
 	struct sc__rowhash rows; /* COUNT/SUM/AVG: the integral, row -> w */
 	uint64_t *hv;		 /* the delta rows' hashes (scratch) */
-	size_t hv_cap;		 /* hashes hv holds */
+	size_t *gend;		 /* the delta's group ends (scratch) */
+	size_t hv_cap;		 /* entries hv and gend hold */
 	size_t napplied;	 /* rows of this step applied to `rows` */
 	size_t nwide; /* live groups whose value is outside int64 (no row) */
 	struct sc__groups g;	     /* group states (COUNT/SUM/AVG) */
@@ -164,6 +165,7 @@ sc_aggregate_destroy(struct sc_aggregate *agg)
 	sc_trace_destroy(agg->t);
 	sc__rowhash_fini(&agg->rows);
 	free(agg->hv);
+	free(agg->gend);
 	sc__groups_fini(&agg->g);
 	free(agg->pend);
 	sc_batch_builder_fini(&agg->out);
@@ -202,7 +204,14 @@ push_out(struct sc_aggregate *agg, const uint64_t *key, uint64_t value,
 	uint64_t row[SC_SCHEMA_MAX_COLS];
 	uint32_t k = agg->spec.k;
 
-	memcpy(row, key, k * sizeof(uint64_t));
+	/* A constant-size copy for the common keys: a copy of k words is a
+	 * call to memcpy, dearer than the rest of the push. */
+	if (k == 1)
+		row[0] = key[0];
+	else if (k == 2)
+		memcpy(row, key, 2 * sizeof(uint64_t));
+	else
+		memcpy(row, key, k * sizeof(uint64_t));
 	row[k] = value;
 	return sc_batch_builder_push(&agg->out, row, k + 1, w);
 }
@@ -216,6 +225,13 @@ push_change(struct sc_aggregate *agg, const uint64_t *key, bool was,
 
 	if (was && is && old == now)
 		return 0;
+	/* Groups come in key order; pushing a group's two rows in value
+	 * order too keeps the whole output sorted, so finishing it is one
+	 * compaction pass instead of a sort. */
+	if (was && is && now < old) {
+		rc = push_out(agg, key, now, 1);
+		return rc ? rc : push_out(agg, key, old, -1);
+	}
 	if (was)
 		rc = push_out(agg, key, old, -1);
 	if (rc == 0 && is)
@@ -518,11 +534,15 @@ row_hashes(struct sc_aggregate *agg, const struct sc_batch *d)
 
 	if (n > agg->hv_cap) {
 		uint64_t *hv = realloc(agg->hv, n * sizeof(*hv));
+		size_t *ge;
 
-		if (!hv)
+		if (hv)
+			agg->hv = hv;
+		ge = hv ? realloc(agg->gend, n * sizeof(*ge)) : NULL;
+		if (!ge)
 			return sc__fail(SC_ENOMEM,
 					"sc_aggregate_step: out of memory");
-		agg->hv = hv;
+		agg->gend = ge;
 		agg->hv_cap = n;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -559,26 +579,24 @@ linear_compute(struct sc_aggregate *agg, const struct sc_batch *d)
 	int rc;
 
 	agg->napplied = 0;
-	for (size_t i = 0; i < sc_batch_count(d);
-	     i = sc__batch_key_end(d, i, agg->spec.k))
-		groups++;
-	rc = pend_reserve(agg, groups);
+	rc = row_hashes(agg, d);
 	if (rc == 0)
 		rc = sc__rowhash_reserve(&agg->rows, sc_batch_count(d));
-	if (rc == 0)
-		rc = row_hashes(agg, d);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < sc_batch_count(d); i = agg->gend[groups++])
+		agg->gend[groups] = sc__batch_key_end(d, i, agg->spec.k);
+	rc = pend_reserve(agg, groups);
 	if (rc)
 		return rc;
 	agg->npend = 0;
 	/* Two passes of prefetches, slots then entries, so that the group
 	 * table's misses overlap instead of stalling each group in turn. */
 	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < sc_batch_count(d);
-		     i = sc__batch_key_end(d, i, agg->spec.k))
+		for (size_t g = 0, i = 0; g < groups; i = agg->gend[g++])
 			sc__groups_prefetch(&agg->g, sc_batch_row(d, i), pass);
-	for (size_t i = 0, e; rc == 0 && i < sc_batch_count(d); i = e) {
-		e = sc__batch_key_end(d, i, agg->spec.k);
-		rc = group_step(agg, d, i, e);
+	for (size_t g = 0, i = 0; rc == 0 && g < groups; i = agg->gend[g++]) {
+		rc = group_step(agg, d, i, agg->gend[g]);
 		fresh +=
 		    rc == 0 && agg->pend[agg->npend - 1].idx == SC__GROUPS_NONE;
 	}

@@ -67,7 +67,7 @@
  * one group probe per group of the delta, never O(rows in a group) nor
  * O(log N), and there is no merge work (sc_aggregate_work does nothing for
  * them, sc_aggregate_pending is 0). Bytes per row of state: the row's
- * record, (ncols + 1) * 8, over a load of 0.35..0.7, plus the group's
+ * record, (ncols + 1) * 8, over a load of 0.25..0.5, plus the group's
  * entry shared by its rows.
  *
  * MIN and MAX need order, so they keep the integral of their input in a

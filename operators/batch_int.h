@@ -30,13 +30,21 @@ sc__rec_copy(uint64_t *dst, const uint64_t *src, uint32_t stride)
 SC__INLINE int
 sc__rec_cmp(const uint64_t *a, const uint64_t *b, uint32_t ncols)
 {
-	/* The common narrow rows compare in one or two instructions. */
+	/* The common narrow rows compare in a few instructions. */
 	if (ncols == 1)
 		return (a[0] > b[0]) - (a[0] < b[0]);
 	if (ncols == 2) {
 		unsigned __int128 x = ((unsigned __int128)a[0] << 64) | a[1];
 		unsigned __int128 y = ((unsigned __int128)b[0] << 64) | b[1];
 
+		return (x > y) - (x < y);
+	}
+	if (ncols == 3) {
+		unsigned __int128 x = ((unsigned __int128)a[1] << 64) | a[2];
+		unsigned __int128 y = ((unsigned __int128)b[1] << 64) | b[2];
+
+		if (a[0] != b[0])
+			return a[0] > b[0] ? 1 : -1;
 		return (x > y) - (x < y);
 	}
 	return sc_row_cmp(a, b, ncols);

@@ -15,7 +15,7 @@
  * State: I is a hash table from a row to its integrated weight
  * (operators/rowhash_int.h: open addressing, records in place, rows of
  * weight 0 dropped), (ncols + 1) * 8 bytes per live row over a load of
- * 0.35..0.7. Nothing else is ever asked of it (no range, no order), so it
+ * 0.25..0.5. Nothing else is ever asked of it (no range, no order), so it
  * need not be a sorted trace: a step of d rows costs O(d) expected, one
  * hash probe per row (their cache misses overlapped by prefetching a few
  * rows ahead), whatever the size of the state, and there is no merge work

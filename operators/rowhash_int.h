@@ -14,10 +14,10 @@
  * records, each the row's words followed by its weight, in place (a
  * lookup touches one or two cache lines, not an index and then an entry).
  * A weight of 0 marks an empty slot: rows of integrated weight 0 are not
- * kept, so that is never a real record. At most 7/10 of the slots are
+ * kept, so that is never a real record. At most half of the slots are
  * used. Removal shifts the following cluster back (Knuth 6.4, algorithm
  * R), so there are no tombstones and probes stay short under churn.
- * A record takes (ncols + 1) * 8 bytes over a load of 0.35..0.7.
+ * A record takes (ncols + 1) * 8 bytes over a load of 0.25..0.5.
  *
  * Growth is apart from updates: sc__rowhash_reserve may fail with
  * SC_ENOMEM, and after it `more` updates that insert cannot fail, which is
