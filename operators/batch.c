@@ -686,6 +686,20 @@ stable_prefix(const uint32_t *cols, uint32_t n, uint32_t ncols)
 /* Radix digits of the stable sort: up to 11 bits (2,048 counters). */
 #define KEY_DIGIT 11
 
+/* The scatter of stable_pass, specialised by stride (record copies of a
+ * constant size). */
+SC__INLINE void
+scatter_by(const uint64_t *src, uint64_t *dst, size_t n, uint32_t stride,
+	   uint32_t word, unsigned shift, uint64_t mask, size_t *count)
+{
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t *r = src + i * stride;
+
+		sc__rec_copy(dst + count[(r[word] >> shift) & mask]++ * stride,
+			     r, stride);
+	}
+}
+
 /*
  * One stable counting pass over n records of `stride` words from src to
  * dst by the `w` bits at `shift` of word `word`.
@@ -706,12 +720,9 @@ stable_pass(const uint64_t *src, uint64_t *dst, size_t n, uint32_t stride,
 		count[d] = sum;
 		sum += c;
 	}
-	for (size_t i = 0; i < n; i++) {
-		const uint64_t *r = src + i * stride;
-
-		memcpy(dst + count[(r[word] >> shift) & mask]++ * stride, r,
-		       (size_t)stride * sizeof(uint64_t));
-	}
+	SC__DISPATCH(stride,
+		     scatter_by(src, dst, n, S_, word, shift, mask, count),
+		     scatter_by(src, dst, n, stride, word, shift, mask, count))
 }
 
 /*

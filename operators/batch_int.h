@@ -40,12 +40,13 @@ sc__rec_cmp(const uint64_t *a, const uint64_t *b, uint32_t ncols)
 		return (x > y) - (x < y);
 	}
 	if (ncols == 3) {
-		unsigned __int128 x = ((unsigned __int128)a[1] << 64) | a[2];
-		unsigned __int128 y = ((unsigned __int128)b[1] << 64) | b[2];
-
+		/* Word by word: the first word usually decides, and two
+		 * 128-bit compares cost more than the branches. */
 		if (a[0] != b[0])
 			return a[0] > b[0] ? 1 : -1;
-		return (x > y) - (x < y);
+		if (a[1] != b[1])
+			return a[1] > b[1] ? 1 : -1;
+		return (a[2] > b[2]) - (a[2] < b[2]);
 	}
 	return sc_row_cmp(a, b, ncols);
 }

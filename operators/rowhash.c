@@ -60,6 +60,27 @@ row_eq(const uint64_t *a, const uint64_t *b, uint32_t ncols)
 	}
 }
 
+/* Copy n words: constant sizes for the narrow rows, which a call to
+ * memcpy of a variable size would cost several times over. */
+static inline void
+words_copy(uint64_t *dst, const uint64_t *src, uint32_t n)
+{
+	switch (n) {
+	case 2:
+		memcpy(dst, src, 2 * sizeof(uint64_t));
+		break;
+	case 3:
+		memcpy(dst, src, 3 * sizeof(uint64_t));
+		break;
+	case 4:
+		memcpy(dst, src, 4 * sizeof(uint64_t));
+		break;
+	default:
+		memcpy(dst, src, (size_t)n * sizeof(uint64_t));
+		break;
+	}
+}
+
 /* The slot holding row, or the empty slot that ends its probe. */
 static inline size_t
 find_slot(const struct sc__rowhash *h, const uint64_t *row, uint64_t hv)
@@ -145,7 +166,7 @@ slot_delete(struct sc__rowhash *h, size_t s)
 			if (((j - home) & h->mask) >= ((j - s) & h->mask))
 				break;
 		}
-		memcpy(rec_at(h, s), rec_at(h, j), (size_t)h->stride * 8);
+		words_copy(rec_at(h, s), rec_at(h, j), h->stride);
 		s = j;
 	}
 }
@@ -162,7 +183,7 @@ sc__rowhash_add(struct sc__rowhash *h, const uint64_t *row, uint64_t hv,
 		return SC_EOVERFLOW;
 	*was = old;
 	if (old == 0) { /* absent: insert (room was reserved) */
-		memcpy(rec, row, (size_t)h->ncols * 8);
+		words_copy(rec, row, h->ncols);
 		rec[h->ncols] = (uint64_t)now;
 		h->n++;
 	} else if (now == 0) {

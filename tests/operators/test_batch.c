@@ -690,6 +690,39 @@ Test(batch, sum_of_many_equals_pairwise_adds)
 	zref_fini(&z);
 }
 
+Test(batch, sum_of_many_batches_is_the_sum_of_their_rows)
+{
+	uint64_t base = sc_prop_seed(910);
+
+	for (uint64_t c = 0; c < sc_prop_count(60); c++) {
+		struct sc_batch *bs[70], *sum;
+		struct sc_rng r;
+		struct sc_schema s;
+		struct zref z;
+		size_t n;
+
+		sc_rng_seed(&r, base + c);
+		n = 1 + sc_rng_below(&r, 70);
+		zgen_schema(&r, 4, &s);
+		zref_init(&z, s.ncols);
+		/* Few distinct rows over many batches: rows meet in several
+		 * inputs at once, and some cancel to 0. */
+		for (size_t i = 0; i < n; i++)
+			bs[i] =
+			    zgen_batch(&r, &s, 40, 1 + sc_rng_below(&r, 5), &z);
+		cr_assert_eq(sc_batch_sum(bs, n, &sum), 0, "%s", sc_errmsg());
+		SC_PROP_ASSERT(base + c, SUITE,
+			       "sum_of_many_batches_is_the_sum_of_their_rows",
+			       zref_equals(&z, sum) &&
+				   sc_batch_is_consolidated(sum),
+			       "sum of %zu batches differs", n);
+		for (size_t i = 0; i < n; i++)
+			sc_batch_release(bs[i]);
+		sc_batch_release(sum);
+		zref_fini(&z);
+	}
+}
+
 Test(batch, sum_fails_only_when_a_rows_total_leaves_int64)
 {
 	uint64_t r1 = 1, r2 = 2;
@@ -870,11 +903,11 @@ Test(batch, index_by_a_permutation_matches_the_reference)
 			zref_add(&z, row, sc_batch_weight(b, i));
 		}
 		cr_assert_eq(sc_batch_index_by(b, cols, n, &ix), 0);
-		SC_PROP_ASSERT(base + c, SUITE,
-			       "index_by_a_permutation_matches_the_reference",
-			       zref_equals(&z, ix) &&
-				   sc_batch_is_consolidated(ix),
-			       "index_by of %zu rows differs", sc_batch_count(b));
+		SC_PROP_ASSERT(
+		    base + c, SUITE,
+		    "index_by_a_permutation_matches_the_reference",
+		    zref_equals(&z, ix) && sc_batch_is_consolidated(ix),
+		    "index_by of %zu rows differs", sc_batch_count(b));
 		sc_batch_release(b);
 		sc_batch_release(ix);
 		zref_fini(&z);
