@@ -84,7 +84,7 @@ const char usage_run[] =
     "\n"
     "  --workers N       worker threads (default: all cores)\n"
     "  --placement P     single | per-node | chains | random:N | sharded:K\n"
-    "                    (default chains)\n"
+    "                    | balanced[:K] (default chains)\n"
     "  --events N        stop after N cell edits, or\n"
     "  --seconds S       stop after S seconds (default 3 when neither)\n"
     "  --batch R         cell edits per submitted batch (default 256)\n"
@@ -98,6 +98,9 @@ const char usage_run[] =
     "                    fails, so the unit that runs it panics (a test\n"
     "                    of how a run ends when a unit dies)\n"
     "  --quiet           no progress lines\n"
+    "  --units           the per-unit table at the end (turns, kicks,\n"
+    "                    frames moved, state, worker, pending input)\n"
+    "  --units-every S   and every S seconds while it runs\n"
     "  --json FILE       the summary and progress samples as JSON\n"
     "  --csv FILE        the progress samples and the total as CSV\n"
     "                    (files are created before the run: a path that\n"
@@ -107,22 +110,6 @@ const char usage_run[] =
     "  ends the run soon after, naming it, with exit 3, as does a batch\n"
     "  that has not come through in 30 s; a file that cannot be written\n"
     "  is exit 3 too. Output that differs from the reference is exit 1.\n";
-
-const char usage_place[] =
-    "usage: subcirc place [options]\n"
-    "  every placement strategy x worker count on the grid workload:\n"
-    "  throughput, latency p50/p99, turns, kicks, side by side.\n"
-    "\n"
-    "  --workers LIST    comma list of worker counts (default 1,2)\n"
-    "  --placements LIST comma list of strategies (default single,\n"
-    "                    per-node,chains,random:3,sharded:2,sharded:4)\n"
-    "  --events N        cell edits per case (default 200000)\n"
-    "  --reps N          runs per case; the median by events/s is shown\n"
-    "                    (default 3, at most 15)\n"
-    "  --batch R --rows N --cols N --seed S   as for run\n"
-    "  --json FILE       the table as JSON\n"
-    "  --csv FILE        the table as CSV (both created before the runs)\n"
-    "  The table is followed by a bar plot of events/s.\n";
 
 const char usage_stress[] =
     "usage: subcirc stress [options]\n"
