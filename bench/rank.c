@@ -201,3 +201,44 @@ sc_rank_fprint(FILE *f, const struct sc_rank_case *cases,
 		return sc_errorf(SC_EIO, "sc_rank_fprint: a write failed");
 	return 0;
 }
+
+int
+sc_rank_fprint_decision(FILE *f, const struct sc_rank_case *cases,
+			const struct sc_rank_entry *r, size_t n)
+{
+	size_t ties = 0, below = 0, first_below = n;
+	double ratio = 0, pm = 0;
+	int rc;
+
+	if (!f || !cases || !r || n == 0)
+		return sc_errorf(SC_EINVAL, "sc_rank_fprint_decision: %s",
+				 n ? "NULL" : "no cases");
+	(void)fprintf(f, "decision: %s leads", cases[r[0].index].name);
+	for (size_t i = 1; i < n; i++) {
+		if (!sc_rank_overlap(&r[i].s, &r[0].s)) {
+			below++;
+			first_below = first_below < i ? first_below : i;
+			continue;
+		}
+		(void)fprintf(f, "%s%s", ties++ ? ", " : "; a tie with ",
+			      cases[r[i].index].name);
+	}
+	if (first_below < n) {
+		rc = sc_rank_ratio(&cases[r[0].index],
+				   &cases[r[first_below].index], &ratio, &pm);
+		if (rc)
+			return rc;
+		(void)fprintf(f, "; it ran %.2f +- %.2f times faster than %s",
+			      ratio, pm, cases[r[first_below].index].name);
+		if (below > 1)
+			(void)fprintf(f, " and the %zu case%s below it",
+				      below - 1, below > 2 ? "s" : "");
+	} else if (n > 1) {
+		(void)fprintf(f, "; every case ties with it");
+	}
+	(void)fputc('\n', f);
+	if (ferror(f))
+		return sc_errorf(SC_EIO,
+				 "sc_rank_fprint_decision: a write failed");
+	return 0;
+}

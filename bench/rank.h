@@ -90,6 +90,18 @@ int sc_rank_order(const struct sc_rank_case *cases, size_t n,
 int sc_rank_fprint(FILE *f, const struct sc_rank_case *cases,
 		   const struct sc_rank_entry *r, size_t n, const char *unit);
 
+/*
+ * sc_rank_fprint_decision - one line on what the ranking r[0..n) lets a
+ * user decide: the leader, the cases whose intervals overlap the
+ * leader's (ties with it: no claim either way), and how many times
+ * faster the leader ran than the best case outside its interval:
+ *   "decision: chains x2 leads; a tie with single x2; it ran 1.31 +- 0.04
+ *    times faster than per-node x2 and the 3 cases below it"
+ * Returns as sc_rank_fprint.
+ */
+int sc_rank_fprint_decision(FILE *f, const struct sc_rank_case *cases,
+			    const struct sc_rank_entry *r, size_t n);
+
 /* A number in 3 significant figures with k/M/G ("4.10M"), into buf. */
 void sc_rank_si(double v, char *buf, size_t size);
 

@@ -168,6 +168,7 @@ print_ranking(void *ctx, uint32_t workers, const struct sc_rank_case *rc,
 		     "is better; a tie: min-max intervals overlap):\n",
 		     workers, workers == 1 ? "" : "s");
 	(void)sc_rank_fprint(stdout, rc, r, n, "events/s");
+	(void)sc_rank_fprint_decision(stdout, rc, r, n);
 }
 
 /* --- the table -------------------------------------------------------------

@@ -116,3 +116,44 @@ Test(placement_rank, words_say_faster_with_the_ratio_or_a_tie)
 		  "%s", text);
 	free(text);
 }
+
+/* The leader, what ties with it, and its ratio over the best case
+ * outside its interval (not only over the case right below it). */
+Test(placement_rank, decision_names_the_leader_its_ties_and_its_margin)
+{
+	const double a[3] = {100, 104, 108}, b[3] = {98, 100, 101};
+	const double c[3] = {50, 52, 54}, d[3] = {10, 11, 12};
+	struct sc_rank_case cs[4] = {
+	    {"a", a, 3}, {"b", b, 3}, {"c", c, 3}, {"d", d, 3}};
+	struct sc_rank_entry r[4];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	cr_assert_not_null(f);
+	cr_assert_eq(sc_rank_order(cs, 4, r), 0);
+	cr_assert_eq(sc_rank_fprint_decision(f, cs, r, 4), 0);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_str_eq(text, "decision: a leads; a tie with b; it ran 2.00 "
+			       "+- 0.00 times faster than c and the 1 case "
+			       "below it\n");
+	free(text);
+}
+
+Test(placement_rank, decision_says_when_every_case_ties)
+{
+	const double a[2] = {10, 20}, b[2] = {12, 14};
+	struct sc_rank_case cs[2] = {{"a", a, 2}, {"b", b, 2}};
+	struct sc_rank_entry r[2];
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	cr_assert_not_null(f);
+	cr_assert_eq(sc_rank_order(cs, 2, r), 0);
+	cr_assert_eq(sc_rank_fprint_decision(f, cs, r, 2), 0);
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_str_eq(text, "decision: a leads; a tie with b; every case "
+			       "ties with it\n");
+	free(text);
+}
