@@ -103,7 +103,7 @@ int
 sc_rank_ratio(const struct sc_rank_case *a, const struct sc_rank_case *b,
 	      double *ratio, double *pm)
 {
-	struct sc_rank_summary sa, sb;
+	struct sc_rank_summary sa = {0, 0, 0}, sb = {0, 0, 0};
 	int rc;
 
 	if (!ratio || !pm)
