@@ -426,7 +426,8 @@ place_plot_file(const struct place_sweep *s, const char *path)
 	    g,
 	    "set multiplot layout 2,1 title 'subcirc place: %s, %u reps per "
 	    "case (median, bars: min-max)'\n"
-	    "set style fill solid 0.5\nset boxwidth 0.6\nset grid ytics\nset rmargin 8\n"
+	    "set style fill solid 0.5\nset boxwidth 0.6\nset grid ytics\nset "
+	    "rmargin 8\n"
 	    "set xtics rotate by -40 font ',8' nomirror\nset yrange [0:*]\n"
 	    "set ylabel 'events/s (higher is better)'\n"
 	    "plot $data using 1:3:xtic(2) with boxes notitle, "
