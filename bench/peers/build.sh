@@ -42,8 +42,15 @@ else
 	say "skipping the Go peer: no go (apt-get install golang-go)"
 fi
 
-# Debian's cargo first: a rustup cargo earlier in PATH works as well.
-cargo=$(command -v /usr/bin/cargo || command -v cargo || true)
+# Debian's cargo when /usr/bin is in PATH, even behind a rustup cargo
+# (which works as well); $CARGO overrides.
+if [[ -n ${CARGO:-} ]]; then
+	cargo=$CARGO
+elif [[ -x /usr/bin/cargo && ":$PATH:" == *:/usr/bin:* ]]; then
+	cargo=/usr/bin/cargo
+else
+	cargo=$(command -v cargo || true)
+fi
 registry=/usr/share/cargo/registry
 if [[ -n $cargo ]] && compgen -G "$registry/crossbeam-channel-*" >/dev/null; then
 	rs="$out/rust"
