@@ -6,8 +6,8 @@
  *   subcirc run     a live grid workload across cores, a progress line a
  *                   second and a final summary verified against the
  *                   workload's from-scratch reference;
- *   subcirc place   every placement strategy x worker count on the grid,
- *                   side by side;
+ *   subcirc place   every placement strategy x worker count x budget on
+ *                   the grid, repeated in rounds and ranked with ties;
  *   subcirc stress  seed ranges x workers x placements, on the grid and on
  *                   random circuits (bench/workloads/random.h), under the
  *                   seeded scheduler (or a real pool), checking with
@@ -68,7 +68,7 @@ const char usage_main[] =
     "\n"
     "commands:\n"
     "  run      a live grid workload across cores (progress, summary)\n"
-    "  place    every placement strategy x worker count, side by side\n"
+    "  place    every placement x workers x budget, repeated, ranked\n"
     "  stress   seeds x workers x placements under the seeded scheduler\n"
     "\n"
     "`subcirc <command> --help` describes a command's options;\n"
