@@ -41,8 +41,8 @@ rows(int n)
 	struct sc_batch *b = NULL;
 
 	for (int i = 0; i < n; i++) {
-		v[2 * i] = (uint64_t)i;
-		v[2 * i + 1] = 0;
+		v[2 * (size_t)i] = (uint64_t)i;
+		v[2 * (size_t)i + 1] = 0;
 	}
 	cr_assert_eq(sc_batch_from_records(2, v, NULL, (size_t)n, &b), 0);
 	return b;
