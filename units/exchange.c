@@ -224,7 +224,7 @@ sc_exchange_send(struct sc_exchange *x, struct sc_batch *b, uint64_t *pushed)
 	}
 	SC_ASSERT(well_formed(x));
 	/* Every trace's room first, so a submit stays all or nothing. */
-	for (j = 0; j < x->nedges; j++)
+	for (j = 0; x->traces && j < x->nedges; j++)
 		if (trace_of(x, j) && (rc = trace_reserve(trace_of(x, j)))) {
 			sc_batch_release(b);
 			return rc;
