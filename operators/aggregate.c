@@ -17,6 +17,7 @@
 #include "operators/batch_int.h"
 #include "operators/groups_int.h"
 #include "operators/probe_int.h"
+#include "operators/symbol_int.h"
 #include "operators/trace.h"
 #include "operators/xsum.h"
 
@@ -615,4 +616,14 @@ sc_aggregate_bytes(const struct sc_aggregate *agg)
 		return 0;
 	return sc_trace_bytes(agg->t) + sc__groups_bytes(&agg->g) +
 	       sc__fences_bytes(&agg->fences);
+}
+
+/* The trace keeps rows in trace column order (layout()). */
+void
+sc__aggregate_set_symbols(struct sc_aggregate *agg, const struct sc__symcols *s)
+{
+	struct sc__symcols t;
+
+	sc__symcols_permute(s, agg->perm, NULL, agg->spec.ncols, &t);
+	sc__trace_set_symbols(agg->t, &t);
 }

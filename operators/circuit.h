@@ -73,6 +73,11 @@
  * stream's slot by its graph id in O(log part). Building still costs
  * O(graph): the cut and the topological order look at the whole graph.
  *
+ * Symbols. A circuit holds the ids of every row it keeps (its traces,
+ * kept batches and pending feeds) in its schemas' tables, so a host may
+ * release its references once it has fed the rows (symbol.h, "Who holds
+ * an id").
+ *
  * Threads: a circuit is single-threaded. Distinct circuits (even of the
  * same, frozen, graph) may run on distinct threads at once, as long as
  * their user callbacks allow it.
@@ -137,7 +142,8 @@ const struct sc_cut *sc_circuit_cut(const struct sc_circuit *c);
  * input node of the circuit or one of its boundary inputs. Feeding the same
  * stream twice before a step adds the batches. Returns 0; SC_EINVAL (NULL,
  * or a stream the circuit computes itself); SC_ENOENT (no such node, or not
- * one the circuit reads); SC_ESCHEMA (b's width is not the stream's);
+ * one the circuit reads, or a symbol of b that is not live: symbol.h, "Who
+ * holds an id"); SC_ESCHEMA (b's width is not the stream's);
  * SC_EOVERFLOW (the sum with an earlier feed overflows); SC_ENOMEM;
  * SC_ESTATE (the circuit failed). On failure nothing is applied.
  */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "operators/probe_int.h"
+#include "operators/symbol_int.h"
 #include "operators/trace.h"
 
 struct sc_distinct {
@@ -167,4 +168,10 @@ sc_distinct_destroy(struct sc_distinct *d)
 	sc_batch_builder_fini(&d->out);
 	sc__fences_fini(&d->fences);
 	free(d);
+}
+
+void
+sc__distinct_set_symbols(struct sc_distinct *d, const struct sc__symcols *s)
+{
+	sc__trace_set_symbols(d->t, s);
 }
