@@ -389,3 +389,29 @@ Test(symbol_holds, each_keeper_alone_holds_the_ids_of_its_rows)
 		sc_symtab_destroy(t);
 	}
 }
+
+Test(symbol_holds, streams_of_two_tables_do_not_meet)
+{
+	struct sc_symtab *t1, *t2;
+	struct sc_schema s1, s2;
+	struct sc_graph *g;
+	int a, b;
+
+	cr_assert_eq(sc_symtab_create(&t1), 0);
+	cr_assert_eq(sc_symtab_create(&t2), 0);
+	schema_sv(&s1, t1);
+	schema_sv(&s2, t2);
+	cr_assert_eq(sc_graph_create(&g), 0);
+	a = sc_graph_input(g, "a", &s1);
+	b = sc_graph_input(g, "b", &s2);
+	cr_assert_eq(sc_graph_join(g, a, b, 1), SC_ESCHEMA);
+	cr_assert(strstr(sc_errmsg(), "two different tables"), "%s",
+		  sc_errmsg());
+	cr_assert_eq(sc_graph_antijoin(g, a, b, 1), SC_ESCHEMA);
+	cr_assert_eq(sc_graph_plus(g, a, b), SC_ESCHEMA);
+	cr_assert_eq(sc_graph_minus(g, a, b), SC_ESCHEMA);
+	cr_assert_geq(sc_graph_plus(g, a, a), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_graph_destroy(g), 0);
+	sc_symtab_destroy(t1);
+	sc_symtab_destroy(t2);
+}
