@@ -33,7 +33,9 @@
  * longer. A runtime (units/runtime.h) holds what its circuits keep, but a
  * submitted batch only from when its unit feeds it, and frames between
  * units not at all: under a runtime the host keeps its references on the
- * ids it submitted until the runtime has been idle since.
+ * ids it submitted until the runtime has been idle since. A map or
+ * flat_map callback that makes new ids keeps its references until the
+ * step is over (the rows it emits are held only once a keeper takes them).
  *
  * Why holds where rows are kept, and what they cost. The options were
  * reference counts taken by every batch (exact for batches in flight too,
