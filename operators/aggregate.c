@@ -20,6 +20,7 @@
 #include "operators/groups_int.h"
 #include "operators/probe_int.h"
 #include "operators/rowhash_int.h"
+#include "operators/symbol_int.h"
 #include "operators/trace.h"
 #include "operators/xsum.h"
 
@@ -56,7 +57,17 @@ struct sc_aggregate {
 	size_t npend, pend_cap;	     /* in use, allocated */
 	struct sc_batch_builder out; /* output scratch */
 	struct sc__fences fences;    /* of the trace's long runs */
+	struct sc__symcols sym;	     /* COUNT/SUM/AVG: the symbol columns of
+					`rows` (trace order); each row kept
+					holds its ids */
 };
+
+/* A row's integrated weight in `rows` now (sc__symtab_hold_changes). */
+static int64_t
+row_weight_now(void *ctx, const uint64_t *row)
+{
+	return sc__rowhash_get(&((struct sc_aggregate *)ctx)->rows, row);
+}
 
 /* --- creation ------------------------------------------------------------ */
 
@@ -163,6 +174,10 @@ sc_aggregate_destroy(struct sc_aggregate *agg)
 	if (!agg)
 		return;
 	sc_trace_destroy(agg->t);
+	if (agg->rows.recs)
+		sc__symtab_unhold_slots(&agg->sym, agg->rows.recs,
+					agg->rows.mask + 1, agg->rows.stride,
+					agg->spec.ncols);
 	sc__rowhash_fini(&agg->rows);
 	free(agg->hv);
 	free(agg->gend);
@@ -733,6 +748,9 @@ sc_aggregate_step(struct sc_aggregate *agg, const struct sc_batch *delta,
 	} else {
 		groups_apply(agg);
 		agg->napplied = 0;
+		/* Rows the table took in hold their ids, rows it let go drop
+		 * them (d holds them meanwhile). */
+		sc__symtab_hold_changes(&agg->sym, d, row_weight_now, agg);
 	}
 	sc_batch_release(d);
 	*out = res;
@@ -799,4 +817,18 @@ sc_aggregate_check(const struct sc_aggregate *agg)
 			"(no output row)",
 			agg->nwide, agg->nwide == 1 ? "'s" : "s'",
 			agg->spec.kind == SC_AGG_COUNT ? "count is" : "sum is");
+}
+
+/* The trace (MIN/MAX) or the row table (COUNT/SUM/AVG) keeps rows in
+ * trace column order (layout()). */
+void
+sc__aggregate_set_symbols(struct sc_aggregate *agg, const struct sc__symcols *s)
+{
+	struct sc__symcols t;
+
+	sc__symcols_permute(s, agg->perm, NULL, agg->spec.ncols, &t);
+	if (agg->minmax)
+		sc__trace_set_symbols(agg->t, &t);
+	else
+		agg->sym = t; /* the row table's, kept in trace order too */
 }
