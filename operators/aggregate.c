@@ -468,8 +468,8 @@ group_step(struct sc_aggregate *agg, const struct sc_batch *d, size_t i,
 	/* A live group out of range has no row, and is counted in nwide. */
 	pd->dwide = 0;
 	if (old && old->live > 0) {
-		was = state_value(agg, old,
-				  agg->exact ? &agg->g.xs[pd->idx] : NULL, &ov);
+		was = old->has_out != 0;
+		ov = old->out;
 		pd->dwide -= !was;
 	}
 	if (pd->st.live > 0) {
@@ -477,6 +477,8 @@ group_step(struct sc_aggregate *agg, const struct sc_batch *d, size_t i,
 		    state_value(agg, &pd->st, agg->exact ? &pd->xs : NULL, &nv);
 		pd->dwide += !is;
 	}
+	pd->st.has_out = is;
+	pd->st.out = is ? nv : 0;
 	return push_change(agg, pd->key, was, ov, is, nv);
 }
 
