@@ -568,8 +568,9 @@ frames_push(struct rt *r, struct sc_batch *b)
 	return 0;
 }
 
-/* Replace the frames by their sum `sum` (consumed; NULL or empty: none);
- * `mass`: recompute the bound for later feeds. */
+/* Replace the frames by their sum `sum` (consumed; NULL or empty: none,
+ * so feeds that cancel leave no delta and on_delta never sees an empty
+ * one); `mass`: recompute the bound for later feeds. */
 static void
 frames_set(struct rt *r, struct sc_batch *sum, bool mass)
 {
