@@ -298,6 +298,9 @@ place_print_header(void)
 		      "%-12s %7s %5s %5s %12s %10s %10s %10s %10s %4s\n",
 		      "placement", "workers", "units", "edges", "events/s",
 		      "p50 us", "p99 us", "turns", "kicks", "ok");
+	(void)fprintf(report_text(),
+		      "(events/s: higher is better; p50, p99: per event from "
+		      "submit to output, lower is better)\n");
 }
 
 void
