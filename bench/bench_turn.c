@@ -20,6 +20,15 @@
  *    (stamp - kick). Baseline: a thread parked on a condvar, signalled.
  *
  * Each figure is the median of >= 5 repetitions (3 with --quick).
+ *
+ * For instruction counts, `--only WHAT [--workers W] [--turns N]` runs one
+ * subject once and prints nothing: WHAT is inline-exec, inline-base,
+ * pool-exec or pool-base. Under callgrind, instructions per turn are the
+ * difference of two runs' totals (N and 2N turns) over N, which cancels
+ * start-up and thread creation:
+ *
+ *   valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+ *       build/bench/bench_turn --only pool-exec --workers 1 --turns 100000
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -535,10 +544,48 @@ pool2_base(uint64_t t)
 	return pool_baseline(2, t);
 }
 
+/* --only: one subject, once, silent (for callgrind; see the top). */
+static int
+run_only(int argc, char **argv)
+{
+	const char *what = NULL;
+	uint32_t workers = 1;
+	uint64_t turns = 100000;
+
+	for (int i = 1; i + 1 < argc; i++) {
+		if (strcmp(argv[i], "--only") == 0)
+			what = argv[i + 1];
+		else if (strcmp(argv[i], "--workers") == 0)
+			workers = (uint32_t)strtoul(argv[i + 1], NULL, 10);
+		else if (strcmp(argv[i], "--turns") == 0)
+			turns = strtoull(argv[i + 1], NULL, 10);
+	}
+	if (!what)
+		return -1;
+	if (workers < 1 || workers > 8)
+		workers = 1;
+	if (strcmp(what, "inline-exec") == 0)
+		(void)inline_exec(turns);
+	else if (strcmp(what, "inline-base") == 0)
+		(void)inline_baseline(turns);
+	else if (strcmp(what, "pool-exec") == 0)
+		(void)pool_exec(workers, turns);
+	else if (strcmp(what, "pool-base") == 0)
+		(void)pool_baseline(workers, turns);
+	else
+		return 2;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
-	bool quick = sc_bench_init(argc, argv);
+	int only = run_only(argc, argv);
+	bool quick;
+
+	if (only >= 0)
+		return only;
+	quick = sc_bench_init(argc, argv);
 	uint64_t turns = quick ? 100000 : 1000000;
 	uint32_t wakes = quick ? 50 : 300;
 

@@ -25,33 +25,45 @@
 #define SC_EXEC_PANICS_KEPT	 64
 #define SC_NONE			 UINT32_MAX
 
-/* The verdict on a slot's current turn (sc_exec_condemn). */
-#define SC_TURN_RUNNING	  0 /* claimed; its turn has not returned yet */
-#define SC_TURN_RETURNED  1 /* sc_exec_run saw it return; too late */
-#define SC_TURN_CONDEMNED 2 /* condemned: abandoned when it returns */
+/* The verdict on a slot's current turn (sc_exec_condemn), in the low two
+ * bits of a word whose upper bits are the number of turns the unit had
+ * finished when the turn was claimed: a condemn of one turn can never
+ * match the next one's word. */
+#define SC_TURN_RUNNING	     0 /* claimed; its turn has not returned yet */
+#define SC_TURN_RETURNED     1 /* sc_exec_run saw it return; too late */
+#define SC_TURN_CONDEMNED    2 /* condemned: abandoned when it returns */
+#define SC_VERDICT(turns, v) (((uint64_t)(turns) << 2) | (uint64_t)(v))
+
+/* A slot's state word: the turns it finished (handed back or abandoned)
+ * above SC_SW_SHIFT bits of enum sc_unit_state. One word, so that a
+ * reader sees the state and the turn it belongs to together, and a
+ * finish moves both with one store. */
+#define SC_SW_SHIFT 3
+#define SC_SW_STATE 7u
 
 struct sc__slot {
-	struct sc_unit *unit;	       /* the unit while in its slot; NULL while
-					  claimed (the token is out) or dead */
-	struct sc_unit *ref;	       /* the unit for has_pending; NULL once
-					  dead (its destroy may be running) */
-	_Atomic int state;	       /* enum sc_unit_state */
-	uint32_t next;		       /* FIFO link while QUEUED */
-	char name[SC_UNIT_NAME_MAX];   /* copied at add */
-	_Atomic uint64_t queued_since; /* when a snapshot first saw it QUEUED
-					  since it was last queued; 0: not
-					  seen yet (or not QUEUED) */
-	_Atomic uint64_t running_since; /* the same for RUNNING* */
-	_Atomic int32_t worker;		/* -1 unless RUNNING* */
-	_Atomic uint64_t turns;		/* turns handed back or abandoned */
-	_Atomic uint64_t kicks;		/* kicks while alive */
-	_Atomic uint64_t progress;	/* frames moved, summed */
-	_Atomic int verdict;		/* SC_TURN_*: reset by claim, then
-					   one of run and condemn moves it,
-					   whichever comes first */
-	char why[SC_PANIC_MSG_MAX];	/* condemn's words; written only
-					   while verdict is RUNNING, read by
-					   run after it sees CONDEMNED */
+	struct sc_unit *unit;	     /* the unit while in its slot; NULL while
+					claimed (the token is out) or dead */
+	struct sc_unit *ref;	     /* the unit for has_pending; NULL once
+					dead (its destroy may be running) */
+	_Atomic uint64_t sw;	     /* turns << SC_SW_SHIFT | state */
+	uint32_t next;		     /* FIFO link while QUEUED */
+	char name[SC_UNIT_NAME_MAX]; /* copied at add */
+	_Atomic uint64_t since;	     /* when a snapshot first saw the state
+					word since_sw (snapshots only) */
+	_Atomic uint64_t since_sw;   /* the word `since` belongs to; a
+					change of state or turn changes the
+					word, so the hot path stamps
+					nothing */
+	_Atomic int32_t worker;	     /* the claimer (read while RUNNING*) */
+	_Atomic uint64_t kicks;	     /* kicks while alive */
+	_Atomic uint64_t progress;   /* frames moved, summed */
+	_Atomic uint64_t verdict;    /* SC_VERDICT: reset by claim, then
+					one of run and condemn moves it,
+					whichever comes first */
+	char why[SC_PANIC_MSG_MAX];  /* condemn's words; written only
+					while verdict is RUNNING, read by
+					run after it sees CONDEMNED */
 };
 
 struct sc_exec {
@@ -129,7 +141,15 @@ relaxed_inc(_Atomic uint64_t *a, uint64_t by)
 static inline int
 slot_state(const struct sc__slot *s)
 {
-	return atomic_load_explicit(&s->state, memory_order_relaxed);
+	return (int)(atomic_load_explicit(&s->sw, memory_order_relaxed) &
+		     SC_SW_STATE);
+}
+
+static inline uint64_t
+slot_turns(const struct sc__slot *s)
+{
+	return atomic_load_explicit(&s->sw, memory_order_relaxed) >>
+	       SC_SW_SHIFT;
 }
 
 /* The state machine's edges (executor.h): kick IDLE->QUEUED and
@@ -157,8 +177,24 @@ state_edge_ok(int from, int to)
 static inline void
 slot_set_state(struct sc__slot *s, int st)
 {
-	SC_ASSERT(state_edge_ok(slot_state(s), st));
-	atomic_store_explicit(&s->state, st, memory_order_relaxed);
+	uint64_t w = atomic_load_explicit(&s->sw, memory_order_relaxed);
+
+	SC_ASSERT(state_edge_ok((int)(w & SC_SW_STATE), st));
+	atomic_store_explicit(&s->sw,
+			      (w & ~(uint64_t)SC_SW_STATE) | (unsigned)st,
+			      memory_order_relaxed);
+}
+
+/* A turn ends (finish or abandon): one more turn, and state st. */
+static inline void
+slot_end_turn(struct sc__slot *s, int st)
+{
+	uint64_t w = atomic_load_explicit(&s->sw, memory_order_relaxed);
+
+	SC_ASSERT(state_edge_ok((int)(w & SC_SW_STATE), st));
+	atomic_store_explicit(
+	    &s->sw, (((w >> SC_SW_SHIFT) + 1) << SC_SW_SHIFT) | (unsigned)st,
+	    memory_order_relaxed);
 }
 
 const char *
@@ -330,7 +366,7 @@ sc_exec_add(struct sc_exec *ex, struct sc_unit *unit, uint32_t *id)
 
 /* --- the queue ----------------------------------------------------------- */
 
-static void
+static inline __attribute__((always_inline)) void
 queue_push_locked(struct sc_exec *ex, uint32_t id)
 {
 	struct sc__slot *s = &ex->slots[id];
@@ -342,14 +378,13 @@ queue_push_locked(struct sc_exec *ex, uint32_t id)
 		ex->slots[ex->tail].next = id;
 	ex->tail = id;
 	slot_set_state(s, SC_UNIT_QUEUED);
-	atomic_store_explicit(&s->queued_since, 0, memory_order_relaxed);
 	atomic_store_explicit(
 	    &ex->qlen,
 	    atomic_load_explicit(&ex->qlen, memory_order_relaxed) + 1,
 	    memory_order_relaxed);
 }
 
-static uint32_t
+static inline __attribute__((always_inline)) uint32_t
 queue_pop_locked(struct sc_exec *ex)
 {
 	uint32_t id = ex->head;
@@ -375,29 +410,28 @@ wake_idle_waiters_locked(struct sc_exec *ex)
 
 /* --- kick ---------------------------------------------------------------- */
 
-static void
+static inline __attribute__((always_inline)) void
 kick_locked(struct sc_exec *ex, uint32_t id)
 {
 	struct sc__slot *s = &ex->slots[id];
 
-	switch (slot_state(s)) {
+	int st = slot_state(s);
+
+	if (st == SC_UNIT_DEAD)
+		return; /* never kicked again */
+	relaxed_inc(&s->kicks, 1);
+	switch (st) {
 	case SC_UNIT_IDLE:
-		relaxed_inc(&s->kicks, 1);
 		queue_push_locked(ex, id);
 		/* Only a parked worker needs a signal; glibc's signal is
 		 * itself free when every waiter was already signalled. */
 		if (ex->sleepers)
 			pthread_cond_signal(&ex->work_cv);
 		break;
-	case SC_UNIT_QUEUED: /* kicks coalesce */
-	case SC_UNIT_RUNNING_KICKED:
-		relaxed_inc(&s->kicks, 1);
-		break;
 	case SC_UNIT_RUNNING:
-		relaxed_inc(&s->kicks, 1);
 		slot_set_state(s, SC_UNIT_RUNNING_KICKED);
 		break;
-	default: /* DEAD: never kicked again */
+	default: /* QUEUED and RUNNING_KICKED: kicks coalesce */
 		break;
 	}
 }
@@ -428,18 +462,22 @@ sc_exec_kick(struct sc_exec *ex, uint32_t id)
 
 /* --- claim --------------------------------------------------------------- */
 
-static void
+static inline __attribute__((always_inline)) void
 claim_locked(struct sc_exec *ex, uint32_t id, int32_t worker,
 	     struct sc_claim *c)
 {
 	struct sc__slot *s = &ex->slots[id];
 
+	uint64_t w = atomic_load_explicit(&s->sw, memory_order_relaxed);
+
 	SC_ASSERT(s->unit != NULL); /* the token is in the slot */
-	slot_set_state(s, SC_UNIT_RUNNING);
-	atomic_store_explicit(&s->queued_since, 0, memory_order_relaxed);
-	atomic_store_explicit(&s->running_since, 0, memory_order_relaxed);
+	SC_ASSERT((w & SC_SW_STATE) == SC_UNIT_QUEUED);
+	atomic_store_explicit(&s->sw,
+			      (w & ~(uint64_t)SC_SW_STATE) | SC_UNIT_RUNNING,
+			      memory_order_relaxed);
 	atomic_store_explicit(&s->worker, worker, memory_order_relaxed);
-	atomic_store_explicit(&s->verdict, SC_TURN_RUNNING,
+	atomic_store_explicit(&s->verdict,
+			      SC_VERDICT(w >> SC_SW_SHIFT, SC_TURN_RUNNING),
 			      memory_order_relaxed);
 	c->id = id;
 	c->unit = s->unit;
@@ -447,7 +485,6 @@ claim_locked(struct sc_exec *ex, uint32_t id, int32_t worker,
 	c->ran = false;
 	c->n_nbrs = 0;
 	s->unit = NULL; /* the token is out */
-	ex->running++;
 }
 
 int
@@ -470,6 +507,7 @@ sc_exec_claim(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
 		return SC_EEMPTY;
 	}
 	claim_locked(ex, id, worker, c);
+	ex->running++;
 	pthread_mutex_unlock(&ex->mu);
 	return 0;
 }
@@ -504,6 +542,7 @@ sc_exec_claim_blocking(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
 		id = queue_pop_locked(ex);
 		if (id != SC_NONE) {
 			claim_locked(ex, id, worker, c);
+			ex->running++;
 			pthread_mutex_unlock(&ex->mu);
 			return 0;
 		}
@@ -602,11 +641,12 @@ nbrs_reserve(struct sc_claim *c, size_t want)
  * again (under a guard: neighbours may panic). A count that cannot be
  * had (its byte size overflows, or no memory) buries the unit: trusting
  * it would overflow the buffer. */
-static int
-run_regrow(struct sc_exec *ex, struct run_ctx *r, struct sc_panic_record *rec)
+static __attribute__((noinline, cold)) int
+run_regrow(struct sc_exec *ex, struct sc_claim *c, size_t want,
+	   struct sc_panic_record *rec)
 {
-	struct sc_claim *c = r->c;
-	size_t want = r->need;
+	struct run_ctx ctx = {.ex = ex, .c = c, .need = want};
+	struct run_ctx *r = &ctx;
 
 	if (!nbrs_reserve(c, want)) {
 		(void)snprintf(rec->message, sizeof(rec->message),
@@ -646,12 +686,46 @@ run_condemned(struct sc_exec *ex, struct sc_claim *c)
 	return SC_EPANIC;
 }
 
+/*
+ * What follows a turn that returned, with `need` neighbour ids answered:
+ * grow c->nbrs and ask again if they did not fit, check every id, and
+ * decide against a concurrent condemn. 0 with c->n_nbrs set and c->ran
+ * true; SC_EPANIC with the unit abandoned (nothing held).
+ */
+static inline __attribute__((always_inline)) int
+turn_after(struct sc_exec *ex, struct sc_claim *c, size_t need,
+	   struct sc_panic_record *rec)
+{
+	uint32_t n;
+
+	if (need > c->cap_nbrs && run_regrow(ex, c, need, rec) != 0)
+		return SC_EPANIC;
+	n = atomic_load_explicit(&ex->n, memory_order_acquire);
+	for (size_t i = 0; i < need; i++)
+		if (c->nbrs[i] >= n) {
+			(void)snprintf(rec->message, sizeof(rec->message),
+				       "neighbours named unit %u; there are %u",
+				       c->nbrs[i], n);
+			return bury(ex, c, rec);
+		}
+	c->n_nbrs = need;
+	/* The turn has returned. One exchange decides against a concurrent
+	 * sc_exec_condemn (which moves RUNNING to CONDEMNED under the lock):
+	 * whichever comes first wins, so a condemn either kills this turn or
+	 * is refused, never the next one. */
+	if ((atomic_exchange_explicit(&ex->slots[c->id].verdict,
+				      SC_TURN_RETURNED, memory_order_acquire) &
+	     3) == SC_TURN_CONDEMNED)
+		return run_condemned(ex, c);
+	c->ran = true;
+	return 0;
+}
+
 int
 sc_exec_run(struct sc_exec *ex, struct sc_claim *c, uint32_t budget)
 {
 	struct run_ctx r = {.ex = ex, .c = c, .budget = budget ? budget : 1};
 	struct sc_panic_record rec;
-	uint32_t n;
 
 	if (!ex || !c || !c->unit || c->ran)
 		return sc__fail(SC_EINVAL, "sc_exec_run: nothing claimed");
@@ -659,61 +733,43 @@ sc_exec_run(struct sc_exec *ex, struct sc_claim *c, uint32_t budget)
 		(void)sc_exec_abandon(ex, c, &rec);
 		return SC_EPANIC;
 	}
-	if (r.need > c->cap_nbrs && run_regrow(ex, &r, &rec) != 0)
-		return SC_EPANIC;
-	n = atomic_load_explicit(&ex->n, memory_order_acquire);
-	for (size_t i = 0; i < r.need; i++)
-		if (c->nbrs[i] >= n) {
-			(void)snprintf(rec.message, sizeof(rec.message),
-				       "neighbours named unit %u; there are %u",
-				       c->nbrs[i], n);
-			return bury(ex, c, &rec);
-		}
-	c->n_nbrs = r.need;
-	/* The turn has returned. One exchange decides against a concurrent
-	 * sc_exec_condemn (which moves RUNNING to CONDEMNED under the lock):
-	 * whichever comes first wins, so a condemn either kills this turn or
-	 * is refused, never the next one. */
-	if (atomic_exchange_explicit(&ex->slots[c->id].verdict,
-				     SC_TURN_RETURNED,
-				     memory_order_acquire) == SC_TURN_CONDEMNED)
-		return run_condemned(ex, c);
-	c->ran = true;
-	return 0;
+	return turn_after(ex, c, r.need, &rec);
 }
 
 /* --- finish / abandon ---------------------------------------------------- */
 
-/* Hand the unit in c back; the caller holds ex->mu. */
-static void
-finish_locked(struct sc_exec *ex, struct sc_claim *c)
+/* Hand the unit in c back, leaving c's fields as they were (the caller
+ * clears them, or a claim overwrites them); the caller holds ex->mu and
+ * counts ex->running down. Returns whether the executor is shut down. */
+static inline __attribute__((always_inline)) bool
+finish_locked(struct sc_exec *ex, const struct sc_claim *c)
 {
 	struct sc__slot *s = &ex->slots[c->id];
-	bool again;
+	bool again, down;
 
 	SC_ASSERT(sc__mutex_locked(&ex->mu));
 	/* The claim holds this slot's token, and the slot does not. */
 	SC_ASSERT(s->unit == NULL && c->unit == s->ref && ex->running > 0);
 	s->unit = c->unit; /* the token goes back */
-	ex->running--;
-	relaxed_inc(&s->turns, 1);
 	relaxed_inc(&s->progress, c->turn.progress);
 	relaxed_inc(&ex->turns_finished, 1);
-	atomic_store_explicit(&s->running_since, 0, memory_order_relaxed);
-	atomic_store_explicit(&s->worker, -1, memory_order_relaxed);
 	again = c->turn.more || slot_state(s) == SC_UNIT_RUNNING_KICKED;
-	if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
-		slot_set_state(s, SC_UNIT_IDLE);
-	} else {
+	slot_end_turn(s, SC_UNIT_IDLE);
+	down = atomic_load_explicit(&ex->shutdown, memory_order_relaxed);
+	if (!down) {
 		/* Behind the units already waiting. No signal: the worker
 		 * that finishes is about to claim again. */
 		if (again)
 			queue_push_locked(ex, c->id);
-		else
-			slot_set_state(s, SC_UNIT_IDLE);
 		for (size_t i = 0; i < c->n_nbrs; i++)
 			kick_locked(ex, c->nbrs[i]);
 	}
+	return down;
+}
+
+static inline void
+claim_clear(struct sc_claim *c)
+{
 	c->unit = NULL;
 	c->ran = false;
 	c->n_nbrs = 0;
@@ -727,33 +783,118 @@ sc_exec_finish(struct sc_exec *ex, struct sc_claim *c)
 				c && c->unit ? "the claimed unit was not run"
 					     : "nothing claimed");
 	pthread_mutex_lock(&ex->mu);
-	finish_locked(ex, c);
+	(void)finish_locked(ex, c);
+	ex->running--;
 	wake_idle_waiters_locked(ex);
 	pthread_mutex_unlock(&ex->mu);
+	claim_clear(c);
 	return 0;
+}
+
+/* finish, then claim the front unit into c, in one critical section;
+ * true when c holds a new unit. */
+static inline __attribute__((always_inline)) bool
+finish_claim(struct sc_exec *ex, struct sc_claim *c, int32_t worker)
+{
+	uint32_t id = SC_NONE;
+
+	pthread_mutex_lock(&ex->mu);
+	if (!finish_locked(ex, c))
+		id = queue_pop_locked(ex);
+	if (id != SC_NONE) {
+		/* running stays: one handed back, one claimed */
+		claim_locked(ex, id, worker, c);
+	} else {
+		ex->running--;
+		wake_idle_waiters_locked(ex);
+		claim_clear(c);
+	}
+	pthread_mutex_unlock(&ex->mu);
+	return id != SC_NONE;
 }
 
 int
 sc_exec_finish_claim(struct sc_exec *ex, struct sc_claim *c, int32_t worker)
 {
-	uint32_t id = SC_NONE;
-
 	if (!ex || !c || !c->unit || !c->ran)
 		return sc__fail(SC_EINVAL, "sc_exec_finish_claim: %s",
 				c && c->unit ? "the claimed unit was not run"
 					     : "nothing claimed");
-	pthread_mutex_lock(&ex->mu);
-	finish_locked(ex, c);
-	if (!atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
-		id = queue_pop_locked(ex);
-	if (id != SC_NONE)
-		claim_locked(ex, id, worker, c);
-	else
-		wake_idle_waiters_locked(ex);
-	pthread_mutex_unlock(&ex->mu);
-	if (id != SC_NONE)
+	if (finish_claim(ex, c, worker))
 		return 0;
 	return sc_exec_is_shutdown(ex) ? SC_ESHUTDOWN : SC_EEMPTY;
+}
+
+/* --- the worker's loop ---------------------------------------------------- */
+
+/* A worker's state, kept outside work_guarded's frame (in its caller's):
+ * after a panic jumps back into that frame, what its own locals held is
+ * indeterminate (C11 7.13.2.1), what is here is not. */
+struct work_ctx {
+	struct sc_exec *ex;
+	struct sc_claim c;	    /* the unit this worker holds */
+	struct sc_panic_record rec; /* where a turn's panic is written */
+	int32_t worker;
+	uint32_t budget;
+};
+
+/*
+ * One guard for every turn of the worker: sigsetjmp runs once, here, and
+ * each turn only pushes the guard before it and pops it after (two
+ * thread-local stores), instead of a sigsetjmp per turn (a fifth of a
+ * turn's instructions). Isolation is as exact as one guard per turn: the
+ * guard is on sc__guard_top only while a turn (or its neighbours) runs,
+ * so a panic anywhere else finds no guard of ours; a panic in the turn
+ * pops it and jumps back to the sigsetjmp below, which abandons the unit
+ * this worker holds (w->c) and goes on. The jump buffer stays valid for
+ * every later panic as this frame does not return in between.
+ */
+static __attribute__((noinline)) void
+work_guarded(struct work_ctx *w)
+{
+	struct sc__guard g;
+
+	g.rec = &w->rec;
+	g.outer = sc__guard_top;
+	g.owner = w->ex;
+	if (sigsetjmp(g.env, 0) != 0)
+		(void)sc_exec_abandon(w->ex, &w->c, &w->rec);
+	for (;;) {
+		struct sc_claim *c = &w->c;
+		struct sc_unit *u;
+		size_t need = 0;
+
+		if (!c->unit &&
+		    sc_exec_claim_blocking(w->ex, w->worker, c) != 0)
+			return;
+		u = c->unit;
+		sc__guard_top = &g;
+		c->turn = u->ops->turn(u, w->budget);
+		if (c->turn.progress > 0)
+			need = u->ops->neighbours(u, c->nbrs, c->cap_nbrs);
+		sc__guard_top = g.outer;
+		if (turn_after(w->ex, c, need, &w->rec) == 0)
+			(void)finish_claim(w->ex, c, w->worker);
+	}
+}
+
+int
+sc_exec_work(struct sc_exec *ex, int32_t worker, uint32_t budget)
+{
+	/* On this frame, not work_guarded's (see struct work_ctx); no
+	 * allocation, so a worker cannot fail to start its loop. */
+	struct work_ctx w;
+
+	if (!ex)
+		return sc__fail(SC_EINVAL, "sc_exec_work: executor is NULL");
+	memset(&w, 0, sizeof(w));
+	w.ex = ex;
+	w.worker = worker;
+	w.budget = budget ? budget : 1;
+	sc_claim_init(&w.c);
+	work_guarded(&w);
+	sc_claim_fini(&w.c);
+	return 0;
 }
 
 /* Mark unit id's turn number turns + 1 condemned; the caller holds ex->mu. */
@@ -762,23 +903,23 @@ condemn_locked(struct sc_exec *ex, uint32_t id, uint64_t turns, const char *why)
 {
 	struct sc__slot *s = &ex->slots[id];
 	int st = slot_state(s);
-	int v = SC_TURN_RUNNING;
+	uint64_t v;
 
 	if ((st != SC_UNIT_RUNNING && st != SC_UNIT_RUNNING_KICKED) ||
-	    atomic_load_explicit(&s->turns, memory_order_relaxed) != turns)
+	    slot_turns(s) != turns)
 		return SC_ESTATE; /* not running, or another turn */
 	v = atomic_load_explicit(&s->verdict, memory_order_relaxed);
-	if (v == SC_TURN_CONDEMNED)
+	if (v == SC_VERDICT(turns, SC_TURN_CONDEMNED))
 		return 0; /* already: the first words stand */
-	if (v != SC_TURN_RUNNING)
+	if (v != SC_VERDICT(turns, SC_TURN_RUNNING))
 		return SC_ESTATE; /* returned (perhaps condemned, being read) */
 	/* Only run reads why, and only after it sees CONDEMNED, which only a
 	 * condemn (serialised by the lock) can set, by the compare-exchange
 	 * below (release): nobody reads why while we write it. */
 	(void)snprintf(s->why, sizeof(s->why), "%s", why);
 	if (!atomic_compare_exchange_strong_explicit(
-		&s->verdict, &v, SC_TURN_CONDEMNED, memory_order_release,
-		memory_order_relaxed))
+		&s->verdict, &v, SC_VERDICT(turns, SC_TURN_CONDEMNED),
+		memory_order_release, memory_order_relaxed))
 		return SC_ESTATE; /* run saw it return first */
 	return 0;
 }
@@ -918,12 +1059,9 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 
 	pthread_mutex_lock(&ex->mu);
 	SC_ASSERT(s->unit == NULL && u == s->ref); /* the claim's token */
-	slot_set_state(s, SC_UNIT_DEAD);
+	slot_end_turn(s, SC_UNIT_DEAD);
 	s->ref = NULL; /* no has_pending from now: destroy is next */
-	relaxed_inc(&s->turns, 1);
 	relaxed_inc(&ex->turns_finished, 1);
-	atomic_store_explicit(&s->running_since, 0, memory_order_relaxed);
-	atomic_store_explicit(&s->worker, -1, memory_order_relaxed);
 	record_panic_locked(ex, &rec);
 	pthread_mutex_unlock(&ex->mu);
 
@@ -1022,8 +1160,6 @@ sc_exec_shutdown(struct sc_exec *ex)
 	atomic_store(&ex->shutdown, true);
 	while ((id = queue_pop_locked(ex)) != SC_NONE) {
 		slot_set_state(&ex->slots[id], SC_UNIT_IDLE);
-		atomic_store_explicit(&ex->slots[id].queued_since, 0,
-				      memory_order_relaxed);
 	}
 	pthread_cond_broadcast(&ex->work_cv);
 	wake_idle_waiters_locked(ex);
@@ -1091,40 +1227,45 @@ sc_exec_info(struct sc_exec *ex, struct sc_exec_info *out)
 	pthread_mutex_unlock(&ex->mu);
 }
 
-/* Observer stamping: a transition only zeroes a unit's stamp; the first
- * snapshot that sees the unit in its state writes the time. This keeps the
- * clock (two reads per turn, a third of a turn's cost) out of the hot
- * path; an age is then at most one snapshot period short, never long. */
+/* Observer stamping: the first snapshot that sees a unit's state word (its
+ * state and the turn it is at) writes the time beside it; a later one that
+ * sees the same word keeps it. Any transition changes the word (a unit is
+ * QUEUED, or RUNNING, at most once per count of finished turns), so the
+ * hot path stamps nothing and reads no clock (two reads per turn were a
+ * third of a turn's cost); an age is at most one snapshot period short,
+ * never long. Called with the snapshot lock held. */
 static uint64_t
-stamp_locked(_Atomic uint64_t *since, bool in_state, uint64_t now)
+stamp_locked(struct sc__slot *s, uint64_t sw, uint64_t now)
 {
-	uint64_t t = atomic_load_explicit(since, memory_order_relaxed);
-
-	if (!in_state)
-		return 0;
-	if (t == 0) {
-		t = now;
-		atomic_store_explicit(since, t, memory_order_relaxed);
+	if (atomic_load_explicit(&s->since_sw, memory_order_relaxed) != sw ||
+	    atomic_load_explicit(&s->since, memory_order_relaxed) == 0) {
+		atomic_store_explicit(&s->since_sw, sw, memory_order_relaxed);
+		atomic_store_explicit(&s->since, now, memory_order_relaxed);
 	}
-	return t;
+	return atomic_load_explicit(&s->since, memory_order_relaxed);
 }
 
 static void
 slot_info_locked(struct sc__slot *s, uint32_t id, uint64_t now,
 		 struct sc_exec_unit_info *o)
 {
-	int st = slot_state(s);
+	uint64_t sw = atomic_load_explicit(&s->sw, memory_order_relaxed);
+	int st = (int)(sw & SC_SW_STATE);
+	bool running = st == SC_UNIT_RUNNING || st == SC_UNIT_RUNNING_KICKED;
 
 	o->id = id;
 	memcpy(o->name, s->name, sizeof(o->name));
 	o->state = (enum sc_unit_state)st;
-	o->queued_since_ns =
-	    stamp_locked(&s->queued_since, st == SC_UNIT_QUEUED, now);
-	o->running_since_ns = stamp_locked(
-	    &s->running_since,
-	    st == SC_UNIT_RUNNING || st == SC_UNIT_RUNNING_KICKED, now);
-	o->worker = atomic_load_explicit(&s->worker, memory_order_relaxed);
-	o->turns = atomic_load_explicit(&s->turns, memory_order_relaxed);
+	o->queued_since_ns = 0;
+	o->running_since_ns = 0;
+	if (st == SC_UNIT_QUEUED)
+		o->queued_since_ns = stamp_locked(s, sw, now);
+	else if (running)
+		o->running_since_ns = stamp_locked(s, sw, now);
+	o->worker = running
+			? atomic_load_explicit(&s->worker, memory_order_relaxed)
+			: -1;
+	o->turns = sw >> SC_SW_SHIFT;
 	o->kicks = atomic_load_explicit(&s->kicks, memory_order_relaxed);
 	o->progress = atomic_load_explicit(&s->progress, memory_order_relaxed);
 	/* ref is cleared under the lock before a dead unit's destroy, so

@@ -226,6 +226,17 @@ int sc_exec_finish_claim(struct sc_exec *ex, struct sc_claim *c,
 			 int32_t worker);
 
 /*
+ * sc_exec_work - a worker's loop: claim (blocking), run with `budget`
+ * (0 means 1), finish and claim the next in one critical section, until
+ * the executor is shut down. What sc_exec_claim_blocking, sc_exec_run and
+ * sc_exec_finish_claim do one by one, with one panic guard set up for the
+ * whole loop instead of one per turn (a panic still kills only the unit
+ * whose turn it interrupted). The pool's workers run it; it allocates
+ * nothing itself. Returns 0 after shutdown, SC_EINVAL for a NULL ex.
+ */
+int sc_exec_work(struct sc_exec *ex, int32_t worker, uint32_t budget);
+
+/*
  * sc_exec_abandon - the claimed unit panicked: it becomes DEAD (never run
  * or kicked again), `rec` is recorded (its unit, name and worker fields are
  * filled here), its peers are asked (unit.h), its destroy runs inside a
