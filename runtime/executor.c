@@ -20,74 +20,6 @@
 #include "operators/base_int.h"
 #include "runtime/panic_int.h"
 
-#define SC_EXEC_DEFAULT_CAPACITY 1024
-#define SC_EXEC_DEFAULT_SPIN	 256
-#define SC_EXEC_PANICS_KEPT	 64
-#define SC_NONE			 UINT32_MAX
-
-/* The verdict on a slot's current turn (sc_exec_condemn), in the low two
- * bits of a word whose upper bits are the number of turns the unit had
- * finished when the turn was claimed: a condemn of one turn can never
- * match the next one's word. */
-#define SC_TURN_RUNNING	     0 /* claimed; its turn has not returned yet */
-#define SC_TURN_RETURNED     1 /* sc_exec_run saw it return; too late */
-#define SC_TURN_CONDEMNED    2 /* condemned: abandoned when it returns */
-#define SC_VERDICT(turns, v) (((uint64_t)(turns) << 2) | (uint64_t)(v))
-
-/* A slot's state word: the turns it finished (handed back or abandoned)
- * above SC_SW_SHIFT bits of enum sc_unit_state. One word, so that a
- * reader sees the state and the turn it belongs to together, and a
- * finish moves both with one store. */
-#define SC_SW_SHIFT 3
-#define SC_SW_STATE 7u
-
-struct sc__slot {
-	struct sc_unit *unit;	     /* the unit while in its slot; NULL while
-					claimed (the token is out) or dead */
-	struct sc_unit *ref;	     /* the unit for has_pending; NULL once
-					dead (its destroy may be running) */
-	_Atomic uint64_t sw;	     /* turns << SC_SW_SHIFT | state */
-	uint32_t next;		     /* FIFO link while QUEUED */
-	char name[SC_UNIT_NAME_MAX]; /* copied at add */
-	_Atomic uint64_t since;	     /* when a snapshot first saw the state
-					word since_sw (snapshots only) */
-	_Atomic uint64_t since_sw;   /* the word `since` belongs to; a
-					change of state or turn changes the
-					word, so the hot path stamps
-					nothing */
-	_Atomic int32_t worker;	     /* the claimer (read while RUNNING*) */
-	_Atomic uint64_t kicks;	     /* kicks while alive */
-	_Atomic uint64_t progress;   /* frames moved, summed */
-	_Atomic uint64_t verdict;    /* SC_VERDICT: reset by claim, then
-					one of run and condemn moves it,
-					whichever comes first */
-	char why[SC_PANIC_MSG_MAX];  /* condemn's words; written only
-					while verdict is RUNNING, read by
-					run after it sees CONDEMNED */
-};
-
-struct sc_exec {
-	pthread_mutex_t mu;	  /* guards everything below but the atomics'
-				     lock-free reads */
-	pthread_cond_t work_cv;	  /* parked workers wait here */
-	pthread_cond_t idle_cv;	  /* wait_idle waits here (monotonic clock) */
-	struct sc__slot *slots;	  /* capacity slots; ids index them */
-	uint32_t capacity;	  /* slots allocated */
-	_Atomic uint32_t n;	  /* slots in use; release-published by add,
-				     read lock-free by kick's id check */
-	uint32_t head, tail;	  /* the FIFO (SC_NONE when empty) */
-	_Atomic uint32_t qlen;	  /* queued units; polled by spinning workers */
-	uint32_t running;	  /* claimed and not yet handed back */
-	uint32_t sleepers;	  /* workers parked on work_cv */
-	uint32_t idle_waiters;	  /* threads in wait_idle */
-	uint32_t spin;		  /* polls before parking */
-	_Atomic bool shutdown;	  /* set once by sc_exec_shutdown */
-	_Atomic uint32_t workers; /* live worker threads */
-	_Atomic uint64_t turns_finished; /* all turns handed back */
-	uint32_t npanics;		 /* panics recorded (all of them) */
-	struct sc_panic_record panics[SC_EXEC_PANICS_KEPT]; /* the first ones */
-};
-
 /* The turns this thread is inside now (sc_exec_in_turn), innermost
  * first. A turn's own guard names its executor (sc__guard.owner, set by
  * run_guarded), which costs the hot path one store; the unit code that
@@ -126,75 +58,6 @@ sc_exec_in_turn(const struct sc_exec *ex)
 		if (!ex || m->ex == ex)
 			return true;
 	return false;
-}
-
-static inline void
-relaxed_inc(_Atomic uint64_t *a, uint64_t by)
-{
-	/* Only ever written under the mutex: a plain load and store is
-	 * enough, and cheaper than a locked add. */
-	atomic_store_explicit(
-	    a, atomic_load_explicit(a, memory_order_relaxed) + by,
-	    memory_order_relaxed);
-}
-
-static inline int
-slot_state(const struct sc__slot *s)
-{
-	return (int)(atomic_load_explicit(&s->sw, memory_order_relaxed) &
-		     SC_SW_STATE);
-}
-
-static inline uint64_t
-slot_turns(const struct sc__slot *s)
-{
-	return atomic_load_explicit(&s->sw, memory_order_relaxed) >>
-	       SC_SW_SHIFT;
-}
-
-/* The state machine's edges (executor.h): kick IDLE->QUEUED and
- * RUNNING->RUNNING_KICKED, claim QUEUED->RUNNING, finish RUNNING*->IDLE or
- * QUEUED, abandon RUNNING*->DEAD, shutdown QUEUED->IDLE, and add's first
- * IDLE on a zeroed (IDLE) slot. DEAD is final. For SC_ASSERT. */
-static inline bool
-state_edge_ok(int from, int to)
-{
-	switch (from) {
-	case SC_UNIT_IDLE:
-		return to == SC_UNIT_IDLE || to == SC_UNIT_QUEUED;
-	case SC_UNIT_QUEUED:
-		return to == SC_UNIT_RUNNING || to == SC_UNIT_IDLE;
-	case SC_UNIT_RUNNING:
-		return to != SC_UNIT_RUNNING;
-	case SC_UNIT_RUNNING_KICKED:
-		return to == SC_UNIT_IDLE || to == SC_UNIT_QUEUED ||
-		       to == SC_UNIT_DEAD;
-	default:
-		return false;
-	}
-}
-
-static inline void
-slot_set_state(struct sc__slot *s, int st)
-{
-	uint64_t w = atomic_load_explicit(&s->sw, memory_order_relaxed);
-
-	SC_ASSERT(state_edge_ok((int)(w & SC_SW_STATE), st));
-	atomic_store_explicit(&s->sw,
-			      (w & ~(uint64_t)SC_SW_STATE) | (unsigned)st,
-			      memory_order_relaxed);
-}
-
-/* A turn ends (finish or abandon): one more turn, and state st. */
-static inline void
-slot_end_turn(struct sc__slot *s, int st)
-{
-	uint64_t w = atomic_load_explicit(&s->sw, memory_order_relaxed);
-
-	SC_ASSERT(state_edge_ok((int)(w & SC_SW_STATE), st));
-	atomic_store_explicit(
-	    &s->sw, (((w >> SC_SW_SHIFT) + 1) << SC_SW_SHIFT) | (unsigned)st,
-	    memory_order_relaxed);
 }
 
 const char *
@@ -241,6 +104,61 @@ fail:
 	return sc__fail(SC_ENOMEM, "sc_exec_create: no mutex or condvar");
 }
 
+const char *
+sc_exec_kind_name(enum sc_exec_kind k)
+{
+	switch (k) {
+	case SC_EXEC_DEFAULT:
+		return "default";
+	case SC_EXEC_QUEUE:
+		return "queue";
+	case SC_EXEC_STEAL:
+		return "steal";
+	}
+	return "?";
+}
+
+int
+sc_exec_kind_parse(const char *name, enum sc_exec_kind *out)
+{
+	static const enum sc_exec_kind kinds[] = {SC_EXEC_DEFAULT,
+						  SC_EXEC_QUEUE, SC_EXEC_STEAL};
+
+	for (size_t i = 0; name && out && i < 3; i++)
+		if (strcmp(name, sc_exec_kind_name(kinds[i])) == 0) {
+			*out = kinds[i];
+			return 0;
+		}
+	return sc__fail(SC_EINVAL,
+			"executor kind \"%s\": expected queue, steal or "
+			"default",
+			name ? name : "(null)");
+}
+
+/* SC_EXEC_DEFAULT: $SC_EXECUTOR names the kind (so that a whole test
+ * suite, or a program, runs on either without a change), else STEAL. */
+static enum sc_exec_kind
+kind_resolve(enum sc_exec_kind k)
+{
+	const char *env;
+
+	if (k != SC_EXEC_DEFAULT)
+		return k;
+	/* Read at create, before any thread of this executor exists. */
+	env = getenv("SC_EXECUTOR"); /* NOLINT(concurrency-mt-unsafe) */
+	if (env && *env && sc_exec_kind_parse(env, &k) == 0 &&
+	    k != SC_EXEC_DEFAULT)
+		return k;
+	sc_error_clear();
+	return SC_EXEC_STEAL;
+}
+
+enum sc_exec_kind
+sc_exec_kind_of(const struct sc_exec *ex)
+{
+	return ex->kind;
+}
+
 int
 sc_exec_create(const struct sc_exec_opts *opts, struct sc_exec **out)
 {
@@ -256,19 +174,30 @@ sc_exec_create(const struct sc_exec_opts *opts, struct sc_exec **out)
 	if (o.capacity >= SC_NONE)
 		return sc__fail(SC_EINVAL, "sc_exec_create: capacity %u",
 				o.capacity);
+	if (o.kind != SC_EXEC_DEFAULT && o.kind != SC_EXEC_QUEUE &&
+	    o.kind != SC_EXEC_STEAL)
+		return sc__fail(SC_EINVAL, "sc_exec_create: kind %d",
+				(int)o.kind);
+	o.kind = kind_resolve(o.kind);
+	o.workers = o.workers ? o.workers : SC_EXEC_DEFAULT_WORKERS;
 	ex = calloc(1, sizeof(*ex));
 	if (!ex)
 		goto fail;
 	ex->slots = calloc(o.capacity, sizeof(*ex->slots));
 	if (!ex->slots)
 		goto undo_ex;
-	if (init_sync(ex) != 0)
+	ex->kind = o.kind;
+	if (ex->kind == SC_EXEC_STEAL && sc__steal_init(ex, o.workers) != 0)
 		goto undo_slots;
+	if (init_sync(ex) != 0)
+		goto undo_wq;
 	ex->capacity = o.capacity;
 	ex->spin = o.spin ? o.spin : SC_EXEC_DEFAULT_SPIN;
 	ex->head = ex->tail = SC_NONE;
 	*out = ex;
 	return 0;
+undo_wq:
+	sc__steal_fini(ex);
 undo_slots:
 	free(ex->slots);
 undo_ex:
@@ -294,6 +223,12 @@ sc_exec_destroy(struct sc_exec *ex)
 	if (!ex)
 		return 0;
 	pthread_mutex_lock(&ex->mu);
+	if (ex->kind == SC_EXEC_STEAL) {
+		struct sc_exec_info info;
+
+		sc__steal_info(ex, &info);
+		ex->running = info.running;
+	}
 	if (atomic_load(&ex->workers) > 0 || ex->running > 0) {
 		uint32_t w = atomic_load(&ex->workers), r = ex->running;
 
@@ -320,6 +255,7 @@ sc_exec_destroy(struct sc_exec *ex)
 	pthread_cond_destroy(&ex->idle_cv);
 	pthread_cond_destroy(&ex->work_cv);
 	pthread_mutex_destroy(&ex->mu);
+	sc__steal_fini(ex);
 	free(ex->slots);
 	free(ex);
 	return 0;
@@ -366,22 +302,27 @@ sc_exec_add(struct sc_exec *ex, struct sc_unit *unit, uint32_t *id)
 
 /* --- the queue ----------------------------------------------------------- */
 
+/* Link id at the back of the FIFO; the caller holds ex->mu. */
 static inline __attribute__((always_inline)) void
-queue_push_locked(struct sc_exec *ex, uint32_t id)
+fifo_link_locked(struct sc_exec *ex, uint32_t id)
 {
-	struct sc__slot *s = &ex->slots[id];
-
-	s->next = SC_NONE;
+	ex->slots[id].next = SC_NONE;
 	if (ex->tail == SC_NONE)
 		ex->head = id;
 	else
 		ex->slots[ex->tail].next = id;
 	ex->tail = id;
-	slot_set_state(s, SC_UNIT_QUEUED);
 	atomic_store_explicit(
 	    &ex->qlen,
 	    atomic_load_explicit(&ex->qlen, memory_order_relaxed) + 1,
 	    memory_order_relaxed);
+}
+
+static inline __attribute__((always_inline)) void
+queue_push_locked(struct sc_exec *ex, uint32_t id)
+{
+	fifo_link_locked(ex, id);
+	slot_set_state(&ex->slots[id], SC_UNIT_QUEUED);
 }
 
 static inline __attribute__((always_inline)) uint32_t
@@ -401,11 +342,32 @@ queue_pop_locked(struct sc_exec *ex)
 	return id;
 }
 
+void
+sc__fifo_push_locked(struct sc_exec *ex, uint32_t id)
+{
+	fifo_link_locked(ex, id);
+}
+
+uint32_t
+sc__fifo_pop_locked(struct sc_exec *ex)
+{
+	return queue_pop_locked(ex);
+}
+
 static void
 wake_idle_waiters_locked(struct sc_exec *ex)
 {
-	if (ex->head == SC_NONE && ex->running == 0 && ex->idle_waiters)
+	if (ex->head == SC_NONE && ex->running == 0 &&
+	    atomic_load_explicit(&ex->idle_waiters, memory_order_relaxed))
 		pthread_cond_broadcast(&ex->idle_cv);
+}
+
+void
+sc__exec_wake_idle(struct sc_exec *ex)
+{
+	pthread_mutex_lock(&ex->mu);
+	pthread_cond_broadcast(&ex->idle_cv);
+	pthread_mutex_unlock(&ex->mu);
 }
 
 /* --- kick ---------------------------------------------------------------- */
@@ -449,6 +411,8 @@ sc_exec_kick(struct sc_exec *ex, uint32_t id)
 	if (id >= n)
 		return sc__fail(SC_ENOENT,
 				"sc_exec_kick: no unit %u (%u units)", id, n);
+	if (ex->kind == SC_EXEC_STEAL)
+		return sc__steal_kick(ex, id);
 	pthread_mutex_lock(&ex->mu);
 	if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
 		pthread_mutex_unlock(&ex->mu);
@@ -467,24 +431,13 @@ claim_locked(struct sc_exec *ex, uint32_t id, int32_t worker,
 	     struct sc_claim *c)
 {
 	struct sc__slot *s = &ex->slots[id];
-
 	uint64_t w = atomic_load_explicit(&s->sw, memory_order_relaxed);
 
-	SC_ASSERT(s->unit != NULL); /* the token is in the slot */
 	SC_ASSERT((w & SC_SW_STATE) == SC_UNIT_QUEUED);
 	atomic_store_explicit(&s->sw,
 			      (w & ~(uint64_t)SC_SW_STATE) | SC_UNIT_RUNNING,
 			      memory_order_relaxed);
-	atomic_store_explicit(&s->worker, worker, memory_order_relaxed);
-	atomic_store_explicit(&s->verdict,
-			      SC_VERDICT(w >> SC_SW_SHIFT, SC_TURN_RUNNING),
-			      memory_order_relaxed);
-	c->id = id;
-	c->unit = s->unit;
-	c->worker = worker;
-	c->ran = false;
-	c->n_nbrs = 0;
-	s->unit = NULL; /* the token is out */
+	sc__claim_fill(ex, id, worker, c);
 }
 
 int
@@ -496,6 +449,8 @@ sc_exec_claim(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
 		return sc__fail(SC_EINVAL, "sc_exec_claim: %s",
 				c && c->unit ? "claim already holds a unit"
 					     : "NULL argument");
+	if (ex->kind == SC_EXEC_STEAL)
+		return sc__steal_claim(ex, worker, c);
 	pthread_mutex_lock(&ex->mu);
 	if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
 		pthread_mutex_unlock(&ex->mu);
@@ -510,6 +465,28 @@ sc_exec_claim(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
 	ex->running++;
 	pthread_mutex_unlock(&ex->mu);
 	return 0;
+}
+
+int
+sc_exec_steal(struct sc_exec *ex, int32_t thief, int32_t victim,
+	      struct sc_claim *c)
+{
+	if (!ex || !c || c->unit)
+		return sc__fail(SC_EINVAL, "sc_exec_steal: %s",
+				c && c->unit ? "claim already holds a unit"
+					     : "NULL argument");
+	if (ex->kind != SC_EXEC_STEAL)
+		return SC_EEMPTY; /* no per-worker queues */
+	return sc__steal_steal(ex, thief, victim, c);
+}
+
+uint32_t
+sc_exec_queued(struct sc_exec *ex, int32_t w)
+{
+	if (ex->kind == SC_EXEC_STEAL)
+		return sc__steal_queued(ex, w);
+	return w < 0 ? atomic_load_explicit(&ex->qlen, memory_order_relaxed)
+		     : 0;
 }
 
 /* Poll the queue length without the lock for a little while: a kick that
@@ -535,6 +512,8 @@ sc_exec_claim_blocking(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
 		return sc__fail(SC_EINVAL, "sc_exec_claim_blocking: %s",
 				c && c->unit ? "claim already holds a unit"
 					     : "NULL argument");
+	if (ex->kind == SC_EXEC_STEAL)
+		return sc__steal_claim_blocking(ex, worker, c);
 	pthread_mutex_lock(&ex->mu);
 	for (;;) {
 		if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
@@ -782,6 +761,10 @@ sc_exec_finish(struct sc_exec *ex, struct sc_claim *c)
 		return sc__fail(SC_EINVAL, "sc_exec_finish: %s",
 				c && c->unit ? "the claimed unit was not run"
 					     : "nothing claimed");
+	if (ex->kind == SC_EXEC_STEAL) {
+		(void)sc__steal_finish(ex, c, false);
+		return 0;
+	}
 	pthread_mutex_lock(&ex->mu);
 	(void)finish_locked(ex, c);
 	ex->running--;
@@ -820,8 +803,15 @@ sc_exec_finish_claim(struct sc_exec *ex, struct sc_claim *c, int32_t worker)
 		return sc__fail(SC_EINVAL, "sc_exec_finish_claim: %s",
 				c && c->unit ? "the claimed unit was not run"
 					     : "nothing claimed");
-	if (finish_claim(ex, c, worker))
+	if (ex->kind == SC_EXEC_STEAL) {
+		/* The finisher is the next claimer: its queue gets the
+		 * kicks, its next slot the first unit they queue. */
+		c->worker = worker;
+		if (sc__steal_finish(ex, c, true))
+			return 0;
+	} else if (finish_claim(ex, c, worker)) {
 		return 0;
+	}
 	return sc_exec_is_shutdown(ex) ? SC_ESHUTDOWN : SC_EEMPTY;
 }
 
@@ -873,7 +863,11 @@ work_guarded(struct work_ctx *w)
 		if (c->turn.progress > 0)
 			need = u->ops->neighbours(u, c->nbrs, c->cap_nbrs);
 		sc__guard_top = g.outer;
-		if (turn_after(w->ex, c, need, &w->rec) == 0)
+		if (turn_after(w->ex, c, need, &w->rec) != 0)
+			continue; /* abandoned: c holds nothing */
+		if (w->ex->kind == SC_EXEC_STEAL)
+			(void)sc__steal_finish(w->ex, c, true);
+		else
 			(void)finish_claim(w->ex, c, w->worker);
 	}
 }
@@ -892,7 +886,11 @@ sc_exec_work(struct sc_exec *ex, int32_t worker, uint32_t budget)
 	w.worker = worker;
 	w.budget = budget ? budget : 1;
 	sc_claim_init(&w.c);
+	if (ex->kind == SC_EXEC_STEAL)
+		sc__steal_self_set(ex, worker);
 	work_guarded(&w);
+	if (ex->kind == SC_EXEC_STEAL)
+		sc__steal_self_set(NULL, -1);
 	sc_claim_fini(&w.c);
 	return 0;
 }
@@ -951,8 +949,9 @@ sc_exec_condemn(struct sc_exec *ex, uint32_t id, uint64_t turns,
 	return 0;
 }
 
-static void
-record_panic_locked(struct sc_exec *ex, const struct sc_panic_record *rec)
+void
+sc__exec_record_panic_locked(struct sc_exec *ex,
+			     const struct sc_panic_record *rec)
 {
 	if (ex->npanics < SC_EXEC_PANICS_KEPT)
 		ex->panics[ex->npanics] = *rec;
@@ -1059,10 +1058,13 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 
 	pthread_mutex_lock(&ex->mu);
 	SC_ASSERT(s->unit == NULL && u == s->ref); /* the claim's token */
-	slot_end_turn(s, SC_UNIT_DEAD);
+	if (ex->kind == SC_EXEC_STEAL)
+		sc__steal_bury_locked(ex, c->id);
+	else
+		slot_end_turn(s, SC_UNIT_DEAD);
 	s->ref = NULL; /* no has_pending from now: destroy is next */
 	relaxed_inc(&ex->turns_finished, 1);
-	record_panic_locked(ex, &rec);
+	sc__exec_record_panic_locked(ex, &rec);
 	pthread_mutex_unlock(&ex->mu);
 
 	/* Whom the death concerns, asked while the unit still exists. Its
@@ -1089,11 +1091,17 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 	 * edges destroy closed. */
 	pthread_mutex_lock(&ex->mu);
 	if (drec.in_destroy)
-		record_panic_locked(ex, &drec);
+		sc__exec_record_panic_locked(ex, &drec);
+	if (ex->kind == SC_EXEC_STEAL) {
+		pthread_mutex_unlock(&ex->mu);
+		sc__steal_death_kicks(ex, c, all_peers);
+		goto out;
+	}
 	death_kicks_locked(ex, c, all_peers);
 	ex->running--;
 	wake_idle_waiters_locked(ex);
 	pthread_mutex_unlock(&ex->mu);
+out:
 	c->unit = NULL;
 	c->ran = false;
 	c->n_nbrs = 0;
@@ -1101,6 +1109,15 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 }
 
 /* --- waiting, shutdown, workers ------------------------------------------ */
+
+/* Whether a unit is queued or running; QUEUE: the caller holds ex->mu. */
+static bool
+busy_locked(struct sc_exec *ex)
+{
+	if (ex->kind == SC_EXEC_STEAL)
+		return sc__steal_busy(ex);
+	return ex->head != SC_NONE || ex->running > 0;
+}
 
 int
 sc_exec_wait_idle(struct sc_exec *ex, uint64_t timeout_ns,
@@ -1118,20 +1135,22 @@ sc_exec_wait_idle(struct sc_exec *ex, uint64_t timeout_ns,
 	if (timeout_ns)
 		sc__clock_deadline(&deadline, timeout_ns);
 	pthread_mutex_lock(&ex->mu);
-	ex->idle_waiters++;
-	while (ex->head != SC_NONE || ex->running > 0) {
+	/* seq_cst: STEAL's last decrement of `active` reads it without the
+	 * lock (executor_steal.c, "Idle"). */
+	atomic_fetch_add(&ex->idle_waiters, 1);
+	while (busy_locked(ex)) {
 		if (!timeout_ns) {
 			pthread_cond_wait(&ex->idle_cv, &ex->mu);
 			continue;
 		}
 		if (pthread_cond_timedwait(&ex->idle_cv, &ex->mu, &deadline) ==
 			ETIMEDOUT &&
-		    (ex->head != SC_NONE || ex->running > 0)) {
+		    busy_locked(ex)) {
 			rc = SC_ETIMEDOUT;
 			break;
 		}
 	}
-	ex->idle_waiters--;
+	atomic_fetch_sub(&ex->idle_waiters, 1);
 	if (rc == 0 && ex->npanics > 0) {
 		if (first)
 			*first = ex->panics[0];
@@ -1156,6 +1175,10 @@ sc_exec_shutdown(struct sc_exec *ex)
 
 	if (!ex)
 		return;
+	if (ex->kind == SC_EXEC_STEAL) {
+		sc__steal_shutdown(ex);
+		return;
+	}
 	pthread_mutex_lock(&ex->mu);
 	atomic_store(&ex->shutdown, true);
 	while ((id = queue_pop_locked(ex)) != SC_NONE) {
@@ -1224,6 +1247,8 @@ sc_exec_info(struct sc_exec *ex, struct sc_exec_info *out)
 	out->panics = ex->npanics;
 	out->idle = ex->head == SC_NONE && ex->running == 0;
 	out->shutdown = atomic_load(&ex->shutdown);
+	if (ex->kind == SC_EXEC_STEAL)
+		sc__steal_info(ex, out);
 	pthread_mutex_unlock(&ex->mu);
 }
 

@@ -96,10 +96,33 @@ enum sc_unit_state {
 /* "IDLE", "QUEUED", "RUNNING", "RUNNING+KICKED", "DEAD" (static). */
 const char *sc_unit_state_name(enum sc_unit_state s);
 
+/* Which executor (see the top of this file). */
+enum sc_exec_kind {
+	SC_EXEC_DEFAULT = 0, /* $SC_EXECUTOR ("queue" or "steal") when set,
+				else SC_EXEC_STEAL */
+	SC_EXEC_QUEUE = 1,   /* one FIFO queue under one mutex (the
+				reference) */
+	SC_EXEC_STEAL = 2,   /* per-worker queues, injection queue, stealing,
+				next slot */
+};
+
+/* "queue", "steal" (static); "default" for SC_EXEC_DEFAULT, "?" else. */
+const char *sc_exec_kind_name(enum sc_exec_kind k);
+
+/*
+ * sc_exec_kind_parse - the kind named `name` ("queue", "steal" or
+ * "default") into *out. Returns 0 or SC_EINVAL.
+ */
+int sc_exec_kind_parse(const char *name, enum sc_exec_kind *out);
+
 struct sc_exec_opts {
-	uint32_t capacity; /* most units it can hold; 0 means 1024 */
-	uint32_t spin;	   /* polls of the queue before a worker parks;
-			      0 means the default (a few microseconds) */
+	uint32_t capacity;	/* most units it can hold; 0 means 1024 */
+	uint32_t spin;		/* polls of the queues before a worker parks;
+				   0 means the default (a few microseconds) */
+	enum sc_exec_kind kind; /* SC_EXEC_DEFAULT: see above */
+	uint32_t workers;	/* STEAL: per-worker queues, for workers
+				   0..workers-1 (a worker of a higher index
+				   uses the injection queue); 0 means 64 */
 };
 
 /*
@@ -152,6 +175,9 @@ struct sc_exec_info {
  */
 int sc_exec_create(const struct sc_exec_opts *opts, struct sc_exec **out);
 
+/* The kind ex was created as (never SC_EXEC_DEFAULT). */
+enum sc_exec_kind sc_exec_kind_of(const struct sc_exec *ex);
+
 /*
  * sc_exec_destroy - destroy every live unit and free the executor. Returns
  * SC_EBUSY (and changes nothing) while a worker is live or a unit is
@@ -177,12 +203,37 @@ int sc_exec_add(struct sc_exec *ex, struct sc_unit *unit, uint32_t *id);
 int sc_exec_kick(struct sc_exec *ex, uint32_t id);
 
 /*
- * sc_exec_claim - take the front unit out of the queue into *c (RUNNING),
- * without blocking. Returns 0, SC_EEMPTY when nothing is queued, or
- * SC_ESHUTDOWN. `worker` is recorded for introspection (-1 for none).
- * *c must be initialised and hold nothing.
+ * sc_exec_claim - take a queued unit into *c (RUNNING), without blocking.
+ * QUEUE: the front of the queue. STEAL: for worker w (0 <= w < workers),
+ * the front of its own queue (the injection queue's front instead, one
+ * claim in SC_EXEC_INJECT_EVERY), else the injection queue's front, else
+ * the front of another worker's queue (a steal, victims in index order
+ * from w + 1); for -1 (the host, the sim's free choice) the injection
+ * queue, then the workers' queues. Returns 0, SC_EEMPTY when nothing is
+ * queued, or SC_ESHUTDOWN. `worker` is recorded for introspection (-1 for
+ * none); a worker index >= 0 must be the calling thread's own (a pool
+ * worker, or the one thread that drives the executor, as the sim). *c
+ * must be initialised and hold nothing.
  */
 int sc_exec_claim(struct sc_exec *ex, int32_t worker, struct sc_claim *c);
+
+/*
+ * sc_exec_steal - STEAL: for worker `thief` (or -1), take the front unit
+ * of worker `victim`'s queue into *c (RUNNING), as a steal of the pool
+ * does: the sim uses it to choose when a steal happens and from whom.
+ * Returns 0; SC_EEMPTY when that queue is empty (always, for QUEUE, which
+ * has no per-worker queues); SC_ESHUTDOWN; SC_EINVAL (victim out of
+ * range, NULL, or c holds a unit).
+ */
+int sc_exec_steal(struct sc_exec *ex, int32_t thief, int32_t victim,
+		  struct sc_claim *c);
+
+/*
+ * sc_exec_queued - how many units wait in worker w's queue (STEAL), or in
+ * the injection queue (w = -1; for QUEUE, the one queue; other w: 0).
+ * A moment's figure, read without a lock.
+ */
+uint32_t sc_exec_queued(struct sc_exec *ex, int32_t w);
 
 /*
  * sc_exec_claim_blocking - as sc_exec_claim, but waits (spins briefly, then
