@@ -508,7 +508,14 @@ sc__steal_finish(struct sc_exec *ex, struct sc_claim *c, bool chain)
 	}
 	if (!again && !inherit)
 		active_sub(ex, 1); /* after the kicks it counted */
-	if (pushed)
+	/* Wake a parked worker only for work this one will not take at once:
+	 * a worker that finishes and claims takes its queue's front next, so
+	 * one unit there (a unit that said more, alone) is no reason to wake
+	 * anyone. A skipped notify cannot strand a unit after shutdown: the
+	 * claim below takes it and discards it. */
+	if (pushed && (!chain || !q ||
+		       atomic_load_explicit(&ex->qlen, memory_order_relaxed) ||
+		       wq_len(q) > 1))
 		notify(ex);
 	if (next != SC_NONE) {
 		q->streak++;

@@ -2,6 +2,9 @@
  * test_sim.c - the seeded scheduler: same seed, same run; kicks land on
  * running units; toy chains and rings deliver every token whatever the
  * order, for 10,000 seeds each (SC_SEEDS_SCALE scales, SC_SEED replays).
+ *
+ * SC_BOTH_EXECUTORS: every test here runs on each executor kind (ctest
+ * registers NAME and NAME.queue, cmake/sc_helpers.cmake).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
