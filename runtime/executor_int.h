@@ -65,7 +65,7 @@ struct sc__slot {
  * before it takes the front of its queue; cells of a worker's queue. */
 #define SC_EXEC_INJECT_EVERY 61
 #define SC_EXEC_NEXT_BOUND   3
-#define SC_WQ_CAP	     256u
+#define SC_WQ_CAP	     1024u
 
 /*
  * STEAL: one worker's queue, a bounded ring with one producer (its owner

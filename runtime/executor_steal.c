@@ -30,10 +30,12 @@
  *
  * Parking: a worker that found nothing spins `spin` polls, then counts
  * itself in `parked` under ex->mu and looks once more before it waits on
- * work_cv; a thread that put a unit in a queue fences and signals one
- * parked worker if `parked` is not 0 (a busy pool signals nobody). The
- * same fence makes a push that raced with shutdown see the flag and
- * discard what it pushed.
+ * work_cv; a thread that put a unit in a queue then reads `parked` by a
+ * seq_cst RMW (ordered against the parker's increment, as the two sides
+ * of Dekker's protocol) and signals one parked worker if it is not 0 (a
+ * busy pool signals nobody). shutdown makes the same RMW after setting its
+ * flag, so a push that raced with shutdown either sees the flag and
+ * discards what it pushed, or is seen by shutdown's drain.
  */
 #include "runtime/executor.h"
 #include "runtime/executor_int.h"
@@ -177,13 +179,15 @@ static void drain(struct sc_exec *ex);
 static void
 notify(struct sc_exec *ex)
 {
-	atomic_thread_fence(memory_order_seq_cst);
-	if (atomic_load_explicit(&ex->parked, memory_order_relaxed)) {
+	/* An RMW, not a fence (ThreadSanitizer models no fences): it
+	 * orders the push before the read of `parked` and of the shutdown
+	 * flag, against park's and shutdown's RMW of the same word. */
+	if (atomic_fetch_add_explicit(&ex->parked, 0, memory_order_seq_cst)) {
 		pthread_mutex_lock(&ex->mu);
 		pthread_cond_signal(&ex->work_cv);
 		pthread_mutex_unlock(&ex->mu);
 	}
-	if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
+	if (atomic_load_explicit(&ex->shutdown, memory_order_acquire))
 		drain(ex);
 }
 
@@ -269,30 +273,45 @@ drain(struct sc_exec *ex)
 
 /* Put unit id, just made QUEUED by this thread, at the back of worker w's
  * ring (the injection queue when w has none or it is full), counted. */
-static void
+static bool
 place(struct sc_exec *ex, struct sc__wq *q, uint32_t id)
 {
 	atomic_fetch_add_explicit(&ex->active, 1, memory_order_relaxed);
 	if (q && wq_push(q, id))
-		return;
+		return false;
 	pthread_mutex_lock(&ex->mu);
 	sc__fifo_push_locked(ex, id);
 	pthread_mutex_unlock(&ex->mu);
+	return true;
 }
 
-/* The fairness rule's queue for a unit that goes again: the back of its
- * worker's ring, or of the injection queue when units wait there (or the
- * finisher has no ring), so it runs after every unit waiting in either
- * (executor.h, "Fairness"). Already counted. */
-static void
+/* The fairness rule's queue for a unit that goes again (executor.h,
+ * "Fairness"): the back of its worker's ring, behind every unit waiting
+ * there and, moved in front of it (in order, as many as fit), every unit
+ * waiting in the injection queue; so it runs after all of them, and the
+ * injection queue is left empty (a burst from the host does not keep
+ * every later turn on its lock). A finisher with no ring, or a ring too
+ * full, leaves it at the back of the injection queue. Already counted.
+ * True when it went to the injection queue. */
+static bool
 requeue(struct sc_exec *ex, struct sc__wq *q, uint32_t id)
 {
+	uint32_t moved;
+	bool inj;
+
 	if (q && !atomic_load_explicit(&ex->qlen, memory_order_relaxed) &&
 	    wq_push(q, id))
-		return;
+		return false;
 	pthread_mutex_lock(&ex->mu);
-	sc__fifo_push_locked(ex, id);
+	while (q && wq_len(q) + 1 < SC_WQ_CAP &&
+	       (moved = sc__fifo_pop_locked(ex)) != SC_NONE)
+		(void)wq_push(q, moved); /* room checked */
+	inj = !q || atomic_load_explicit(&ex->qlen, memory_order_relaxed) ||
+	      !wq_push(q, id);
+	if (inj)
+		sc__fifo_push_locked(ex, id);
 	pthread_mutex_unlock(&ex->mu);
+	return inj;
 }
 
 /* --- kick, claim -----------------------------------------------------------
@@ -306,20 +325,44 @@ sc__steal_kick(struct sc_exec *ex, uint32_t id)
 				"sc_exec_kick: unit %u: shut down", id);
 	if (!kick_state(&ex->slots[id]))
 		return 0;
-	place(ex, self_ex == ex ? own(ex, self_w) : NULL, id);
+	(void)place(ex, self_ex == ex ? own(ex, self_w) : NULL, id);
 	notify(ex);
 	return 0;
 }
 
+/*
+ * The front of the injection queue; a worker (q) also moves a share of
+ * what waits behind it to the back of its own ring, in order (its share:
+ * the queue over the workers, as Go's scheduler takes from its global
+ * queue, at most half a ring), so that a burst from the host spreads over
+ * the rings, where taking needs no lock, and leaves the injection queue
+ * empty (a unit that says more then stays in its worker's ring).
+ */
 static uint32_t
-inj_take(struct sc_exec *ex)
+inj_take(struct sc_exec *ex, struct sc__wq *q)
 {
-	uint32_t id;
+	uint32_t id, share, used;
 
 	if (!atomic_load_explicit(&ex->qlen, memory_order_relaxed))
 		return SC_NONE;
+	used = atomic_load_explicit(&ex->nwq_used, memory_order_relaxed);
 	pthread_mutex_lock(&ex->mu);
 	id = sc__fifo_pop_locked(ex);
+	if (id != SC_NONE && q) {
+		share = atomic_load_explicit(&ex->qlen, memory_order_relaxed) /
+			(used ? used : 1);
+		if (share > SC_WQ_CAP / 2 - wq_len(q))
+			share = wq_len(q) < SC_WQ_CAP / 2
+				    ? SC_WQ_CAP / 2 - wq_len(q)
+				    : 0;
+		while (share-- > 0) {
+			uint32_t more = sc__fifo_pop_locked(ex);
+
+			if (more == SC_NONE)
+				break;
+			(void)wq_push(q, more); /* room checked above */
+		}
+	}
 	pthread_mutex_unlock(&ex->mu);
 	return id;
 }
@@ -335,12 +378,12 @@ find_work(struct sc_exec *ex, int32_t w)
 
 	if (q) {
 		if (++q->ticks % SC_EXEC_INJECT_EVERY == 0 &&
-		    (id = inj_take(ex)) != SC_NONE)
+		    (id = inj_take(ex, NULL)) != SC_NONE)
 			return id;
 		if ((id = wq_take(q)) != SC_NONE)
 			return id;
 	}
-	if ((id = inj_take(ex)) != SC_NONE)
+	if ((id = inj_take(ex, q)) != SC_NONE)
 		return id;
 	for (uint32_t k = 1; k <= used; k++) {
 		uint32_t v = (uint32_t)((int64_t)w + k) % used;
@@ -372,8 +415,10 @@ sc__steal_claim(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
 {
 	uint32_t id;
 
-	if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
+	if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
+		drain(ex); /* as claim_blocking does on its way out */
 		return SC_ESHUTDOWN;
+	}
 	note_worker(ex, worker);
 	id = find_work(ex, worker);
 	if (id == SC_NONE)
@@ -417,7 +462,6 @@ park(struct sc_exec *ex)
 {
 	pthread_mutex_lock(&ex->mu);
 	atomic_fetch_add_explicit(&ex->parked, 1, memory_order_seq_cst);
-	atomic_thread_fence(memory_order_seq_cst);
 	if (!has_work(ex) &&
 	    !atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
 		pthread_cond_wait(&ex->work_cv, &ex->mu);
@@ -452,6 +496,9 @@ sc__steal_claim_blocking(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
 		park(ex);
 		woke = true;
 	}
+	/* On the way out: a finish of this worker that skipped its notify
+	 * (see sc__steal_finish) may have pushed after shutdown's drain. */
+	drain(ex);
 	return SC_ESHUTDOWN;
 }
 
@@ -464,8 +511,8 @@ sc__steal_finish(struct sc_exec *ex, struct sc_claim *c, bool chain)
 	struct sc__slot *s = &ex->slots[c->id];
 	struct sc__wq *q = own(ex, c->worker);
 	bool down = atomic_load_explicit(&ex->shutdown, memory_order_relaxed);
-	bool again, pushed = false, inherit = false;
-	uint32_t next = SC_NONE, id;
+	bool again, pushed = false, inherit = false, inj = !q;
+	uint32_t next = SC_NONE, id, before = q ? wq_len(q) : 0;
 	uint64_t w, nw;
 
 	SC_ASSERT(s->unit == NULL && c->unit == s->ref);
@@ -483,7 +530,7 @@ sc__steal_finish(struct sc_exec *ex, struct sc_claim *c, bool chain)
 	} while (!atomic_compare_exchange_weak_explicit(
 	    &s->sw, &w, nw, memory_order_acq_rel, memory_order_relaxed));
 	if (again) {
-		requeue(ex, q, c->id); /* its count stays */
+		inj |= requeue(ex, q, c->id); /* its count stays */
 		pushed = true;
 	}
 	for (size_t i = 0; i < c->n_nbrs && !down; i++) {
@@ -503,19 +550,22 @@ sc__steal_finish(struct sc_exec *ex, struct sc_claim *c, bool chain)
 				inherit = true;
 			continue;
 		}
-		place(ex, q, id);
+		inj |= place(ex, q, id);
 		pushed = true;
 	}
 	if (!again && !inherit)
 		active_sub(ex, 1); /* after the kicks it counted */
-	/* Wake a parked worker only for work this one will not take at once:
-	 * a worker that finishes and claims takes its queue's front next, so
-	 * one unit there (a unit that said more, alone) is no reason to wake
-	 * anyone. A skipped notify cannot strand a unit after shutdown: the
-	 * claim below takes it and discards it. */
-	if (pushed && (!chain || !q ||
-		       atomic_load_explicit(&ex->qlen, memory_order_relaxed) ||
-		       wq_len(q) > 1))
+	/* Wake a parked worker only for work this one will not take at once,
+	 * and only when its ring starts to hold some: a worker that finishes
+	 * and claims takes its ring's front next, so one unit there (a unit
+	 * that said more, alone) is no reason to wake anyone, and while the
+	 * ring holds two or more the push that made it so woke one (that
+	 * push's RMW, notify, is the wake's half of the parking protocol).
+	 * A stale `before` (a thief took meanwhile) can only skip a wake: the
+	 * owner still runs what it pushed. Nor can a skipped notify strand a
+	 * unit after shutdown: a worker drains every queue on its way out of
+	 * claim_blocking, after its last push. */
+	if (pushed && (!chain || inj || (before < 2 && wq_len(q) >= 2)))
 		notify(ex);
 	if (next != SC_NONE) {
 		q->streak++;
@@ -534,6 +584,8 @@ sc__steal_finish(struct sc_exec *ex, struct sc_claim *c, bool chain)
 	c->unit = NULL;
 	c->ran = false;
 	c->n_nbrs = 0;
+	if (atomic_load_explicit(&ex->shutdown, memory_order_acquire))
+		drain(ex); /* what a skipped notify would have discarded */
 	return false;
 }
 
@@ -565,7 +617,7 @@ sc__steal_death_kicks(struct sc_exec *ex, const struct sc_claim *c, bool list)
 	if (!atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
 		for (uint32_t id = 0; id < n && !list; id++)
 			if (id != c->id && kick_state(&ex->slots[id])) {
-				place(ex, q, id);
+				(void)place(ex, q, id);
 				pushed = true;
 			}
 		for (size_t i = 0; i < c->n_nbrs; i++) {
@@ -573,7 +625,7 @@ sc__steal_death_kicks(struct sc_exec *ex, const struct sc_claim *c, bool list)
 
 			if (id < n && id != c->id &&
 			    kick_state(&ex->slots[id])) {
-				place(ex, q, id);
+				(void)place(ex, q, id);
 				pushed = true;
 			}
 		}
@@ -590,7 +642,9 @@ sc__steal_shutdown(struct sc_exec *ex)
 	atomic_store_explicit(&ex->shutdown, true, memory_order_seq_cst);
 	pthread_cond_broadcast(&ex->work_cv);
 	pthread_mutex_unlock(&ex->mu);
-	atomic_thread_fence(memory_order_seq_cst);
+	/* Against notify's RMW: a push either sees the flag, or is seen
+	 * by the drain below. */
+	(void)atomic_fetch_add_explicit(&ex->parked, 0, memory_order_seq_cst);
 	drain(ex);
 	sc__exec_wake_idle(ex);
 }

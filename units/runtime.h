@@ -89,6 +89,8 @@ struct sc_runtime_opts {
 	uint64_t shutdown_timeout_ns; /* shutdown's wait for idle; 0: 30 s
 					 (SC_RUNTIME_SHUTDOWN_TIMEOUT_NS);
 					 UINT64_MAX: for ever */
+	enum sc_exec_kind executor;   /* runtime/executor.h; SC_EXEC_DEFAULT:
+					 $SC_EXECUTOR, else STEAL */
 };
 
 /* The default of opts.shutdown_timeout_ns: 30 s. */

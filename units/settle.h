@@ -292,6 +292,9 @@ struct sc_settle_opts {
 	 * --workloads grid"; NULL: the result's replay is the C call. */
 	const char *replay;
 	struct sc_settle_fault fault; /* kind NONE: no fault */
+	enum sc_exec_kind executor;   /* the runtime's executor; DEFAULT:
+					 $SC_EXECUTOR, else STEAL (the
+					 settle tests run on both) */
 };
 
 /* One row on which the placed and the single integral disagree. */

@@ -914,9 +914,11 @@ Test(executor, a_unit_that_said_more_runs_after_the_injection_queue,
 	/* c arrives while a runs: it waited when a finished, as b did. */
 	cr_assert_eq(sc_exec_kick(ex, ic), 0);
 	cr_assert_eq(sc_exec_finish(ex, &c), 0);
-	/* a said more with units in the injection queue: behind them, not
-	 * at the front of worker 0's own queue, which worker 0 reads first. */
-	cr_expect_eq(sc_exec_queued(ex, 0), 0);
+	/* a said more with c waiting in the injection queue: c is moved to
+	 * worker 0's queue (b is there already, taken with a), a behind
+	 * both; the injection queue is left empty. */
+	cr_expect_eq(sc_exec_queued(ex, -1), 0);
+	cr_expect_eq(sc_exec_queued(ex, 0), 3);
 	cr_expect_eq(step(ex, 1), ib);
 	cr_expect_eq(step(ex, 1), ic);
 	a->result.more = false;
