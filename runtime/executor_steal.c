@@ -197,9 +197,11 @@ notify(struct sc_exec *ex)
 /* A kick's move of slot s (executor.h): IDLE -> QUEUED, RUNNING ->
  * RUNNING_KICKED, QUEUED and RUNNING_KICKED to themselves (a CAS all the
  * same: see the top of this file), DEAD ignored. True when this kick made
- * the unit QUEUED: the caller must then put it in a queue. */
+ * the unit QUEUED: the caller must then put it in a queue. kick_to_next
+ * is the next slot's kick: IDLE -> RUNNING, the kick and the claim in one
+ * step (nobody else could have reached it in between). */
 static inline bool
-kick_state(struct sc__slot *s)
+kick_move(struct sc__slot *s, unsigned won)
 {
 	uint64_t w = atomic_load_explicit(&s->sw, memory_order_relaxed);
 
@@ -211,7 +213,7 @@ kick_state(struct sc__slot *s)
 		if (st == SC_UNIT_DEAD)
 			return false;
 		if (st == SC_UNIT_IDLE)
-			to = base | SC_UNIT_QUEUED;
+			to = base | won;
 		else if (st == SC_UNIT_RUNNING)
 			to = base | SC_UNIT_RUNNING_KICKED;
 		if (atomic_compare_exchange_weak_explicit(
@@ -222,6 +224,18 @@ kick_state(struct sc__slot *s)
 			return st == SC_UNIT_IDLE;
 		}
 	}
+}
+
+static inline bool
+kick_state(struct sc__slot *s)
+{
+	return kick_move(s, SC_UNIT_QUEUED);
+}
+
+static inline bool
+kick_to_next(struct sc__slot *s)
+{
+	return kick_move(s, SC_UNIT_RUNNING);
 }
 
 /* Slot s from `from` (the state the caller knows it is in, the only one
@@ -369,11 +383,10 @@ inj_take(struct sc_exec *ex, struct sc__wq *q)
 
 /* The claim order of executor.h (sc_exec_claim). */
 static uint32_t
-find_work(struct sc_exec *ex, int32_t w)
+find_work(struct sc_exec *ex, int32_t w, struct sc__wq *q)
 {
 	uint32_t used =
 	    atomic_load_explicit(&ex->nwq_used, memory_order_relaxed);
-	struct sc__wq *q = own(ex, w);
 	uint32_t id;
 
 	if (q) {
@@ -420,7 +433,7 @@ sc__steal_claim(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
 		return SC_ESHUTDOWN;
 	}
 	note_worker(ex, worker);
-	id = find_work(ex, worker);
+	id = find_work(ex, worker, own(ex, worker));
 	if (id == SC_NONE)
 		return SC_EEMPTY;
 	return take(ex, id, worker, c) ? 0 : SC_ESHUTDOWN;
@@ -477,7 +490,7 @@ sc__steal_claim_blocking(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
 
 	note_worker(ex, worker);
 	while (!atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
-		id = find_work(ex, worker);
+		id = find_work(ex, worker, own(ex, worker));
 		if (id != SC_NONE) {
 			if (!take(ex, id, worker, c))
 				break;
@@ -512,7 +525,7 @@ sc__steal_finish(struct sc_exec *ex, struct sc_claim *c, bool chain)
 	struct sc__wq *q = own(ex, c->worker);
 	bool down = atomic_load_explicit(&ex->shutdown, memory_order_relaxed);
 	bool again, pushed = false, inherit = false, inj = !q;
-	uint32_t next = SC_NONE, id, before = q ? wq_len(q) : 0;
+	uint32_t next = SC_NONE, id, mine = 0; /* pushed to q */
 	uint64_t w, nw;
 
 	SC_ASSERT(s->unit == NULL && c->unit == s->ref);
@@ -529,19 +542,16 @@ sc__steal_finish(struct sc_exec *ex, struct sc_claim *c, bool chain)
 		nw |= again ? SC_UNIT_QUEUED : SC_UNIT_IDLE;
 	} while (!atomic_compare_exchange_weak_explicit(
 	    &s->sw, &w, nw, memory_order_acq_rel, memory_order_relaxed));
-	if (again) {
-		inj |= requeue(ex, q, c->id); /* its count stays */
-		pushed = true;
-	}
 	for (size_t i = 0; i < c->n_nbrs && !down; i++) {
 		id = c->nbrs[i];
-		if (!kick_state(&ex->slots[id]))
-			continue;
 		if (chain && q && next == SC_NONE &&
 		    q->streak < SC_EXEC_NEXT_BOUND) {
-			/* The next slot. It takes over this unit's count if
-			 * this unit goes idle; else (this one is in a queue,
-			 * where a thief may finish it) it is counted now. */
+			if (!kick_to_next(&ex->slots[id]))
+				continue;
+			/* The next slot, claimed already. It takes over this
+			 * unit's count if this unit goes idle; else (this one
+			 * is in a queue, where a thief may finish it) it is
+			 * counted now. */
 			next = id;
 			if (again)
 				atomic_fetch_add_explicit(&ex->active, 1,
@@ -550,8 +560,21 @@ sc__steal_finish(struct sc_exec *ex, struct sc_claim *c, bool chain)
 				inherit = true;
 			continue;
 		}
+		if (!kick_state(&ex->slots[id]))
+			continue;
 		inj |= place(ex, q, id);
 		pushed = true;
+		mine++;
+	}
+	/* Queued only now, after every kick above counted what it queued: in
+	 * the ring a thief may take this unit, finish it and uncount it at
+	 * once, which before the next slot's count would let wait_idle see
+	 * 0 while that unit runs (the model's BUG_REQUEUE_BEFORE_KICKS). Its
+	 * count stays. */
+	if (again) {
+		inj |= requeue(ex, q, c->id);
+		pushed = true;
+		mine++;
 	}
 	if (!again && !inherit)
 		active_sub(ex, 1); /* after the kicks it counted */
@@ -561,23 +584,23 @@ sc__steal_finish(struct sc_exec *ex, struct sc_claim *c, bool chain)
 	 * that said more, alone) is no reason to wake anyone, and while the
 	 * ring holds two or more the push that made it so woke one (that
 	 * push's RMW, notify, is the wake's half of the parking protocol).
-	 * A stale `before` (a thief took meanwhile) can only skip a wake: the
-	 * owner still runs what it pushed. Nor can a skipped notify strand a
+	 * (The ring held fewer than 2 before this finish's `mine` pushes; a
+	 * thief's take in between can only skip a wake: the owner still runs
+	 * what it pushed.) Nor can a skipped notify strand a
 	 * unit after shutdown: a worker drains every queue on its way out of
 	 * claim_blocking, after its last push. */
-	if (pushed && (!chain || inj || (before < 2 && wq_len(q) >= 2)))
+	if (pushed &&
+	    (!chain || inj || (wq_len(q) >= 2 && wq_len(q) < mine + 2)))
 		notify(ex);
 	if (next != SC_NONE) {
 		q->streak++;
-		move_state(&ex->slots[next], SC_UNIT_QUEUED, SC_UNIT_RUNNING,
-			   false);
 		sc__claim_fill(ex, next, c->worker, c);
 		return true;
 	}
 	if (q)
 		q->streak = 0;
 	if (chain && !down) {
-		id = find_work(ex, c->worker);
+		id = find_work(ex, c->worker, q);
 		if (id != SC_NONE && take(ex, id, c->worker, c))
 			return true;
 	}

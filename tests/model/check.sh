@@ -17,7 +17,8 @@
 #      below; a bug the checker no longer catches fails this script;
 #   5. the STEAL model (executor_steal.pml): the same safety and livelock
 #      searches, and its planted bugs (a unit queued twice, a kick lost in
-#      a steal, a parked worker never woken).
+#      a steal, a parked worker never woken, a requeue that lets wait_idle
+#      see idle while the next slot's unit runs).
 #
 # Exits 0 iff the correct model passes all three searches AND every planted bug
 # fails.  Works in a temporary directory; the source tree stays clean.
@@ -140,12 +141,15 @@ PML=executor_steal.pml start steal-correct-livelock livelock -O1
 expect[STEAL_BUG_QUEUED_TWICE]='assertion violated (state[u]=='
 expect[STEAL_BUG_STEAL_READS_EARLY]='input[i]==0'
 expect[STEAL_BUG_PARK_CHECK_FIRST]='q_len(inj)==0'
+expect[STEAL_BUG_REQUEUE_BEFORE_KICKS]='assertion violated ((owners[i]==0)&&'
 PML=executor_steal.pml start STEAL_BUG_QUEUED_TWICE safety -O0 \
 	-DBUG_QUEUED_TWICE
 PML=executor_steal.pml start STEAL_BUG_STEAL_READS_EARLY safety -O0 \
 	-DBUG_STEAL_READS_EARLY
 PML=executor_steal.pml start STEAL_BUG_PARK_CHECK_FIRST safety -O0 \
 	-DBUG_PARK_CHECK_FIRST
+PML=executor_steal.pml start STEAL_BUG_REQUEUE_BEFORE_KICKS safety -O0 \
+	-DBUG_REQUEUE_BEFORE_KICKS
 wait
 
 status=0

@@ -19,14 +19,15 @@
  *              steal); QUEUED -> RUNNING.
  *   turn       no lock: moves at most BUDGET frames from its input to the
  *              next unit's input, says more while input is left.
- *   finish     its own state first (QUEUED at the back of its ring, behind
- *              the injection queue's units, which move in front of it, if
- *              it said more or was kicked; else IDLE), then it kicks the
- *              next unit if it moved a frame (and the previous, which had
- *              room freed): the first unit its kicks make QUEUED goes to
- *              the worker's NEXT SLOT (at most NEXT_BOUND turns in a row)
- *              and is claimed at once; the others go to the back of its
- *              ring.  Then it notifies, and claims (the next slot, else
+ *   finish     its own state first (QUEUED if it said more or was kicked,
+ *              else IDLE), then it kicks the next unit if it moved a frame
+ *              (and the previous, which had room freed), then a QUEUED one
+ *              goes to the back of its ring, behind the injection queue's
+ *              units, which move in front of it (after the kicks: see
+ *              nactive below): the first unit its kicks make QUEUED goes to
+ *              the worker's NEXT SLOT (at most NEXT_BOUND turns in a row),
+ *              claimed by its kick (IDLE -> RUNNING in one step); the
+ *              others go to the back of its ring.  Then it notifies, and claims (the next slot, else
  *              find work).
  *   notify     after every push (the code skips the wake when the pusher
  *              itself takes what it pushed next; not modelled: a wake too
@@ -65,6 +66,11 @@
  *                           and kicked in between is coalesced into a claim
  *                           that never sees it, a kick lost in a steal
  *                           (fails 2: input[i] == 0).
+ *   -DBUG_REQUEUE_BEFORE_KICKS  a unit that said more is put in its ring
+ *                           before its kicks count the unit its next slot
+ *                           claims: a thief takes it, finishes it and
+ *                           uncounts it, and wait_idle sees 0 while the
+ *                           next slot's unit runs (fails 7).
  *   -DBUG_PARK_CHECK_FIRST  a worker looks at the queues before it counts
  *                           itself parked: a push in between reads
  *                           nparked == 0 and wakes nobody, and the parked
@@ -229,14 +235,10 @@ end_park_bug:
 			owners[u]--;
 			again = (more || state[u] == RUNNING_KICKED);
 			if
-			:: again -> state[u] = QUEUED;
-				/* the injection queue's units move in front */
-				do
-				:: inj?v -> ring[w]!v
-				:: empty(inj) -> break
-				od;
-				v = 0;
-				ring[w]!u
+			:: again -> state[u] = QUEUED /* queued after the kicks */
+#ifdef BUG_REQUEUE_BEFORE_KICKS
+				; ring[w]!u
+#endif
 			:: else -> state[u] = IDLE
 			fi
 		};
@@ -250,17 +252,29 @@ end_park_bug:
 			:: else -> v = NOUNIT
 			fi;
 			if
-			:: v != NOUNIT ->
+			:: v != NOUNIT && next == NOUNIT &&
+			   streak < NEXT_BOUND ->
+				/* the next slot: kick and claim in one step */
+				atomic {
+					kick_state(v, won);
+					if
+					:: won -> state[v] = RUNNING;
+						owners[v]++;
+						assert(owners[v] == 1);
+						next = v
+					:: else -> skip
+					fi
+				};
+				if
+				:: won && again -> atomic { nactive++ }
+				:: won && !again -> inherit = 1
+				:: else -> skip
+				fi
+			:: v != NOUNIT &&
+			   !(next == NOUNIT && streak < NEXT_BOUND) ->
 				kick_state(v, won);
 				if
-				:: won && next == NOUNIT && streak < NEXT_BOUND ->
-					next = v;
-					if
-					:: again -> atomic { nactive++ }
-					:: else -> inherit = 1
-					fi
-				:: won && !(next == NOUNIT && streak < NEXT_BOUND) ->
-					atomic { nactive++; ring[w]!v }
+				:: won -> atomic { nactive++; ring[w]!v }
 				:: else -> skip
 				fi
 			:: else -> skip
@@ -269,13 +283,29 @@ end_park_bug:
 		:: else -> break
 		od;
 		if
+#ifndef BUG_REQUEUE_BEFORE_KICKS
+		:: again ->
+			/* Only now, after every kick counted what it queued:
+			 * from the ring a thief may take it, finish it and
+			 * uncount it at once. The injection queue's units move
+			 * in front of it. */
+			atomic {
+				do
+				:: inj?v -> ring[w]!v
+				:: empty(inj) -> break
+				od;
+				v = 0;
+				ring[w]!u
+			}
+#else
+		:: again -> skip
+#endif
 		:: !again && !inherit -> atomic { nactive-- }
 		:: else -> skip
 		fi;
 		notify();
 		if
-		:: next != NOUNIT -> streak++;
-			atomic { take(next); u = next }
+		:: next != NOUNIT -> streak++; u = next
 		:: else -> streak = 0; u = NOUNIT
 		fi;
 		v = 0; k = 0; moved = 0; more = 0; won = 0; next = NOUNIT;
@@ -306,7 +336,7 @@ proctype host()
 		assert(len(inj) == 0 && len(ring[0]) == 0 && len(ring[1]) == 0);
 		i = 0;
 		do
-		:: i < NU -> assert(owners[i] == 0); i++
+		:: i < NU -> assert(owners[i] == 0 && state[i] == IDLE); i++
 		:: else -> break
 		od
 	}
