@@ -1,10 +1,14 @@
 /*
- * executor.c - kick, claim, run, finish, abandon (see executor.h).
+ * executor.c - kick, claim, run, finish, abandon (see executor.h): what both
+ * kinds share (slots, run and its guard, abandon, condemn, snapshots,
+ * wait_idle) and the QUEUE kind; the STEAL kind's queues are in
+ * executor_steal.c.
  *
- * One mutex guards the queue, the slots' states and the counts; a turn runs
- * with no lock held, on a unit taken out of its slot. Fields that the
- * introspection calls read are atomics written under the mutex (relaxed:
- * the mutex orders them), so a lock-free reader would also be sound.
+ * QUEUE: one mutex guards the queue, the slots' states and the counts; a
+ * turn runs with no lock held, on a unit taken out of its slot. Fields that
+ * the introspection calls read are atomics written under the mutex
+ * (relaxed: the mutex orders them), so a lock-free reader would also be
+ * sound.
  */
 #include "runtime/executor.h"
 #include "runtime/executor_int.h"

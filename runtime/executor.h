@@ -1,8 +1,8 @@
 /*
  * executor.h - which unit runs next: kick, claim, run, finish, abandon.
  *
- * The executor spawns nothing. It holds the units (by id, in slots), one
- * FIFO queue of runnable units, and the state of each:
+ * The executor spawns nothing. It holds the units (by id, in slots), the
+ * queues of runnable units, and the state of each:
  *
  *   IDLE --kick--> QUEUED --claim--> RUNNING --kick--> RUNNING_KICKED
  *     ^                ^                 |                   |
@@ -16,17 +16,14 @@
  *   again. A kick of a dead unit is ignored.
  * - The ownership token is the unit itself: claim takes it out of its slot
  *   into the caller's sc_claim, so no second worker can reach it, and no
- *   lock is held during its turn. One mutex guards the queue and the slots;
- *   a turn takes microseconds beside it.
- * - Fairness is the budget and the back of the queue: finish queues a unit
- *   that said `more` (or was kicked while running) behind those waiting.
+ *   lock is held during its turn.
  * - finish then kicks every neighbour the turn named (unit.h: the units
  *   across edges whose traffic moved, both directions), and only after a
  *   turn with progress > 0, so kicks end when frames end.
- * - A panic kills that unit only: sc_exec_run catches it, the unit goes
- *   DEAD, its destroy runs inside a guard, the panic is recorded, and every
- *   other unit goes on. wait_idle reports the first panic once the rest is
- *   quiet.
+ * - A panic kills that unit only: sc_exec_run (or sc_exec_work's guard)
+ *   catches it, the unit goes DEAD, its destroy runs inside a guard, the
+ *   panic is recorded, and every other unit goes on. wait_idle reports the
+ *   first panic once the rest is quiet.
  * - Death in one place (unit.h, "Death"): a dying unit cannot say whom its
  *   last turn touched, so the abandon asks it for its peers (every unit
  *   across any of its edges), runs its destroy, and then kicks them all,
@@ -40,34 +37,72 @@
  *   condemner's words. The request names the turn by the unit's count of
  *   finished turns, so a late one is refused rather than killing the next
  *   turn. Who comes first, the turn's return or the condemn, is decided by
- *   one atomic exchange in sc_exec_run on a word the claim resets: no lock
- *   is taken during or after a turn for it. A condemned turn did answer
- *   whom it touched: its neighbours are kicked with its peers.
+ *   one atomic exchange on a word the claim resets to the turn's number:
+ *   no lock is taken during or after a turn for it. A condemned turn did
+ *   answer whom it touched: its neighbours are kicked with its peers.
  *
- * Waking: a worker with nothing to do spins briefly on the queue length,
- * then parks on a condition variable; a kick signals only when a worker is
- * parked, so a busy pool pays no futex hand-off per kick. A busy worker
- * hands a unit back and claims the next in one critical section
- * (sc_exec_finish_claim): one lock round trip per turn.
+ * Two executors, one protocol (sc_exec_opts.kind; every test runs on both):
  *
- * Cost (bench/bench_turn.c, 2 shared cores): a turn on a pool of one
- * worker (kick of its neighbour, claim, empty turn under the guard,
- * finish) is about 60 ns of CPU; kick, claim, run and finish called one by
- * one on one thread, about 75-90 ns (three lock round trips).
+ *   QUEUE  one FIFO queue; one mutex guards it, the states and the counts.
+ *          The reference. A busy worker hands a unit back and claims the
+ *          next in one critical section (one lock round trip per turn);
+ *          an idle one spins briefly on the queue length, then parks on a
+ *          condition variable, signalled only when a worker is parked.
+ *   STEAL  a bounded FIFO ring per worker (executor_int.h: its owner
+ *          pushes, the owner and thieves take the front by CAS), an
+ *          injection queue (a mutex FIFO) for kicks from the host and from
+ *          outside the pool, and states moved by CAS with no lock, so no
+ *          lock is shared by the workers' hot path. A kick from a worker's
+ *          own turn or finish goes to its ring; a worker claims from its
+ *          ring, then the injection queue (bringing a share of it to its
+ *          ring), then steals the front of another worker's ring. A finish
+ *          that queues units (kick IDLE -> QUEUED) keeps the first of them
+ *          in its NEXT SLOT and runs it at once on the same worker, while
+ *          its input is hot in cache: that kick is also its claim (IDLE ->
+ *          RUNNING in one step; nobody else could reach it in between).
+ *          Idle workers spin briefly, then park; a push wakes one parked
+ *          worker only when its ring starts to hold work for others (see
+ *          executor_steal.c). runtime/executor_steal.c says why each step
+ *          is ordered as it is; tests/model/executor_steal.pml checks it.
+ *
+ * Fairness (both kinds). A unit that said `more` (or was kicked while
+ * running) is queued at the back, behind every unit waiting when it
+ * finished: QUEUE, behind the whole queue; STEAL, at the back of its
+ * worker's ring, with every unit then waiting in the injection queue moved
+ * in front of it, so it runs after all of those, whoever takes them (a
+ * thief takes the front, so stealing never reorders a ring; a finisher
+ * with no ring, the host or the sim's -1, queues it at the back of the
+ * injection queue). Units waiting in another worker's ring are not ordered
+ * with it; they are that worker's, and any idle worker's to steal. Two
+ * bounds keep every queued unit moving on STEAL: a worker runs at most
+ * SC_EXEC_NEXT_BOUND (3) turns in a row from its next slot before it takes
+ * the front of its ring (tested: next_slot_runs_the_kicked_unit_next_at_
+ * most_3_turns_in_a_row), and looks at the injection queue first at least
+ * once every SC_EXEC_INJECT_EVERY (61) claims.
+ *
+ * Cost (bench/bench_turn.c, callgrind, instructions per turn, pool of one
+ * worker, ping-pong pairs): QUEUE 252, STEAL 264, the plain mutex+condvar
+ * queue running the same jobs 219. README ("Executor") has the times.
  *
  * Introspection (for the watchdog): sc_exec_info and sc_exec_snapshot may
  * be called from any thread at any time while the executor exists; they
  * take the executor's lock briefly and call only has_pending on the units.
- * Times in a snapshot are stamped by the observer: a state change only
- * clears a unit's stamp, and the first snapshot that sees the unit in its
- * new state writes the time (sc_exec_now_ns). Reading a clock twice per
- * turn was a third of a turn's cost; this way the hot path reads none, and
- * an age computed from a snapshot is short by at most one snapshot period
+ * On STEAL a snapshot reads each unit's state word atomically (state and
+ * turn together) while the workers go on; info's counts are a scan of
+ * those words, idle is the count of queued and running units at 0.
+ * Times in a snapshot are stamped by the observer: the first snapshot that
+ * sees a unit's state word (its state and its count of finished turns)
+ * writes the time beside it, and a later one that sees the same word keeps
+ * it (sc_exec_now_ns). Reading a clock twice per turn was a third of a
+ * turn's cost; this way the hot path reads none and stamps nothing, and an
+ * age computed from a snapshot is short by at most one snapshot period
  * (never long, so a watchdog never reports early, at worst one period
  * late).
  *
- * The same code is driven by the pool (runtime/pool.h, real threads) and by
- * the seeded scheduler (runtime/sim.h, one thread, any order).
+ * The same code is driven by the pool (runtime/pool.h, real threads: each
+ * worker runs sc_exec_work) and by the seeded scheduler (runtime/sim.h, one
+ * thread, any order: it chooses which worker claims, and when and from
+ * whom a steal happens).
  */
 #ifndef SC_RUNTIME_EXECUTOR_H
 #define SC_RUNTIME_EXECUTOR_H
