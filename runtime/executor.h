@@ -246,9 +246,11 @@ int sc_exec_kick(struct sc_exec *ex, uint32_t id);
  * from w + 1); for -1 (the host, the sim's free choice) the injection
  * queue, then the workers' queues. Returns 0, SC_EEMPTY when nothing is
  * queued, or SC_ESHUTDOWN. `worker` is recorded for introspection (-1 for
- * none); a worker index >= 0 must be the calling thread's own (a pool
- * worker, or the one thread that drives the executor, as the sim). *c
- * must be initialised and hold nothing.
+ * none). STEAL pushes only to the ring of the thread's own worker (a pool
+ * worker's, or, while no pool runs, any the one driving thread names, as
+ * the sim does); a claim, or its finish, that names another worker's
+ * index uses the injection queue instead. *c must be initialised and hold
+ * nothing.
  */
 int sc_exec_claim(struct sc_exec *ex, int32_t worker, struct sc_claim *c);
 

@@ -257,6 +257,6 @@ void sc__steal_info(struct sc_exec *ex, struct sc_exec_info *out);
 bool sc__steal_busy(struct sc_exec *ex);
 uint32_t sc__steal_queued(struct sc_exec *ex, int32_t w);
 /* The thread's worker, as sc_exec_work sets it for STEAL. */
-void sc__steal_self_set(const struct sc_exec *ex, int32_t worker);
+void sc__steal_self_set(struct sc_exec *ex, int32_t worker);
 
 #endif /* SC_RUNTIME_EXECUTOR_INT_H */

@@ -50,12 +50,16 @@
  * that worker's own queue. */
 static _Thread_local const struct sc_exec *self_ex;
 static _Thread_local int32_t self_w = -1;
+static _Thread_local struct sc__wq *self_q; /* own(self_ex, self_w) */
+
+static inline struct sc__wq *own(struct sc_exec *ex, int32_t w);
 
 void
-sc__steal_self_set(const struct sc_exec *ex, int32_t worker)
+sc__steal_self_set(struct sc_exec *ex, int32_t worker)
 {
 	self_ex = ex;
 	self_w = worker;
+	self_q = ex ? own(ex, worker) : NULL;
 }
 
 int
@@ -128,6 +132,21 @@ static inline struct sc__wq *
 own(struct sc_exec *ex, int32_t w)
 {
 	return w >= 0 && (uint32_t)w < ex->nwq ? &ex->wq[w] : NULL;
+}
+
+/* Worker w's ring if this thread may push to it: its owner is the thread
+ * that runs worker w's sc_exec_work, or, while no pool thread is in the
+ * executor, the one thread that drives it (the sim, a test). Any other
+ * caller naming w (a host finishing a claim it made as w while the pool
+ * runs) gets NULL and uses the injection queue: a ring has one producer. */
+static inline struct sc__wq *
+mine(struct sc_exec *ex, int32_t w)
+{
+	if (self_ex == ex)
+		return self_w == w ? self_q : NULL;
+	if (atomic_load_explicit(&ex->workers, memory_order_relaxed) != 0)
+		return NULL;
+	return own(ex, w);
 }
 
 /* Steals look at rings below nwq_used; a worker counts itself in before
@@ -339,7 +358,7 @@ sc__steal_kick(struct sc_exec *ex, uint32_t id)
 				"sc_exec_kick: unit %u: shut down", id);
 	if (!kick_state(&ex->slots[id]))
 		return 0;
-	(void)place(ex, self_ex == ex ? own(ex, self_w) : NULL, id);
+	(void)place(ex, self_ex == ex ? self_q : NULL, id);
 	notify(ex);
 	return 0;
 }
@@ -433,7 +452,7 @@ sc__steal_claim(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
 		return SC_ESHUTDOWN;
 	}
 	note_worker(ex, worker);
-	id = find_work(ex, worker, own(ex, worker));
+	id = find_work(ex, worker, mine(ex, worker));
 	if (id == SC_NONE)
 		return SC_EEMPTY;
 	return take(ex, id, worker, c) ? 0 : SC_ESHUTDOWN;
@@ -490,7 +509,7 @@ sc__steal_claim_blocking(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
 
 	note_worker(ex, worker);
 	while (!atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
-		id = find_work(ex, worker, own(ex, worker));
+		id = find_work(ex, worker, mine(ex, worker));
 		if (id != SC_NONE) {
 			if (!take(ex, id, worker, c))
 				break;
@@ -522,9 +541,9 @@ bool
 sc__steal_finish(struct sc_exec *ex, struct sc_claim *c, bool chain)
 {
 	struct sc__slot *s = &ex->slots[c->id];
-	struct sc__wq *q = own(ex, c->worker);
+	struct sc__wq *q = mine(ex, c->worker);
 	bool down = atomic_load_explicit(&ex->shutdown, memory_order_relaxed);
-	bool again, pushed = false, inherit = false, inj = !q;
+	bool again, pushed = false, inherit = false, inj = !q, hold = false;
 	uint32_t next = SC_NONE, id, mine = 0; /* pushed to q */
 	uint64_t w, nw;
 
@@ -542,6 +561,18 @@ sc__steal_finish(struct sc_exec *ex, struct sc_claim *c, bool chain)
 		nw |= again ? SC_UNIT_QUEUED : SC_UNIT_IDLE;
 	} while (!atomic_compare_exchange_weak_explicit(
 	    &s->sw, &w, nw, memory_order_acq_rel, memory_order_relaxed));
+	if (again && !q) {
+		/* A finisher with no ring (the host, the sim's -1) queues the
+		 * unit before its kicks, in front of the units they queue, as
+		 * the one-queue executor does; it then holds one count of its
+		 * own over the kicks (a worker may take the unit, finish it
+		 * and uncount it at once: see below). No next slot here, and
+		 * no worker's hot path: two RMWs more are no matter. */
+		atomic_fetch_add_explicit(&ex->active, 1, memory_order_relaxed);
+		inj |= requeue(ex, q, c->id);
+		pushed = true;
+		hold = true;
+	}
 	for (size_t i = 0; i < c->n_nbrs && !down; i++) {
 		id = c->nbrs[i];
 		if (chain && q && next == SC_NONE &&
@@ -566,17 +597,18 @@ sc__steal_finish(struct sc_exec *ex, struct sc_claim *c, bool chain)
 		pushed = true;
 		mine++;
 	}
-	/* Queued only now, after every kick above counted what it queued: in
-	 * the ring a thief may take this unit, finish it and uncount it at
-	 * once, which before the next slot's count would let wait_idle see
-	 * 0 while that unit runs (the model's BUG_REQUEUE_BEFORE_KICKS). Its
-	 * count stays. */
-	if (again) {
+	/* A worker queues the unit only now, after every kick above counted
+	 * what it queued: in the ring a thief may take this unit, finish it
+	 * and uncount it at once, which before the kicks would let wait_idle
+	 * see 0 with this finish's kicks, or the next slot's unit, still to
+	 * be counted (the model's BUG_REQUEUE_BEFORE_KICKS). Its count
+	 * stays. */
+	if (again && q) {
 		inj |= requeue(ex, q, c->id);
 		pushed = true;
 		mine++;
 	}
-	if (!again && !inherit)
+	if ((!again && !inherit) || hold)
 		active_sub(ex, 1); /* after the kicks it counted */
 	/* Wake a parked worker only for work this one will not take at once,
 	 * and only when its ring starts to hold some: a worker that finishes
@@ -634,7 +666,7 @@ void
 sc__steal_death_kicks(struct sc_exec *ex, const struct sc_claim *c, bool list)
 {
 	uint32_t n = atomic_load_explicit(&ex->n, memory_order_acquire);
-	struct sc__wq *q = own(ex, c->worker);
+	struct sc__wq *q = mine(ex, c->worker);
 	bool pushed = false;
 
 	if (!atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
