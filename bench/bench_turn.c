@@ -20,6 +20,19 @@
  *    (stamp - kick). Baseline: a thread parked on a condvar, signalled.
  *
  * Each figure is the median of >= 5 repetitions (3 with --quick).
+ *
+ * Every subject case runs on both executors (STEAL, then QUEUE; the
+ * kind is named in the case), each beside the same baseline.
+ *
+ * For instruction counts, `--only WHAT [--workers W] [--turns N]` runs one
+ * subject once and prints nothing: WHAT is inline-exec, inline-base,
+ * pool-exec or pool-base, on the executor $SC_EXECUTOR names (default
+ * STEAL). Under callgrind, instructions per turn are the
+ * difference of two runs' totals (N and 2N turns) over N, which cancels
+ * start-up and thread creation:
+ *
+ *   valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+ *       build/bench/bench_turn --only pool-exec --workers 1 --turns 100000
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -36,6 +49,10 @@
 #define REPS_QUICK 3
 
 static int reps;
+
+/* The executor the subject runs on (both are measured, one after the
+ * other, beside the same baseline). */
+static enum sc_exec_kind bench_kind = SC_EXEC_DEFAULT;
 
 /* Which clock the pool figures use (wall, or every thread's CPU). */
 static bool pool_cpu;
@@ -261,7 +278,8 @@ inline_exec(uint64_t turns)
 	uint32_t id, other;
 	uint64_t t0, t1;
 
-	if (sc_exec_create(NULL, &ex) != 0)
+	if (sc_exec_create(&(struct sc_exec_opts){.kind = bench_kind}, &ex) !=
+	    0)
 		abort();
 	pp_add(ex, 0, &id);
 	pp_add(ex, 0, &other);
@@ -312,7 +330,8 @@ pool_exec(uint32_t workers, uint64_t turns)
 	uint32_t ia, ib;
 	uint64_t t0, t1;
 
-	if (sc_exec_create(NULL, &ex) != 0)
+	if (sc_exec_create(&(struct sc_exec_opts){.kind = bench_kind}, &ex) !=
+	    0)
 		abort();
 	for (uint32_t i = 0; i < pairs; i++) {
 		a = pp_add(ex, per_unit, &ia);
@@ -397,7 +416,8 @@ wake_exec(uint32_t workers, uint32_t n, uint64_t *lat)
 	struct pp_unit *u;
 	uint32_t id;
 
-	if (sc_exec_create(NULL, &ex) != 0)
+	if (sc_exec_create(&(struct sc_exec_opts){.kind = bench_kind}, &ex) !=
+	    0)
 		abort();
 	u = pp_add(ex, 0, &id);
 	u->stamp = &stamp;
@@ -481,17 +501,18 @@ bench_wake(uint32_t workers, uint32_t n)
 {
 	uint64_t *a = calloc(n, sizeof(*a)), *b = calloc(n, sizeof(*b));
 	size_t mid = n / 2, p99 = (size_t)n * 99 / 100;
-	char kase[64];
+	char kase[96];
 
 	wake_exec(workers, n, a);
 	wake_baseline(n, b);
 	qsort(a, n, sizeof(*a), cmp_u64);
 	qsort(b, n, sizeof(*b), cmp_u64);
-	(void)snprintf(kase, sizeof(kase), "parked pool of %u, median",
-		       workers);
+	(void)snprintf(kase, sizeof(kase), "parked pool of %u, median [%s]",
+		       workers, sc_exec_kind_name(bench_kind));
 	sc_bench_emit("turn", kase, "us", (double)a[mid] / 1e3,
 		      "condvar signal", (double)b[mid] / 1e3);
-	(void)snprintf(kase, sizeof(kase), "parked pool of %u, p99", workers);
+	(void)snprintf(kase, sizeof(kase), "parked pool of %u, p99 [%s]",
+		       workers, sc_exec_kind_name(bench_kind));
 	sc_bench_emit("turn", kase, "us", (double)a[p99] / 1e3,
 		      "condvar signal", (double)b[p99] / 1e3);
 	free(a);
@@ -535,27 +556,80 @@ pool2_base(uint64_t t)
 	return pool_baseline(2, t);
 }
 
+/* --only: one subject, once, silent (for callgrind; see the top). */
+static int
+run_only(int argc, char **argv)
+{
+	const char *what = NULL;
+	uint32_t workers = 1;
+	uint64_t turns = 100000;
+
+	for (int i = 1; i + 1 < argc; i++) {
+		if (strcmp(argv[i], "--only") == 0)
+			what = argv[i + 1];
+		else if (strcmp(argv[i], "--workers") == 0)
+			workers = (uint32_t)strtoul(argv[i + 1], NULL, 10);
+		else if (strcmp(argv[i], "--turns") == 0)
+			turns = strtoull(argv[i + 1], NULL, 10);
+	}
+	if (!what)
+		return -1;
+	if (workers < 1 || workers > 8)
+		workers = 1;
+	if (strcmp(what, "inline-exec") == 0)
+		(void)inline_exec(turns);
+	else if (strcmp(what, "inline-base") == 0)
+		(void)inline_baseline(turns);
+	else if (strcmp(what, "pool-exec") == 0)
+		(void)pool_exec(workers, turns);
+	else if (strcmp(what, "pool-base") == 0)
+		(void)pool_baseline(workers, turns);
+	else
+		return 2;
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
-	bool quick = sc_bench_init(argc, argv);
+	int only = run_only(argc, argv);
+	bool quick;
+
+	if (only >= 0)
+		return only;
+	quick = sc_bench_init(argc, argv);
 	uint64_t turns = quick ? 100000 : 1000000;
 	uint32_t wakes = quick ? 50 : 300;
 
 	reps = quick ? REPS_QUICK : REPS_FULL;
-	emit_median("inline, 1 thread, CPU time (kick+claim+run+finish)",
+	for (int k = 0; k < 2; k++) {
+		char kase[128];
+
+		bench_kind = k == 0 ? SC_EXEC_STEAL : SC_EXEC_QUEUE;
+#define KASE(what)                                                             \
+	((void)snprintf(kase, sizeof(kase), "%s [%s executor]", what,          \
+			sc_exec_kind_name(bench_kind)),                        \
+	 kase)
+		pool_cpu = false;
+		emit_median(
+		    KASE("inline, 1 thread, CPU time (kick+claim+run+finish)"),
 		    inline_exec, inline_baseline, turns);
-	pool_cpu = true;
-	emit_median("pool of 1 worker, ping-pong pairs, CPU time", pool1_exec,
-		    pool1_base, turns);
-	emit_median("pool of 2 workers, ping-pong pairs, CPU time", pool2_exec,
-		    pool2_base, turns);
-	pool_cpu = false;
-	emit_median("pool of 1 worker, ping-pong pairs, wall time", pool1_exec,
-		    pool1_base, turns);
-	emit_median("pool of 2 workers, ping-pong pairs, wall time", pool2_exec,
-		    pool2_base, turns);
-	bench_wake(1, wakes);
-	bench_wake(2, wakes);
+		pool_cpu = true;
+		emit_median(KASE("pool of 1 worker, ping-pong pairs, CPU time"),
+			    pool1_exec, pool1_base, turns);
+		emit_median(
+		    KASE("pool of 2 workers, ping-pong pairs, CPU time"),
+		    pool2_exec, pool2_base, turns);
+		pool_cpu = false;
+		emit_median(
+		    KASE("pool of 1 worker, ping-pong pairs, wall time"),
+		    pool1_exec, pool1_base, turns);
+		emit_median(
+		    KASE("pool of 2 workers, ping-pong pairs, wall time"),
+		    pool2_exec, pool2_base, turns);
+#undef KASE
+		bench_wake(1, wakes);
+		bench_wake(2, wakes);
+	}
 	return 0;
 }

@@ -77,6 +77,17 @@ function(sc_criterion_suite file libs)
       LABELS "${labels}"
       FAIL_REGULAR_EXPRESSION "Tested: 0 "
       ENVIRONMENT "SC_TEST_EXE=$<TARGET_FILE:${exe}>")
+    # A file marked SC_BOTH_EXECUTORS runs every test on each executor
+    # kind (runtime/executor.h, $SC_EXECUTOR): suite.name on the default,
+    # suite.name.queue on the one-queue reference.
+    if(text MATCHES "SC_BOTH_EXECUTORS")
+      add_test(NAME ${suite}.${name}.queue
+               COMMAND ${exe} --filter ${suite}/${name} --ascii -j1)
+      set_tests_properties(${suite}.${name}.queue PROPERTIES
+        LABELS "${labels}"
+        FAIL_REGULAR_EXPRESSION "Tested: 0 "
+        ENVIRONMENT "SC_TEST_EXE=$<TARGET_FILE:${exe}>;SC_EXECUTOR=queue")
+    endif()
   endforeach()
 endfunction()
 

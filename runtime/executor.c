@@ -1,10 +1,14 @@
 /*
- * executor.c - kick, claim, run, finish, abandon (see executor.h).
+ * executor.c - kick, claim, run, finish, abandon (see executor.h): what both
+ * kinds share (slots, run and its guard, abandon, condemn, snapshots,
+ * wait_idle) and the QUEUE kind; the STEAL kind's queues are in
+ * executor_steal.c.
  *
- * One mutex guards the queue, the slots' states and the counts; a turn runs
- * with no lock held, on a unit taken out of its slot. Fields that the
- * introspection calls read are atomics written under the mutex (relaxed:
- * the mutex orders them), so a lock-free reader would also be sound.
+ * QUEUE: one mutex guards the queue, the slots' states and the counts; a
+ * turn runs with no lock held, on a unit taken out of its slot. Fields that
+ * the introspection calls read are atomics written under the mutex
+ * (relaxed: the mutex orders them), so a lock-free reader would also be
+ * sound.
  */
 #include "runtime/executor.h"
 #include "runtime/executor_int.h"
@@ -19,62 +23,6 @@
 #include "operators/error.h"
 #include "operators/base_int.h"
 #include "runtime/panic_int.h"
-
-#define SC_EXEC_DEFAULT_CAPACITY 1024
-#define SC_EXEC_DEFAULT_SPIN	 256
-#define SC_EXEC_PANICS_KEPT	 64
-#define SC_NONE			 UINT32_MAX
-
-/* The verdict on a slot's current turn (sc_exec_condemn). */
-#define SC_TURN_RUNNING	  0 /* claimed; its turn has not returned yet */
-#define SC_TURN_RETURNED  1 /* sc_exec_run saw it return; too late */
-#define SC_TURN_CONDEMNED 2 /* condemned: abandoned when it returns */
-
-struct sc__slot {
-	struct sc_unit *unit;	       /* the unit while in its slot; NULL while
-					  claimed (the token is out) or dead */
-	struct sc_unit *ref;	       /* the unit for has_pending; NULL once
-					  dead (its destroy may be running) */
-	_Atomic int state;	       /* enum sc_unit_state */
-	uint32_t next;		       /* FIFO link while QUEUED */
-	char name[SC_UNIT_NAME_MAX];   /* copied at add */
-	_Atomic uint64_t queued_since; /* when a snapshot first saw it QUEUED
-					  since it was last queued; 0: not
-					  seen yet (or not QUEUED) */
-	_Atomic uint64_t running_since; /* the same for RUNNING* */
-	_Atomic int32_t worker;		/* -1 unless RUNNING* */
-	_Atomic uint64_t turns;		/* turns handed back or abandoned */
-	_Atomic uint64_t kicks;		/* kicks while alive */
-	_Atomic uint64_t progress;	/* frames moved, summed */
-	_Atomic int verdict;		/* SC_TURN_*: reset by claim, then
-					   one of run and condemn moves it,
-					   whichever comes first */
-	char why[SC_PANIC_MSG_MAX];	/* condemn's words; written only
-					   while verdict is RUNNING, read by
-					   run after it sees CONDEMNED */
-};
-
-struct sc_exec {
-	pthread_mutex_t mu;	  /* guards everything below but the atomics'
-				     lock-free reads */
-	pthread_cond_t work_cv;	  /* parked workers wait here */
-	pthread_cond_t idle_cv;	  /* wait_idle waits here (monotonic clock) */
-	struct sc__slot *slots;	  /* capacity slots; ids index them */
-	uint32_t capacity;	  /* slots allocated */
-	_Atomic uint32_t n;	  /* slots in use; release-published by add,
-				     read lock-free by kick's id check */
-	uint32_t head, tail;	  /* the FIFO (SC_NONE when empty) */
-	_Atomic uint32_t qlen;	  /* queued units; polled by spinning workers */
-	uint32_t running;	  /* claimed and not yet handed back */
-	uint32_t sleepers;	  /* workers parked on work_cv */
-	uint32_t idle_waiters;	  /* threads in wait_idle */
-	uint32_t spin;		  /* polls before parking */
-	_Atomic bool shutdown;	  /* set once by sc_exec_shutdown */
-	_Atomic uint32_t workers; /* live worker threads */
-	_Atomic uint64_t turns_finished; /* all turns handed back */
-	uint32_t npanics;		 /* panics recorded (all of them) */
-	struct sc_panic_record panics[SC_EXEC_PANICS_KEPT]; /* the first ones */
-};
 
 /* The turns this thread is inside now (sc_exec_in_turn), innermost
  * first. A turn's own guard names its executor (sc__guard.owner, set by
@@ -114,52 +62,6 @@ sc_exec_in_turn(const struct sc_exec *ex)
 		if (!ex || m->ex == ex)
 			return true;
 	return false;
-}
-
-static inline void
-relaxed_inc(_Atomic uint64_t *a, uint64_t by)
-{
-	/* Only ever written under the mutex: a plain load and store is
-	 * enough, and cheaper than a locked add. */
-	atomic_store_explicit(
-	    a, atomic_load_explicit(a, memory_order_relaxed) + by,
-	    memory_order_relaxed);
-}
-
-static inline int
-slot_state(const struct sc__slot *s)
-{
-	return atomic_load_explicit(&s->state, memory_order_relaxed);
-}
-
-/* The state machine's edges (executor.h): kick IDLE->QUEUED and
- * RUNNING->RUNNING_KICKED, claim QUEUED->RUNNING, finish RUNNING*->IDLE or
- * QUEUED, abandon RUNNING*->DEAD, shutdown QUEUED->IDLE, and add's first
- * IDLE on a zeroed (IDLE) slot. DEAD is final here (sc_exec_revive, apart,
- * is its one way out). For SC_ASSERT. */
-static inline bool
-state_edge_ok(int from, int to)
-{
-	switch (from) {
-	case SC_UNIT_IDLE:
-		return to == SC_UNIT_IDLE || to == SC_UNIT_QUEUED;
-	case SC_UNIT_QUEUED:
-		return to == SC_UNIT_RUNNING || to == SC_UNIT_IDLE;
-	case SC_UNIT_RUNNING:
-		return to != SC_UNIT_RUNNING;
-	case SC_UNIT_RUNNING_KICKED:
-		return to == SC_UNIT_IDLE || to == SC_UNIT_QUEUED ||
-		       to == SC_UNIT_DEAD;
-	default:
-		return false;
-	}
-}
-
-static inline void
-slot_set_state(struct sc__slot *s, int st)
-{
-	SC_ASSERT(state_edge_ok(slot_state(s), st));
-	atomic_store_explicit(&s->state, st, memory_order_relaxed);
 }
 
 const char *
@@ -206,6 +108,61 @@ fail:
 	return sc__fail(SC_ENOMEM, "sc_exec_create: no mutex or condvar");
 }
 
+const char *
+sc_exec_kind_name(enum sc_exec_kind k)
+{
+	switch (k) {
+	case SC_EXEC_DEFAULT:
+		return "default";
+	case SC_EXEC_QUEUE:
+		return "queue";
+	case SC_EXEC_STEAL:
+		return "steal";
+	}
+	return "?";
+}
+
+int
+sc_exec_kind_parse(const char *name, enum sc_exec_kind *out)
+{
+	static const enum sc_exec_kind kinds[] = {SC_EXEC_DEFAULT,
+						  SC_EXEC_QUEUE, SC_EXEC_STEAL};
+
+	for (size_t i = 0; name && out && i < 3; i++)
+		if (strcmp(name, sc_exec_kind_name(kinds[i])) == 0) {
+			*out = kinds[i];
+			return 0;
+		}
+	return sc__fail(SC_EINVAL,
+			"executor kind \"%s\": expected queue, steal or "
+			"default",
+			name ? name : "(null)");
+}
+
+/* SC_EXEC_DEFAULT: $SC_EXECUTOR names the kind (so that a whole test
+ * suite, or a program, runs on either without a change), else STEAL. */
+static enum sc_exec_kind
+kind_resolve(enum sc_exec_kind k)
+{
+	const char *env;
+
+	if (k != SC_EXEC_DEFAULT)
+		return k;
+	/* Read at create, before any thread of this executor exists. */
+	env = getenv("SC_EXECUTOR"); /* NOLINT(concurrency-mt-unsafe) */
+	if (env && *env && sc_exec_kind_parse(env, &k) == 0 &&
+	    k != SC_EXEC_DEFAULT)
+		return k;
+	sc_error_clear();
+	return SC_EXEC_STEAL;
+}
+
+enum sc_exec_kind
+sc_exec_kind_of(const struct sc_exec *ex)
+{
+	return ex->kind;
+}
+
 int
 sc_exec_create(const struct sc_exec_opts *opts, struct sc_exec **out)
 {
@@ -221,19 +178,30 @@ sc_exec_create(const struct sc_exec_opts *opts, struct sc_exec **out)
 	if (o.capacity >= SC_NONE)
 		return sc__fail(SC_EINVAL, "sc_exec_create: capacity %u",
 				o.capacity);
+	if (o.kind != SC_EXEC_DEFAULT && o.kind != SC_EXEC_QUEUE &&
+	    o.kind != SC_EXEC_STEAL)
+		return sc__fail(SC_EINVAL, "sc_exec_create: kind %d",
+				(int)o.kind);
+	o.kind = kind_resolve(o.kind);
+	o.workers = o.workers ? o.workers : SC_EXEC_DEFAULT_WORKERS;
 	ex = calloc(1, sizeof(*ex));
 	if (!ex)
 		goto fail;
 	ex->slots = calloc(o.capacity, sizeof(*ex->slots));
 	if (!ex->slots)
 		goto undo_ex;
-	if (init_sync(ex) != 0)
+	ex->kind = o.kind;
+	if (ex->kind == SC_EXEC_STEAL && sc__steal_init(ex, o.workers) != 0)
 		goto undo_slots;
+	if (init_sync(ex) != 0)
+		goto undo_wq;
 	ex->capacity = o.capacity;
 	ex->spin = o.spin ? o.spin : SC_EXEC_DEFAULT_SPIN;
 	ex->head = ex->tail = SC_NONE;
 	*out = ex;
 	return 0;
+undo_wq:
+	sc__steal_fini(ex);
 undo_slots:
 	free(ex->slots);
 undo_ex:
@@ -259,6 +227,12 @@ sc_exec_destroy(struct sc_exec *ex)
 	if (!ex)
 		return 0;
 	pthread_mutex_lock(&ex->mu);
+	if (ex->kind == SC_EXEC_STEAL) {
+		struct sc_exec_info info;
+
+		sc__steal_info(ex, &info);
+		ex->running = info.running;
+	}
 	if (atomic_load(&ex->workers) > 0 || ex->running > 0) {
 		uint32_t w = atomic_load(&ex->workers), r = ex->running;
 
@@ -285,6 +259,7 @@ sc_exec_destroy(struct sc_exec *ex)
 	pthread_cond_destroy(&ex->idle_cv);
 	pthread_cond_destroy(&ex->work_cv);
 	pthread_mutex_destroy(&ex->mu);
+	sc__steal_fini(ex);
 	free(ex->slots);
 	free(ex);
 	return 0;
@@ -331,26 +306,30 @@ sc_exec_add(struct sc_exec *ex, struct sc_unit *unit, uint32_t *id)
 
 /* --- the queue ----------------------------------------------------------- */
 
-static void
-queue_push_locked(struct sc_exec *ex, uint32_t id)
+/* Link id at the back of the FIFO; the caller holds ex->mu. */
+static inline __attribute__((always_inline)) void
+fifo_link_locked(struct sc_exec *ex, uint32_t id)
 {
-	struct sc__slot *s = &ex->slots[id];
-
-	s->next = SC_NONE;
+	ex->slots[id].next = SC_NONE;
 	if (ex->tail == SC_NONE)
 		ex->head = id;
 	else
 		ex->slots[ex->tail].next = id;
 	ex->tail = id;
-	slot_set_state(s, SC_UNIT_QUEUED);
-	atomic_store_explicit(&s->queued_since, 0, memory_order_relaxed);
 	atomic_store_explicit(
 	    &ex->qlen,
 	    atomic_load_explicit(&ex->qlen, memory_order_relaxed) + 1,
 	    memory_order_relaxed);
 }
 
-static uint32_t
+static inline __attribute__((always_inline)) void
+queue_push_locked(struct sc_exec *ex, uint32_t id)
+{
+	fifo_link_locked(ex, id);
+	slot_set_state(&ex->slots[id], SC_UNIT_QUEUED);
+}
+
+static inline __attribute__((always_inline)) uint32_t
 queue_pop_locked(struct sc_exec *ex)
 {
 	uint32_t id = ex->head;
@@ -367,38 +346,58 @@ queue_pop_locked(struct sc_exec *ex)
 	return id;
 }
 
+void
+sc__fifo_push_locked(struct sc_exec *ex, uint32_t id)
+{
+	fifo_link_locked(ex, id);
+}
+
+uint32_t
+sc__fifo_pop_locked(struct sc_exec *ex)
+{
+	return queue_pop_locked(ex);
+}
+
 static void
 wake_idle_waiters_locked(struct sc_exec *ex)
 {
-	if (ex->head == SC_NONE && ex->running == 0 && ex->idle_waiters)
+	if (ex->head == SC_NONE && ex->running == 0 &&
+	    atomic_load_explicit(&ex->idle_waiters, memory_order_relaxed))
 		pthread_cond_broadcast(&ex->idle_cv);
+}
+
+void
+sc__exec_wake_idle(struct sc_exec *ex)
+{
+	pthread_mutex_lock(&ex->mu);
+	pthread_cond_broadcast(&ex->idle_cv);
+	pthread_mutex_unlock(&ex->mu);
 }
 
 /* --- kick ---------------------------------------------------------------- */
 
-static void
+static inline __attribute__((always_inline)) void
 kick_locked(struct sc_exec *ex, uint32_t id)
 {
 	struct sc__slot *s = &ex->slots[id];
 
-	switch (slot_state(s)) {
+	int st = slot_state(s);
+
+	if (st == SC_UNIT_DEAD)
+		return; /* never kicked again */
+	relaxed_inc(&s->kicks, 1);
+	switch (st) {
 	case SC_UNIT_IDLE:
-		relaxed_inc(&s->kicks, 1);
 		queue_push_locked(ex, id);
 		/* Only a parked worker needs a signal; glibc's signal is
 		 * itself free when every waiter was already signalled. */
 		if (ex->sleepers)
 			pthread_cond_signal(&ex->work_cv);
 		break;
-	case SC_UNIT_QUEUED: /* kicks coalesce */
-	case SC_UNIT_RUNNING_KICKED:
-		relaxed_inc(&s->kicks, 1);
-		break;
 	case SC_UNIT_RUNNING:
-		relaxed_inc(&s->kicks, 1);
 		slot_set_state(s, SC_UNIT_RUNNING_KICKED);
 		break;
-	default: /* DEAD: never kicked again */
+	default: /* QUEUED and RUNNING_KICKED: kicks coalesce */
 		break;
 	}
 }
@@ -416,6 +415,8 @@ sc_exec_kick(struct sc_exec *ex, uint32_t id)
 	if (id >= n)
 		return sc__fail(SC_ENOENT,
 				"sc_exec_kick: no unit %u (%u units)", id, n);
+	if (ex->kind == SC_EXEC_STEAL)
+		return sc__steal_kick(ex, id);
 	pthread_mutex_lock(&ex->mu);
 	if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
 		pthread_mutex_unlock(&ex->mu);
@@ -429,26 +430,18 @@ sc_exec_kick(struct sc_exec *ex, uint32_t id)
 
 /* --- claim --------------------------------------------------------------- */
 
-static void
+static inline __attribute__((always_inline)) void
 claim_locked(struct sc_exec *ex, uint32_t id, int32_t worker,
 	     struct sc_claim *c)
 {
 	struct sc__slot *s = &ex->slots[id];
+	uint64_t w = atomic_load_explicit(&s->sw, memory_order_relaxed);
 
-	SC_ASSERT(s->unit != NULL); /* the token is in the slot */
-	slot_set_state(s, SC_UNIT_RUNNING);
-	atomic_store_explicit(&s->queued_since, 0, memory_order_relaxed);
-	atomic_store_explicit(&s->running_since, 0, memory_order_relaxed);
-	atomic_store_explicit(&s->worker, worker, memory_order_relaxed);
-	atomic_store_explicit(&s->verdict, SC_TURN_RUNNING,
+	SC_ASSERT((w & SC_SW_STATE) == SC_UNIT_QUEUED);
+	atomic_store_explicit(&s->sw,
+			      (w & ~(uint64_t)SC_SW_STATE) | SC_UNIT_RUNNING,
 			      memory_order_relaxed);
-	c->id = id;
-	c->unit = s->unit;
-	c->worker = worker;
-	c->ran = false;
-	c->n_nbrs = 0;
-	s->unit = NULL; /* the token is out */
-	ex->running++;
+	sc__claim_fill(ex, id, worker, c);
 }
 
 int
@@ -460,6 +453,8 @@ sc_exec_claim(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
 		return sc__fail(SC_EINVAL, "sc_exec_claim: %s",
 				c && c->unit ? "claim already holds a unit"
 					     : "NULL argument");
+	if (ex->kind == SC_EXEC_STEAL)
+		return sc__steal_claim(ex, worker, c);
 	pthread_mutex_lock(&ex->mu);
 	if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
 		pthread_mutex_unlock(&ex->mu);
@@ -471,8 +466,31 @@ sc_exec_claim(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
 		return SC_EEMPTY;
 	}
 	claim_locked(ex, id, worker, c);
+	ex->running++;
 	pthread_mutex_unlock(&ex->mu);
 	return 0;
+}
+
+int
+sc_exec_steal(struct sc_exec *ex, int32_t thief, int32_t victim,
+	      struct sc_claim *c)
+{
+	if (!ex || !c || c->unit)
+		return sc__fail(SC_EINVAL, "sc_exec_steal: %s",
+				c && c->unit ? "claim already holds a unit"
+					     : "NULL argument");
+	if (ex->kind != SC_EXEC_STEAL)
+		return SC_EEMPTY; /* no per-worker queues */
+	return sc__steal_steal(ex, thief, victim, c);
+}
+
+uint32_t
+sc_exec_queued(struct sc_exec *ex, int32_t w)
+{
+	if (ex->kind == SC_EXEC_STEAL)
+		return sc__steal_queued(ex, w);
+	return w < 0 ? atomic_load_explicit(&ex->qlen, memory_order_relaxed)
+		     : 0;
 }
 
 /* Poll the queue length without the lock for a little while: a kick that
@@ -498,6 +516,8 @@ sc_exec_claim_blocking(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
 		return sc__fail(SC_EINVAL, "sc_exec_claim_blocking: %s",
 				c && c->unit ? "claim already holds a unit"
 					     : "NULL argument");
+	if (ex->kind == SC_EXEC_STEAL)
+		return sc__steal_claim_blocking(ex, worker, c);
 	pthread_mutex_lock(&ex->mu);
 	for (;;) {
 		if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
@@ -505,6 +525,7 @@ sc_exec_claim_blocking(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
 		id = queue_pop_locked(ex);
 		if (id != SC_NONE) {
 			claim_locked(ex, id, worker, c);
+			ex->running++;
 			pthread_mutex_unlock(&ex->mu);
 			return 0;
 		}
@@ -603,11 +624,12 @@ nbrs_reserve(struct sc_claim *c, size_t want)
  * again (under a guard: neighbours may panic). A count that cannot be
  * had (its byte size overflows, or no memory) buries the unit: trusting
  * it would overflow the buffer. */
-static int
-run_regrow(struct sc_exec *ex, struct run_ctx *r, struct sc_panic_record *rec)
+static __attribute__((noinline, cold)) int
+run_regrow(struct sc_exec *ex, struct sc_claim *c, size_t want,
+	   struct sc_panic_record *rec)
 {
-	struct sc_claim *c = r->c;
-	size_t want = r->need;
+	struct run_ctx ctx = {.ex = ex, .c = c, .need = want};
+	struct run_ctx *r = &ctx;
 
 	if (!nbrs_reserve(c, want)) {
 		(void)snprintf(rec->message, sizeof(rec->message),
@@ -647,12 +669,46 @@ run_condemned(struct sc_exec *ex, struct sc_claim *c)
 	return SC_EPANIC;
 }
 
+/*
+ * What follows a turn that returned, with `need` neighbour ids answered:
+ * grow c->nbrs and ask again if they did not fit, check every id, and
+ * decide against a concurrent condemn. 0 with c->n_nbrs set and c->ran
+ * true; SC_EPANIC with the unit abandoned (nothing held).
+ */
+static inline __attribute__((always_inline)) int
+turn_after(struct sc_exec *ex, struct sc_claim *c, size_t need,
+	   struct sc_panic_record *rec)
+{
+	uint32_t n;
+
+	if (need > c->cap_nbrs && run_regrow(ex, c, need, rec) != 0)
+		return SC_EPANIC;
+	n = atomic_load_explicit(&ex->n, memory_order_acquire);
+	for (size_t i = 0; i < need; i++)
+		if (c->nbrs[i] >= n) {
+			(void)snprintf(rec->message, sizeof(rec->message),
+				       "neighbours named unit %u; there are %u",
+				       c->nbrs[i], n);
+			return bury(ex, c, rec);
+		}
+	c->n_nbrs = need;
+	/* The turn has returned. One exchange decides against a concurrent
+	 * sc_exec_condemn (which moves RUNNING to CONDEMNED under the lock):
+	 * whichever comes first wins, so a condemn either kills this turn or
+	 * is refused, never the next one. */
+	if ((atomic_exchange_explicit(&ex->slots[c->id].verdict,
+				      SC_TURN_RETURNED, memory_order_acquire) &
+	     3) == SC_TURN_CONDEMNED)
+		return run_condemned(ex, c);
+	c->ran = true;
+	return 0;
+}
+
 int
 sc_exec_run(struct sc_exec *ex, struct sc_claim *c, uint32_t budget)
 {
 	struct run_ctx r = {.ex = ex, .c = c, .budget = budget ? budget : 1};
 	struct sc_panic_record rec;
-	uint32_t n;
 
 	if (!ex || !c || !c->unit || c->ran)
 		return sc__fail(SC_EINVAL, "sc_exec_run: nothing claimed");
@@ -660,61 +716,43 @@ sc_exec_run(struct sc_exec *ex, struct sc_claim *c, uint32_t budget)
 		(void)sc_exec_abandon(ex, c, &rec);
 		return SC_EPANIC;
 	}
-	if (r.need > c->cap_nbrs && run_regrow(ex, &r, &rec) != 0)
-		return SC_EPANIC;
-	n = atomic_load_explicit(&ex->n, memory_order_acquire);
-	for (size_t i = 0; i < r.need; i++)
-		if (c->nbrs[i] >= n) {
-			(void)snprintf(rec.message, sizeof(rec.message),
-				       "neighbours named unit %u; there are %u",
-				       c->nbrs[i], n);
-			return bury(ex, c, &rec);
-		}
-	c->n_nbrs = r.need;
-	/* The turn has returned. One exchange decides against a concurrent
-	 * sc_exec_condemn (which moves RUNNING to CONDEMNED under the lock):
-	 * whichever comes first wins, so a condemn either kills this turn or
-	 * is refused, never the next one. */
-	if (atomic_exchange_explicit(&ex->slots[c->id].verdict,
-				     SC_TURN_RETURNED,
-				     memory_order_acquire) == SC_TURN_CONDEMNED)
-		return run_condemned(ex, c);
-	c->ran = true;
-	return 0;
+	return turn_after(ex, c, r.need, &rec);
 }
 
 /* --- finish / abandon ---------------------------------------------------- */
 
-/* Hand the unit in c back; the caller holds ex->mu. */
-static void
-finish_locked(struct sc_exec *ex, struct sc_claim *c)
+/* Hand the unit in c back, leaving c's fields as they were (the caller
+ * clears them, or a claim overwrites them); the caller holds ex->mu and
+ * counts ex->running down. Returns whether the executor is shut down. */
+static inline __attribute__((always_inline)) bool
+finish_locked(struct sc_exec *ex, const struct sc_claim *c)
 {
 	struct sc__slot *s = &ex->slots[c->id];
-	bool again;
+	bool again, down;
 
 	SC_ASSERT(sc__mutex_locked(&ex->mu));
 	/* The claim holds this slot's token, and the slot does not. */
 	SC_ASSERT(s->unit == NULL && c->unit == s->ref && ex->running > 0);
 	s->unit = c->unit; /* the token goes back */
-	ex->running--;
-	relaxed_inc(&s->turns, 1);
 	relaxed_inc(&s->progress, c->turn.progress);
 	relaxed_inc(&ex->turns_finished, 1);
-	atomic_store_explicit(&s->running_since, 0, memory_order_relaxed);
-	atomic_store_explicit(&s->worker, -1, memory_order_relaxed);
 	again = c->turn.more || slot_state(s) == SC_UNIT_RUNNING_KICKED;
-	if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed)) {
-		slot_set_state(s, SC_UNIT_IDLE);
-	} else {
+	slot_end_turn(s, SC_UNIT_IDLE);
+	down = atomic_load_explicit(&ex->shutdown, memory_order_relaxed);
+	if (!down) {
 		/* Behind the units already waiting. No signal: the worker
 		 * that finishes is about to claim again. */
 		if (again)
 			queue_push_locked(ex, c->id);
-		else
-			slot_set_state(s, SC_UNIT_IDLE);
 		for (size_t i = 0; i < c->n_nbrs; i++)
 			kick_locked(ex, c->nbrs[i]);
 	}
+	return down;
+}
+
+static inline void
+claim_clear(struct sc_claim *c)
+{
 	c->unit = NULL;
 	c->ran = false;
 	c->n_nbrs = 0;
@@ -727,34 +765,138 @@ sc_exec_finish(struct sc_exec *ex, struct sc_claim *c)
 		return sc__fail(SC_EINVAL, "sc_exec_finish: %s",
 				c && c->unit ? "the claimed unit was not run"
 					     : "nothing claimed");
+	if (ex->kind == SC_EXEC_STEAL) {
+		(void)sc__steal_finish(ex, c, false);
+		return 0;
+	}
 	pthread_mutex_lock(&ex->mu);
-	finish_locked(ex, c);
+	(void)finish_locked(ex, c);
+	ex->running--;
 	wake_idle_waiters_locked(ex);
 	pthread_mutex_unlock(&ex->mu);
+	claim_clear(c);
 	return 0;
+}
+
+/* finish, then claim the front unit into c, in one critical section;
+ * true when c holds a new unit. */
+static inline __attribute__((always_inline)) bool
+finish_claim(struct sc_exec *ex, struct sc_claim *c, int32_t worker)
+{
+	uint32_t id = SC_NONE;
+
+	pthread_mutex_lock(&ex->mu);
+	if (!finish_locked(ex, c))
+		id = queue_pop_locked(ex);
+	if (id != SC_NONE) {
+		/* running stays: one handed back, one claimed */
+		claim_locked(ex, id, worker, c);
+	} else {
+		ex->running--;
+		wake_idle_waiters_locked(ex);
+		claim_clear(c);
+	}
+	pthread_mutex_unlock(&ex->mu);
+	return id != SC_NONE;
 }
 
 int
 sc_exec_finish_claim(struct sc_exec *ex, struct sc_claim *c, int32_t worker)
 {
-	uint32_t id = SC_NONE;
-
 	if (!ex || !c || !c->unit || !c->ran)
 		return sc__fail(SC_EINVAL, "sc_exec_finish_claim: %s",
 				c && c->unit ? "the claimed unit was not run"
 					     : "nothing claimed");
-	pthread_mutex_lock(&ex->mu);
-	finish_locked(ex, c);
-	if (!atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
-		id = queue_pop_locked(ex);
-	if (id != SC_NONE)
-		claim_locked(ex, id, worker, c);
-	else
-		wake_idle_waiters_locked(ex);
-	pthread_mutex_unlock(&ex->mu);
-	if (id != SC_NONE)
+	if (ex->kind == SC_EXEC_STEAL) {
+		/* The finisher is the next claimer: its queue gets the
+		 * kicks, its next slot the first unit they queue. */
+		c->worker = worker;
+		if (sc__steal_finish(ex, c, true))
+			return 0;
+	} else if (finish_claim(ex, c, worker)) {
 		return 0;
+	}
 	return sc_exec_is_shutdown(ex) ? SC_ESHUTDOWN : SC_EEMPTY;
+}
+
+/* --- the worker's loop ---------------------------------------------------- */
+
+/* A worker's state, kept outside work_guarded's frame (in its caller's):
+ * after a panic jumps back into that frame, what its own locals held is
+ * indeterminate (C11 7.13.2.1), what is here is not. */
+struct work_ctx {
+	struct sc_exec *ex;
+	struct sc_claim c;	    /* the unit this worker holds */
+	struct sc_panic_record rec; /* where a turn's panic is written */
+	int32_t worker;
+	uint32_t budget;
+};
+
+/*
+ * One guard for every turn of the worker: sigsetjmp runs once, here, and
+ * each turn only pushes the guard before it and pops it after (two
+ * thread-local stores), instead of a sigsetjmp per turn (a fifth of a
+ * turn's instructions). Isolation is as exact as one guard per turn: the
+ * guard is on sc__guard_top only while a turn (or its neighbours) runs,
+ * so a panic anywhere else finds no guard of ours; a panic in the turn
+ * pops it and jumps back to the sigsetjmp below, which abandons the unit
+ * this worker holds (w->c) and goes on. The jump buffer stays valid for
+ * every later panic as this frame does not return in between.
+ */
+static __attribute__((noinline)) void
+work_guarded(struct work_ctx *w)
+{
+	struct sc__guard g;
+
+	g.rec = &w->rec;
+	g.outer = sc__guard_top;
+	g.owner = w->ex;
+	if (sigsetjmp(g.env, 0) != 0)
+		(void)sc_exec_abandon(w->ex, &w->c, &w->rec);
+	for (;;) {
+		struct sc_claim *c = &w->c;
+		struct sc_unit *u;
+		size_t need = 0;
+
+		if (!c->unit &&
+		    sc_exec_claim_blocking(w->ex, w->worker, c) != 0)
+			return;
+		u = c->unit;
+		sc__guard_top = &g;
+		c->turn = u->ops->turn(u, w->budget);
+		if (c->turn.progress > 0)
+			need = u->ops->neighbours(u, c->nbrs, c->cap_nbrs);
+		sc__guard_top = g.outer;
+		if (turn_after(w->ex, c, need, &w->rec) != 0)
+			continue; /* abandoned: c holds nothing */
+		if (w->ex->kind == SC_EXEC_STEAL)
+			(void)sc__steal_finish(w->ex, c, true);
+		else
+			(void)finish_claim(w->ex, c, w->worker);
+	}
+}
+
+int
+sc_exec_work(struct sc_exec *ex, int32_t worker, uint32_t budget)
+{
+	/* On this frame, not work_guarded's (see struct work_ctx); no
+	 * allocation, so a worker cannot fail to start its loop. */
+	struct work_ctx w;
+
+	if (!ex)
+		return sc__fail(SC_EINVAL, "sc_exec_work: executor is NULL");
+	memset(&w, 0, sizeof(w));
+	w.ex = ex;
+	w.worker = worker;
+	w.budget = budget ? budget : 1;
+	sc_claim_init(&w.c);
+	if (ex->kind == SC_EXEC_STEAL)
+		sc__steal_self_set(ex, worker);
+	work_guarded(&w);
+	if (ex->kind == SC_EXEC_STEAL)
+		sc__steal_self_set(NULL, -1);
+	sc_claim_fini(&w.c);
+	return 0;
 }
 
 /* Mark unit id's turn number turns + 1 condemned; the caller holds ex->mu. */
@@ -763,23 +905,23 @@ condemn_locked(struct sc_exec *ex, uint32_t id, uint64_t turns, const char *why)
 {
 	struct sc__slot *s = &ex->slots[id];
 	int st = slot_state(s);
-	int v = SC_TURN_RUNNING;
+	uint64_t v;
 
 	if ((st != SC_UNIT_RUNNING && st != SC_UNIT_RUNNING_KICKED) ||
-	    atomic_load_explicit(&s->turns, memory_order_relaxed) != turns)
+	    slot_turns(s) != turns)
 		return SC_ESTATE; /* not running, or another turn */
 	v = atomic_load_explicit(&s->verdict, memory_order_relaxed);
-	if (v == SC_TURN_CONDEMNED)
+	if (v == SC_VERDICT(turns, SC_TURN_CONDEMNED))
 		return 0; /* already: the first words stand */
-	if (v != SC_TURN_RUNNING)
+	if (v != SC_VERDICT(turns, SC_TURN_RUNNING))
 		return SC_ESTATE; /* returned (perhaps condemned, being read) */
 	/* Only run reads why, and only after it sees CONDEMNED, which only a
 	 * condemn (serialised by the lock) can set, by the compare-exchange
 	 * below (release): nobody reads why while we write it. */
 	(void)snprintf(s->why, sizeof(s->why), "%s", why);
 	if (!atomic_compare_exchange_strong_explicit(
-		&s->verdict, &v, SC_TURN_CONDEMNED, memory_order_release,
-		memory_order_relaxed))
+		&s->verdict, &v, SC_VERDICT(turns, SC_TURN_CONDEMNED),
+		memory_order_release, memory_order_relaxed))
 		return SC_ESTATE; /* run saw it return first */
 	return 0;
 }
@@ -811,8 +953,9 @@ sc_exec_condemn(struct sc_exec *ex, uint32_t id, uint64_t turns,
 	return 0;
 }
 
-static void
-record_panic_locked(struct sc_exec *ex, const struct sc_panic_record *rec)
+void
+sc__exec_record_panic_locked(struct sc_exec *ex,
+			     const struct sc_panic_record *rec)
 {
 	if (ex->npanics < SC_EXEC_PANICS_KEPT)
 		ex->panics[ex->npanics] = *rec;
@@ -919,13 +1062,13 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 
 	pthread_mutex_lock(&ex->mu);
 	SC_ASSERT(s->unit == NULL && u == s->ref); /* the claim's token */
-	slot_set_state(s, SC_UNIT_DEAD);
+	if (ex->kind == SC_EXEC_STEAL)
+		sc__steal_bury_locked(ex, c->id);
+	else
+		slot_end_turn(s, SC_UNIT_DEAD);
 	s->ref = NULL; /* no has_pending from now: destroy is next */
-	relaxed_inc(&s->turns, 1);
 	relaxed_inc(&ex->turns_finished, 1);
-	atomic_store_explicit(&s->running_since, 0, memory_order_relaxed);
-	atomic_store_explicit(&s->worker, -1, memory_order_relaxed);
-	record_panic_locked(ex, &rec);
+	sc__exec_record_panic_locked(ex, &rec);
 	pthread_mutex_unlock(&ex->mu);
 
 	/* Whom the death concerns, asked while the unit still exists. Its
@@ -952,11 +1095,17 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 	 * edges destroy closed. */
 	pthread_mutex_lock(&ex->mu);
 	if (drec.in_destroy)
-		record_panic_locked(ex, &drec);
+		sc__exec_record_panic_locked(ex, &drec);
+	if (ex->kind == SC_EXEC_STEAL) {
+		pthread_mutex_unlock(&ex->mu);
+		sc__steal_death_kicks(ex, c, all_peers);
+		goto out;
+	}
 	death_kicks_locked(ex, c, all_peers);
 	ex->running--;
 	wake_idle_waiters_locked(ex);
 	pthread_mutex_unlock(&ex->mu);
+out:
 	c->unit = NULL;
 	c->ran = false;
 	c->n_nbrs = 0;
@@ -992,9 +1141,12 @@ sc_exec_revive(struct sc_exec *ex, uint32_t id, struct sc_unit *unit)
 		rc = SC_ESHUTDOWN;
 	else if (slot_state(s) != SC_UNIT_DEAD)
 		rc = SC_ESTATE;
-	else if (ex->running > 0)
-		rc = SC_EBUSY;
+	else if (ex->kind == SC_EXEC_STEAL ? sc__steal_busy(ex)
+					   : ex->running > 0)
+		rc = SC_EBUSY; /* STEAL: a unit queued or running */
 	if (!rc) {
+		uint64_t w = atomic_load_explicit(&s->sw, memory_order_relaxed);
+
 		SC_ASSERT(!s->unit && !s->ref); /* buried */
 		s->unit = unit;
 		s->ref = unit;
@@ -1002,11 +1154,12 @@ sc_exec_revive(struct sc_exec *ex, uint32_t id, struct sc_unit *unit)
 			       name ? name : "?");
 		s->next = SC_NONE;
 		atomic_store_explicit(&s->worker, -1, memory_order_relaxed);
-		atomic_store_explicit(&s->queued_since, 0,
-				      memory_order_relaxed);
-		atomic_store_explicit(&s->running_since, 0,
-				      memory_order_relaxed);
-		atomic_store_explicit(&s->state, SC_UNIT_IDLE,
+		atomic_store_explicit(&s->since, 0, memory_order_relaxed);
+		atomic_store_explicit(&s->since_sw, 0, memory_order_relaxed);
+		/* Its turns so far stay counted; only the state moves. */
+		atomic_store_explicit(&s->sw,
+				      (w & ~(uint64_t)SC_SW_STATE) |
+					  (unsigned)SC_UNIT_IDLE,
 				      memory_order_relaxed);
 	}
 	pthread_mutex_unlock(&ex->mu);
@@ -1021,6 +1174,15 @@ sc_exec_revive(struct sc_exec *ex, uint32_t id, struct sc_unit *unit)
 }
 
 /* --- waiting, shutdown, workers ------------------------------------------ */
+
+/* Whether a unit is queued or running; QUEUE: the caller holds ex->mu. */
+static bool
+busy_locked(struct sc_exec *ex)
+{
+	if (ex->kind == SC_EXEC_STEAL)
+		return sc__steal_busy(ex);
+	return ex->head != SC_NONE || ex->running > 0;
+}
 
 int
 sc_exec_wait_idle(struct sc_exec *ex, uint64_t timeout_ns,
@@ -1038,20 +1200,22 @@ sc_exec_wait_idle(struct sc_exec *ex, uint64_t timeout_ns,
 	if (timeout_ns)
 		sc__clock_deadline(&deadline, timeout_ns);
 	pthread_mutex_lock(&ex->mu);
-	ex->idle_waiters++;
-	while (ex->head != SC_NONE || ex->running > 0) {
+	/* seq_cst: STEAL's last decrement of `active` reads it without the
+	 * lock (executor_steal.c, "Idle"). */
+	atomic_fetch_add(&ex->idle_waiters, 1);
+	while (busy_locked(ex)) {
 		if (!timeout_ns) {
 			pthread_cond_wait(&ex->idle_cv, &ex->mu);
 			continue;
 		}
 		if (pthread_cond_timedwait(&ex->idle_cv, &ex->mu, &deadline) ==
 			ETIMEDOUT &&
-		    (ex->head != SC_NONE || ex->running > 0)) {
+		    busy_locked(ex)) {
 			rc = SC_ETIMEDOUT;
 			break;
 		}
 	}
-	ex->idle_waiters--;
+	atomic_fetch_sub(&ex->idle_waiters, 1);
 	if (rc == 0 && ex->npanics > 0) {
 		if (first)
 			*first = ex->panics[0];
@@ -1076,12 +1240,14 @@ sc_exec_shutdown(struct sc_exec *ex)
 
 	if (!ex)
 		return;
+	if (ex->kind == SC_EXEC_STEAL) {
+		sc__steal_shutdown(ex);
+		return;
+	}
 	pthread_mutex_lock(&ex->mu);
 	atomic_store(&ex->shutdown, true);
 	while ((id = queue_pop_locked(ex)) != SC_NONE) {
 		slot_set_state(&ex->slots[id], SC_UNIT_IDLE);
-		atomic_store_explicit(&ex->slots[id].queued_since, 0,
-				      memory_order_relaxed);
 	}
 	pthread_cond_broadcast(&ex->work_cv);
 	wake_idle_waiters_locked(ex);
@@ -1146,43 +1312,50 @@ sc_exec_info(struct sc_exec *ex, struct sc_exec_info *out)
 	out->panics = ex->npanics;
 	out->idle = ex->head == SC_NONE && ex->running == 0;
 	out->shutdown = atomic_load(&ex->shutdown);
+	if (ex->kind == SC_EXEC_STEAL)
+		sc__steal_info(ex, out);
 	pthread_mutex_unlock(&ex->mu);
 }
 
-/* Observer stamping: a transition only zeroes a unit's stamp; the first
- * snapshot that sees the unit in its state writes the time. This keeps the
- * clock (two reads per turn, a third of a turn's cost) out of the hot
- * path; an age is then at most one snapshot period short, never long. */
+/* Observer stamping: the first snapshot that sees a unit's state word (its
+ * state and the turn it is at) writes the time beside it; a later one that
+ * sees the same word keeps it. Any transition changes the word (a unit is
+ * QUEUED, or RUNNING, at most once per count of finished turns), so the
+ * hot path stamps nothing and reads no clock (two reads per turn were a
+ * third of a turn's cost); an age is at most one snapshot period short,
+ * never long. Called with the snapshot lock held. */
 static uint64_t
-stamp_locked(_Atomic uint64_t *since, bool in_state, uint64_t now)
+stamp_locked(struct sc__slot *s, uint64_t sw, uint64_t now)
 {
-	uint64_t t = atomic_load_explicit(since, memory_order_relaxed);
-
-	if (!in_state)
-		return 0;
-	if (t == 0) {
-		t = now;
-		atomic_store_explicit(since, t, memory_order_relaxed);
+	if (atomic_load_explicit(&s->since_sw, memory_order_relaxed) != sw ||
+	    atomic_load_explicit(&s->since, memory_order_relaxed) == 0) {
+		atomic_store_explicit(&s->since_sw, sw, memory_order_relaxed);
+		atomic_store_explicit(&s->since, now, memory_order_relaxed);
 	}
-	return t;
+	return atomic_load_explicit(&s->since, memory_order_relaxed);
 }
 
 static void
 slot_info_locked(struct sc__slot *s, uint32_t id, uint64_t now,
 		 struct sc_exec_unit_info *o)
 {
-	int st = slot_state(s);
+	uint64_t sw = atomic_load_explicit(&s->sw, memory_order_relaxed);
+	int st = (int)(sw & SC_SW_STATE);
+	bool running = st == SC_UNIT_RUNNING || st == SC_UNIT_RUNNING_KICKED;
 
 	o->id = id;
 	memcpy(o->name, s->name, sizeof(o->name));
 	o->state = (enum sc_unit_state)st;
-	o->queued_since_ns =
-	    stamp_locked(&s->queued_since, st == SC_UNIT_QUEUED, now);
-	o->running_since_ns = stamp_locked(
-	    &s->running_since,
-	    st == SC_UNIT_RUNNING || st == SC_UNIT_RUNNING_KICKED, now);
-	o->worker = atomic_load_explicit(&s->worker, memory_order_relaxed);
-	o->turns = atomic_load_explicit(&s->turns, memory_order_relaxed);
+	o->queued_since_ns = 0;
+	o->running_since_ns = 0;
+	if (st == SC_UNIT_QUEUED)
+		o->queued_since_ns = stamp_locked(s, sw, now);
+	else if (running)
+		o->running_since_ns = stamp_locked(s, sw, now);
+	o->worker = running
+			? atomic_load_explicit(&s->worker, memory_order_relaxed)
+			: -1;
+	o->turns = sw >> SC_SW_SHIFT;
 	o->kicks = atomic_load_explicit(&s->kicks, memory_order_relaxed);
 	o->progress = atomic_load_explicit(&s->progress, memory_order_relaxed);
 	/* ref is cleared under the lock before a dead unit's destroy, so

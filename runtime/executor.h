@@ -1,8 +1,8 @@
 /*
  * executor.h - which unit runs next: kick, claim, run, finish, abandon.
  *
- * The executor spawns nothing. It holds the units (by id, in slots), one
- * FIFO queue of runnable units, and the state of each:
+ * The executor spawns nothing. It holds the units (by id, in slots), the
+ * queues of runnable units, and the state of each:
  *
  *   IDLE --kick--> QUEUED --claim--> RUNNING --kick--> RUNNING_KICKED
  *     ^                ^                 |                   |
@@ -17,17 +17,14 @@
  *   again. A kick of a dead unit is ignored.
  * - The ownership token is the unit itself: claim takes it out of its slot
  *   into the caller's sc_claim, so no second worker can reach it, and no
- *   lock is held during its turn. One mutex guards the queue and the slots;
- *   a turn takes microseconds beside it.
- * - Fairness is the budget and the back of the queue: finish queues a unit
- *   that said `more` (or was kicked while running) behind those waiting.
+ *   lock is held during its turn.
  * - finish then kicks every neighbour the turn named (unit.h: the units
  *   across edges whose traffic moved, both directions), and only after a
  *   turn with progress > 0, so kicks end when frames end.
- * - A panic kills that unit only: sc_exec_run catches it, the unit goes
- *   DEAD, its destroy runs inside a guard, the panic is recorded, and every
- *   other unit goes on. wait_idle reports the first panic once the rest is
- *   quiet.
+ * - A panic kills that unit only: sc_exec_run (or sc_exec_work's guard)
+ *   catches it, the unit goes DEAD, its destroy runs inside a guard, the
+ *   panic is recorded, and every other unit goes on. wait_idle reports the
+ *   first panic once the rest is quiet.
  * - Death in one place (unit.h, "Death"): a dying unit cannot say whom its
  *   last turn touched, so the abandon asks it for its peers (every unit
  *   across any of its edges), runs its destroy, and then kicks them all,
@@ -41,34 +38,72 @@
  *   condemner's words. The request names the turn by the unit's count of
  *   finished turns, so a late one is refused rather than killing the next
  *   turn. Who comes first, the turn's return or the condemn, is decided by
- *   one atomic exchange in sc_exec_run on a word the claim resets: no lock
- *   is taken during or after a turn for it. A condemned turn did answer
- *   whom it touched: its neighbours are kicked with its peers.
+ *   one atomic exchange on a word the claim resets to the turn's number:
+ *   no lock is taken during or after a turn for it. A condemned turn did
+ *   answer whom it touched: its neighbours are kicked with its peers.
  *
- * Waking: a worker with nothing to do spins briefly on the queue length,
- * then parks on a condition variable; a kick signals only when a worker is
- * parked, so a busy pool pays no futex hand-off per kick. A busy worker
- * hands a unit back and claims the next in one critical section
- * (sc_exec_finish_claim): one lock round trip per turn.
+ * Two executors, one protocol (sc_exec_opts.kind; every test runs on both):
  *
- * Cost (bench/bench_turn.c, 2 shared cores): a turn on a pool of one
- * worker (kick of its neighbour, claim, empty turn under the guard,
- * finish) is about 60 ns of CPU; kick, claim, run and finish called one by
- * one on one thread, about 75-90 ns (three lock round trips).
+ *   QUEUE  one FIFO queue; one mutex guards it, the states and the counts.
+ *          The reference. A busy worker hands a unit back and claims the
+ *          next in one critical section (one lock round trip per turn);
+ *          an idle one spins briefly on the queue length, then parks on a
+ *          condition variable, signalled only when a worker is parked.
+ *   STEAL  a bounded FIFO ring per worker (executor_int.h: its owner
+ *          pushes, the owner and thieves take the front by CAS), an
+ *          injection queue (a mutex FIFO) for kicks from the host and from
+ *          outside the pool, and states moved by CAS with no lock, so no
+ *          lock is shared by the workers' hot path. A kick from a worker's
+ *          own turn or finish goes to its ring; a worker claims from its
+ *          ring, then the injection queue (bringing a share of it to its
+ *          ring), then steals the front of another worker's ring. A finish
+ *          that queues units (kick IDLE -> QUEUED) keeps the first of them
+ *          in its NEXT SLOT and runs it at once on the same worker, while
+ *          its input is hot in cache: that kick is also its claim (IDLE ->
+ *          RUNNING in one step; nobody else could reach it in between).
+ *          Idle workers spin briefly, then park; a push wakes one parked
+ *          worker only when its ring starts to hold work for others (see
+ *          executor_steal.c). runtime/executor_steal.c says why each step
+ *          is ordered as it is; tests/model/executor_steal.pml checks it.
+ *
+ * Fairness (both kinds). A unit that said `more` (or was kicked while
+ * running) is queued at the back, behind every unit waiting when it
+ * finished: QUEUE, behind the whole queue; STEAL, at the back of its
+ * worker's ring, with every unit then waiting in the injection queue moved
+ * in front of it, so it runs after all of those, whoever takes them (a
+ * thief takes the front, so stealing never reorders a ring; a finisher
+ * with no ring, the host or the sim's -1, queues it at the back of the
+ * injection queue). Units waiting in another worker's ring are not ordered
+ * with it; they are that worker's, and any idle worker's to steal. Two
+ * bounds keep every queued unit moving on STEAL: a worker runs at most
+ * SC_EXEC_NEXT_BOUND (3) turns in a row from its next slot before it takes
+ * the front of its ring (tested: next_slot_runs_the_kicked_unit_next_at_
+ * most_3_turns_in_a_row), and looks at the injection queue first at least
+ * once every SC_EXEC_INJECT_EVERY (61) claims.
+ *
+ * Cost (bench/bench_turn.c, callgrind, instructions per turn, pool of one
+ * worker, ping-pong pairs): QUEUE 252, STEAL 264, the plain mutex+condvar
+ * queue running the same jobs 219. README ("Executor") has the times.
  *
  * Introspection (for the watchdog): sc_exec_info and sc_exec_snapshot may
  * be called from any thread at any time while the executor exists; they
  * take the executor's lock briefly and call only has_pending on the units.
- * Times in a snapshot are stamped by the observer: a state change only
- * clears a unit's stamp, and the first snapshot that sees the unit in its
- * new state writes the time (sc_exec_now_ns). Reading a clock twice per
- * turn was a third of a turn's cost; this way the hot path reads none, and
- * an age computed from a snapshot is short by at most one snapshot period
+ * On STEAL a snapshot reads each unit's state word atomically (state and
+ * turn together) while the workers go on; info's counts are a scan of
+ * those words, idle is the count of queued and running units at 0.
+ * Times in a snapshot are stamped by the observer: the first snapshot that
+ * sees a unit's state word (its state and its count of finished turns)
+ * writes the time beside it, and a later one that sees the same word keeps
+ * it (sc_exec_now_ns). Reading a clock twice per turn was a third of a
+ * turn's cost; this way the hot path reads none and stamps nothing, and an
+ * age computed from a snapshot is short by at most one snapshot period
  * (never long, so a watchdog never reports early, at worst one period
  * late).
  *
- * The same code is driven by the pool (runtime/pool.h, real threads) and by
- * the seeded scheduler (runtime/sim.h, one thread, any order).
+ * The same code is driven by the pool (runtime/pool.h, real threads: each
+ * worker runs sc_exec_work) and by the seeded scheduler (runtime/sim.h, one
+ * thread, any order: it chooses which worker claims, and when and from
+ * whom a steal happens).
  */
 #ifndef SC_RUNTIME_EXECUTOR_H
 #define SC_RUNTIME_EXECUTOR_H
@@ -97,10 +132,33 @@ enum sc_unit_state {
 /* "IDLE", "QUEUED", "RUNNING", "RUNNING+KICKED", "DEAD" (static). */
 const char *sc_unit_state_name(enum sc_unit_state s);
 
+/* Which executor (see the top of this file). */
+enum sc_exec_kind {
+	SC_EXEC_DEFAULT = 0, /* $SC_EXECUTOR ("queue" or "steal") when set,
+				else SC_EXEC_STEAL */
+	SC_EXEC_QUEUE = 1,   /* one FIFO queue under one mutex (the
+				reference) */
+	SC_EXEC_STEAL = 2,   /* per-worker queues, injection queue, stealing,
+				next slot */
+};
+
+/* "queue", "steal" (static); "default" for SC_EXEC_DEFAULT, "?" else. */
+const char *sc_exec_kind_name(enum sc_exec_kind k);
+
+/*
+ * sc_exec_kind_parse - the kind named `name` ("queue", "steal" or
+ * "default") into *out. Returns 0 or SC_EINVAL.
+ */
+int sc_exec_kind_parse(const char *name, enum sc_exec_kind *out);
+
 struct sc_exec_opts {
-	uint32_t capacity; /* most units it can hold; 0 means 1024 */
-	uint32_t spin;	   /* polls of the queue before a worker parks;
-			      0 means the default (a few microseconds) */
+	uint32_t capacity;	/* most units it can hold; 0 means 1024 */
+	uint32_t spin;		/* polls of the queues before a worker parks;
+				   0 means the default (a few microseconds) */
+	enum sc_exec_kind kind; /* SC_EXEC_DEFAULT: see above */
+	uint32_t workers;	/* STEAL: per-worker queues, for workers
+				   0..workers-1 (a worker of a higher index
+				   uses the injection queue); 0 means 64 */
 };
 
 /*
@@ -153,6 +211,9 @@ struct sc_exec_info {
  */
 int sc_exec_create(const struct sc_exec_opts *opts, struct sc_exec **out);
 
+/* The kind ex was created as (never SC_EXEC_DEFAULT). */
+enum sc_exec_kind sc_exec_kind_of(const struct sc_exec *ex);
+
 /*
  * sc_exec_destroy - destroy every live unit and free the executor. Returns
  * SC_EBUSY (and changes nothing) while a worker is live or a unit is
@@ -178,12 +239,39 @@ int sc_exec_add(struct sc_exec *ex, struct sc_unit *unit, uint32_t *id);
 int sc_exec_kick(struct sc_exec *ex, uint32_t id);
 
 /*
- * sc_exec_claim - take the front unit out of the queue into *c (RUNNING),
- * without blocking. Returns 0, SC_EEMPTY when nothing is queued, or
- * SC_ESHUTDOWN. `worker` is recorded for introspection (-1 for none).
- * *c must be initialised and hold nothing.
+ * sc_exec_claim - take a queued unit into *c (RUNNING), without blocking.
+ * QUEUE: the front of the queue. STEAL: for worker w (0 <= w < workers),
+ * the front of its own queue (the injection queue's front instead, one
+ * claim in SC_EXEC_INJECT_EVERY), else the injection queue's front, else
+ * the front of another worker's queue (a steal, victims in index order
+ * from w + 1); for -1 (the host, the sim's free choice) the injection
+ * queue, then the workers' queues. Returns 0, SC_EEMPTY when nothing is
+ * queued, or SC_ESHUTDOWN. `worker` is recorded for introspection (-1 for
+ * none). STEAL pushes only to the ring of the thread's own worker (a pool
+ * worker's, or, while no pool runs, any the one driving thread names, as
+ * the sim does); a claim, or its finish, that names another worker's
+ * index uses the injection queue instead. *c must be initialised and hold
+ * nothing.
  */
 int sc_exec_claim(struct sc_exec *ex, int32_t worker, struct sc_claim *c);
+
+/*
+ * sc_exec_steal - STEAL: for worker `thief` (or -1), take the front unit
+ * of worker `victim`'s queue into *c (RUNNING), as a steal of the pool
+ * does: the sim uses it to choose when a steal happens and from whom.
+ * Returns 0; SC_EEMPTY when that queue is empty (always, for QUEUE, which
+ * has no per-worker queues); SC_ESHUTDOWN; SC_EINVAL (victim out of
+ * range, NULL, or c holds a unit).
+ */
+int sc_exec_steal(struct sc_exec *ex, int32_t thief, int32_t victim,
+		  struct sc_claim *c);
+
+/*
+ * sc_exec_queued - how many units wait in worker w's queue (STEAL), or in
+ * the injection queue (w = -1; for QUEUE, the one queue; other w: 0).
+ * A moment's figure, read without a lock.
+ */
+uint32_t sc_exec_queued(struct sc_exec *ex, int32_t w);
 
 /*
  * sc_exec_claim_blocking - as sc_exec_claim, but waits (spins briefly, then
@@ -225,6 +313,17 @@ int sc_exec_finish(struct sc_exec *ex, struct sc_claim *c);
  */
 int sc_exec_finish_claim(struct sc_exec *ex, struct sc_claim *c,
 			 int32_t worker);
+
+/*
+ * sc_exec_work - a worker's loop: claim (blocking), run with `budget`
+ * (0 means 1), finish and claim the next in one critical section, until
+ * the executor is shut down. What sc_exec_claim_blocking, sc_exec_run and
+ * sc_exec_finish_claim do one by one, with one panic guard set up for the
+ * whole loop instead of one per turn (a panic still kills only the unit
+ * whose turn it interrupted). The pool's workers run it; it allocates
+ * nothing itself. Returns 0 after shutdown, SC_EINVAL for a NULL ex.
+ */
+int sc_exec_work(struct sc_exec *ex, int32_t worker, uint32_t budget);
 
 /*
  * sc_exec_abandon - the claimed unit panicked: it becomes DEAD (never run

@@ -29,24 +29,6 @@ struct sc_pool {
 };
 
 static void
-worker_loop(struct sc_exec *ex, int32_t index, uint32_t budget)
-{
-	struct sc_claim c;
-
-	sc_claim_init(&c);
-	while (sc_exec_claim_blocking(ex, index, &c) == 0) {
-		/* A panic is handled inside run (the unit is abandoned and
-		 * nothing is held); only a clean turn is finished. While
-		 * units are queued, finish and the next claim share one
-		 * critical section. */
-		while (sc_exec_run(ex, &c, budget) == 0 &&
-		       sc_exec_finish_claim(ex, &c, index) == 0)
-			;
-	}
-	sc_claim_fini(&c);
-}
-
-static void
 worker_setup_done(struct sc_worker *w, int rc)
 {
 	struct sc_pool *p = w->pool;
@@ -73,7 +55,9 @@ worker_main(void *arg)
 	worker_setup_done(w, rc);
 	if (rc != 0)
 		return NULL;
-	worker_loop(p->ex, w->index, p->opts.budget);
+	/* A panic is handled inside (the unit is abandoned); the loop
+	 * returns only once the executor is shut down. */
+	(void)sc_exec_work(p->ex, w->index, p->opts.budget);
 	sc_exec_worker_leave(p->ex);
 	if (p->opts.catch_faults)
 		(void)sc_panic_catch_faults(false);

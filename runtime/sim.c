@@ -23,6 +23,7 @@ struct sim {
 		 is enough for a schedule */
 	struct sc_claim held[SC_SIM_HELD_MAX]; /* units run and not finished */
 	uint32_t nheld;
+	bool busy[SC_SIM_HELD_MAX]; /* worker i holds a unit (held[].worker) */
 	bool host_done;
 };
 
@@ -89,16 +90,54 @@ run_and_hold(struct sim *s)
 		trace_mix(s, 0xdead, 0);
 		return;
 	}
+	s->busy[c->worker] = true;
 	trace_mix(s, c->turn.progress, c->turn.more);
 	s->nheld++;
 	if (s->nheld > s->r->max_held)
 		s->r->max_held = s->nheld;
 }
 
+/*
+ * A free worker w claims. Where from is the seed's choice among the
+ * queues that hold units: w's own claim (its queue, then the injection
+ * queue: the executor's order) or a steal from another worker's queue
+ * (STEAL; QUEUE has only the one queue, which a claim takes).
+ */
 static void
 ev_claim(struct sim *s)
 {
-	if (sc_exec_claim(s->ex, -1, &s->held[s->nheld]) != 0)
+	int32_t from[SC_SIM_HELD_MAX + 1];
+	uint32_t nfree = 0, nfrom = 0, pick;
+	int32_t w = -1, v;
+	int rc;
+
+	for (uint32_t i = 0; i < s->o->held_max; i++)
+		nfree += !s->busy[i];
+	pick = sim_below(s, nfree);
+	for (uint32_t i = 0; i < s->o->held_max; i++)
+		if (!s->busy[i] && pick-- == 0) {
+			w = (int32_t)i;
+			break;
+		}
+	SC_ASSERT(w >= 0);
+	if (sc_exec_queued(s->ex, -1) || sc_exec_queued(s->ex, w))
+		from[nfrom++] = w;
+	for (uint32_t i = 0; i < s->o->held_max; i++)
+		if ((int32_t)i != w && sc_exec_queued(s->ex, (int32_t)i))
+			from[nfrom++] = (int32_t)i;
+	if (nfrom == 0) { /* only the executor knows where: let it find */
+		rc = sc_exec_claim(s->ex, w, &s->held[s->nheld]);
+	} else {
+		v = from[sim_below(s, nfrom)];
+		trace_mix(s, 0x57ea1 + (uint64_t)(v == w), (uint64_t)v);
+		if (v == w)
+			rc = sc_exec_claim(s->ex, w, &s->held[s->nheld]);
+		else
+			rc = sc_exec_steal(s->ex, w, v, &s->held[s->nheld]);
+		if (rc == 0 && v != w)
+			s->r->steals++;
+	}
+	if (rc != 0)
 		return;
 	run_and_hold(s);
 }
@@ -117,6 +156,7 @@ ev_finish(struct sim *s)
 	SC_ASSERT(s->nheld > 0 && i < s->nheld);
 	SC_ASSERT(claimed_and_running(s, &s->held[i]));
 	trace_mix(s, EV_FINISH + 16 * chain, s->held[i].id);
+	s->busy[s->held[i].worker] = false;
 	held_kicked(s, kicked);
 	/* Keep the claims dense: swap the finishing one to the end. */
 	s->nheld--;
@@ -125,7 +165,8 @@ ev_finish(struct sim *s)
 	s->held[s->nheld] = tmp;
 	kicked[i] = kicked[s->nheld];
 	if (chain)
-		rc = sc_exec_finish_claim(s->ex, &s->held[s->nheld], -1);
+		rc = sc_exec_finish_claim(s->ex, &s->held[s->nheld],
+					  s->held[s->nheld].worker);
 	else
 		(void)sc_exec_finish(s->ex, &s->held[s->nheld]);
 	count_kicks_on_held(s, kicked);

@@ -1,13 +1,21 @@
 /*
  * sim.h - the seeded scheduler: the same executor, one thread, any order.
  *
- * The sim plays the part of N workers and of the host on one thread. At
- * each step it picks, with a seeded RNG, one of the events enabled now:
- *   - claim the front unit and run its turn at once, then HOLD it: up to
- *     held_max units are held at once, each with its turn already run, so
- *     a kick can land on a unit that is (as far as the executor knows)
- *     still running;
- *   - finish one held unit, chosen at random (finish order is free);
+ * The sim plays the part of N workers (0..held_max-1, each holding at most
+ * one unit) and of the host on one thread. At each step it picks, with a
+ * seeded RNG, one of the events enabled now:
+ *   - a free worker claims a unit and runs its turn at once, then HOLDS
+ *     it: up to held_max units are held at once, each with its turn
+ *     already run, so a kick can land on a unit that is (as far as the
+ *     executor knows) still running. Which worker, and where it takes from,
+ *     are seeded choices among the queues that hold units: its own claim
+ *     (its queue, then the injection queue, in the executor's order) or,
+ *     on a STEAL executor, a steal from another worker's queue
+ *     (sc_exec_steal), so schedules that only stealing makes are explored;
+ *   - finish one held unit, chosen at random (finish order is free), as
+ *     its worker: the units it kicks go to that worker's queue, and half
+ *     the time (finish and claim in one call, as a busy pool worker does)
+ *     the first of them to its next slot;
  *   - call the host (input arriving between any two events), while the
  *     host says it has more to give.
  * It stops when nothing is enabled (settled) or after max_steps.
@@ -59,6 +67,7 @@ struct sc_sim_result {
 	uint32_t max_held;	   /* most units held at once */
 	uint32_t panics;	   /* turns that panicked in this run */
 	uint64_t kicks_on_running; /* kicks that landed on a held unit */
+	uint64_t steals;	   /* claims that stole from another worker */
 	char why[320]; /* on failure: what happened, with the seed */
 };
 

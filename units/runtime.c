@@ -528,6 +528,7 @@ build(struct sc_runtime *rt)
 	    (rc = number_instances(rt)) || (rc = restart_check(rt)))
 		return rc;
 	eo.capacity = rt->ninst > 1024 ? rt->ninst : 0;
+	eo.kind = rt->o.executor;
 	rt->inputs = calloc(nn, sizeof(*rt->inputs));
 	if (!rt->inputs)
 		return sc__fail(SC_ENOMEM, "sc_runtime_create: inputs");

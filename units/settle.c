@@ -1113,7 +1113,8 @@ sc_settle_run(const struct sc_settle_work *w, const struct sc_placement *p,
 		r.kind == SC_SETTLE_FAULT_SLOW ? 1 : opts->edge_capacity,
 	    .outbox_bound = opts->outbox_bound,
 	    .catch_faults = r.kind == SC_SETTLE_FAULT_SEGV,
-	    .restart = opts->restart};
+	    .restart = opts->restart,
+	    .executor = opts->executor};
 	if ((rc = sc_runtime_create(w->g, p, &ro, &r.rt)) != 0) {
 		(void)snprintf(res->why, sizeof(res->why), "create: %s",
 			       sc_errmsg());

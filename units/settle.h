@@ -305,6 +305,9 @@ struct sc_settle_opts {
 	struct sc_settle_fault fault;	  /* kind NONE: no fault */
 	struct sc_restart_policy restart; /* every unit's (kind NONE: no
 					     restarts; see above) */
+	enum sc_exec_kind executor;	  /* the runtime's executor; DEFAULT:
+					     $SC_EXECUTOR, else STEAL (the
+					     settle tests run on both) */
 };
 
 /* One row on which the placed and the single integral disagree. */

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# tests/model/check.sh: model-check the executor protocol (executor.pml) with
-# spin, and check that the checker still catches every planted bug.
+# tests/model/check.sh: model-check the executor protocol with spin, for both
+# executors (executor.pml: the one queue; executor_steal.pml: per-worker
+# queues, the injection queue, stealing and the next slot), and check that
+# the checker still catches every planted bug of each.
 #
 #   1. the correct model, exhaustive safety search: assertions (never two
 #      owners; at quiescence no lost kick, queue empty, every live unit IDLE,
@@ -12,7 +14,11 @@
 #   3. the correct model with a shutdown after the host's last kick
 #      (-DSHUTDOWN): every worker wakes and leaves, none is left to join;
 #   4. each planted bug (-DBUG_*), which must FAIL, for the reason named
-#      below; a bug the checker no longer catches fails this script.
+#      below; a bug the checker no longer catches fails this script;
+#   5. the STEAL model (executor_steal.pml): the same safety and livelock
+#      searches, and its planted bugs (a unit queued twice, a kick lost in
+#      a steal, a parked worker never woken, a requeue that lets wait_idle
+#      see idle while the next slot's unit runs).
 #
 # Exits 0 iff the correct model passes all three searches AND every planted bug
 # fails.  Works in a temporary directory; the source tree stays clean.
@@ -22,7 +28,6 @@
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
-model=$here/executor.pml
 for tool in spin gcc; do
 	command -v "$tool" >/dev/null || {
 		echo "check.sh: $tool not found (tools/deps installs it)" >&2
@@ -59,7 +64,9 @@ search() {
 		sflags+=(-DLIVENESS)
 	fi
 	mkdir "$name"
-	cp "$model" "$name/executor.pml"
+	# PML=executor_steal.pml start ...: the STEAL model, under the same
+	# file name, so that everything below reads the same.
+	cp "$here/${PML:-executor.pml}" "$name/executor.pml"
 	(
 		cd "$name"
 		echo "${sflags[*]}" >defines
@@ -127,6 +134,22 @@ start BUG_KICK_WITHOUT_PROGRESS livelock -O0 -DBUG_KICK_WITHOUT_PROGRESS \
 	"${small[@]}"
 start BUG_SHUTDOWN_SIGNALS_ONE safety -O0 -DBUG_SHUTDOWN_SIGNALS_ONE \
 	-DSHUTDOWN "${small[@]}"
+
+# The STEAL model: ~2 million states, a few seconds each.
+PML=executor_steal.pml start steal-correct-safety safety -O1
+PML=executor_steal.pml start steal-correct-livelock livelock -O1
+expect[STEAL_BUG_QUEUED_TWICE]='assertion violated (state[u]=='
+expect[STEAL_BUG_STEAL_READS_EARLY]='input[i]==0'
+expect[STEAL_BUG_PARK_CHECK_FIRST]='q_len(inj)==0'
+expect[STEAL_BUG_REQUEUE_BEFORE_KICKS]='assertion violated ((owners[i]==0)&&'
+PML=executor_steal.pml start STEAL_BUG_QUEUED_TWICE safety -O0 \
+	-DBUG_QUEUED_TWICE
+PML=executor_steal.pml start STEAL_BUG_STEAL_READS_EARLY safety -O0 \
+	-DBUG_STEAL_READS_EARLY
+PML=executor_steal.pml start STEAL_BUG_PARK_CHECK_FIRST safety -O0 \
+	-DBUG_PARK_CHECK_FIRST
+PML=executor_steal.pml start STEAL_BUG_REQUEUE_BEFORE_KICKS safety -O0 \
+	-DBUG_REQUEUE_BEFORE_KICKS
 wait
 
 status=0

@@ -1,6 +1,9 @@
 /*
  * test_executor.c - the executor's rules (runtime/executor.h), one test
  * each, driven by hand on one thread with toy units.
+ *
+ * SC_BOTH_EXECUTORS: every test here runs on each executor kind (ctest
+ * registers NAME and NAME.queue, cmake/sc_helpers.cmake).
  */
 #include <criterion/criterion.h>
 #include <pthread.h>
@@ -894,4 +897,161 @@ Test(executor, revive_while_another_turn_runs_is_ebusy, .timeout = 20)
 	sc_claim_fini(&ca);
 	sc_claim_fini(&cb);
 	cr_assert_eq(sc_exec_destroy(ex), 0);
+}
+
+/* --- the STEAL executor's rules (executor.h, "Two executors") ---------- */
+
+/* Claim into c as worker w, or fail the test. */
+static void
+claim_as(struct sc_exec *ex, int32_t w, struct sc_claim *c)
+{
+	cr_assert_eq(sc_exec_claim(ex, w, c), 0, "nothing to claim");
+}
+
+Test(executor, next_slot_runs_the_kicked_unit_next_at_most_3_turns_in_a_row,
+     .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct rt_probe *a, *b;
+	uint32_t ia, ib, iw, order[8];
+	struct sc_claim c;
+	size_t n = 0;
+
+	a = rt_probe_add(ex, &ia);
+	b = rt_probe_add(ex, &ib);
+	cr_assert(rt_probe_add(ex, &iw));
+	/* a and b kick each other every turn (a ping-pong pair); a's turns
+	 * also kick w, which then waits in worker 0's queue. */
+	a->result = b->result = (struct sc_turn){1, false};
+	a->nbrs[0] = ib;
+	a->nbrs[1] = iw;
+	a->n_nbrs = 2;
+	b->nbrs[0] = ia;
+	b->n_nbrs = 1;
+	sc_claim_init(&c);
+	cr_assert_eq(sc_exec_kick(ex, ia), 0);
+	claim_as(ex, 0, &c);
+	do {
+		order[n++] = c.id;
+		if (c.id == iw)
+			break;
+		cr_assert_eq(sc_exec_run(ex, &c, 1), 0);
+	} while (n < 8 && sc_exec_finish_claim(ex, &c, 0) == 0);
+	if (sc_exec_kind_of(ex) == SC_EXEC_STEAL) {
+		/* The next slot: b, a, b (SC_EXEC_NEXT_BOUND = 3 turns in a
+		 * row), then the front of the queue, w. */
+		cr_assert_eq(n, 5, "w ran after %zu turns", n);
+		cr_expect(order[1] == ib && order[2] == ia && order[3] == ib);
+	} else {
+		/* One FIFO: b and w were queued by a's turn, in that order. */
+		cr_assert_eq(n, 3, "w ran after %zu turns", n);
+		cr_expect(order[1] == ib);
+	}
+	cr_expect_eq(order[0], ia);
+	cr_expect_eq(order[n - 1], iw);
+	cr_assert_eq(sc_exec_run(ex, &c, 1), 0);
+	cr_assert_eq(sc_exec_finish(ex, &c), 0);
+	a->n_nbrs = b->n_nbrs = 0;
+	(void)drain(ex, 1, 100);
+	sc_claim_fini(&c);
+	sc_exec_destroy(ex);
+}
+
+Test(executor, a_steal_takes_the_front_of_the_victims_queue, .timeout = 20)
+{
+	struct sc_exec_opts o = {.kind = SC_EXEC_STEAL};
+	struct sc_exec *ex = NULL;
+	struct rt_probe *d;
+	uint32_t id, ids[3];
+	struct sc_claim c;
+
+	cr_assert_eq(sc_exec_create(&o, &ex), 0);
+	d = rt_probe_add(ex, &id);
+	for (int i = 0; i < 3; i++) {
+		cr_assert(rt_probe_add(ex, &ids[i]));
+		d->nbrs[i] = ids[i];
+	}
+	d->n_nbrs = 3;
+	d->result = (struct sc_turn){1, false};
+	sc_claim_init(&c);
+	cr_assert_eq(sc_exec_kick(ex, id), 0);
+	claim_as(ex, 0, &c);
+	cr_assert_eq(sc_exec_run(ex, &c, 1), 0);
+	/* Finished by worker 0: what it kicked waits in worker 0's queue. */
+	cr_assert_eq(sc_exec_finish(ex, &c), 0);
+	cr_assert_eq(sc_exec_queued(ex, 0), 3);
+	cr_assert_eq(sc_exec_queued(ex, -1), 0);
+	cr_expect_eq(sc_exec_steal(ex, 1, 1, &c), SC_EEMPTY);
+	for (int i = 0; i < 3; i++) {
+		cr_assert_eq(sc_exec_steal(ex, 1, 0, &c), 0);
+		cr_expect_eq(c.id, ids[i], "steal %d took unit %u", i, c.id);
+		cr_expect_eq(c.worker, 1);
+		cr_expect_eq(sc_exec_unit_state(ex, c.id), SC_UNIT_RUNNING);
+		cr_assert_eq(sc_exec_run(ex, &c, 1), 0);
+		cr_assert_eq(sc_exec_finish(ex, &c), 0);
+	}
+	cr_expect_eq(sc_exec_steal(ex, 1, 0, &c), SC_EEMPTY);
+	cr_expect_eq(sc_exec_steal(ex, 1, 64, &c), SC_EINVAL);
+	cr_expect_eq(queue_len(ex), 0);
+	sc_claim_fini(&c);
+	sc_exec_destroy(ex);
+}
+
+Test(executor, a_unit_that_said_more_runs_after_the_injection_queue,
+     .timeout = 20)
+{
+	struct sc_exec_opts o = {.kind = SC_EXEC_STEAL};
+	struct sc_exec *ex = NULL;
+	struct rt_probe *a;
+	uint32_t ia, ib, ic;
+	struct sc_claim c;
+
+	cr_assert_eq(sc_exec_create(&o, &ex), 0);
+	a = rt_probe_add(ex, &ia);
+	cr_assert(rt_probe_add(ex, &ib));
+	cr_assert(rt_probe_add(ex, &ic));
+	a->result = (struct sc_turn){1, true};
+	sc_claim_init(&c);
+	cr_assert_eq(sc_exec_kick(ex, ia), 0);
+	cr_assert_eq(sc_exec_kick(ex, ib), 0);
+	claim_as(ex, 0, &c);
+	cr_assert_eq(c.id, ia);
+	cr_assert_eq(sc_exec_run(ex, &c, 1), 0);
+	/* c arrives while a runs: it waited when a finished, as b did. */
+	cr_assert_eq(sc_exec_kick(ex, ic), 0);
+	cr_assert_eq(sc_exec_finish(ex, &c), 0);
+	/* a said more with c waiting in the injection queue: c is moved to
+	 * worker 0's queue (b is there already, taken with a), a behind
+	 * both; the injection queue is left empty. */
+	cr_expect_eq(sc_exec_queued(ex, -1), 0);
+	cr_expect_eq(sc_exec_queued(ex, 0), 3);
+	cr_expect_eq(step(ex, 1), ib);
+	cr_expect_eq(step(ex, 1), ic);
+	a->result.more = false;
+	cr_expect_eq(step(ex, 1), ia);
+	cr_expect_eq(step(ex, 1), -1);
+	sc_claim_fini(&c);
+	sc_exec_destroy(ex);
+}
+
+Test(executor, kind_is_chosen_at_create_and_named, .timeout = 20)
+{
+	struct sc_exec_opts o = {.kind = SC_EXEC_QUEUE};
+	enum sc_exec_kind k = SC_EXEC_DEFAULT;
+	struct sc_exec *ex = NULL;
+
+	cr_assert_eq(sc_exec_create(&o, &ex), 0);
+	cr_expect_eq(sc_exec_kind_of(ex), SC_EXEC_QUEUE);
+	cr_expect_eq(sc_exec_queued(ex, 3), 0);
+	sc_exec_destroy(ex);
+	o.kind = SC_EXEC_STEAL;
+	cr_assert_eq(sc_exec_create(&o, &ex), 0);
+	cr_expect_eq(sc_exec_kind_of(ex), SC_EXEC_STEAL);
+	sc_exec_destroy(ex);
+	o.kind = (enum sc_exec_kind)7;
+	cr_expect_eq(sc_exec_create(&o, &ex), SC_EINVAL);
+	cr_expect_str_eq(sc_exec_kind_name(SC_EXEC_STEAL), "steal");
+	cr_expect_eq(sc_exec_kind_parse("queue", &k), 0);
+	cr_expect_eq(k, SC_EXEC_QUEUE);
+	cr_expect_eq(sc_exec_kind_parse("fifo", &k), SC_EINVAL);
 }

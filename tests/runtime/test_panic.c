@@ -1,6 +1,9 @@
 /*
  * test_panic.c - a panic kills the unit whose turn raised it and nothing
  * else (SC_THREADED: some scenarios run on a real pool).
+ *
+ * SC_BOTH_EXECUTORS: every test here runs on each executor kind (ctest
+ * registers NAME and NAME.queue, cmake/sc_helpers.cmake).
  */
 #include <criterion/criterion.h>
 #include <pthread.h>

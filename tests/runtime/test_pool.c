@@ -2,10 +2,14 @@
  * test_pool.c - the worker pool on real threads (SC_THREADED): workers are
  * counted, stay through spurious wake-ups, shut down cleanly; toy chains
  * and rings deliver every token on 1 to 4 workers.
+ *
+ * SC_BOTH_EXECUTORS: every test here runs on each executor kind (ctest
+ * registers NAME and NAME.queue, cmake/sc_helpers.cmake).
  */
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "operators/error.h"
@@ -289,4 +293,189 @@ Test(pool, finish_and_destroy_from_a_worker_are_estate_not_a_hang,
 	cr_assert_eq(atomic_load(&pc.destroy_rc), SC_ESTATE);
 	cr_assert_eq(sc_pool_finish(pc.pool, NULL), 0, "%s", sc_errmsg());
 	cr_assert_eq(sc_exec_destroy(ex), 0);
+}
+
+/* --- the rules of per-worker queues, on real threads ------------------- */
+
+/* Workers parked now (STEAL counts them lock-free, QUEUE under its
+ * lock). */
+static uint32_t
+parked_of(struct sc_exec *ex)
+{
+	uint32_t n;
+
+	if (sc_exec_kind_of(ex) == SC_EXEC_STEAL)
+		return atomic_load(&ex->parked);
+	pthread_mutex_lock(&ex->mu);
+	n = ex->sleepers;
+	pthread_mutex_unlock(&ex->mu);
+	return n;
+}
+
+Test(pool, parked_workers_wake_for_injected_work, .timeout = 30)
+{
+	struct sc_exec *ex = NULL;
+	struct sc_pool *pool = NULL;
+	struct sc_pool_opts o = {.workers = 2};
+	struct rt_probe *p;
+	uint32_t id;
+
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	p = rt_probe_add(ex, &id);
+	cr_assert_eq(sc_pool_create(ex, &o, &pool), 0);
+	for (uint64_t i = 0; i < 30; i++) {
+		/* Both workers park (they spin a few microseconds first). */
+		for (int t = 0; t < 2000 && parked_of(ex) < 2; t++)
+			sleep_ms(1);
+		cr_assert_eq(parked_of(ex), 2, "round %llu: %u parked",
+			     (unsigned long long)i, parked_of(ex));
+		/* From the host: the injection queue, and a parked worker
+		 * must be woken for it. */
+		cr_assert_eq(sc_exec_kick(ex, id), 0);
+		cr_assert_eq(sc_exec_wait_idle(ex, 5000000000ull, NULL), 0,
+			     "round %llu: the kick was not taken",
+			     (unsigned long long)i);
+		cr_assert_eq(atomic_load(&p->turns), i + 1);
+	}
+	cr_expect_eq(sc_pool_finish(pool, NULL), 0);
+	cr_expect_eq(sc_exec_destroy(ex), 0);
+}
+
+#define RACERS 24
+
+/* A unit that detects two turns of itself at once (a unit queued twice
+ * and taken by two workers) and whether the last host kick was followed
+ * by a turn (a kick lost in a steal). */
+struct racer {
+	struct sc_unit unit;
+	uint32_t self;
+	atomic_int inside;	    /* a turn of this unit is running */
+	_Atomic uint64_t requested; /* host kicks made */
+	_Atomic uint64_t served;    /* `requested` as the last turn saw it */
+	_Atomic uint64_t turns;	    /* turns run */
+	_Atomic uint64_t left;	    /* turns that still kick others */
+	atomic_bool *overlap;	    /* set on two turns at once */
+};
+
+static struct sc_turn
+racer_turn(struct sc_unit *self, uint32_t budget)
+{
+	struct racer *r = (struct racer *)self;
+	uint64_t left = atomic_load(&r->left);
+	uint64_t t;
+
+	if (atomic_exchange(&r->inside, 1) != 0)
+		atomic_store(r->overlap, true);
+	/* Read what the host asked for before anything else: a kick after
+	 * this read must cause another turn. */
+	atomic_store(&r->served, atomic_load(&r->requested));
+	t = atomic_fetch_add(&r->turns, 1);
+	for (volatile int i = 0; i < 2000 + (int)(t % 64); i++)
+		;
+	atomic_store(&r->inside, 0);
+	if (left == 0)
+		return (struct sc_turn){0, false};
+	atomic_store(&r->left, left - 1);
+	return (struct sc_turn){1, (t % 5) == 0};
+}
+
+static size_t
+racer_nbrs(struct sc_unit *self, uint32_t *out, size_t max)
+{
+	struct racer *r = (struct racer *)self;
+	uint64_t h = atomic_load(&r->turns) * 0x9e3779b97f4a7c15ull + r->self;
+
+	if (max >= 2) {
+		out[0] = (uint32_t)((h >> 20) % RACERS);
+		out[1] = (uint32_t)((h >> 40) % RACERS);
+	}
+	return 2;
+}
+
+static const char *
+racer_name(const struct sc_unit *self)
+{
+	return "racer";
+}
+
+static void
+racer_destroy(struct sc_unit *self)
+{
+	free(self);
+}
+
+static const struct sc_unit_ops racer_ops = {
+    .turn = racer_turn,
+    .neighbours = racer_nbrs,
+    .name = racer_name,
+    .destroy = racer_destroy,
+};
+
+struct kicker {
+	struct sc_exec *ex;
+	struct racer **rs;
+	uint64_t seed;
+	int rc;
+};
+
+static void *
+kicker_main(void *arg)
+{
+	struct kicker *k = arg;
+
+	for (int i = 0; i < 20000 && k->rc == 0; i++) {
+		struct racer *r = k->rs[sc_splitmix_next(&k->seed) % RACERS];
+
+		atomic_fetch_add(&r->requested, 1);
+		k->rc = sc_exec_kick(k->ex, r->self);
+	}
+	return NULL;
+}
+
+Test(pool, no_unit_is_queued_twice_under_concurrent_kicks_and_steals,
+     .timeout = 60)
+{
+	struct sc_pool_opts o = {.workers = 3, .budget = 1};
+	struct sc_exec *ex = NULL;
+	struct sc_pool *pool = NULL;
+	struct racer *rs[RACERS];
+	struct kicker k[2];
+	pthread_t th[2];
+	atomic_bool overlap = false;
+	struct sc_exec_info info;
+
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	for (uint32_t i = 0; i < RACERS; i++) {
+		rs[i] = calloc(1, sizeof(*rs[i]));
+		cr_assert(rs[i]);
+		rs[i]->unit.ops = &racer_ops;
+		rs[i]->overlap = &overlap;
+		atomic_store(&rs[i]->left, 20);
+		cr_assert_eq(sc_exec_add(ex, &rs[i]->unit, &rs[i]->self), 0);
+	}
+	cr_assert_eq(sc_pool_create(ex, &o, &pool), 0);
+	for (int i = 0; i < 2; i++) {
+		k[i] = (struct kicker){.ex = ex, .rs = rs, .seed = 77 + i};
+		cr_assert_eq(pthread_create(&th[i], NULL, kicker_main, &k[i]),
+			     0);
+	}
+	for (int i = 0; i < 2; i++) {
+		pthread_join(th[i], NULL);
+		cr_expect_eq(k[i].rc, 0);
+	}
+	cr_assert_eq(sc_exec_wait_idle(ex, 30000000000ull, NULL), 0);
+	cr_expect(!atomic_load(&overlap), "two turns of one unit at once");
+	sc_exec_info(ex, &info);
+	cr_expect_eq(info.queue_len, 0);
+	cr_expect_eq(info.running, 0);
+	for (int32_t w = -1; w < 3; w++)
+		cr_expect_eq(sc_exec_queued(ex, w), 0, "queue %d", w);
+	for (uint32_t i = 0; i < RACERS; i++) {
+		cr_expect_eq(sc_exec_unit_state(ex, i), SC_UNIT_IDLE);
+		cr_expect_eq(atomic_load(&rs[i]->served),
+			     atomic_load(&rs[i]->requested),
+			     "unit %u: a kick after its last turn was lost", i);
+	}
+	cr_expect_eq(sc_pool_finish(pool, NULL), 0);
+	cr_expect_eq(sc_exec_destroy(ex), 0);
 }

@@ -2,6 +2,9 @@
  * test_sim.c - the seeded scheduler: same seed, same run; kicks land on
  * running units; toy chains and rings deliver every token whatever the
  * order, for 10,000 seeds each (SC_SEEDS_SCALE scales, SC_SEED replays).
+ *
+ * SC_BOTH_EXECUTORS: every test here runs on each executor kind (ctest
+ * registers NAME and NAME.queue, cmake/sc_helpers.cmake).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
@@ -16,6 +19,7 @@
 struct sim_case {
 	bool ring;
 	uint32_t units, cap, tokens, held;
+	enum sc_exec_kind kind; /* what the executor turned out to be */
 	uint64_t seed;
 	struct sc_sim_result res;
 	int rc;
@@ -33,6 +37,7 @@ run_case(struct sim_case *k)
 	int rc;
 
 	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	k->kind = sc_exec_kind_of(ex);
 	if (k->ring)
 		rc = rt_ring_create(ex, k->units, k->cap, k->tokens, 12,
 				    k->seed, &net);
@@ -130,6 +135,35 @@ Test(sim, kick_lands_on_a_running_unit, .timeout = 20)
 		cr_expect_leq(k.res.max_held, 3);
 	}
 	cr_expect_gt(landed, 0);
+}
+
+/* On a STEAL executor the sim's workers steal from each other (schedules
+ * that only stealing makes), and every token still arrives once; on the
+ * one queue there is nothing to steal. */
+Test(sim, workers_steal_from_each_other_on_the_steal_executor, .timeout = 30)
+{
+	uint64_t steals = 0;
+	bool steal = false;
+
+	for (uint64_t s = 0; s < 200; s++) {
+		struct sim_case k = case_for(s % 2 == 1, s);
+
+		k.units = 4;
+		k.held = 2 + (uint32_t)(s % 3);
+		if (k.ring)
+			k.tokens = k.units * k.cap - 1;
+		run_case(&k);
+		SC_PROP_ASSERT(k.seed, "sim",
+			       "workers_steal_from_each_other_on_the_steal_"
+			       "executor",
+			       k.rc == 0 && k.ok, "%s", k.why);
+		steals += k.res.steals;
+		steal = k.kind == SC_EXEC_STEAL;
+	}
+	if (steal)
+		cr_expect_gt(steals, 0, "no claim ever stole");
+	else
+		cr_expect_eq(steals, 0);
 }
 
 /* A unit that always says more never settles: the sim gives up and names

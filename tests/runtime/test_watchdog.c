@@ -5,6 +5,9 @@
  *
  * Each scenario is built to show exactly one kind: the other checks are
  * switched off (SC_WATCHDOG_OFF) unless the test is about their silence.
+ *
+ * SC_BOTH_EXECUTORS: every test here runs on each executor kind (ctest
+ * registers NAME and NAME.queue, cmake/sc_helpers.cmake).
  */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>

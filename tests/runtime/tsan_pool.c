@@ -6,7 +6,9 @@
  * Scenarios: toy chains and rings on 1 to 4 workers, with a monitor thread
  * taking snapshots all along (the watchdog's view); panics in turns and in
  * destroy; a hard fault caught with catch_faults; spurious wake-ups; a
- * shutdown that discards a queue.
+ * shutdown that discards a queue; host threads kicking units that kick
+ * each other while workers take and steal them. Every scenario runs on
+ * each executor kind ($SC_EXECUTOR set before each round).
  */
 #include <pthread.h>
 #include <signal.h>
@@ -188,19 +190,87 @@ wakes_and_shutdown(uint32_t workers)
 	rt_net_destroy(net);
 }
 
+/* Two host threads kick probes that kick each other, on 3 workers: the
+ * races of kicks with claims, steals and finishes. */
+struct kick_ctx {
+	struct sc_exec *ex;
+	uint32_t n;
+	uint64_t seed;
+};
+
+static void *
+kick_main(void *arg)
+{
+	struct kick_ctx *k = arg;
+
+	for (int i = 0; i < 20000; i++)
+		CHECK(sc_exec_kick(
+			  k->ex,
+			  (uint32_t)(sc_splitmix_next(&k->seed) % k->n)) == 0,
+		      "kick");
+	return NULL;
+}
+
+static void
+kicks_and_steals(void)
+{
+	struct sc_pool_opts o = {.workers = 3, .budget = 1};
+	struct kick_ctx k[2];
+	struct sc_exec *ex = NULL;
+	struct sc_pool *pool;
+	struct rt_probe *p[16];
+	struct sc_exec_info info;
+	pthread_t th[2];
+	uint32_t id;
+
+	CHECK(sc_exec_create(NULL, &ex) == 0, "create");
+	for (uint32_t i = 0; i < 16; i++) {
+		p[i] = rt_probe_add(ex, &id);
+		CHECK(p[i] && id == i, "probe");
+		p[i]->result = (struct sc_turn){1, i % 3 == 0};
+		p[i]->nbrs[0] = (i + 1) % 16;
+		p[i]->nbrs[1] = (i + 7) % 16;
+		p[i]->n_nbrs = 2;
+	}
+	CHECK(sc_pool_create(ex, &o, &pool) == 0, "pool");
+	for (int i = 0; i < 2; i++) {
+		k[i] = (struct kick_ctx){.ex = ex, .n = 16, .seed = 5 + i};
+		CHECK(pthread_create(&th[i], NULL, kick_main, &k[i]) == 0,
+		      "thread");
+	}
+	for (int i = 0; i < 2; i++)
+		pthread_join(th[i], NULL);
+	/* The probes kick each other for ever: a shutdown with turns
+	 * running and units queued in every queue ends it. */
+	CHECK(sc_pool_destroy(pool, NULL) == 0, "destroy pool");
+	sc_exec_info(ex, &info);
+	CHECK(info.queue_len == 0 && info.running == 0, "%u queued",
+	      info.queue_len);
+	CHECK(sc_exec_destroy(ex) == 0, "destroy");
+}
+
 int
 main(void)
 {
-	for (uint32_t w = 1; w <= 4; w++) {
-		net_on_pool(false, w);
-		net_on_pool(true, w);
-		panics_on_pool(w, false);
-		wakes_and_shutdown(w);
+	static const char *const kinds[] = {"steal", "queue"};
+
+	for (int k = 0; k < 2; k++) {
+		/* Before any thread of this round starts. */
+		setenv("SC_EXECUTOR", kinds[k], 1); /* NOLINT */
+		printf("tsan_pool: executor %s\n", kinds[k]);
+		for (uint32_t w = 1; w <= 4; w++) {
+			net_on_pool(false, w);
+			net_on_pool(true, w);
+			panics_on_pool(w, false);
+			wakes_and_shutdown(w);
+		}
+		kicks_and_steals();
+		/* getenv: fault catching under a sanitizer's own SIGSEGV
+		 * handler is opt-out, in case a sanitizer version refuses
+		 * the jump. */
+		if (!getenv("SC_TSAN_NO_FAULTS"))
+			panics_on_pool(2, true);
 	}
-	/* getenv: fault catching under a sanitizer's own SIGSEGV handler is
-	 * opt-out, in case a sanitizer version refuses the jump. */
-	if (!getenv("SC_TSAN_NO_FAULTS"))
-		panics_on_pool(2, true);
 	printf("tsan_pool: all scenarios passed\n");
 	return 0;
 }

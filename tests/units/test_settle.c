@@ -14,6 +14,9 @@
  * both). Then the check: a planted difference is reported by output name
  * and rows, and a seed replays. SC_SEED replays one seed; SC_SEEDS_SCALE
  * runs more. SC_THREADED.
+ *
+ * SC_BOTH_EXECUTORS: every test here runs on each executor kind (ctest
+ * registers NAME and NAME.queue, cmake/sc_helpers.cmake).
  */
 #include <criterion/criterion.h>
 #include <string.h>

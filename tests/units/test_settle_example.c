@@ -4,6 +4,9 @@
  * checked under every placement strategy, many seeded schedules and a real
  * pool, with units/settle.h. The body between the EXAMPLE markers is what
  * README quotes; it must stay short and compile as shown. SC_THREADED.
+ *
+ * SC_BOTH_EXECUTORS: every test here runs on each executor kind (ctest
+ * registers NAME and NAME.queue, cmake/sc_helpers.cmake).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>

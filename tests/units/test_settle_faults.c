@@ -6,6 +6,9 @@
  * watchdog. Random circuits (bench/workloads/random.h) under every
  * strategy, on the seeded scheduler and on a real pool behind the test
  * watchdog. SC_THREADED.
+ *
+ * SC_BOTH_EXECUTORS: every test here runs on each executor kind (ctest
+ * registers NAME and NAME.queue, cmake/sc_helpers.cmake).
  */
 #include <criterion/criterion.h>
 #include <string.h>
