@@ -163,8 +163,8 @@ struct sc_runtime_opts {
 					 named after its unit (ids as the
 					 executor's), or NULL; borrowed: it
 					 must outlive the runtime */
-	enum sc_exec_kind executor;	  /* runtime/executor.h; SC_EXEC_DEFAULT:
-					     $SC_EXECUTOR, else STEAL */
+	enum sc_exec_kind executor;   /* runtime/executor.h; SC_EXEC_DEFAULT:
+					 $SC_EXECUTOR, else STEAL */
 };
 
 /* The default of opts.shutdown_timeout_ns: 30 s. */
