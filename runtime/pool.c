@@ -1,9 +1,11 @@
 /*
  * pool.c - the worker threads (see pool.h).
  */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "runtime/pool.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,6 +50,15 @@ worker_main(void *arg)
 	int rc = 0;
 
 	SC_ASSERT(w->index >= 0 && (uint32_t)w->index < p->opts.workers);
+	{
+		/* Named for top, gdb and traces (timeline.h names a track
+		 * after its thread); a name that does not fit (15 bytes) is
+		 * cut, and a failure only leaves the default. */
+		char name[16];
+
+		(void)snprintf(name, sizeof(name), "sc-worker-%d", w->index);
+		(void)pthread_setname_np(pthread_self(), name);
+	}
 	if (p->opts.catch_faults)
 		rc = sc_panic_catch_faults(true);
 	if (rc == 0)

@@ -15,6 +15,7 @@
  * request name one turn, so a stall seen late can never kill the unit's
  * next turn. A caller may still pass its own hook (a test's stand-in).
  */
+#define _GNU_SOURCE /* pthread_setname_np */
 #include "runtime/watchdog.h"
 
 #include <errno.h>
@@ -473,6 +474,7 @@ monitor_main(void *arg)
 
 	/* Not wd->thread: pthread_create may store that after we start. */
 	wd->monitor = pthread_self();
+	(void)pthread_setname_np(wd->monitor, "sc-watchdog");
 	pthread_mutex_lock(&wd->mu);
 	while (!wd->stop) {
 		sc__clock_deadline(&ts, wd->o.period_ns);

@@ -223,6 +223,20 @@ result_sample(struct run_result *r, const struct sample *s)
 	r->s[r->ns++] = *s;
 }
 
+/* Whether the progress line is redrawn in place (report_text() is a
+ * terminal), and whether one is on the screen now. */
+static bool progress_tty, progress_drawn;
+
+/* A latency in the unit that fits it: "842.1 us" or "12.3 ms". */
+static void
+fmt_latency(double us, char *buf, size_t n)
+{
+	if (us >= 1000.0)
+		(void)snprintf(buf, n, "%7.1f ms", us / 1000.0);
+	else
+		(void)snprintf(buf, n, "%7.1f us", us);
+}
+
 /* Once a second: a progress line and a sample. */
 static void
 run_progress(struct run_ctx *x, struct run_result *r, uint64_t now)
@@ -246,13 +260,33 @@ run_progress(struct run_ctx *x, struct run_result *r, uint64_t now)
 	result_sample(r, &s);
 	x->last_ns = now;
 	x->last_done = done;
-	if (!x->cfg->quiet)
-		(void)fprintf(report_text(),
-			      "[%6.1fs] %10.0f ev/s  p50 %9.1f us  p99 %9.1f us"
-			      "  edge fill %5.1f%%  turns %" PRIu64 "\n",
-			      s.t, s.eps, s.p50_us, s.p99_us, 100.0 * s.fill,
-			      st.turns);
+	if (!x->cfg->quiet) {
+		FILE *o = report_text();
+		char p50[32], p99[32];
+
+		fmt_latency(s.p50_us, p50, sizeof(p50));
+		fmt_latency(s.p99_us, p99, sizeof(p99));
+		/* On a terminal the line is drawn again in place; into a
+		 * file or a pipe, a line a second. */
+		(void)fprintf(
+		    o,
+		    "%s[%6.1fs] events %" PRIu64 "  %10.0f ev/s  p50 "
+		    "%s  p99 %s  edge fill %5.1f%%  turns %" PRIu64 "%s",
+		    progress_tty ? "\r\033[K" : "", s.t, s.events, s.eps, p50,
+		    p99, 100.0 * s.fill, st.turns, progress_tty ? "" : "\n");
+		progress_drawn = progress_tty;
+	}
 	(void)fflush(report_text());
+}
+
+/* The progress line's own line on a terminal ends before anything else
+ * is printed. */
+static void
+progress_end(void)
+{
+	if (progress_drawn)
+		(void)fputc('\n', report_text());
+	progress_drawn = false;
 }
 
 /* A dead unit ends the run: its name and message, and exit 3. The
@@ -935,7 +969,9 @@ cmd_run(int argc, char **argv)
 	 * slack would be added to every latency of an open-loop run. */
 	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	run_catch_signals();
+	progress_tty = !c.quiet && isatty(fileno(report_text()));
 	rc = run_once(&c, &r);
+	progress_end();
 	if (!rc) {
 		run_print_summary(&c, &r);
 		run_warn_rate(&c, &r);

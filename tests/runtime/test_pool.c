@@ -6,6 +6,7 @@
  * SC_BOTH_EXECUTORS: every test here runs on each executor kind (ctest
  * registers NAME and NAME.queue, cmake/sc_helpers.cmake).
  */
+#define _GNU_SOURCE /* pthread_getname_np */
 #include <criterion/criterion.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -478,4 +479,34 @@ Test(pool, no_unit_is_queued_twice_under_concurrent_kicks_and_steals,
 	}
 	cr_expect_eq(sc_pool_finish(pool, NULL), 0);
 	cr_expect_eq(sc_exec_destroy(ex), 0);
+}
+
+/* A worker's name as its own thread reads it (pthread_getname_np). */
+static char seen_name[16];
+
+static void
+read_my_name(struct rt_probe *p, void *ctx)
+{
+	(void)p;
+	(void)ctx;
+	(void)pthread_getname_np(pthread_self(), seen_name, sizeof(seen_name));
+}
+
+Test(pool, workers_are_named_sc_worker_n, .timeout = 20)
+{
+	struct sc_exec *ex = NULL;
+	struct sc_pool *pool = NULL;
+	struct sc_pool_opts o = {.workers = 1};
+	struct rt_probe *p;
+	uint32_t id;
+
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	p = rt_probe_add(ex, &id);
+	p->on_turn = read_my_name;
+	cr_assert_eq(sc_pool_create(ex, &o, &pool), 0);
+	cr_assert_eq(sc_exec_kick(ex, id), 0);
+	cr_assert_eq(sc_exec_wait_idle(ex, 5000000000ULL, NULL), 0);
+	cr_expect_str_eq(seen_name, "sc-worker-0");
+	cr_expect_eq(sc_pool_finish(pool, NULL), 0);
+	sc_exec_destroy(ex);
 }

@@ -11,6 +11,7 @@
  */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
+#include <dirent.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -640,4 +641,53 @@ Test(watchdog, a_period_near_two_to_the_64_does_not_spin, .timeout = 20)
 		      (unsigned long long)sc_watchdog_checks(wd));
 	cr_assert_eq(sc_watchdog_destroy(wd), 0);
 	cr_assert_eq(sc_exec_destroy(ex), 0);
+}
+
+/* Whether a thread of this process is named `name` (/proc/self/task). */
+static bool
+a_thread_is_named(const char *name)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *e;
+	bool found = false;
+
+	cr_assert_not_null(d);
+	while (!found && (e = readdir(d)) != NULL) {
+		char path[300], comm[32] = "";
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		(void)snprintf(path, sizeof(path), "/proc/self/task/%s/comm",
+			       e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = 0;
+		(void)fclose(f);
+		found = !strcmp(comm, name);
+	}
+	(void)closedir(d);
+	return found;
+}
+
+Test(watchdog, its_thread_is_named_sc_watchdog, .timeout = 30)
+{
+	struct sc_exec *ex = NULL;
+	struct sc_watchdog *wd = NULL;
+	struct sc_watchdog_opts o = {.period_ns = 1000000};
+	bool named = false;
+
+	cr_assert_eq(sc_exec_create(NULL, &ex), 0);
+	cr_assert_eq(sc_watchdog_create(ex, &o, &wd), 0);
+	/* The thread names itself when it starts: ask until it has. */
+	for (int i = 0; i < 100 && !named; i++) {
+		named = a_thread_is_named("sc-watchdog");
+		if (!named)
+			(void)nanosleep(&(struct timespec){0, 10000000}, NULL);
+	}
+	cr_expect(named, "no thread named sc-watchdog");
+	cr_assert_eq(sc_watchdog_destroy(wd), 0);
+	sc_exec_destroy(ex);
 }
