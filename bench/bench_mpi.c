@@ -17,7 +17,9 @@
  * 3. Bytes per row on the wire for both frame sizes (lower is better),
  *    against the 16 bytes of a record in memory (a u64 word and its
  *    weight).
- * Each figure is the median of 5 repetitions (3 with --quick).
+ * Each figure is the median of 5 repetitions (3 with --quick). The
+ * link's credits are its default; SC_BENCH_CREDITS=N (passed to the ranks
+ * with mpirun -x) tries another window.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -302,6 +304,8 @@ main(int argc, char **argv)
 	sc_mpi_link_opts_default(&o);
 	/* A benchmark's ranks may be busy a while between progress calls. */
 	o.dead_ns = 60ULL * 1000000000ULL;
+	if (getenv("SC_BENCH_CREDITS"))
+		o.credits = (uint32_t)atoi(getenv("SC_BENCH_CREDITS"));
 	if (sc_mpi_link_create(&o, &l) != 0)
 		sc_bench_fail("sc_mpi_link_create");
 	if (sc_mpi_link_add_edge(l, 0, 0, 1) != 0 ||

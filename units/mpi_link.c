@@ -173,7 +173,7 @@ void
 sc_mpi_link_opts_default(struct sc_mpi_link_opts *o)
 {
 	if (o)
-		*o = (struct sc_mpi_link_opts){.credits = 8,
+		*o = (struct sc_mpi_link_opts){.credits = 32,
 					       .outbox = 64,
 					       .heartbeat_ns = 100000000,
 					       .dead_ns = 2000000000};
