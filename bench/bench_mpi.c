@@ -288,6 +288,9 @@ main(int argc, char **argv)
 	struct sc_mpi_link *l;
 	bool quick = sc_bench_init(argc, argv);
 	int reps = quick ? 3 : REPS_MAX, level, size;
+	/* Read once, before any thread: MPI's come later. */
+	const char *credits =
+	    getenv("SC_BENCH_CREDITS"); // NOLINT(concurrency-mt-unsafe)
 
 	if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &level) !=
 	    MPI_SUCCESS)
@@ -304,8 +307,8 @@ main(int argc, char **argv)
 	sc_mpi_link_opts_default(&o);
 	/* A benchmark's ranks may be busy a while between progress calls. */
 	o.dead_ns = 60ULL * 1000000000ULL;
-	if (getenv("SC_BENCH_CREDITS"))
-		o.credits = (uint32_t)atoi(getenv("SC_BENCH_CREDITS"));
+	if (credits)
+		o.credits = (uint32_t)strtoul(credits, NULL, 10);
 	if (sc_mpi_link_create(&o, &l) != 0)
 		sc_bench_fail("sc_mpi_link_create");
 	if (sc_mpi_link_add_edge(l, 0, 0, 1) != 0 ||
