@@ -630,6 +630,8 @@ complete_receives(struct sc_mpi_link *l)
 			on_credit(l, r);
 		free(r->buf);
 	}
+	if (i == 0)
+		return rc; /* nothing done (and recvs may still be NULL) */
 	memmove(l->recvs, l->recvs + i, (l->nrecvs - i) * sizeof(*l->recvs));
 	l->nrecvs -= i;
 	return rc;

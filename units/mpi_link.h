@@ -79,7 +79,9 @@
  * (any message counts) for opts.dead_ns is dead for good: its edges
  * close, frames queued for it are counted undeliverable, send on them is
  * SC_EDEAD, recv from them drains what arrived then says SC_EDEAD, and
- * quiet says SC_EDEAD (a wave cannot complete without it). Under
+ * quiet says SC_EDEAD (a wave cannot complete without it). The other
+ * side of that rule: a rank must call progress (or quiet) more often
+ * than every dead_ns, or its peers will take its silence for death. Under
  * mpirun, a rank's death ends the whole job unless mpirun is told
  * otherwise: `--mca orte_enable_recovery 1 --mca
  * orte_abort_on_non_zero_status 0` (Open MPI 4).
