@@ -426,6 +426,16 @@ edge_flush(struct sc_mpi_link *l, struct edge *e)
 	return 0;
 }
 
+bool
+sc_mpi_link_room(const struct sc_mpi_link *l, uint32_t edge)
+{
+	const struct edge *e =
+	    l ? edge_find((struct sc_mpi_link *)l, edge) : NULL;
+
+	return e && e->producer == l->rank && !l->dead[e->consumer] &&
+	       (e->credit > 0 || e->out.n < l->o.outbox);
+}
+
 int
 sc_mpi_link_send(struct sc_mpi_link *l, uint32_t edge,
 		 struct sc_wire_buf *frame)

@@ -100,8 +100,7 @@
  *     instead encodes it (sc_wire_encode, the unit's schema and the
  *     graph's symbol table) and calls sc_mpi_link_send; SC_EFULL from the
  *     link means "keep it in the outbox", as a full local edge does. The
- *     edge's readiness test (has it room?) becomes "credit or outbox
- *     room" (a query to add: sc_mpi_link_room).
+ *     edge's readiness test (has it room?) becomes sc_mpi_link_room.
  *   - Consumer side, units/subcircuit.c. A unit whose input comes from a
  *     remote producer reads, at the start of its turn where it drains its
  *     local edges, the frames sc_mpi_link_recv gives for that edge,
@@ -210,6 +209,14 @@ int sc_mpi_link_add_edge(struct sc_mpi_link *l, uint32_t edge, int producer,
  */
 int sc_mpi_link_send(struct sc_mpi_link *l, uint32_t edge,
 		     struct sc_wire_buf *frame);
+
+/*
+ * sc_mpi_link_room - whether sc_mpi_link_send on `edge` would take a
+ * frame now (credit, or room in the outbox): the "has it room?" test of
+ * a remote edge. False for an edge that is not this rank's producer end
+ * or whose consumer is dead.
+ */
+bool sc_mpi_link_room(const struct sc_mpi_link *l, uint32_t edge);
 
 /*
  * sc_mpi_link_recv - the next frame of `edge` at its consumer end, in

@@ -7,7 +7,8 @@
  *                frame's rows say its number, and every frame arrives
  *                decoded, in order, numbered 1, 2, ... with no gap;
  *   backpressure one credit and an outbox of two: the producer meets
- *                SC_EFULL and credit waits, and loses nothing;
+ *                SC_EFULL and credit waits, and loses nothing; (both)
+ *                sc_mpi_link_room says beforehand what send will do;
  *   idle         tokens hop around the ring with random local delays;
  *                quiet says idle only once every hop is done, and no frame
  *                arrives after it says so;
@@ -127,10 +128,12 @@ ring(uint32_t credits, uint32_t outbox, uint64_t frames, size_t rows,
 	struct sc_wire_rx rx;
 	struct sc_mpi_link_stats st;
 	uint64_t sent = 0, next = 1, fulls = 0, loops = 0;
+	bool room;
 
 	sc_wire_buf_init(&buf);
 	sc_wire_buf_init(&got);
 	CHECK(sc_wire_rx_init(&rx, NULL) == 0, "rx");
+	CHECK(!sc_mpi_link_room(l, in), "room at the consumer end");
 	/* Until every frame was received here and every frame of ours is
 	 * on the wire (not in the outbox, waiting for credit). */
 	for (;;) {
@@ -147,8 +150,11 @@ ring(uint32_t credits, uint32_t outbox, uint64_t frames, size_t rows,
 			 * ring would deadlock if a rank waited on it. */
 			if (buf.len == 0)
 				make_frame(out, sent + 1, rows, &buf);
+			room = sc_mpi_link_room(l, out);
 			rc = sc_mpi_link_send(l, out, &buf);
 			CHECK(rc == 0 || rc == SC_EFULL, "send: %d", rc);
+			CHECK(room == (rc == 0), "room said %d, send %d", room,
+			      rc);
 			fulls += rc == SC_EFULL;
 			sent += rc == 0;
 		}
