@@ -27,6 +27,9 @@ struct sc_placement {
 	uint32_t *unit_of;	  /* nnodes unit indices */
 	uint32_t *shards;	  /* nunits replication factors, >= 1 */
 	const char *strategy;	  /* which strategy made it (a literal) */
+	uint32_t nranks;	  /* process ranks it spans, >= 1 */
+	uint32_t *rank_manual;	  /* replica slots' ranks (unit-major), or
+				   * NULL: the spread rule (placement.h) */
 };
 
 /* A node name for messages ("?" if the graph does not know it). */
@@ -111,6 +114,7 @@ placement_make(const char *fn, const struct sc_graph *g, int32_t *unit_of,
 	for (uint32_t u = 0; u < nunits; u++)
 		p->shards[u] = 1;
 	p->strategy = strategy;
+	p->nranks = 1;
 	free(used);
 	*out = p;
 	return 0;
@@ -554,6 +558,12 @@ sc_placement_set_shards(struct sc_placement *p, uint32_t unit, uint32_t k)
 		return sc__fail(SC_EINVAL,
 				"sc_placement_set_shards: %u shards (1..%d)", k,
 				SC_PLACEMENT_MAX_SHARDS);
+	if (p->rank_manual && k != p->shards[unit])
+		return sc__fail(SC_ESTATE,
+				"sc_placement_set_shards: unit %u: the ranks "
+				"were named replica by replica; set the shards "
+				"first",
+				unit);
 	if (k > 1 &&
 	    (rc = shard_check("sc_placement_set_shards", p, unit, &keyed)) != 0)
 		return rc;
@@ -900,16 +910,14 @@ parse_balanced(const struct sc_graph *g, const char *spec,
 				     sc_graph_node_count(g), out);
 }
 
-int
-sc_placement_parse(const struct sc_graph *g, const char *spec, uint64_t seed,
-		   struct sc_placement **out)
+static int
+parse_strategy(const struct sc_graph *g, const char *spec, uint64_t seed,
+	       struct sc_placement **out)
 {
 	const char *fn = "sc_placement_parse";
 	unsigned long v;
 	char *end;
 
-	if (!spec)
-		return sc__fail(SC_EINVAL, "%s: NULL spec", fn);
 	if (!strcmp(spec, "single"))
 		return sc_placement_single(g, out);
 	if (!strcmp(spec, "per-node"))
@@ -945,6 +953,168 @@ sc_placement_parse(const struct sc_graph *g, const char *spec, uint64_t seed,
 			spec);
 }
 
+/* --- ranks ------------------------------------------------------------------
+ */
+
+size_t
+sc_placement_replicas(const struct sc_placement *p)
+{
+	size_t n = 0;
+
+	for (uint32_t u = 0; p && u < p->nunits; u++)
+		n += p->shards[u];
+	return n;
+}
+
+uint32_t
+sc_placement_ranks(const struct sc_placement *p)
+{
+	return p ? p->nranks : 0;
+}
+
+int
+sc_placement_spread_ranks(struct sc_placement *p, uint32_t nranks)
+{
+	if (!p)
+		return sc__fail(SC_EINVAL, "sc_placement_spread_ranks: NULL");
+	if (nranks < 1 || nranks > SC_PLACEMENT_MAX_RANKS)
+		return sc__fail(SC_EINVAL,
+				"sc_placement_spread_ranks: %u ranks (1..%d)",
+				nranks, SC_PLACEMENT_MAX_RANKS);
+	free(p->rank_manual);
+	p->rank_manual = NULL;
+	p->nranks = nranks;
+	return 0;
+}
+
+int
+sc_placement_set_ranks(struct sc_placement *p, uint32_t nranks,
+		       const uint32_t *rank, size_t n)
+{
+	const char *fn = "sc_placement_set_ranks";
+	size_t want;
+	uint32_t *copy;
+
+	if (!p || !rank)
+		return sc__fail(SC_EINVAL, "%s: NULL", fn);
+	if (nranks < 1 || nranks > SC_PLACEMENT_MAX_RANKS)
+		return sc__fail(SC_EINVAL, "%s: %u ranks (1..%d)", fn, nranks,
+				SC_PLACEMENT_MAX_RANKS);
+	want = sc_placement_replicas(p);
+	if (n != want)
+		return sc__fail(SC_EINVAL,
+				"%s: %zu ranks given for %zu replicas", fn, n,
+				want);
+	for (size_t i = 0; i < n; i++)
+		if (rank[i] >= nranks)
+			return sc__fail(SC_EINVAL,
+					"%s: replica slot %zu on rank %u, out "
+					"of 0..%u",
+					fn, i, rank[i], nranks - 1);
+	copy = malloc(n * sizeof(*copy));
+	if (!copy)
+		return sc__fail(SC_ENOMEM, "%s: %zu replicas", fn, n);
+	memcpy(copy, rank, n * sizeof(*copy));
+	free(p->rank_manual);
+	p->rank_manual = copy;
+	p->nranks = nranks;
+	return 0;
+}
+
+int
+sc_placement_rank_of(const struct sc_placement *p, uint32_t unit,
+		     uint32_t replica)
+{
+	size_t slot = 0;
+
+	if (!p)
+		return sc__fail(SC_EINVAL, "sc_placement_rank_of: NULL");
+	if (unit >= p->nunits || replica >= p->shards[unit])
+		return sc__fail(SC_ENOENT,
+				"sc_placement_rank_of: no replica %u of unit "
+				"%u",
+				replica, unit);
+	if (!p->rank_manual)
+		return (int)((p->shards[unit] > 1 ? replica : unit) %
+			     p->nranks);
+	for (uint32_t u = 0; u < unit; u++)
+		slot += p->shards[u];
+	return (int)p->rank_manual[slot + replica];
+}
+
+/* "@ranks:N" (spread) or "@ranks:R,R,..." (a rank per replica slot)
+ * after a strategy: applied to the placement *p made of the prefix. */
+static int
+parse_ranks(struct sc_placement *p, const char *spec, const char *list)
+{
+	uint32_t rank[SC_PLACEMENT_MAX_RANK_LIST], hi = 0;
+	size_t n = 0;
+
+	for (const char *c = list;; c++) {
+		size_t len = strspn(c, "0123456789");
+		unsigned long v;
+
+		errno = 0;
+		v = strtoul(c, NULL, 10);
+		if (len == 0 || len > 5 || errno ||
+		    v > SC_PLACEMENT_MAX_RANKS ||
+		    n == SC_PLACEMENT_MAX_RANK_LIST ||
+		    (c[len] != ',' && c[len] != 0))
+			return sc__fail(SC_EINVAL,
+					"sc_placement_parse: '%s': ranks:N "
+					"takes N in 1..%d, or a list of ranks "
+					"in 0..%d, one per replica",
+					spec, SC_PLACEMENT_MAX_RANKS,
+					SC_PLACEMENT_MAX_RANKS - 1);
+		rank[n++] = (uint32_t)v;
+		hi = (uint32_t)v > hi ? (uint32_t)v : hi;
+		c += len;
+		if (!*c)
+			break;
+	}
+	if (n == 1 && !strchr(list, ','))
+		return sc_placement_spread_ranks(p, rank[0]);
+	return sc_placement_set_ranks(p, hi + 1, rank, n);
+}
+
+int
+sc_placement_parse(const struct sc_graph *g, const char *spec, uint64_t seed,
+		   struct sc_placement **out)
+{
+	char base[64];
+	const char *at, *list;
+	struct sc_placement *p;
+	int rc;
+
+	if (!spec)
+		return sc__fail(SC_EINVAL, "sc_placement_parse: NULL spec");
+	at = strstr(spec, "@ranks:");
+	if (!strncmp(spec, "ranks:", 6)) {
+		/* ranks:N alone: chains, spread over the ranks. */
+		(void)snprintf(base, sizeof(base), "chains");
+		list = spec + 6;
+	} else if (!at) {
+		return parse_strategy(g, spec, seed, out);
+	} else if ((size_t)(at - spec) >= sizeof(base)) {
+		return sc__fail(SC_EINVAL, "sc_placement_parse: '%s': too long",
+				spec);
+	} else {
+		(void)snprintf(base, sizeof(base), "%.*s", (int)(at - spec),
+			       spec);
+		list = at + 7;
+	}
+	rc = parse_strategy(g, base, seed, &p);
+	if (rc)
+		return rc;
+	rc = parse_ranks(p, spec, list);
+	if (rc) {
+		sc_placement_destroy(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
 void
 sc_placement_destroy(struct sc_placement *p)
 {
@@ -952,6 +1122,7 @@ sc_placement_destroy(struct sc_placement *p)
 		return;
 	free(p->unit_of);
 	free(p->shards);
+	free(p->rank_manual);
 	free(p);
 }
 
@@ -1093,6 +1264,19 @@ out_end(struct out *o, const char *fn)
 	return sc__fail(SC_EIO, "%s: writing failed: %s", fn, why);
 }
 
+/* " @rank R" or " @ranks R,R,..." (one per replica), when it spans
+ * several ranks. */
+static void
+print_ranks(struct out *o, const struct sc_placement *p, uint32_t u)
+{
+	if (p->nranks < 2)
+		return;
+	out_printf(o, " @rank%s", p->shards[u] > 1 ? "s" : "");
+	for (uint32_t i = 0; i < p->shards[u]; i++)
+		out_printf(o, "%s%d", i ? "," : " ",
+			   sc_placement_rank_of(p, u, i));
+}
+
 int
 sc_placement_fprint(const struct sc_placement *p, FILE *f)
 {
@@ -1100,14 +1284,18 @@ sc_placement_fprint(const struct sc_placement *p, FILE *f)
 
 	if (!p || !f)
 		return sc__fail(SC_EINVAL, "sc_placement_fprint: NULL");
-	out_printf(&o, "placement '%s': %zu nodes in %u units\n", p->strategy,
+	out_printf(&o, "placement '%s': %zu nodes in %u units", p->strategy,
 		   p->nnodes, p->nunits);
+	if (p->nranks > 1)
+		out_printf(&o, " over %u ranks", p->nranks);
+	out_putc(&o, '\n');
 	for (uint32_t u = 0; u < p->nunits; u++) {
 		bool first = true;
 
 		out_printf(&o, "unit %u", u);
 		if (p->shards[u] > 1)
 			out_printf(&o, " x%u", p->shards[u]);
+		print_ranks(&o, p, u);
 		out_putc(&o, ':');
 		for (size_t i = 0; i < p->nnodes; i++) {
 			struct sc_node_info ni;
@@ -1147,6 +1335,7 @@ dot_cluster(struct out *o, const struct sc_placement *p, uint32_t u)
 	out_printf(o, "\tsubgraph cluster_u%u {\n\t\tlabel=\"unit %u", u, u);
 	if (p->shards[u] > 1)
 		out_printf(o, " x%u", p->shards[u]);
+	print_ranks(o, p, u);
 	out_printf(o, "\";\n");
 	for (size_t i = 0; i < p->nnodes; i++) {
 		struct sc_node_info ni;

@@ -72,6 +72,19 @@
  * sc_placement_key (which units/runtime.h asks for each entering stream)
  * apply this one rule, so a unit that set_shards accepts always builds.
  *
+ * Ranks (units on several processes, units/mpi_link.h). A placement may
+ * also say which process rank runs each replica of each unit; every
+ * process builds the same graph and placement and runs the replicas that
+ * are its own. By default everything is on rank 0 of 1. The spread rule
+ * (sc_placement_spread_ranks, "ranks:N"): an unsharded unit u runs on
+ * rank u mod N (round-robin by unit), and replica i of a sharded unit on
+ * rank i mod N, so a unit sharded K ways spreads its keys over the ranks.
+ * Manual (sc_placement_set_ranks): a rank per replica slot, in unit-major
+ * order (unit 0's replicas, then unit 1's, ...). Since manual ranks name
+ * slots, changing a unit's shards afterwards is refused (SC_ESTATE); the
+ * spread rule follows the shards as they change. A rank may be left
+ * without a unit (it then only relays).
+ *
  * Bad input changes nothing: a node left unplaced, a unit index out of
  * range, an empty unit in a manual map, or an unshardable unit is SC_EINVAL
  * with a message naming the node or unit.
@@ -191,7 +204,11 @@ int sc_placement_calibrate(struct sc_graph *g,
  * "per-node", "chains", "random:N" (seeded by `seed`), "sharded:K",
  * "balanced:K" (estimated costs), or "balanced" (balanced:C with C the
  * cores online, capped at SC_PLACEMENT_MAX_BALANCED: a unit per worker
- * of a runtime with a worker per core).
+ * of a runtime with a worker per core). Any of them may end in
+ * "@ranks:N" (spread over N ranks, 1..SC_PLACEMENT_MAX_RANKS) or
+ * "@ranks:R,R,..." (manual: a rank per replica slot, at most
+ * SC_PLACEMENT_MAX_RANK_LIST, over max(R)+1 ranks); "ranks:N" alone is
+ * "chains@ranks:N".
  * Returns 0 and *out; SC_EINVAL for an unknown name (the message lists the
  * known ones); errors of the strategy.
  */
@@ -201,10 +218,35 @@ int sc_placement_parse(const struct sc_graph *g, const char *spec,
 /*
  * sc_placement_set_shards - replicate `unit` k ways (k = 1 undoes it).
  * Returns 0; SC_EINVAL (unit out of range, k out of 1..64, or a unit that
- * cannot be sharded: the message names the node that prevents it).
+ * cannot be sharded: the message names the node that prevents it);
+ * SC_ESTATE (a new k after manual ranks: they name replica slots).
  * Nothing changes on failure.
  */
 int sc_placement_set_shards(struct sc_placement *p, uint32_t unit, uint32_t k);
+
+/* The most process ranks a placement spans, and the longest list of
+ * ranks sc_placement_parse reads. */
+#define SC_PLACEMENT_MAX_RANKS	   4096
+#define SC_PLACEMENT_MAX_RANK_LIST 256
+
+/*
+ * sc_placement_spread_ranks - spread the replicas over `nranks` ranks by
+ * the spread rule (the top), replacing any manual ranks. Returns 0;
+ * SC_EINVAL (NULL, nranks out of 1..SC_PLACEMENT_MAX_RANKS).
+ */
+int sc_placement_spread_ranks(struct sc_placement *p, uint32_t nranks);
+
+/*
+ * sc_placement_set_ranks - replica slot i (unit-major) on rank[i], over
+ * `nranks` ranks; n must be sc_placement_replicas(p). Returns
+ *   0          the ranks are set (copied);
+ *   SC_EINVAL  NULL, nranks out of range, a wrong n, a rank >= nranks
+ *              (naming the slot);
+ *   SC_ENOMEM.
+ * Nothing changes on failure.
+ */
+int sc_placement_set_ranks(struct sc_placement *p, uint32_t nranks,
+			   const uint32_t *rank, size_t n);
 
 /* sc_placement_destroy - free it. NULL is allowed. */
 void sc_placement_destroy(struct sc_placement *p);
@@ -232,6 +274,17 @@ int sc_placement_unit_of(const struct sc_placement *p, int node);
  * unit is out of range). */
 uint32_t sc_placement_shards(const struct sc_placement *p, uint32_t unit);
 
+/* sc_placement_replicas - replica slots: the sum of every unit's shards. */
+size_t sc_placement_replicas(const struct sc_placement *p);
+
+/* sc_placement_ranks - the ranks it spans (1 unless ranks were set). */
+uint32_t sc_placement_ranks(const struct sc_placement *p);
+
+/* sc_placement_rank_of - the rank of replica `replica` of `unit`, >= 0;
+ * SC_ENOENT (no such unit or replica), SC_EINVAL (NULL). Any thread. */
+int sc_placement_rank_of(const struct sc_placement *p, uint32_t unit,
+			 uint32_t replica);
+
 /*
  * sc_placement_key - the routing key width of stream `stream` as it enters
  * sharded `unit` (how many leading columns are hashed). Every stream that
@@ -244,7 +297,9 @@ int sc_placement_key(const struct sc_placement *p, uint32_t unit, int stream,
 
 /*
  * sc_placement_fprint - the placement as text: a header line, then one line
- * per unit ("unit 2 x4: agg_row (aggregate), ..."), then fflush(f), since
+ * per unit ("unit 2 x4: agg_row (aggregate), ..."; across ranks the header
+ * says " over N ranks" and each unit " @rank R" or " @ranks R,R,.." per
+ * replica), then fflush(f), since
  * a buffered stream reports most write failures only when flushed. After
  * a failed write nothing more is written. Returns
  *   0          all of it was written and flushed;

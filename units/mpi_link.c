@@ -1,0 +1,797 @@
+/*
+ * mpi_link.c - remote edges over MPI. See mpi_link.h for the protocol;
+ * sc_mpi_link_progress runs its steps in the order of that note: receive
+ * what arrived (in matching order, so an edge's frames keep theirs),
+ * complete sends, put frames on the wire within credit, return credits,
+ * beat the heart and declare silent peers dead.
+ */
+#include "units/mpi_link.h"
+
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/base.h"
+
+enum { TAG_DATA = 1, TAG_CREDIT = 2, TAG_HB = 3 };
+
+struct frame {
+	uint8_t *data; /* a whole wire frame, owned */
+	size_t len;    /* its bytes */
+};
+
+/* A FIFO of frames (a ring that doubles). */
+struct fq {
+	struct frame *v; /* cap slots */
+	size_t head;	 /* index of the oldest */
+	size_t n;	 /* frames held */
+	size_t cap;	 /* slots, a power of 2 or 0 */
+};
+
+struct edge {
+	uint32_t id;	   /* the caller's edge id */
+	int producer;	   /* rank of the producer end */
+	int consumer;	   /* rank of the consumer end */
+	uint32_t credit;   /* producer: frames it may still put out */
+	uint64_t next_seq; /* producer: the number the next frame gets */
+	uint64_t expect;   /* consumer: the number the next must carry */
+	uint32_t owed;	   /* consumer: taken frames not yet credited */
+	bool broken;	   /* consumer: a gap was seen */
+	char why[160];	   /* consumer: the gap's message */
+	struct fq out;	   /* producer: frames waiting for credit */
+	struct fq in;	   /* consumer: frames arrived, not taken */
+};
+
+/* A pending send: its buffer is freed when it completes. */
+struct sreq {
+	MPI_Request r; /* the MPI_Isend */
+	uint8_t *buf;  /* owned, or NULL (the heartbeat byte) */
+	int peer;      /* its destination */
+};
+
+/* A matched receive, completed in matching order. */
+struct rreq {
+	MPI_Request r; /* the MPI_Imrecv */
+	uint8_t *buf;  /* owned until handed on */
+	int len;       /* its bytes */
+	int src;       /* its source */
+	int tag;       /* its kind */
+};
+
+struct sc_mpi_link {
+	MPI_Comm comm;		     /* a duplicate of MPI_COMM_WORLD */
+	int rank;		     /* this rank */
+	int size;		     /* ranks */
+	struct sc_mpi_link_opts o;   /* as created */
+	struct edge *edges;	     /* nedges declared */
+	size_t nedges, ecap;	     /* declared, allocated */
+	struct sreq *sends;	     /* nsends pending */
+	size_t nsends, scap;	     /* pending, allocated */
+	struct rreq *recvs;	     /* nrecvs pending, in matching order */
+	size_t nrecvs, rcap;	     /* pending, allocated */
+	uint64_t *heard;	     /* size: when each peer was last heard */
+	bool *dead;		     /* size: peers declared dead */
+	bool any_dead;		     /* some peer is dead */
+	uint64_t last_beat;	     /* when heartbeats last went out */
+	bool started;		     /* progress ran: the edges are fixed */
+	uint8_t beat;		     /* the heartbeat's byte */
+	bool wave_on;		     /* a wave is in flight */
+	MPI_Request wave;	     /* its MPI_Iallreduce */
+	int64_t wave_in[3];	     /* sent, received, active: this rank's */
+	int64_t wave_out[3];	     /* the sums */
+	int64_t prev[3];	     /* the last wave's sums */
+	bool have_prev;		     /* prev holds a wave */
+	struct sc_mpi_link_stats st; /* counters */
+};
+
+/* --- errors and queues --------------------------------------------------- */
+
+static int
+mpi_fail(int rc, const char *what)
+{
+	char words[MPI_MAX_ERROR_STRING];
+	int len = 0;
+
+	if (MPI_Error_string(rc, words, &len) != MPI_SUCCESS)
+		(void)snprintf(words, sizeof(words), "error %d", rc);
+	return sc__fail(SC_EIO, "mpi_link: %s: %s", what, words);
+}
+
+static int
+fq_push(struct fq *q, struct frame f)
+{
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 8;
+		struct frame *v = malloc(cap * sizeof(*v));
+
+		if (!v)
+			return sc__fail(SC_ENOMEM, "mpi_link: a queue of %zu",
+					cap);
+		for (size_t i = 0; i < q->n; i++)
+			v[i] = q->v[(q->head + i) & (q->cap - 1)];
+		free(q->v);
+		q->v = v;
+		q->head = 0;
+		q->cap = cap;
+	}
+	q->v[(q->head + q->n) & (q->cap - 1)] = f;
+	q->n++;
+	return 0;
+}
+
+static struct frame
+fq_pop(struct fq *q)
+{
+	struct frame f = q->v[q->head];
+
+	q->head = (q->head + 1) & (q->cap - 1);
+	q->n--;
+	return f;
+}
+
+static size_t
+fq_drop(struct fq *q)
+{
+	size_t n = q->n;
+
+	while (q->n)
+		free(fq_pop(q).data);
+	return n;
+}
+
+static int
+grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	size_t c = *cap ? *cap * 2 : 16;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	p = realloc(*v, c * size);
+	if (!p)
+		return sc__fail(SC_ENOMEM, "mpi_link: %zu requests", c);
+	*v = p;
+	*cap = c;
+	return 0;
+}
+
+static struct edge *
+edge_find(struct sc_mpi_link *l, uint32_t id)
+{
+	for (size_t i = 0; i < l->nedges; i++)
+		if (l->edges[i].id == id)
+			return &l->edges[i];
+	return NULL;
+}
+
+/* --- life ------------------------------------------------------------------
+ */
+
+void
+sc_mpi_link_opts_default(struct sc_mpi_link_opts *o)
+{
+	if (o)
+		*o = (struct sc_mpi_link_opts){.credits = 32,
+					       .outbox = 64,
+					       .heartbeat_ns = 100000000,
+					       .dead_ns = 2000000000};
+}
+
+static int
+check_mpi(void)
+{
+	int inited = 0, level = 0, main_thread = 0;
+
+	if (MPI_Initialized(&inited) != MPI_SUCCESS || !inited)
+		return sc__fail(SC_ESTATE, "mpi_link: MPI is not initialised");
+	if (MPI_Query_thread(&level) != MPI_SUCCESS ||
+	    level < MPI_THREAD_FUNNELED)
+		return sc__fail(SC_ESTATE,
+				"mpi_link: MPI gives thread level %d, below "
+				"MPI_THREAD_FUNNELED",
+				level);
+	if (MPI_Is_thread_main(&main_thread) != MPI_SUCCESS || !main_thread)
+		return sc__fail(SC_ESTATE,
+				"mpi_link: not the thread that initialised "
+				"MPI (FUNNELED)");
+	return 0;
+}
+
+static int
+link_comm(struct sc_mpi_link *l)
+{
+	int rc = MPI_Comm_dup(MPI_COMM_WORLD, &l->comm);
+
+	if (rc != MPI_SUCCESS)
+		return mpi_fail(rc, "MPI_Comm_dup");
+	rc = MPI_Comm_set_errhandler(l->comm, MPI_ERRORS_RETURN);
+	if (rc == MPI_SUCCESS)
+		rc = MPI_Comm_rank(l->comm, &l->rank);
+	if (rc == MPI_SUCCESS)
+		rc = MPI_Comm_size(l->comm, &l->size);
+	if (rc != MPI_SUCCESS) {
+		(void)MPI_Comm_free(&l->comm);
+		return mpi_fail(rc, "setting up the communicator");
+	}
+	return 0;
+}
+
+int
+sc_mpi_link_create(const struct sc_mpi_link_opts *o, struct sc_mpi_link **out)
+{
+	struct sc_mpi_link *l;
+	uint64_t now;
+	int rc;
+
+	if (!o || !out || !o->credits || !o->outbox ||
+	    o->dead_ns <= o->heartbeat_ns)
+		return sc__fail(SC_EINVAL,
+				"mpi_link: NULL, no credit or outbox, or "
+				"dead_ns not above heartbeat_ns");
+	rc = check_mpi();
+	if (rc)
+		return rc;
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return sc__fail(SC_ENOMEM, "mpi_link: the link");
+	l->o = *o;
+	rc = link_comm(l);
+	if (rc)
+		goto free_link;
+	l->heard = calloc((size_t)l->size, sizeof(*l->heard));
+	l->dead = calloc((size_t)l->size, sizeof(*l->dead));
+	if (!l->heard || !l->dead) {
+		rc = sc__fail(SC_ENOMEM, "mpi_link: %d peers", l->size);
+		goto free_comm;
+	}
+	now = sc_clock_ns();
+	for (int i = 0; i < l->size; i++)
+		l->heard[i] = now;
+	l->last_beat = 0;
+	*out = l;
+	return 0;
+free_comm:
+	(void)MPI_Comm_free(&l->comm);
+free_link:
+	free(l->heard);
+	free(l->dead);
+	free(l);
+	return rc;
+}
+
+/* Give pending requests a bounded moment to finish, then let go: a send
+ * to a dead peer may never complete, so its buffer is leaked on purpose
+ * (MPI may still read it). */
+static void
+drain_requests(struct sc_mpi_link *l)
+{
+	uint64_t until = sc_clock_ns() + 200000000;
+
+	while ((l->nsends || l->nrecvs) && sc_clock_ns() < until) {
+		size_t k = 0;
+
+		for (size_t i = 0; i < l->nsends; i++) {
+			int done = 0;
+
+			if (MPI_Test(&l->sends[i].r, &done,
+				     MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+			    done)
+				free(l->sends[i].buf);
+			else
+				l->sends[k++] = l->sends[i];
+		}
+		l->nsends = k;
+		k = 0;
+		for (size_t i = 0; i < l->nrecvs; i++) {
+			int done = 0;
+
+			if (MPI_Test(&l->recvs[i].r, &done,
+				     MPI_STATUS_IGNORE) == MPI_SUCCESS &&
+			    done)
+				free(l->recvs[i].buf);
+			else
+				l->recvs[k++] = l->recvs[i];
+		}
+		l->nrecvs = k;
+	}
+	for (size_t i = 0; i < l->nsends; i++)
+		(void)MPI_Request_free(&l->sends[i].r);
+	for (size_t i = 0; i < l->nrecvs; i++)
+		(void)MPI_Request_free(&l->recvs[i].r);
+}
+
+void
+sc_mpi_link_destroy(struct sc_mpi_link *l)
+{
+	if (!l)
+		return;
+	drain_requests(l);
+	for (size_t i = 0; i < l->nedges; i++) {
+		(void)fq_drop(&l->edges[i].out);
+		(void)fq_drop(&l->edges[i].in);
+		free(l->edges[i].out.v);
+		free(l->edges[i].in.v);
+	}
+	/* An unfinished wave cannot be freed (a collective's request);
+	 * Comm_free lets MPI finish it with the communicator. */
+	(void)MPI_Comm_free(&l->comm);
+	free(l->edges);
+	free(l->sends);
+	free(l->recvs);
+	free(l->heard);
+	free(l->dead);
+	free(l);
+}
+
+int
+sc_mpi_link_rank(const struct sc_mpi_link *l)
+{
+	return l ? l->rank : -1;
+}
+
+int
+sc_mpi_link_size(const struct sc_mpi_link *l)
+{
+	return l ? l->size : 0;
+}
+
+int
+sc_mpi_link_add_edge(struct sc_mpi_link *l, uint32_t edge, int producer,
+		     int consumer)
+{
+	struct edge *e;
+	int rc;
+
+	if (!l || producer < 0 || consumer < 0 || producer >= l->size ||
+	    consumer >= l->size || producer == consumer)
+		return sc__fail(SC_EINVAL,
+				"mpi_link: edge %u: ranks %d -> %d (of %d)",
+				edge, producer, consumer, l ? l->size : 0);
+	if (l->started)
+		return sc__fail(SC_ESTATE,
+				"mpi_link: edge %u declared after progress",
+				edge);
+	if (edge_find(l, edge))
+		return sc__fail(SC_EINVAL, "mpi_link: edge %u declared twice",
+				edge);
+	rc = grow((void **)&l->edges, &l->ecap, l->nedges + 1,
+		  sizeof(*l->edges));
+	if (rc)
+		return rc;
+	e = &l->edges[l->nedges++];
+	*e = (struct edge){.id = edge,
+			   .producer = producer,
+			   .consumer = consumer,
+			   .credit = l->o.credits,
+			   .next_seq = 1,
+			   .expect = 1};
+	return 0;
+}
+
+/* --- sending ----------------------------------------------------------------
+ */
+
+/* The analyzer's MPI checker wants an MPI_Wait for every request; this
+ * module completes them with MPI_Test from progress on purpose (a wait
+ * would block the link's owner), so it is off for the functions that
+ * start requests. */
+// NOLINTBEGIN(clang-analyzer-optin.mpi.MPI-Checker)
+static int
+isend(struct sc_mpi_link *l, uint8_t *buf, size_t len, int peer, int tag)
+{
+	const void *p = buf ? (const void *)buf : (const void *)&l->beat;
+	int rc = grow((void **)&l->sends, &l->scap, l->nsends + 1,
+		      sizeof(*l->sends));
+	struct sreq *s;
+
+	if (rc)
+		return rc;
+	s = &l->sends[l->nsends];
+	rc = MPI_Isend(p, (int)len, MPI_BYTE, peer, tag, l->comm, &s->r);
+	if (rc != MPI_SUCCESS)
+		return mpi_fail(rc, "MPI_Isend");
+	s->buf = buf;
+	s->peer = peer;
+	l->nsends++;
+	return 0;
+}
+
+// NOLINTEND(clang-analyzer-optin.mpi.MPI-Checker)
+
+/* Frames of e within credit onto the wire, each stamped with its
+ * number (bytes 24..31 of the header, little-endian). */
+static int
+edge_flush(struct sc_mpi_link *l, struct edge *e)
+{
+	while (e->credit && e->out.n) {
+		struct frame f = fq_pop(&e->out);
+		int rc;
+
+		for (int i = 0; i < 8; i++)
+			f.data[24 + i] = (uint8_t)(e->next_seq >> (8 * i));
+		rc = isend(l, f.data, f.len, e->consumer, TAG_DATA);
+		if (rc) {
+			free(f.data);
+			return rc;
+		}
+		e->next_seq++;
+		e->credit--;
+		l->st.frames_sent++;
+		l->st.bytes_sent += f.len;
+	}
+	if (e->out.n)
+		l->st.credit_waits++;
+	return 0;
+}
+
+bool
+sc_mpi_link_room(const struct sc_mpi_link *l, uint32_t edge)
+{
+	const struct edge *e =
+	    l ? edge_find((struct sc_mpi_link *)l, edge) : NULL;
+
+	return e && e->producer == l->rank && !l->dead[e->consumer] &&
+	       (e->credit > 0 || e->out.n < l->o.outbox);
+}
+
+int
+sc_mpi_link_send(struct sc_mpi_link *l, uint32_t edge,
+		 struct sc_wire_buf *frame)
+{
+	struct sc_wire_header h;
+	struct edge *e;
+	int rc;
+
+	if (!l || !frame || !(e = edge_find(l, edge)) || e->producer != l->rank)
+		return sc__fail(SC_EINVAL,
+				"mpi_link: send on edge %u: no such edge here",
+				edge);
+	if (l->dead[e->consumer])
+		return sc__fail(SC_EDEAD, "mpi_link: edge %u: rank %d is dead",
+				edge, e->consumer);
+	rc = sc_wire_peek(frame->data, frame->len, &h);
+	if (rc)
+		return rc;
+	if (h.edge != edge)
+		return sc__fail(SC_EINVAL,
+				"mpi_link: a frame of edge %u sent on %u",
+				h.edge, edge);
+	if (e->credit == 0 && e->out.n >= l->o.outbox)
+		return sc__fail(SC_EFULL,
+				"mpi_link: edge %u: no credit and "
+				"a full outbox",
+				edge);
+	rc = fq_push(&e->out, (struct frame){frame->data, frame->len});
+	if (rc)
+		return rc;
+	sc_wire_buf_init(frame);
+	return edge_flush(l, e);
+}
+
+/* --- receiving ----------------------------------------------------------- */
+
+static int
+credit_return(struct sc_mpi_link *l, struct edge *e)
+{
+	uint32_t half = (l->o.credits + 1) / 2;
+	uint8_t *m;
+	int rc;
+
+	if (!e->owed || (e->owed < half && e->in.n) || l->dead[e->producer])
+		return 0;
+	m = malloc(8);
+	if (!m)
+		return sc__fail(SC_ENOMEM, "mpi_link: a credit message");
+	for (int i = 0; i < 4; i++) {
+		m[i] = (uint8_t)(e->id >> (8 * i));
+		m[4 + i] = (uint8_t)(e->owed >> (8 * i));
+	}
+	rc = isend(l, m, 8, e->producer, TAG_CREDIT);
+	if (rc) {
+		free(m);
+		return rc;
+	}
+	e->owed = 0;
+	l->st.credit_msgs++;
+	return 0;
+}
+
+int
+sc_mpi_link_recv(struct sc_mpi_link *l, uint32_t edge, struct sc_wire_buf *out)
+{
+	struct edge *e;
+	struct frame f;
+
+	if (!l || !out || !(e = edge_find(l, edge)) || e->consumer != l->rank)
+		return sc__fail(SC_EINVAL,
+				"mpi_link: recv on edge %u: no such edge here",
+				edge);
+	if (!e->in.n) {
+		if (e->broken)
+			return sc__fail(SC_ESTATE, "%s", e->why);
+		if (l->dead[e->producer])
+			return sc__fail(SC_EDEAD,
+					"mpi_link: edge %u: rank %d is dead",
+					edge, e->producer);
+		return SC_EEMPTY;
+	}
+	f = fq_pop(&e->in);
+	free(out->data);
+	out->data = f.data;
+	out->len = f.len;
+	out->cap = f.len;
+	e->owed++;
+	return credit_return(l, e);
+}
+
+/* An arrived data frame: to its edge's inbox, in order, or refused. */
+static int
+on_data(struct sc_mpi_link *l, struct rreq *r)
+{
+	struct sc_wire_header h;
+	struct edge *e;
+	int rc;
+
+	l->st.frames_recv++;
+	l->st.bytes_recv += (uint64_t)r->len;
+	if (sc_wire_peek(r->buf, (size_t)r->len, &h) != 0 ||
+	    !(e = edge_find(l, h.edge)) || e->consumer != l->rank ||
+	    e->producer != r->src) {
+		free(r->buf); /* not a frame of ours: nothing to keep */
+		return 0;
+	}
+	if (sc_wire_seq_check(&e->expect, h.seq, h.edge) != 0) {
+		if (!e->broken)
+			(void)snprintf(e->why, sizeof(e->why), "%s",
+				       sc_errdetail());
+		e->broken = true;
+		free(r->buf);
+		return 0;
+	}
+	rc = fq_push(&e->in, (struct frame){r->buf, (size_t)r->len});
+	if (rc)
+		free(r->buf);
+	return rc;
+}
+
+static void
+on_credit(struct sc_mpi_link *l, const struct rreq *r)
+{
+	uint32_t id = 0, n = 0;
+	struct edge *e;
+
+	if (r->len != 8)
+		return;
+	for (int i = 0; i < 4; i++) {
+		id |= (uint32_t)r->buf[i] << (8 * i);
+		n |= (uint32_t)r->buf[4 + i] << (8 * i);
+	}
+	e = edge_find(l, id);
+	if (e && e->producer == l->rank && e->consumer == r->src)
+		e->credit += n;
+}
+
+/* Match every message that has arrived and post its receive. */
+static int
+match_arrivals(struct sc_mpi_link *l)
+{
+	for (;;) {
+		MPI_Message msg;
+		MPI_Status st;
+		struct rreq *r;
+		int flag = 0, count = 0;
+		int rc = MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, l->comm,
+				     &flag, &msg, &st);
+
+		if (rc != MPI_SUCCESS)
+			return mpi_fail(rc, "MPI_Improbe");
+		if (!flag)
+			return 0;
+		rc = MPI_Get_count(&st, MPI_BYTE, &count);
+		if (rc != MPI_SUCCESS)
+			return mpi_fail(rc, "MPI_Get_count");
+		rc = grow((void **)&l->recvs, &l->rcap, l->nrecvs + 1,
+			  sizeof(*l->recvs));
+		if (rc)
+			return rc;
+		r = &l->recvs[l->nrecvs];
+		r->buf = malloc(count > 0 ? (size_t)count : 1);
+		if (!r->buf)
+			return sc__fail(SC_ENOMEM, "mpi_link: %d bytes", count);
+		r->len = count;
+		r->src = st.MPI_SOURCE;
+		r->tag = st.MPI_TAG;
+		rc = MPI_Imrecv(r->buf, count, MPI_BYTE, &msg, &r->r);
+		if (rc != MPI_SUCCESS) {
+			free(r->buf);
+			return mpi_fail(rc, "MPI_Imrecv");
+		}
+		l->nrecvs++;
+	}
+}
+
+/* Complete receives from the oldest, stopping at the first unfinished
+ * one, so frames are handled in the order MPI matched them. */
+static int
+complete_receives(struct sc_mpi_link *l)
+{
+	size_t i = 0;
+	int rc = 0;
+
+	for (; i < l->nrecvs && rc == 0; i++) {
+		struct rreq *r = &l->recvs[i];
+		int done = 0;
+
+		rc = MPI_Test(&r->r, &done, MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS) {
+			rc = mpi_fail(rc, "MPI_Test (receive)");
+			break;
+		}
+		if (!done)
+			break;
+		l->heard[r->src] = sc_clock_ns();
+		if (r->tag == TAG_DATA) {
+			rc = on_data(l, r);
+			continue;
+		}
+		if (r->tag == TAG_CREDIT)
+			on_credit(l, r);
+		free(r->buf);
+	}
+	if (i == 0)
+		return rc; /* nothing done (and recvs may still be NULL) */
+	memmove(l->recvs, l->recvs + i, (l->nrecvs - i) * sizeof(*l->recvs));
+	l->nrecvs -= i;
+	return rc;
+}
+
+static int
+complete_sends(struct sc_mpi_link *l)
+{
+	size_t k = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < l->nsends; i++) {
+		int done = 0;
+
+		if (rc == 0 &&
+		    (rc = MPI_Test(&l->sends[i].r, &done, MPI_STATUS_IGNORE)) !=
+			MPI_SUCCESS)
+			rc = mpi_fail(rc, "MPI_Test (send)");
+		if (done)
+			free(l->sends[i].buf);
+		else
+			l->sends[k++] = l->sends[i];
+	}
+	l->nsends = k;
+	return rc;
+}
+
+/* --- liveness ------------------------------------------------------------- */
+
+static void
+declare_dead(struct sc_mpi_link *l, int peer)
+{
+	l->dead[peer] = true;
+	l->any_dead = true;
+	for (size_t i = 0; i < l->nedges; i++) {
+		struct edge *e = &l->edges[i];
+
+		if (e->producer == l->rank && e->consumer == peer)
+			l->st.undeliverable += fq_drop(&e->out);
+	}
+}
+
+static int
+heartbeat(struct sc_mpi_link *l, uint64_t now)
+{
+	int rc = 0;
+
+	if (now - l->last_beat >= l->o.heartbeat_ns) {
+		l->last_beat = now;
+		for (int p = 0; p < l->size && rc == 0; p++)
+			if (p != l->rank && !l->dead[p])
+				rc = isend(l, NULL, 1, p, TAG_HB);
+	}
+	for (int p = 0; p < l->size; p++)
+		if (p != l->rank && !l->dead[p] &&
+		    now - l->heard[p] > l->o.dead_ns)
+			declare_dead(l, p);
+	return rc;
+}
+
+int
+sc_mpi_link_progress(struct sc_mpi_link *l)
+{
+	int rc;
+
+	if (!l)
+		return sc__fail(SC_EINVAL, "mpi_link: NULL");
+	l->started = true;
+	rc = match_arrivals(l);
+	if (rc == 0)
+		rc = complete_receives(l);
+	if (rc == 0)
+		rc = complete_sends(l);
+	for (size_t i = 0; rc == 0 && i < l->nedges; i++) {
+		struct edge *e = &l->edges[i];
+
+		if (e->producer == l->rank && !l->dead[e->consumer])
+			rc = edge_flush(l, e);
+		else if (e->consumer == l->rank)
+			rc = credit_return(l, e);
+	}
+	if (rc == 0)
+		rc = heartbeat(l, sc_clock_ns());
+	return rc;
+}
+
+/* --- idle ------------------------------------------------------------------
+ */
+
+static bool
+link_holds_frames(const struct sc_mpi_link *l)
+{
+	for (size_t i = 0; i < l->nedges; i++)
+		if (l->edges[i].out.n || l->edges[i].in.n)
+			return true;
+	return false;
+}
+
+/* As isend: the wave's request is completed by MPI_Test. */
+// NOLINTBEGIN(clang-analyzer-optin.mpi.MPI-Checker)
+int
+sc_mpi_link_quiet(struct sc_mpi_link *l, bool passive, bool *idle)
+{
+	int done = 0, rc;
+
+	if (!l || !idle)
+		return sc__fail(SC_EINVAL, "mpi_link: NULL");
+	rc = sc_mpi_link_progress(l);
+	if (rc)
+		return rc;
+	if (l->any_dead)
+		return sc__fail(SC_EDEAD, "mpi_link: a peer is dead");
+	*idle = false;
+	if (!l->wave_on) {
+		l->wave_in[0] = (int64_t)l->st.frames_sent;
+		l->wave_in[1] = (int64_t)l->st.frames_recv;
+		l->wave_in[2] = !passive || link_holds_frames(l);
+		rc = MPI_Iallreduce(l->wave_in, l->wave_out, 3, MPI_INT64_T,
+				    MPI_SUM, l->comm, &l->wave);
+		if (rc != MPI_SUCCESS)
+			return mpi_fail(rc, "MPI_Iallreduce");
+		l->wave_on = true;
+	}
+	rc = MPI_Test(&l->wave, &done, MPI_STATUS_IGNORE);
+	if (rc != MPI_SUCCESS)
+		return mpi_fail(rc, "MPI_Test (wave)");
+	if (!done)
+		return 0;
+	l->wave_on = false;
+	l->st.waves++;
+	*idle = l->have_prev && l->wave_out[2] == 0 &&
+		l->wave_out[0] == l->wave_out[1] &&
+		!memcmp(l->prev, l->wave_out, sizeof(l->prev));
+	memcpy(l->prev, l->wave_out, sizeof(l->prev));
+	/* After idle, the next wait starts afresh. */
+	l->have_prev = !*idle;
+	return 0;
+}
+
+// NOLINTEND(clang-analyzer-optin.mpi.MPI-Checker)
+
+bool
+sc_mpi_link_peer_dead(const struct sc_mpi_link *l, int rank)
+{
+	return l && rank >= 0 && rank < l->size && l->dead[rank];
+}
+
+void
+sc_mpi_link_stats(const struct sc_mpi_link *l, struct sc_mpi_link_stats *out)
+{
+	if (l && out)
+		*out = l->st;
+}
