@@ -508,11 +508,19 @@ cmd_run(int argc, char **argv)
 	const char *v;
 	int rc, wrc;
 
+	if (run_is_nexmark(argc, argv)) /* tools/subcirc_nexmark.c */
+		return cmd_run_nexmark(argc, argv);
 	run_defaults(&c);
 	while (a.i < argc) {
 		if (args_opt(&a, "--help", NULL) || args_opt(&a, "-h", NULL)) {
 			(void)fputs(usage_run, stdout);
 			return 0;
+		} else if (args_opt(&a, "--workload", &v)) {
+			if (strcmp(v, "grid") != 0)
+				die_usage("run",
+					  "--workload: '%s' is not grid "
+					  "or nexmark",
+					  v);
 		} else if (args_opt(&a, "--workers", &v)) {
 			c.workers =
 			    (uint32_t)parse_u64("run", "--workers", v, 1, 1024);

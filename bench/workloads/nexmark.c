@@ -211,12 +211,13 @@ static void
 nx_text(int c, size_t len, uint64_t *rng, char *buf)
 {
 	for (size_t i = 0; i < len; i++) {
-		if (c == NX_TEXT_CARD && i % 5 == 4)
+		/* A card's groups of four digits, and the standard's one
+		 * space in 13 in a nextString (not drawn for a card). */
+		if ((c == NX_TEXT_CARD && i % 5 == 4) ||
+		    (c == NX_TEXT_LETTERS && nx_below(rng, 13) == 0))
 			buf[i] = ' ';
 		else if (c == NX_TEXT_CARD)
 			buf[i] = "0123456789"[nx_below(rng, 10)];
-		else if (c == NX_TEXT_LETTERS && nx_below(rng, 13) == 0)
-			buf[i] = ' ';
 		else
 			buf[i] =
 			    "abcdefghijklmnopqrstuvwxyz"[nx_below(rng, 26)];
