@@ -203,10 +203,12 @@ csv_record(struct reader *r, uint32_t want, uint64_t *first)
 			return rc;
 		break;
 	}
-	/* Quoted texts point into scratch, which may have moved. */
+	/* Quoted texts point into scratch, which may have moved, or is
+	 * still NULL when every quoted text of the input so far was empty
+	 * (NULL + 0 is undefined: the fuzzer found it). */
 	for (uint32_t i = 0; i < r->nf; i++)
 		if (quoted[i])
-			r->f[i].p = r->scratch + offs[i];
+			r->f[i].p = r->scratch ? r->scratch + offs[i] : "";
 	return 0;
 }
 

@@ -165,6 +165,29 @@ Test(csv, quoted_texts_keep_commas_quotes_and_line_breaks)
 	sc_symtab_destroy(t);
 }
 
+/* The first quoted text of an input is empty: no scratch text has been
+ * kept yet (the fuzzer's first finding: NULL + 0 under UBSan). */
+Test(csv, empty_quoted_text_as_the_first_quoted_field_reads_empty)
+{
+	const char *text = "id,name,price\n1,\"\",2\n";
+	struct sc_symtab *t = NULL;
+	struct sc_csv_rows r;
+	struct sc_schema s;
+	const char *got = NULL;
+	size_t len = 1;
+
+	cr_assert_eq(sc_symtab_create(&t), 0);
+	s = schema3(t);
+	cr_assert_eq(
+	    sc_csv_parse("x.csv", text, strlen(text), &s, cols3, 0, &r, NULL),
+	    0, "%s", sc_errmsg());
+	cr_assert_eq(r.n, 1);
+	cr_assert_eq(sc_symtab_lookup(t, r.rows[1], &got, &len), 0);
+	cr_assert_eq(len, 0);
+	sc_csv_rows_fini(&r);
+	sc_symtab_destroy(t);
+}
+
 /* Random rows written and read back are the same rows: doubles bit for
  * bit (the shortest round-tripping digits), texts with quotes and commas. */
 Test(csv, written_rows_read_back_equal)
