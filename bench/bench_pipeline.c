@@ -1,27 +1,41 @@
 /*
  * bench_pipeline.c - frames through edges: subcirc's edges and units
- * against plain threads joined by raw Concurrency Kit rings, in one run.
+ * against peers that run as many threads as subcirc runs workers, in one
+ * run, so that no side is oversubscribed on a machine of 2 cores.
  *
  * Items are rows; a frame is one batch of 1 or 256 rows (one u64 column,
  * weight 1). The source sends batches from a pool built in advance (one
  * more reference each), the sink reads every row's weight and releases
- * the frame, in subject and baseline alike: both do the same per-frame
- * work and differ only in how frames travel and who runs what.
+ * the frame, in subject and peers alike: all do the same per-frame work
+ * and differ only in how frames travel and who runs what.
  *
  *  edge R-row        two threads: producer -> sc_edge -> consumer
  *                    vs the same two threads over a raw ck_ring (spsc).
- *  pipeline R-row    source -> stage -> stage -> sink: four subcirc units
- *                    (toy units that forward frames over sc_edges) on the
- *                    executor and a pool of 2 workers, vs four plain
- *                    threads joined by three raw ck_rings.
+ *  pipeline R-row    source -> stage -> stage -> sink, each stage moving
+ *                    at most B frames a turn (B = 1, 64, 256), on 2
+ *                    threads in every case:
+ *                      subcirc    four toy units over sc_edges on the
+ *                                 executor and a pool of 2 workers;
+ *                      condvar    the same four stages over spsc
+ *                                 ck_rings, run by 2 threads that take
+ *                                 ready stages from one mutex+condvar
+ *                                 queue (a stage that moved frames
+ *                                 readies its neighbours): the plain
+ *                                 way to write a scheduler;
+ *                      raw2       2 threads, each running two fused
+ *                                 stages in turn (source+stage,
+ *                                 stage+sink), one raw ck_ring between
+ *                                 them: no scheduler at all.
  *
- * Raw threads wait by spinning a little and then sched_yield (the machine
- * has 2 cores, the raw pipeline 4 threads); units wait the executor's way
- * (a turn ends, the worker claims the next unit or parks). Each figure is
- * the median of REPS repetitions in items/s; ratio = subcirc / raw.
- * --quick shrinks the sizes for a smoke run; --budget N sets the units'
- * frames per turn (default 256, the edges' capacity); any other argument runs
- * only the cases whose name contains it (e.g. "pipeline").
+ * Waiting threads spin a little and then sched_yield (the raw ones) or
+ * block on the condvar (the condvar pool) or park the executor's way.
+ * Every figure is the median of REPS repetitions, in items/s by the wall
+ * clock (higher is better) and in CPU ns per item, all threads of the
+ * process summed (lower is better: on a shared machine it leaves out the
+ * time others took, and it charges spinning to whoever spins). ratio =
+ * subcirc / peer. --quick shrinks the sizes for a smoke run; --budget N
+ * runs only that budget; any other argument runs only the cases whose
+ * name contains it (e.g. "pipeline").
  */
 #include <ck_ring.h>
 #include <pthread.h>
@@ -96,18 +110,11 @@ sink_frame(struct sc_batch *b)
 	return (uint64_t)w;
 }
 
-/* ---- raw ck_ring threads --------------------------------------------- */
+/* ---- raw ck_ring ------------------------------------------------------- */
 
 struct raw_ring {
 	ck_ring_t ring;
 	struct ck_ring_buffer *slots;
-};
-
-struct raw_stage {
-	struct raw_ring *in, *out; /* NULL at the source / the sink */
-	uint64_t frames;	   /* the source: how many to make */
-	uint32_t rows;		   /* rows per frame */
-	uint64_t items;		   /* the sink: rows received */
 };
 
 static void
@@ -143,60 +150,366 @@ raw_pop(struct raw_ring *r)
 	return b;
 }
 
-static void *
-raw_stage_main(void *arg)
+/* Frames ring r holds now (either end may call it: an estimate). */
+static uint32_t
+raw_size(struct raw_ring *r)
 {
-	struct raw_stage *s = arg;
+	return ck_ring_size(&r->ring);
+}
 
-	if (!s->in) {
-		for (uint64_t i = 0; i < s->frames; i++)
-			raw_push(s->out, make_frame(i));
-		raw_push(s->out, NULL);
-		return NULL;
+/* Frames it takes now without waiting. */
+static uint32_t
+raw_room(struct raw_ring *r)
+{
+	return RING_CAP - 1 - raw_size(r);
+}
+
+/* ---- two raw threads: the edge's peer ------------------------------------ */
+
+struct raw_pair {
+	struct raw_ring ring;
+	uint64_t frames;
+	uint64_t items; /* the consumer: rows received */
+};
+
+static void *
+raw_producer(void *arg)
+{
+	struct raw_pair *p = arg;
+
+	for (uint64_t i = 0; i < p->frames; i++)
+		raw_push(&p->ring, make_frame(i));
+	raw_push(&p->ring, NULL);
+	return NULL;
+}
+
+static void *
+raw_consumer(void *arg)
+{
+	struct raw_pair *p = arg;
+	struct sc_batch *b;
+
+	while ((b = raw_pop(&p->ring)) != NULL)
+		p->items += sink_frame(b);
+	return NULL;
+}
+
+/* Wall and all threads' CPU time of one case. */
+struct took {
+	uint64_t wall, cpu; /* ns */
+};
+
+static struct took
+took_now(void)
+{
+	struct took t = {sc_bench_now_ns(), sc_bench_process_cpu_ns()};
+
+	return t;
+}
+
+static struct took
+took_since(struct took t0)
+{
+	struct took t1 = took_now();
+
+	t1.wall -= t0.wall;
+	t1.cpu -= t0.cpu;
+	return t1;
+}
+
+static struct took
+run_raw_pair(uint64_t frames, uint32_t rows)
+{
+	struct raw_pair p = {.frames = frames};
+	pthread_t a, b;
+	struct took t0 = took_now(), t;
+
+	raw_ring_init(&p.ring);
+	if (pthread_create(&b, NULL, raw_consumer, &p) != 0 ||
+	    pthread_create(&a, NULL, raw_producer, &p) != 0)
+		sc_bench_fail("pthread_create");
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	t = took_since(t0);
+	if (p.items != frames * rows)
+		sc_bench_fail("raw pair: items lost");
+	free(p.ring.slots);
+	return t;
+}
+
+/* ---- raw2: two threads, two fused stages each ---------------------------- */
+
+/*
+ * Thread A runs the source and the first stage in turn: the source puts
+ * up to `budget` frames on A's own queue (a plain array, A alone uses
+ * it), the stage moves up to `budget` of them onto the ring to B. Thread
+ * B runs the second stage (ring -> B's own queue) and the sink in turn.
+ * Four stages and three hops, as in the other pipelines, on 2 threads.
+ */
+struct local_q {
+	struct sc_batch *f[RING_CAP];
+	uint32_t head, n;
+};
+
+static void
+local_put(struct local_q *q, struct sc_batch *b)
+{
+	q->f[(q->head + q->n++) % RING_CAP] = b;
+}
+
+static struct sc_batch *
+local_take(struct local_q *q)
+{
+	struct sc_batch *b = q->f[q->head];
+
+	q->head = (q->head + 1) % RING_CAP;
+	q->n--;
+	return b;
+}
+
+struct raw2 {
+	struct raw_ring mid;
+	uint64_t frames;
+	uint32_t budget;
+	uint64_t items;
+	_Atomic bool sent_all; /* A has put every frame on the ring */
+};
+
+static void *
+raw2_front(void *arg)
+{
+	struct raw2 *p = arg;
+	struct local_q q = {.n = 0};
+	uint64_t next = 0;
+	unsigned idle = 0;
+
+	while (next < p->frames || q.n) {
+		uint32_t moved = 0;
+
+		for (uint32_t k = 0;
+		     k < p->budget && q.n < RING_CAP && next < p->frames;
+		     k++, moved++)
+			local_put(&q, make_frame(next++));
+		for (uint32_t k = 0, room = raw_room(&p->mid);
+		     k < p->budget && q.n && k < room; k++, moved++)
+			if (!ck_ring_enqueue_spsc(&p->mid.ring, p->mid.slots,
+						  local_take(&q)))
+				sc_bench_fail("raw2: ring room miscounted");
+		idle = moved ? 0 : idle + 1;
+		if (idle >= SPINS)
+			sched_yield();
 	}
-	for (;;) {
-		struct sc_batch *b = raw_pop(s->in);
+	atomic_store(&p->sent_all, true);
+	return NULL;
+}
 
-		if (s->out) {
-			raw_push(s->out, b);
-		} else if (b) {
-			s->items += sink_frame(b);
-		}
-		if (!b)
+static void *
+raw2_back(void *arg)
+{
+	struct raw2 *p = arg;
+	struct local_q q = {.n = 0};
+	unsigned idle = 0;
+
+	for (;;) {
+		bool last = atomic_load(&p->sent_all);
+		uint32_t moved = 0;
+		struct sc_batch *b;
+
+		for (uint32_t k = 0;
+		     k < p->budget && q.n < RING_CAP &&
+		     ck_ring_dequeue_spsc(&p->mid.ring, p->mid.slots, &b);
+		     k++, moved++)
+			local_put(&q, b);
+		for (uint32_t k = 0; k < p->budget && q.n; k++, moved++)
+			p->items += sink_frame(local_take(&q));
+		if (!moved && last && raw_size(&p->mid) == 0 && !q.n)
 			return NULL;
+		idle = moved ? 0 : idle + 1;
+		if (idle >= SPINS)
+			sched_yield();
 	}
 }
 
-/* `n` threads joined by n - 1 raw rings; returns items/s. */
-static double
-run_raw(int n, uint64_t frames, uint32_t rows)
+static struct took
+run_raw2(uint64_t frames, uint32_t rows, uint32_t budget)
 {
-	struct raw_ring rings[STAGES - 1];
-	struct raw_stage st[STAGES];
-	pthread_t th[STAGES];
-	uint64_t t0, t1;
+	struct raw2 p = {.frames = frames, .budget = budget};
+	pthread_t a, b;
+	struct took t0, t;
 
-	memset(st, 0, sizeof(st));
-	for (int i = 0; i < n - 1; i++)
-		raw_ring_init(&rings[i]);
-	for (int i = 0; i < n; i++) {
-		st[i].in = i > 0 ? &rings[i - 1] : NULL;
-		st[i].out = i < n - 1 ? &rings[i] : NULL;
-		st[i].frames = frames;
-		st[i].rows = rows;
+	atomic_init(&p.sent_all, false);
+	raw_ring_init(&p.mid);
+	t0 = took_now();
+	if (pthread_create(&b, NULL, raw2_back, &p) != 0 ||
+	    pthread_create(&a, NULL, raw2_front, &p) != 0)
+		sc_bench_fail("pthread_create");
+	pthread_join(a, NULL);
+	pthread_join(b, NULL);
+	t = took_since(t0);
+	if (p.items != frames * rows)
+		sc_bench_fail("raw2: items lost");
+	free(p.mid.slots);
+	return t;
+}
+
+/* ---- condvar: 2 threads, a mutex+condvar queue of ready stages --------- */
+
+/*
+ * The executor's protocol written the plain way: a stage is queued at
+ * most once (`queued`), runs on one thread at a time (`running`), and a
+ * kick while it runs (`again`) queues it once more when its turn ends. A
+ * turn moves at most `budget` frames, as many as the output has room
+ * for; a turn that moved frames kicks both neighbours (the consumer has
+ * input, the producer room); one that stopped at the budget with input
+ * left queues itself again. The rings between stages are spsc ck_rings,
+ * so a turn takes no lock; the lock guards only the queue and the flags.
+ */
+struct cv_stage {
+	struct raw_ring *in, *out; /* NULL at the source / the sink */
+	uint64_t next;		   /* the source: frames made */
+	bool queued, running, again;
+};
+
+struct cv_pool {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct cv_stage st[STAGES];
+	uint32_t ready[STAGES]; /* a FIFO of stage indexes */
+	uint32_t head, n;
+	uint64_t frames;
+	uint32_t budget;
+	uint64_t items, want; /* the sink's rows; all of them */
+	bool done;
+};
+
+/* Queue stage i unless it is queued; if it runs, once more after. Under
+ * the lock. */
+static void
+cv_kick(struct cv_pool *p, uint32_t i)
+{
+	struct cv_stage *s = &p->st[i];
+
+	if (s->running) {
+		s->again = true;
+		return;
 	}
-	t0 = sc_bench_now_ns();
-	for (int i = n - 1; i >= 0; i--)
-		if (pthread_create(&th[i], NULL, raw_stage_main, &st[i]) != 0)
+	if (s->queued)
+		return;
+	s->queued = true;
+	p->ready[(p->head + p->n++) % STAGES] = i;
+	(void)pthread_cond_signal(&p->cv);
+}
+
+/* One turn of stage i; returns frames moved, *more if it stopped at the
+ * budget with work left. */
+static uint32_t
+cv_turn(struct cv_pool *p, uint32_t i, bool *more)
+{
+	struct cv_stage *s = &p->st[i];
+	uint32_t room = s->out ? raw_room(s->out) : UINT32_MAX, n = 0;
+	struct sc_batch *b;
+
+	*more = false;
+	if (!s->in) {
+		if (!s->out)
+			sc_bench_fail("condvar: a stage with neither end");
+		for (; n < p->budget && n < room && s->next < p->frames; n++)
+			if (!ck_ring_enqueue_spsc(&s->out->ring, s->out->slots,
+						  make_frame(s->next++)))
+				sc_bench_fail("condvar: room miscounted");
+		*more = n == p->budget && s->next < p->frames;
+		return n;
+	}
+	for (; n < p->budget && n < room &&
+	       ck_ring_dequeue_spsc(&s->in->ring, s->in->slots, &b);
+	     n++) {
+		if (!s->out) {
+			p->items += sink_frame(b); /* one sink: no race */
+		} else if (!ck_ring_enqueue_spsc(&s->out->ring, s->out->slots,
+						 b)) {
+			sc_bench_fail("condvar: room miscounted");
+		}
+	}
+	*more = n == p->budget && raw_size(s->in) > 0;
+	return n;
+}
+
+static void *
+cv_worker(void *arg)
+{
+	struct cv_pool *p = arg;
+
+	(void)pthread_mutex_lock(&p->mu);
+	for (;;) {
+		uint32_t i, moved;
+		bool more;
+
+		while (!p->n && !p->done)
+			(void)pthread_cond_wait(&p->cv, &p->mu);
+		if (p->done)
+			break;
+		i = p->ready[p->head];
+		p->head = (p->head + 1) % STAGES;
+		p->n--;
+		p->st[i].queued = false;
+		p->st[i].running = true;
+		(void)pthread_mutex_unlock(&p->mu);
+		moved = cv_turn(p, i, &more);
+		(void)pthread_mutex_lock(&p->mu);
+		p->st[i].running = false;
+		if (p->st[i].again || more) {
+			p->st[i].again = false;
+			cv_kick(p, i);
+		}
+		if (moved && i > 0)
+			cv_kick(p, i - 1);
+		if (moved && i < STAGES - 1)
+			cv_kick(p, i + 1);
+		if (i == STAGES - 1 && p->items == p->want) {
+			p->done = true;
+			(void)pthread_cond_broadcast(&p->cv);
+		}
+	}
+	(void)pthread_mutex_unlock(&p->mu);
+	return NULL;
+}
+
+static struct took
+run_condvar(uint64_t frames, uint32_t rows, uint32_t budget)
+{
+	static struct cv_pool p;
+	struct raw_ring rings[STAGES - 1];
+	pthread_t th[2];
+	struct took t0, t;
+
+	memset(&p, 0, sizeof(p));
+	if (pthread_mutex_init(&p.mu, NULL) != 0 ||
+	    pthread_cond_init(&p.cv, NULL) != 0)
+		sc_bench_fail("pthread init");
+	p.frames = frames;
+	p.budget = budget;
+	p.want = frames * rows;
+	for (int i = 0; i < STAGES - 1; i++)
+		raw_ring_init(&rings[i]);
+	for (int i = 0; i < STAGES; i++) {
+		p.st[i].in = i > 0 ? &rings[i - 1] : NULL;
+		p.st[i].out = i < STAGES - 1 ? &rings[i] : NULL;
+	}
+	t0 = took_now();
+	cv_kick(&p, 0);
+	for (int i = 0; i < 2; i++)
+		if (pthread_create(&th[i], NULL, cv_worker, &p) != 0)
 			sc_bench_fail("pthread_create");
-	for (int i = 0; i < n; i++)
+	for (int i = 0; i < 2; i++)
 		pthread_join(th[i], NULL);
-	t1 = sc_bench_now_ns();
-	if (st[n - 1].items != frames * rows)
-		sc_bench_fail("raw: items lost");
-	for (int i = 0; i < n - 1; i++)
+	t = took_since(t0);
+	if (p.items != p.want)
+		sc_bench_fail("condvar: items lost");
+	for (int i = 0; i < STAGES - 1; i++)
 		free(rings[i].slots);
-	return (double)(frames * rows) * 1e9 / (double)(t1 - t0);
+	(void)pthread_cond_destroy(&p.cv);
+	(void)pthread_mutex_destroy(&p.mu);
+	return t;
 }
 
 /* ---- two threads over an sc_edge ---------------------------------------
@@ -261,28 +574,28 @@ edge_consumer(void *arg)
 	}
 }
 
-static double
+static struct took
 run_edge_pair(uint64_t frames, uint32_t rows)
 {
 	struct sc_edge_opts o = {.ncols = 1, .capacity = RING_CAP};
 	struct edge_pair p = {.frames = frames, .rows = rows};
 	pthread_t a, b;
-	uint64_t t0, t1;
+	struct took t0, t;
 
 	atomic_init(&p.done, false);
 	if (sc_edge_create(&o, &p.edge) != 0)
 		sc_bench_fail("sc_edge_create");
-	t0 = sc_bench_now_ns();
+	t0 = took_now();
 	if (pthread_create(&b, NULL, edge_consumer, &p) != 0 ||
 	    pthread_create(&a, NULL, edge_producer, &p) != 0)
 		sc_bench_fail("pthread_create");
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
-	t1 = sc_bench_now_ns();
+	t = took_since(t0);
 	if (p.items != frames * rows)
 		sc_bench_fail("edge: items lost");
 	sc_edge_destroy(p.edge);
-	return (double)(frames * rows) * 1e9 / (double)(t1 - t0);
+	return t;
 }
 
 /* ---- four units on the executor ------------------------------------------
@@ -450,8 +763,8 @@ static const struct sc_unit_ops toy_ops = {
     .destroy = toy_destroy,
 };
 
-/* The unit pipeline on `workers` workers; returns items/s. */
-static double
+/* The unit pipeline on `workers` workers. */
+static struct took
 run_units(uint64_t frames, uint32_t rows, uint32_t workers, uint32_t budget)
 {
 	struct sc_edge_opts o = {.ncols = 1, .capacity = RING_CAP};
@@ -460,7 +773,7 @@ run_units(uint64_t frames, uint32_t rows, uint32_t workers, uint32_t budget)
 	struct sc_exec *ex;
 	struct sc_pool *pool;
 	uint32_t ids[STAGES];
-	uint64_t t0, t1;
+	struct took t0, t;
 
 	memset(toys, 0, sizeof(toys));
 	if (sc_exec_create(NULL, &ex) != 0)
@@ -482,12 +795,12 @@ run_units(uint64_t frames, uint32_t rows, uint32_t workers, uint32_t budget)
 	}
 	if (sc_pool_create(ex, &po, &pool) != 0)
 		sc_bench_fail("sc_pool_create");
-	t0 = sc_bench_now_ns();
+	t0 = took_now();
 	if (sc_exec_kick(ex, ids[0]) != 0)
 		sc_bench_fail("sc_exec_kick");
 	if (sc_exec_wait_idle(ex, 60ull * 1000000000ull, NULL) != 0)
 		sc_bench_fail("sc_exec_wait_idle");
-	t1 = sc_bench_now_ns();
+	t = took_since(t0);
 	if (sc_pool_finish(pool, NULL) != 0)
 		sc_bench_fail("sc_pool_finish");
 	if (atomic_load(&toys[STAGES - 1].items) != frames * rows) {
@@ -501,7 +814,7 @@ run_units(uint64_t frames, uint32_t rows, uint32_t workers, uint32_t budget)
 		sc_edge_destroy(toys[i].out);
 	if (sc_exec_destroy(ex) != 0)
 		sc_bench_fail("sc_exec_destroy");
-	return (double)(frames * rows) * 1e9 / (double)(t1 - t0);
+	return t;
 }
 
 /* ---- driver ---------------------------------------------------------------
@@ -511,17 +824,39 @@ run_units(uint64_t frames, uint32_t rows, uint32_t workers, uint32_t budget)
  * run; NULL runs all. */
 static const char *case_filter;
 
-/* Frames per turn for the units (--budget N). The default is the edges'
- * capacity, so one turn can fill or drain an edge: on this machine it
- * measured ~1.3x the throughput of a budget of 64 (fewer turns, fewer
- * hand-offs through the executor per frame). */
-static uint32_t unit_budget = RING_CAP;
+/* --budget N: only that budget (0: 1, 64 and 256). */
+static uint32_t only_budget;
 
+/* Emit one subject figure against one peer, by wall clock (items/s) and
+ * by CPU (ns per item, all threads). */
 static void
-measure(const char *kase, uint64_t frames, uint32_t rows, bool pipeline)
+emit_vs(const char *name, struct took *ours, struct took *peer,
+	const char *peer_name, int reps, double items)
 {
-	double ours[REPS], raw[REPS];
-	char name[96];
+	double ow[REPS], oc[REPS], pw[REPS], pc[REPS];
+	char k[160];
+
+	for (int r = 0; r < reps; r++) {
+		ow[r] = items * 1e9 / (double)ours[r].wall;
+		pw[r] = items * 1e9 / (double)peer[r].wall;
+		oc[r] = (double)ours[r].cpu / items;
+		pc[r] = (double)peer[r].cpu / items;
+	}
+	(void)snprintf(k, sizeof(k), "%s [wall]", name);
+	sc_bench_emit("pipeline", k, "items/s",
+		      sc_bench_median(ow, (size_t)reps), peer_name,
+		      sc_bench_median(pw, (size_t)reps));
+	(void)snprintf(k, sizeof(k), "%s [cpu]", name);
+	sc_bench_emit("pipeline", k, "ns/item (CPU, all threads)",
+		      sc_bench_median(oc, (size_t)reps), peer_name,
+		      sc_bench_median(pc, (size_t)reps));
+}
+
+/* One edge: sc_edge between two threads against a raw ck_ring. */
+static void
+measure_edge(const char *kase, uint64_t frames, uint32_t rows)
+{
+	struct took ours[REPS], raw[REPS];
 	int reps = sc_bench_quick() ? 3 : REPS;
 
 	if (case_filter && !strstr(kase, case_filter))
@@ -529,41 +864,61 @@ measure(const char *kase, uint64_t frames, uint32_t rows, bool pipeline)
 	frames_pool_build(rows);
 	/* Interleaved, so a noisy moment hurts both sides alike. */
 	for (int r = 0; r < reps; r++) {
-		raw[r] = pipeline ? run_raw(STAGES, frames, rows)
-				  : run_raw(2, frames, rows);
-		ours[r] = pipeline ? run_units(frames, rows, 2, unit_budget)
-				   : run_edge_pair(frames, rows);
+		raw[r] = run_raw_pair(frames, rows);
+		ours[r] = run_edge_pair(frames, rows);
 	}
-	if (pipeline)
-		(void)snprintf(name, sizeof(name), "%s (2 workers, budget %u)",
-			       kase, unit_budget);
-	else
-		(void)snprintf(name, sizeof(name), "%s", kase);
-	sc_bench_emit("pipeline", name, "items/s",
-		      sc_bench_median(ours, (size_t)reps),
-		      pipeline ? "4 threads + raw ck_ring" : "raw ck_ring",
-		      sc_bench_median(raw, (size_t)reps));
+	emit_vs(kase, ours, raw, "raw ck_ring, 2 threads", reps,
+		(double)(frames * rows));
+}
+
+/* The 4-stage pipeline at one budget: the units on 2 workers against the
+ * condvar pool of 2 threads and raw2, interleaved. */
+static void
+measure_pipeline(const char *kase, uint64_t frames, uint32_t rows,
+		 uint32_t budget)
+{
+	struct took ours[REPS], cv[REPS], raw[REPS];
+	int reps = sc_bench_quick() ? 3 : REPS;
+	char name[128];
+
+	if (case_filter && !strstr(kase, case_filter))
+		return;
+	if (only_budget && budget != only_budget)
+		return;
+	frames_pool_build(rows);
+	for (int r = 0; r < reps; r++) {
+		ours[r] = run_units(frames, rows, 2, budget);
+		cv[r] = run_condvar(frames, rows, budget);
+		raw[r] = run_raw2(frames, rows, budget);
+	}
+	(void)snprintf(name, sizeof(name), "%s, 2 threads, budget %u", kase,
+		       budget);
+	emit_vs(name, ours, cv, "mutex+condvar queue of stages, 2 threads",
+		reps, (double)(frames * rows));
+	emit_vs(name, ours, raw, "raw2: 2 threads x 2 fused stages, ck_ring",
+		reps, (double)(frames * rows));
 }
 
 int
 main(int argc, char **argv)
 {
+	static const uint32_t budgets[] = {1, 64, 256};
 	bool quick = sc_bench_init(argc, argv);
-	uint64_t small = quick ? 100000 : 5000000;
-	uint64_t big = quick ? 2000 : 200000;
+	uint64_t small = quick ? 100000 : 2000000;
+	uint64_t big = quick ? 2000 : 100000;
 
 	for (int i = 1; i < argc; i++) {
 		if (strcmp(argv[i], "--budget") == 0 && i + 1 < argc)
-			unit_budget = (uint32_t)strtoul(argv[++i], NULL, 10);
+			only_budget = (uint32_t)strtoul(argv[++i], NULL, 10);
 		else if (argv[i][0] != '-')
 			case_filter = argv[i];
 	}
-	if (unit_budget == 0)
-		unit_budget = RING_CAP;
-	measure("edge 1-row", small, 1, false);
-	measure("edge 256-row", big, 256, false);
-	measure("pipeline 1-row", small, 1, true);
-	measure("pipeline 256-row", big, 256, true);
+	measure_edge("edge 1-row", small, 1);
+	measure_edge("edge 256-row", big, 256);
+	for (size_t b = 0; b < sizeof(budgets) / sizeof(budgets[0]); b++) {
+		measure_pipeline("pipeline 1-row", small, 1, budgets[b]);
+		measure_pipeline("pipeline 256-row", big, 256, budgets[b]);
+	}
 	frames_pool_free();
 	return 0;
 }

@@ -102,6 +102,31 @@ print_json_string(const char *s)
 	putchar('"');
 }
 
+/* Whether unit starts with word w, followed by its end, '/' or ' '. */
+static bool
+unit_starts(const char *unit, const char *w)
+{
+	size_t n = strlen(w);
+
+	return !strncmp(unit, w, n) &&
+	       (unit[n] == 0 || unit[n] == '/' || unit[n] == ' ');
+}
+
+const char *
+sc_bench_better(const char *unit)
+{
+	static const char *const lower[] = {"ns",    "us", "ms",	  "s",
+					    "bytes", "Ir", "instructions"};
+	size_t n = strlen(unit);
+
+	if (n > 2 && !strcmp(unit + n - 2, "/s"))
+		return "higher";
+	for (size_t i = 0; i < sizeof(lower) / sizeof(lower[0]); i++)
+		if (unit_starts(unit, lower[i]))
+			return "lower";
+	return NULL;
+}
+
 void
 sc_bench_emit(const char *bench, const char *kase, const char *unit,
 	      double value, const char *baseline, double baseline_value)
@@ -112,6 +137,11 @@ sc_bench_emit(const char *bench, const char *kase, const char *unit,
 	print_json_string(kase);
 	printf(", \"unit\": ");
 	print_json_string(unit);
+	printf(", \"better\": ");
+	if (sc_bench_better(unit))
+		print_json_string(sc_bench_better(unit));
+	else
+		printf("null");
 	printf(", \"value\": %.6g, \"baseline\": ", value);
 	if (baseline) {
 		print_json_string(baseline);

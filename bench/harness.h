@@ -6,11 +6,15 @@
  * object per line:
  *
  *   {"bench": "consolidate", "case": "1M u64x2", "unit": "Mrec/s",
- *    "value": 31.2, "baseline": "qsort+compact", "baseline_value": 9.8,
- *    "ratio": 3.18}
+ *    "better": "higher", "value": 31.2, "baseline": "qsort+compact",
+ *    "baseline_value": 9.8, "ratio": 3.18}
  *
- * ratio = value / baseline_value. `--quick` (or SC_BENCH_QUICK=1) asks for
- * smaller sizes and fewer repetitions, for smoke runs in tools/run.
+ * ratio = value / baseline_value, so whether a ratio above 1 is good
+ * depends on "better": "higher" for rates (a unit ending in "/s"),
+ * "lower" for times, sizes and counts of work (a unit starting with ns,
+ * us, ms, s, bytes, Ir or instructions); sc_bench_better says which. `--quick`
+ * (or SC_BENCH_QUICK=1) asks for smaller sizes and fewer repetitions, for smoke
+ * runs in tools/run.
  */
 #ifndef SC_BENCH_HARNESS_H
 #define SC_BENCH_HARNESS_H
@@ -54,8 +58,15 @@ bool sc_bench_quick(void);
 double sc_bench_median(double *v, size_t n);
 
 /*
- * sc_bench_emit - print one result line. `baseline` may be NULL when a
- * figure has no peer (then baseline_value and ratio are printed as null).
+ * sc_bench_better - "higher" or "lower", whichever is better for a figure
+ * in `unit` (see the top), or NULL when the unit says neither.
+ */
+const char *sc_bench_better(const char *unit);
+
+/*
+ * sc_bench_emit - print one result line, with its "better" field. `baseline`
+ * may be NULL when a figure has no peer (then baseline_value and ratio are
+ * printed as null).
  */
 void sc_bench_emit(const char *bench, const char *kase, const char *unit,
 		   double value, const char *baseline, double baseline_value);

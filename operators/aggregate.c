@@ -26,6 +26,7 @@ struct pending {
 	const uint64_t *key;  /* k words, in the delta */
 	struct sc__gstate st; /* the new state */
 	struct sc_xsum xs;    /* the new exact sum (if exact), owned */
+	int dwide;	      /* change in the live groups out of range */
 };
 
 struct sc_aggregate {
@@ -34,9 +35,10 @@ struct sc_aggregate {
 	bool exact;		       /* f64 SUM or any AVG: exact sums */
 	bool permuted;		       /* trace rows are (key, value, rest) */
 	uint32_t perm[SC_SCHEMA_MAX_COLS]; /* input column of trace column i */
-	uint32_t vpos;		     /* the value's column in trace rows */
-	struct sc_trace *t;	     /* the integral, in trace column order */
-	uint64_t mass;		     /* sum of |w| ever inserted, saturating */
+	uint32_t vpos;	    /* the value's column in trace rows */
+	struct sc_trace *t; /* the integral, in trace column order */
+	uint64_t mass;	    /* sum of |w| ever inserted, saturating */
+	size_t nwide; /* live groups whose value is outside int64 (no row) */
 	struct sc__groups g;	     /* group states (COUNT/SUM/AVG) */
 	struct pending *pend;	     /* phase-1 scratch */
 	size_t npend, pend_cap;	     /* in use, allocated */
@@ -209,25 +211,82 @@ push_change(struct sc_aggregate *agg, const uint64_t *key, bool was,
 
 /* --- COUNT, SUM, AVG ------------------------------------------------------ */
 
-/* The output word of a group state. */
-static uint64_t
+/* --- wide integers: two's complement words, low first ------------------ */
+
+/* w (n words) += p; the bounds in groups_int.h rule out an overflow. */
+static void
+wide_add(uint64_t *w, size_t n, __int128 p)
+{
+	unsigned __int128 u = (unsigned __int128)p, t;
+	uint64_t ext = p < 0 ? UINT64_MAX : 0, carry = 0, add;
+
+	for (size_t i = 0; i < n; i++) {
+		add = i == 0 ? (uint64_t)u : i == 1 ? (uint64_t)(u >> 64) : ext;
+		t = (unsigned __int128)w[i] + add + carry;
+		w[i] = (uint64_t)t;
+		carry = (uint64_t)(t >> 64);
+	}
+}
+
+/* Whether w (n words) is an int64; if so *out is its value. */
+static bool
+wide_i64(const uint64_t *w, size_t n, int64_t *out)
+{
+	uint64_t ext = w[0] >> 63 ? UINT64_MAX : 0;
+
+	for (size_t i = 1; i < n; i++)
+		if (w[i] != ext)
+			return false;
+	*out = (int64_t)w[0];
+	return true;
+}
+
+/* A 128-bit count as a double (rounded once). */
+static double
+wide_double(const uint64_t c[2])
+{
+	return (double)(__int128)(((unsigned __int128)c[1] << 64) | c[0]);
+}
+
+/*
+ * The output word of a group state into *out, or false if the value is
+ * outside int64 (COUNT, or SUM over an integer column): then the group has
+ * no output row. An AVG whose count is outside int64 reads the exact sum
+ * rounded, divided by the count rounded (three roundings, but a function
+ * of the group's integral all the same).
+ */
+static bool
 state_value(const struct sc_aggregate *agg, const struct sc__gstate *st,
-	    const struct sc_xsum *xs)
+	    const struct sc_xsum *xs, uint64_t *out)
 {
 	double v = NAN;
+	int64_t x;
 
 	switch (agg->spec.kind) {
 	case SC_AGG_COUNT:
-		return sc_enc_i64(st->count);
+		if (!wide_i64(st->count, 2, &x))
+			return false;
+		*out = sc_enc_i64(x);
+		return true;
 	case SC_AGG_SUM:
-		if (!agg->exact)
-			return sc_enc_i64(st->isum);
+		if (!agg->exact) {
+			if (!wide_i64(st->isum, 3, &x))
+				return false;
+			*out = sc_enc_i64(x);
+			return true;
+		}
 		(void)sc_xsum_read(xs, &v);
-		return sc_enc_f64(v);
+		*out = sc_enc_f64(v);
+		return true;
 	default: /* AVG; a zero count (negative weights) reads NaN */
-		if (st->count != 0)
-			(void)sc_xsum_mean(xs, st->count, &v);
-		return sc_enc_f64(v);
+		if (!wide_i64(st->count, 2, &x)) {
+			(void)sc_xsum_read(xs, &v);
+			v /= wide_double(st->count);
+		} else if (x != 0) {
+			(void)sc_xsum_mean(xs, x, &v);
+		}
+		*out = sc_enc_f64(v);
+		return true;
 	}
 }
 
@@ -297,6 +356,8 @@ too_big(const char *what)
 /*
  * The delta's rows [i, e) of one group: the new state into *pd (pd->xs
  * initialised here when exact; the caller finalises it on failure too).
+ * Only a row's integrated weight can leave int64 here (the trace's limit):
+ * the count and the sum are wide, so a partial integral never fails.
  */
 static int
 group_fold(struct sc_aggregate *agg, struct sc__probe *p,
@@ -305,11 +366,18 @@ group_fold(struct sc_aggregate *agg, struct sc__probe *p,
 	const struct sc_aggregate_spec *s = &agg->spec;
 	const struct sc__gstate *old =
 	    pd->idx == SC__GROUPS_NONE ? NULL : &agg->g.st[pd->idx];
-	__int128 live = old ? old->live : 0, cnt = old ? old->count : 0;
-	__int128 sum = old ? old->isum : 0;
-	int64_t was, now, w;
+	bool isum = s->kind == SC_AGG_SUM && !agg->exact;
+	/* The delta's own count and sum, folded into the wide state at the
+	 * end: fewer than 2^64 int64 weights cannot overflow dc, and ds is
+	 * flushed whenever the next product would overflow it. */
+	__int128 dc = 0, ds = 0, prod, t;
+	int64_t live = old ? old->live : 0, was, now, w;
 	int rc = 0;
 
+	if (old)
+		pd->st = *old;
+	else
+		memset(&pd->st, 0, sizeof(pd->st));
 	for (; i < e; i++) {
 		const uint64_t *row = sc_batch_row(d, i);
 
@@ -320,24 +388,25 @@ group_fold(struct sc_aggregate *agg, struct sc__probe *p,
 		if (__builtin_add_overflow(was, w, &now))
 			return too_big("row weight");
 		live += (now != 0) - (was != 0);
-		cnt += w;
-		if (s->kind == SC_AGG_SUM && !agg->exact &&
-		    __builtin_add_overflow(
-			sum, int_product(s->col_type, row[s->col], w), &sum))
-			return too_big("sum");
+		dc += w;
+		if (isum) {
+			prod = int_product(s->col_type, row[s->col], w);
+			if (__builtin_add_overflow(ds, prod, &t)) {
+				wide_add(pd->st.isum, 3, ds);
+				t = prod;
+			}
+			ds = t;
+		}
 		if (agg->exact)
 			rc =
 			    xsum_add_word(&pd->xs, s->col_type, row[s->col], w);
 		if (rc)
 			return rc;
 	}
-	if (cnt > INT64_MAX || cnt < INT64_MIN)
-		return too_big("count");
-	if (sum > INT64_MAX || sum < INT64_MIN)
-		return too_big("sum");
-	pd->st.live = (int64_t)live;
-	pd->st.count = (int64_t)cnt;
-	pd->st.isum = (int64_t)sum;
+	pd->st.live = live;
+	wide_add(pd->st.count, 2, dc);
+	if (isum)
+		wide_add(pd->st.isum, 3, ds);
 	return 0;
 }
 
@@ -349,6 +418,7 @@ group_step(struct sc_aggregate *agg, struct sc__probe *p,
 	struct pending *pd = &agg->pend[agg->npend];
 	const struct sc__gstate *old;
 	uint64_t ov = 0, nv = 0;
+	bool was = false, is = false;
 	int rc = 0;
 
 	pd->key = sc_batch_row(d, i);
@@ -364,13 +434,19 @@ group_step(struct sc_aggregate *agg, struct sc__probe *p,
 		rc = group_fold(agg, p, d, i, e, pd);
 	if (rc)
 		return rc;
-	if (old && old->live > 0)
-		ov = state_value(agg, old,
-				 agg->exact ? &agg->g.xs[pd->idx] : NULL);
-	if (pd->st.live > 0)
-		nv = state_value(agg, &pd->st, agg->exact ? &pd->xs : NULL);
-	return push_change(agg, pd->key, old && old->live > 0, ov,
-			   pd->st.live > 0, nv);
+	/* A live group out of range has no row, and is counted in nwide. */
+	pd->dwide = 0;
+	if (old && old->live > 0) {
+		was = state_value(agg, old,
+				  agg->exact ? &agg->g.xs[pd->idx] : NULL, &ov);
+		pd->dwide -= !was;
+	}
+	if (pd->st.live > 0) {
+		is =
+		    state_value(agg, &pd->st, agg->exact ? &pd->xs : NULL, &nv);
+		pd->dwide += !is;
+	}
+	return push_change(agg, pd->key, was, ov, is, nv);
 }
 
 static int
@@ -391,6 +467,10 @@ groups_apply(struct sc_aggregate *agg)
 	for (size_t i = 0; i < agg->npend; i++) {
 		struct pending *pd = &agg->pend[i];
 
+		if (pd->dwide > 0)
+			agg->nwide++;
+		else if (pd->dwide < 0)
+			agg->nwide--;
 		if (pd->idx == SC__GROUPS_NONE) {
 			if (pd->st.live > 0)
 				(void)sc__groups_insert(&agg->g, pd->key,
@@ -615,4 +695,19 @@ sc_aggregate_bytes(const struct sc_aggregate *agg)
 		return 0;
 	return sc_trace_bytes(agg->t) + sc__groups_bytes(&agg->g) +
 	       sc__fences_bytes(&agg->fences);
+}
+
+int
+sc_aggregate_check(const struct sc_aggregate *agg)
+{
+	if (!agg)
+		return sc__fail(SC_EINVAL,
+				"sc_aggregate_check: aggregate is NULL");
+	if (agg->nwide == 0)
+		return 0;
+	return sc__fail(SC_EOVERFLOW,
+			"sc_aggregate_check: %zu group%s %s outside int64 "
+			"(no output row)",
+			agg->nwide, agg->nwide == 1 ? "'s" : "s'",
+			agg->spec.kind == SC_AGG_COUNT ? "count is" : "sum is");
 }

@@ -3,17 +3,18 @@
  *
  * An aggregate groups its input rows by their first k columns and emits,
  * for every group whose integrated input is non-empty (has a row of
- * non-zero integrated weight), one output row (key[0..k), value) of weight
- * 1. When a step changes a group's value, it emits -(key, old) and
+ * non-zero integrated weight) and whose value an i64 can hold (see
+ * "Values outside int64"), one output row (key[0..k), value) of weight 1.
+ * When a step changes a group's value, it emits -(key, old) and
  * +(key, new); a group that appears emits only the +, one that empties only
  * the -. So the integral of the output is always the aggregate of the
- * integral of the input.
+ * integral of the input, however the input was cut into steps.
  *
  * The values, with w the integrated weight of a row and v its value column:
  *
  *   COUNT  sum of w over the group (i64). `col` is ignored.
- *   SUM    sum of w * v. Over an i64 or u64 column: i64, and a sum (or a
- *          count) that leaves int64 is SC_EOVERFLOW. Over an f64 column:
+ *   SUM    sum of w * v. Over an i64 or u64 column: i64 (see "Values
+ *          outside int64" below). Over an f64 column:
  *          f64, kept EXACTLY by an sc_xsum (xsum.h: a row of weight w adds
  *          w * v with no rounding) and rounded once when read, so adding
  *          and retracting values never drifts.
@@ -38,6 +39,24 @@
  *     MIN and MAX look at live rows instead, in the encoding's order where
  *     NaN is above +inf: MAX of that same group is NaN.
  *
+ * Values outside int64. A group's count and integer sum are kept exactly in
+ * wider integers (128 and 192 bits: a group holds fewer than 2^64 rows, each
+ * of int64 weight, so neither can overflow), so that no step fails because
+ * a PARTIAL integral passes int64: how a schedule groups deltas into steps
+ * (+INT64_MAX, then +1, then -1, in one step or in three) never matters.
+ * The rule: a live group whose COUNT, or integer SUM, is outside int64 has
+ * NO output row (its row is retracted when the value leaves int64, and
+ * emitted again when it comes back), since an i64 column cannot encode it.
+ * So the integral of the output is still a function of the integral of the
+ * input alone. That such a value is an error is reported by
+ * sc_aggregate_check, a read of the current integral: SC_EOVERFLOW while
+ * any live group's value is outside int64, 0 once none is; read after the
+ * input has settled, it names exactly the settled values that do not fit.
+ * AVG is an f64 and always has a row: with a count outside int64 it reads
+ * the exact sum rounded divided by the count rounded. A row's integrated
+ * weight is still an int64 (trace.h): a step that would take one outside
+ * int64 fails, partial or not (see Errors).
+ *
  * State. Every kind keeps the integral of its input in a trace (trace.h),
  * so that a row's integrated weight, and hence whether its group is empty,
  * is known exactly. For MIN and MAX the trace is indexed by (key, value,
@@ -59,8 +78,9 @@
  *
  * Errors: the step computes everything into scratch before it changes
  * anything, so a failing step leaves the state as it was and writes no
- * output: a delta of the wrong width is SC_ESCHEMA, an i64 sum or count
- * (or an integrated row weight) beyond int64 is SC_EOVERFLOW.
+ * output: a delta of the wrong width is SC_ESCHEMA, an integrated row
+ * weight beyond int64 is SC_EOVERFLOW. An i64 sum or count beyond int64 is
+ * not a step error (above).
  * Single-threaded, like everything in operators/.
  */
 #ifndef SC_AGGREGATE_H
@@ -121,8 +141,9 @@ uint32_t sc_aggregate_out_ncols(const struct sc_aggregate *agg);
  * NULL means empty) is added to the integral and the output delta (a new
  * batch of k + 1 columns, one reference for the caller) is written to
  * *out. Returns 0, SC_EINVAL (agg or out NULL), SC_ESCHEMA (wrong width),
- * SC_EOVERFLOW, SC_ENOMEM; on failure nothing changed and *out is
- * unwritten.
+ * SC_EOVERFLOW (a row's integrated weight would leave int64; never a count
+ * or sum, which only lose their row), SC_ENOMEM; on failure nothing
+ * changed and *out is unwritten.
  */
 int sc_aggregate_step(struct sc_aggregate *agg, const struct sc_batch *delta,
 		      struct sc_batch **out);
@@ -132,6 +153,17 @@ int sc_aggregate_step(struct sc_aggregate *agg, const struct sc_batch *delta,
  * Returns 0, SC_EINVAL, SC_ENOMEM, SC_EOVERFLOW (as sc_trace_work).
  */
 int sc_aggregate_work(struct sc_aggregate *agg, size_t budget);
+
+/*
+ * sc_aggregate_check - are all the live groups' values encodable? Returns
+ *   0             every live group has its output row;
+ *   SC_EOVERFLOW  some live group's COUNT or integer SUM is outside int64
+ *                 now, so it has no row (the message says how many);
+ *   SC_EINVAL     agg is NULL.
+ * A function of the integral of the input alone, never of how it was
+ * stepped; call it once the input has settled.
+ */
+int sc_aggregate_check(const struct sc_aggregate *agg);
 
 /* sc_aggregate_pending - merge work outstanding (0: settled). */
 size_t sc_aggregate_pending(const struct sc_aggregate *agg);

@@ -7,6 +7,7 @@
 #include "operators/distinct.h"
 #include "operators/graph_int.h"
 #include "operators/join.h"
+#include "operators/topk.h"
 #include "operators/trace.h"
 
 #include <stdio.h>
@@ -93,6 +94,9 @@ kernel_destroy(enum sc_node_kind kind, void *k)
 	case SC_NODE_AGGREGATE:
 		sc_aggregate_destroy(k);
 		break;
+	case SC_NODE_TOPK:
+		sc_topk_destroy(k);
+		break;
 	default:
 		break;
 	}
@@ -117,6 +121,8 @@ kernel_create(const struct sc_circuit *c, const struct sc__node *nd, void **k)
 		return sc_distinct_create(a, (struct sc_distinct **)k);
 	case SC_NODE_AGGREGATE:
 		return sc_aggregate_create(nd->spec, (struct sc_aggregate **)k);
+	case SC_NODE_TOPK:
+		return sc_topk_create(nd->spec, (struct sc_topk **)k);
 	default:
 		*k = NULL;
 		return 0;
@@ -135,6 +141,8 @@ kernel_work(enum sc_node_kind kind, void *k, size_t budget)
 		return sc_distinct_work(k, budget);
 	case SC_NODE_AGGREGATE:
 		return sc_aggregate_work(k, budget);
+	case SC_NODE_TOPK:
+		return sc_topk_work(k, budget);
 	default:
 		return 0;
 	}
@@ -152,8 +160,40 @@ kernel_pending(enum sc_node_kind kind, const void *k)
 		return sc_distinct_pending(k);
 	case SC_NODE_AGGREGATE:
 		return sc_aggregate_pending(k);
+	case SC_NODE_TOPK:
+		return sc_topk_pending(k);
 	default:
 		return 0;
+	}
+}
+
+/* Rows and bytes a kernel holds. */
+static void
+kernel_state(enum sc_node_kind kind, const void *k, struct sc_node_state *st)
+{
+	switch (kind) {
+	case SC_NODE_JOIN:
+		st->rows = sc_join_rows(k);
+		st->bytes = sc_join_bytes(k);
+		break;
+	case SC_NODE_ANTIJOIN:
+		st->rows = sc_antijoin_rows(k);
+		st->bytes = sc_antijoin_bytes(k);
+		break;
+	case SC_NODE_DISTINCT:
+		st->rows = sc_distinct_rows(k);
+		st->bytes = sc_distinct_bytes(k);
+		break;
+	case SC_NODE_AGGREGATE:
+		st->rows = sc_aggregate_rows(k);
+		st->bytes = sc_aggregate_bytes(k);
+		break;
+	case SC_NODE_TOPK:
+		st->rows = sc_topk_rows(k);
+		st->bytes = sc_topk_bytes(k);
+		break;
+	default:
+		break;
 	}
 }
 
@@ -193,6 +233,9 @@ rt_init(struct sc_circuit *c, size_t slot)
 	r->role = nd->kind == SC_NODE_INPUT ? ROLE_FED : ROLE_OP;
 	switch (nd->kind) {
 	case SC_NODE_OUTPUT:
+		/* A stream output keeps nothing: no trace (graph.h). */
+		if (nd->stream)
+			return 0;
 		return sc_trace_create(nd->schema.ncols, &r->trace);
 	case SC_NODE_MAP:
 	case SC_NODE_FILTER:
@@ -508,6 +551,7 @@ int
 sc_circuit_integral(const struct sc_circuit *c, int node, struct sc_batch **out)
 {
 	const struct rt *r;
+	int rc;
 	int slot = known(c, node, "sc_circuit_integral");
 
 	if (slot < 0)
@@ -515,12 +559,77 @@ sc_circuit_integral(const struct sc_circuit *c, int node, struct sc_batch **out)
 	if (!out)
 		return sc__fail(SC_EINVAL, "sc_circuit_integral: out is NULL");
 	r = &c->rt[slot];
+	if (r->nd->kind == SC_NODE_OUTPUT && r->nd->stream)
+		return sc__fail(SC_ESTATE,
+				"sc_circuit_integral: '%s' is a stream output: "
+				"it keeps no integral (read its deltas with "
+				"sc_circuit_on_delta, or make it with "
+				"sc_graph_output)",
+				r->nd->name);
 	if (!r->trace)
 		return sc__fail(SC_EINVAL,
 				"sc_circuit_integral: '%s' is a %s node, not "
 				"an output",
 				r->nd->name, sc_node_kind_name(r->nd->kind));
+	rc = sc_circuit_check(c, node);
+	if (rc)
+		return rc;
 	return sc_trace_integral(r->trace, out);
+}
+
+/* An aggregate's live groups whose value is outside int64 have no output
+ * row (aggregate.h), so a read of anything downstream of one would miss
+ * them without a word: the reads ask first. Slots of the part are walked
+ * back from `slot` through each node's ports (feedback closes cycles, hence
+ * the marks). */
+int
+sc_circuit_check(const struct sc_circuit *c, int node)
+{
+	bool *seen;
+	int *stack;
+	size_t sp = 0;
+	int rc = 0, slot = known(c, node, "sc_circuit_check");
+
+	if (slot < 0)
+		return slot;
+	seen = calloc(c->nslots, sizeof(*seen));
+	stack = malloc(c->nslots * sizeof(*stack));
+	if (!seen || !stack) {
+		free(seen);
+		free(stack);
+		return sc__fail(SC_ENOMEM, "sc_circuit_check");
+	}
+	seen[slot] = true;
+	stack[sp++] = slot;
+	while (sp > 0 && !rc) {
+		const struct rt *r = &c->rt[stack[--sp]];
+
+		if (r->role == ROLE_OP && r->nd->kind == SC_NODE_AGGREGATE &&
+		    r->kernel &&
+		    sc_aggregate_check(r->kernel) == SC_EOVERFLOW) {
+			char why[160];
+
+			/* sc__fail formats into the buffer sc_errdetail
+			 * reads: copy it first. */
+			(void)snprintf(why, sizeof(why), "%s", sc_errdetail());
+			rc = sc__fail(SC_EOVERFLOW,
+				      "'%s' reads aggregate '%s': %s",
+				      c->rt[slot].nd->name, r->nd->name, why);
+		}
+		if ((size_t)(r - c->rt) >= c->norder)
+			continue; /* a boundary input: no ports here */
+		for (uint32_t q = 0; q < r->nd->nin; q++) {
+			int w = r->in[q];
+
+			if (w >= 0 && !seen[w]) {
+				seen[w] = true;
+				stack[sp++] = w;
+			}
+		}
+	}
+	free(seen);
+	free(stack);
+	return rc;
 }
 
 int
@@ -726,6 +835,10 @@ op_output(struct rt *r, struct sc_batch *in, struct sc_batch **out)
 	*out = NULL;
 	if (!in)
 		return 0;
+	if (!r->trace) { /* a stream output: pass the delta on, keep none */
+		*out = sc_batch_retain(in);
+		return 0;
+	}
 	rc = sc_trace_insert(r->trace, in);
 	if (rc)
 		return rc;
@@ -752,6 +865,8 @@ op_kernel(const struct sc__node *nd, struct rt *r, struct sc_batch *a,
 		return sc_antijoin_step(r->kernel, a, b, out);
 	case SC_NODE_DISTINCT:
 		return sc_distinct_step(r->kernel, a, out);
+	case SC_NODE_TOPK:
+		return sc_topk_step(r->kernel, a, out);
 	default:
 		return sc_aggregate_step(r->kernel, a, out);
 	}
@@ -1015,6 +1130,32 @@ sc_circuit_node_stats(const struct sc_circuit *c, int node,
 		return sc__fail(SC_EINVAL,
 				"sc_circuit_node_stats: out is NULL");
 	*out = c->rt[slot].stats;
+	return 0;
+}
+
+int
+sc_circuit_node_state(const struct sc_circuit *c, int node,
+		      struct sc_node_state *out)
+{
+	const struct rt *r;
+	int slot = known(c, node, "sc_circuit_node_state");
+
+	if (slot < 0)
+		return slot;
+	if (!out)
+		return sc__fail(SC_EINVAL,
+				"sc_circuit_node_state: out is NULL");
+	r = &c->rt[slot];
+	memset(out, 0, sizeof(*out));
+	if (r->trace) {
+		out->rows = sc_trace_rows(r->trace);
+		out->bytes = sc_trace_bytes(r->trace);
+	} else if (r->kernel) {
+		kernel_state(r->nd->kind, r->kernel, out);
+	} else if (r->state) {
+		out->rows = r->state->count;
+		out->bytes = sc_batch_bytes(r->state);
+	}
 	return 0;
 }
 

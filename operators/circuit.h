@@ -17,9 +17,10 @@
  *      from the deltas of the streams it reads. Inputs (and boundary
  *      inputs of a part) emit what was fed since the last step, summed, or
  *      the empty Z-set. Stateful operators (join, antijoin, distinct,
- *      aggregate) are the kernels of join.h, distinct.h and aggregate.h;
- *      integrate and differentiate keep one batch; outputs integrate into
- *      a trace;
+ *      aggregate, topk) are the kernels of join.h, distinct.h,
+ *      aggregate.h and topk.h; integrate and differentiate keep one batch;
+ *      materialized outputs integrate into a trace, stream outputs keep
+ *      nothing (graph.h);
  *   3. delays latch their input's delta; output callbacks run;
  *   4. every trace gets a bounded budget of merge work (trace.h), so the
  *      cost of keeping the LSM spines in shape is spread over the steps
@@ -163,10 +164,28 @@ int sc_circuit_delta(const struct sc_circuit *c, int node,
 		     struct sc_batch **out);
 
 /*
- * sc_circuit_integral - the sum of an OUTPUT node's deltas over all steps so
- * far, as a new consolidated batch (*out, the caller releases it). Returns
- * 0, SC_EINVAL (NULL, or not an output node of the circuit), SC_ENOENT,
- * SC_ENOMEM, SC_EOVERFLOW.
+ * sc_circuit_check - can `node`'s stream be read whole? An aggregate's
+ * live group whose COUNT or integer SUM is outside int64 has no output row
+ * (aggregate.h: that rule keeps a partial integral from failing a step), so
+ * a stream downstream of it lacks that row; this says so. Walks the part
+ * back from `node` (any node of the circuit or a boundary input) through
+ * every aggregate of the part on the way.
+ *   0             no aggregate upstream in this circuit holds such a group
+ *   SC_EOVERFLOW  one does: the message names `node` and the aggregate
+ *   SC_EINVAL     c is NULL
+ *   SC_ENOENT     node is not read or computed by this circuit
+ *   SC_ENOMEM     no room for the walk
+ */
+int sc_circuit_check(const struct sc_circuit *c, int node);
+
+/*
+ * sc_circuit_integral - the sum of a materialized OUTPUT node's deltas over
+ * all steps so far, as a new consolidated batch (*out, the caller releases
+ * it). Returns 0, SC_EINVAL (NULL, or not an output node of the circuit),
+ * SC_ESTATE (a stream output, graph.h: it keeps no integral), SC_ENOENT,
+ * SC_ENOMEM, SC_EOVERFLOW (as sc_circuit_check: an aggregate upstream holds
+ * a live group whose value is outside int64, so the integral would miss its
+ * row).
  */
 int sc_circuit_integral(const struct sc_circuit *c, int node,
 			struct sc_batch **out);
@@ -211,6 +230,23 @@ struct sc_node_stats {
  */
 int sc_circuit_node_stats(const struct sc_circuit *c, int node,
 			  struct sc_node_stats *out);
+
+/* What one node of a circuit keeps between steps. */
+struct sc_node_state {
+	size_t rows;  /* rows held (a row stored in two runs counts twice) */
+	size_t bytes; /* bytes they take */
+};
+
+/*
+ * sc_circuit_node_state - what `node` keeps between steps now: an output's
+ * trace (nothing for a stream output), a stateful kernel's traces and
+ * tables, the batch integrate, differentiate and delay hold; not the
+ * delta of the last step, nor a boundary input's pending feed (zeros for
+ * the nodes that keep nothing). For tests and benchmarks of memory.
+ * Returns 0 and *out, SC_EINVAL (NULL), SC_ENOENT.
+ */
+int sc_circuit_node_state(const struct sc_circuit *c, int node,
+			  struct sc_node_state *out);
 
 /*
  * sc_circuit_fprint - the circuit's nodes in the order a step runs them,

@@ -4,6 +4,7 @@
  */
 #include "operators/graph_int.h"
 #include "operators/aggregate.h"
+#include "operators/topk.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,7 +13,7 @@
 static const char *const kind_names[SC__NODE_KIND_COUNT] = {
     "input",	 "output",    "map",	       "filter", "flat_map", "index_by",
     "plus",	 "negate",    "minus",	       "join",	 "antijoin", "distinct",
-    "aggregate", "integrate", "differentiate", "delay",	 "feedback",
+    "aggregate", "integrate", "differentiate", "delay",	 "feedback", "topk",
 };
 
 const char *
@@ -267,19 +268,35 @@ sc_graph_input(struct sc_graph *g, const char *name,
 	return node_add(g, SC_NODE_INPUT, name, schema, NULL, 0, NULL);
 }
 
+static int
+add_output(struct sc_graph *g, const char *name, int from, bool stream,
+	   const char *fn)
+{
+	struct sc__node t;
+	int rc = check_mutable(g, fn);
+
+	if (rc == 0)
+		rc = check_from(g, from, fn);
+	if (rc == 0)
+		rc = check_name(g, name, fn);
+	if (rc)
+		return rc;
+	memset(&t, 0, sizeof(t));
+	t.stream = stream;
+	return node_add(g, SC_NODE_OUTPUT, name, schema_of(g, from), &from, 1,
+			&t);
+}
+
 int
 sc_graph_output(struct sc_graph *g, const char *name, int from)
 {
-	int rc = check_mutable(g, "sc_graph_output");
+	return add_output(g, name, from, false, "sc_graph_output");
+}
 
-	if (rc == 0)
-		rc = check_from(g, from, "sc_graph_output");
-	if (rc == 0)
-		rc = check_name(g, name, "sc_graph_output");
-	if (rc)
-		return rc;
-	return node_add(g, SC_NODE_OUTPUT, name, schema_of(g, from), &from, 1,
-			NULL);
+int
+sc_graph_output_stream(struct sc_graph *g, const char *name, int from)
+{
+	return add_output(g, name, from, true, "sc_graph_output_stream");
 }
 
 /* map, filter and flat_map: one input, a callback, a context. */
@@ -626,6 +643,36 @@ sc_graph_aggregate(struct sc_graph *g, int a,
 }
 
 int
+sc_graph_topk(struct sc_graph *g, int a, const struct sc_topk_spec *spec)
+{
+	struct sc__node t;
+	int id, rc = check_mutable(g, "sc_graph_topk");
+
+	if (rc == 0)
+		rc = check_from(g, a, "sc_graph_topk");
+	if (rc == 0)
+		rc = sc_topk_spec_check(spec, "sc_graph_topk");
+	if (rc)
+		return rc;
+	if (spec->ncols != schema_of(g, a)->ncols)
+		return sc__fail(SC_ESCHEMA,
+				"sc_graph_topk: spec says %u columns, '%s' "
+				"has %u",
+				spec->ncols, g->nodes[a].name,
+				schema_of(g, a)->ncols);
+	memset(&t, 0, sizeof(t));
+	t.key = spec->key;
+	t.spec = malloc(sizeof(*spec));
+	if (!t.spec)
+		return sc__fail(SC_ENOMEM, "sc_graph_topk: no memory");
+	memcpy(t.spec, spec, sizeof(*spec));
+	id = node_add(g, SC_NODE_TOPK, NULL, schema_of(g, a), &a, 1, &t);
+	if (id < 0)
+		free(t.spec);
+	return id;
+}
+
+int
 sc_graph_integrate(struct sc_graph *g, int a)
 {
 	return add_unary_same(g, SC_NODE_INTEGRATE, a, "sc_graph_integrate");
@@ -740,6 +787,7 @@ sc_graph_node_info(const struct sc_graph *g, int id, struct sc_node_info *out)
 	out->ninputs = nd->nin;
 	out->inputs = nd->in;
 	out->key = nd->key;
+	out->stream = nd->stream;
 	return 0;
 }
 
@@ -1099,6 +1147,8 @@ sc__graph_fprint_node(FILE *f, const struct sc_graph *g, int id)
 		(void)fprintf(f, "%s%d", p ? " " : "", nd->in[p]);
 	(void)fprintf(f, "] ");
 	fprint_types(f, &nd->schema);
+	if (nd->stream)
+		(void)fprintf(f, " stream");
 }
 
 void

@@ -31,7 +31,8 @@
  * Streams carry Z-sets, one per tick. By convention a stream is a stream of
  * CHANGES (deltas): the linear operators (map, filter, flat_map, index_by,
  * plus, negate, minus) are the same whether their input is read as values
- * or as changes; the stateful ones (join, antijoin, distinct, aggregate)
+ * or as changes; the stateful ones (join, antijoin, distinct, aggregate,
+ * topk)
  * are incremental: the integral of their output is the operator applied to
  * the integral of their input(s). integrate, differentiate and delay are
  * per-tick stream operators: integrate's output at tick t is the sum of its
@@ -86,11 +87,12 @@ extern "C" {
 
 struct sc_graph;
 struct sc_aggregate_spec; /* aggregate.h */
+struct sc_topk_spec;	  /* topk.h */
 
 /* The kinds of node. */
 enum sc_node_kind {
 	SC_NODE_INPUT = 0,	/* fed by the host, per tick */
-	SC_NODE_OUTPUT = 1,	/* its input, made readable (and integrated) */
+	SC_NODE_OUTPUT = 1,	/* its input, made readable (a stream too) */
 	SC_NODE_MAP = 2,	/* one row out per row in */
 	SC_NODE_FILTER = 3,	/* the rows a predicate keeps */
 	SC_NODE_FLAT_MAP = 4,	/* 0..n rows out per row in */
@@ -106,7 +108,8 @@ enum sc_node_kind {
 	SC_NODE_DIFFERENTIATE = 14, /* change from the previous tick */
 	SC_NODE_DELAY = 15,	    /* the previous tick's value */
 	SC_NODE_FEEDBACK = 16,	    /* forward of a stream bound later */
-	SC__NODE_KIND_COUNT = 17
+	SC_NODE_TOPK = 17,	    /* incremental top-k rows per group */
+	SC__NODE_KIND_COUNT = 18
 };
 
 /* The most input ports of a node (an n-ary plus). */
@@ -167,10 +170,32 @@ int sc_graph_input(struct sc_graph *g, const char *name,
 		   const struct sc_schema *schema);
 
 /*
- * sc_graph_output - make stream `from` readable under `name` (unique, as
- * for inputs): a circuit keeps its delta per tick and its integral.
+ * Outputs come in two modes. A MATERIALIZED output (sc_graph_output) is
+ * readable whole: a circuit integrates its deltas into a trace, which
+ * sc_circuit_integral (and sc_runtime_integral) read. A STREAM output
+ * (sc_graph_output_stream) keeps nothing: each tick's delta goes to the
+ * sink installed on the node (sc_circuit_on_delta, sc_runtime_on_delta),
+ * once, and is dropped at the next tick, so the output's memory does not
+ * grow with the number of ticks or rows (Nexmark q0 over 100M events
+ * holds one delta, not 100M rows). Its integral cannot be read: asking is
+ * SC_ESTATE. A stream output with no sink installed simply drops its
+ * deltas. Only the output node differs: the operators upstream keep what
+ * they need either way.
+ */
+
+/*
+ * sc_graph_output - a materialized output: make stream `from` readable
+ * under `name` (unique, as for inputs): a circuit keeps its delta per tick
+ * and its integral.
  */
 int sc_graph_output(struct sc_graph *g, const char *name, int from);
+
+/*
+ * sc_graph_output_stream - a stream output of `from` under `name` (as
+ * sc_graph_output): a circuit keeps only this tick's delta and hands it to
+ * the node's delta callback. Errors as sc_graph_output.
+ */
+int sc_graph_output_stream(struct sc_graph *g, const char *name, int from);
 
 /* sc_graph_map - out = { fn(r) x w : (r, w) in in }, rows of `out_schema`.
  * ctx is passed to fn and not owned. */
@@ -236,6 +261,15 @@ int sc_graph_distinct(struct sc_graph *g, int a);
 int sc_graph_aggregate(struct sc_graph *g, int a,
 		       const struct sc_aggregate_spec *spec);
 
+/*
+ * sc_graph_topk - per group of the first spec->key columns of `a`, its
+ * rows ranked at most spec->limit by spec's order (topk.h says how ranks,
+ * ties and weights behave). Output: a's schema, a's rows. The spec is
+ * copied; spec->ncols must be a's width (SC_ESCHEMA otherwise), and the
+ * spec well formed (sc_topk_spec_check's codes).
+ */
+int sc_graph_topk(struct sc_graph *g, int a, const struct sc_topk_spec *spec);
+
 /* sc_graph_integrate - the running sum of a, per tick. */
 int sc_graph_integrate(struct sc_graph *g, int a);
 
@@ -286,7 +320,10 @@ struct sc_node_info {
 	uint32_t ninputs;		/* ports */
 	const int *inputs;		/* stream read at port i; -1 for an
 					 * unbound feedback */
-	uint32_t key;			/* join/antijoin k; aggregate's k */
+	uint32_t key;			/* join/antijoin k; aggregate's k;
+					 * topk's group key width */
+	bool stream;			/* output: a stream output (keeps
+					 * no integral) */
 };
 
 /* sc_graph_node_count - how many nodes (ids are 0 .. count-1). */

@@ -17,7 +17,8 @@ struct sc__node {
 	struct sc_schema schema; /* of the output stream */
 	uint32_t nin;		 /* ports */
 	int *in;		 /* stream read at each port (malloc'ed) */
-	uint32_t key;		 /* join/antijoin/aggregate key columns */
+	uint32_t key;		 /* join/antijoin/aggregate/topk key columns */
+	bool stream;		 /* output: a stream output, keeps nothing */
 	uint32_t ncols_idx;	 /* index_by: columns in cols */
 	uint32_t cols[SC_SCHEMA_MAX_COLS]; /* index_by: source columns */
 	union {
@@ -27,7 +28,8 @@ struct sc__node {
 	} fn;			 /* the user callback, by kind */
 	void *ctx;		 /* passed to fn */
 	void (*drop)(void *ctx); /* frees ctx with the graph, or NULL */
-	void *spec;		 /* aggregate: a malloc'ed copy of the spec */
+	void *spec;		 /* aggregate, topk: a malloc'ed copy of the
+				  * spec */
 };
 
 struct sc_graph {

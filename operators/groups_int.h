@@ -21,11 +21,14 @@
 
 #include "operators/xsum.h"
 
-/* One group's running state. */
+/* One group's running state. The sums are wider than int64 (two's
+ * complement words, low first) so that a partial integral never overflows:
+ * a group holds < 2^64 rows of int64 weight, so the count stays below 2^127
+ * and the sum of w * v (each below 2^127) below 2^191 (aggregate.h). */
 struct sc__gstate {
-	int64_t live;  /* rows of the group with non-zero integrated weight */
-	int64_t count; /* the sum of their weights */
-	int64_t isum;  /* the sum of w * v over an integer column */
+	int64_t live; /* rows of the group with non-zero integrated weight */
+	uint64_t count[2]; /* the sum of their weights, 128 bits */
+	uint64_t isum[3];  /* the sum of w * v over an integer column, 192 */
 };
 
 struct sc__groups {

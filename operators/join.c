@@ -338,6 +338,21 @@ sc_join_bytes(const struct sc_join *j)
 	       sc__fences_bytes(&j->s.fa) + sc__fences_bytes(&j->s.fb);
 }
 
+size_t
+sc_antijoin_rows(const struct sc_antijoin *aj)
+{
+	return aj ? sc_trace_rows(aj->s.ta) + sc_trace_rows(aj->s.tb) : 0;
+}
+
+size_t
+sc_antijoin_bytes(const struct sc_antijoin *aj)
+{
+	if (!aj)
+		return 0;
+	return sc_trace_bytes(aj->s.ta) + sc_trace_bytes(aj->s.tb) +
+	       sc__fences_bytes(&aj->s.fa) + sc__fences_bytes(&aj->s.fb);
+}
+
 void
 sc_join_destroy(struct sc_join *j)
 {

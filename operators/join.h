@@ -127,9 +127,11 @@ int sc_antijoin_create(uint32_t a_ncols, uint32_t b_ncols, uint32_t k,
 int sc_antijoin_step(struct sc_antijoin *aj, const struct sc_batch *da,
 		     const struct sc_batch *db, struct sc_batch **out);
 
-/* sc_antijoin_work, _pending, _destroy - as for the join. */
+/* sc_antijoin_work, _pending, _rows, _bytes, _destroy - as for the join. */
 int sc_antijoin_work(struct sc_antijoin *aj, size_t budget);
 size_t sc_antijoin_pending(const struct sc_antijoin *aj);
+size_t sc_antijoin_rows(const struct sc_antijoin *aj);
+size_t sc_antijoin_bytes(const struct sc_antijoin *aj);
 void sc_antijoin_destroy(struct sc_antijoin *aj);
 
 #ifdef __cplusplus

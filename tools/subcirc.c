@@ -30,6 +30,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "operators/version.h"
 #include "tools/subcirc.h"
@@ -48,11 +50,19 @@
  * (cli.run_under_an_address_space_limit_ends_in_a_clear_error). Each
  * thread keeps its cache (tcache), so the one arena is locked only to
  * refill or flush one; `subcirc run --workers 2` measured the same
- * events/s either way (medians of 5, 4.5M and 5.2M, in noise). Under
- * heavy load from other processes a rarer crash inside jemalloc remains
- * (about 1 run in 140 at a 50 MB limit, in a worker's malloc); turning
- * the thread caches off as well (tcache:false) avoided it in 140 runs
- * but cost about 5% of events/s, so it is not done.
+ * events/s either way (medians of 5, 4.5M and 5.2M, in noise).
+ *
+ * Under a limit, the caches go too. With them, a rarer crash inside
+ * jemalloc remained under heavy load (2 runs in 900 of
+ * `subcirc run --workers 2 --events 200000` at limits of 45-90 MB, load
+ * average ~12: SIGSEGV in a worker's malloc); with MALLOC_CONF=tcache:false
+ * none in 2,700 of the same runs (900 through this re-execution). Thread
+ * caches off cost about 5% of events/s, so they go only when the process
+ * runs under an address-space or data limit (limited_memory): jemalloc is
+ * set up before main (and
+ * before any constructor of ours) and reads malloc_conf once, so main asks
+ * for it through the environment and re-executes itself (once: the
+ * variable is then set). A MALLOC_CONF the user set is left as it is.
  */
 const char *malloc_conf = "narenas:1";
 
@@ -90,8 +100,15 @@ const char usage_run[] =
     "  --events N        stop after N cell edits, or\n"
     "  --seconds S       stop after S seconds (default 3 when neither)\n"
     "  --batch R         cell edits per submitted batch (default 256)\n"
-    "  --rate E          offer E events/s (open loop; default: as fast as\n"
-    "                    backpressure allows, so latency is queueing)\n"
+    "  --rate E          offer E events/s on an open-loop schedule: each\n"
+    "                    event's latency counts from its arrival; the\n"
+    "                    machine's floor is measured first, and a rate\n"
+    "                    not kept within 5% is warned about (default: as\n"
+    "                    fast as backpressure allows, latency from submit)\n"
+    "  --linger US       with --rate: submit a batch once its first event\n"
+    "                    has waited US microseconds, full or not (default:\n"
+    "                    when full; at low rates a full batch of 256 makes\n"
+    "                    its first events wait most of its interval)\n"
     "  --rows N --cols N grid size (default 256 x 256)\n"
     "  --seed S          the edit generator's seed (default 1)\n"
     "  --capacity C      edge capacity in frames, a power of two (64)\n"
@@ -103,12 +120,14 @@ const char usage_run[] =
     "  --json FILE       the summary and progress samples as JSON\n"
     "  --csv FILE        the progress samples and the total as CSV\n"
     "                    (files are created before the run: a path that\n"
-    "                    cannot be is refused at once, exit 2)\n"
+    "                    cannot be is refused at once, exit 2; '-' is\n"
+    "                    stdout, and the text goes to stderr)\n"
     "\n"
     "  Numbers are digits only (no sign, no spaces). A unit that panics\n"
     "  ends the run soon after, naming it, with exit 3, as does a batch\n"
     "  that has not come through in 30 s; a file that cannot be written\n"
-    "  is exit 3 too. Output that differs from the reference is exit 1.\n";
+    "  is exit 3 too. Output that differs from the reference is exit 1.\n"
+    "  SIGINT or SIGTERM ends the run early with its summary and files.\n";
 
 const char usage_place[] =
     "usage: subcirc place [options]\n"
@@ -167,10 +186,42 @@ const char usage_stress[] =
     "                    submission reaches a compared output fails)\n"
     "  --verbose         one line per case\n";
 
+/* Whether an address-space or data limit is set (`ulimit -v`, `-d`). */
+static bool
+limited_memory(void)
+{
+	struct rlimit as, data;
+
+	return (getrlimit(RLIMIT_AS, &as) == 0 &&
+		as.rlim_cur != RLIM_INFINITY) ||
+	       (getrlimit(RLIMIT_DATA, &data) == 0 &&
+		data.rlim_cur != RLIM_INFINITY);
+}
+
+/* Under a memory limit, run again with jemalloc's thread caches off (see
+ * malloc_conf). Returns only if nothing was done or the exec failed (then
+ * the run goes on with the caches, as before). */
+static void
+reexec_without_tcache(char **argv)
+{
+	/* First thing in main, before any thread: the environment is
+	 * ours alone. */
+	if (getenv("MALLOC_CONF") || !limited_memory())
+		return;
+	// NOLINTNEXTLINE(concurrency-mt-unsafe): no thread exists yet
+	if (setenv("MALLOC_CONF", "tcache:false", 1) != 0)
+		return;
+	(void)execv("/proc/self/exe", argv);
+	// NOLINTNEXTLINE(concurrency-mt-unsafe): no thread exists yet
+	(void)unsetenv("MALLOC_CONF");
+}
+
 int
 main(int argc, char **argv)
 {
 	const char *cmd = argc > 1 ? argv[1] : NULL;
+
+	reexec_without_tcache(argv);
 
 	if (!cmd) {
 		(void)fputs(usage_main, stderr);

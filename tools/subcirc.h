@@ -115,24 +115,42 @@ struct run_cfg;
 bool parse_workload_opt(struct args *a, struct run_cfg *c);
 
 /* --- latency histogram (subcirc_hist.c) ------------------------------------
- * Bucket of v ns: v itself below 16; else 16 steps per power of two, so a
- * percentile is within about 6%. Adds are atomic (any worker). */
+ * Bucket of v ns: v itself below 32; else 16 steps per power of two, so a
+ * percentile is within 1/32 (3.2%) of the sample at its rank (exact below
+ * 32 ns, and the max exact). Adds are atomic (any worker). */
 
 #define HIST_SUB     16
-#define HIST_BUCKETS (64 * HIST_SUB)
+#define HIST_BUCKETS (61 * HIST_SUB) /* the last holds 2^63..2^64-1 */
 
 struct hist {
 	_Atomic uint64_t b[HIST_BUCKETS];
+	_Atomic uint64_t max; /* the largest value added */
+};
+
+/* A copy of a histogram's counts (hist_take), which percentiles read. */
+struct hist_counts {
+	uint64_t b[HIST_BUCKETS];
+	uint64_t n, max; /* values in all, the largest */
 };
 
 void hist_add(struct hist *h, uint64_t v);
 
-/* Copy h into plain counts (and zero h if `reset`); returns the total. */
-uint64_t hist_take(struct hist *h, uint64_t *out, bool reset);
+/* n values v at once (a batch's events that all waited v ns). */
+void hist_add_n(struct hist *h, uint64_t v, uint64_t n);
 
-/* The q-quantile (0..1) in microseconds of counts c (total n), the
- * midpoint of its bucket; 0 when empty. */
-double hist_quantile_us(const uint64_t *c, uint64_t n, double q);
+/* The n values first + floor(j * step), j = 0..n-1 (step >= 0, in ns):
+ * a batch's events, arrived evenly spread; the same counts as n
+ * hist_add, in one increment per bucket crossed. */
+void hist_add_linear(struct hist *h, uint64_t first, double step, uint64_t n);
+
+/* Copy h into *out (and zero h if `reset`); returns the count. */
+uint64_t hist_take(struct hist *h, struct hist_counts *out, bool reset);
+
+/* The q-quantile (0..1) of c by nearest rank (the value at 1-based rank
+ * ceil(q * n)): the midpoint of its bucket, never past the max; q = 1 is
+ * the max itself. 0 when empty. In ns, or in us. */
+double hist_quantile_ns(const struct hist_counts *c, double q);
+double hist_quantile_us(const struct hist_counts *c, double q);
 
 /* --- run (subcirc_run.c) ---------------------------------------------------
  */
@@ -144,11 +162,14 @@ struct run_cfg {
 	double seconds;	 /* 0: by events */
 	double rate;	 /* events/s offered; 0: as fast as backpressure
 			    lets the host go (closed loop) */
+	double linger;	 /* open loop: the longest a batch waits for its
+			    events, in us (0: until it is full) */
 	uint32_t batch;	 /* edits per batch */
 	int64_t rows, cols;
 	uint64_t seed;
 	uint32_t capacity;
 	uint32_t budget;
+	uint32_t outbox_bound;
 	double panic_rate; /* share of projection rows that fail (grid.h) */
 	bool quiet;	   /* no progress lines */
 	const char *json;  /* files, or NULL */
@@ -164,12 +185,31 @@ struct sample {
 	double fill; /* frames in rings / room of all edges */
 };
 
+/* The machine's floor under an open-loop run (run_floor): how late a
+ * bare sleep wakes at the run's interval, and one batch's service time on
+ * the idle runtime. */
+struct run_floor {
+	bool measured;	       /* only with --rate */
+	double sleep_us;       /* the interval slept */
+	uint32_t sleeps;       /* wake-ups measured */
+	double wake_p50_us;    /* lateness past the due time */
+	double wake_p99_us;    /* ... */
+	uint32_t services;     /* batches served one at a time */
+	double service_p50_us; /* submit -> output, the median */
+};
+
 struct run_result {
 	uint64_t events;  /* edits submitted (and, at idle, done) */
 	uint64_t batches; /* batches submitted */
 	double seconds;	  /* first submit to idle */
 	double eps;	  /* events / seconds */
-	double p50_us, p99_us, max_us;
+	/* Per event: from its arrival (open loop: its due time on the
+	 * schedule; closed loop: its batch's submit) to its output. */
+	double p50_us, p90_us, p99_us, p999_us, max_us;
+	double achieved_eps; /* open loop: the rate the schedule was kept */
+	bool rate_short;     /* achieved_eps < 95% of the offered rate */
+	struct run_floor floor;
+	int interrupted; /* the signal that ended the run early, or 0 */
 	uint64_t turns, kicks, efull;
 	uint32_t units, edges;
 	bool ok;	  /* output == reference, stamps all seen */
@@ -207,13 +247,23 @@ struct place_row {
 
 /* An output file, created (or truncated) before anything runs, so a bad
  * path wastes no run: the stream, or exit 2 naming option opt and the
- * path. NULL for a NULL path. */
+ * path. NULL for a NULL path; "-" is stdout (once: a second "-" is exit
+ * 2), and the text of report_text moves to stderr. */
 FILE *open_out(const char *cmd, const char *opt, const char *path);
 
-/* Flush and close an output file (NULL: nothing); a write that failed on
+/* Flush and close an output file (NULL: nothing; stdout is flushed, not
+ * closed); a write that failed on
  * the way (the stream's error flag), a failed flush or close prints the
  * path and returns EXIT_LIBRARY; else 0. */
 int close_out(const char *cmd, const char *path, FILE *f);
+
+/* Where the human-readable text (progress, summary, tables) goes: stdout,
+ * or stderr once open_out gave stdout to an output file ("-"). */
+FILE *report_text(void);
+
+/* The version of run's JSON: 2 added schema, config, host, latency
+ * (per event, p50..max), rate, floor and interrupted (1: flat fields). */
+#define RUN_JSON_SCHEMA 2
 
 /* The writers write into an open stream; close_out says whether it all
  * reached the file. */

@@ -3,14 +3,27 @@
  * run's summary, JSON and CSV; place's table, bar plot, JSON and CSV.
  */
 #include <errno.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tools/subcirc.h"
 
 /* --- files ---------------------------------------------------------------- */
+
+/* stdout, until an output file takes it. */
+static FILE *text_out;
+static bool stdout_taken;
+
+FILE *
+report_text(void)
+{
+	return text_out ? text_out : stdout;
+}
 
 FILE *
 open_out(const char *cmd, const char *opt, const char *path)
@@ -19,6 +32,16 @@ open_out(const char *cmd, const char *opt, const char *path)
 
 	if (!path)
 		return NULL;
+	if (!strcmp(path, "-")) {
+		if (stdout_taken)
+			die_usage(cmd,
+				  "%s: '-': stdout is taken by another "
+				  "output already",
+				  opt);
+		stdout_taken = true;
+		text_out = stderr;
+		return stdout;
+	}
 	if (!(f = fopen(path, "w"))) {
 		char msg[128] = "";
 
@@ -42,7 +65,7 @@ close_out(const char *cmd, const char *path, FILE *f)
 		err = errno ? errno : EIO;
 	if (fflush(f) != 0 && !err)
 		err = errno;
-	if (fclose(f) != 0 && !err)
+	if (f != stdout && fclose(f) != 0 && !err)
 		err = errno;
 	if (err) {
 		char msg[128] = "";
@@ -55,22 +78,123 @@ close_out(const char *cmd, const char *path, FILE *f)
 	return 0;
 }
 
-void
-run_write_json(const struct run_cfg *c, const struct run_result *r, FILE *f)
+/* A number, or null when `have` is false (JSON has no NaN). */
+static void
+json_num(FILE *f, const char *key, bool have, double v, const char *sep)
+{
+	if (have)
+		(void)fprintf(f, "\"%s\": %.2f%s", key, v, sep);
+	else
+		(void)fprintf(f, "\"%s\": null%s", key, sep);
+}
+
+static const char *
+signal_name(int sig)
+{
+	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal";
+}
+
+/* The run's full configuration: what reproduces it. */
+static void
+json_config(const struct run_cfg *c, FILE *f)
 {
 	(void)fprintf(
 	    f,
-	    "{\"command\": \"run\", \"workload\": \"grid\", \"rows\": %" PRId64
-	    ", \"cols\": %" PRId64 ", \"placement\": \"%s\", \"workers\": %u, "
-	    "\"batch\": %u, \"seed\": %" PRIu64 ",\n \"events\": %" PRIu64
-	    ", \"seconds\": %.6f, \"events_per_s\": %.1f, \"p50_us\": %.2f, "
-	    "\"p99_us\": %.2f, \"max_us\": %.2f, \"turns\": %" PRIu64
-	    ", \"kicks\": %" PRIu64 ", \"efull\": %" PRIu64
-	    ", \"units\": %u, \"edges\": %u, \"ok\": %s,\n \"progress\": [",
-	    c->rows, c->cols, c->placement, c->workers, c->batch, c->seed,
-	    r->events, r->seconds, r->eps, r->p50_us, r->p99_us, r->max_us,
-	    r->turns, r->kicks, r->efull, r->units, r->edges,
-	    r->ok ? "true" : "false");
+	    " \"config\": {\"workload\": \"grid\", \"rows\": %" PRId64
+	    ", \"cols\": %" PRId64 ", \"batch\": %u, \"seed\": %" PRIu64
+	    ", \"placement\": \"%s\", \"workers\": %u, \"budget\": %u,"
+	    " \"capacity\": %u, \"outbox_bound\": %u, ",
+	    c->rows, c->cols, c->batch, c->seed, c->placement, c->workers,
+	    c->budget, c->capacity, c->outbox_bound);
+	json_num(f, "rate", c->rate > 0, c->rate, ", ");
+	json_num(f, "linger_us", c->linger > 0, c->linger, ", ");
+	if (c->events)
+		(void)fprintf(f, "\"events\": %" PRIu64 ", ", c->events);
+	else
+		(void)fprintf(f, "\"events\": null, ");
+	json_num(f, "seconds", c->seconds > 0, c->seconds, ", ");
+	(void)fprintf(f, "\"panic_rate\": %g},\n", c->panic_rate);
+}
+
+static void
+json_host(FILE *f)
+{
+	double load[3] = {0, 0, 0};
+	long cores = sysconf(_SC_NPROCESSORS_ONLN);
+	/* getloadavg is not POSIX; Linux says the same in /proc. */
+	FILE *la = fopen("/proc/loadavg", "r");
+	int n =
+	    la ? fscanf(la, "%lf %lf %lf", &load[0], &load[1], &load[2]) : 0;
+
+	if (la)
+		(void)fclose(la);
+
+	(void)fprintf(f, " \"host\": {\"cores\": %ld, \"load_avg\": ", cores);
+	if (n == 3)
+		(void)fprintf(f, "[%.2f, %.2f, %.2f]},\n", load[0], load[1],
+			      load[2]);
+	else
+		(void)fprintf(f, "null},\n");
+}
+
+static void
+json_latency(const struct run_cfg *c, const struct run_result *r, FILE *f)
+{
+	const struct run_floor *fl = &r->floor;
+
+	(void)fprintf(f,
+		      " \"latency\": {\"per\": \"event\", \"from\": \"%s\", "
+		      "\"to\": \"output visible\", \"unit\": \"us\", "
+		      "\"better\": \"lower\", \"relative_error\": 0.03125, "
+		      "\"p50_us\": %.2f, \"p90_us\": %.2f, \"p99_us\": %.2f, "
+		      "\"p999_us\": %.2f, \"max_us\": %.2f},\n",
+		      c->rate > 0 ? "arrival (due time)" : "submit", r->p50_us,
+		      r->p90_us, r->p99_us, r->p999_us, r->max_us);
+	if (c->rate > 0)
+		(void)fprintf(f,
+			      " \"rate\": {\"offered_events_per_s\": %.1f, "
+			      "\"achieved_events_per_s\": %.1f, \"short\": "
+			      "%s},\n",
+			      c->rate, r->achieved_eps,
+			      r->rate_short ? "true" : "false");
+	else
+		(void)fprintf(f, " \"rate\": null,\n");
+	if (!fl->measured) {
+		(void)fprintf(f, " \"floor\": null,\n");
+		return;
+	}
+	(void)fprintf(f,
+		      " \"floor\": {\"sleep_us\": %.2f, \"sleeps\": %u, "
+		      "\"wake_late_p50_us\": %.2f, \"wake_late_p99_us\": %.2f, "
+		      "\"service_batches\": %u, \"service_p50_us\": %.2f},\n",
+		      fl->sleep_us, fl->sleeps, fl->wake_p50_us,
+		      fl->wake_p99_us, fl->services, fl->service_p50_us);
+}
+
+void
+run_write_json(const struct run_cfg *c, const struct run_result *r, FILE *f)
+{
+	(void)fprintf(f, "{\"schema\": %d, \"command\": \"run\",\n",
+		      RUN_JSON_SCHEMA);
+	json_config(c, f);
+	json_host(f);
+	if (r->interrupted)
+		(void)fprintf(f, " \"interrupted\": \"%s\",\n",
+			      signal_name(r->interrupted));
+	else
+		(void)fprintf(f, " \"interrupted\": null,\n");
+	(void)fprintf(f,
+		      " \"events\": %" PRIu64 ", \"batches\": %" PRIu64
+		      ", \"seconds\": %.6f, \"events_per_s\": %.1f,\n",
+		      r->events, r->batches, r->seconds, r->eps);
+	json_latency(c, r, f);
+	(void)fprintf(f,
+		      " \"turns\": %" PRIu64 ", \"kicks\": %" PRIu64
+		      ", \"efull\": %" PRIu64
+		      ", \"units\": %u, \"edges\": %u, \"ok\": %s,\n"
+		      " \"progress\": [",
+		      r->turns, r->kicks, r->efull, r->units, r->edges,
+		      r->ok ? "true" : "false");
 	for (size_t i = 0; i < r->ns; i++)
 		(void)fprintf(f,
 			      "%s\n  {\"t\": %.3f, \"events\": %" PRIu64
@@ -98,27 +222,71 @@ run_write_csv(const struct run_result *r, FILE *f)
 
 /* --- run ------------------------------------------------------------------ */
 
+/* The floor and how the latencies compare with it (issue 9's targets:
+ * p99 <= 3x (wake p99 + service) at half the max rate, p50 <= 2x (wake
+ * p50 + service) at a tenth). */
+static void
+run_print_floor(FILE *o, const struct run_result *r)
+{
+	const struct run_floor *f = &r->floor;
+	double f50 = f->wake_p50_us + f->service_p50_us;
+	double f99 = f->wake_p99_us + f->service_p50_us;
+
+	if (!f->measured)
+		return;
+	(void)fprintf(o,
+		      "  floor: a bare sleep of %.1f us wakes p50 %.1f us, "
+		      "p99 %.1f us late (%u sleeps); one batch on the idle "
+		      "runtime takes %.1f us (median of %u)\n",
+		      f->sleep_us, f->wake_p50_us, f->wake_p99_us, f->sleeps,
+		      f->service_p50_us, f->services);
+	if (f50 > 0 && f99 > 0)
+		(void)fprintf(o,
+			      "  latency / floor: p50 = %.2f x (wake p50 + "
+			      "service), p99 = %.2f x (wake p99 + service)\n",
+			      r->p50_us / f50, r->p99_us / f99);
+}
+
 void
 run_print_summary(const struct run_cfg *c, const struct run_result *r)
 {
-	(void)printf("subcirc run: grid %" PRId64 "x%" PRId64
-		     ", placement %s (%u units, %u edges), %u workers, "
-		     "batch %u\n",
-		     c->rows, c->cols, c->placement, r->units, r->edges,
-		     c->workers, c->batch);
-	(void)printf("  events %" PRIu64 " in %.3f s: %.0f events/s "
-		     "(%" PRIu64 " batches)\n",
-		     r->events, r->seconds, r->eps, r->batches);
-	(void)printf("  latency submit->output: p50 %.1f us, p99 %.1f us, "
-		     "max %.1f us\n",
-		     r->p50_us, r->p99_us, r->max_us);
-	(void)printf("  turns %" PRIu64 ", kicks %" PRIu64
-		     ", submits that met a full edge %" PRIu64 "\n",
-		     r->turns, r->kicks, r->efull);
-	(void)printf("  output %s\n", r->ok ? "equals the reference"
-					    : "DIFFERS from the reference");
+	FILE *o = report_text();
+
+	(void)fprintf(o,
+		      "subcirc run: grid %" PRId64 "x%" PRId64
+		      ", placement %s (%u units, %u edges), %u workers, "
+		      "batch %u\n",
+		      c->rows, c->cols, c->placement, r->units, r->edges,
+		      c->workers, c->batch);
+	if (r->interrupted)
+		(void)fprintf(o,
+			      "  interrupted by %s: the figures are for what "
+			      "ran\n",
+			      signal_name(r->interrupted));
+	(void)fprintf(o,
+		      "  events %" PRIu64 " in %.3f s: %.0f events/s "
+		      "(%" PRIu64 " batches)\n",
+		      r->events, r->seconds, r->eps, r->batches);
+	if (c->rate > 0)
+		(void)fprintf(o,
+			      "  open loop: offered %.0f events/s, schedule "
+			      "kept at %.0f events/s\n",
+			      c->rate, r->achieved_eps);
+	(void)fprintf(o,
+		      "  latency per event, %s -> output: p50 %.1f us, p90 "
+		      "%.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us\n",
+		      c->rate > 0 ? "arrival" : "submit", r->p50_us, r->p90_us,
+		      r->p99_us, r->p999_us, r->max_us);
+	run_print_floor(o, r);
+	(void)fprintf(o,
+		      "  turns %" PRIu64 ", kicks %" PRIu64
+		      ", submits that met a full edge %" PRIu64 "\n",
+		      r->turns, r->kicks, r->efull);
+	(void)fprintf(o, "  output %s\n",
+		      r->ok ? "equals the reference"
+			    : "DIFFERS from the reference");
 	if (!r->ok)
-		(void)printf("  %s\n", r->why);
+		(void)fprintf(o, "  %s\n", r->why);
 }
 
 /* --- place ---------------------------------------------------------------- */
@@ -126,9 +294,10 @@ run_print_summary(const struct run_cfg *c, const struct run_result *r)
 void
 place_print_header(void)
 {
-	(void)printf("%-12s %7s %5s %5s %12s %10s %10s %10s %10s %4s\n",
-		     "placement", "workers", "units", "edges", "events/s",
-		     "p50 us", "p99 us", "turns", "kicks", "ok");
+	(void)fprintf(report_text(),
+		      "%-12s %7s %5s %5s %12s %10s %10s %10s %10s %4s\n",
+		      "placement", "workers", "units", "edges", "events/s",
+		      "p50 us", "p99 us", "turns", "kicks", "ok");
 }
 
 void
@@ -136,12 +305,13 @@ place_print_row(const struct place_row *row)
 {
 	const struct run_result *r = &row->r;
 
-	(void)printf("%-12s %7u %5u %5u %12.0f %10.1f %10.1f "
-		     "%10" PRIu64 " %10" PRIu64 " %4s\n",
-		     row->placement, row->workers, r->units, r->edges, r->eps,
-		     r->p50_us, r->p99_us, r->turns, r->kicks,
-		     r->ok ? "yes" : "NO");
-	(void)fflush(stdout);
+	(void)fprintf(report_text(),
+		      "%-12s %7u %5u %5u %12.0f %10.1f %10.1f "
+		      "%10" PRIu64 " %10" PRIu64 " %4s\n",
+		      row->placement, row->workers, r->units, r->edges, r->eps,
+		      r->p50_us, r->p99_us, r->turns, r->kicks,
+		      r->ok ? "yes" : "NO");
+	(void)fflush(report_text());
 }
 
 /* Throughput as bars, scaled to the best case: the plot of the table. */
@@ -154,13 +324,14 @@ place_plot(const struct place_row *rows, size_t n)
 		best = rows[i].r.eps > best ? rows[i].r.eps : best;
 	if (best <= 0)
 		return;
-	(void)printf("\nevents/s (bar = share of the best, %.0f)\n", best);
+	(void)fprintf(report_text(),
+		      "\nevents/s (bar = share of the best, %.0f)\n", best);
 	for (size_t i = 0; i < n; i++) {
 		int len = (int)(50.0 * rows[i].r.eps / best + 0.5);
 
-		(void)printf(
-		    "%-12s x%-3u |%.*s%*s| %.0f\n", rows[i].placement,
-		    rows[i].workers, len,
+		(void)fprintf(
+		    report_text(), "%-12s x%-3u |%.*s%*s| %.0f\n",
+		    rows[i].placement, rows[i].workers, len,
 		    "##################################################",
 		    50 - len, "", rows[i].r.eps);
 	}

@@ -3,21 +3,45 @@
  * threads, a progress line a second and a final summary verified against
  * the workload's from-scratch reference (bench/workloads/grid.h).
  *
- * Latency. Each batch carries a stamp (bench/workloads/grid.h): the
- * "totals" output's delta callback, on the worker that ran the step, reads
- * the newest stamp that came through, and every batch up to it is done at
- * that moment. A batch's latency is from the submit call that accepted it
- * (a submit that met a full edge and then waited counts from its first
- * try, so backpressure shows in the latency) to that callback. Latencies
- * go into the log-linear histogram (subcirc_hist.c).
+ * Latency, per event, from its arrival. With --rate R the run is open
+ * loop: event i arrives at t0 + i / R on a monotonic clock, whatever the
+ * runtime does, and a batch is due when its last event has arrived. The
+ * host builds the next batch ahead, sleeps until it is due and submits
+ * it; an event's latency runs from its own arrival (so an event waits for
+ * the rest of its batch too) to the moment its output is visible. A host
+ * that falls behind (backpressure, a slow submit) does not move the
+ * arrivals: its delay shows in the latencies rather than hiding in a
+ * later stamp (coordinated omission, Tene), and in the achieved rate,
+ * which is warned about when it falls short of R by more than 5%.
+ * Without --rate the run is closed loop: a batch's events arrive when the
+ * host starts to submit it.
+ *
+ * Each batch carries a stamp: the "totals" output's delta callback, on
+ * the worker that ran the step, reads the newest stamp that came through,
+ * and every batch up to it is visible at that moment. The batch's events,
+ * arrived evenly over its interval, go into the log-linear histogram in
+ * one call (hist_add_linear, subcirc_hist.c).
+ *
+ * The floor, in the same run (open loop only, before the schedule
+ * starts): a bare sleep of the run's interval, repeated, says how late
+ * this machine wakes a thread (the host's own share of any latency), and
+ * batches submitted one at a time to the idle runtime give one batch's
+ * service time. Issue 9's targets compare the latencies with those.
+ *
+ * SIGINT and SIGTERM end the run as its end would: the batch in hand is
+ * submitted, the runtime drains, and the summary and files are written
+ * for what ran (a second signal kills, as usual).
  */
 #include <inttypes.h>
+#include <math.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,18 +55,39 @@
 #include "units/placement.h"
 #include "units/runtime.h"
 
-#define SENT_RING (1u << 16) /* batches in flight whose submit time we keep */
+#define SENT_RING (1u << 16) /* batches in flight whose arrivals we keep */
 /* A batch that has not come through (or an input that stays full) this
  * long ends the run: a hang, by name, rather than for ever. */
 #define RUN_STUCK_NS 30000000000ull
+#define NAP_MAX_NS   10000000ull /* the longest nap between checks */
+/* The floor: wake-ups over about FLOOR_NS (within FLOOR_MIN..FLOOR_MAX),
+ * and SERVICE_BATCHES batches served one at a time (odd: a median). */
+#define FLOOR_NS	500000000ull
+#define FLOOR_MIN	50
+#define FLOOR_MAX	2000
+#define SERVICE_BATCHES 21
+
+/* The signal that asked the run to end (0: none); set by the handler. */
+static volatile sig_atomic_t run_signal;
 
 /* --- the live workload ---------------------------------------------------- */
+
+/* When a batch's events arrived: the first and the last, evenly between
+ * (the callback reads them after the batch's stamp came through, which
+ * the submit's hand-off orders after the host's store). */
+struct arrival {
+	_Atomic uint64_t first, last; /* ns, sc_bench_now_ns */
+	_Atomic uint32_t n;	      /* events in the batch */
+};
 
 /* What the delta callback shares with the host. */
 struct latency {
 	const struct sc_grid *gr;
-	_Atomic uint64_t done;		  /* newest stamp seen */
-	_Atomic uint64_t sent[SENT_RING]; /* submit time of batch s */
+	_Atomic uint64_t measured_from; /* the first stamp that counts */
+	_Atomic uint64_t done;		/* newest stamp seen */
+	_Atomic uint64_t done_ns;	/* when it was seen */
+	_Atomic uint64_t events;	/* of the measured batches seen */
+	struct arrival sent[SENT_RING];
 	struct hist all, interval;
 };
 
@@ -59,14 +104,28 @@ on_totals(void *ctx, int node, const struct sc_batch *delta)
 	old = atomic_load(&l->done);
 	while (old < s && !atomic_compare_exchange_weak(&l->done, &old, s))
 		;
+	if (old >= s)
+		return 0;
+	atomic_store_explicit(&l->done_ns, now, memory_order_relaxed);
 	/* The batches (old, s] came through at once (deltas coalesce). */
 	for (uint64_t q = old + 1; q <= s; q++) {
-		uint64_t t = atomic_load_explicit(&l->sent[q % SENT_RING],
-						  memory_order_relaxed);
-		uint64_t d = now > t ? now - t : 0;
+		const struct arrival *a = &l->sent[q % SENT_RING];
+		uint64_t first =
+		    atomic_load_explicit(&a->first, memory_order_relaxed);
+		uint64_t last =
+		    atomic_load_explicit(&a->last, memory_order_relaxed);
+		uint32_t n = atomic_load_explicit(&a->n, memory_order_relaxed);
+		uint64_t lo = now > last ? now - last : 0;
+		double step =
+		    n > 1 ? (double)(last - first) / (double)(n - 1) : 0.0;
 
-		hist_add(&l->all, d);
-		hist_add(&l->interval, d);
+		if (q < atomic_load_explicit(&l->measured_from,
+					     memory_order_relaxed))
+			continue; /* the floor's own batches */
+		atomic_fetch_add_explicit(&l->events, n, memory_order_relaxed);
+		/* The last event waited least, the first longest. */
+		hist_add_linear(&l->all, lo, step, n);
+		hist_add_linear(&l->interval, lo, step, n);
 	}
 	return 0;
 }
@@ -80,7 +139,10 @@ struct run_ctx {
 	struct sc_runtime *rt;
 	struct sc_watchdog *wd;
 	struct latency *lat;
+	double step_ns;	    /* open loop: between two arrivals; 0 closed */
+	uint64_t linger_ns; /* open loop: the longest wait for a batch */
 	uint64_t t0, last_ns, last_done;
+	uint64_t checked; /* the last look for a dead unit */
 };
 
 static void
@@ -103,7 +165,8 @@ run_setup(struct run_ctx *x, const struct run_cfg *cfg)
 				  .fault_seed = cfg->seed ^ 0xfa17ULL};
 	struct sc_runtime_opts ro = {.workers = cfg->workers,
 				     .budget = cfg->budget,
-				     .edge_capacity = cfg->capacity};
+				     .edge_capacity = cfg->capacity,
+				     .outbox_bound = cfg->outbox_bound};
 	/* Generous thresholds: on a loaded machine a turn may wait; what
 	 * the watchdog is for here is a lost kick or a hang, by name. */
 	struct sc_watchdog_opts wo = {.period_ns = 50000000,
@@ -115,6 +178,8 @@ run_setup(struct run_ctx *x, const struct run_cfg *cfg)
 
 	memset(x, 0, sizeof(*x));
 	x->cfg = cfg;
+	x->step_ns = cfg->rate > 0 ? 1e9 / cfg->rate : 0.0;
+	x->linger_ns = (uint64_t)(cfg->linger * 1e3);
 	x->lat = calloc(1, sizeof(*x->lat));
 	if (!x->lat)
 		return lib_error("calloc", SC_ENOMEM);
@@ -155,19 +220,19 @@ result_sample(struct run_result *r, const struct sample *s)
 static void
 run_progress(struct run_ctx *x, struct run_result *r, uint64_t now)
 {
-	static uint64_t counts[HIST_BUCKETS];
+	static struct hist_counts counts;
 	struct sc_runtime_stats st;
 	struct sample s;
-	uint64_t done = atomic_load(&x->lat->done), n;
+	uint64_t done = atomic_load(&x->lat->events);
 	double dt = (double)(now - x->last_ns) / 1e9;
 
-	n = hist_take(&x->lat->interval, counts, true);
+	(void)hist_take(&x->lat->interval, &counts, true);
 	sc_runtime_stats(x->rt, &st);
 	s.t = (double)(now - x->t0) / 1e9;
-	s.events = done * x->cfg->batch;
-	s.eps = (double)((done - x->last_done) * x->cfg->batch) / dt;
-	s.p50_us = hist_quantile_us(counts, n, 0.50);
-	s.p99_us = hist_quantile_us(counts, n, 0.99);
+	s.events = done;
+	s.eps = (double)(done - x->last_done) / dt;
+	s.p50_us = hist_quantile_us(&counts, 0.50);
+	s.p99_us = hist_quantile_us(&counts, 0.99);
 	s.fill = st.edges ? (double)st.pending /
 				((double)st.edges * (double)x->cfg->capacity)
 			  : 0.0;
@@ -175,11 +240,12 @@ run_progress(struct run_ctx *x, struct run_result *r, uint64_t now)
 	x->last_ns = now;
 	x->last_done = done;
 	if (!x->cfg->quiet)
-		(void)printf("[%6.1fs] %10.0f ev/s  p50 %9.1f us  p99 %9.1f us"
-			     "  edge fill %5.1f%%  turns %" PRIu64 "\n",
-			     s.t, s.eps, s.p50_us, s.p99_us, 100.0 * s.fill,
-			     st.turns);
-	(void)fflush(stdout);
+		(void)fprintf(report_text(),
+			      "[%6.1fs] %10.0f ev/s  p50 %9.1f us  p99 %9.1f us"
+			      "  edge fill %5.1f%%  turns %" PRIu64 "\n",
+			      s.t, s.eps, s.p50_us, s.p99_us, 100.0 * s.fill,
+			      st.turns);
+	(void)fflush(report_text());
 }
 
 /* A dead unit ends the run: its name and message, and exit 3. The
@@ -204,15 +270,24 @@ run_check_alive(struct run_ctx *x)
 	return EXIT_LIBRARY;
 }
 
-/* Nap for a while (a short sleep, not a spin: the machine may have fewer
- * cores than workers). */
+/* Sleep until `t` (sc_bench_now_ns, i.e. CLOCK_MONOTONIC) or a signal: a
+ * sleep, not a spin, as the machine may have fewer cores than workers.
+ * An absolute deadline, so the time spent before the call does not
+ * stretch the sleep. */
+static void
+run_sleep_until(uint64_t t)
+{
+	struct timespec ts = {(time_t)(t / 1000000000ull),
+			      (long)(t % 1000000000ull)};
+
+	(void)clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL);
+}
+
+/* Nap for a while. */
 static void
 run_nap(uint64_t ns)
 {
-	struct timespec ts = {(time_t)(ns / 1000000000ull),
-			      (long)(ns % 1000000000ull)};
-
-	(void)nanosleep(&ts, NULL);
+	run_sleep_until(sc_bench_now_ns() + ns);
 }
 
 /* Never more batches in flight than the ring keeps times for: wait for
@@ -243,36 +318,35 @@ run_wait_ring(struct run_ctx *x, uint64_t seq)
 	return 0;
 }
 
-/* Submit one batch, respecting backpressure: a full edge is counted and
- * waited out (the runtime wakes us when the input's unit takes frames).
- * Returns 0 or an exit code (the error said). */
+/* Submit batch b (sequence number seq, built before) of n events, which
+ * arrived from `first` to `last` (closed loop: 0, 0 for now), respecting
+ * backpressure: a full edge is counted and waited out (the runtime wakes
+ * us when the input's unit takes frames). Returns 0 or an exit code (the
+ * error said). */
 static int
-run_submit(struct run_ctx *x, struct run_result *r, struct sc_batch *b)
+run_submit(struct run_ctx *x, struct run_result *r, struct sc_batch *b,
+	   uint64_t seq, uint32_t n, uint64_t first, uint64_t last)
 {
-	uint64_t seq = sc_grid_seq(x->gr);
+	struct arrival *a = &x->lat->sent[seq % SENT_RING];
 	int rc;
 
 	if ((rc = run_wait_ring(x, seq)) != 0)
 		return rc;
-	atomic_store_explicit(&x->lat->sent[seq % SENT_RING], sc_bench_now_ns(),
-			      memory_order_relaxed);
+	if (last == 0)
+		first = last = sc_bench_now_ns();
+	atomic_store_explicit(&a->first, first, memory_order_relaxed);
+	atomic_store_explicit(&a->last, last, memory_order_relaxed);
+	atomic_store_explicit(&a->n, n, memory_order_relaxed);
 	rc = sc_runtime_submit(x->rt, x->nodes.cells, b);
 	if (rc == SC_EFULL) {
-		r->efull++;
+		if (r)
+			r->efull++;
 		rc = sc_runtime_submit_wait(x->rt, x->nodes.cells, b,
 					    RUN_STUCK_NS);
 	}
 	if (rc && run_check_alive(x) == 0)
 		return lib_error("sc_runtime_submit", rc);
 	return rc ? EXIT_LIBRARY : 0;
-}
-
-/* Whether the run is over: `events` done, or its end (run_end) reached. */
-static bool
-run_should_stop(const struct run_cfg *cfg, uint64_t events, uint64_t now,
-		uint64_t end)
-{
-	return (cfg->events && events >= cfg->events) || now >= end;
 }
 
 /* The final checks: idle invariant, every stamp seen, outputs equal to
@@ -341,44 +415,23 @@ run_kicks(struct sc_exec *ex)
 static int
 run_finish(struct run_ctx *x, struct run_result *r, uint64_t t_end)
 {
-	static uint64_t counts[HIST_BUCKETS];
+	static struct hist_counts counts;
 	struct sc_runtime_stats st;
-	uint64_t n = hist_take(&x->lat->all, counts, false);
 
+	(void)hist_take(&x->lat->all, &counts, false);
 	r->seconds = (double)(t_end - x->t0) / 1e9;
 	r->eps = r->seconds > 0 ? (double)r->events / r->seconds : 0.0;
-	r->p50_us = hist_quantile_us(counts, n, 0.50);
-	r->p99_us = hist_quantile_us(counts, n, 0.99);
-	r->max_us = hist_quantile_us(counts, n, 1.0);
+	r->p50_us = hist_quantile_us(&counts, 0.50);
+	r->p90_us = hist_quantile_us(&counts, 0.90);
+	r->p99_us = hist_quantile_us(&counts, 0.99);
+	r->p999_us = hist_quantile_us(&counts, 0.999);
+	r->max_us = hist_quantile_us(&counts, 1.0);
 	sc_runtime_stats(x->rt, &st);
 	r->turns = st.turns;
 	r->units = st.units;
 	r->edges = st.edges;
 	r->kicks = run_kicks(sc_runtime_exec(x->rt));
 	return run_verify(x, r);
-}
-
-/* Open loop: wait until the next batch is due at the offered rate, or
- * until the run's end (`end`) if that comes first, so --seconds holds at
- * any rate. Naps of at most 10 ms, each followed by a check for a dead
- * unit. Returns 0 or an exit code. */
-static int
-run_pace(struct run_ctx *x, uint64_t events, uint64_t end)
-{
-	const struct run_cfg *cfg = x->cfg;
-	uint64_t due, now;
-	int rc;
-
-	if (cfg->rate <= 0)
-		return 0;
-	due = x->t0 + (uint64_t)((double)events / cfg->rate * 1e9);
-	due = due < end ? due : end;
-	while ((now = sc_bench_now_ns()) < due) {
-		run_nap(due - now < 10000000ull ? due - now : 10000000ull);
-		if ((rc = run_check_alive(x)) != 0)
-			return rc;
-	}
-	return 0;
 }
 
 /* The end of a run by time, in sc_bench_now_ns; UINT64_MAX by events. */
@@ -389,44 +442,256 @@ run_end(const struct run_cfg *cfg, uint64_t t0)
 				: UINT64_MAX;
 }
 
-/* Submit batches until the run's end; 0 or an exit code. A dead unit is
- * looked for every millisecond, so the run ends soon after one dies
- * rather than at its end (or never, once the stamps stop). */
+/* Open loop: the arrival of event i on the schedule. */
+static uint64_t
+run_arrival(const struct run_ctx *x, uint64_t i)
+{
+	return x->t0 + (uint64_t)((double)i * x->step_ns);
+}
+
+/* Wait until `due` (open loop; not past `end`), in naps of at most
+ * NAP_MAX_NS with a look for a dead unit between them, so that a long
+ * interval still ends soon after a unit dies. The last nap goes straight
+ * to the due time: nothing runs between the wake-up and the submit. A
+ * signal ends the wait. Returns 0 or an exit code. */
+static int
+run_wait_due(struct run_ctx *x, uint64_t due, uint64_t end)
+{
+	uint64_t now;
+	int rc;
+
+	due = due < end ? due : end;
+	while (!run_signal && (now = sc_bench_now_ns()) < due) {
+		if (due - now <= NAP_MAX_NS) {
+			run_sleep_until(due);
+			continue;
+		}
+		run_nap(NAP_MAX_NS);
+		if ((rc = run_check_alive(x)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* After a submit: a look for a dead unit every millisecond (so the run
+ * ends soon after one dies rather than at its end, or never once the
+ * stamps stop) and a progress line every second. Here, not between the
+ * wake-up and the submit, where it would add to every latency. */
+static int
+run_between(struct run_ctx *x, struct run_result *r)
+{
+	uint64_t now = sc_bench_now_ns();
+	int rc;
+
+	if (now - x->checked >= 1000000ull) {
+		x->checked = now;
+		if ((rc = run_check_alive(x)) != 0)
+			return rc;
+	}
+	if (now - x->last_ns >= 1000000000ull)
+		run_progress(x, r, now);
+	return 0;
+}
+
+/* Open loop: the batch that starts at event i0. It holds --batch events
+ * and is due when the last arrives, or, with --linger L, fewer when L
+ * passes first: it is then due L after its first event's arrival, with
+ * the events arrived by then (at least one). */
+struct plan {
+	uint32_t n;		   /* events */
+	uint64_t first, last, due; /* arrivals of the first and the last */
+};
+
+static void
+run_plan(const struct run_ctx *x, uint64_t i0, struct plan *p)
+{
+	uint64_t b = x->cfg->batch, deadline, i;
+
+	p->first = run_arrival(x, i0);
+	p->last = p->due = run_arrival(x, i0 + b - 1);
+	p->n = (uint32_t)b;
+	if (!x->linger_ns || p->last <= p->first + x->linger_ns)
+		return;
+	deadline = p->first + x->linger_ns;
+	i = i0 + (uint64_t)((double)x->linger_ns / x->step_ns);
+	/* The division's rounding, made exact against run_arrival. */
+	while (i > i0 && run_arrival(x, i) > deadline)
+		i--;
+	while (i + 1 < i0 + b && run_arrival(x, i + 1) <= deadline)
+		i++;
+	p->n = (uint32_t)(i - i0 + 1);
+	p->last = run_arrival(x, i);
+	p->due = deadline;
+}
+
+/* How much of the offered rate the host kept up to time t (open loop):
+ * the events it submitted against those arrived by t, less one batch in
+ * formation; the offered rate when too few arrived to judge, and never
+ * more (a batch cut short by a signal went early). */
+static double
+run_achieved(const struct run_ctx *x, uint64_t events, uint64_t t)
+{
+	const struct run_cfg *c = x->cfg;
+	double arrived =
+	    t > x->t0 ? floor((double)(t - x->t0) / x->step_ns) + 1 : 0;
+	double forming = c->batch;
+
+	if (x->linger_ns && (double)x->linger_ns / x->step_ns + 1 < forming)
+		forming = (double)x->linger_ns / x->step_ns + 1;
+	if (arrived <= forming || (double)events >= arrived - forming)
+		return c->rate;
+	return c->rate * (double)events / (arrived - forming);
+}
+
+/* Submit batches until the run's end (its events, its seconds, or a
+ * signal); 0 or an exit code. Open loop: each batch as run_plan says,
+ * built before the wait, as a live source's events would be in hand by
+ * then. Closed loop: full batches, as fast as backpressure lets. */
 static int
 run_loop(struct run_ctx *x, struct run_result *r)
 {
 	const struct run_cfg *cfg = x->cfg;
-	uint64_t end = run_end(cfg, x->t0), checked = x->t0, now;
+	const bool open = x->step_ns > 0;
+	uint64_t end = run_end(cfg, x->t0), t_stop;
 	int rc;
 
 	for (;;) {
+		struct plan p = {.n = cfg->batch};
 		struct sc_batch *b = NULL;
 
-		/* Done, else wait for the batch's time (not past the end). */
-		if (run_should_stop(cfg, r->events, sc_bench_now_ns(), end))
-			return 0;
-		if ((rc = run_pace(x, r->events, end)) != 0)
-			return rc;
-		now = sc_bench_now_ns();
-		if (run_should_stop(cfg, r->events, now, end))
-			return 0;
-		if (now - checked >= 1000000ull) {
-			checked = now;
-			if ((rc = run_check_alive(x)) != 0)
-				return rc;
+		if (run_signal || (cfg->events && r->events >= cfg->events) ||
+		    sc_bench_now_ns() >= end)
+			break;
+		if (open) {
+			run_plan(x, r->events, &p);
+			if (p.due > end) {
+				/* --seconds holds at any rate: the run
+				 * lasts until its end, not its last batch. */
+				if ((rc = run_wait_due(x, end, end)) != 0)
+					return rc;
+				break;
+			}
 		}
-		if ((rc = sc_grid_next(x->gr, cfg->batch, &b)) != 0)
+		if ((rc = sc_grid_next(x->gr, p.n, &b)) != 0)
 			return lib_error("sc_grid_next", rc);
-		rc = run_submit(x, r, b);
+		if (open && (rc = run_wait_due(x, p.due, end)) != 0) {
+			sc_batch_release(b);
+			return rc;
+		}
+		/* Built, so submitted even when a signal cut the wait short
+		 * (the reference has it): its events as arrived now. */
+		if (run_signal)
+			p.first = p.last = 0;
+		rc = run_submit(x, r, b, sc_grid_seq(x->gr), p.n, p.first,
+				p.last);
 		sc_batch_release(b);
 		if (rc)
 			return rc;
-		r->events += cfg->batch;
+		r->events += p.n;
 		r->batches++;
-		now = sc_bench_now_ns();
-		if (now - x->last_ns >= 1000000000ull)
-			run_progress(x, r, now);
+		if ((rc = run_between(x, r)) != 0)
+			return rc;
 	}
+	t_stop = sc_bench_now_ns();
+	if (open) {
+		r->achieved_eps =
+		    run_achieved(x, r->events, t_stop < end ? t_stop : end);
+		r->rate_short = r->achieved_eps < 0.95 * cfg->rate;
+	}
+	return 0;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* The floor's wake-ups: a bare sleep to a due time every `interval` (the
+ * run's batch interval, at most NAP_MAX_NS: the loop's longest nap), the
+ * same call the loop makes, each one's lateness recorded. */
+static void
+run_floor_wake(struct run_floor *f, uint64_t interval)
+{
+	static struct hist h;
+	static struct hist_counts c;
+	uint64_t n = FLOOR_NS / interval, start;
+
+	n = n < FLOOR_MIN ? FLOOR_MIN : n > FLOOR_MAX ? FLOOR_MAX : n;
+	memset(&h, 0, sizeof(h));
+	start = sc_bench_now_ns();
+	for (uint64_t i = 1; i <= n && !run_signal; i++) {
+		uint64_t due = start + i * interval, now;
+
+		run_sleep_until(due);
+		now = sc_bench_now_ns();
+		hist_add(&h, now > due ? now - due : 0);
+	}
+	f->sleeps = (uint32_t)hist_take(&h, &c, false);
+	f->sleep_us = (double)interval / 1e3;
+	f->wake_p50_us = hist_quantile_us(&c, 0.50);
+	f->wake_p99_us = hist_quantile_us(&c, 0.99);
+}
+
+/* The floor's service time: SERVICE_BATCHES batches, each submitted to
+ * the idle runtime and waited for (submit -> its output, the callback's
+ * clock); their median. Their latencies stay out of the run's. */
+static int
+run_floor_service(struct run_ctx *x, struct run_floor *f)
+{
+	uint64_t t[SERVICE_BATCHES];
+	struct sc_panic_record pr;
+	uint32_t n = 0;
+	int rc = 0;
+
+	for (; n < SERVICE_BATCHES && !run_signal; n++) {
+		struct sc_batch *b = NULL;
+		uint64_t t_submit;
+
+		if ((rc = sc_grid_next(x->gr, x->cfg->batch, &b)) != 0)
+			return lib_error("sc_grid_next", rc);
+		t_submit = sc_bench_now_ns();
+		rc = run_submit(x, NULL, b, sc_grid_seq(x->gr), x->cfg->batch,
+				0, 0);
+		sc_batch_release(b);
+		if (rc)
+			return rc;
+		rc = sc_runtime_wait_idle(x->rt, RUN_STUCK_NS, &pr);
+		if (rc || atomic_load(&x->lat->done) != sc_grid_seq(x->gr))
+			return run_check_alive(x)
+				   ? EXIT_LIBRARY
+				   : lib_error("sc_runtime_wait_idle",
+					       rc ? rc : SC_ESTATE);
+		t[n] = atomic_load(&x->lat->done_ns) - t_submit;
+	}
+	qsort(t, n, sizeof(t[0]), cmp_u64);
+	f->services = n;
+	if (n) {
+		uint64_t mid = t[n / 2];
+
+		f->service_p50_us = (double)mid / 1e3;
+	}
+	return 0;
+}
+
+/* The machine's floor for an open-loop run (see the top). */
+static int
+run_floor(struct run_ctx *x, struct run_floor *f)
+{
+	double interval = x->step_ns * x->cfg->batch;
+
+	if (x->linger_ns && (double)x->linger_ns < interval)
+		interval = (double)x->linger_ns;
+
+	memset(f, 0, sizeof(*f));
+	run_floor_wake(f, interval < (double)NAP_MAX_NS ? (uint64_t)interval
+							: NAP_MAX_NS);
+	f->measured = true;
+	atomic_store(&x->lat->measured_from,
+		     sc_grid_seq(x->gr) + SERVICE_BATCHES + 1);
+	return run_floor_service(x, f);
 }
 
 /* One run of the workload as cfg says; 0 or an exit code. */
@@ -440,9 +705,14 @@ run_once(const struct run_cfg *cfg, struct run_result *r)
 	memset(r, 0, sizeof(*r));
 	if (rc)
 		goto cleanup;
-	x.t0 = x.last_ns = sc_bench_now_ns();
+	if (x.step_ns > 0 && (rc = run_floor(&x, &r->floor)) != 0)
+		goto cleanup;
+	atomic_store(&x.lat->measured_from, sc_grid_seq(x.gr) + 1);
+	x.t0 = x.last_ns = x.checked = sc_bench_now_ns();
+	x.last_done = 0; /* events of measured batches seen */
 	if ((rc = run_loop(&x, r)) != 0)
 		goto cleanup;
+	r->interrupted = run_signal; /* what ended the loop, not the drain */
 	if ((rc = sc_runtime_wait_idle(x.rt, 60000000000ull, &pr)) != 0) {
 		if (rc == SC_EPANIC)
 			(void)fprintf(stderr, "subcirc: unit %s panicked: %s\n",
@@ -477,6 +747,7 @@ run_defaults(struct run_cfg *c)
 	c->seed = 1;
 	c->capacity = 64;
 	c->budget = 64;
+	c->outbox_bound = 4096; /* the runtime's default, said */
 }
 
 static void
@@ -498,6 +769,92 @@ run_check_cfg(struct run_cfg *c)
 	(void)sc_grid_destroy(gr);
 }
 
+static void
+run_on_signal(int sig)
+{
+	run_signal = sig;
+}
+
+/* SIGINT and SIGTERM end the run cleanly (see the top); the handler is
+ * one-shot, so a second signal ends the process as it normally would. */
+static void
+run_catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = run_on_signal;
+	sa.sa_flags = SA_RESETHAND; /* no SA_RESTART: a sleep ends */
+	(void)sigemptyset(&sa.sa_mask);
+	(void)sigaction(SIGINT, &sa, NULL);
+	(void)sigaction(SIGTERM, &sa, NULL);
+}
+
+/* The warning of a schedule not kept, on stderr (the JSON says it too). */
+static void
+run_warn_rate(const struct run_cfg *c, const struct run_result *r)
+{
+	if (!r->rate_short)
+		return;
+	(void)fprintf(stderr,
+		      "subcirc run: warning: offered %.0f events/s, achieved "
+		      "%.0f (%.0f%%): the host fell behind its schedule "
+		      "(backpressure or slow submits); the latencies count "
+		      "from the due times\n",
+		      c->rate, r->achieved_eps,
+		      100.0 * r->achieved_eps / c->rate);
+}
+
+static void
+run_parse(struct args *a, struct run_cfg *c)
+{
+	const char *v;
+
+	while (a->i < a->argc) {
+		if (args_opt(a, "--help", NULL) || args_opt(a, "-h", NULL)) {
+			(void)fputs(usage_run, stdout);
+			subcirc_exit(0);
+		} else if (args_opt(a, "--workload", &v)) {
+			if (strcmp(v, "grid") != 0)
+				die_usage("run",
+					  "--workload: '%s' is not grid "
+					  "or nexmark",
+					  v);
+		} else if (args_opt(a, "--workers", &v)) {
+			c->workers =
+			    (uint32_t)parse_u64("run", "--workers", v, 1, 1024);
+		} else if (args_opt(a, "--placement", &v)) {
+			if (strlen(v) >= sizeof(c->placement))
+				die_usage("run", "--placement: '%s' too long",
+					  v);
+			strcpy(c->placement, v);
+		} else if (args_opt(a, "--events", &v)) {
+			c->events =
+			    parse_u64("run", "--events", v, 1, UINT64_MAX / 2);
+		} else if (args_opt(a, "--seconds", &v)) {
+			c->seconds =
+			    parse_double("run", "--seconds", v, 0.001, 1e6);
+		} else if (args_opt(a, "--rate", &v)) {
+			c->rate = parse_double("run", "--rate", v, 1.0, 1e12);
+		} else if (args_opt(a, "--linger", &v)) {
+			c->linger =
+			    parse_double("run", "--linger", v, 0.001, 1e9);
+		} else if (args_opt(a, "--panic-rate", &v)) {
+			c->panic_rate =
+			    parse_double("run", "--panic-rate", v, 0.0, 1.0);
+		} else if (args_opt(a, "--quiet", NULL)) {
+			c->quiet = true;
+		} else if (args_opt(a, "--json", &v)) {
+			c->json = v;
+		} else if (args_opt(a, "--csv", &v)) {
+			c->csv = v;
+		} else if (!parse_workload_opt(a, c)) {
+			die_usage("run", "unknown argument '%s'",
+				  a->argv[a->i]);
+		}
+	}
+}
+
 int
 cmd_run(int argc, char **argv)
 {
@@ -505,61 +862,30 @@ cmd_run(int argc, char **argv)
 	struct run_cfg c;
 	struct run_result r;
 	FILE *json, *csv;
-	const char *v;
 	int rc, wrc;
 
 	if (run_is_nexmark(argc, argv)) /* tools/subcirc_nexmark.c */
 		return cmd_run_nexmark(argc, argv);
 	run_defaults(&c);
-	while (a.i < argc) {
-		if (args_opt(&a, "--help", NULL) || args_opt(&a, "-h", NULL)) {
-			(void)fputs(usage_run, stdout);
-			return 0;
-		} else if (args_opt(&a, "--workload", &v)) {
-			if (strcmp(v, "grid") != 0)
-				die_usage("run",
-					  "--workload: '%s' is not grid "
-					  "or nexmark",
-					  v);
-		} else if (args_opt(&a, "--workers", &v)) {
-			c.workers =
-			    (uint32_t)parse_u64("run", "--workers", v, 1, 1024);
-		} else if (args_opt(&a, "--placement", &v)) {
-			if (strlen(v) >= sizeof(c.placement))
-				die_usage("run", "--placement: '%s' too long",
-					  v);
-			strcpy(c.placement, v);
-		} else if (args_opt(&a, "--events", &v)) {
-			c.events =
-			    parse_u64("run", "--events", v, 1, UINT64_MAX / 2);
-		} else if (args_opt(&a, "--seconds", &v)) {
-			c.seconds =
-			    parse_double("run", "--seconds", v, 0.001, 1e6);
-		} else if (args_opt(&a, "--rate", &v)) {
-			c.rate = parse_double("run", "--rate", v, 1.0, 1e12);
-		} else if (args_opt(&a, "--panic-rate", &v)) {
-			c.panic_rate =
-			    parse_double("run", "--panic-rate", v, 0.0, 1.0);
-		} else if (args_opt(&a, "--quiet", NULL)) {
-			c.quiet = true;
-		} else if (args_opt(&a, "--json", &v)) {
-			c.json = v;
-		} else if (args_opt(&a, "--csv", &v)) {
-			c.csv = v;
-		} else if (!parse_workload_opt(&a, &c)) {
-			die_usage("run", "unknown argument '%s'", argv[a.i]);
-		}
-	}
+	run_parse(&a, &c);
 	if (c.events && c.seconds > 0)
 		die_usage("run", "--events and --seconds: give one, not both");
 	if (!c.events && c.seconds <= 0)
 		c.seconds = 3.0;
+	if (c.linger > 0 && c.rate <= 0)
+		die_usage("run", "--linger needs --rate (an open-loop run)");
 	run_check_cfg(&c);
 	json = open_out("run", "--json", c.json);
 	csv = open_out("run", "--csv", c.csv);
+	/* The host's sleeps end within a microsecond of their due time,
+	 * not the default 50 us of timer slack later (prctl(2)): that
+	 * slack would be added to every latency of an open-loop run. */
+	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
+	run_catch_signals();
 	rc = run_once(&c, &r);
 	if (!rc) {
 		run_print_summary(&c, &r);
+		run_warn_rate(&c, &r);
 		if (json)
 			run_write_json(&c, &r, json);
 		if (csv)

@@ -381,6 +381,7 @@ keyed_width(const struct sc_graph *g, const struct sc_node_info *ni)
 {
 	switch (ni->kind) {
 	case SC_NODE_AGGREGATE:
+	case SC_NODE_TOPK:
 	case SC_NODE_JOIN:
 	case SC_NODE_ANTIJOIN:
 		return ni->key;

@@ -24,10 +24,12 @@
 #include "operators/base.h"
 #include "operators/base_int.h"
 #include "runtime/pool.h"
+#include "runtime/timeline.h"
 #include "units/analysis.h"
 #include "units/edge.h"
 #include "units/exchange.h"
 #include "units/subcircuit.h"
+#include "units/subcircuit_int.h"
 
 #define RT_HOST SC_SUBCIRCUIT_HOST
 
@@ -41,10 +43,12 @@ struct rt_edge {
 
 /* One executor unit: a replica of a placement unit. */
 struct rt_inst {
-	uint32_t unit;		   /* placement unit */
-	uint32_t shard;		   /* replica index */
-	struct sc_subcircuit *sub; /* owned by the executor; dangling once
-				      DEAD */
+	uint32_t unit;			 /* placement unit */
+	uint32_t shard;			 /* replica index */
+	struct sc_subcircuit *sub;	 /* owned by the executor; dangling once
+					    DEAD */
+	struct sc__unit_figures figures; /* its figures, outliving it */
+	char name[SC_UNIT_NAME_MAX];	 /* as the unit's */
 	/* build-time port lists, freed after create */
 	struct sc_subcircuit_in *in;
 	size_t nin, cap_in;
@@ -325,6 +329,7 @@ build_unit(struct sc_runtime *rt, uint32_t id)
 		(void)snprintf(name, sizeof(name), "u%u %.36s", ci->unit,
 			       ni.name);
 	memset(&d, 0, sizeof(d));
+	memcpy(ci->name, name, sizeof(ci->name));
 	d.name = name;
 	d.graph = rt->g;
 	d.nodes = nodes;
@@ -335,6 +340,13 @@ build_unit(struct sc_runtime *rt, uint32_t id)
 	d.nout = ci->nout;
 	d.host_popped = host_popped;
 	d.host_ctx = rt;
+	d.timeline = rt->o.timeline;
+	d.timeline_id = id;
+	d.figures = &ci->figures;
+	/* A unit beyond the names the timeline holds is "unit N" there. */
+	if (rt->o.timeline)
+		(void)sc_timeline_name(rt->o.timeline, SC_TIMELINE_UNIT, id,
+				       name);
 	rc = sc_subcircuit_create(&d, &ci->sub);
 	free(nodes);
 	if (rc)
@@ -416,6 +428,30 @@ check_args(struct sc_graph *g, const struct sc_placement *p,
 	return sc_graph_check(g);
 }
 
+/* The timeline's counter i is edge i's fill (sc_runtime_trace_sample):
+ * named "u1 -> u2" (with .shard for replicas), "host -> u0" for an input's.
+ * Edges beyond the counters it names stay "counter N". */
+static void
+name_edge_counters(struct sc_runtime *rt)
+{
+	for (size_t i = 0; i < rt->nedges; i++) {
+		const struct rt_edge *e = &rt->edges[i];
+		char from[32], to[32], name[80];
+
+		if (e->from == RT_HOST)
+			(void)snprintf(from, sizeof(from), "host");
+		else
+			(void)snprintf(from, sizeof(from), "u%u.%u",
+				       rt->inst[e->from].unit,
+				       rt->inst[e->from].shard);
+		(void)snprintf(to, sizeof(to), "u%u.%u", rt->inst[e->to].unit,
+			       rt->inst[e->to].shard);
+		(void)snprintf(name, sizeof(name), "fill %s -> %s", from, to);
+		(void)sc_timeline_name(rt->o.timeline, SC_TIMELINE_COUNTER,
+				       (uint32_t)i, name);
+	}
+}
+
 static int
 build(struct sc_runtime *rt)
 {
@@ -439,6 +475,8 @@ build(struct sc_runtime *rt)
 		rc = build_unit(rt, i);
 	for (uint32_t i = 0; i < rt->ninst; i++)
 		free_ports(&rt->inst[i]);
+	if (!rc && rt->o.timeline)
+		name_edge_counters(rt);
 	if (!rc && rt->o.workers > 0) {
 		struct sc_pool_opts po = {.workers = rt->o.workers,
 					  .budget = rt->o.budget,
@@ -996,6 +1034,56 @@ sum_integral(struct sc_runtime *rt, int output, const struct sc_node_info *ni,
 	return 0;
 }
 
+/* Every aggregate upstream of `output`, in whichever unit it was placed,
+ * holds no live group whose value is outside int64 (such a group has no
+ * row, so the output would lack it without a word: sc_circuit_check). The
+ * caller holds the inputs and saw the executor idle. */
+static int
+check_aggregates(struct sc_runtime *rt, int output)
+{
+	size_t sp = 0, nn = sc_graph_node_count(rt->g);
+	bool *seen = calloc(nn, sizeof(*seen));
+	int *stack = malloc(nn * sizeof(*stack));
+	int rc = 0;
+
+	if (!seen || !stack) {
+		free(seen);
+		free(stack);
+		return sc__fail(SC_ENOMEM, "sc_runtime_integral");
+	}
+	seen[output] = true;
+	stack[sp++] = output;
+	while (sp > 0 && !rc) {
+		struct sc_node_info ni;
+		int v = stack[--sp];
+
+		if ((rc = sc_graph_node_info(rt->g, v, &ni)) != 0)
+			break;
+		if (ni.kind == SC_NODE_AGGREGATE) {
+			int u = sc_placement_unit_of(rt->p, v);
+
+			for (uint32_t i = rt->first[u];
+			     i < rt->first[u + 1] && !rc; i++)
+				if (!inst_dead(rt, i))
+					rc = sc_circuit_check(
+					    sc_subcircuit_circuit(
+						rt->inst[i].sub),
+					    v);
+		}
+		for (uint32_t q = 0; q < ni.ninputs; q++) {
+			int w = ni.inputs[q];
+
+			if (w >= 0 && !seen[w]) {
+				seen[w] = true;
+				stack[sp++] = w;
+			}
+		}
+	}
+	free(seen);
+	free(stack);
+	return rc;
+}
+
 int
 sc_runtime_integral(struct sc_runtime *rt, int output, struct sc_batch **out)
 {
@@ -1011,9 +1099,11 @@ sc_runtime_integral(struct sc_runtime *rt, int output, struct sc_batch **out)
 				"sc_runtime_integral: '%s' is not an output",
 				ni.name);
 	hold_inputs(rt);
-	if (is_idle(rt))
-		rc = sum_integral(rt, output, &ni, out);
-	else
+	if (is_idle(rt)) {
+		rc = check_aggregates(rt, output);
+		if (!rc)
+			rc = sum_integral(rt, output, &ni, out);
+	} else
 		rc = sc__fail(SC_EBUSY, "sc_runtime_integral: not idle (a "
 					"turn is queued or running)");
 	release_inputs(rt);
@@ -1331,6 +1421,44 @@ sc_runtime_shutdown(struct sc_runtime *rt, struct sc_panic_record *first)
 	if (rc == SC_EPANIC && first)
 		*first = rec;
 	return rc;
+}
+
+uint32_t
+sc_runtime_units(const struct sc_runtime *rt)
+{
+	return rt ? rt->ninst : 0;
+}
+
+int
+sc_runtime_unit_stats(const struct sc_runtime *rt, uint32_t id,
+		      struct sc_subcircuit_stats *out, const char **name)
+{
+	if (!rt || !out)
+		return sc__fail(SC_EINVAL, "sc_runtime_unit_stats: NULL");
+	if (id >= rt->ninst)
+		return sc__fail(SC_ENOENT,
+				"sc_runtime_unit_stats: no unit %u (the "
+				"runtime has %u)",
+				id, rt->ninst);
+	sc__unit_figures_read(&rt->inst[id].figures, out);
+	if (name)
+		*name = rt->inst[id].name;
+	return 0;
+}
+
+void
+sc_runtime_trace_sample(struct sc_runtime *rt)
+{
+	struct sc_timeline *tl;
+	uint64_t now;
+
+	if (!rt || !sc_timeline_on(rt->o.timeline))
+		return;
+	tl = rt->o.timeline;
+	now = sc_clock_ns();
+	for (size_t i = 0; i < rt->nedges; i++)
+		sc_timeline_sample(tl, (uint32_t)i, now,
+				   (int64_t)sc_edge_pending(rt->edges[i].edge));
 }
 
 struct sc_exec *

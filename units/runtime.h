@@ -75,8 +75,10 @@ extern "C" {
 #include "runtime/executor.h"
 #include "runtime/panic.h"
 #include "units/placement.h"
+#include "units/subcircuit.h"
 
 struct sc_runtime;
+struct sc_timeline;
 
 struct sc_runtime_opts {
 	uint32_t workers;	/* worker threads; 0: none (see above) */
@@ -89,6 +91,10 @@ struct sc_runtime_opts {
 	uint64_t shutdown_timeout_ns; /* shutdown's wait for idle; 0: 30 s
 					 (SC_RUNTIME_SHUTDOWN_TIMEOUT_NS);
 					 UINT64_MAX: for ever */
+	struct sc_timeline *timeline; /* every turn recorded there as a slice
+					 named after its unit (ids as the
+					 executor's), or NULL; borrowed: it
+					 must outlive the runtime */
 };
 
 /* The default of opts.shutdown_timeout_ns: 30 s. */
@@ -215,7 +221,9 @@ int sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
  *   SC_EDEAD      the output's own unit (or a replica of it) is dead;
  *   SC_EBUSY      not idle;
  *   SC_EINVAL     NULL, or not an output node; SC_ENOENT: no such node;
- *   SC_ENOMEM, SC_EOVERFLOW  summing the replicas failed.
+ *   SC_ENOMEM, SC_EOVERFLOW  summing the replicas failed, or an aggregate
+ *                 upstream (in any unit) holds a live group whose value is
+ *                 outside int64, which has no row (sc_circuit_check).
  */
 int sc_runtime_integral(struct sc_runtime *rt, int output,
 			struct sc_batch **out);
@@ -282,6 +290,31 @@ void sc_runtime_stats(struct sc_runtime *rt, struct sc_runtime_stats *out);
  * thread.
  */
 int sc_runtime_shutdown(struct sc_runtime *rt, struct sc_panic_record *first);
+
+/* How many units the runtime made (each replica of a sharded unit is
+ * one; ids 0..n-1 as the executor's). 0 for NULL. */
+uint32_t sc_runtime_units(const struct sc_runtime *rt);
+
+/*
+ * sc_runtime_unit_stats - unit `id`'s figures so far (turns, frames and
+ * rows in and out: units/subcircuit.h) and its name (*name, may be NULL;
+ * valid while rt lives). Any thread, while rt exists, concurrently with
+ * turns: the figures only grow, each read on its own. Returns
+ *   0           the figures
+ *   SC_EINVAL   rt or out is NULL
+ *   SC_ENOENT   no unit `id` (not below sc_runtime_units)
+ */
+int sc_runtime_unit_stats(const struct sc_runtime *rt, uint32_t id,
+			  struct sc_subcircuit_stats *out, const char **name);
+
+/*
+ * sc_runtime_trace_sample - sample every edge's fill (frames in its ring
+ * now) into opts.timeline as counter tracks named after the edge, at the
+ * time of the call, from the calling thread (a host loop calls it now and
+ * then; no turn pays for it). Counter ids: the edges in order of creation.
+ * Does nothing without a timeline or while it is off. Any thread.
+ */
+void sc_runtime_trace_sample(struct sc_runtime *rt);
 
 /* The executor (to drive with runtime/sim.h when workers = 0, or to
  * watch with runtime/watchdog.h). */

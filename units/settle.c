@@ -50,8 +50,8 @@ work_find_outputs(struct sc_settle_work *w)
 		struct sc_node_info ni;
 
 		if (sc_graph_node_info(w->g, (int)i, &ni) != 0 ||
-		    ni.kind != SC_NODE_OUTPUT)
-			continue;
+		    ni.kind != SC_NODE_OUTPUT || ni.stream)
+			continue; /* a stream output has no integral */
 		if (w->nout == SC_SETTLE_MAX_OUTPUTS)
 			return sc__fail(SC_EINVAL,
 					"settle: more than %d outputs",
@@ -417,6 +417,13 @@ fault_on_delta(void *ctx, int node, const struct sc_batch *delta)
 		return 0;
 	case SC_SETTLE_FAULT_STALL:
 		sleep_ns(5 * r->stall_ns);
+		/* And on until the watchdog has seen it (at most 100
+		 * thresholds more): on a loaded machine its thread may not
+		 * run within the 5, and a stall it never saw is not one it
+		 * missed. */
+		if (r->wd)
+			(void)sc_watchdog_wait(r->wd, SC_WATCHDOG_STALL, 1,
+					       100 * r->stall_ns);
 		return 0;
 	default:
 		return 0;

@@ -20,7 +20,8 @@
  *           threads at once; with a budget, an edge capacity and an
  *           outbox bound. At idle it checks the idle invariant
  *           (sc_runtime_check_idle), then compares every output's integral
- *           with the reference.
+ *           with the reference (materialized outputs only: a stream
+ *           output, graph.h, keeps no integral to compare).
  *
  * The result names the first output that differs (by node name) and the
  * rows on which the two integrals disagree, with both weights; the

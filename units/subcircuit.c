@@ -2,6 +2,7 @@
  * subcircuit.c - the turn of a sub-circuit unit (see subcircuit.h).
  */
 #include "units/subcircuit.h"
+#include "units/subcircuit_int.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 
 #include "operators/base.h"
 #include "runtime/panic.h"
+#include "runtime/timeline.h"
 #include "units/exchange.h"
 
 struct in_port {
@@ -49,7 +51,21 @@ struct sc_subcircuit {
 				host reads the circuit only outside one) */
 	void (*host_popped)(void *ctx);
 	void *host_ctx;
+	struct sc_timeline *tl; /* or NULL */
+	uint32_t tl_id;
+	struct sc__unit_figures own;  /* the figures, unless d->figures */
+	struct sc__unit_figures *fig; /* &own or d->figures */
+	uint64_t turn_rows_in, turn_rows_out; /* this turn's, for its slice */
 };
+
+/* Add to a figure only this unit's turns write. */
+static inline void
+bump(_Atomic uint64_t *f, uint64_t by)
+{
+	atomic_store_explicit(
+	    f, atomic_load_explicit(f, memory_order_relaxed) + by,
+	    memory_order_relaxed);
+}
 
 static struct sc_subcircuit *
 from_unit(struct sc_unit *u)
@@ -133,6 +149,7 @@ poll_inputs(struct sc_subcircuit *s, uint32_t budget, bool blocked)
 		}
 		idle = 0;
 		polled++;
+		s->turn_rows_in += sc_batch_count(b);
 		feed_frame(s, p->stream, b);
 	}
 	return polled;
@@ -155,6 +172,8 @@ send_outputs(struct sc_subcircuit *s)
 			sc_batch_release(d);
 			continue;
 		}
+		bump(&s->fig->frames_out, 1);
+		s->turn_rows_out += sc_batch_count(d);
 		/* EDEAD: the share was counted undeliverable. */
 		rc = sc_exchange_send(&o->x, d, NULL);
 		if (rc && rc != SC_EDEAD)
@@ -224,9 +243,10 @@ sub_turn(struct sc_unit *self, uint32_t budget)
 	bool blocked, host_popped = false;
 	uint32_t polled;
 	struct sc_turn t = {0, false};
-	uint64_t progress;
+	uint64_t progress, t0 = sc_timeline_on(s->tl) ? sc_clock_ns() : 0;
 
 	turn_mark(s, true);
+	s->turn_rows_in = s->turn_rows_out = 0;
 	blocked = flush_outboxes(s);
 	polled = poll_inputs(s, budget, blocked);
 	if (polled) {
@@ -245,6 +265,26 @@ sub_turn(struct sc_unit *self, uint32_t budget)
 	progress = tally(s, &host_popped);
 	t.progress = progress > UINT32_MAX ? UINT32_MAX : (uint32_t)progress;
 	t.more = polled == budget && input_left(s, blocked);
+	bump(&s->fig->turns, 1);
+	bump(&s->fig->frames_in, polled);
+	bump(&s->fig->rows_in, s->turn_rows_in);
+	bump(&s->fig->rows_out, s->turn_rows_out);
+	if (t0) {
+		struct sc_timeline_slice sl = {
+		    .start_ns = t0,
+		    .end_ns = sc_clock_ns(),
+		    .unit = s->tl_id,
+		    .frames_in = polled,
+		    /* frames pushed: what moved beyond the frames popped */
+		    .frames_out = progress <= polled ? 0
+				  : progress - polled > UINT32_MAX
+				      ? UINT32_MAX
+				      : (uint32_t)(progress - polled),
+		    .rows_in = s->turn_rows_in,
+		    .rows_out = s->turn_rows_out};
+
+		sc_timeline_slice(s->tl, &sl);
+	}
 	turn_mark(s, false);
 	if (host_popped && s->host_popped)
 		s->host_popped(s->host_ctx);
@@ -424,6 +464,9 @@ sc_subcircuit_create(const struct sc_subcircuit_desc *d,
 		       d->name ? d->name : "unit");
 	s->host_popped = d->host_popped;
 	s->host_ctx = d->host_ctx;
+	s->tl = d->timeline;
+	s->tl_id = d->timeline_id;
+	s->fig = d->figures ? d->figures : &s->own;
 	atomic_init(&s->blocked, false);
 	atomic_init(&s->turning, false);
 	rc = copy_ins(s, d);
@@ -474,4 +517,25 @@ sc_subcircuit_circuit(struct sc_subcircuit *s)
 	SC_ASSERT(!s ||
 		  !atomic_load_explicit(&s->turning, memory_order_relaxed));
 	return s ? s->circuit : NULL;
+}
+
+void
+sc__unit_figures_read(const struct sc__unit_figures *f,
+		      struct sc_subcircuit_stats *out)
+{
+	out->turns = atomic_load_explicit(&f->turns, memory_order_relaxed);
+	out->frames_in =
+	    atomic_load_explicit(&f->frames_in, memory_order_relaxed);
+	out->rows_in = atomic_load_explicit(&f->rows_in, memory_order_relaxed);
+	out->frames_out =
+	    atomic_load_explicit(&f->frames_out, memory_order_relaxed);
+	out->rows_out =
+	    atomic_load_explicit(&f->rows_out, memory_order_relaxed);
+}
+
+void
+sc_subcircuit_stats(const struct sc_subcircuit *s,
+		    struct sc_subcircuit_stats *out)
+{
+	sc__unit_figures_read(s->fig, out);
 }

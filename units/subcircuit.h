@@ -72,6 +72,8 @@ extern "C" {
 #include "units/exchange.h"
 
 struct sc_subcircuit;
+struct sc_timeline;
+struct sc__unit_figures;
 
 /* The producer of a host edge: nobody to kick. */
 #define SC_SUBCIRCUIT_HOST UINT32_MAX
@@ -110,6 +112,29 @@ struct sc_subcircuit_desc {
 	 * NULL. */
 	void (*host_popped)(void *ctx);
 	void *host_ctx;
+	/* Where each turn is recorded as a slice named `timeline_id`
+	 * (runtime/timeline.h), or NULL. A turn reads the clock only while
+	 * the timeline is on. */
+	struct sc_timeline *timeline;
+	uint32_t timeline_id;
+	/* Where the unit keeps its figures (sc_subcircuit_stats), when they
+	 * must outlive it (the runtime reads them after a unit died and was
+	 * freed); NULL: inside the unit. Library-internal storage
+	 * (units/subcircuit_int.h). */
+	struct sc__unit_figures *figures;
+};
+
+/*
+ * What a unit has done (sc_subcircuit_stats): turns run, frames taken from
+ * its input edges and their rows, deltas it sent on its outputs and their
+ * rows. Each is written by the unit's own turns only and read from any
+ * thread at any time (relaxed atomics: each figure only grows, but two
+ * read together may be one turn apart).
+ */
+struct sc_subcircuit_stats {
+	uint64_t turns;
+	uint64_t frames_in, rows_in;
+	uint64_t frames_out, rows_out;
 };
 
 /*
@@ -131,6 +156,11 @@ struct sc_unit *sc_subcircuit_unit(struct sc_subcircuit *s);
 
 /* The unit's circuit (see Threads above). */
 struct sc_circuit *sc_subcircuit_circuit(struct sc_subcircuit *s);
+
+/* sc_subcircuit_stats - the unit's figures so far, from any thread (see
+ * struct sc_subcircuit_stats). s and out must not be NULL. */
+void sc_subcircuit_stats(const struct sc_subcircuit *s,
+			 struct sc_subcircuit_stats *out);
 
 #ifdef __cplusplus
 }

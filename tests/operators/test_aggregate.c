@@ -81,7 +81,7 @@ ref_aggregate(const struct zref *in, const struct sc_aggregate_spec *s,
 		if (in->w[i] == 0)
 			continue;
 		for (j = 0; j < ng; j++)
-			if (memcmp(g[j].key, r, s->k * 8) == 0)
+			if (memcmp(g[j].key, r, (size_t)s->k * 8) == 0)
 				break;
 		if (j == ng) {
 			g[ng++] = (struct rgroup){r, 0, 0, 0.0, v, v};
@@ -121,7 +121,7 @@ ref_aggregate(const struct zref *in, const struct sc_aggregate_spec *s,
 			v = g[j].max;
 			break;
 		}
-		memcpy(row, g[j].key, s->k * 8);
+		memcpy(row, g[j].key, (size_t)s->k * 8);
 		row[s->k] = v;
 		zref_add(out, row, 1);
 	}
@@ -395,7 +395,7 @@ Test(aggregate, a_group_that_empties_retracts_its_row)
 	sc_aggregate_destroy(agg);
 }
 
-Test(aggregate, sum_overflow_is_eoverflow_and_changes_nothing)
+Test(aggregate, a_sum_outside_int64_has_no_row_and_check_is_eoverflow)
 {
 	struct sc_aggregate_spec sum = {2, 1, SC_AGG_SUM, 1, SC_TYPE_I64};
 	struct sc_aggregate *agg;
@@ -403,43 +403,189 @@ Test(aggregate, sum_overflow_is_eoverflow_and_changes_nothing)
 	uint64_t o1[] = {5, sc_enc_i64(INT64_MAX)};
 	uint64_t o2[] = {5, sc_enc_i64(INT64_MAX), 5, sc_enc_i64(0)};
 	int64_t w1[] = {1}, w2[] = {-1, 1}, wneg[] = {-1};
-	struct sc_batch *b, *out = NULL;
 
 	cr_assert_eq(sc_aggregate_create(&sum, &agg), 0);
 	step_expect(agg, rows(2, 1, big, w1), 1, o1, w1);
-	b = rows(2, 1, one, w1);
-	cr_assert_eq(sc_aggregate_step(agg, b, &out), SC_EOVERFLOW);
-	cr_assert_null(out);
+	cr_assert_eq(sc_aggregate_check(agg), 0);
+	/* The sum is now INT64_MAX + 1: the group stays live, its row goes. */
+	step_expect(agg, rows(2, 1, one, w1), 1, o1, wneg);
+	cr_assert_eq(sc_aggregate_rows(agg), 2, "the delta was absorbed");
+	cr_assert_eq(sc_aggregate_groups(agg), 1);
+	cr_assert_eq(sc_aggregate_check(agg), SC_EOVERFLOW);
 	cr_assert(strstr(sc_errmsg(), "sum") != NULL, "%s", sc_errmsg());
-	sc_batch_release(b);
-	cr_assert_eq(sc_aggregate_rows(agg), 1, "the delta was absorbed");
-	/* Still INT64_MAX: a retraction of one row of value 0... */
+	/* Back to INT64_MAX: the row comes back, and check is content. */
+	step_expect(agg, rows(2, 1, one, wneg), 1, o1, w1);
+	cr_assert_eq(sc_aggregate_check(agg), 0);
+	/* A row of value 0 changes nothing... */
 	one[1] = sc_enc_i64(0);
 	step_expect(agg, rows(2, 1, one, w1), 0, NULL, NULL);
-	/* ...and of the big row leave a sum of 0 in a live group. */
+	/* ...and a retraction of the big row leaves 0 in a live group. */
 	step_expect(agg, rows(2, 1, big, wneg), 2, o2, w2);
 	sc_aggregate_destroy(agg);
 }
 
-Test(aggregate, count_overflow_is_eoverflow_and_changes_nothing)
+Test(aggregate, a_count_outside_int64_has_no_row_and_check_is_eoverflow)
 {
 	struct sc_aggregate_spec cnt = {2, 1, SC_AGG_COUNT, 0, SC_TYPE_I64};
 	struct sc_aggregate *agg;
 	uint64_t a[] = {5, 1}, b2[] = {5, 2};
-	int64_t wmax[] = {INT64_MAX};
-	struct sc_batch *b, *out = NULL;
+	int64_t wmax[] = {INT64_MAX}, wmin[] = {-INT64_MAX};
 	uint64_t o1[] = {5, sc_enc_i64(INT64_MAX)};
-	int64_t w1[] = {1};
+	int64_t w1[] = {1}, wm1[] = {-1};
 
 	cr_assert_eq(sc_aggregate_create(&cnt, &agg), 0);
 	step_expect(agg, rows(2, 1, a, wmax), 1, o1, w1);
-	b = rows(2, 1, b2, wmax);
-	cr_assert_eq(sc_aggregate_step(agg, b, &out), SC_EOVERFLOW);
-	cr_assert_null(out);
-	cr_assert_eq(sc_aggregate_rows(agg), 1);
+	step_expect(agg, rows(2, 1, b2, wmax), 1, o1, wm1);
+	cr_assert_eq(sc_aggregate_rows(agg), 2);
 	cr_assert_eq(sc_aggregate_groups(agg), 1);
-	sc_batch_release(b);
+	cr_assert_eq(sc_aggregate_check(agg), SC_EOVERFLOW);
+	cr_assert(strstr(sc_errmsg(), "count") != NULL, "%s", sc_errmsg());
+	step_expect(agg, rows(2, 1, b2, wmin), 1, o1, w1);
+	cr_assert_eq(sc_aggregate_check(agg), 0);
 	sc_aggregate_destroy(agg);
+}
+
+/*
+ * Feed the rows of `in` (3 columns: key, row id, value) to a fresh
+ * aggregate grouped by whole rows: all in one step, and one step per row;
+ * every step must succeed and the output's integrals must agree. The
+ * partial integrals of the second run may leave int64 where the whole
+ * does not: the schedule must not matter (issue 14, bug 21).
+ */
+static void
+same_in_any_steps(const struct sc_aggregate_spec *spec, size_t n,
+		  const uint64_t *in, const int64_t *w)
+{
+	struct sc_batch *I[2] = {NULL, NULL};
+
+	for (int run = 0; run < 2; run++) {
+		struct sc_aggregate *agg;
+		size_t per = run == 0 ? n : 1;
+
+		cr_assert_eq(sc_aggregate_create(spec, &agg), 0);
+		cr_assert_eq(sc_batch_empty(2, &I[run]), 0);
+		for (size_t i = 0; i < n; i += per) {
+			struct sc_batch *d = rows(3, per, in + i * 3, w + i);
+			struct sc_batch *out, *sum;
+
+			cr_assert_eq(sc_aggregate_step(agg, d, &out), 0,
+				     "run %d, step %zu: %s", run, i / per,
+				     sc_errmsg());
+			cr_assert_eq(sc_batch_add(I[run], out, &sum), 0);
+			sc_batch_release(I[run]);
+			sc_batch_release(out);
+			sc_batch_release(d);
+			I[run] = sum;
+		}
+		cr_assert_eq(sc_aggregate_check(agg), 0, "%s", sc_errmsg());
+		sc_aggregate_destroy(agg);
+	}
+	cr_assert(sc_batch_equal(I[0], I[1]),
+		  "one step and one step per row settle differently");
+	cr_assert_eq(sc_batch_count(I[0]), 1);
+	sc_batch_release(I[0]);
+	sc_batch_release(I[1]);
+}
+
+Test(aggregate, a_sum_whose_partial_integral_leaves_int64_settles_as_one_step)
+{
+	struct sc_aggregate_spec sum = {3, 1, SC_AGG_SUM, 2, SC_TYPE_I64};
+	uint64_t up[] = {5, 1, sc_enc_i64(INT64_MAX), 5, 2, sc_enc_i64(1),
+			 5, 2, sc_enc_i64(1)};
+	uint64_t down[] = {5, 1, sc_enc_i64(INT64_MIN), 5, 2, sc_enc_i64(-1),
+			   5, 2, sc_enc_i64(-1)};
+	int64_t w[] = {1, 1, -1};
+
+	same_in_any_steps(&sum, 3, up, w);
+	same_in_any_steps(&sum, 3, down, w);
+}
+
+Test(aggregate, a_u64_sum_whose_partial_integral_leaves_int64_settles)
+{
+	struct sc_aggregate_spec sum = {3, 1, SC_AGG_SUM, 2, SC_TYPE_U64};
+	/* 2^63 + 1 with weight 1, then with weight -1 plus 1 (settles at 1):
+	 * the products themselves pass int64 on the way. */
+	uint64_t in[] = {5, 1, sc_enc_u64(UINT64_C(1) << 63),
+			 5, 2, sc_enc_u64(1),
+			 5, 1, sc_enc_u64(UINT64_C(1) << 63)};
+	int64_t w[] = {1, 1, -1};
+
+	same_in_any_steps(&sum, 3, in, w);
+}
+
+Test(aggregate, a_count_whose_partial_integral_leaves_int64_settles_as_one_step)
+{
+	struct sc_aggregate_spec cnt = {3, 1, SC_AGG_COUNT, 0, SC_TYPE_I64};
+	uint64_t in[] = {5, 1, 0, 5, 2, 0, 5, 2, 0};
+	int64_t up[] = {INT64_MAX, 1, -1}, down[] = {INT64_MIN, -1, 1};
+
+	same_in_any_steps(&cnt, 3, in, up);
+	same_in_any_steps(&cnt, 3, in, down);
+}
+
+Test(aggregate, an_avg_whose_partial_count_leaves_int64_settles_as_one_step)
+{
+	struct sc_aggregate_spec avg = {3, 1, SC_AGG_AVG, 2, SC_TYPE_F64};
+	uint64_t in[] = {5, 1, sc_enc_f64(2.0), 5, 2, sc_enc_f64(4.0),
+			 5, 2, sc_enc_f64(4.0)};
+	int64_t w[] = {INT64_MAX, 1, -1};
+
+	same_in_any_steps(&avg, 3, in, w);
+}
+
+/*
+ * A row's integrated weight is the sum of its weights over the trace's
+ * runs, and which runs exist depends on the merge work done. Row r gets
+ * +MAX (in a run of 4 rows), -1 (a run of 1), +1 (a run of 3): its
+ * integral is MAX throughout, but the runs, largest first, read MAX, +1,
+ * -1, whose first two pass int64, and the spine's next merge is exactly
+ * that pair. Neither a lookup nor the merge may fail on it.
+ */
+Test(aggregate, a_row_weight_past_int64_only_across_runs_is_no_error)
+{
+	struct sc_aggregate_spec sum = {3, 1, SC_AGG_SUM, 2, SC_TYPE_I64};
+	uint64_t r = 0, v0 = sc_enc_i64(0), v1 = sc_enc_i64(1);
+	uint64_t d1[] = {5, r, v0, 5, 1, v1, 5, 2, v1, 5, 3, v1};
+	uint64_t d2[] = {5, r, v0};
+	uint64_t d3[] = {5, r, v0, 5, 4, v1, 5, 5, v1};
+	int64_t w1[] = {INT64_MAX, 1, 1, 1}, w2[] = {-1}, w3[] = {1, 1, 1};
+	const uint64_t *ds[] = {d1, d2, d3, d2};
+	const int64_t *ws[] = {w1, w2, w3, w2};
+	size_t ns[] = {4, 1, 3, 1};
+	uint64_t want_row[] = {5, sc_enc_i64(5)};
+	int64_t one = 1;
+	struct sc_batch *want = rows(2, 1, want_row, &one);
+
+	for (int work = 0; work < 2; work++) {
+		struct sc_aggregate *agg;
+		struct sc_batch *I, *out, *t;
+
+		cr_assert_eq(sc_aggregate_create(&sum, &agg), 0);
+		cr_assert_eq(sc_batch_empty(2, &I), 0);
+		for (int i = 0; i < 4; i++) {
+			struct sc_batch *d = rows(3, ns[i], ds[i], ws[i]);
+
+			cr_assert_eq(sc_aggregate_step(agg, d, &out), 0,
+				     "work %d, step %d: %s", work, i,
+				     sc_errmsg());
+			sc_batch_release(d);
+			cr_assert_eq(sc_batch_add(I, out, &t), 0);
+			sc_batch_release(I);
+			sc_batch_release(out);
+			I = t;
+			if (work)
+				cr_assert_eq(sc_aggregate_work(agg, SIZE_MAX),
+					     0, "work after step %d: %s", i,
+					     sc_errmsg());
+		}
+		cr_assert(sc_batch_equal(I, want), "work %d", work);
+		cr_assert_eq(sc_aggregate_work(agg, SIZE_MAX), 0, "%s",
+			     sc_errmsg());
+		cr_assert_eq(sc_aggregate_pending(agg), 0);
+		sc_batch_release(I);
+		sc_aggregate_destroy(agg);
+	}
+	sc_batch_release(want);
 }
 
 Test(aggregate, wrong_width_is_eschema_and_changes_nothing)
@@ -574,7 +720,7 @@ Test(aggregate, large_state_matches_a_dense_reference)
 						 SC_TYPE_U64};
 		struct sc_aggregate *agg;
 		struct sc_rng r;
-		int64_t *w = calloc(K * V, sizeof(int64_t));
+		int64_t *w = calloc((size_t)K * V, sizeof(int64_t));
 		struct sc_batch *acc;
 
 		cr_assert_not_null(w);

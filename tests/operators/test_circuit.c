@@ -175,6 +175,12 @@ Test(circuit, aggregate_node_integral_is_aggregate_of_input_integral)
 	       "aggregate_node_integral_is_aggregate_of_input_integral");
 }
 
+Test(circuit, topk_node_integral_is_topk_of_input_integral)
+{
+	oracle(CG_TOPK, sc_prop_seed(1300),
+	       "topk_node_integral_is_topk_of_input_integral");
+}
+
 /* --- the per-tick operators -------------------------------------------------
  * Their statements, with I(x) the integral of stream x up to this tick:
  *   integrate:     delta(out)(t) = I(in)(t)

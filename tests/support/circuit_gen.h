@@ -9,7 +9,8 @@
  * graph node id i. The reference evaluator runs the spec with nothing but
  * plain arrays of (row, weight) and nested loops (struct cz): linear
  * operators are applied to each tick's value, and every stateful operator
- * (join, antijoin, distinct, aggregate) is recomputed FROM SCRATCH on the
+ * (join, antijoin, distinct, aggregate, topk) is recomputed FROM SCRATCH on
+ * the
  * integrals of its inputs, its tick value being the difference from the
  * previous tick's result. It shares no code with operators/ beyond the
  * encodings of schema.h and the user callbacks below (which are the
@@ -40,6 +41,7 @@
 #include "operators/batch.h"
 #include "operators/graph.h"
 #include "operators/schema.h"
+#include "operators/topk.h"
 #include "operators/window.h"
 #include "tests/support/prop.h"
 
@@ -320,6 +322,7 @@ enum cg_op {
 	CG_DELAY,
 	CG_WINDOW,
 	CG_FEEDBACK,
+	CG_TOPK,
 	CG__OPS
 };
 
@@ -336,6 +339,7 @@ struct cg_node {
 	uint32_t cols[CG_MAXC]; /* index_by */
 	uint32_t k;		/* join / antijoin key */
 	struct sc_aggregate_spec agg;
+	struct sc_topk_spec topk;
 	uint32_t wcol;	    /* window time column */
 	int64_t width, hop; /* window */
 	int bind;	    /* feedback: the node it reads */
@@ -361,7 +365,7 @@ struct cg_opts {
 	uint32_t max_inputs; /* 1..8 */
 	uint32_t max_ops;    /* operator nodes besides inputs and outputs */
 	uint32_t max_cols;   /* input width, 1..4 */
-	bool stateful;	     /* join, antijoin, distinct, aggregate */
+	bool stateful;	     /* join, antijoin, distinct, aggregate, topk */
 	bool loops;	     /* feedback loops through a delay */
 };
 
@@ -445,6 +449,9 @@ cg_build_node(struct cg_spec *s, struct cg_node *nd)
 		break;
 	case CG_AGGREGATE:
 		id = sc_graph_aggregate(g, nd->in[0], &nd->agg);
+		break;
+	case CG_TOPK:
+		id = sc_graph_topk(g, nd->in[0], &nd->topk);
 		break;
 	case CG_INTEGRATE:
 		id = sc_graph_integrate(g, nd->in[0]);
@@ -607,6 +614,32 @@ cg_gen_aggregate(struct cg_node *nd, const struct cg_node *a, struct sc_rng *r)
 		nd->types[nd->agg.k] = nd->agg.col_type;
 }
 
+/* A top-k over a: a random group key, 1.. order columns after it in a
+ * random order and directions, limit 1..3 (small values tie often). */
+static inline void
+cg_gen_topk(struct cg_node *nd, const struct cg_node *a, struct sc_rng *r)
+{
+	struct sc_topk_spec *t = &nd->topk;
+	uint32_t pool[CG_MAXC], npool = 0;
+
+	memset(t, 0, sizeof(*t));
+	t->ncols = a->ncols;
+	t->key = (uint32_t)sc_rng_below(r, a->ncols);
+	for (uint32_t c = t->key; c < a->ncols; c++)
+		pool[npool++] = c;
+	t->norder = 1 + (uint32_t)sc_rng_below(r, npool);
+	for (uint32_t i = 0; i < t->norder; i++) {
+		uint32_t j = i + (uint32_t)sc_rng_below(r, npool - i);
+		uint32_t c = pool[j];
+
+		pool[j] = pool[i];
+		pool[i] = c;
+		t->order[i] = c;
+		t->desc[i] = sc_rng_below(r, 2) != 0;
+	}
+	t->limit = 1 + sc_rng_below(r, 3);
+}
+
 /* Fill one operator node's op, inputs and parameters: op `forced` (or a
  * random one if CG__OPS) reading `a` (or a random stream if < 0) and, for
  * binary ops, `b` (likewise). Returns false if the op could not be made
@@ -620,8 +653,9 @@ cg_gen_op(struct cg_spec *s, const struct cg_opts *o, struct cg_node *nd,
 	    CG_PLUS,	      CG_NEGATE,   CG_MINUS,	CG_INTEGRATE,
 	    CG_DIFFERENTIATE, CG_DELAY,	   CG_WINDOW,	CG_MAP,
 	    CG_JOIN,	      CG_ANTIJOIN, CG_DISTINCT, CG_AGGREGATE,
+	    CG_TOPK,
 	};
-	size_t nops = o->stateful ? 16 : 12;
+	size_t nops = o->stateful ? 17 : 12;
 	const struct cg_node *na;
 
 	if (a < 0)
@@ -681,6 +715,9 @@ cg_gen_op(struct cg_spec *s, const struct cg_opts *o, struct cg_node *nd,
 		if (na->ncols < 2)
 			return false;
 		cg_gen_aggregate(nd, na, r);
+		return true;
+	case CG_TOPK:
+		cg_gen_topk(nd, na, r);
 		return true;
 	default:
 		return true; /* negate, distinct, integrate, differentiate,
@@ -911,6 +948,48 @@ cg_ref_group(const struct cz *a, const struct sc_aggregate_spec *sp,
 	return best;
 }
 
+/* Is row x strictly ahead of row y in the top-k order? (*tie: equal on
+ * every order column.) */
+static inline bool
+cg_ref_ahead(const struct sc_topk_spec *t, const uint64_t *x, const uint64_t *y,
+	     bool *tie)
+{
+	*tie = false;
+	for (uint32_t i = 0; i < t->norder; i++) {
+		uint64_t a = x[t->order[i]], b = y[t->order[i]];
+
+		if (a != b)
+			return t->desc[i] ? a > b : a < b;
+	}
+	*tie = true;
+	return false;
+}
+
+/* Top-k from its definition (topk.h): each row of positive weight whose
+ * group's positive rows strictly ahead of it weigh less than limit. */
+static inline void
+cg_ref_topk(const struct cz *a, const struct sc_topk_spec *t, struct cz *out)
+{
+	cz_clear(out);
+	for (size_t i = 0; i < a->n; i++) {
+		const uint64_t *r = a->rows + i * a->ncols;
+		__int128 ahead = 0;
+		bool tie;
+
+		if (a->w[i] <= 0)
+			continue;
+		for (size_t j = 0; j < a->n; j++) {
+			const uint64_t *q = a->rows + j * a->ncols;
+
+			if (a->w[j] > 0 && cz_row_eq(q, r, t->key) &&
+			    cg_ref_ahead(t, q, r, &tie))
+				ahead += a->w[j];
+		}
+		if (ahead < (__int128)t->limit)
+			cz_add(out, r, a->w[i]);
+	}
+}
+
 static inline void
 cg_ref_aggregate(const struct cz *a, const struct sc_aggregate_spec *sp,
 		 struct cz *out)
@@ -1085,6 +1164,8 @@ cg_ref_apply(const struct cg_node *nd, const struct cz *const *ins,
 		cg_ref_distinct(a, &full);
 	else if (nd->op == CG_AGGREGATE)
 		cg_ref_aggregate(a, &nd->agg, &full);
+	else if (nd->op == CG_TOPK)
+		cg_ref_topk(a, &nd->topk, &full);
 	else
 		abort(); /* per-tick ops have no from-scratch form */
 	cz_add_z(out, &full, 1);
@@ -1095,7 +1176,7 @@ static inline bool
 cg_is_stateful(enum cg_op op)
 {
 	return op == CG_JOIN || op == CG_ANTIJOIN || op == CG_DISTINCT ||
-	       op == CG_AGGREGATE;
+	       op == CG_AGGREGATE || op == CG_TOPK;
 }
 
 /* A stateful node: add the inputs' values to their integrals, recompute
@@ -1301,7 +1382,7 @@ cg_op_name(enum cg_op op)
 	    "input",	"output",   "map",	 "filter",    "flat_map",
 	    "index_by", "plus",	    "negate",	 "minus",     "join",
 	    "antijoin", "distinct", "aggregate", "integrate", "differentiate",
-	    "delay",	"window",   "feedback",
+	    "delay",	"window",   "feedback",	 "topk",
 	};
 	return (int)op >= 0 && op < CG__OPS ? names[op] : "?";
 }
@@ -1326,6 +1407,13 @@ cg_fprint(FILE *f, const struct cg_spec *s)
 		if (nd->op == CG_AGGREGATE)
 			fprintf(f, " kind=%d k=%u col=%u", (int)nd->agg.kind,
 				nd->agg.k, nd->agg.col);
+		if (nd->op == CG_TOPK) {
+			fprintf(f, " key=%u limit=%llu order", nd->topk.key,
+				(unsigned long long)nd->topk.limit);
+			for (uint32_t o = 0; o < nd->topk.norder; o++)
+				fprintf(f, " %u%s", nd->topk.order[o],
+					nd->topk.desc[o] ? "d" : "a");
+		}
 		if (nd->op == CG_WINDOW)
 			fprintf(f, " col=%u width=%lld hop=%lld", nd->wcol,
 				(long long)nd->width, (long long)nd->hop);
