@@ -11,6 +11,7 @@
 
 #include "operators/aggregate.h"
 #include "operators/schema.h"
+#include "operators/topk.h"
 #include "operators/window.h"
 
 #define TEN_S 10000 /* ms */
@@ -22,6 +23,7 @@ struct sc_nexmark_query {
 	struct sc_symtab *symbols; /* borrowed */
 	int in[SC_NEXMARK_KINDS];  /* input nodes, -1 if unread */
 	int out;		   /* the output node */
+	unsigned flags;		   /* SC_NEXMARK_QUERY_STREAM */
 	uint64_t states[3];	   /* q3: OR, ID, CA (held) */
 };
 
@@ -81,6 +83,8 @@ nxq_agg(struct sc_nexmark_query *q, int from, uint32_t ncols, uint32_t k,
 static int
 nxq_output(struct sc_nexmark_query *q, int from)
 {
+	if (q->flags & SC_NEXMARK_QUERY_STREAM)
+		return sc_graph_output_stream(q->g, q->def->name, from);
 	return sc_graph_output(q->g, q->def->name, from);
 }
 
@@ -289,6 +293,83 @@ build_q20(struct sc_nexmark_query *q)
 	return nxq_output(q, sc_graph_join(q->g, b, a, 1));
 }
 
+/* q9's join rows (id, item_name, seller, category, initial_bid, reserve,
+ * a.date_time, a.expires, bidder, price, b.date_time): the bid falls
+ * within the auction's life. */
+static int
+q9_in_life(void *ctx, const uint64_t *row, bool *keep)
+{
+	int64_t start = sc_dec_i64(row[6]), end = sc_dec_i64(row[7]);
+	int64_t t = sc_dec_i64(row[10]);
+
+	(void)ctx;
+	*keep = start <= t && t <= end;
+	return 0;
+}
+
+/* A top-k of `from` (ncols wide): per group of its first `key` columns,
+ * ranks at most `limit` by order columns o0 (desc0) then, when o1 is
+ * not UINT32_MAX, o1 (desc1). */
+static int
+nxq_topk(struct sc_nexmark_query *q, int from, uint32_t ncols, uint32_t key,
+	 uint32_t o0, bool desc0, uint32_t o1, bool desc1, uint64_t limit)
+{
+	struct sc_topk_spec sp;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.ncols = ncols;
+	sp.key = key;
+	sp.order[0] = o0;
+	sp.desc[0] = desc0;
+	sp.norder = 1;
+	if (o1 != UINT32_MAX) {
+		sp.order[1] = o1;
+		sp.desc[1] = desc1;
+		sp.norder = 2;
+	}
+	sp.limit = limit;
+	return sc_graph_topk(q->g, from, &sp);
+}
+
+static int
+build_q9(struct sc_nexmark_query *q)
+{
+	int a = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_AUCTION), SC_NXA_ID,
+			  SC_NXA_ITEM_NAME, SC_NXA_SELLER, SC_NXA_CATEGORY,
+			  SC_NXA_INITIAL_BID, SC_NXA_RESERVE, SC_NXA_DATE_TIME,
+			  SC_NXA_EXPIRES);
+	int b = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_BID), SC_NXB_AUCTION,
+			  SC_NXB_BIDDER, SC_NXB_PRICE, SC_NXB_DATE_TIME);
+	/* The output's columns already: the auction's eight, then bidder,
+	 * price and b.date_time. */
+	int live = sc_graph_filter(q->g, sc_graph_join(q->g, a, b, 1),
+				   q9_in_life, NULL);
+
+	/* per auction the highest price, and of those the earliest */
+	return nxq_output(q, nxq_topk(q, live, 11, 1, 9, true, 10, false, 1));
+}
+
+static int
+build_q18(struct sc_nexmark_query *q)
+{
+	/* (bidder, auction, ...) so the group leads; the swap undoes
+	 * itself */
+	int b = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_BID), 1, 0, 2, 3, 4, 5, 6);
+	int t = nxq_topk(q, b, SC_NXB_NCOLS, 2, SC_NXB_DATE_TIME, true,
+			 UINT32_MAX, false, 1);
+
+	return nxq_output(q, NXQ_INDEX(q, t, 1, 0, 2, 3, 4, 5, 6));
+}
+
+static int
+build_q19(struct sc_nexmark_query *q)
+{
+	/* bids lead with their auction already */
+	return nxq_output(q, nxq_topk(q, nxq_input(q, SC_NEXMARK_BID),
+				      SC_NXB_NCOLS, 1, SC_NXB_PRICE, true,
+				      UINT32_MAX, false, 10));
+}
+
 /* --- the table -------------------------------------------------------------
  */
 
@@ -303,6 +384,13 @@ static const char *const q5_cols[] = {"auction", "num"};
 static const char *const q7_cols[] = {"auction", "price", "bidder", "date_time",
 				      "extra"};
 static const char *const q8_cols[] = {"id", "name", "starttime"};
+static const char *const q9_cols[] = {
+    "id",	 "item_name", "seller", "category", "initial_bid",  "reserve",
+    "date_time", "expires",   "bidder", "price",    "bid_date_time"};
+static const char *const q18_cols[] = {
+    "auction", "bidder", "price", "channel", "url", "date_time", "extra"};
+static const char *const q19_cols[] = {
+    "auction", "bidder", "price", "channel", "url", "date_time", "extra"};
 static const char *const q20_cols[] = {
     "auction",	 "bidder",    "price",	     "channel", "url",
     "date_time", "item_name", "initial_bid", "reserve", "auction_date_time",
@@ -321,7 +409,8 @@ static const struct nxq_def defs[] = {
     NXQ_DEF(q2, "per-node"),   NXQ_DEF(q3, "sharded:2"),
     NXQ_DEF(q4, "sharded:2"),  NXQ_DEF(q5, "per-node"),
     NXQ_DEF(q7, "per-node"),   NXQ_DEF(q8, "sharded:2"),
-    NXQ_DEF(q20, "sharded:2"),
+    NXQ_DEF(q9, "sharded:2"),  NXQ_DEF(q18, "sharded:2"),
+    NXQ_DEF(q19, "sharded:2"), NXQ_DEF(q20, "sharded:2"),
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 
@@ -348,26 +437,27 @@ nxq_find(const char *name)
 
 int
 sc_nexmark_query_create(const char *name, struct sc_symtab *symbols,
-			struct sc_nexmark_query **out)
+			unsigned flags, struct sc_nexmark_query **out)
 {
 	const struct nxq_def *d;
 	struct sc_nexmark_query *q;
 	int rc;
 
-	if (!name || !symbols || !out)
-		return sc_errorf(SC_EINVAL,
-				 "sc_nexmark_query_create: NULL argument");
+	if (!name || !symbols || !out || (flags & ~SC_NEXMARK_QUERY_STREAM))
+		return sc_errorf(SC_EINVAL, "sc_nexmark_query_create: NULL "
+					    "argument or unknown flags");
 	if (!(d = nxq_find(name)))
 		return sc_errorf(
 		    SC_ENOENT,
 		    "sc_nexmark_query_create: no query '%s' (known: "
-		    "q0 q1 q2 q3 q4 q5 q7 q8 q20)",
+		    "q0 q1 q2 q3 q4 q5 q7 q8 q9 q18 q19 q20)",
 		    name);
 	if (!(q = calloc(1, sizeof(*q))))
 		return sc_errorf(SC_ENOMEM,
 				 "sc_nexmark_query_create: out of memory");
 	q->def = d;
 	q->symbols = symbols;
+	q->flags = flags;
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++)
 		q->in[k] = -1;
 	if ((rc = sc_graph_create(&q->g)) != 0)

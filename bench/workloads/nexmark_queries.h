@@ -32,6 +32,16 @@
  *   q8   (id, name, starttime) of every person who registered and opened
  *        an auction (as seller) in the same tumbling 10 s window, once
  *        per window                           (windows, distinct, join)
+ *   q9   winning bids: per auction, of its bids with A.date_time <=
+ *        B.date_time <= A.expires, those with the highest price and, of
+ *        them, the earliest date_time: (A.id, A.item_name, A.seller,
+ *        A.category, A.initial_bid, A.reserve, A.date_time, A.expires,
+ *        B.bidder, B.price, B.date_time)    (join, filter, top-k 1)
+ *   q18  last bid: per (bidder, auction), every bid with the latest
+ *        date_time; all bid columns           (top-k 1)
+ *   q19  top bids: per auction, every bid whose rank is at most 10, a
+ *        bid's rank being 1 + the bids of its auction priced strictly
+ *        higher; all bid columns              (top-k 10)
  *   q20  (B.auction, B.bidder, B.price, B.channel, B.url, B.date_time,
  *        A.item_name, A.initial_bid, A.reserve, A.date_time, A.expires,
  *        A.seller, A.category) for B.auction = A.id AND A.category = 10
@@ -59,7 +69,8 @@ extern "C" {
 
 struct sc_nexmark_query;
 
-/* The most output columns of a query (q20's 13). */
+/* The most output columns of a query (q20's 13). Top-k (q9, q18, q19)
+ * is operators/topk.h: ranks with ties kept (SQL's RANK()). */
 #define SC_NEXMARK_QUERY_MAX_COLS 16
 
 /*
@@ -68,17 +79,25 @@ struct sc_nexmark_query;
  */
 size_t sc_nexmark_query_names(const char *const **names);
 
+/* Flags of sc_nexmark_query_create. */
+#define SC_NEXMARK_QUERY_STREAM                                                \
+	1u /* the output keeps nothing (graph.h's                              \
+	      sc_graph_output_stream): its deltas                              \
+	      go to the node's delta callback and                              \
+	      its integral cannot be read */
+
 /*
  * sc_nexmark_query_create - the graph of query `name` over streams whose
  * symbols are in `symbols` (borrowed; q3 interns its three states there
- * and holds them until destroy). Returns:
+ * and holds them until destroy). flags: 0 (a materialized output, whose
+ * integral is kept and readable) or SC_NEXMARK_QUERY_STREAM. Returns:
  *   0            *out is the query
  *   SC_ENOENT    no query of that name (the message lists the known ones)
- *   SC_EINVAL    NULL argument
+ *   SC_EINVAL    NULL argument, unknown flags
  *   SC_ENOMEM, or an error of a graph call (by its code)
  */
 int sc_nexmark_query_create(const char *name, struct sc_symtab *symbols,
-			    struct sc_nexmark_query **out);
+			    unsigned flags, struct sc_nexmark_query **out);
 
 /*
  * sc_nexmark_query_destroy - free the query and its graph. Returns 0, or

@@ -691,6 +691,90 @@ eval_q20(const struct events *e)
 	return expect_finish(&x);
 }
 
+static struct sc_batch *
+eval_q9(const struct events *e)
+{
+	struct expect x;
+
+	expect_init(&x, 11);
+	for (size_t i = 0; i < e->n[A]; i++) {
+		const uint64_t *a = ev_row(e, A, i);
+		int64_t id = ev_i64(e, A, i, SC_NXA_ID), best = -1, first = 0;
+		int64_t t0 = ev_i64(e, A, i, SC_NXA_DATE_TIME);
+		int64_t t1 = ev_i64(e, A, i, SC_NXA_EXPIRES);
+
+		/* the highest price, then the earliest time at it */
+		for (int pass = 0; pass < 3; pass++) {
+			for (size_t j = 0; j < e->n[B]; j++) {
+				const uint64_t *b = ev_row(e, B, j);
+				int64_t t = ev_i64(e, B, j, SC_NXB_DATE_TIME);
+				int64_t p = ev_i64(e, B, j, SC_NXB_PRICE);
+				uint64_t o[11] = {
+				    a[SC_NXA_ID],	   a[SC_NXA_ITEM_NAME],
+				    a[SC_NXA_SELLER],	   a[SC_NXA_CATEGORY],
+				    a[SC_NXA_INITIAL_BID], a[SC_NXA_RESERVE],
+				    a[SC_NXA_DATE_TIME],   a[SC_NXA_EXPIRES],
+				    b[SC_NXB_BIDDER],	   b[SC_NXB_PRICE],
+				    b[SC_NXB_DATE_TIME]};
+
+				if (ev_i64(e, B, j, SC_NXB_AUCTION) != id ||
+				    t < t0 || t > t1)
+					continue;
+				if (pass == 0 && p > best)
+					best = p;
+				else if (pass == 1 && p == best &&
+					 (first == 0 || t < first))
+					first = t;
+				else if (pass == 2 && p == best && t == first)
+					expect_push(&x, o);
+			}
+		}
+	}
+	return expect_finish(&x);
+}
+
+static struct sc_batch *
+eval_q18(const struct events *e)
+{
+	struct expect x;
+
+	expect_init(&x, 7);
+	for (size_t i = 0; i < e->n[B]; i++) {
+		int64_t t = ev_i64(e, B, i, SC_NXB_DATE_TIME);
+		bool latest = true;
+
+		for (size_t j = 0; j < e->n[B] && latest; j++)
+			latest = !(ev_i64(e, B, j, SC_NXB_BIDDER) ==
+				       ev_i64(e, B, i, SC_NXB_BIDDER) &&
+				   ev_i64(e, B, j, SC_NXB_AUCTION) ==
+				       ev_i64(e, B, i, SC_NXB_AUCTION) &&
+				   ev_i64(e, B, j, SC_NXB_DATE_TIME) > t);
+		if (latest)
+			expect_push(&x, ev_row(e, B, i));
+	}
+	return expect_finish(&x);
+}
+
+static struct sc_batch *
+eval_q19(const struct events *e)
+{
+	struct expect x;
+
+	expect_init(&x, 7);
+	for (size_t i = 0; i < e->n[B]; i++) {
+		int64_t p = ev_i64(e, B, i, SC_NXB_PRICE), higher = 0;
+
+		/* rank = 1 + the bids of the auction priced strictly higher */
+		for (size_t j = 0; j < e->n[B]; j++)
+			higher += ev_i64(e, B, j, SC_NXB_AUCTION) ==
+				      ev_i64(e, B, i, SC_NXB_AUCTION) &&
+				  ev_i64(e, B, j, SC_NXB_PRICE) > p;
+		if (1 + higher <= 10)
+			expect_push(&x, ev_row(e, B, i));
+	}
+	return expect_finish(&x);
+}
+
 /* --- the checks -------------------------------------------------------------
  */
 
@@ -728,7 +812,7 @@ single_output(const char *name, const struct nx_case *c, struct events *e)
 	events_make(e, &o, c->events);
 	/* The same table: the generator interns the same texts again and
 	 * gets the ids the decoded events hold. */
-	cr_assert_eq(sc_nexmark_query_create(name, e->t, &q), 0, "%s",
+	cr_assert_eq(sc_nexmark_query_create(name, e->t, 0, &q), 0, "%s",
 		     sc_errmsg());
 	cr_assert_eq(sc_nexmark_create(&o, e->t, &nx), 0);
 	memset(&f, 0, sizeof(f));
@@ -829,7 +913,7 @@ check_query_settles_under_every_placement(const char *name, eval_fn eval)
 	case_opts(&c, &o);
 	events_make(&e, &o, c.events);
 	want = eval(&e);
-	cr_assert_eq(sc_nexmark_query_create(name, e.t, &q), 0);
+	cr_assert_eq(sc_nexmark_query_create(name, e.t, 0, &q), 0);
 	cr_assert_eq(sc_nexmark_create(&o, e.t, &nx), 0);
 	memset(&f, 0, sizeof(f));
 	f.nx = nx;
@@ -967,13 +1051,270 @@ Test(nexmark, q20_settles_under_every_placement_on_1_to_4_units)
 	check_query_settles_under_every_placement("q20", eval_q20);
 }
 
+Test(nexmark, q9_equals_its_sql_evaluated_from_scratch)
+{
+	check_query_equals_its_sql("q9", eval_q9);
+}
+
+Test(nexmark, q9_settles_under_every_placement_on_1_to_4_units)
+{
+	check_query_settles_under_every_placement("q9", eval_q9);
+}
+
+Test(nexmark, q18_equals_its_sql_evaluated_from_scratch)
+{
+	check_query_equals_its_sql("q18", eval_q18);
+}
+
+Test(nexmark, q18_settles_under_every_placement_on_1_to_4_units)
+{
+	check_query_settles_under_every_placement("q18", eval_q18);
+}
+
+Test(nexmark, q19_equals_its_sql_evaluated_from_scratch)
+{
+	check_query_equals_its_sql("q19", eval_q19);
+}
+
+Test(nexmark, q19_settles_under_every_placement_on_1_to_4_units)
+{
+	check_query_settles_under_every_placement("q19", eval_q19);
+}
+
+/* Events made by hand, with the ties the generator's prices almost never
+ * have. Auction 1000 lives [100, 200]: three bids at its highest price
+ * within its life, two of them the earliest (bidders 2 and 3), a higher
+ * one before its start and one after its end. Auction 1001: three bids
+ * at 100 and eight at 90 (all ranked 4: the ten highest hold eleven
+ * rows) and one at 80 (rank 12). */
+static void
+events_by_hand(struct events *e)
+{
+	static const int64_t bids[][4] = {
+	    /* auction, bidder, price, time */
+	    {1000, 1, 50, 120},	 {1000, 2, 50, 110},  {1000, 3, 50, 110},
+	    {1000, 4, 40, 105},	 {1000, 5, 60, 250},  {1000, 6, 60, 90},
+	    {1001, 1, 100, 101}, {1001, 2, 100, 102}, {1001, 3, 100, 103},
+	    {1001, 1, 90, 104},	 {1001, 2, 90, 105},  {1001, 3, 90, 106},
+	    {1001, 4, 90, 107},	 {1001, 5, 90, 108},  {1001, 6, 90, 109},
+	    {1001, 7, 90, 110},	 {1001, 8, 90, 111},  {1001, 9, 80, 112},
+	    {1001, 1, 95, 113},	 {1001, 1, 95, 113}};
+	const size_t nb = sizeof(bids) / sizeof(bids[0]);
+	uint64_t sym;
+
+	memset(e, 0, sizeof(*e));
+	cr_assert_eq(sc_symtab_create(&e->t), 0);
+	cr_assert_eq(sc_symtab_intern_cstr(e->t, "x", &sym), 0);
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++)
+		e->rows[k] = calloc(nb * sc_nexmark_ncols(k) + 1, 8);
+	for (int i = 0; i < 2; i++) {
+		uint64_t *a = e->rows[A] + (size_t)i * SC_NXA_NCOLS;
+
+		a[SC_NXA_ID] = sc_enc_i64(1000 + i);
+		a[SC_NXA_ITEM_NAME] = a[SC_NXA_DESCRIPTION] = sym;
+		a[SC_NXA_EXTRA] = sym;
+		a[SC_NXA_INITIAL_BID] = sc_enc_i64(1);
+		a[SC_NXA_RESERVE] = sc_enc_i64(2);
+		a[SC_NXA_DATE_TIME] = sc_enc_i64(100);
+		a[SC_NXA_EXPIRES] = sc_enc_i64(i ? 150 : 200);
+		a[SC_NXA_SELLER] = sc_enc_i64(7);
+		a[SC_NXA_CATEGORY] = sc_enc_i64(10);
+	}
+	e->n[A] = 2;
+	for (size_t i = 0; i < nb; i++) {
+		uint64_t *b = e->rows[B] + i * SC_NXB_NCOLS;
+
+		b[SC_NXB_AUCTION] = sc_enc_i64(bids[i][0]);
+		b[SC_NXB_BIDDER] = sc_enc_i64(bids[i][1]);
+		b[SC_NXB_PRICE] = sc_enc_i64(bids[i][2]);
+		b[SC_NXB_DATE_TIME] = sc_enc_i64(bids[i][3]);
+		b[SC_NXB_CHANNEL] = b[SC_NXB_URL] = b[SC_NXB_EXTRA] = sym;
+	}
+	e->n[B] = nb;
+}
+
+/* The single circuit of query `name` fed e's rows (one step per
+ * stream), settled. */
+static struct sc_batch *
+single_of_events(const char *name, const struct events *e)
+{
+	struct sc_nexmark_query *q = NULL;
+	struct sc_circuit *c = NULL;
+	struct sc_batch *got = NULL;
+
+	cr_assert_eq(sc_nexmark_query_create(name, e->t, 0, &q), 0);
+	cr_assert_eq(sc_circuit_create(sc_nexmark_query_graph(q), &c), 0);
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
+		struct sc_batch *b = NULL;
+		int in = sc_nexmark_query_input(q, k);
+
+		if (in < 0 || !e->n[k])
+			continue;
+		cr_assert_eq(sc_batch_from_records(sc_nexmark_ncols(k),
+						   e->rows[k], NULL, e->n[k],
+						   &b),
+			     0);
+		cr_assert_eq(sc_circuit_feed(c, in, b), 0);
+		sc_batch_release(b);
+		cr_assert_eq(sc_circuit_step(c), 0, "%s", sc_errmsg());
+	}
+	cr_assert_eq(sc_circuit_integral(c, sc_nexmark_query_output(q), &got),
+		     0);
+	sc_circuit_destroy(c);
+	cr_assert_eq(sc_nexmark_query_destroy(q), 0);
+	return got;
+}
+
+/* Rows of `b` whose column `col` is `v`, counted with their weights. */
+static int64_t
+rows_with(const struct sc_batch *b, uint32_t col, int64_t v)
+{
+	int64_t n = 0;
+
+	for (size_t i = 0; i < sc_batch_count(b); i++)
+		if (sc_dec_i64(sc_batch_row(b, i)[col]) == v)
+			n += sc_batch_weight(b, i);
+	return n;
+}
+
+Test(nexmark, q9_keeps_every_tied_winner_and_only_the_earliest)
+{
+	struct events e;
+	struct sc_batch *got, *want;
+
+	events_by_hand(&e);
+	got = single_of_events("q9", &e);
+	want = eval_q9(&e);
+	assert_same(got, want, "q9 by hand");
+	/* auction 1000: bidders 2 and 3 at 50, time 110 */
+	cr_assert_eq(rows_with(got, 0, 1000), 2);
+	for (size_t i = 0; i < sc_batch_count(got); i++)
+		cr_assert(sc_dec_i64(sc_batch_row(got, i)[0]) != 1000 ||
+			      sc_dec_i64(sc_batch_row(got, i)[8]) != 1,
+			  "bidder 1 bid 50 on 1000 later than 2 and 3");
+	/* auction 1001 (life [100, 150]): its three bids at 100, of which
+	 * bidder 1's at 101 is the earliest */
+	cr_assert_eq(rows_with(got, 0, 1001), 1);
+	sc_batch_release(got);
+	sc_batch_release(want);
+	events_free(&e);
+}
+
+Test(nexmark, q19_keeps_every_bid_tied_at_the_tenth_rank)
+{
+	struct events e;
+	struct sc_batch *got, *want;
+
+	events_by_hand(&e);
+	got = single_of_events("q19", &e);
+	want = eval_q19(&e);
+	assert_same(got, want, "q19 by hand");
+	/* 1001: three at 100, two (one row of weight 2) at 95 ranked 4,
+	 * eight at 90 ranked 6: thirteen bids, none at 80 */
+	cr_assert_eq(rows_with(got, 0, 1001), 13);
+	cr_assert_eq(rows_with(got, 2, 80), 0);
+	cr_assert_eq(rows_with(got, 0, 1000), 6);
+	sc_batch_release(got);
+	sc_batch_release(want);
+	events_free(&e);
+}
+
+Test(nexmark, q18_keeps_every_bid_at_the_latest_time)
+{
+	struct events e;
+	struct sc_batch *got, *want;
+
+	events_by_hand(&e);
+	got = single_of_events("q18", &e);
+	want = eval_q18(&e);
+	assert_same(got, want, "q18 by hand");
+	/* (bidder 1, auction 1001): the two equal bids at 113, one row of
+	 * weight 2; (2, 1000) and (3, 1000): one each */
+	cr_assert_eq(rows_with(got, 5, 113), 2);
+	sc_batch_release(got);
+	sc_batch_release(want);
+	events_free(&e);
+}
+
+/* A delta callback that sums what a stream output hands on. */
+static int
+sum_deltas(void *ctx, int node, const struct sc_batch *delta)
+{
+	struct sc_batch_builder *b = ctx;
+
+	(void)node;
+	return sc_batch_builder_push_batch(b, delta, 1);
+}
+
+/* With SC_NEXMARK_QUERY_STREAM the output keeps nothing (its integral is
+ * refused) and its deltas, summed, are the query's result: for q0 no
+ * node keeps a row, however many events. */
+Test(nexmark, stream_output_keeps_nothing_and_hands_on_every_row)
+{
+	const struct nx_case c = {sc_prop_seed(9), 4000, 100, 500};
+	struct sc_nexmark_opts o;
+	struct sc_nexmark_query *q = NULL;
+	struct sc_nexmark *nx = NULL;
+	struct sc_circuit *cir = NULL;
+	struct sc_batch *got = NULL, *want, *none = NULL;
+	struct sc_batch_builder sum;
+	struct sc_nexmark_feed f;
+	struct events e;
+	size_t steps;
+
+	case_opts(&c, &o);
+	events_make(&e, &o, c.events);
+	want = eval_q0(&e);
+	cr_assert_eq(
+	    sc_nexmark_query_create("q0", e.t, SC_NEXMARK_QUERY_STREAM, &q), 0);
+	cr_assert_eq(sc_nexmark_create(&o, e.t, &nx), 0);
+	cr_assert_eq(sc_batch_builder_init(&sum, SC_NXB_NCOLS), 0);
+	cr_assert_eq(sc_circuit_create(sc_nexmark_query_graph(q), &cir), 0);
+	cr_assert_eq(sc_circuit_on_delta(cir, sc_nexmark_query_output(q),
+					 sum_deltas, &sum),
+		     0);
+	memset(&f, 0, sizeof(f));
+	f.nx = nx;
+	f.q = q;
+	f.events = c.chunk;
+	steps = sc_nexmark_feed_steps(&f, c.events);
+	for (size_t i = 0; i < steps; i++) {
+		struct sc_settle_step st;
+
+		cr_assert_eq(sc_nexmark_settle_step(&f, i, &st), 0);
+		cr_assert_eq(sc_circuit_feed(cir, st.input, st.batch), 0);
+		sc_batch_release(st.batch);
+		cr_assert_eq(sc_circuit_step(cir), 0);
+	}
+	for (size_t n = 0; n < sc_graph_node_count(sc_nexmark_query_graph(q));
+	     n++) {
+		struct sc_node_state ns;
+
+		cr_assert_eq(sc_circuit_node_state(cir, (int)n, &ns), 0);
+		cr_assert_eq(ns.rows, 0, "node %zu keeps %zu rows", n, ns.rows);
+	}
+	cr_assert_eq(
+	    sc_circuit_integral(cir, sc_nexmark_query_output(q), &none),
+	    SC_ESTATE);
+	cr_assert_eq(sc_batch_builder_finish(&sum, &got), 0);
+	assert_same(got, want, "q0's summed stream");
+	sc_batch_builder_fini(&sum);
+	sc_batch_release(got);
+	sc_batch_release(want);
+	sc_nexmark_feed_fini(&f);
+	sc_circuit_destroy(cir);
+	sc_nexmark_destroy(nx);
+	cr_assert_eq(sc_nexmark_query_destroy(q), 0);
+	events_free(&e);
+}
+
 Test(nexmark, unknown_query_is_refused_with_the_known_ones)
 {
 	struct sc_symtab *t = NULL;
 	struct sc_nexmark_query *q = NULL;
 
 	cr_assert_eq(sc_symtab_create(&t), 0);
-	cr_assert_eq(sc_nexmark_query_create("q6", t, &q), SC_ENOENT);
+	cr_assert_eq(sc_nexmark_query_create("q6", t, 0, &q), SC_ENOENT);
 	cr_assert(strstr(sc_errmsg(), "q6") && strstr(sc_errmsg(), "q20"), "%s",
 		  sc_errmsg());
 	cr_assert_null(q);
