@@ -406,7 +406,7 @@ static const char *const q20_cols[] = {
  * chains, per-node and sharded:2 (README, Figures, Nexmark). */
 static const struct nxq_def defs[] = {
     NXQ_DEF(q0, "per-node"),   NXQ_DEF(q1, "per-node"),
-    NXQ_DEF(q2, "chains"),   NXQ_DEF(q3, "sharded:2"),
+    NXQ_DEF(q2, "chains"),     NXQ_DEF(q3, "sharded:2"),
     NXQ_DEF(q4, "sharded:2"),  NXQ_DEF(q5, "per-node"),
     NXQ_DEF(q7, "per-node"),   NXQ_DEF(q8, "sharded:2"),
     NXQ_DEF(q9, "sharded:2"),  NXQ_DEF(q18, "sharded:2"),
