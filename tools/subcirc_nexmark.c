@@ -14,6 +14,11 @@
  * span gives events per CPU-second (a figure that holds on a loaded
  * machine, where wall time does not).
  *
+ * The query's output is a stream that keeps nothing (nexmark_queries.h,
+ * SC_NEXMARK_QUERY_STREAM), so a stateless query runs in memory that does
+ * not grow with the events; --check and --dump, which read the settled
+ * output, make it materialized.
+ *
  * --check replays the same input into one single circuit after the run
  * (the generator is deterministic, a replayed file is kept in memory), so
  * the check costs the run no time. With --from, every file of a stream the
@@ -600,6 +605,8 @@ nx_loop(struct nx_run *x)
 
 		if ((rc = nx_pace(x, end)) != 0)
 			return rc;
+		if (nx_done(x, sc_bench_now_ns(), end))
+			break; /* the pace waited up to the end */
 		if (c->events && c->events - x->events < want)
 			want = c->events - x->events;
 		if ((rc = nx_chunk(x, want, true, b, &made)) != 0)
