@@ -80,6 +80,8 @@ const char usage_run_nexmark[] =
     "  --from DIR        replay DIR's CSV files (those of the streams the\n"
     "                    query reads) instead of the generator; a bad\n"
     "                    file is refused by file, line and column, exit 2\n"
+    "  --plant-difference the single circuit misses the last chunk (to\n"
+    "                    see --check fail: exit 1)\n"
     "  --quiet           no progress lines\n"
     "  --json FILE       the summary as JSON\n";
 
@@ -94,6 +96,7 @@ struct nx_cfg {
 	uint64_t seed;
 	uint32_t capacity, budget;
 	bool check, quiet;
+	bool plant; /* the check's reference misses the last chunk */
 	const char *dump, *from, *json;
 };
 
@@ -223,6 +226,8 @@ nx_parse(int argc, char **argv, struct nx_cfg *c)
 			c->check = true;
 		} else if (args_opt(&a, "--quiet", NULL)) {
 			c->quiet = true;
+		} else if (args_opt(&a, "--plant-difference", NULL)) {
+			c->plant = true;
 		} else if (args_opt(&a, "--dump", &v)) {
 			c->dump = v;
 		} else if (args_opt(&a, "--from", &v)) {
@@ -666,6 +671,9 @@ nx_single(struct nx_run *x, struct sc_batch **out)
 				    ? x->events - done
 				    : x->cfg->batch,
 			 made = 0;
+
+		if (x->cfg->plant && done + want >= x->events && done > 0)
+			break; /* --plant-difference: drop the last chunk */
 
 		if ((rc = nx_chunk(x, want, false, b, &made)) != 0)
 			break;
