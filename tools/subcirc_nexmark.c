@@ -70,6 +70,9 @@ const char usage_run_nexmark[] =
     "  --rate E          offer E events/s (default: as fast as it goes)\n"
     "  --batch N         events per chunk submitted (default 1000)\n"
     "  --seed S          the generator's seed (default 1)\n"
+    "  --string-pool N   distinct random texts per length (default 32;\n"
+    "                    0: every text fresh, as the standard generator,\n"
+    "                    so the symbol table grows with the events)\n"
     "  --budget B        frames per turn (default 64)\n"
     "  --edge-capacity C edge capacity in frames, a power of two (64)\n"
     "  --check           compare the settled output with the single\n"
@@ -95,6 +98,7 @@ struct nx_cfg {
 	uint32_t batch;
 	uint64_t seed;
 	uint32_t capacity, budget;
+	uint32_t string_pool; /* nexmark.h's string_pool */
 	bool check, quiet;
 	bool plant; /* the check's reference misses the last chunk */
 	const char *dump, *from, *json;
@@ -157,6 +161,7 @@ nx_defaults(struct nx_cfg *c)
 	c->seed = 1;
 	c->capacity = 64;
 	c->budget = 64;
+	c->string_pool = 32;
 }
 
 static uint32_t
@@ -189,6 +194,9 @@ nx_number_opt(struct args *a, struct nx_cfg *c)
 		    (uint32_t)parse_u64(a->cmd, "--batch", v, 1, 1 << 20);
 	else if (args_opt(a, "--seed", &v))
 		c->seed = parse_u64(a->cmd, "--seed", v, 0, UINT64_MAX);
+	else if (args_opt(a, "--string-pool", &v))
+		c->string_pool =
+		    (uint32_t)parse_u64(a->cmd, "--string-pool", v, 0, 65536);
 	else if (args_opt(a, "--budget", &v))
 		c->budget =
 		    (uint32_t)parse_u64(a->cmd, "--budget", v, 1, 1 << 20);
@@ -382,6 +390,7 @@ nx_rewind(struct nx_run *x)
 		return 0;
 	sc_nexmark_opts_default(&o);
 	o.seed = x->cfg->seed;
+	o.string_pool = x->cfg->string_pool;
 	if ((rc = sc_nexmark_create(&o, x->symbols, &gen)) != 0)
 		return lib_error("sc_nexmark_create", rc);
 	sc_nexmark_destroy(x->src.old);
