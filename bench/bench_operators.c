@@ -1,33 +1,38 @@
 /*
- * bench_operators.c - the stateful operators (join, distinct, aggregate
- * sum and min) on a delta of 1,000 rows against an integrated state of N
- * rows, N = 10K, 100K, 1M, 10M (--quick: 10K and 100K), against
- * recomputation from scratch in the same run.
+ * bench_operators.c - the stateful operators (count, sum, avg and min
+ * aggregates, distinct, join) on a delta of 1,000 rows against an
+ * integrated state of N rows, N = 10K, 100K, 1M (--quick: 10K and 100K),
+ * against a hash-based recomputation from scratch in the same run.
  *
  * Incremental: the operator's step on the delta plus the merge work a
- * caller would spend to keep the spine in shape (sc_*_work with a budget
- * of 2 * log2(N) units per delta row, see trace.h), timed together; the
- * step alone is reported too ("probe rate" for the join, "update rate" for
- * the aggregate).
+ * caller would spend to keep its spine in shape (sc_*_work with a budget
+ * of 2 * log2(N) units per delta row, see trace.h; count, sum, avg and
+ * distinct keep hash tables and have none), timed together; the step alone
+ * is reported too.
  *
- * Recompute: the non-incremental system keeps the integral as one
- * consolidated batch; per delta it adds the delta (sc_batch_add, one linear
- * merge) and applies the operator to the whole new integral with the same
- * library pieces (a merge join of two sorted batches, a pass that keeps
- * positive rows, a pass that groups the sorted rows), building its output
- * with a batch builder. It does not even diff the new output against the
- * old, so the ratio is, if anything, flattering to the baseline.
+ * Recompute: what a system without incremental state does per delta: it
+ * keeps the input as it arrived (a table of records, inserts and
+ * retractions, appended to) and runs the operator over all of it with
+ * open-addressing hash tables sized in advance (linear probing, load
+ * 0.5, one multiply-shift hash): count, sum and avg in one pass that
+ * folds each record into its group; min and distinct first fold records
+ * into a row -> weight table, then take each group's least live value or
+ * each positive row; the join builds a key -> rows table over B and
+ * probes it with every record of A. Its output is an unsorted array of
+ * rows, neither consolidated nor diffed against the previous output, and
+ * its count, sum and avg trust that a group's rows never cancel to a zero
+ * weight sum while one is live (true of these inputs); every shortcut
+ * flatters the baseline. The ratio is incremental rows/s over recompute
+ * rows/s (the same delta): higher is better.
  *
  * Rows: the join's A and B are (key, id) with keys uniform in [0, N) (about
  * one match per probe); distinct's rows are (x, y) with x in [0, N);
  * the aggregates' rows are (group, value) with N / 10 groups. A delta is
  * 90% fresh inserts and 10% retractions of rows the state holds.
  *
- * Memory: the operator's bytes per integrated row once the spine is
- * settled (its traces, the fences of their long runs, and for the sum its
- * group table), against the raw row (its 2 words). A trace record is the
- * row and its weight word, 1.5x the raw row; a fence adds 1/16 of a word
- * per row of a long run.
+ * Memory: the operator's bytes per integrated row (its hash tables, or its
+ * traces and the fences of their long runs), against the raw row (its 2
+ * words), once loaded and after the deltas.
  *
  * SC_BENCH_OPS=join (a substring of an operator's name) and
  * SC_BENCH_MAX_ROWS=N limit a run; SC_BENCH_REPS=n (<= 32) sets the
@@ -58,10 +63,17 @@ check(int rc, const char *what)
 /* --- the subjects ----------------------------------------------------------
  */
 
-enum kind { K_JOIN, K_DISTINCT, K_SUM, K_MIN };
+enum kind { K_COUNT, K_SUM, K_AVG, K_MIN, K_DISTINCT, K_JOIN, K_NKINDS };
 
-static const char *const kind_name[] = {"join", "distinct", "aggregate sum",
-					"aggregate min"};
+static const char *const kind_name[] = {"aggregate count", "aggregate sum",
+					"aggregate avg",   "aggregate min",
+					"distinct",	   "join"};
+
+static bool
+is_agg(enum kind k)
+{
+	return k <= K_MIN;
+}
 
 /* The row with index i of a stream, 2 columns. `salt` tells the streams
  * apart (join's A and B). */
@@ -70,18 +82,13 @@ make_row(enum kind k, uint64_t n, uint64_t i, uint64_t salt, uint64_t *row)
 {
 	uint64_t h = sc_splitmix_mix(i ^ salt);
 
-	switch (k) {
-	case K_JOIN:
-	case K_DISTINCT:
+	if (!is_agg(k)) {
 		row[0] = h % n;
 		row[1] = i;
-		break;
-	default:
-		row[0] = h % (n / 10 ? n / 10 : 1);
-		row[1] = sc_enc_i64((int64_t)(sc_splitmix_mix(h) % 2000000) -
-				    1000000);
-		break;
+		return;
 	}
+	row[0] = h % (n / 10 ? n / 10 : 1);
+	row[1] = sc_enc_i64((int64_t)(sc_splitmix_mix(h) % 2000000) - 1000000);
 }
 
 /* A batch of rows [from, from + count) of a stream, weight 1, plus
@@ -125,6 +132,8 @@ struct subject {
 static void
 subject_create(struct subject *s, enum kind k)
 {
+	static const enum sc_agg_kind agg[] = {SC_AGG_COUNT, SC_AGG_SUM,
+					       SC_AGG_AVG, SC_AGG_MIN};
 	struct sc_aggregate_spec spec = {2, 1, SC_AGG_SUM, 1, SC_TYPE_I64};
 
 	memset(s, 0, sizeof(*s));
@@ -134,7 +143,7 @@ subject_create(struct subject *s, enum kind k)
 	else if (k == K_DISTINCT)
 		check(sc_distinct_create(2, &s->d), "distinct");
 	else {
-		spec.kind = k == K_SUM ? SC_AGG_SUM : SC_AGG_MIN;
+		spec.kind = agg[k];
 		check(sc_aggregate_create(&spec, &s->a), "aggregate");
 	}
 }
@@ -184,116 +193,8 @@ subject_bytes(const struct subject *s)
 	return sc_aggregate_bytes(s->a);
 }
 
-/* --- recomputation from scratch ---------------------------------------------
+/* --- recomputation from scratch, by hashing ----------------------------------
  */
-
-/* The end of the rows sharing row i's first column. */
-static size_t
-group_end(const struct sc_batch *b, size_t i)
-{
-	size_t n = sc_batch_count(b);
-	uint64_t key = sc_batch_row(b, i)[0];
-
-	while (++i < n && sc_batch_row(b, i)[0] == key)
-		;
-	return i;
-}
-
-static void
-recompute_join(const struct sc_batch *a, const struct sc_batch *b,
-	       struct sc_batch_builder *out)
-{
-	size_t i = 0, j = 0, na = sc_batch_count(a), nb = sc_batch_count(b);
-	uint64_t row[3];
-
-	while (i < na && j < nb) {
-		uint64_t ka = sc_batch_row(a, i)[0], kb = sc_batch_row(b, j)[0];
-		size_t ea, eb;
-
-		if (ka != kb) {
-			if (ka < kb)
-				i = group_end(a, i);
-			else
-				j = group_end(b, j);
-			continue;
-		}
-		ea = group_end(a, i);
-		eb = group_end(b, j);
-		for (size_t x = i; x < ea; x++)
-			for (size_t y = j; y < eb; y++) {
-				row[0] = ka;
-				row[1] = sc_batch_row(a, x)[1];
-				row[2] = sc_batch_row(b, y)[1];
-				check(sc_batch_builder_push(
-					  out, row, 3,
-					  sc_batch_weight(a, x) *
-					      sc_batch_weight(b, y)),
-				      "push");
-			}
-		i = ea;
-		j = eb;
-	}
-}
-
-static void
-recompute_rest(enum kind k, const struct sc_batch *in,
-	       struct sc_batch_builder *out)
-{
-	size_t n = sc_batch_count(in);
-
-	for (size_t i = 0, e; i < n; i = e) {
-		const uint64_t *r = sc_batch_row(in, i);
-		uint64_t row[2] = {r[0], r[1]};
-		int64_t sum = 0;
-
-		if (k == K_DISTINCT) {
-			e = i + 1;
-			if (sc_batch_weight(in, i) > 0)
-				check(sc_batch_builder_push(out, r, 2, 1),
-				      "push");
-			continue;
-		}
-		e = group_end(in, i);
-		if (k == K_SUM) {
-			for (size_t x = i; x < e; x++)
-				sum += sc_batch_weight(in, x) *
-				       sc_dec_i64(sc_batch_row(in, x)[1]);
-			row[1] = sc_enc_i64(sum);
-		}
-		check(sc_batch_builder_push(out, row, 2, 1), "push");
-	}
-}
-
-/* Apply the operator to a consolidated integral; output built and freed. */
-static void
-apply_op(enum kind k, const struct sc_batch *in, const struct sc_batch *other,
-	 struct sc_batch_builder *out)
-{
-	struct sc_batch *res;
-
-	if (k == K_JOIN)
-		recompute_join(in, other, out);
-	else
-		recompute_rest(k, in, out);
-	check(sc_batch_builder_finish(out, &res), "finish");
-	sc_bench_keep(res);
-	sc_batch_release(res);
-}
-
-/* Baseline "kept": the integral is kept consolidated; per delta, one
- * linear merge adds the delta, then the operator runs over all of it. */
-static void
-recompute_kept(enum kind k, struct sc_batch **integral,
-	       const struct sc_batch *delta, const struct sc_batch *other,
-	       struct sc_batch_builder *out)
-{
-	struct sc_batch *next;
-
-	check(sc_batch_add(*integral, delta, &next), "add");
-	sc_batch_release(*integral);
-	*integral = next;
-	apply_op(k, next, other, out);
-}
 
 /* The input as it arrived: a table of records, appended to. */
 struct table {
@@ -320,19 +221,223 @@ table_append(struct table *t, const struct sc_batch *b)
 	}
 }
 
-/* Baseline "from scratch": append the delta to the table, consolidate the
- * whole integral (radix sort), run the operator over it. */
-static void
-recompute_scratch(enum kind k, struct table *t, const struct sc_batch *delta,
-		  const struct sc_batch *other, struct sc_batch_builder *out)
-{
-	struct sc_batch *in;
+/* One slot of the baseline's tables: a key of up to two words and what is
+ * folded into it. An empty slot has used == 0. */
+struct slot {
+	uint64_t k0, k1; /* the key (k1 unused for one-word keys) */
+	int64_t w;	 /* summed weight */
+	int64_t sum;	 /* summed w * v (count, sum, avg) */
+	uint64_t min;	 /* least live value (min) */
+	uint32_t used;	 /* 1 once taken */
+	uint32_t next;	 /* join: next slot + 1 of the same key, 0 none */
+};
 
-	table_append(t, delta);
-	check(sc_batch_from_records(2, t->rows, t->weights, t->n, &in),
-	      "consolidate");
-	apply_op(k, in, other, out);
-	sc_batch_release(in);
+struct htab {
+	struct slot *s;
+	size_t mask;
+};
+
+/* A table for `n` keys at a load of at most 0.5, cleared. */
+static void
+htab_reset(struct htab *h, size_t n)
+{
+	size_t slots = 16;
+
+	while (slots < 2 * n)
+		slots *= 2;
+	if (!h->s || h->mask + 1 != slots) {
+		free(h->s);
+		h->s = malloc(slots * sizeof(*h->s));
+		if (!h->s)
+			sc_bench_fail("hash table: out of memory");
+		h->mask = slots - 1;
+	}
+	memset(h->s, 0, slots * sizeof(*h->s));
+}
+
+static inline size_t
+hash2(uint64_t a, uint64_t b)
+{
+	return (size_t)(((a * 0x9e3779b97f4a7c15ULL) ^ b) *
+			    0xbf58476d1ce4e5b9ULL >>
+			20);
+}
+
+/* The slot of key (k0, k1), taken if it was empty. */
+static inline struct slot *
+htab_get(struct htab *h, uint64_t k0, uint64_t k1)
+{
+	for (size_t i = hash2(k0, k1) & h->mask;; i = (i + 1) & h->mask) {
+		struct slot *e = &h->s[i];
+
+		if (!e->used) {
+			e->used = 1;
+			e->k0 = k0;
+			e->k1 = k1;
+			return e;
+		}
+		if (e->k0 == k0 && e->k1 == k1)
+			return e;
+	}
+}
+
+/* The baseline's output: rows appended, never sorted. */
+struct outbuf {
+	uint64_t *w; /* n * 3 words */
+	size_t n, cap;
+};
+
+static inline void
+out_push(struct outbuf *o, uint64_t a, uint64_t b, uint64_t c)
+{
+	if (o->n == o->cap) {
+		o->cap = o->cap ? 2 * o->cap : 4096;
+		o->w = realloc(o->w, o->cap * 3 * sizeof(uint64_t));
+		if (!o->w)
+			sc_bench_fail("output: out of memory");
+	}
+	o->w[3 * o->n] = a;
+	o->w[3 * o->n + 1] = b;
+	o->w[3 * o->n + 2] = c;
+	o->n++;
+}
+
+struct baseline {
+	struct htab h, h2; /* the tables, kept between runs (cleared) */
+	struct outbuf out;
+};
+
+/* count, sum, avg: fold each record into its group, then one row per
+ * group of non-zero weight. */
+static void
+recompute_linear(enum kind k, const struct table *t, uint64_t groups,
+		 struct baseline *b)
+{
+	htab_reset(&b->h, groups);
+	for (size_t i = 0; i < t->n; i++) {
+		const uint64_t *r = t->rows + 2 * i;
+		struct slot *e = htab_get(&b->h, r[0], 0);
+
+		e->w += t->weights[i];
+		e->sum += t->weights[i] * sc_dec_i64(r[1]);
+	}
+	for (size_t i = 0; i <= b->h.mask; i++) {
+		const struct slot *e = &b->h.s[i];
+		double avg;
+		uint64_t v;
+
+		if (!e->used || e->w == 0)
+			continue;
+		avg = (double)e->sum / (double)e->w;
+		v = k == K_COUNT ? sc_enc_i64(e->w)
+		    : k == K_SUM ? sc_enc_i64(e->sum)
+				 : sc_enc_f64(avg);
+		out_push(&b->out, e->k0, v, 1);
+	}
+}
+
+/* Fold the records into a row -> weight table. */
+static void
+fold_rows(const struct table *t, struct htab *h)
+{
+	htab_reset(h, t->n);
+	for (size_t i = 0; i < t->n; i++) {
+		const uint64_t *r = t->rows + 2 * i;
+
+		htab_get(h, r[0], r[1])->w += t->weights[i];
+	}
+}
+
+/* min: the live rows, then each group's least value. */
+static void
+recompute_min(const struct table *t, uint64_t groups, struct baseline *b)
+{
+	fold_rows(t, &b->h);
+	htab_reset(&b->h2, groups);
+	for (size_t i = 0; i <= b->h.mask; i++) {
+		const struct slot *r = &b->h.s[i];
+		struct slot *g;
+
+		if (!r->used || r->w == 0)
+			continue;
+		g = htab_get(&b->h2, r->k0, 0);
+		if (g->w == 0 || r->k1 < g->min)
+			g->min = r->k1;
+		g->w = 1;
+	}
+	for (size_t i = 0; i <= b->h2.mask; i++)
+		if (b->h2.s[i].used)
+			out_push(&b->out, b->h2.s[i].k0, b->h2.s[i].min, 1);
+}
+
+static void
+recompute_distinct(const struct table *t, struct baseline *b)
+{
+	fold_rows(t, &b->h);
+	for (size_t i = 0; i <= b->h.mask; i++) {
+		const struct slot *r = &b->h.s[i];
+
+		if (r->used && r->w > 0)
+			out_push(&b->out, r->k0, r->k1, 1);
+	}
+}
+
+/* join: B's records chained by key, probed by every record of A. The
+ * chain is kept in the slots of a second table, one per record of B. */
+static void
+recompute_join(const struct table *a, const struct table *bt,
+	       struct baseline *b)
+{
+	htab_reset(&b->h, bt->n);
+	htab_reset(&b->h2, bt->n);
+	for (size_t i = 0; i < bt->n; i++) {
+		const uint64_t *r = bt->rows + 2 * i;
+		struct slot *head = htab_get(&b->h, r[0], UINT64_MAX);
+		struct slot *rec = &b->h2.s[i];
+
+		rec->k1 = r[1];
+		rec->w = bt->weights[i];
+		rec->next = head->next;
+		head->next = (uint32_t)(i + 1);
+	}
+	for (size_t i = 0; i < a->n; i++) {
+		const uint64_t *r = a->rows + 2 * i;
+		size_t j = hash2(r[0], UINT64_MAX) & b->h.mask;
+
+		for (;; j = (j + 1) & b->h.mask) {
+			const struct slot *e = &b->h.s[j];
+
+			if (!e->used)
+				break;
+			if (e->k0 != r[0])
+				continue;
+			for (uint32_t x = e->next; x; x = b->h2.s[x - 1].next) {
+				const struct slot *m = &b->h2.s[x - 1];
+
+				out_push(&b->out, r[1], m->k1,
+					 (uint64_t)(a->weights[i] * m->w));
+			}
+			break;
+		}
+	}
+}
+
+static void
+recompute(enum kind k, const struct table *a, const struct table *bt,
+	  uint64_t n, struct baseline *b)
+{
+	uint64_t groups = n / 10 ? n / 10 : 1;
+
+	b->out.n = 0;
+	if (k == K_JOIN)
+		recompute_join(a, bt, b);
+	else if (k == K_DISTINCT)
+		recompute_distinct(a, b);
+	else if (k == K_MIN)
+		recompute_min(a, groups, b);
+	else
+		recompute_linear(k, a, groups, b);
+	sc_bench_keep(b->out.w);
 }
 
 /* --- one size ---------------------------------------------------------------
@@ -340,36 +445,28 @@ recompute_scratch(enum kind k, struct table *t, const struct sc_batch *delta,
 
 struct run {
 	enum kind k;
-	uint64_t n;		 /* rows of state */
-	uint64_t next;		 /* next fresh row index of stream A */
-	uint64_t seed;		 /* retraction choices */
-	uint8_t *gone;		 /* retracted rows of A */
-	struct subject s;	 /* the incremental operator */
-	struct sc_batch *base_a; /* the baseline's integral of A */
-	struct sc_batch *base_b; /* the join's B (fixed) */
-	struct table table;	 /* A as it arrived */
+	uint64_t n;	   /* rows of state */
+	uint64_t next;	   /* next fresh row index of stream A */
+	uint64_t seed;	   /* retraction choices */
+	uint8_t *gone;	   /* retracted rows of A */
+	struct subject s;  /* the incremental operator */
+	struct table ta;   /* A as it arrived */
+	struct table tb;   /* the join's B as it arrived (fixed) */
+	struct baseline b; /* the recomputation's tables */
 };
 
-static struct sc_batch *
+static void
 load_stream(struct run *r, uint64_t salt, uint8_t *gone, bool to_b)
 {
-	struct sc_batch *all, *next;
-
-	check(sc_batch_empty(2, &all), "empty");
 	for (uint64_t at = 0; at < r->n; at += LOAD_CHUNK) {
 		size_t c = r->n - at < LOAD_CHUNK ? r->n - at : LOAD_CHUNK;
 		struct sc_batch *d =
 		    make_delta(r->k, r->n, at, c, 0, salt, gone, &r->seed);
 
 		subject_step(&r->s, to_b ? NULL : d, to_b ? d : NULL);
-		if (!to_b)
-			table_append(&r->table, d);
-		check(sc_batch_add(all, d, &next), "add");
-		sc_batch_release(all);
-		all = next;
+		table_append(to_b ? &r->tb : &r->ta, d);
 		sc_batch_release(d);
 	}
-	return all;
 }
 
 static void
@@ -386,9 +483,9 @@ run_load(struct run *r, enum kind k, uint64_t n)
 	if (!r->gone || !gone_b)
 		sc_bench_fail("out of memory");
 	subject_create(&r->s, k);
-	r->base_a = load_stream(r, 1, r->gone, false);
+	load_stream(r, 1, r->gone, false);
 	if (k == K_JOIN)
-		r->base_b = load_stream(r, 2, gone_b, true);
+		load_stream(r, 2, gone_b, true);
 	r->next = n;
 	subject_work(&r->s, SIZE_MAX);
 	free(gone_b);
@@ -398,10 +495,13 @@ static void
 run_free(struct run *r)
 {
 	subject_destroy(&r->s);
-	sc_batch_release(r->base_a);
-	sc_batch_release(r->base_b);
-	free(r->table.rows);
-	free(r->table.weights);
+	free(r->ta.rows);
+	free(r->ta.weights);
+	free(r->tb.rows);
+	free(r->tb.weights);
+	free(r->b.h.s);
+	free(r->b.h2.s);
+	free(r->b.out.w);
 	free(r->gone);
 }
 
@@ -422,25 +522,29 @@ rate(const struct sc_batch *d, uint64_t ns)
 	return (double)sc_batch_count(d) / ((double)(ns ? ns : 1) / 1e9);
 }
 
+static size_t
+subject_rows(const struct subject *s)
+{
+	if (s->j)
+		return sc_join_rows(s->j);
+	if (s->d)
+		return sc_distinct_rows(s->d);
+	return sc_aggregate_rows(s->a);
+}
+
 static void
 bench_size(enum kind k, uint64_t n, int reps, int base_reps)
 {
 	struct run r;
-	struct sc_batch_builder out;
-	double inc[32], step[32], kept[32], scratch[32];
-	/* Integrated rows (all distinct), over both traces for the join. */
+	double inc[32], step[32], base[32];
+	/* Integrated rows (all distinct), over both sides for the join. */
 	int64_t live = k == K_JOIN ? 2 * (int64_t)n : (int64_t)n;
 	size_t budget = 2 * (size_t)ceil(log2((double)n)) * DELTA;
-	size_t rows_settled;
 
 	run_load(&r, k, n);
-	rows_settled = k == K_JOIN	 ? sc_join_rows(r.s.j)
-		       : k == K_DISTINCT ? sc_distinct_rows(r.s.d)
-					 : sc_aggregate_rows(r.s.a);
-	emit_size("bytes per row (settled)", k, n, "bytes/row",
-		  (double)subject_bytes(&r.s) / (double)rows_settled,
+	emit_size("bytes per row (loaded, settled)", k, n, "bytes/row",
+		  (double)subject_bytes(&r.s) / (double)subject_rows(&r.s),
 		  "raw 2-word row", 16.0);
-	check(sc_batch_builder_init(&out, k == K_JOIN ? 3 : 2), "builder");
 	for (int i = 0; i < reps; i++) {
 		struct sc_batch *d = make_delta(k, n, r.next, DELTA * 9 / 10,
 						DELTA / 10, 1, r.gone, &r.seed);
@@ -453,47 +557,31 @@ bench_size(enum kind k, uint64_t n, int reps, int base_reps)
 		t2 = sc_bench_cpu_ns();
 		step[i] = rate(d, t1 - t0);
 		inc[i] = rate(d, t2 - t0);
-		/* The kept integral sees every delta, so it stays equal to
-		 * the operator's; the slower from-scratch baseline runs on
-		 * the first base_reps deltas... */
-		t0 = sc_bench_cpu_ns();
-		recompute_kept(k, &r.base_a, d, r.base_b, &out);
-		t1 = sc_bench_cpu_ns();
-		kept[i] = rate(d, t1 - t0);
+		table_append(&r.ta, d);
 		if (i < base_reps) {
-			/* ...its table is not used after that. */
 			t0 = sc_bench_cpu_ns();
-			recompute_scratch(k, &r.table, d, r.base_b, &out);
+			recompute(k, &r.ta, &r.tb, n, &r.b);
 			t1 = sc_bench_cpu_ns();
-			scratch[i] = rate(d, t1 - t0);
+			base[i] = rate(d, t1 - t0);
 		}
 		for (size_t x = 0; x < sc_batch_count(d); x++)
 			live += sc_batch_weight(d, x);
 		sc_batch_release(d);
 	}
-	emit_size("bytes per row (steady: after the deltas, with fences)", k, n,
-		  "bytes/row", (double)subject_bytes(&r.s) / (double)live,
-		  "raw 2-word row", 16.0);
+	emit_size("bytes per row (after the deltas)", k, n, "bytes/row",
+		  (double)subject_bytes(&r.s) / (double)live, "raw 2-word row",
+		  16.0);
 	emit_size("delta 1000 rows, step+work", k, n, "rows/s",
 		  sc_bench_median(inc, (size_t)reps),
-		  "recompute from scratch (consolidate integral + operator)",
-		  sc_bench_median(scratch, (size_t)base_reps));
-	emit_size("delta 1000 rows, step+work", k, n, "rows/s",
-		  sc_bench_median(inc, (size_t)reps),
-		  "recompute over a kept consolidated integral (add + "
-		  "operator)",
-		  sc_bench_median(kept, (size_t)reps));
-	if (k == K_JOIN || k == K_SUM)
-		emit_size(k == K_JOIN ? "probe rate (step only)"
-				      : "update rate (step only)",
-			  k, n, "rows/s", sc_bench_median(step, (size_t)reps),
-			  NULL, 0);
-	sc_batch_builder_fini(&out);
+		  "hash recomputation from scratch over the input",
+		  sc_bench_median(base, (size_t)base_reps));
+	emit_size("delta 1000 rows, step only", k, n, "rows/s",
+		  sc_bench_median(step, (size_t)reps), NULL, 0);
 	run_free(&r);
 }
 
-/* Repetitions: 21 (5 with --quick, or SC_BENCH_REPS); the from-scratch
- * baseline, which sorts the whole state, runs fewer times on big states. */
+/* Repetitions: 21 (5 with --quick, or SC_BENCH_REPS); the baseline, which
+ * reads the whole input, runs fewer times on big states. */
 static void
 reps_for(uint64_t n, bool quick, int *reps, int *base_reps)
 {
@@ -502,7 +590,7 @@ reps_for(uint64_t n, bool quick, int *reps, int *base_reps)
 	*reps = env ? atoi(env) : quick ? 5 : 21;
 	if (*reps < 1 || *reps > 32)
 		*reps = 21;
-	*base_reps = n >= 10000000 ? 3 : n >= 1000000 ? 5 : *reps;
+	*base_reps = n >= 1000000 ? 7 : *reps;
 	if (*base_reps > *reps)
 		*base_reps = *reps;
 }
@@ -511,13 +599,13 @@ int
 main(int argc, char **argv)
 {
 	bool quick = sc_bench_init(argc, argv);
-	static const uint64_t sizes[] = {10000, 100000, 1000000, 10000000};
-	size_t nsizes = quick ? 2 : 4;
+	static const uint64_t sizes[] = {10000, 100000, 1000000};
+	size_t nsizes = quick ? 2 : 3;
 	const char *only = getenv("SC_BENCH_OPS");     /* e.g. "join" */
 	const char *max = getenv("SC_BENCH_MAX_ROWS"); /* e.g. 1000000 */
 	int reps, base_reps;
 
-	for (int k = K_JOIN; k <= K_MIN; k++) {
+	for (int k = 0; k < K_NKINDS; k++) {
 		if (only && !strstr(kind_name[k], only))
 			continue;
 		for (size_t i = 0; i < nsizes; i++) {

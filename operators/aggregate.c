@@ -1,12 +1,14 @@
 /*
  * aggregate.c - incremental count, sum, avg, min and max (see aggregate.h).
  *
- * A step runs in two phases. The first reads the state and the delta and
- * computes everything: the output batch, and for COUNT/SUM/AVG one pending
- * new state per touched group (exact sums built as fresh copies). It may
- * fail, and then it frees its scratch and nothing has changed. The second
- * inserts the delta into the trace and swaps the pending states in; it
- * cannot fail (room in the spine and in the group table is made first).
+ * A step runs in two phases. The first computes everything: the output
+ * batch, and for COUNT/SUM/AVG one pending new state per touched group
+ * (exact sums built as fresh copies). MIN/MAX only read the state in it;
+ * COUNT/SUM/AVG update the row table as they read it (one probe per row)
+ * and, if the phase fails, undo those updates (rows_undo), so either way a
+ * failure frees the scratch and leaves nothing changed. The second inserts
+ * the delta into the trace (MIN/MAX) or swaps the pending group states in;
+ * it cannot fail (room in the spine and in the tables is made first).
  */
 #include "operators/aggregate.h"
 
@@ -17,8 +19,13 @@
 #include "operators/batch_int.h"
 #include "operators/groups_int.h"
 #include "operators/probe_int.h"
+#include "operators/rowhash_int.h"
 #include "operators/trace.h"
 #include "operators/xsum.h"
+
+/* Delta rows ahead of the current one whose row-table slots are being
+ * loaded. */
+#define PREFETCH 8
 
 /* A touched group's new state, computed in phase 1. */
 struct pending {
@@ -36,8 +43,13 @@ struct sc_aggregate {
 	bool permuted;		       /* trace rows are (key, value, rest) */
 	uint32_t perm[SC_SCHEMA_MAX_COLS]; /* input column of trace column i */
 	uint32_t vpos;	    /* the value's column in trace rows */
-	struct sc_trace *t; /* the integral, in trace column order */
-	uint64_t mass;	    /* sum of |w| ever inserted, saturating */
+	struct sc_trace *t; /* MIN/MAX: the integral, in trace column order */
+	uint64_t mass;	    /* MIN/MAX: sum of |w| ever inserted, saturating */
+	struct sc__rowhash rows; /* COUNT/SUM/AVG: the integral, row -> w */
+	uint64_t *hv;		 /* the delta rows' hashes (scratch) */
+	size_t *gend;		 /* the delta's group ends (scratch) */
+	size_t hv_cap;		 /* entries hv and gend hold */
+	size_t napplied;	 /* rows of this step applied to `rows` */
 	size_t nwide; /* live groups whose value is outside int64 (no row) */
 	struct sc__groups g;	     /* group states (COUNT/SUM/AVG) */
 	struct pending *pend;	     /* phase-1 scratch */
@@ -133,7 +145,8 @@ sc_aggregate_create(const struct sc_aggregate_spec *spec,
 	layout(agg);
 	sc__groups_init(&agg->g, spec->k, agg->exact);
 	sc__fences_init(&agg->fences);
-	rc = sc_trace_create(spec->ncols, &agg->t);
+	sc__rowhash_init(&agg->rows, spec->ncols);
+	rc = agg->minmax ? sc_trace_create(spec->ncols, &agg->t) : 0;
 	if (rc == 0)
 		rc = sc_batch_builder_init(&agg->out, spec->k + 1);
 	if (rc) {
@@ -150,6 +163,9 @@ sc_aggregate_destroy(struct sc_aggregate *agg)
 	if (!agg)
 		return;
 	sc_trace_destroy(agg->t);
+	sc__rowhash_fini(&agg->rows);
+	free(agg->hv);
+	free(agg->gend);
 	sc__groups_fini(&agg->g);
 	free(agg->pend);
 	sc_batch_builder_fini(&agg->out);
@@ -188,7 +204,14 @@ push_out(struct sc_aggregate *agg, const uint64_t *key, uint64_t value,
 	uint64_t row[SC_SCHEMA_MAX_COLS];
 	uint32_t k = agg->spec.k;
 
-	memcpy(row, key, k * sizeof(uint64_t));
+	/* A constant-size copy for the common keys: a copy of k words is a
+	 * call to memcpy, dearer than the rest of the push. */
+	if (k == 1)
+		row[0] = key[0];
+	else if (k == 2)
+		memcpy(row, key, 2 * sizeof(uint64_t));
+	else
+		memcpy(row, key, k * sizeof(uint64_t));
 	row[k] = value;
 	return sc_batch_builder_push(&agg->out, row, k + 1, w);
 }
@@ -202,6 +225,13 @@ push_change(struct sc_aggregate *agg, const uint64_t *key, bool was,
 
 	if (was && is && old == now)
 		return 0;
+	/* Groups come in key order; pushing a group's two rows in value
+	 * order too keeps the whole output sorted, so finishing it is one
+	 * compaction pass instead of a sort. */
+	if (was && is && now < old) {
+		rc = push_out(agg, key, now, 1);
+		return rc ? rc : push_out(agg, key, old, -1);
+	}
 	if (was)
 		rc = push_out(agg, key, old, -1);
 	if (rc == 0 && is)
@@ -360,8 +390,8 @@ too_big(const char *what)
  * the count and the sum are wide, so a partial integral never fails.
  */
 static int
-group_fold(struct sc_aggregate *agg, struct sc__probe *p,
-	   const struct sc_batch *d, size_t i, size_t e, struct pending *pd)
+group_fold(struct sc_aggregate *agg, const struct sc_batch *d, size_t i,
+	   size_t e, struct pending *pd)
 {
 	const struct sc_aggregate_spec *s = &agg->spec;
 	const struct sc__gstate *old =
@@ -381,12 +411,13 @@ group_fold(struct sc_aggregate *agg, struct sc__probe *p,
 	for (; i < e; i++) {
 		const uint64_t *row = sc_batch_row(d, i);
 
+		if (i + PREFETCH < sc_batch_count(d))
+			sc__rowhash_prefetch(&agg->rows, agg->hv[i + PREFETCH]);
 		w = sc_batch_weight(d, i);
-		rc = sc__probe_weight(p, row, &was);
-		if (rc)
-			return rc;
-		if (__builtin_add_overflow(was, w, &now))
+		if (sc__rowhash_add(&agg->rows, row, agg->hv[i], w, &was))
 			return too_big("row weight");
+		agg->napplied++; /* undone if the step fails later */
+		now = was + w;
 		live += (now != 0) - (was != 0);
 		dc += w;
 		if (isum) {
@@ -412,8 +443,8 @@ group_fold(struct sc_aggregate *agg, struct sc__probe *p,
 
 /* Phase 1 for one group: fold, then emit the change of its value. */
 static int
-group_step(struct sc_aggregate *agg, struct sc__probe *p,
-	   const struct sc_batch *d, size_t i, size_t e)
+group_step(struct sc_aggregate *agg, const struct sc_batch *d, size_t i,
+	   size_t e)
 {
 	struct pending *pd = &agg->pend[agg->npend];
 	const struct sc__gstate *old;
@@ -431,7 +462,7 @@ group_step(struct sc_aggregate *agg, struct sc__probe *p,
 	}
 	agg->npend++; /* from here pend_drop finalises pd->xs */
 	if (rc == 0)
-		rc = group_fold(agg, p, d, i, e, pd);
+		rc = group_fold(agg, d, i, e, pd);
 	if (rc)
 		return rc;
 	/* A live group out of range has no row, and is counted in nwide. */
@@ -495,16 +526,66 @@ groups_apply(struct sc_aggregate *agg)
 	agg->npend = 0;
 }
 
+/* The hashes of the delta's rows, and the first rows' slots prefetched. */
+static int
+row_hashes(struct sc_aggregate *agg, const struct sc_batch *d)
+{
+	size_t n = sc_batch_count(d);
+
+	if (n > agg->hv_cap) {
+		uint64_t *hv = realloc(agg->hv, n * sizeof(*hv));
+		size_t *ge;
+
+		if (hv)
+			agg->hv = hv;
+		ge = hv ? realloc(agg->gend, n * sizeof(*ge)) : NULL;
+		if (!ge)
+			return sc__fail(SC_ENOMEM,
+					"sc_aggregate_step: out of memory");
+		agg->gend = ge;
+		agg->hv_cap = n;
+	}
+	for (size_t i = 0; i < n; i++)
+		agg->hv[i] = sc__rowhash_hash(&agg->rows, sc_batch_row(d, i));
+	for (size_t i = 0; i < n && i < PREFETCH; i++)
+		sc__rowhash_prefetch(&agg->rows, agg->hv[i]);
+	return 0;
+}
+
+/* Take the rows applied so far back out of the row table (each added
+ * again with the opposite weight: cannot fail, the sums are the weights
+ * they had). */
+static void
+rows_undo(struct sc_aggregate *agg, const struct sc_batch *d)
+{
+	int64_t was;
+
+	for (size_t i = 0; i < agg->napplied; i++)
+		(void)sc__rowhash_add(&agg->rows, sc_batch_row(d, i),
+				      agg->hv[i], -sc_batch_weight(d, i), &was);
+	agg->napplied = 0;
+}
+
+/*
+ * Phase 1 of COUNT/SUM/AVG. The row table is updated as it is read (one
+ * probe per row, not a read now and a write in phase 2); whatever fails
+ * after that is undone by rows_undo, so the step still changes nothing
+ * on failure.
+ */
 static int
 linear_compute(struct sc_aggregate *agg, const struct sc_batch *d)
 {
-	struct sc__probe p;
 	size_t groups = 0, fresh = 0;
 	int rc;
 
-	for (size_t i = 0; i < sc_batch_count(d);
-	     i = sc__batch_key_end(d, i, agg->spec.k))
-		groups++;
+	agg->napplied = 0;
+	rc = row_hashes(agg, d);
+	if (rc == 0)
+		rc = sc__rowhash_reserve(&agg->rows, sc_batch_count(d));
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < sc_batch_count(d); i = agg->gend[groups++])
+		agg->gend[groups] = sc__batch_key_end(d, i, agg->spec.k);
 	rc = pend_reserve(agg, groups);
 	if (rc)
 		return rc;
@@ -512,18 +593,13 @@ linear_compute(struct sc_aggregate *agg, const struct sc_batch *d)
 	/* Two passes of prefetches, slots then entries, so that the group
 	 * table's misses overlap instead of stalling each group in turn. */
 	for (int pass = 0; pass < 2; pass++)
-		for (size_t i = 0; i < sc_batch_count(d);
-		     i = sc__batch_key_end(d, i, agg->spec.k))
+		for (size_t g = 0, i = 0; g < groups; i = agg->gend[g++])
 			sc__groups_prefetch(&agg->g, sc_batch_row(d, i), pass);
-	sc__probe_init(&p, agg->spec.ncols, agg->t, NULL);
-	sc__probe_prepare(&p, d, agg->spec.ncols, &agg->fences);
-	for (size_t i = 0, e; rc == 0 && i < sc_batch_count(d); i = e) {
-		e = sc__batch_key_end(d, i, agg->spec.k);
-		rc = group_step(agg, &p, d, i, e);
+	for (size_t g = 0, i = 0; rc == 0 && g < groups; i = agg->gend[g++]) {
+		rc = group_step(agg, d, i, agg->gend[g]);
 		fresh +=
 		    rc == 0 && agg->pend[agg->npend - 1].idx == SC__GROUPS_NONE;
 	}
-	sc__probe_fini(&p);
 	if (rc == 0)
 		rc = sc__groups_reserve(&agg->g, fresh);
 	return rc;
@@ -627,9 +703,10 @@ sc_aggregate_step(struct sc_aggregate *agg, const struct sc_batch *delta,
 				!agg ? "aggregate" : "out");
 	rc = sc__check_delta("sc_aggregate_step", "delta", delta,
 			     agg->spec.ncols);
-	if (rc == 0)
+	if (rc == 0 && agg->minmax) {
 		rc = sc__trace_make_room(agg->t);
-	sc__fences_sync(&agg->fences, agg->t);
+		sc__fences_sync(&agg->fences, agg->t);
+	}
 	if (rc)
 		return rc;
 	if (!delta || sc_batch_count(delta) == 0)
@@ -642,16 +719,21 @@ sc_aggregate_step(struct sc_aggregate *agg, const struct sc_batch *delta,
 	if (rc == 0)
 		rc = sc_batch_builder_finish(&agg->out, &res);
 	if (rc) {
+		if (!agg->minmax)
+			rows_undo(agg, d);
 		pend_drop(agg);
 		sc_batch_builder_clear(&agg->out);
 		sc_batch_release(d);
 		return rc;
 	}
 	/* Phase 2: cannot fail (room in the spine and the table). */
-	(void)sc_trace_insert(agg->t, d);
-	agg->mass = sc__mass_add(agg->mass, sc__batch_mass(d));
-	if (!agg->minmax)
+	if (agg->minmax) {
+		(void)sc_trace_insert(agg->t, d);
+		agg->mass = sc__mass_add(agg->mass, sc__batch_mass(d));
+	} else {
 		groups_apply(agg);
+		agg->napplied = 0;
+	}
 	sc_batch_release(d);
 	*out = res;
 	return 0;
@@ -665,6 +747,8 @@ sc_aggregate_work(struct sc_aggregate *agg, size_t budget)
 	if (!agg)
 		return sc__fail(SC_EINVAL,
 				"sc_aggregate_work: aggregate is NULL");
+	if (!agg->minmax)
+		return 0; /* hash tables have no merge work */
 	rc = sc_trace_work(agg->t, budget, NULL);
 	sc__fences_sync(&agg->fences, agg->t);
 	return rc;
@@ -673,7 +757,7 @@ sc_aggregate_work(struct sc_aggregate *agg, size_t budget)
 size_t
 sc_aggregate_pending(const struct sc_aggregate *agg)
 {
-	return agg ? sc_trace_pending(agg->t) : 0;
+	return agg && agg->minmax ? sc_trace_pending(agg->t) : 0;
 }
 
 size_t
@@ -685,7 +769,9 @@ sc_aggregate_groups(const struct sc_aggregate *agg)
 size_t
 sc_aggregate_rows(const struct sc_aggregate *agg)
 {
-	return agg ? sc_trace_rows(agg->t) : 0;
+	if (!agg)
+		return 0;
+	return agg->minmax ? sc_trace_rows(agg->t) : agg->rows.n;
 }
 
 size_t
@@ -693,8 +779,11 @@ sc_aggregate_bytes(const struct sc_aggregate *agg)
 {
 	if (!agg)
 		return 0;
-	return sc_trace_bytes(agg->t) + sc__groups_bytes(&agg->g) +
-	       sc__fences_bytes(&agg->fences);
+	if (!agg->minmax)
+		return sc__rowhash_bytes(&agg->rows) +
+		       agg->hv_cap * sizeof(uint64_t) +
+		       sc__groups_bytes(&agg->g);
+	return sc_trace_bytes(agg->t) + sc__fences_bytes(&agg->fences);
 }
 
 int

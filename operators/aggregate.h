@@ -57,28 +57,36 @@
  * weight is still an int64 (trace.h): a step that would take one outside
  * int64 fails, partial or not (see Errors).
  *
- * State. Every kind keeps the integral of its input in a trace (trace.h),
- * so that a row's integrated weight, and hence whether its group is empty,
- * is known exactly. For MIN and MAX the trace is indexed by (key, value,
- * the other columns): a group's rows are one range per run, sorted by
- * value, and min and max are the first and last row of the range whose
- * weight summed over the runs is non-zero; a retraction simply cancels a
- * row, so the next value shows through, exactly. COUNT, SUM and AVG also
- * keep a hash table from key to the group's live row count, weight count
- * and sum (an int64 or an sc_xsum), so a step costs O(rows in the delta),
- * never O(rows in a group).
+ * State. COUNT, SUM and AVG keep only what a delta row asks for, in hash
+ * tables updated once per delta row: the integrated weight of every row of
+ * non-zero weight (operators/rowhash_int.h: row -> weight, records in
+ * place), which says exactly when a row becomes live or dead, and per key
+ * the group's live-row count, weight count and sum (an i64 column's in 192
+ * bits, an f64's as an sc_xsum; groups_int.h). A step of d rows costs O(d)
+ * expected, one row-table probe per row (prefetched a few rows ahead) and
+ * one group probe per group of the delta, never O(rows in a group) nor
+ * O(log N), and there is no merge work (sc_aggregate_work does nothing for
+ * them, sc_aggregate_pending is 0). Bytes per row of state: the row's
+ * record, (ncols + 1) * 8, over a load of 0.25..0.5, plus the group's
+ * entry shared by its rows.
  *
- * Cost of a step of d rows: one point probe per row into the trace, in row
- * order (operators/probe_int.h: galloping in short runs, a lockstep search
- * through a cached fence index in long ones; O(d log(N / d)) compares per
- * run, O(log N) runs), and one hash probe per group of the delta (MIN/MAX
- * instead walk each touched group's range from its ends, skipping cancelled
- * rows). The trace's merge work is spread by sc_aggregate_work (about 2 log2 N
- * units per inserted row; see trace.h).
+ * MIN and MAX need order, so they keep the integral of their input in a
+ * trace (trace.h) indexed by (key, value, the other columns): a group's
+ * rows are one range per run, sorted by value, and min and max are the
+ * first and last row of the range whose weight summed over the runs is
+ * non-zero; a retraction simply cancels a row, so the next value shows
+ * through, exactly. A step of d rows costs O(d log N): a bounded walk of
+ * each touched group's range per run from its ends (operators/probe_int.h:
+ * galloping in short runs, a lockstep search through a cached fence index
+ * in long ones), skipping cancelled rows, and the trace's merge work is
+ * spread by sc_aggregate_work (about 2 log2 N units per inserted row; see
+ * trace.h).
  *
- * Errors: the step computes everything into scratch before it changes
- * anything, so a failing step leaves the state as it was and writes no
- * output: a delta of the wrong width is SC_ESCHEMA, an integrated row
+ * Errors: a failing step leaves the state as it was and writes no output
+ * (MIN/MAX compute everything into scratch before they change anything;
+ * COUNT/SUM/AVG update the row table as they read it and, on failure,
+ * apply the rows done so far again with the opposite weight, which cannot
+ * fail): a delta of the wrong width is SC_ESCHEMA, an integrated row
  * weight beyond int64 is SC_EOVERFLOW. An i64 sum or count beyond int64 is
  * not a step error (above).
  * Single-threaded, like everything in operators/.
@@ -149,8 +157,9 @@ int sc_aggregate_step(struct sc_aggregate *agg, const struct sc_batch *delta,
 		      struct sc_batch **out);
 
 /*
- * sc_aggregate_work - at most `budget` units of merge work on the trace.
- * Returns 0, SC_EINVAL, SC_ENOMEM, SC_EOVERFLOW (as sc_trace_work).
+ * sc_aggregate_work - at most `budget` units of merge work on the trace
+ * (MIN/MAX; COUNT/SUM/AVG have none and return 0). Returns 0, SC_EINVAL,
+ * SC_ENOMEM, SC_EOVERFLOW (as sc_trace_work).
  */
 int sc_aggregate_work(struct sc_aggregate *agg, size_t budget);
 
@@ -165,12 +174,14 @@ int sc_aggregate_work(struct sc_aggregate *agg, size_t budget);
  */
 int sc_aggregate_check(const struct sc_aggregate *agg);
 
-/* sc_aggregate_pending - merge work outstanding (0: settled). */
+/* sc_aggregate_pending - merge work outstanding (0: settled; always 0 for
+ * COUNT/SUM/AVG). */
 size_t sc_aggregate_pending(const struct sc_aggregate *agg);
 
 /* sc_aggregate_groups - live groups of COUNT/SUM/AVG (0 for MIN/MAX, which
- * keep no group table); _rows / _bytes - rows and bytes held
- * by the trace (and, for bytes, the group table). For benchmarks. */
+ * keep no group table); _rows - rows held (COUNT/SUM/AVG: rows of non-zero
+ * integrated weight; MIN/MAX: the trace's rows, over its runs); _bytes -
+ * bytes of the state (hash tables, or trace and fences). For benchmarks. */
 size_t sc_aggregate_groups(const struct sc_aggregate *agg);
 size_t sc_aggregate_rows(const struct sc_aggregate *agg);
 size_t sc_aggregate_bytes(const struct sc_aggregate *agg);

@@ -30,7 +30,7 @@ sc__rec_copy(uint64_t *dst, const uint64_t *src, uint32_t stride)
 SC__INLINE int
 sc__rec_cmp(const uint64_t *a, const uint64_t *b, uint32_t ncols)
 {
-	/* The common narrow rows compare in one or two instructions. */
+	/* The common narrow rows compare in a few instructions. */
 	if (ncols == 1)
 		return (a[0] > b[0]) - (a[0] < b[0]);
 	if (ncols == 2) {
@@ -38,6 +38,15 @@ sc__rec_cmp(const uint64_t *a, const uint64_t *b, uint32_t ncols)
 		unsigned __int128 y = ((unsigned __int128)b[0] << 64) | b[1];
 
 		return (x > y) - (x < y);
+	}
+	if (ncols == 3) {
+		/* Word by word: the first word usually decides, and two
+		 * 128-bit compares cost more than the branches. */
+		if (a[0] != b[0])
+			return a[0] > b[0] ? 1 : -1;
+		if (a[1] != b[1])
+			return a[1] > b[1] ? 1 : -1;
+		return (a[2] > b[2]) - (a[2] < b[2]);
 	}
 	return sc_row_cmp(a, b, ncols);
 }

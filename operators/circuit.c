@@ -7,6 +7,7 @@
 #include "operators/distinct.h"
 #include "operators/graph_int.h"
 #include "operators/join.h"
+#include "operators/probe_int.h"
 #include "operators/topk.h"
 #include "operators/trace.h"
 
@@ -35,7 +36,9 @@ struct rt {
 	int id;			      /* the node's id in the graph */
 	uint8_t role;		      /* enum role */
 	struct sc_batch *delta;	      /* this tick's delta; NULL = empty */
-	struct sc_batch *feed;	      /* fed since the last step; NULL = none */
+	struct sc_batch **frames;     /* fed since the last step, in order */
+	size_t nframes, frames_cap;   /* frames held, room */
+	uint64_t fmass;		      /* sum of |w| over frames, saturating */
 	struct sc_batch *state;	      /* integrate: the integral; differentiate:
 				       * last input; delay: the latched input */
 	struct sc_trace *trace;	      /* output: the integral of its deltas */
@@ -250,7 +253,9 @@ static void
 rt_fini(struct rt *r)
 {
 	sc_batch_release(r->delta);
-	sc_batch_release(r->feed);
+	for (size_t i = 0; i < r->nframes; i++)
+		sc_batch_release(r->frames[i]);
+	free(r->frames);
 	sc_batch_release(r->state);
 	sc_trace_destroy(r->trace);
 	if (r->kernel)
@@ -482,13 +487,84 @@ known(const struct sc_circuit *c, int id, const char *fn)
 	return slot;
 }
 
+/*
+ * The frames of a turn are gathered, not merged one by one: merging each
+ * frame into a running sum costs O(rows so far) per frame, O(rows * b) for
+ * a turn of b frames (half a closed-loop grid run's instructions went
+ * there). The step sums them once (frames_sum). A feed must still refuse
+ * a frame that takes a row's total out of int64, at once and changing
+ * nothing: the mass of the frames held (sum of |w|) bounds every partial
+ * and total weight, so while it stays within int64 no sum can overflow and
+ * the frame is only kept; a frame that would pass the bound makes the feed
+ * sum what it holds now, exactly (sc_batch_sum), as every feed did before.
+ */
+static int
+frames_push(struct rt *r, struct sc_batch *b)
+{
+	if (r->nframes == r->frames_cap) {
+		size_t cap = r->frames_cap ? 2 * r->frames_cap : 8;
+		struct sc_batch **f = realloc(r->frames, cap * sizeof(void *));
+
+		if (!f)
+			return sc__fail(SC_ENOMEM,
+					"sc_circuit_feed: out of memory");
+		r->frames = f;
+		r->frames_cap = cap;
+	}
+	r->frames[r->nframes++] = sc_batch_retain(b);
+	return 0;
+}
+
+/* Replace the frames by their sum `sum` (consumed; NULL or empty: none);
+ * `mass`: recompute the bound for later feeds. */
+static void
+frames_set(struct rt *r, struct sc_batch *sum, bool mass)
+{
+	for (size_t i = 0; i < r->nframes; i++)
+		sc_batch_release(r->frames[i]);
+	r->nframes = 0;
+	r->fmass = 0;
+	if (sum && sum->count == 0) {
+		sc_batch_release(sum);
+		sum = NULL;
+	}
+	if (sum) {
+		r->frames[r->nframes++] = sum;
+		/* Only a feed's fold needs the bound again; the step's sum
+		 * goes out as the delta at once. */
+		r->fmass = mass ? sc__batch_mass(sum) : 0;
+	}
+}
+
+/* Sum the frames held and frame b (NULL: none) exactly, now. */
+static int
+frames_fold(struct rt *r, struct sc_batch *b)
+{
+	struct sc_batch *sum;
+	int rc;
+
+	if (b) {
+		rc = frames_push(r, b);
+		if (rc)
+			return rc;
+	}
+	rc = sc_batch_sum(r->frames, r->nframes, &sum);
+	if (rc) {
+		if (b) /* not applied: drop it again */
+			sc_batch_release(r->frames[--r->nframes]);
+		return rc;
+	}
+	frames_set(r, sum, b != NULL);
+	return 0;
+}
+
 int
 sc_circuit_feed(struct sc_circuit *c, int stream, struct sc_batch *b)
 {
 	const struct sc__node *nd;
 	struct rt *r;
-	struct sc_batch *sum;
-	int rc, slot = known(c, stream, "sc_circuit_feed");
+	uint64_t mass;
+	int slot = known(c, stream, "sc_circuit_feed");
 
 	if (slot < 0)
 		return slot;
@@ -514,18 +590,33 @@ sc_circuit_feed(struct sc_circuit *c, int stream, struct sc_batch *b)
 		    b->ncols, nd->name, nd->schema.ncols);
 	if (b->count == 0)
 		return 0;
-	if (!r->feed) {
-		r->feed = sc_batch_retain(b);
-		return 0;
+	mass = sc__mass_add(r->fmass, sc__batch_mass(b));
+	if (!sc__mass_safe(mass))
+		return frames_fold(r, b);
+	if (frames_push(r, b))
+		return SC_ENOMEM;
+	r->fmass = mass;
+	return 0;
+}
+
+/*
+ * The step's sum of each fed stream's frames. The mass bound rules out an
+ * overflow, so only SC_ENOMEM can fail it; a stream already summed stays
+ * summed (the same Z-set), so a failure changes nothing the host can see.
+ */
+static int
+frames_sum(struct sc_circuit *c)
+{
+	for (size_t i = 0; i < c->nslots; i++) {
+		struct rt *r = &c->rt[i];
+		int rc;
+
+		if (r->role != ROLE_FED || r->nframes < 2)
+			continue;
+		rc = frames_fold(r, NULL);
+		if (rc)
+			return rc;
 	}
-	rc = sc_batch_add(r->feed, b, &sum);
-	if (rc)
-		return rc;
-	sc_batch_release(r->feed);
-	/* Feeds that cancel leave no delta (on_delta sees none empty). */
-	r->feed = sum->count ? sum : NULL;
-	if (!r->feed)
-		sc_batch_release(sum);
 	return 0;
 }
 
@@ -977,8 +1068,9 @@ tick_begin(struct sc_circuit *c)
 		r->delta = NULL;
 		r->inserted = 0;
 		if (r->role == ROLE_FED) {
-			r->delta = r->feed;
-			r->feed = NULL;
+			r->delta = r->nframes ? r->frames[0] : NULL;
+			r->nframes = 0;
+			r->fmass = 0;
 			r->stats.rows_out += rows(r->delta);
 		} else if (r->nd->kind == SC_NODE_DELAY) {
 			r->delta = r->state;
@@ -1064,6 +1156,9 @@ sc_circuit_step(struct sc_circuit *c)
 				"sc_circuit_step: the circuit failed earlier "
 				"and may be half-applied; destroy it (%s)",
 				c->why);
+	rc = frames_sum(c);
+	if (rc)
+		return rc;
 	tick_begin(c);
 	for (size_t i = 0; i < c->norder; i++) {
 		sc_error_clear();

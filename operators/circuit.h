@@ -15,7 +15,8 @@
  *      (refused at build, SC_ECYCLE, naming the cycle's nodes);
  *   2. every other node, in topological order, computes this tick's delta
  *      from the deltas of the streams it reads. Inputs (and boundary
- *      inputs of a part) emit what was fed since the last step, summed, or
+ *      inputs of a part) emit what was fed since the last step, summed
+ *      once at the start of the step (sc_circuit_feed), or
  *      the empty Z-set. Stateful operators (join, antijoin, distinct,
  *      aggregate, topk) are the kernels of join.h, distinct.h,
  *      aggregate.h and topk.h; integrate and differentiate keep one batch;
@@ -135,11 +136,23 @@ const struct sc_cut *sc_circuit_cut(const struct sc_circuit *c);
  * sc_circuit_feed - add batch b (borrowed; the circuit takes its own
  * reference) to what stream `stream` emits at the next step. `stream` is an
  * input node of the circuit or one of its boundary inputs. Feeding the same
- * stream twice before a step adds the batches. Returns 0; SC_EINVAL (NULL,
- * or a stream the circuit computes itself); SC_ENOENT (no such node, or not
- * one the circuit reads); SC_ESCHEMA (b's width is not the stream's);
- * SC_EOVERFLOW (the sum with an earlier feed overflows); SC_ENOMEM;
- * SC_ESTATE (the circuit failed). On failure nothing is applied.
+ * stream twice before a step adds the batches.
+ *
+ * The batches fed before a step are kept as they are and summed once, by
+ * the step (a balanced tree of merges: O(rows log b) for b batches, where
+ * merging each into a running sum cost O(rows * b)). A feed whose total
+ * with the earlier ones would take a row's weight out of int64 is still
+ * refused here: while the sum of |w| over what is held fits in int64 no
+ * total can overflow, and past that bound each feed sums what it holds at
+ * once, as a merge per feed. Returns
+ *   0             b is held for the next step
+ *   SC_EINVAL     NULL, or a stream the circuit computes itself
+ *   SC_ENOENT     no such node, or not one the circuit reads
+ *   SC_ESCHEMA    b's width is not the stream's
+ *   SC_EOVERFLOW  a row's total with the earlier feeds leaves int64
+ *   SC_ENOMEM     no room to hold b
+ *   SC_ESTATE     the circuit failed
+ * On failure nothing is applied (b is not held).
  */
 int sc_circuit_feed(struct sc_circuit *c, int stream, struct sc_batch *b);
 
@@ -147,7 +160,11 @@ int sc_circuit_feed(struct sc_circuit *c, int stream, struct sc_batch *b);
  * sc_circuit_step - run one tick (see the top of this file). Returns 0; the
  * code of the first failure (a callback's, SC_EOVERFLOW, SC_ENOMEM), after
  * which the circuit refuses further steps; SC_ESTATE if it had already
- * failed; SC_EINVAL (NULL).
+ * failed; SC_EINVAL (NULL). One exception: the sum of the batches fed
+ * since the last step (sc_circuit_feed) comes first and can fail only with
+ * SC_ENOMEM (never SC_EOVERFLOW: the feed ruled that out); then the tick
+ * has not begun, nothing is applied, the feeds are still held and the
+ * circuit has not failed, so the step may be retried.
  */
 int sc_circuit_step(struct sc_circuit *c);
 

@@ -6,13 +6,14 @@
 #include <stdlib.h>
 
 #include "operators/probe_int.h"
-#include "operators/trace.h"
+#include "operators/rowhash_int.h"
 
 struct sc_distinct {
 	uint32_t ncols;		     /* row width */
-	struct sc_trace *t;	     /* the integral of the input */
+	struct sc__rowhash h;	     /* the integral: row -> weight */
+	uint64_t *hv;		     /* the delta rows' hashes (scratch) */
+	size_t hv_cap;		     /* hashes hv holds */
 	struct sc_batch_builder out; /* output scratch, kept for its buffer */
-	struct sc__fences fences;    /* of the trace's long runs */
 };
 
 int
@@ -31,12 +32,9 @@ sc_distinct_create(uint32_t ncols, struct sc_distinct **out)
 	if (!d)
 		return sc__fail(SC_ENOMEM, "sc_distinct_create: out of memory");
 	d->ncols = ncols;
-	sc__fences_init(&d->fences);
-	rc = sc_trace_create(ncols, &d->t);
-	if (rc == 0)
-		rc = sc_batch_builder_init(&d->out, ncols);
+	sc__rowhash_init(&d->h, ncols);
+	rc = sc_batch_builder_init(&d->out, ncols);
 	if (rc) {
-		sc_trace_destroy(d->t);
 		free(d);
 		return rc;
 	}
@@ -44,52 +42,80 @@ sc_distinct_create(uint32_t ncols, struct sc_distinct **out)
 	return 0;
 }
 
-static int distinct_rows(struct sc_distinct *d, struct sc__probe *p,
-			 const struct sc_batch *delta);
+/* Rows ahead of the current one whose home slots are being loaded. */
+#define PREFETCH 8
 
-/*
- * The output of one delta: +1 for a row whose integrated weight rises above
- * zero, -1 for one that falls to zero or below. Reads the trace only.
- */
-static int
-distinct_changes(struct sc_distinct *d, const struct sc_batch *delta)
+/* Undo the first n rows of delta, applied to the table: each added again
+ * with the opposite weight (cannot fail: the sum is the weight before). */
+static void
+undo_rows(struct sc_distinct *d, const struct sc_batch *delta, size_t n)
 {
-	struct sc__probe p;
-	int rc;
+	int64_t was;
 
-	sc__probe_init(&p, d->ncols, d->t, NULL);
-	sc__probe_prepare(&p, delta, d->ncols, &d->fences);
-	rc = distinct_rows(d, &p, delta);
-	sc__probe_fini(&p);
-	return rc;
+	for (size_t i = 0; i < n; i++)
+		(void)sc__rowhash_add(&d->h, sc_batch_row(delta, i), d->hv[i],
+				      -sc_batch_weight(delta, i), &was);
 }
 
 static int
-distinct_rows(struct sc_distinct *d, struct sc__probe *p,
-	      const struct sc_batch *delta)
+hashes(struct sc_distinct *d, const struct sc_batch *delta)
 {
-	int64_t old, now;
-	int rc;
+	size_t n = sc_batch_count(delta);
 
-	for (size_t i = 0; i < sc_batch_count(delta); i++) {
+	if (n > d->hv_cap) {
+		uint64_t *hv = realloc(d->hv, n * sizeof(*hv));
+
+		if (!hv)
+			return sc__fail(SC_ENOMEM,
+					"sc_distinct_step: out of memory");
+		d->hv = hv;
+		d->hv_cap = n;
+	}
+	for (size_t i = 0; i < n; i++)
+		d->hv[i] = sc__rowhash_hash(&d->h, sc_batch_row(delta, i));
+	return 0;
+}
+
+/*
+ * Apply the delta to the table row by row, pushing +1 for a row whose
+ * integrated weight rises above zero and -1 for one that falls to zero or
+ * below. On failure the rows applied are undone.
+ */
+static int
+distinct_rows(struct sc_distinct *d, const struct sc_batch *delta)
+{
+	size_t n = sc_batch_count(delta);
+	int64_t old, w;
+	int rc = hashes(d, delta);
+
+	if (rc == 0)
+		rc = sc__rowhash_reserve(&d->h, n);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < n && i < PREFETCH; i++)
+		sc__rowhash_prefetch(&d->h, d->hv[i]);
+	for (size_t i = 0; i < n; i++) {
 		const uint64_t *row = sc_batch_row(delta, i);
 
-		rc = sc__probe_weight(p, row, &old);
-		if (rc)
-			return rc;
-		if (__builtin_add_overflow(old, sc_batch_weight(delta, i),
-					   &now))
+		if (i + PREFETCH < n)
+			sc__rowhash_prefetch(&d->h, d->hv[i + PREFETCH]);
+		w = sc_batch_weight(delta, i);
+		if (sc__rowhash_add(&d->h, row, d->hv[i], w, &old)) {
+			undo_rows(d, delta, i);
 			return sc__fail(SC_EOVERFLOW,
 					"sc_distinct_step: row %zu of the "
 					"delta takes its integrated weight "
 					"beyond int64",
 					i);
-		if ((old > 0) == (now > 0))
+		}
+		if ((old > 0) == (old + w > 0))
 			continue;
 		rc = sc_batch_builder_push(&d->out, row, d->ncols,
-					   now > 0 ? 1 : -1);
-		if (rc)
+					   old + w > 0 ? 1 : -1);
+		if (rc) {
+			undo_rows(d, delta, i + 1);
 			return rc;
+		}
 	}
 	return 0;
 }
@@ -105,57 +131,52 @@ sc_distinct_step(struct sc_distinct *d, const struct sc_batch *delta,
 		return sc__fail(SC_EINVAL, "sc_distinct_step: %s is NULL",
 				!d ? "distinct" : "out");
 	rc = sc__check_delta("sc_distinct_step", "delta", delta, d->ncols);
-	if (rc == 0)
-		rc = sc__trace_make_room(d->t);
-	sc__fences_sync(&d->fences, d->t);
 	if (rc)
 		return rc;
 	sc_batch_builder_clear(&d->out);
-	if (delta)
-		rc = distinct_changes(d, delta);
-	if (rc == 0)
-		rc = sc_batch_builder_finish(&d->out, &res);
-	if (rc) {
-		sc_batch_builder_clear(&d->out);
-		return rc;
-	}
-	/* Cannot fail: the spine has room and the width matches. The trace
-	 * keeps a reference; the batch itself is never written. */
 	if (delta && sc_batch_count(delta))
-		(void)sc_trace_insert(d->t, (struct sc_batch *)delta);
+		rc = distinct_rows(d, delta);
+	if (rc)
+		goto clear;
+	rc = sc_batch_builder_finish(&d->out, &res);
+	if (rc) {
+		undo_rows(d, delta, delta ? sc_batch_count(delta) : 0);
+		goto clear;
+	}
 	*out = res;
 	return 0;
+clear:
+	sc_batch_builder_clear(&d->out);
+	return rc;
 }
 
 int
 sc_distinct_work(struct sc_distinct *d, size_t budget)
 {
-	int rc;
-
+	(void)budget;
 	if (!d)
 		return sc__fail(SC_EINVAL,
 				"sc_distinct_work: distinct is NULL");
-	rc = sc_trace_work(d->t, budget, NULL);
-	sc__fences_sync(&d->fences, d->t);
-	return rc;
+	return 0; /* a hash table has no merge work */
 }
 
 size_t
 sc_distinct_pending(const struct sc_distinct *d)
 {
-	return d ? sc_trace_pending(d->t) : 0;
+	(void)d;
+	return 0;
 }
 
 size_t
 sc_distinct_rows(const struct sc_distinct *d)
 {
-	return d ? sc_trace_rows(d->t) : 0;
+	return d ? d->h.n : 0;
 }
 
 size_t
 sc_distinct_bytes(const struct sc_distinct *d)
 {
-	return d ? sc_trace_bytes(d->t) + sc__fences_bytes(&d->fences) : 0;
+	return d ? sc__rowhash_bytes(&d->h) + d->hv_cap * sizeof(uint64_t) : 0;
 }
 
 void
@@ -163,8 +184,8 @@ sc_distinct_destroy(struct sc_distinct *d)
 {
 	if (!d)
 		return;
-	sc_trace_destroy(d->t);
+	sc__rowhash_fini(&d->h);
+	free(d->hv);
 	sc_batch_builder_fini(&d->out);
-	sc__fences_fini(&d->fences);
 	free(d);
 }

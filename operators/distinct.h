@@ -3,8 +3,8 @@
  *
  * distinct(Z) maps every row of positive weight to weight 1 and drops the
  * rest. Incrementally (the counting algorithm; DBSP, Budiu et al., VLDB
- * 2023): the operator keeps the integral I of its input in a trace, and for
- * each row r of a delta with weight w it reads the integrated weight
+ * 2023): the operator keeps the integral I of its input, and for each
+ * row r of a delta with weight w it reads the integrated weight
  * old = I[r] and new = old + w. The output changes only when the weight
  * crosses zero:
  *
@@ -12,17 +12,19 @@
  *     new <= 0 < old   ->  -1 r
  *     otherwise        ->  nothing
  *
- * Cost of a step of d rows: one point probe per row into the trace, in row
- * order (operators/probe_int.h: galloping from the previous row's position
- * in short runs, O(d log(N / d)) compares per run; a lockstep search
- * through a cached fence index in long runs, about one cache miss per row
- * per long run; O(log N) runs), and no scan of the state. The trace's merge
- * work is done by sc_distinct_work (about 2 log2 N units per inserted row keep
- * the spine in shape; see trace.h).
+ * State: I is a hash table from a row to its integrated weight
+ * (operators/rowhash_int.h: open addressing, records in place, rows of
+ * weight 0 dropped), (ncols + 1) * 8 bytes per live row over a load of
+ * 0.25..0.5. Nothing else is ever asked of it (no range, no order), so it
+ * need not be a sorted trace: a step of d rows costs O(d) expected, one
+ * hash probe per row (their cache misses overlapped by prefetching a few
+ * rows ahead), whatever the size of the state, and there is no merge work
+ * (sc_distinct_work does nothing, sc_distinct_pending is 0).
  *
- * Errors: the step validates before changing anything: a delta of the
- * wrong width is SC_ESCHEMA; a delta that would make an integrated weight
- * leave int64 is SC_EOVERFLOW; either way the trace is unchanged and no
+ * Errors: a delta of the wrong width is SC_ESCHEMA; a delta that would
+ * make an integrated weight leave int64 is SC_EOVERFLOW; on any failure
+ * the rows the step had applied are undone (each added again with the
+ * opposite weight, which cannot fail), so the state is unchanged and no
  * output is written. Single-threaded, like everything in operators/.
  */
 #ifndef SC_DISTINCT_H
@@ -58,15 +60,16 @@ int sc_distinct_step(struct sc_distinct *d, const struct sc_batch *delta,
 		     struct sc_batch **out);
 
 /*
- * sc_distinct_work - at most `budget` units of merge work on the trace.
- * Returns 0, SC_EINVAL, SC_ENOMEM, SC_EOVERFLOW (as sc_trace_work).
+ * sc_distinct_work - merge work (kept for the stateful operators' common
+ * shape; a hash table has none). Returns 0 or SC_EINVAL (d NULL).
  */
 int sc_distinct_work(struct sc_distinct *d, size_t budget);
 
-/* sc_distinct_pending - merge work outstanding (0: settled). */
+/* sc_distinct_pending - merge work outstanding: always 0. */
 size_t sc_distinct_pending(const struct sc_distinct *d);
 
-/* sc_distinct_rows / _bytes - rows and bytes the trace holds. */
+/* sc_distinct_rows / _bytes - rows of non-zero integrated weight held, and
+ * the bytes of the state. */
 size_t sc_distinct_rows(const struct sc_distinct *d);
 size_t sc_distinct_bytes(const struct sc_distinct *d);
 

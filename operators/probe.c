@@ -513,15 +513,16 @@ sc__probe_prev(struct sc__probe *p, const uint64_t **row, int64_t *w)
 uint64_t
 sc__batch_mass(const struct sc_batch *b)
 {
-	uint64_t m = 0;
+	/* A 128-bit total cannot overflow (fewer than 2^64 rows of |w| <=
+	 * 2^63), so the loop has no saturation test; it saturates once. */
+	unsigned __int128 m = 0;
 
 	for (size_t i = 0; b && i < sc_batch_count(b); i++) {
 		int64_t w = sc_batch_weight(b, i);
-		uint64_t a = w < 0 ? 0 - (uint64_t)w : (uint64_t)w;
 
-		m = sc__mass_add(m, a);
+		m += w < 0 ? 0 - (uint64_t)w : (uint64_t)w;
 	}
-	return m;
+	return m > UINT64_MAX ? UINT64_MAX : (uint64_t)m;
 }
 
 int

@@ -135,7 +135,8 @@ slot_state(const struct sc__slot *s)
 /* The state machine's edges (executor.h): kick IDLE->QUEUED and
  * RUNNING->RUNNING_KICKED, claim QUEUED->RUNNING, finish RUNNING*->IDLE or
  * QUEUED, abandon RUNNING*->DEAD, shutdown QUEUED->IDLE, and add's first
- * IDLE on a zeroed (IDLE) slot. DEAD is final. For SC_ASSERT. */
+ * IDLE on a zeroed (IDLE) slot. DEAD is final here (sc_exec_revive, apart,
+ * is its one way out). For SC_ASSERT. */
 static inline bool
 state_edge_ok(int from, int to)
 {
@@ -959,6 +960,63 @@ sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 	c->unit = NULL;
 	c->ran = false;
 	c->n_nbrs = 0;
+	return 0;
+}
+
+/* --- revival: a dead slot gets a new unit (sc_exec_revive) ------------- */
+
+/*
+ * Kept apart from the state machine's hot paths on purpose: DEAD -> IDLE
+ * is the one edge out of DEAD, taken only here, and only once no turn is
+ * in flight, because a dying unit counts as running until its abandon
+ * (peers, destroy, death kicks) is over: with running == 0 the old unit
+ * is gone and nothing can touch the slot but this call.
+ */
+int
+sc_exec_revive(struct sc_exec *ex, uint32_t id, struct sc_unit *unit)
+{
+	struct sc__slot *s;
+	const char *name;
+	int rc = 0;
+
+	if (!ex || !unit || !unit->ops || !unit->ops->turn ||
+	    !unit->ops->neighbours || !unit->ops->name || !unit->ops->destroy)
+		return sc__fail(SC_EINVAL, "sc_exec_revive: NULL argument or "
+					   "unit ops incomplete");
+	if (id >= atomic_load_explicit(&ex->n, memory_order_acquire))
+		return sc__fail(SC_ENOENT, "sc_exec_revive: no unit %u", id);
+	name = unit->ops->name(unit);
+	s = &ex->slots[id];
+	pthread_mutex_lock(&ex->mu);
+	if (atomic_load_explicit(&ex->shutdown, memory_order_relaxed))
+		rc = SC_ESHUTDOWN;
+	else if (slot_state(s) != SC_UNIT_DEAD)
+		rc = SC_ESTATE;
+	else if (ex->running > 0)
+		rc = SC_EBUSY;
+	if (!rc) {
+		SC_ASSERT(!s->unit && !s->ref); /* buried */
+		s->unit = unit;
+		s->ref = unit;
+		(void)snprintf(s->name, sizeof(s->name), "%s",
+			       name ? name : "?");
+		s->next = SC_NONE;
+		atomic_store_explicit(&s->worker, -1, memory_order_relaxed);
+		atomic_store_explicit(&s->queued_since, 0,
+				      memory_order_relaxed);
+		atomic_store_explicit(&s->running_since, 0,
+				      memory_order_relaxed);
+		atomic_store_explicit(&s->state, SC_UNIT_IDLE,
+				      memory_order_relaxed);
+	}
+	pthread_mutex_unlock(&ex->mu);
+	if (rc == SC_ESTATE)
+		return sc__fail(rc, "sc_exec_revive: unit %u (%s) is not dead",
+				id, s->name);
+	if (rc)
+		return sc__fail(rc, "sc_exec_revive: unit %u: %s", id,
+				rc == SC_EBUSY ? "a turn is in flight"
+					       : "shut down");
 	return 0;
 }
 

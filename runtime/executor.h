@@ -9,7 +9,8 @@
  *     +----finish------|-----------------+                   |
  *                      +---------finish (more or kicked)-----+
  *   RUNNING* --abandon (panic, or condemned)--> DEAD (never run or kicked
- *                                                again)
+ *                                                again, unless revived:
+ *                                                sc_exec_revive -> IDLE)
  *
  * - Runnable means queued: a kick queues a unit once; kicks of a queued
  *   unit coalesce; a kick of a running unit marks it, and finish queues it
@@ -237,6 +238,24 @@ int sc_exec_finish_claim(struct sc_exec *ex, struct sc_claim *c,
  */
 int sc_exec_abandon(struct sc_exec *ex, struct sc_claim *c,
 		    const struct sc_panic_record *rec);
+
+/*
+ * sc_exec_revive - bring dead unit `id` back: `unit` (a new one; the
+ * executor owns it from now on, as after sc_exec_add) takes the dead
+ * one's slot and id, IDLE (DEAD -> IDLE, the only way out of DEAD; not
+ * kicked: the caller kicks it when it should run). The slot's panics,
+ * turn and kick counts stay. For a supervisor that rebuilds dead units
+ * (units/runtime.h, "Restarts"). Returns
+ *   0             revived;
+ *   SC_ESTATE     the unit is not dead;
+ *   SC_EBUSY      a turn is in flight (a dying unit counts as running
+ *                 until its abandon is over, so the old unit may not be
+ *                 gone yet): call it when nothing runs;
+ *   SC_ENOENT     no such id; SC_ESHUTDOWN after shutdown;
+ *   SC_EINVAL     NULL, or the unit's ops are incomplete.
+ * Any thread; takes the lock briefly.
+ */
+int sc_exec_revive(struct sc_exec *ex, uint32_t id, struct sc_unit *unit);
 
 /*
  * sc_exec_condemn - condemn unit id's turn number turns + 1: the turn it

@@ -6,8 +6,8 @@
  *   subcirc run     a live grid workload across cores, a progress line a
  *                   second and a final summary verified against the
  *                   workload's from-scratch reference;
- *   subcirc place   every placement strategy x worker count on the grid,
- *                   side by side;
+ *   subcirc place   every placement strategy x worker count x budget on
+ *                   the grid, repeated in rounds and ranked with ties;
  *   subcirc stress  seed ranges x workers x placements, on the grid and on
  *                   random circuits (bench/workloads/random.h), under the
  *                   seeded scheduler (or a real pool), checking with
@@ -79,7 +79,7 @@ const char usage_main[] =
     "commands:\n"
     "  run      a live grid or Nexmark workload across cores (progress,\n"
     "           summary)\n"
-    "  place    every placement strategy x worker count, side by side\n"
+    "  place    every placement x workers x budget, repeated, ranked\n"
     "  stress   seeds x workers x placements under the seeded scheduler\n"
     "\n"
     "`subcirc <command> --help` describes a command's options;\n"
@@ -96,7 +96,7 @@ const char usage_run[] =
     "\n"
     "  --workers N       worker threads (default: all cores)\n"
     "  --placement P     single | per-node | chains | random:N | sharded:K\n"
-    "                    (default chains)\n"
+    "                    | balanced[:K] (default chains)\n"
     "  --events N        stop after N cell edits, or\n"
     "  --seconds S       stop after S seconds (default 3 when neither)\n"
     "  --batch R         cell edits per submitted batch (default 256)\n"
@@ -117,6 +117,9 @@ const char usage_run[] =
     "                    fails, so the unit that runs it panics (a test\n"
     "                    of how a run ends when a unit dies)\n"
     "  --quiet           no progress lines\n"
+    "  --units           the per-unit table at the end (turns, kicks,\n"
+    "                    frames moved, state, worker, pending input)\n"
+    "  --units-every S   and every S seconds while it runs\n"
     "  --json FILE       the summary and progress samples as JSON\n"
     "  --csv FILE        the progress samples and the total as CSV\n"
     "                    (files are created before the run: a path that\n"
@@ -128,22 +131,6 @@ const char usage_run[] =
     "  that has not come through in 30 s; a file that cannot be written\n"
     "  is exit 3 too. Output that differs from the reference is exit 1.\n"
     "  SIGINT or SIGTERM ends the run early with its summary and files.\n";
-
-const char usage_place[] =
-    "usage: subcirc place [options]\n"
-    "  every placement strategy x worker count on the grid workload:\n"
-    "  throughput, latency p50/p99, turns, kicks, side by side.\n"
-    "\n"
-    "  --workers LIST    comma list of worker counts (default 1,2)\n"
-    "  --placements LIST comma list of strategies (default single,\n"
-    "                    per-node,chains,random:3,sharded:2,sharded:4)\n"
-    "  --events N        cell edits per case (default 200000)\n"
-    "  --reps N          runs per case; the median by events/s is shown\n"
-    "                    (default 3, at most 15)\n"
-    "  --batch R --rows N --cols N --seed S   as for run\n"
-    "  --json FILE       the table as JSON\n"
-    "  --csv FILE        the table as CSV (both created before the runs)\n"
-    "  The table is followed by a bar plot of events/s.\n";
 
 const char usage_stress[] =
     "usage: subcirc stress [options]\n"
@@ -175,6 +162,8 @@ const char usage_stress[] =
     "  --fault-at N      its step that faults (default drawn in 1..3;\n"
     "                    for alloc, the allocation, drawn in 1..64)\n"
     "  --stall-ms MS     the watchdog's stall threshold (default 20)\n"
+    "  --restart R/T     rebuild a dead unit, at most R times in T s (0:\n"
+    "                    ever); every output must then settle, none skipped\n"
     "  --events N        submissions per case (default drawn from the seed)\n"
     "  --keep-going      run every case, not only up to the first failure\n"
     "  --shrink          reduce the first failing case and print its replay\n"

@@ -7,7 +7,9 @@
  *   subcirc_hist.c    the latency histogram
  *   subcirc_report.c  the report writers: summary, table, plot, JSON, CSV
  *   subcirc_run.c     `subcirc run`: the live grid workload (run_once)
- *   subcirc_place.c   `subcirc place`: run_once per strategy x workers
+ *   subcirc_place.c   `subcirc place`: strategies x workers x budgets,
+ *                     repeated in rounds, ranked (bench/rank.h)
+ *   subcirc_units.c   run's --units: the per-unit table
  *   subcirc_stress.c  `subcirc stress`: the settle check (units/settle.h)
  *                     over seeds x workers x placements x modes, with
  *                     injected faults: a campaign (--faults, --json,
@@ -97,6 +99,8 @@ size_t parse_u32_list(const char *cmd, const char *name, const char *s,
 size_t parse_placements(const char *cmd, const char *s, char out[][32]);
 
 struct sc_graph;
+struct sc_placement;
+struct sc_runtime;
 
 /* The parameter of a "random:N" or "sharded:K" placement: digits in the
  * strategy's range, else exit 2 with the range (any other name passes). */
@@ -174,6 +178,13 @@ struct run_cfg {
 	bool quiet;	   /* no progress lines */
 	const char *json;  /* files, or NULL */
 	const char *csv;
+	/* place: makes the placement instead of parsing `placement` (a
+	 * calibrated balanced one); NULL: sc_placement_parse */
+	int (*make_placement)(void *ctx, const struct sc_graph *g,
+			      struct sc_placement **out);
+	void *place_ctx;
+	double units_every; /* run --units-every S; 0: none */
+	bool units;	    /* run --units: the unit table at the end */
 };
 
 /* One progress sample. */
@@ -211,6 +222,7 @@ struct run_result {
 	struct run_floor floor;
 	int interrupted; /* the signal that ended the run early, or 0 */
 	uint64_t turns, kicks, efull;
+	uint64_t frames; /* frames the units' polls took (all edges) */
 	uint32_t units, edges;
 	bool ok;	  /* output == reference, stamps all seen */
 	char why[512];	  /* when not ok */
@@ -235,15 +247,21 @@ bool run_is_nexmark(int argc, char **argv);
 /* `subcirc run --workload nexmark ...`; the exit code. */
 int cmd_run_nexmark(int argc, char **argv);
 
-/* --- reports (subcirc_report.c) --------------------------------------------
+/* --- unit statistics (subcirc_units.c) -------------------------------------
  */
 
-/* A row of place's table. */
-struct place_row {
-	char placement[32];
-	uint32_t workers;
-	struct run_result r;
-};
+/* run's --units and --units-every S; true if argv[i] was one. */
+bool units_parse_opt(struct args *a, struct run_cfg *c);
+
+/* The unit table (sc_exec_snapshot, sc_runtime_stats) on stdout: every
+ * --units-every seconds since t0 (call it often), and at the end. */
+void units_tick(const struct run_cfg *c, struct sc_runtime *rt, uint64_t t0,
+		uint64_t now);
+void units_print(const struct run_cfg *c, struct sc_runtime *rt,
+		 double elapsed_s);
+
+/* --- reports (subcirc_report.c) --------------------------------------------
+ */
 
 /* An output file, created (or truncated) before anything runs, so a bad
  * path wastes no run: the stream, or exit 2 naming option opt and the
@@ -271,12 +289,6 @@ void run_print_summary(const struct run_cfg *c, const struct run_result *r);
 void run_write_json(const struct run_cfg *c, const struct run_result *r,
 		    FILE *f);
 void run_write_csv(const struct run_result *r, FILE *f);
-
-void place_print_header(void);
-void place_print_row(const struct place_row *row);
-void place_plot(const struct place_row *rows, size_t n);
-void place_write_json(FILE *f, const struct place_row *rows, size_t n);
-void place_write_csv(FILE *f, const struct place_row *rows, size_t n);
 
 /* --- the commands ----------------------------------------------------------
  */

@@ -1,128 +1,492 @@
 /*
  * subcirc_place.c - `subcirc place`: every placement strategy x worker
- * count on the grid workload (run_once, subcirc_run.c), `reps` runs each,
- * the run of median throughput shown side by side (subcirc_report.c).
+ * count x budget on a workload, warmed up, repeated in rounds, each case
+ * with its median and min-max, and ranked in words with ties where the
+ * intervals overlap (bench/rank.h; the outputs in subcirc_place_out.c).
+ *
+ * "balanced" places by measured cost: the workload's graph is calibrated
+ * once (sc_placement_calibrate: its single circuit fed a short prefix of
+ * the workload, node costs from the row counts, which are deterministic),
+ * and each case with W workers gets balanced:W from those costs, a unit
+ * per worker; "balanced:K" keeps K units, also calibrated.
  */
-#include <stdbool.h>
-#include <stdint.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "bench/harness.h"
+#include "bench/workloads/grid.h"
 #include "operators/error.h"
 #include "tools/subcirc.h"
+#include "tools/subcirc_place.h"
+#include "units/placement.h"
 
-#define PLACE_MAX_REPS 15
+#define PLACE_MAX_REPS 99
+/* Submissions of the calibration run (each a batch of --batch edits). */
+#define PLACE_CALIBRATE_STEPS 32
 
-static const char *const place_default[] = {
-    "single", "per-node", "chains", "random:3", "sharded:2", "sharded:4"};
+const char usage_place[] =
+    "usage: subcirc place [options]\n"
+    "  every placement strategy x worker count x budget on a workload,\n"
+    "  warmed up and repeated in rounds (each round runs every case once,\n"
+    "  so noise hits them alike); per case the median events/s and its\n"
+    "  min-max over the repetitions, latency, turns, kicks, frames per\n"
+    "  turn; then, per worker count, a ranking in words (\"chains x2 b64\n"
+    "  ran 1.31 +- 0.04 times faster than single x2 b64\"), where cases\n"
+    "  whose min-max intervals overlap are called a tie.\n"
+    "\n"
+    "  --workload W      grid (default; the only one on this branch)\n"
+    "  --placements LIST comma list (default single,per-node,chains,\n"
+    "                    random:3,sharded:K for K = 2 .. cores, balanced)\n"
+    "                    balanced: calibrated costs, a unit per worker;\n"
+    "                    balanced:K: calibrated, K units\n"
+    "  --workers LIST    worker counts (default 1 and the cores)\n"
+    "  --budgets LIST    frames per turn (default 64,256)\n"
+    "  --time-per-case S seconds each repetition runs (default 0.2)\n"
+    "  --events N        or: cell edits each repetition submits\n"
+    "  --warmup S        seconds of the warm-up round per case, not kept\n"
+    "                    (default 0.05; 0: none)\n"
+    "  --reps N          repetitions (rounds) per case (default 5, 1..99)\n"
+    "  --rate E          offer E events/s (open loop): latency at a fixed\n"
+    "                    rate (default: closed loop, as fast as it goes)\n"
+    "  --batch R --rows N --cols N --seed S --capacity C   as for run\n"
+    "  --json FILE       every case with every repetition, the rankings\n"
+    "  --csv FILE        one line per repetition\n"
+    "  --plot FILE       events/s and p99 latency per case with min-max\n"
+    "                    error bars, through gnuplot (FILE.png or .svg)\n"
+    "  --dot FILE        every placement of the sweep as Graphviz DOT\n"
+    "                    (a digraph each: units as clusters, edges bold\n"
+    "                    where they cross units)\n"
+    "  Files are created before the runs; a missing gnuplot is refused\n"
+    "  before the runs too (exit 2). Higher events/s is better, lower\n"
+    "  latency is better.\n";
 
-/* Run a case `reps` times; *out is the run of median throughput. Every
- * run must match the reference (*all_ok goes false otherwise). */
+/* --- the workloads ---------------------------------------------------------
+ */
+
 static int
-place_case(const struct run_cfg *c, uint32_t reps, struct run_result *out,
-	   bool *all_ok)
+grid_graph(const struct run_cfg *cfg, void **owner, struct sc_graph **g)
 {
-	struct run_result r[PLACE_MAX_REPS];
-	uint32_t n = 0;
-	int rc = 0;
+	struct sc_grid_opts go = {
+	    .rows = cfg->rows, .cols = cfg->cols, .seed = cfg->seed};
+	struct sc_grid *gr = NULL;
+	int rc = sc_grid_create(&go, &gr);
 
-	for (; n < reps && !rc; n++) {
-		rc = run_once(c, &r[n]);
-		free(r[n].s);
-		r[n].s = NULL;
-		*all_ok = *all_ok && (rc || r[n].ok);
-	}
 	if (rc)
 		return rc;
-	/* Insertion sort by events/s; n is small. */
-	for (uint32_t i = 1; i < n; i++)
-		for (uint32_t j = i; j > 0 && r[j].eps < r[j - 1].eps; j--) {
-			struct run_result t = r[j];
-
-			r[j] = r[j - 1];
-			r[j - 1] = t;
-		}
-	*out = r[n / 2];
+	*owner = gr;
+	*g = sc_grid_graph(gr);
 	return 0;
+}
+
+static void
+grid_graph_free(void *owner)
+{
+	(void)sc_grid_destroy(owner);
+}
+
+static int
+grid_calibrate(const struct run_cfg *cfg, double *cost, size_t n)
+{
+	struct sc_grid_opts go = {
+	    .rows = cfg->rows, .cols = cfg->cols, .seed = cfg->seed};
+	struct sc_grid *gr = NULL;
+	struct sc_grid_feed feed;
+	int rc = sc_grid_create(&go, &gr);
+
+	if (rc)
+		return rc;
+	feed.gr = gr;
+	feed.edits = cfg->batch;
+	rc = sc_placement_calibrate(sc_grid_graph(gr), sc_grid_settle_step,
+				    &feed, PLACE_CALIBRATE_STEPS, cost, n);
+	(void)sc_grid_destroy(gr);
+	return rc;
+}
+
+static const struct place_workload place_workloads[] = {
+    {.name = "grid",
+     .about = "cell edits -> sums by row and column -> projection -> "
+	      "totals",
+     .run = run_once,
+     .graph = grid_graph,
+     .graph_free = grid_graph_free,
+     .calibrate = grid_calibrate},
+};
+
+static const struct place_workload *
+place_workload(const char *name)
+{
+	size_t n = sizeof(place_workloads) / sizeof(place_workloads[0]);
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(place_workloads[i].name, name))
+			return &place_workloads[i];
+	die_usage("place", "--workload: unknown workload '%s' (grid)", name);
+}
+
+/* --- placements ------------------------------------------------------------
+ */
+
+/* What the hook needs: the sweep and the case. */
+struct place_hook {
+	const struct place_sweep *s;
+	const struct place_case *c;
+};
+
+static int
+place_hook_make(void *ctx, const struct sc_graph *g, struct sc_placement **out)
+{
+	const struct place_hook *h = ctx;
+
+	return place_make(h->s, h->c, g, out);
+}
+
+int
+place_make(const struct place_sweep *s, const struct place_case *c,
+	   const struct sc_graph *g, struct sc_placement **out)
+{
+	unsigned long k;
+
+	if (strncmp(c->placement, "balanced:", 9) != 0 || !s->cost)
+		return sc_placement_parse(g, c->placement, s->base.seed, out);
+	k = strtoul(c->placement + 9, NULL, 10); /* checked at parse */
+	return sc_placement_balanced(g, (uint32_t)k, s->cost, s->ncost, out);
+}
+
+/* The calibration, once per sweep, when a balanced case is in it. */
+static int
+place_calibrate(struct place_sweep *s)
+{
+	void *owner = NULL;
+	struct sc_graph *g = NULL;
+	bool any = false;
+	int rc;
+
+	for (size_t i = 0; s->cases && i < s->n; i++)
+		any = any || !strncmp(s->cases[i].placement, "balanced", 8);
+	if (!any)
+		return 0;
+	if ((rc = s->w->graph(&s->base, &owner, &g)) != 0)
+		return lib_error("the workload's graph", rc);
+	s->ncost = sc_graph_node_count(g);
+	s->w->graph_free(owner);
+	if (!(s->cost = calloc(s->ncost, sizeof(*s->cost))))
+		return lib_error("calloc", SC_ENOMEM);
+	if ((rc = s->w->calibrate(&s->base, s->cost, s->ncost)) != 0)
+		return lib_error("sc_placement_calibrate", rc);
+	return 0;
+}
+
+/* --- the sweep -------------------------------------------------------------
+ */
+
+/* One run of case c; `keep` records it as a repetition. Returns 0 or an
+ * exit code. */
+static int
+place_run(struct place_sweep *s, struct place_case *c, double seconds,
+	  bool keep)
+{
+	struct place_hook h = {.s = s, .c = c};
+	struct run_cfg cfg = s->base;
+	struct run_result r;
+	int rc;
+
+	cfg.workers = c->workers;
+	cfg.budget = c->budget;
+	(void)snprintf(cfg.placement, sizeof(cfg.placement), "%s",
+		       c->placement);
+	cfg.make_placement = place_hook_make;
+	cfg.place_ctx = &h;
+	cfg.seconds = seconds;
+	cfg.quiet = true;
+	if (seconds > 0)
+		cfg.events = 0;
+	rc = s->w->run(&cfg, &r);
+	free(r.s);
+	r.s = NULL;
+	r.ns = r.cap_s = 0;
+	if (rc) {
+		(void)fprintf(stderr, "subcirc place: case %s failed\n",
+			      c->label);
+		return rc;
+	}
+	if (!r.ok)
+		(void)fprintf(stderr,
+			      "subcirc place: case %s: output differs from "
+			      "the reference: %s\n",
+			      c->label, r.why);
+	if (!keep)
+		return 0;
+	c->ok = c->ok && r.ok;
+	c->r[c->done] = r;
+	c->eps[c->done++] = r.eps;
+	return 0;
+}
+
+static int
+place_rounds(struct place_sweep *s)
+{
+	uint64_t t0 = sc_bench_now_ns();
+	int rc;
+
+	if (s->warmup > 0) {
+		(void)fprintf(stderr,
+			      "subcirc place: warm-up round, %zu "
+			      "cases\n",
+			      s->n);
+		for (size_t i = 0; i < s->n; i++)
+			if ((rc = place_run(s, &s->cases[i], s->warmup,
+					    false)) != 0)
+				return rc;
+	}
+	for (uint32_t k = 0; k < s->reps; k++) {
+		(void)fprintf(stderr, "subcirc place: round %u of %u\n", k + 1,
+			      s->reps);
+		for (size_t i = 0; i < s->n; i++)
+			if ((rc = place_run(s, &s->cases[i], s->time_per_case,
+					    true)) != 0)
+				return rc;
+	}
+	s->seconds = (double)(sc_bench_now_ns() - t0) / 1e9;
+	return 0;
+}
+
+/* --- the command line ------------------------------------------------------
+ */
+
+struct place_args {
+	char places[MAX_LIST][32];
+	size_t np;
+	uint32_t workers[MAX_LIST], budgets[MAX_LIST];
+	size_t nw, nb;
+	const char *json, *csv, *plot, *dot;
+	bool by_events;
+};
+
+static uint32_t
+place_cores(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n > 0 ? (uint32_t)n : 1;
+}
+
+/* The default strategies: sharded:K for K = 2 .. cores (one at least). */
+static void
+place_default_list(struct place_args *pa, uint32_t cores)
+{
+	static const char *const fixed[] = {"single", "per-node", "chains",
+					    "random:3"};
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		(void)snprintf(pa->places[pa->np++], 32, "%s", fixed[i]);
+	for (uint32_t k = 2; (k <= cores || k == 2) && pa->np < MAX_LIST - 1;
+	     k++)
+		(void)snprintf(pa->places[pa->np++], 32, "sharded:%u", k);
+	(void)snprintf(pa->places[pa->np++], 32, "balanced");
+}
+
+static bool
+place_opt(struct args *a, struct place_args *pa, struct place_sweep *s)
+{
+	const char *v;
+
+	if (args_opt(a, "--workers", &v))
+		pa->nw = parse_u32_list("place", "--workers", v, 1, 1024,
+					pa->workers);
+	else if (args_opt(a, "--placements", &v))
+		pa->np = parse_placements("place", v, pa->places);
+	else if (args_opt(a, "--budgets", &v))
+		pa->nb = parse_u32_list("place", "--budgets", v, 1, 1 << 20,
+					pa->budgets);
+	else if (args_opt(a, "--events", &v)) {
+		s->base.events =
+		    parse_u64("place", "--events", v, 1, UINT64_MAX / 2);
+		pa->by_events = true;
+	} else if (args_opt(a, "--time-per-case", &v))
+		s->time_per_case =
+		    parse_double("place", "--time-per-case", v, 0.001, 3600);
+	else if (args_opt(a, "--warmup", &v))
+		s->warmup = parse_double("place", "--warmup", v, 0, 3600);
+	else if (args_opt(a, "--reps", &v))
+		s->reps = (uint32_t)parse_u64("place", "--reps", v, 1,
+					      PLACE_MAX_REPS);
+	else if (args_opt(a, "--rate", &v))
+		s->base.rate = parse_double("place", "--rate", v, 1.0, 1e12);
+	else if (args_opt(a, "--workload", &v))
+		s->w = place_workload(v);
+	else if (args_opt(a, "--json", &v))
+		pa->json = v;
+	else if (args_opt(a, "--csv", &v))
+		pa->csv = v;
+	else if (args_opt(a, "--plot", &v))
+		pa->plot = v;
+	else if (args_opt(a, "--dot", &v))
+		pa->dot = v;
+	else
+		return parse_workload_opt(a, &s->base);
+	return true;
+}
+
+/* The checks that need every option: refused by name, before any run. */
+static void
+place_check(const struct place_args *pa, const struct place_sweep *s,
+	    bool timed)
+{
+	if (pa->by_events && timed)
+		die_usage("place", "--events and --time-per-case: give one, "
+				   "not both");
+	if (pa->plot && !place_plot_terminal(pa->plot))
+		die_usage("place",
+			  "--plot: '%s': the file must end in .png or .svg",
+			  pa->plot);
+	if (pa->plot && !place_have_gnuplot())
+		die_usage("place",
+			  "--plot: gnuplot is not installed (no gnuplot in "
+			  "PATH); install it (Debian: apt-get install "
+			  "gnuplot-nox, or tools/deps --optional) or drop "
+			  "--plot");
+}
+
+/* Every placement x workers x budget; "balanced" resolved per workers. */
+static int
+place_cases(const struct place_args *pa, struct place_sweep *s)
+{
+	s->n = pa->np * pa->nw * pa->nb;
+	if (!(s->cases = calloc(s->n, sizeof(*s->cases))))
+		return lib_error("calloc", SC_ENOMEM);
+	for (size_t i = 0, n = 0; i < pa->np; i++)
+		for (size_t j = 0; j < pa->nw; j++)
+			for (size_t b = 0; b < pa->nb; b++, n++) {
+				struct place_case *c = &s->cases[n];
+
+				c->workers = pa->workers[j];
+				c->budget = pa->budgets[b];
+				if (!strcmp(pa->places[i], "balanced"))
+					(void)snprintf(
+					    c->placement, sizeof(c->placement),
+					    "balanced:%u", c->workers);
+				else
+					(void)snprintf(c->placement,
+						       sizeof(c->placement),
+						       "%s", pa->places[i]);
+				(void)snprintf(c->label, sizeof(c->label),
+					       "%s x%u b%u", c->placement,
+					       c->workers, c->budget);
+				c->ok = true;
+				c->r = calloc(s->reps, sizeof(*c->r));
+				c->eps = calloc(s->reps, sizeof(*c->eps));
+				if (!c->r || !c->eps)
+					return lib_error("calloc", SC_ENOMEM);
+			}
+	return 0;
+}
+
+static void
+place_free(struct place_sweep *s)
+{
+	for (size_t i = 0; i < s->n && s->cases; i++) {
+		free(s->cases[i].r);
+		free(s->cases[i].eps);
+	}
+	free(s->cases);
+	free(s->cost);
+}
+
+static void
+place_parse(int argc, char **argv, struct place_args *pa, struct place_sweep *s)
+{
+	struct args a = {.cmd = "place", .argc = argc, .argv = argv, .i = 0};
+	bool timed = false;
+
+	while (a.i < argc) {
+		if (args_opt(&a, "--help", NULL) || args_opt(&a, "-h", NULL)) {
+			(void)fputs(usage_place, stdout);
+			subcirc_exit(0);
+		}
+		timed = timed || !strncmp(argv[a.i], "--time-per-case", 15);
+		if (!place_opt(&a, pa, s))
+			die_usage("place", "unknown argument '%s'", argv[a.i]);
+	}
+	place_check(pa, s, timed);
+	if (pa->by_events)
+		s->time_per_case = 0;
+	if (pa->np == 0)
+		place_default_list(pa, s->cores);
+	if (pa->nw == 0) {
+		pa->workers[pa->nw++] = 1;
+		if (s->cores > 1)
+			pa->workers[pa->nw++] = s->cores;
+	}
+	if (pa->nb == 0) {
+		pa->budgets[pa->nb++] = 64;
+		pa->budgets[pa->nb++] = 256;
+	}
+}
+
+/* Write the files after the runs (they were created before them). */
+static int
+place_outputs(const struct place_sweep *s, const struct place_args *pa,
+	      FILE *jf, FILE *cf, FILE *df)
+{
+	int rc = 0;
+
+	if (jf)
+		place_json(s, jf);
+	if (cf)
+		place_csv(s, cf);
+	if (df && place_dot(s, df) != 0)
+		rc = EXIT_LIBRARY;
+	if (pa->plot && place_plot_file(s, pa->plot) != 0)
+		rc = EXIT_LIBRARY;
+	if (close_out("place", pa->json, jf))
+		rc = EXIT_LIBRARY;
+	if (close_out("place", pa->csv, cf))
+		rc = EXIT_LIBRARY;
+	if (close_out("place", pa->dot, df))
+		rc = EXIT_LIBRARY;
+	return rc;
 }
 
 int
 cmd_place(int argc, char **argv)
 {
-	struct args a = {.cmd = "place", .argc = argc, .argv = argv, .i = 0};
-	uint32_t workers[MAX_LIST] = {1, 2};
-	char places[MAX_LIST][32];
-	size_t nw = 2, np = 0, n = 0;
-	const char *v, *json = NULL, *csv = NULL;
-	struct place_row *rows;
-	struct run_cfg c;
+	struct place_args pa;
+	struct place_sweep s;
+	FILE *jf, *cf, *df, *pf;
 	bool all_ok = true;
-	uint32_t reps = 3;
-	FILE *jf, *cf;
-	int rc = 0, wrc;
+	int rc, wrc;
 
-	run_defaults(&c);
-	c.events = 200000;
-	c.quiet = true;
-	while (a.i < argc) {
-		if (args_opt(&a, "--help", NULL) || args_opt(&a, "-h", NULL)) {
-			(void)fputs(usage_place, stdout);
-			return 0;
-		} else if (args_opt(&a, "--workers", &v)) {
-			nw = parse_u32_list("place", "--workers", v, 1, 1024,
-					    workers);
-		} else if (args_opt(&a, "--placements", &v)) {
-			np = parse_placements("place", v, places);
-		} else if (args_opt(&a, "--events", &v)) {
-			c.events = parse_u64("place", "--events", v, 1,
-					     UINT64_MAX / 2);
-		} else if (args_opt(&a, "--reps", &v)) {
-			reps = (uint32_t)parse_u64("place", "--reps", v, 1,
-						   PLACE_MAX_REPS);
-		} else if (args_opt(&a, "--json", &v)) {
-			json = v;
-		} else if (args_opt(&a, "--csv", &v)) {
-			csv = v;
-		} else if (!parse_workload_opt(&a, &c)) {
-			die_usage("place", "unknown argument '%s'", argv[a.i]);
-		}
-	}
-	if (np == 0)
-		for (; np < sizeof(place_default) / sizeof(place_default[0]);
-		     np++)
-			strcpy(places[np], place_default[np]);
-	jf = open_out("place", "--json", json);
-	cf = open_out("place", "--csv", csv);
-	rows = calloc(np * nw, sizeof(*rows));
-	if (!rows) {
-		(void)close_out("place", json, jf);
-		(void)close_out("place", csv, cf);
-		return lib_error("calloc", SC_ENOMEM);
-	}
-	place_print_header();
-	for (size_t i = 0; i < np && !rc; i++) {
-		for (size_t j = 0; j < nw && !rc; j++, n++) {
-			struct place_row *pr = &rows[n];
-
-			strcpy(c.placement, places[i]);
-			c.workers = workers[j];
-			strcpy(pr->placement, places[i]);
-			pr->workers = workers[j];
-			if ((rc = place_case(&c, reps, &pr->r, &all_ok)) != 0)
-				break;
-			place_print_row(pr);
-		}
-	}
-	place_plot(rows, n);
-	/* The rows done so far, also after a failed case. */
-	if (jf)
-		place_write_json(jf, rows, n);
-	if (cf)
-		place_write_csv(cf, rows, n);
-	free(rows);
-	wrc = close_out("place", json, jf);
-	wrc = close_out("place", csv, cf) ? EXIT_LIBRARY : wrc;
+	memset(&pa, 0, sizeof(pa));
+	memset(&s, 0, sizeof(s));
+	s.w = &place_workloads[0];
+	s.reps = 5;
+	s.time_per_case = 0.2;
+	s.warmup = 0.05;
+	s.cores = place_cores();
+	run_defaults(&s.base);
+	place_parse(argc, argv, &pa, &s);
+	jf = open_out("place", "--json", pa.json);
+	cf = open_out("place", "--csv", pa.csv);
+	df = open_out("place", "--dot", pa.dot);
+	/* gnuplot writes the plot; its path is checked here all the same. */
+	if ((pf = open_out("place", "--plot", pa.plot)) != NULL)
+		(void)fclose(pf);
+	rc = place_cases(&pa, &s);
+	if (!rc)
+		rc = place_calibrate(&s);
+	if (!rc)
+		rc = place_rounds(&s);
+	if (!rc)
+		place_print(&s);
+	/* The files hold what ran, also after a failed case. */
+	wrc = place_outputs(&s, &pa, jf, cf, df);
+	for (size_t i = 0; i < s.n; i++)
+		all_ok = all_ok && s.cases[i].ok;
+	place_free(&s);
 	if (rc || wrc)
 		return rc ? rc : wrc;
 	return all_ok ? 0 : EXIT_CHECK;

@@ -1,6 +1,6 @@
 /*
  * subcirc_report.c - the report writers of the command line (subcirc.h):
- * run's summary, JSON and CSV; place's table, bar plot, JSON and CSV.
+ * run's summary, JSON and CSV (place's are in subcirc_place_out.c).
  */
 #include <errno.h>
 #include <signal.h>
@@ -287,94 +287,4 @@ run_print_summary(const struct run_cfg *c, const struct run_result *r)
 			    : "DIFFERS from the reference");
 	if (!r->ok)
 		(void)fprintf(o, "  %s\n", r->why);
-}
-
-/* --- place ---------------------------------------------------------------- */
-
-void
-place_print_header(void)
-{
-	(void)fprintf(report_text(),
-		      "%-12s %7s %5s %5s %12s %10s %10s %10s %10s %4s\n",
-		      "placement", "workers", "units", "edges", "events/s",
-		      "p50 us", "p99 us", "turns", "kicks", "ok");
-}
-
-void
-place_print_row(const struct place_row *row)
-{
-	const struct run_result *r = &row->r;
-
-	(void)fprintf(report_text(),
-		      "%-12s %7u %5u %5u %12.0f %10.1f %10.1f "
-		      "%10" PRIu64 " %10" PRIu64 " %4s\n",
-		      row->placement, row->workers, r->units, r->edges, r->eps,
-		      r->p50_us, r->p99_us, r->turns, r->kicks,
-		      r->ok ? "yes" : "NO");
-	(void)fflush(report_text());
-}
-
-/* Throughput as bars, scaled to the best case: the plot of the table. */
-void
-place_plot(const struct place_row *rows, size_t n)
-{
-	double best = 0;
-
-	for (size_t i = 0; i < n; i++)
-		best = rows[i].r.eps > best ? rows[i].r.eps : best;
-	if (best <= 0)
-		return;
-	(void)fprintf(report_text(),
-		      "\nevents/s (bar = share of the best, %.0f)\n", best);
-	for (size_t i = 0; i < n; i++) {
-		int len = (int)(50.0 * rows[i].r.eps / best + 0.5);
-
-		(void)fprintf(
-		    report_text(), "%-12s x%-3u |%.*s%*s| %.0f\n",
-		    rows[i].placement, rows[i].workers, len,
-		    "##################################################",
-		    50 - len, "", rows[i].r.eps);
-	}
-}
-
-void
-place_write_csv(FILE *f, const struct place_row *rows, size_t n)
-{
-	(void)fprintf(f, "placement,workers,units,edges,events,seconds,"
-			 "events_per_s,p50_us,p99_us,turns,kicks,"
-			 "efull,ok\n");
-	for (size_t i = 0; i < n; i++) {
-		const struct run_result *r = &rows[i].r;
-
-		(void)fprintf(f,
-			      "%s,%u,%u,%u,%" PRIu64 ",%.6f,%.1f,%.2f,"
-			      "%.2f,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s\n",
-			      rows[i].placement, rows[i].workers, r->units,
-			      r->edges, r->events, r->seconds, r->eps,
-			      r->p50_us, r->p99_us, r->turns, r->kicks,
-			      r->efull, r->ok ? "1" : "0");
-	}
-}
-
-void
-place_write_json(FILE *f, const struct place_row *rows, size_t n)
-{
-	(void)fprintf(f, "[");
-	for (size_t i = 0; i < n; i++) {
-		const struct run_result *r = &rows[i].r;
-
-		(void)fprintf(
-		    f,
-		    "%s\n {\"placement\": \"%s\", \"workers\": %u, "
-		    "\"units\": %u, \"edges\": %u, \"events\": %" PRIu64
-		    ", \"seconds\": %.6f, \"events_per_s\": %.1f, "
-		    "\"p50_us\": %.2f, \"p99_us\": %.2f, \"turns\": "
-		    "%" PRIu64 ", \"kicks\": %" PRIu64 ", \"efull\": %" PRIu64
-		    ", \"ok\": %s}",
-		    i ? "," : "", rows[i].placement, rows[i].workers, r->units,
-		    r->edges, r->events, r->seconds, r->eps, r->p50_us,
-		    r->p99_us, r->turns, r->kicks, r->efull,
-		    r->ok ? "true" : "false");
-	}
-	(void)fprintf(f, "\n]\n");
 }

@@ -187,8 +187,12 @@ run_setup(struct run_ctx *x, const struct run_cfg *cfg)
 		return lib_error("sc_grid_create", rc);
 	x->lat->gr = x->gr;
 	sc_grid_nodes(x->gr, &x->nodes);
-	if ((rc = sc_placement_parse(sc_grid_graph(x->gr), cfg->placement,
-				     cfg->seed, &x->p)) != 0)
+	rc = cfg->make_placement
+		 ? cfg->make_placement(cfg->place_ctx, sc_grid_graph(x->gr),
+				       &x->p)
+		 : sc_placement_parse(sc_grid_graph(x->gr), cfg->placement,
+				      cfg->seed, &x->p);
+	if (rc != 0)
 		return lib_error("sc_placement_parse", rc);
 	if ((rc = sc_runtime_create(sc_grid_graph(x->gr), x->p, &ro, &x->rt)) !=
 	    0)
@@ -428,6 +432,8 @@ run_finish(struct run_ctx *x, struct run_result *r, uint64_t t_end)
 	r->max_us = hist_quantile_us(&counts, 1.0);
 	sc_runtime_stats(x->rt, &st);
 	r->turns = st.turns;
+	r->frames = st.frames_delivered;
+	units_print(x->cfg, x->rt, r->seconds);
 	r->units = st.units;
 	r->edges = st.edges;
 	r->kicks = run_kicks(sc_runtime_exec(x->rt));
@@ -490,6 +496,7 @@ run_between(struct run_ctx *x, struct run_result *r)
 	}
 	if (now - x->last_ns >= 1000000000ull)
 		run_progress(x, r, now);
+	units_tick(x->cfg, x->rt, x->t0, now);
 	return 0;
 }
 
@@ -848,7 +855,8 @@ run_parse(struct args *a, struct run_cfg *c)
 			c->json = v;
 		} else if (args_opt(a, "--csv", &v)) {
 			c->csv = v;
-		} else if (!parse_workload_opt(a, c)) {
+		} else if (!parse_workload_opt(a, c) &&
+			   !units_parse_opt(a, c)) {
 			die_usage("run", "unknown argument '%s'",
 				  a->argv[a->i]);
 		}

@@ -17,7 +17,11 @@
  * counts what happened; this file tallies it, prints a progress line each
  * second and a summary, writes --json, and with --shrink reduces the
  * first failing case (fewer events, simpler placements, fewer workers, an
- * earlier fault step) while it still fails.
+ * earlier fault step) while it still fails. --restart R/T runs every case
+ * with a restart policy (units/runtime.h, Restarts: at most R restarts in
+ * T seconds, 0 for the run's life): a unit a fault kills is rebuilt, and
+ * every output must then settle to the single circuit's, downstream of
+ * it too, unless the rate bound gave the unit up (units/settle.h).
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -64,6 +68,8 @@ struct stress_cfg {
 	bool plant; /* the reference misses the last submission */
 	const char *json;
 	FILE *json_f;
+	struct sc_restart_policy restart; /* --restart R/T; kind NONE: off */
+	char restart_arg[48];		  /* R/T as given, for replays */
 };
 
 /* One case: the workload its seed draws, and what the check found. */
@@ -78,9 +84,11 @@ struct stress_case {
 	struct sc_settle_fault fault; /* what to inject */
 	uint64_t stall_ms;
 	bool plant;
-	struct sc_grid *gr;   /* the grid, or NULL */
-	struct sc_randc *rnd; /* the random circuit, or NULL */
-	struct sc_graph *g;   /* the one of them in use */
+	struct sc_restart_policy restart; /* every unit's */
+	const char *restart_arg;	  /* "R/T", or NULL when off */
+	struct sc_grid *gr;		  /* the grid, or NULL */
+	struct sc_randc *rnd;		  /* the random circuit, or NULL */
+	struct sc_graph *g;		  /* the one of them in use */
 	size_t ninputs, noutputs;
 	bool skipped; /* the placement does not apply to this graph */
 	char replay[512];
@@ -180,6 +188,11 @@ stress_replay(const char *exe, struct stress_case *k)
 		       rate, fault, events);
 	if (k->plant && strlen(k->replay) + 20 < sizeof(k->replay))
 		strcat(k->replay, " --plant-difference");
+	if (k->restart_arg && strlen(k->replay) + strlen(k->restart_arg) + 12 <
+				  sizeof(k->replay)) {
+		strcat(k->replay, " --restart ");
+		strcat(k->replay, k->restart_arg);
+	}
 }
 
 /* --plant-difference: the reference of every submission but the last,
@@ -218,7 +231,8 @@ stress_opts(const struct stress_case *k, struct sc_settle_opts *o)
 	    .verify = k->random ? NULL : stress_verify,
 	    .verify_ctx = k->gr,
 	    .replay = k->replay,
-	    .fault = k->fault};
+	    .fault = k->fault,
+	    .restart = k->restart};
 	o->fault.stall_ns = k->stall_ms * 1000000ull;
 }
 
@@ -378,6 +392,29 @@ stress_parse_faults(const char *v, struct stress_cfg *s)
 	}
 }
 
+/* --restart R/T: at most R restarts (1..SC_RESTART_MAX) in T seconds
+ * (0: in the run's life). */
+static void
+stress_parse_restart(const char *v, struct stress_cfg *s)
+{
+	const char *slash = strchr(v, '/');
+	char r[24];
+	double t;
+
+	if (!slash || (size_t)(slash - v) >= sizeof(r) ||
+	    strlen(v) >= sizeof(s->restart_arg))
+		die_usage("stress", "--restart: '%s' is not R/T", v);
+	memcpy(r, v, (size_t)(slash - v));
+	r[slash - v] = 0;
+	s->restart.kind = SC_RESTART_BOUNDED;
+	s->restart.max_restarts = (uint32_t)parse_u64(
+	    "stress", "--restart (restarts)", r, 1, SC_RESTART_MAX);
+	t = parse_double("stress", "--restart (seconds)", slash + 1, 0.0,
+			 86400.0);
+	s->restart.period_ns = (uint64_t)(t * 1e9);
+	(void)snprintf(s->restart_arg, sizeof(s->restart_arg), "%s", v);
+}
+
 /* --panic-at UNIT:N */
 static void
 stress_parse_panic_at(const char *v, struct stress_cfg *s)
@@ -428,6 +465,8 @@ stress_parse_campaign(struct args *a, struct stress_cfg *s)
 		s->quiet = true;
 	else if (args_opt(a, "--plant-difference", NULL))
 		s->plant = true;
+	else if (args_opt(a, "--restart", &v))
+		stress_parse_restart(v, s);
 	else
 		return false;
 	return true;
@@ -520,6 +559,8 @@ stress_print_case(const struct stress_case *k, bool ok)
 struct stress_tally {
 	uint64_t cases, panicked, skipped, failures, divergences, hangs, errors;
 	uint64_t frames_lost, stalls_reported, outputs_compared, outputs_dead;
+	uint64_t restarts, given_up; /* units rebuilt; units the bound kept
+					dead */
 	uint64_t injected[SC_SETTLE_FAULT_KINDS];
 	bool have_first;
 	char first_why[640], first_replay[768], shrunk[768];
@@ -542,6 +583,8 @@ stress_count(struct stress_tally *t, const struct stress_case *k, int rc)
 	t->stalls_reported += k->res.stalls_reported;
 	t->outputs_compared += k->res.outputs_compared;
 	t->outputs_dead += k->res.outputs_dead;
+	t->restarts += k->res.stats.restarts;
+	t->given_up += k->res.stats.given_up;
 	for (int i = 0; i < SC_SETTLE_FAULT_KINDS; i++)
 		t->injected[i] += k->res.injected[i];
 	if (rc && !t->have_first) {
@@ -592,6 +635,9 @@ stress_case_at(const struct stress_cfg *s, uint64_t seed, int w, int mode,
 				.events = s->events,
 				.stall_ms = s->stall_ms,
 				.plant = s->plant,
+				.restart = s->restart,
+				.restart_arg =
+				    s->restart.kind ? s->restart_arg : NULL,
 				.fault = {.unit = -1}};
 	uint64_t x = seed ^ ((uint64_t)j << 40) ^ ((uint64_t)i << 48) ^
 		     ((uint64_t)(w * 2 + mode) << 56);
@@ -743,6 +789,10 @@ stress_print_tally(const struct stress_cfg *s, const struct stress_tally *t)
 		     ", skipped as downstream of a dead unit %" PRIu64 "\n",
 		     t->failures, t->divergences, t->frames_lost, t->hangs,
 		     t->errors, t->outputs_compared, t->outputs_dead);
+	if (s->restart.kind)
+		(void)printf("restarts %" PRIu64 " (--restart %s), units given "
+			     "up past the rate bound %" PRIu64 "\n",
+			     t->restarts, s->restart_arg, t->given_up);
 	if (t->have_first)
 		(void)printf("first failure: %s\nreplay: %s\n", t->first_why,
 			     t->first_replay);
@@ -778,14 +828,15 @@ stress_write_json(const struct stress_tally *t, FILE *f)
 	for (int i = 1; i < SC_SETTLE_FAULT_KINDS; i++)
 		(void)fprintf(f, "%s\"%s\": %" PRIu64, i > 1 ? ", " : "",
 			      sc_settle_fault_name(i), t->injected[i]);
-	(void)fprintf(f,
-		      "},\n  \"stalls_reported\": %" PRIu64
-		      ",\n  \"units_panicked\": %" PRIu64
-		      ",\n  \"outputs_compared\": %" PRIu64
-		      ",\n  \"outputs_dead\": %" PRIu64
-		      ",\n  \"first_failure\": ",
-		      t->stalls_reported, t->panicked, t->outputs_compared,
-		      t->outputs_dead);
+	(void)fprintf(
+	    f,
+	    "},\n  \"stalls_reported\": %" PRIu64
+	    ",\n  \"units_panicked\": %" PRIu64
+	    ",\n  \"outputs_compared\": %" PRIu64
+	    ",\n  \"outputs_dead\": %" PRIu64 ",\n  \"restarts\": %" PRIu64
+	    ",\n  \"units_given_up\": %" PRIu64 ",\n  \"first_failure\": ",
+	    t->stalls_reported, t->panicked, t->outputs_compared,
+	    t->outputs_dead, t->restarts, t->given_up);
 	if (t->have_first) {
 		(void)fprintf(f, "{\"why\": ");
 		json_str(f, t->first_why);

@@ -300,6 +300,28 @@ sc_edge_close(struct sc_edge *e)
 	drain_closed(e);
 }
 
+/*
+ * Reopen: the consumer's unit was rebuilt (a restart, runtime.h) from the
+ * integral of everything sent on this edge, so whatever still waits for
+ * it here is already in that integral: the ring and the outbox are
+ * released as a close would release them (drained, refused), and the
+ * edge is open again. The caller owns both ends (nothing runs on them).
+ */
+int
+sc_edge_reopen(struct sc_edge *e)
+{
+	if (!e)
+		return sc__fail(SC_EINVAL, "sc_edge_reopen: NULL edge");
+	if (!atomic_load(&e->closed))
+		return sc__fail(SC_ESTATE, "sc_edge_reopen: the edge is open");
+	end_enter(&e->in_producer);
+	producer_saw_close(e);
+	end_leave(&e->in_producer);
+	SC_ASSERT(ck_ring_size(&e->ring) == 0 && !e->outbox);
+	atomic_store(&e->closed, false);
+	return 0;
+}
+
 bool
 sc_edge_is_closed(const struct sc_edge *e)
 {
@@ -525,16 +547,21 @@ sc_edge_undeliverable(const struct sc_edge *e, uint64_t *frames, uint64_t *rows)
 {
 	uint64_t f = 0, r = 0;
 
+	/* What a close released stays counted after a reopen (both are 0
+	 * on an edge never closed); what still waits counts only while
+	 * closed. */
+	if (e) {
+		f = atomic_load(&e->drained) + atomic_load(&e->refused);
+		r = atomic_load(&e->undeliv_rows);
+	}
 	if (e && atomic_load_explicit(&e->closed, memory_order_acquire)) {
 		uint64_t rc = atomic_load(&e->rows_popped);
 		uint64_t c = atomic_load(&e->popped);
 
-		f = atomic_load(&e->drained) + atomic_load(&e->refused) +
-		    atomic_load(&e->pushed) - c +
-		    atomic_load(&e->outbox_frames);
-		r = atomic_load(&e->undeliv_rows) +
-		    atomic_load(&e->rows_pushed) - rc +
-		    atomic_load(&e->outbox_rows);
+		f += atomic_load(&e->pushed) - c +
+		     atomic_load(&e->outbox_frames);
+		r += atomic_load(&e->rows_pushed) - rc +
+		     atomic_load(&e->outbox_rows);
 	}
 	if (frames)
 		*frames = f;

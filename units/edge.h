@@ -75,7 +75,10 @@
  * sc_edge_traffic keeps the two ways apart (frames drained from the ring,
  * sends refused before they entered it) and apart from frames delivered,
  * so the accounting of every frame sent is exact (see struct
- * sc_edge_traffic).
+ * sc_edge_traffic). A consumer rebuilt after its death (a restart,
+ * units/runtime.h) reopens the edge (sc_edge_reopen): what still waited
+ * is released and counted as a close counts it, and the counts of what
+ * closes released stay.
  *
  * Threads. One thread at a time on each end: the producer end (send,
  * flush, backpressured, outbox_rows) and the consumer end (poll, close)
@@ -240,7 +243,21 @@ int sc_edge_poll(struct sc_edge *e, size_t max, struct sc_batch **out,
  */
 void sc_edge_close(struct sc_edge *e);
 
-/* sc_edge_is_closed - whether sc_edge_close was called. Any thread. */
+/*
+ * sc_edge_reopen - open a closed edge again for a rebuilt consumer (a
+ * restart, units/runtime.h): what still waits in the ring and the outbox
+ * is released first and counted as a close counts it (frames drained and
+ * refused), since the rebuild took the integral of everything sent
+ * instead. Returns
+ *   0           open and empty;
+ *   SC_ESTATE   the edge is open (nothing changed);
+ *   SC_EINVAL   e is NULL.
+ * Neither end may be in use: the caller owns both.
+ */
+int sc_edge_reopen(struct sc_edge *e);
+
+/* sc_edge_is_closed - whether the edge is closed now (sc_edge_close was
+ * called, and no reopen since). Any thread. */
 bool sc_edge_is_closed(const struct sc_edge *e);
 
 /*
@@ -268,8 +285,9 @@ void sc_edge_traffic(const struct sc_edge *e, struct sc_edge_traffic *out);
 
 /*
  * sc_edge_undeliverable - frames and rows that will never reach the
- * consumer: released after the close, plus those still in the ring of a
- * closed edge. Both 0 while the edge is open. Either pointer may be NULL.
+ * consumer: released after a close (kept after a reopen), plus, while
+ * the edge is closed, those still in its ring and outbox. Both 0 on an
+ * edge never closed. Either pointer may be NULL.
  * Any thread; exact once the producer is quiet.
  */
 void sc_edge_undeliverable(const struct sc_edge *e, uint64_t *frames,

@@ -45,7 +45,9 @@ sc_exchange_fini(struct sc_exchange *x)
 	if (!x)
 		return;
 	free(x->edges);
+	free(x->traces);
 	x->edges = NULL;
+	x->traces = NULL;
 	x->nedges = 0;
 }
 
@@ -60,21 +62,149 @@ sc_exchange_room(const struct sc_exchange *x)
 	return true;
 }
 
-/* Send share j (owned); fold its code into *result. */
+/* --- traces ---------------------------------------------------------------
+ */
+
+void
+sc_exchange_trace_init(struct sc_exchange_trace *t, uint32_t ncols)
+{
+	if (t)
+		*t = (struct sc_exchange_trace){.ncols = ncols};
+}
+
+void
+sc_exchange_trace_fini(struct sc_exchange_trace *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nruns; i++)
+		sc_batch_release(t->runs[i]);
+	free(t->runs);
+	t->runs = NULL;
+	t->nruns = t->cap = 0;
+}
+
+/* Room for one more run, before the send it will record (exchange.h,
+ * Traces): the commit after an accepted send then cannot fail. */
+static int
+trace_reserve(struct sc_exchange_trace *t)
+{
+	struct sc_batch **n;
+	size_t c;
+
+	if (t->nruns < t->cap)
+		return 0;
+	c = t->cap ? 2 * t->cap : 8;
+	n = realloc(t->runs, c * sizeof(struct sc_batch *));
+	if (!n)
+		return sc__fail(SC_ENOMEM, "exchange: a trace of %zu runs", c);
+	t->runs = n;
+	t->cap = c;
+	return 0;
+}
+
+/* Record share b (the reference is the trace's), then merge the newest
+ * runs while the older is not more than twice the newer. A merge that
+ * fails leaves both runs: the integral sums them. */
+static void
+trace_commit(struct sc_exchange_trace *t, struct sc_batch *b)
+{
+	SC_ASSERT(t->nruns < t->cap); /* trace_reserve ran */
+	if (sc_batch_count(b) == 0) {
+		sc_batch_release(b);
+		return;
+	}
+	t->runs[t->nruns++] = b;
+	while (t->nruns >= 2) {
+		struct sc_batch *older = t->runs[t->nruns - 2];
+		struct sc_batch *newer = t->runs[t->nruns - 1];
+		struct sc_batch *m = NULL;
+
+		if (sc_batch_count(older) > 2 * sc_batch_count(newer) ||
+		    sc_batch_add(older, newer, &m) != 0)
+			return;
+		sc_batch_release(older);
+		sc_batch_release(newer);
+		t->nruns -= 2;
+		if (sc_batch_count(m) == 0)
+			sc_batch_release(m); /* it all cancelled */
+		else
+			t->runs[t->nruns++] = m;
+	}
+}
+
+int
+sc_exchange_trace_integral(const struct sc_exchange_trace *t,
+			   struct sc_batch **out)
+{
+	if (!t || !out)
+		return sc__fail(SC_EINVAL, "sc_exchange_trace_integral: NULL");
+	if (t->nruns == 0)
+		return sc_batch_empty(t->ncols, out);
+	if (t->nruns == 1) {
+		*out = sc_batch_retain(t->runs[0]);
+		return 0;
+	}
+	return sc_batch_sum(t->runs, t->nruns, out);
+}
+
+int
+sc_exchange_set_traces(struct sc_exchange *x,
+		       struct sc_exchange_trace *const *traces)
+{
+	struct sc_exchange_trace **n = NULL;
+
+	if (!x || !x->edges)
+		return sc__fail(SC_EINVAL, "sc_exchange_set_traces: NULL");
+	if (traces) {
+		n = malloc(x->nedges * sizeof(struct sc_exchange_trace *));
+		if (!n)
+			return sc__fail(SC_ENOMEM, "sc_exchange_set_traces");
+		memcpy(n, traces,
+		       x->nedges * sizeof(struct sc_exchange_trace *));
+	}
+	free(x->traces);
+	x->traces = n;
+	return 0;
+}
+
+/* --- sending ---------------------------------------------------------------
+ */
+
+static struct sc_exchange_trace *
+trace_of(const struct sc_exchange *x, uint32_t j)
+{
+	return x->traces ? x->traces[j] : NULL;
+}
+
+/* Send share j (owned); fold its code into *result. A traced edge records
+ * the share exactly when the edge accepts it. */
 static int
 send_share(struct sc_exchange *x, uint32_t j, struct sc_batch *share,
 	   uint64_t *pushed, int *result)
 {
-	int rc = sc_edge_send(x->edges[j], share);
+	struct sc_exchange_trace *t = trace_of(x, j);
+	int rc;
 
+	if (t && (rc = trace_reserve(t)) != 0) {
+		sc_batch_release(share);
+		return rc;
+	}
+	if (t)
+		(void)sc_batch_retain(share); /* the trace's, if accepted */
+	rc = sc_edge_send(x->edges[j], share);
 	if (rc == 0 && pushed)
 		*pushed |= 1ull << j;
-	if (rc == 0 || rc == SC_EFULL)
-		return 0; /* in the ring, or the outbox: accepted */
-	if (rc == SC_EDEAD) {
+	if (rc == SC_EDEAD)
 		*result = SC_EDEAD; /* released and counted by the edge */
+	if (rc == 0 || rc == SC_EFULL || rc == SC_EDEAD) {
+		/* In the ring, the outbox, or undeliverable: accepted. */
+		if (t)
+			trace_commit(t, share);
 		return 0;
 	}
+	if (t)
+		sc_batch_release(share);
 	sc_batch_release(share); /* a hard error leaves it with us */
 	return rc;
 }
@@ -93,6 +223,12 @@ sc_exchange_send(struct sc_exchange *x, struct sc_batch *b, uint64_t *pushed)
 		return sc__fail(SC_EINVAL, "sc_exchange_send: NULL");
 	}
 	SC_ASSERT(well_formed(x));
+	/* Every trace's room first, so a submit stays all or nothing. */
+	for (j = 0; x->traces && j < x->nedges; j++)
+		if (trace_of(x, j) && (rc = trace_reserve(trace_of(x, j)))) {
+			sc_batch_release(b);
+			return rc;
+		}
 	if (x->nedges == 1) {
 		rc = send_share(x, 0, b, pushed, &result);
 		return rc ? rc : result;
@@ -125,4 +261,56 @@ sc_exchange_backpressured(const struct sc_exchange *x)
 		if (sc_edge_backpressured(x->edges[j]))
 			return true;
 	return false;
+}
+
+/* share - held: the correction of one traced edge (a new batch). */
+static int
+correction(const struct sc_exchange_trace *t, struct sc_batch *share,
+	   struct sc_batch **out)
+{
+	struct sc_batch *held = NULL, *neg = NULL;
+	int rc = sc_exchange_trace_integral(t, &held);
+
+	if (!rc)
+		rc = sc_batch_negate(held, &neg);
+	if (!rc && share) {
+		struct sc_batch *two[2] = {share, neg};
+
+		rc = sc_batch_sum(two, 2, out);
+	} else if (!rc) {
+		*out = sc_batch_retain(neg);
+	}
+	sc_batch_release(neg);
+	sc_batch_release(held);
+	return rc;
+}
+
+int
+sc_exchange_correct(struct sc_exchange *x, const struct sc_batch *target)
+{
+	struct sc_batch *share[SC_EXCHANGE_MAX] = {0};
+	int result = 0, rc = 0;
+
+	if (!x || !target)
+		return sc__fail(SC_EINVAL, "sc_exchange_correct: NULL");
+	SC_ASSERT(well_formed(x));
+	if (x->nedges == 1)
+		share[0] = sc_batch_retain((struct sc_batch *)target);
+	else if ((rc = sc_batch_route(target, x->key, x->nedges, share)) != 0)
+		return rc;
+	for (uint32_t j = 0; j < x->nedges; j++) {
+		struct sc_exchange_trace *t = trace_of(x, j);
+		struct sc_batch *c = NULL;
+
+		if (t && !rc)
+			rc = correction(t, share[j], &c);
+		sc_batch_release(share[j]);
+		if (!c)
+			continue;
+		if (sc_batch_count(c) == 0)
+			sc_batch_release(c);
+		else if (!rc)
+			rc = send_share(x, j, c, NULL, &result);
+	}
+	return rc ? rc : result;
 }

@@ -23,8 +23,31 @@
  *     enter its ring: all or nothing, so a refused submit applied no share
  *     and may simply be retried.
  *
+ * Traces: what a restart needs (units/runtime.h, "Restarts"). A unit
+ * rebuilt after a panic must be fed the integral of everything its input
+ * edges carried, and must tell its consumers only what they lack: what
+ * its outputs hold now minus what it had sent before it died. Both are
+ * the integral of the sends on an edge, which its producer side sees
+ * whole. So an exchange may keep, per edge, a trace (struct
+ * sc_exchange_trace, storage of the caller's, which outlives the units
+ * on either end): the sum of every share accepted on that edge (into the
+ * ring, the outbox, or counted undeliverable by a closed edge: a frame
+ * refused by a dead consumer is still part of what the rebuilt one must
+ * see). A share enters the trace exactly when the edge accepts it: the
+ * only allocation (room for one more run) is made before the send, so a
+ * failed send leaves the trace as it was and an accepted one can always
+ * be recorded. The trace is a few runs, each the consolidated sum of the
+ * shares since the one before, merged pairwise while the older run is
+ * not more than twice the newer (a binary-counter spine: O(log n) runs,
+ * each row merged O(log n) times); a merge that fails (memory, or a
+ * partial weight past int64) leaves the runs apart, and the integral
+ * sums them wide (sc_batch_sum), so only a settled weight past int64 is
+ * an error.
+ *
  * Threads: the producer end of every edge, so one thread at a time (the
- * unit's owner, or the host holding the input's lock).
+ * unit's owner, or the host holding the input's lock). A trace is written
+ * by whoever holds the producer end, and read by it, or by a thread that
+ * owns both ends (the runtime's host at idle).
  */
 #ifndef SC_UNITS_EXCHANGE_H
 #define SC_UNITS_EXCHANGE_H
@@ -43,12 +66,24 @@ extern "C" {
  * consumer (placement.h's SC_PLACEMENT_MAX_SHARDS). */
 #define SC_EXCHANGE_MAX SC_BATCH_ROUTE_MAX
 
+/* The integral of what was sent on one edge (see Traces above). Caller
+ * storage: sc_exchange_trace_init / _fini. */
+struct sc_exchange_trace {
+	uint32_t ncols;		/* every share's column count */
+	struct sc_batch **runs; /* consolidated sums, oldest (largest) first */
+	size_t nruns;		/* runs in use */
+	size_t cap;		/* room in runs */
+};
+
 struct sc_exchange {
 	uint32_t key;		/* routing key columns; used when nedges > 1 */
 	uint32_t nedges;	/* 1..SC_EXCHANGE_MAX */
 	struct sc_edge **edges; /* producer ends (the edges are borrowed and
 				   must outlive the exchange; the array is
 				   the exchange's) */
+	struct sc_exchange_trace **traces; /* NULL, or per edge (NULL
+					      entries: not traced); the
+					      array is the exchange's */
 };
 
 /*
@@ -98,6 +133,42 @@ void sc_exchange_flush(struct sc_exchange *x);
 /* sc_exchange_backpressured - whether some edge's outbox is past its bound
  * (sc_edge_backpressured). */
 bool sc_exchange_backpressured(const struct sc_exchange *x);
+
+/* sc_exchange_trace_init / _fini - an empty trace of rows of ncols
+ * columns; fini releases its runs. Neither fails; NULL is allowed. */
+void sc_exchange_trace_init(struct sc_exchange_trace *t, uint32_t ncols);
+void sc_exchange_trace_fini(struct sc_exchange_trace *t);
+
+/*
+ * sc_exchange_trace_integral - the sum of every share the trace recorded,
+ * as a new batch (*out, the caller's; the empty batch when none).
+ * Returns 0; SC_ENOMEM; SC_EOVERFLOW (a row's total leaves int64);
+ * SC_EINVAL (NULL). The thread that owns the producer end.
+ */
+int sc_exchange_trace_integral(const struct sc_exchange_trace *t,
+			       struct sc_batch **out);
+
+/*
+ * sc_exchange_set_traces - record every share accepted on edge j into
+ * traces[j] from now on (NULL entries, or traces NULL: edge j is not
+ * traced). The traces are borrowed: they must outlive the exchange.
+ * Returns 0, SC_ENOMEM (nothing changed), SC_EINVAL.
+ */
+int sc_exchange_set_traces(struct sc_exchange *x,
+			   struct sc_exchange_trace *const *traces);
+
+/*
+ * sc_exchange_correct - make every traced edge's integral equal its share
+ * of `target` (borrowed): route target as a send would, and send on each
+ * traced edge j the correction share_j - trace_j (nothing when it is
+ * empty), recorded in the trace like any send. A rebuilt unit calls it
+ * once with what its outputs hold, so a consumer ends with exactly its
+ * share whatever the dead unit had sent. Returns what sc_exchange_send
+ * returns (0, SC_EDEAD when a correction went to a closed edge: it is in
+ * the trace all the same), or SC_ENOMEM / SC_EOVERFLOW computing a
+ * correction (the edges after it get none).
+ */
+int sc_exchange_correct(struct sc_exchange *x, const struct sc_batch *target);
 
 #ifdef __cplusplus
 }

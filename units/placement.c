@@ -14,8 +14,11 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "operators/base.h"
+#include "operators/circuit.h"
+#include "units/settle.h"
 
 struct sc_placement {
 	const struct sc_graph *g; /* borrowed; outlives the placement */
@@ -611,6 +614,292 @@ free_all:
 	return rc;
 }
 
+/* --- balanced: even runs of the id order ------------------------------ */
+
+/* The kind's cost per row (placement.h: rough relative costs). */
+static double
+kind_weight(enum sc_node_kind k)
+{
+	switch (k) {
+	case SC_NODE_JOIN:
+	case SC_NODE_ANTIJOIN:
+		return 4.0;
+	case SC_NODE_DISTINCT:
+	case SC_NODE_AGGREGATE:
+		return 3.0;
+	case SC_NODE_INTEGRATE:
+	case SC_NODE_DIFFERENTIATE:
+		return 2.0;
+	default:
+		return 1.0;
+	}
+}
+
+int
+sc_placement_cost_estimate(const struct sc_graph *g, double *cost, size_t n)
+{
+	const char *fn = "sc_placement_cost_estimate";
+
+	if (!g || !cost)
+		return sc__fail(SC_EINVAL, "%s: NULL", fn);
+	if (n != sc_graph_node_count(g))
+		return sc__fail(SC_EINVAL, "%s: %zu costs for %zu nodes", fn, n,
+				sc_graph_node_count(g));
+	for (size_t i = 0; i < n; i++) {
+		struct sc_node_info ni;
+		int rc = sc_graph_node_info(g, (int)i, &ni);
+
+		if (rc)
+			return rc;
+		cost[i] = kind_weight(ni.kind);
+	}
+	return 0;
+}
+
+/* Feed the circuit submissions 0..steps-1 of gen, a step each. */
+static int
+calibrate_feed(struct sc_circuit *c,
+	       int (*gen)(void *ctx, size_t i, struct sc_settle_step *out),
+	       void *ctx, size_t steps)
+{
+	for (size_t i = 0; i < steps; i++) {
+		struct sc_settle_step st = {.input = -1, .batch = NULL};
+		int rc = gen(ctx, i, &st);
+
+		if (rc == 0)
+			rc = sc_circuit_feed(c, st.input, st.batch);
+		sc_batch_release(st.batch);
+		if (rc == 0)
+			rc = sc_circuit_step(c);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* cost[i] from the circuit's counters (placement.h: measured cost). */
+static int
+calibrate_read(const struct sc_graph *g, const struct sc_circuit *c,
+	       double *cost, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct sc_node_info ni;
+		struct sc_node_stats st;
+		int rc = sc_graph_node_info(g, (int)i, &ni);
+
+		if (rc == 0)
+			rc = sc_circuit_node_stats(c, (int)i, &st);
+		if (rc)
+			return rc;
+		cost[i] = kind_weight(ni.kind) *
+			  ((double)st.rows_in + (double)st.rows_out +
+			   (double)st.ticks_busy);
+	}
+	return 0;
+}
+
+int
+sc_placement_calibrate(struct sc_graph *g,
+		       int (*gen)(void *ctx, size_t i,
+				  struct sc_settle_step *out),
+		       void *ctx, size_t steps, double *cost, size_t n)
+{
+	const char *fn = "sc_placement_calibrate";
+	struct sc_circuit *c = NULL;
+	double *tmp;
+	int rc;
+
+	if (!g || !gen || !cost)
+		return sc__fail(SC_EINVAL, "%s: NULL", fn);
+	if (steps == 0)
+		return sc__fail(SC_EINVAL, "%s: 0 steps", fn);
+	if (n != sc_graph_node_count(g))
+		return sc__fail(SC_EINVAL, "%s: %zu costs for %zu nodes", fn, n,
+				sc_graph_node_count(g));
+	/* Into a copy first: cost is written only on success. */
+	if (!(tmp = malloc((n ? n : 1) * sizeof(*tmp))))
+		return sc__fail(SC_ENOMEM, "%s: %zu nodes", fn, n);
+	if ((rc = sc_circuit_create(g, &c)) != 0)
+		goto free_tmp;
+	rc = calibrate_feed(c, gen, ctx, steps);
+	if (rc == 0)
+		rc = calibrate_read(g, c, tmp, n);
+	sc_circuit_destroy(c);
+	if (rc == 0)
+		memcpy(cost, tmp, n * sizeof(*tmp));
+free_tmp:
+	free(tmp);
+	return rc;
+}
+
+/*
+ * The blocks that no cut may split: block[i] is the block of node i, in
+ * id order, and bcost[b] its cost. A feedback fb bound to `from` (> fb)
+ * forbids every cut between fb and from. Returns the block count.
+ */
+static size_t
+balanced_blocks(const struct sc_graph *g, const double *cost, size_t n,
+		size_t *block, double *bcost)
+{
+	size_t nb = 0, reach = 0; /* no cut before node `reach` */
+
+	for (size_t i = 0; i < n; i++) {
+		struct sc_node_info ni;
+
+		if (i == 0 || i > reach)
+			bcost[nb++] = 0.0;
+		block[i] = nb - 1;
+		bcost[nb - 1] += cost[i];
+		if (sc_graph_node_info(g, (int)i, &ni) == 0 &&
+		    ni.kind == SC_NODE_FEEDBACK && ni.ninputs == 1 &&
+		    ni.inputs[0] > (int)i && (size_t)ni.inputs[0] > reach)
+			reach = (size_t)ni.inputs[0];
+	}
+	return nb;
+}
+
+/* Units the greedy pass opens with no unit over `cap` (a block over cap
+ * gets a unit alone); into unit_of_block when non-NULL. */
+static uint32_t
+balanced_pass(const double *bcost, size_t nb, double cap,
+	      uint32_t *unit_of_block)
+{
+	uint32_t units = 1;
+	double load = 0.0;
+
+	for (size_t b = 0; b < nb; b++) {
+		if (load > 0.0 && load + bcost[b] > cap) {
+			units++;
+			load = 0.0;
+		}
+		load += bcost[b];
+		if (unit_of_block)
+			unit_of_block[b] = units - 1;
+	}
+	return units;
+}
+
+/* The least cap with which the greedy pass opens at most k units. */
+static double
+balanced_cap(const double *bcost, size_t nb, uint32_t k)
+{
+	double lo = 0.0, hi = 0.0;
+
+	for (size_t b = 0; b < nb; b++) {
+		hi += bcost[b];
+		lo = bcost[b] > lo ? bcost[b] : lo;
+	}
+	/* hi (the total) always fits in one unit; lo (the costliest
+	 * block) is a floor no cut can go under. */
+	for (int it = 0; it < 100 && hi - lo > 1e-9 * hi; it++) {
+		double mid = lo + (hi - lo) / 2;
+
+		if (balanced_pass(bcost, nb, mid, NULL) <= k)
+			hi = mid;
+		else
+			lo = mid;
+	}
+	return hi;
+}
+
+static int
+balanced_check(const char *fn, const struct sc_graph *g, uint32_t k,
+	       const double *cost, size_t n, struct sc_placement **out)
+{
+	int rc = check_graph(fn, g, out);
+
+	if (rc)
+		return rc;
+	if (k < 1 || k > SC_PLACEMENT_MAX_BALANCED)
+		return sc__fail(SC_EINVAL, "%s: %u units (1..%d)", fn, k,
+				SC_PLACEMENT_MAX_BALANCED);
+	if (n != sc_graph_node_count(g))
+		return sc__fail(SC_EINVAL, "%s: %zu costs for %zu nodes", fn, n,
+				sc_graph_node_count(g));
+	for (size_t i = 0; cost && i < n; i++)
+		if (!(cost[i] >= 0.0) || cost[i] > 1e300)
+			return sc__fail(SC_EINVAL,
+					"%s: node %zu '%s' has cost %g (want a "
+					"finite cost >= 0)",
+					fn, i, node_name(g, (int)i), cost[i]);
+	return 0;
+}
+
+int
+sc_placement_balanced(const struct sc_graph *g, uint32_t k, const double *cost,
+		      size_t n, struct sc_placement **out)
+{
+	const char *fn = "sc_placement_balanced";
+	int rc = balanced_check(fn, g, k, cost, n, out);
+	double *est = NULL, *bcost = NULL;
+	uint32_t *ub = NULL, units;
+	size_t *block = NULL, nb;
+	int32_t *m = NULL;
+
+	if (rc)
+		return rc;
+	est = malloc(n * sizeof(*est));
+	bcost = malloc(n * sizeof(*bcost));
+	block = malloc(n * sizeof(*block));
+	ub = malloc(n * sizeof(*ub));
+	m = map_alloc(fn, n);
+	if (!est || !bcost || !block || !ub || !m) {
+		rc = sc__fail(SC_ENOMEM, "%s: %zu nodes", fn, n);
+		goto free_all;
+	}
+	if (!cost && (rc = sc_placement_cost_estimate(g, est, n)) != 0)
+		goto free_all;
+	nb = balanced_blocks(g, cost ? cost : est, n, block, bcost);
+	units = balanced_pass(bcost, nb, balanced_cap(bcost, nb, k), ub);
+	for (size_t i = 0; i < n; i++)
+		m[i] = (int32_t)ub[block[i]];
+	rc = placement_make(fn, g, m, n, units, "balanced", out);
+	m = NULL; /* placement_make took it */
+free_all:
+	free(m);
+	free(ub);
+	free(block);
+	free(bcost);
+	free(est);
+	return rc;
+}
+
+/* The K of "balanced" without one: the cores online (placement.h). */
+static uint32_t
+balanced_default_units(void)
+{
+	long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+	if (c < 1)
+		return 1;
+	return c > SC_PLACEMENT_MAX_BALANCED ? SC_PLACEMENT_MAX_BALANCED
+					     : (uint32_t)c;
+}
+
+#define SC__STRATEGIES                                                         \
+	"single, per-node, chains, random:N, sharded:K, balanced, balanced:K"
+
+/* "balanced:K": digits only, K in 1..SC_PLACEMENT_MAX_BALANCED. */
+static int
+parse_balanced(const struct sc_graph *g, const char *spec,
+	       struct sc_placement **out)
+{
+	const char *num = spec + 9;
+	unsigned long v;
+
+	errno = 0;
+	v = strtoul(num, NULL, 10);
+	if (!*num || strspn(num, "0123456789") != strlen(num) || errno ||
+	    v < 1 || v > SC_PLACEMENT_MAX_BALANCED)
+		return sc__fail(
+		    SC_EINVAL,
+		    "sc_placement_parse: '%s': balanced:K takes a "
+		    "whole number in 1..%d (strategies: " SC__STRATEGIES ")",
+		    spec, SC_PLACEMENT_MAX_BALANCED);
+	return sc_placement_balanced(g, (uint32_t)v, NULL,
+				     sc_graph_node_count(g), out);
+}
+
 int
 sc_placement_parse(const struct sc_graph *g, const char *spec, uint64_t seed,
 		   struct sc_placement **out)
@@ -627,6 +916,11 @@ sc_placement_parse(const struct sc_graph *g, const char *spec, uint64_t seed,
 		return sc_placement_per_node(g, out);
 	if (!strcmp(spec, "chains"))
 		return sc_placement_chains(g, out);
+	if (!strcmp(spec, "balanced"))
+		return sc_placement_balanced(g, balanced_default_units(), NULL,
+					     sc_graph_node_count(g), out);
+	if (!strncmp(spec, "balanced:", 9))
+		return parse_balanced(g, spec, out);
 	if (!strncmp(spec, "random:", 7) || !strncmp(spec, "sharded:", 8)) {
 		const char *num = strchr(spec, ':') + 1;
 		bool random = spec[0] == 'r';
@@ -641,16 +935,14 @@ sc_placement_parse(const struct sc_graph *g, const char *spec, uint64_t seed,
 			return sc__fail(
 			    SC_EINVAL,
 			    "%s: '%s': %s takes a whole number in "
-			    "1..%" PRIu32 " (strategies: single, per-node, "
-			    "chains, random:N, sharded:K)",
+			    "1..%" PRIu32 " (strategies: " SC__STRATEGIES ")",
 			    fn, spec, random ? "random:N" : "sharded:K", hi);
 		return random ? sc_placement_random(g, (uint32_t)v, seed, out)
 			      : sc_placement_sharded(g, (uint32_t)v, out);
 	}
 	return sc__fail(SC_EINVAL,
-			"%s: unknown strategy '%s' (single, per-node, chains, "
-			"random:N, sharded:K)",
-			fn, spec);
+			"%s: unknown strategy '%s' (" SC__STRATEGIES ")", fn,
+			spec);
 }
 
 void

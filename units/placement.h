@@ -22,7 +22,38 @@
  *   sharded   chains, except that every keyed stateful node (aggregate and
  *             join/antijoin with a key of >= 1 column, distinct) heads a
  *             unit of its own, with the linear chain that follows it (its
- *             tail runs in the replicas too), replicated K ways.
+ *             tail runs in the replicas too), replicated K ways;
+ *   balanced  at most K units of even work: the nodes in id order cut into
+ *             K runs whose costs (measured or estimated, below) are as
+ *             even as they can be.
+ *
+ * Balanced: why runs of the id order. A node's inputs exist before it is
+ * made (graph.h), so ids are a topological order, but for the stream a
+ * feedback is bound to later. Cutting that order into contiguous runs
+ * sends every edge from a unit to itself or to a later one: the unit
+ * graph is a DAG, so every edge between units gates backpressure
+ * (units/analysis.h) and nothing circulates. A loop (feedback fb bound to
+ * a later node `from`) must stay in one unit, so no cut falls between fb
+ * and `from`: the ids in between form one block, never split. Among the
+ * cuts left, the one whose costliest unit costs least is found by a
+ * binary search on that cost, each probe a greedy pass that opens a unit
+ * only when the next block would overflow the probe (the painter's
+ * partition; O(nodes log(total / precision))). Units end up fewer than K
+ * when more would not lower the costliest one (or there are fewer
+ * blocks).
+ *
+ * Cost. Measured (sc_placement_calibrate): the single circuit of the
+ * graph is fed a short prefix of the workload, and each node's cost is
+ * its kind's weight times the rows it read and wrote plus the ticks it
+ * had work in (sc_circuit_node_stats), so a node that sees more rows, or
+ * does more per row, weighs more. Estimated (no run allowed,
+ * sc_placement_cost_estimate): the kind's weight alone, as if every node
+ * saw the same rows. The weights (per row: 1 for linear nodes, inputs and
+ * outputs; 2 for integrate and differentiate; 3 for distinct and
+ * aggregate; 4 for join and antijoin, which probe an index and emit
+ * products) are rough relative costs of the kernels, not measured times:
+ * the row counts carry most of the difference. Row counts are
+ * deterministic, so a calibrated placement is the same on every run.
  *
  * Sharding. A unit replicated K ways runs as K sub-circuits of the same
  * nodes; every row that enters the unit is routed to replica
@@ -110,9 +141,57 @@ int sc_placement_manual(const struct sc_graph *g, const int32_t *unit_of,
 int sc_placement_sharded(const struct sc_graph *g, uint32_t k,
 			 struct sc_placement **out);
 
+/* The most units of a balanced placement. */
+#define SC_PLACEMENT_MAX_BALANCED 4096
+
+struct sc_circuit;
+struct sc_settle_step; /* units/settle.h */
+
+/*
+ * sc_placement_balanced - at most k units (1 <= k <=
+ * SC_PLACEMENT_MAX_BALANCED) of even cost, as the top says; cost[i] is
+ * node i's cost (n must be the graph's node count), or NULL for the
+ * estimate. Returns
+ *   0          *out, strategy "balanced";
+ *   SC_EINVAL  NULL g or out, no nodes, k out of range, a wrong n, or a
+ *              cost that is negative or not finite (naming the node);
+ *   SC_ENOMEM.
+ */
+int sc_placement_balanced(const struct sc_graph *g, uint32_t k,
+			  const double *cost, size_t n,
+			  struct sc_placement **out);
+
+/*
+ * sc_placement_cost_estimate - cost[i] = the weight of node i's kind (the
+ * top), for the n nodes of g. Returns 0; SC_EINVAL (NULL, a wrong n).
+ */
+int sc_placement_cost_estimate(const struct sc_graph *g, double *cost,
+			       size_t n);
+
+/*
+ * sc_placement_calibrate - the measured cost of each of g's n nodes: the
+ * single circuit of g (built and destroyed here, so g is frozen only
+ * meanwhile) is fed submissions 0 .. steps-1 of gen (the signature of
+ * units/settle.h's sc_settle_gen_fn: each batch it makes is released
+ * here), one step each, and cost[i] is node i's weight times (rows in +
+ * rows out + ticks busy). cost is written only on success. Returns
+ *   0          cost[0..n);
+ *   SC_EINVAL  NULL g, gen or cost, steps 0, a wrong n;
+ *   SC_ENOMEM, or the first error of the circuit (create, feed, step)
+ *              or of gen.
+ * One thread; gen's batches must fit g's inputs.
+ */
+int sc_placement_calibrate(struct sc_graph *g,
+			   int (*gen)(void *ctx, size_t i,
+				      struct sc_settle_step *out),
+			   void *ctx, size_t steps, double *cost, size_t n);
+
 /*
  * sc_placement_parse - a strategy by name, for tools: "single",
- * "per-node", "chains", "random:N" (seeded by `seed`) or "sharded:K".
+ * "per-node", "chains", "random:N" (seeded by `seed`), "sharded:K",
+ * "balanced:K" (estimated costs), or "balanced" (balanced:C with C the
+ * cores online, capped at SC_PLACEMENT_MAX_BALANCED: a unit per worker
+ * of a runtime with a worker per core).
  * Returns 0 and *out; SC_EINVAL for an unknown name (the message lists the
  * known ones); errors of the strategy.
  */
@@ -136,7 +215,8 @@ void sc_placement_destroy(struct sc_placement *p);
 /* The graph it places (borrowed). */
 const struct sc_graph *sc_placement_graph(const struct sc_placement *p);
 
-/* "single", "per-node", "chains", "random", "manual" or "sharded". */
+/* "single", "per-node", "chains", "random", "manual", "sharded" or
+ * "balanced". */
 const char *sc_placement_strategy(const struct sc_placement *p);
 
 /* How many units (before replication). */

@@ -36,9 +36,11 @@
 /* One edge and its ends. */
 struct rt_edge {
 	struct sc_edge *edge;
-	uint32_t from; /* producer instance, or RT_HOST */
-	uint32_t to;   /* consumer instance */
-	int stream;    /* the stream it carries */
+	uint32_t from;			 /* producer instance, or RT_HOST */
+	uint32_t to;			 /* consumer instance */
+	int stream;			 /* the stream it carries */
+	struct sc_exchange_trace *trace; /* what was sent on it, when an
+					    end may be rebuilt; else NULL */
 };
 
 /* One executor unit: a replica of a placement unit. */
@@ -47,13 +49,31 @@ struct rt_inst {
 	uint32_t shard;			 /* replica index */
 	struct sc_subcircuit *sub;	 /* owned by the executor; dangling once
 					    DEAD */
-	struct sc__unit_figures figures; /* its figures, outliving it */
+	struct sc__unit_figures figures; /* its figures, outliving it (and
+					    shared by its rebuilds) */
 	char name[SC_UNIT_NAME_MAX];	 /* as the unit's */
-	/* build-time port lists, freed after create */
+	/* port lists: built at create, freed then unless the unit may be
+	 * rebuilt (its rebuild makes the same ports) */
 	struct sc_subcircuit_in *in;
 	size_t nin, cap_in;
 	struct sc_subcircuit_out *out;
 	size_t nout, cap_out;
+	/* restarts (runtime.h, Restarts); written by the host at idle */
+	struct sc_restart_policy pol; /* this unit's policy */
+	uint64_t *stamps;	      /* the last pol.max_restarts restart
+					 times, a ring; NULL: none allowed */
+	uint32_t nstamps;	      /* stamps in use */
+	uint32_t stamp_at;	      /* the oldest (once the ring is full) */
+	atomic_bool given_up;	      /* past the bound: stays dead */
+	bool kick;		      /* rebuilt, to kick (restart_at_idle) */
+};
+
+/* A delta callback (sc_runtime_on_delta), kept to install it again in a
+ * rebuilt unit's circuit. */
+struct rt_ondelta {
+	int node;
+	sc_delta_fn fn;
+	void *ctx;
 };
 
 /* The host's end of an input node. */
@@ -90,7 +110,20 @@ struct sc_runtime {
 	pthread_mutex_t wait_mu;
 	pthread_cond_t wait_cv;
 	atomic_uint waiters;
+	/* restarts (runtime.h, Restarts) */
+	bool restarts;		    /* some unit may be rebuilt */
+	struct rt_ondelta *ondelta; /* callbacks to install again */
+	size_t nondelta, cap_ondelta;
+	atomic_uint n_restarts; /* units rebuilt */
+	atomic_uint n_failed;	/* rebuilds that could not be made */
 };
+
+static bool inst_restartable(const struct sc_runtime *rt, uint32_t i);
+static int edge_trace(struct sc_runtime *rt, struct rt_edge *re);
+static int restart_check(struct sc_runtime *rt);
+static int restart_at_idle(struct sc_runtime *rt, uint32_t *restarted,
+			   uint32_t *failed);
+static bool restart_pending(struct sc_runtime *rt, const struct rt_input *in);
 
 /* --- small helpers ------------------------------------------------------- */
 
@@ -137,7 +170,10 @@ new_edge(struct sc_runtime *rt, int stream, uint32_t from, uint32_t to,
 	re->from = from;
 	re->to = to;
 	re->stream = stream;
-	rt->nedges++;
+	re->trace = NULL;
+	rt->nedges++; /* from here on freed by the runtime's teardown */
+	if ((rc = edge_trace(rt, re)) != 0)
+		return rc;
 	*out = re->edge;
 	return 0;
 }
@@ -184,12 +220,17 @@ connect_stream(struct sc_runtime *rt, int s, uint32_t a, uint32_t b)
 		struct rt_inst *pi = &rt->inst[rt->first[a] + i];
 		struct sc_edge **edges = malloc(nb * sizeof(struct sc_edge *));
 		uint32_t *peers = malloc(nb * sizeof(*peers));
+		struct sc_exchange_trace **traces =
+		    rt->restarts
+			? calloc(nb, sizeof(struct sc_exchange_trace *))
+			: NULL;
 		void *arr = pi->out;
 
-		if (!edges || !peers ||
+		if (!edges || !peers || (rt->restarts && !traces) ||
 		    grow(&arr, &pi->cap_out, pi->nout + 1, sizeof(*pi->out))) {
 			free(edges);
 			free(peers);
+			free(traces);
 			return sc__fail(SC_ENOMEM, "sc_runtime_create: ports");
 		}
 		pi->out = arr;
@@ -199,13 +240,16 @@ connect_stream(struct sc_runtime *rt, int s, uint32_t a, uint32_t b)
 					       .nedges = nb,
 					       .edges = edges,
 					       .peers = peers,
-					       .gating = cross};
+					       .gating = cross,
+					       .traces = traces};
 		for (uint32_t j = 0; j < nb && !rc; j++) {
 			uint32_t to = rt->first[b] + j;
 
 			peers[j] = to;
 			edges[j] = NULL;
 			rc = new_edge(rt, s, rt->first[a] + i, to, &edges[j]);
+			if (!rc && traces)
+				traces[j] = rt->edges[rt->nedges - 1].trace;
 			if (!rc)
 				rc = add_in_port(&rt->inst[to], edges[j], s,
 						 rt->first[a] + i, cross);
@@ -237,6 +281,7 @@ add_input(struct sc_runtime *rt, int node, uint32_t u)
 	uint32_t nb = sc_placement_shards(rt->p, u);
 	struct rt_input *in = &rt->inputs[rt->ninputs];
 	struct sc_edge **edges = calloc(nb, sizeof(struct sc_edge *));
+	struct sc_exchange_trace *traces[SC_EXCHANGE_MAX] = {0};
 	uint32_t key = 0;
 	int rc;
 
@@ -255,12 +300,17 @@ add_input(struct sc_runtime *rt, int node, uint32_t u)
 	for (uint32_t j = 0; j < nb && !rc; j++) {
 		in->insts[j] = rt->first[u] + j;
 		rc = new_edge(rt, node, RT_HOST, in->insts[j], &edges[j]);
+		if (!rc && j < SC_EXCHANGE_MAX)
+			traces[j] = rt->edges[rt->nedges - 1].trace;
 		if (!rc)
 			rc = add_in_port(&rt->inst[in->insts[j]], edges[j],
 					 node, RT_HOST, true);
 	}
 	if (!rc)
 		rc = sc_exchange_init(&in->x, key, nb, edges);
+	/* The integral of the submissions, for a rebuild of the unit. */
+	if (!rc && rt->restarts)
+		rc = sc_exchange_set_traces(&in->x, traces);
 	free(edges);
 	return rc;
 }
@@ -298,14 +348,16 @@ wire_unit(struct sc_runtime *rt, uint32_t u)
 
 static void host_popped(void *ctx);
 
+/* The sub-circuit of instance id from its ports (restore: NULL, or a
+ * rebuild's integrals, subcircuit.h). */
 static int
-build_unit(struct sc_runtime *rt, uint32_t id)
+make_sub(struct sc_runtime *rt, uint32_t id, struct sc_batch *const *restore,
+	 struct sc_subcircuit **out)
 {
 	struct rt_inst *ci = &rt->inst[id];
 	struct sc_subcircuit_desc d;
 	struct sc_node_info ni;
 	char name[SC_UNIT_NAME_MAX];
-	uint32_t got;
 	size_t n;
 	int *nodes;
 	int rc = unit_nodes(rt, ci->unit, &nodes, &n);
@@ -340,6 +392,7 @@ build_unit(struct sc_runtime *rt, uint32_t id)
 	d.nout = ci->nout;
 	d.host_popped = host_popped;
 	d.host_ctx = rt;
+	d.restore = restore;
 	d.timeline = rt->o.timeline;
 	d.timeline_id = id;
 	d.figures = &ci->figures;
@@ -347,8 +400,18 @@ build_unit(struct sc_runtime *rt, uint32_t id)
 	if (rt->o.timeline)
 		(void)sc_timeline_name(rt->o.timeline, SC_TIMELINE_UNIT, id,
 				       name);
-	rc = sc_subcircuit_create(&d, &ci->sub);
+	rc = sc_subcircuit_create(&d, out);
 	free(nodes);
+	return rc;
+}
+
+static int
+build_unit(struct sc_runtime *rt, uint32_t id)
+{
+	struct rt_inst *ci = &rt->inst[id];
+	uint32_t got;
+	int rc = make_sub(rt, id, NULL, &ci->sub);
+
 	if (rc)
 		return rc;
 	rc = sc_exec_add(rt->ex, sc_subcircuit_unit(ci->sub), &got);
@@ -371,6 +434,7 @@ free_ports(struct rt_inst *ci)
 	for (size_t i = 0; i < ci->nout; i++) {
 		free((void *)ci->out[i].edges);
 		free((void *)ci->out[i].peers);
+		free((void *)ci->out[i].traces);
 	}
 	free(ci->out);
 	free(ci->in);
@@ -461,7 +525,7 @@ build(struct sc_runtime *rt)
 	int rc;
 
 	if ((rc = sc_analysis_init(&rt->an, rt->g, rt->p)) ||
-	    (rc = number_instances(rt)))
+	    (rc = number_instances(rt)) || (rc = restart_check(rt)))
 		return rc;
 	eo.capacity = rt->ninst > 1024 ? rt->ninst : 0;
 	rt->inputs = calloc(nn, sizeof(*rt->inputs));
@@ -474,7 +538,8 @@ build(struct sc_runtime *rt)
 	for (uint32_t i = 0; i < rt->ninst && !rc; i++)
 		rc = build_unit(rt, i);
 	for (uint32_t i = 0; i < rt->ninst; i++)
-		free_ports(&rt->inst[i]);
+		if (!inst_restartable(rt, i))
+			free_ports(&rt->inst[i]);
 	if (!rc && rt->o.timeline)
 		name_edge_counters(rt);
 	if (!rc && rt->o.workers > 0) {
@@ -560,10 +625,16 @@ teardown(struct sc_runtime *rt)
 		sc_exec_shutdown(rt->ex);
 		(void)sc_exec_destroy(rt->ex);
 	}
-	for (uint32_t i = 0; rt->inst && i < rt->ninst; i++)
+	for (uint32_t i = 0; rt->inst && i < rt->ninst; i++) {
 		free_ports(&rt->inst[i]);
-	for (size_t i = 0; i < rt->nedges; i++)
+		free(rt->inst[i].stamps);
+	}
+	for (size_t i = 0; i < rt->nedges; i++) {
 		sc_edge_destroy(rt->edges[i].edge);
+		sc_exchange_trace_fini(rt->edges[i].trace);
+		free(rt->edges[i].trace);
+	}
+	free(rt->ondelta);
 	for (size_t i = 0; i < rt->ninputs; i++) {
 		sc_exchange_fini(&rt->inputs[i].x);
 		free(rt->inputs[i].insts);
@@ -649,6 +720,8 @@ submit_locked(struct sc_runtime *rt, struct rt_input *in, struct sc_batch *b)
 	if (!sc_exchange_room(&in->x))
 		return SC_EFULL;
 	rc = sc_exchange_send(&in->x, sc_batch_retain(b), &pushed);
+	if (rc == SC_EDEAD && restart_pending(rt, in))
+		rc = 0; /* in the trace: the rebuild applies it */
 	if (rc == SC_EDEAD)
 		result = sc__fail(SC_EDEAD,
 				  "sc_runtime_submit: the unit of input %d "
@@ -924,6 +997,25 @@ drive(struct sc_runtime *rt, uint64_t deadline)
 	}
 }
 
+/* One wait for idle: the executor's (workers), or this thread's drive. */
+static int
+wait_idle_once(struct sc_runtime *rt, uint64_t timeout_ns, uint64_t deadline,
+	       struct sc_panic_record *first)
+{
+	if (rt->threaded) {
+		uint64_t now = sc_clock_ns();
+
+		if (!timeout_ns)
+			return sc_exec_wait_idle(rt->ex, 0, first);
+		return sc_exec_wait_idle(
+		    rt->ex, deadline > now ? deadline - now : 1, first);
+	}
+	if (drive(rt, deadline) != 0)
+		return sc__fail(SC_ETIMEDOUT,
+				"sc_runtime_wait_idle: still busy");
+	return first_panic(rt, first);
+}
+
 int
 sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 		     struct sc_panic_record *first)
@@ -939,12 +1031,22 @@ sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 				"sc_runtime_wait_idle: called from inside a "
 				"unit's turn (a callback), which would wait "
 				"for itself");
-	if (rt->threaded)
-		return sc_exec_wait_idle(rt->ex, timeout_ns, first);
-	if (drive(rt, deadline) != 0)
-		return sc__fail(SC_ETIMEDOUT,
-				"sc_runtime_wait_idle: still busy");
-	return first_panic(rt, first);
+	for (;;) {
+		uint32_t n = 0, failed = 0;
+		int rc = wait_idle_once(rt, timeout_ns, deadline, first);
+
+		/* Idle with a unit dead: bring back what the policy allows
+		 * and wait again (runtime.h, Restarts). A rebuild that could
+		 * not be made is tried again at once: every try counts
+		 * against the rate bound, so this ends. */
+		if (rc != SC_EPANIC || !rt->restarts)
+			return rc;
+		rc = restart_at_idle(rt, &n, &failed);
+		if (rc == SC_EBUSY)
+			continue; /* a submit came first: wait for it */
+		if (n == 0 && failed == 0)
+			return first_panic(rt, first);
+	}
 }
 
 static bool
@@ -1194,6 +1296,9 @@ sc_runtime_upstream_dead(struct sc_runtime *rt, int output, uint32_t *unit)
 			rt->inst[dead].shard, at.name);
 }
 
+static int restart_keep_ondelta(struct sc_runtime *rt, int node, sc_delta_fn fn,
+				void *ctx);
+
 int
 sc_runtime_on_delta(struct sc_runtime *rt, int node, sc_delta_fn fn, void *ctx)
 {
@@ -1214,7 +1319,7 @@ sc_runtime_on_delta(struct sc_runtime *rt, int node, sc_delta_fn fn, void *ctx)
 		if (rc)
 			return rc;
 	}
-	return 0;
+	return restart_keep_ondelta(rt, node, fn, ctx);
 }
 
 static const char *
@@ -1289,8 +1394,12 @@ sc_runtime_stats(struct sc_runtime *rt, struct sc_runtime_stats *out)
 	out->edges = (uint32_t)rt->nedges;
 	out->turns = info.turns_finished;
 	out->panics = info.panics;
-	for (uint32_t i = 0; i < rt->ninst; i++)
+	out->restarts = atomic_load(&rt->n_restarts);
+	out->restarts_failed = atomic_load(&rt->n_failed);
+	for (uint32_t i = 0; i < rt->ninst; i++) {
 		out->dead += inst_dead(rt, i);
+		out->given_up += atomic_load(&rt->inst[i].given_up);
+	}
 	for (size_t i = 0; i < rt->nedges; i++) {
 		struct sc_edge_traffic t;
 
@@ -1465,4 +1574,345 @@ struct sc_exec *
 sc_runtime_exec(struct sc_runtime *rt)
 {
 	return rt ? rt->ex : NULL;
+}
+
+/* --- restarts (runtime.h, "Restarts") --------------------------------------
+ *
+ * Kept here, apart from the rest: the policy (resolved per instance at
+ * create), the traces it needs on edges, and the rebuild, which runs only
+ * on a host thread holding every input's lock with the executor idle.
+ */
+
+static bool policy_on(const struct sc_restart_policy *pol);
+
+static bool
+inst_restartable(const struct sc_runtime *rt, uint32_t i)
+{
+	return policy_on(&rt->inst[i].pol);
+}
+
+static bool
+end_restartable(const struct sc_runtime *rt, uint32_t inst)
+{
+	return inst != RT_HOST && inst_restartable(rt, inst);
+}
+
+/* An edge with a restartable end keeps the integral of its sends: the
+ * consumer's rebuild is fed it, the producer's rebuild corrects it. */
+static int
+edge_trace(struct sc_runtime *rt, struct rt_edge *re)
+{
+	if (!end_restartable(rt, re->from) && !end_restartable(rt, re->to))
+		return 0;
+	re->trace = malloc(sizeof(*re->trace));
+	if (!re->trace)
+		return sc__fail(SC_ENOMEM, "sc_runtime_create: a trace");
+	sc_exchange_trace_init(re->trace,
+			       sc_graph_schema(rt->g, re->stream)->ncols);
+	return 0;
+}
+
+/* A unit rebuilt from its inputs' integrals must be a function of them:
+ * no integrate, differentiate or delay (whose output is per tick). */
+static int
+check_functional(struct sc_runtime *rt, uint32_t u)
+{
+	size_t nn = sc_graph_node_count(rt->g);
+
+	for (size_t i = 0; i < nn; i++) {
+		struct sc_node_info ni;
+		int rc;
+
+		if (sc_placement_unit_of(rt->p, (int)i) != (int)u)
+			continue;
+		if ((rc = sc_graph_node_info(rt->g, (int)i, &ni)) != 0)
+			return rc;
+		if (ni.kind == SC_NODE_INTEGRATE ||
+		    ni.kind == SC_NODE_DIFFERENTIATE ||
+		    ni.kind == SC_NODE_DELAY)
+			return sc__fail(SC_EINVAL,
+					"sc_runtime_create: unit %u cannot be "
+					"restarted: node '%s' (%s) is not a "
+					"function of its input's integral",
+					u, ni.name, sc_node_kind_name(ni.kind));
+	}
+	return 0;
+}
+
+static int
+check_policy(const struct sc_restart_policy *pol, uint32_t u)
+{
+	if (pol->kind != SC_RESTART_NONE && pol->kind != SC_RESTART_BOUNDED)
+		return sc__fail(SC_EINVAL,
+				"sc_runtime_create: unit %u: unknown restart "
+				"kind %d",
+				u, (int)pol->kind);
+	if (pol->max_restarts > SC_RESTART_MAX)
+		return sc__fail(SC_EINVAL,
+				"sc_runtime_create: unit %u: %u restarts is "
+				"above %u",
+				u, pol->max_restarts, SC_RESTART_MAX);
+	return 0;
+}
+
+/* Unit u's policy as the options give it. */
+static const struct sc_restart_policy *
+policy_of(const struct sc_runtime *rt, uint32_t u)
+{
+	return rt->o.unit_restart ? &rt->o.unit_restart[u] : &rt->o.restart;
+}
+
+static bool
+policy_on(const struct sc_restart_policy *pol)
+{
+	return pol->kind == SC_RESTART_BOUNDED && pol->max_restarts > 0;
+}
+
+/* Resolve every instance's policy, refuse what cannot be restarted, and
+ * make the rate bound's rings. Before the edges are made (they ask). */
+static int
+restart_check(struct sc_runtime *rt)
+{
+	uint32_t nu = sc_placement_units(rt->p);
+	int rc;
+
+	for (uint32_t u = 0; u < nu; u++) {
+		const struct sc_restart_policy *pol = policy_of(rt, u);
+
+		if ((rc = check_policy(pol, u)) != 0 ||
+		    (policy_on(pol) && (rc = check_functional(rt, u)) != 0))
+			return rc;
+		rt->restarts = rt->restarts || policy_on(pol);
+	}
+	for (uint32_t i = 0; i < rt->ninst; i++) {
+		struct rt_inst *ci = &rt->inst[i];
+
+		ci->pol = *policy_of(rt, ci->unit);
+		atomic_init(&ci->given_up, false);
+		if (!policy_on(&ci->pol))
+			continue;
+		ci->stamps = calloc(ci->pol.max_restarts, sizeof(uint64_t));
+		if (!ci->stamps)
+			return sc__fail(SC_ENOMEM,
+					"sc_runtime_create: restarts");
+	}
+	rt->o.unit_restart = NULL; /* copied: the caller's may go */
+	return 0;
+}
+
+static int
+restart_keep_ondelta(struct sc_runtime *rt, int node, sc_delta_fn fn, void *ctx)
+{
+	void *arr = rt->ondelta;
+	int rc;
+
+	if (!rt->restarts)
+		return 0;
+	rc = grow(&arr, &rt->cap_ondelta, rt->nondelta + 1,
+		  sizeof(*rt->ondelta));
+	if (rc)
+		return rc;
+	rt->ondelta = arr;
+	rt->ondelta[rt->nondelta++] =
+	    (struct rt_ondelta){.node = node, .fn = fn, .ctx = ctx};
+	return 0;
+}
+
+/* Whether every dead replica the submit to `in` met will be rebuilt. */
+static bool
+restart_pending(struct sc_runtime *rt, const struct rt_input *in)
+{
+	for (uint32_t j = 0; j < in->x.nedges; j++) {
+		uint32_t i = in->insts[j];
+
+		if (inst_dead(rt, i) && (!inst_restartable(rt, i) ||
+					 atomic_load(&rt->inst[i].given_up)))
+			return false;
+	}
+	return true;
+}
+
+/* The rate bound: fewer than max_restarts restarts in the last
+ * period_ns (stamps holds the last max_restarts of them, oldest at
+ * stamp_at once full). */
+static bool
+rate_allows(const struct rt_inst *ci, uint64_t now)
+{
+	if (ci->nstamps < ci->pol.max_restarts)
+		return true;
+	if (ci->pol.period_ns == 0)
+		return false;
+	return now - ci->stamps[ci->stamp_at] >= ci->pol.period_ns;
+}
+
+static void
+rate_stamp(struct rt_inst *ci, uint64_t now)
+{
+	if (ci->nstamps < ci->pol.max_restarts) {
+		ci->stamps[ci->nstamps++] = now;
+		return;
+	}
+	ci->stamps[ci->stamp_at] = now;
+	ci->stamp_at = (ci->stamp_at + 1) % ci->pol.max_restarts;
+}
+
+static const struct rt_edge *
+edge_of(const struct sc_runtime *rt, const struct sc_edge *e)
+{
+	for (size_t i = 0; i < rt->nedges; i++)
+		if (rt->edges[i].edge == e)
+			return &rt->edges[i];
+	return NULL;
+}
+
+/* Each input edge's integral (its producer's trace), into restore[]. */
+static int
+input_integrals(struct sc_runtime *rt, const struct rt_inst *ci,
+		struct sc_batch **restore)
+{
+	for (size_t k = 0; k < ci->nin; k++) {
+		const struct rt_edge *re = edge_of(rt, ci->in[k].edge);
+		int rc =
+		    re && re->trace
+			? sc_exchange_trace_integral(re->trace, &restore[k])
+			: sc__fail(SC_ESTATE, "restart: an input edge "
+					      "without a trace");
+
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int
+install_ondelta(struct sc_runtime *rt, uint32_t i, struct sc_subcircuit *sub)
+{
+	for (size_t k = 0; k < rt->nondelta; k++) {
+		const struct rt_ondelta *od = &rt->ondelta[k];
+		int rc;
+
+		if (sc_placement_unit_of(rt->p, od->node) !=
+		    (int)rt->inst[i].unit)
+			continue;
+		rc = sc_circuit_on_delta(sc_subcircuit_circuit(sub), od->node,
+					 od->fn, od->ctx);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Rebuild dead instance i (the caller holds every input and saw the
+ * executor idle): its inputs' integrals, its input edges reopened (what
+ * waited there is in the integrals: released and counted), a fresh
+ * sub-circuit that feeds them at its first turn, its delta callbacks,
+ * and the executor slot. On failure the edges are closed again and the
+ * unit stays dead.
+ */
+static int
+rebuild_one(struct sc_runtime *rt, uint32_t i)
+{
+	struct rt_inst *ci = &rt->inst[i];
+	struct sc_batch **restore =
+	    calloc(ci->nin ? ci->nin : 1, sizeof(struct sc_batch *));
+	struct sc_subcircuit *sub = NULL;
+	int rc = restore ? input_integrals(rt, ci, restore)
+			 : sc__fail(SC_ENOMEM, "restart: unit %u", i);
+
+	if (!rc)
+		for (size_t k = 0; k < ci->nin; k++)
+			(void)sc_edge_reopen(ci->in[k].edge);
+	if (!rc)
+		rc = make_sub(rt, i, restore, &sub);
+	if (!rc)
+		rc = install_ondelta(rt, i, sub);
+	if (!rc)
+		rc = sc_exec_revive(rt->ex, i, sc_subcircuit_unit(sub));
+	if (!rc)
+		ci->sub = sub;
+	else if (sub)
+		sc_subcircuit_destroy(sub); /* closes the edges again */
+	else
+		for (size_t k = 0; restore && k < ci->nin; k++)
+			sc_edge_close(ci->in[k].edge);
+	for (size_t k = 0; restore && k < ci->nin; k++)
+		sc_batch_release(restore[k]);
+	free(restore);
+	return rc;
+}
+
+/* Rebuild every dead unit the policy allows, then kick them: all built
+ * before any runs, since a rebuild touches producer ends that a running
+ * rebuilt unit would own. SC_EBUSY when not idle. */
+static int
+restart_at_idle(struct sc_runtime *rt, uint32_t *restarted, uint32_t *failed)
+{
+	uint32_t n = 0, nf = 0;
+	uint64_t now;
+	bool busy;
+
+	*restarted = *failed = 0;
+	hold_inputs(rt);
+	busy = !is_idle(rt);
+	if (busy || sc_exec_is_shutdown(rt->ex)) {
+		release_inputs(rt);
+		return busy ? SC_EBUSY : 0;
+	}
+	now = sc_clock_ns();
+	for (uint32_t i = 0; i < rt->ninst; i++) {
+		struct rt_inst *ci = &rt->inst[i];
+
+		if (!inst_dead(rt, i) || !inst_restartable(rt, i) ||
+		    atomic_load(&ci->given_up))
+			continue;
+		if (!rate_allows(ci, now)) {
+			atomic_store(&ci->given_up, true);
+			continue;
+		}
+		rate_stamp(ci, now); /* every attempt counts */
+		if (rebuild_one(rt, i) != 0) {
+			atomic_fetch_add(&rt->n_failed, 1);
+			nf++;
+			continue;
+		}
+		atomic_fetch_add(&rt->n_restarts, 1);
+		ci->kick = true;
+		n++;
+	}
+	for (uint32_t i = 0; i < rt->ninst; i++)
+		if (rt->inst[i].kick) {
+			rt->inst[i].kick = false;
+			(void)sc_exec_kick(rt->ex, i);
+		}
+	release_inputs(rt);
+	*restarted = n;
+	*failed = nf;
+	return 0;
+}
+
+int
+sc_runtime_restart(struct sc_runtime *rt, uint32_t *restarted)
+{
+	uint32_t n = 0, failed = 0;
+	int rc;
+
+	if (!rt)
+		return sc__fail(SC_EINVAL, "sc_runtime_restart: NULL");
+	if (sc_exec_in_turn(rt->ex))
+		return sc__fail(SC_ESTATE,
+				"sc_runtime_restart: called from inside a "
+				"unit's turn (a callback)");
+	rc = restart_at_idle(rt, &n, &failed);
+	if (rc == SC_EBUSY)
+		return sc__fail(SC_EBUSY, "sc_runtime_restart: not idle (a "
+					  "turn is queued or running)");
+	/* A rebuild that could not be made is tried again while nothing
+	 * else came back (then the runtime is still idle); each try counts
+	 * against the rate bound, so this ends. */
+	while (rc == 0 && failed > 0 && n == 0)
+		rc = restart_at_idle(rt, &n, &failed);
+	if (restarted)
+		*restarted = n;
+	return rc == SC_EBUSY ? 0 : rc;
 }

@@ -35,7 +35,54 @@
  * overflow) dies alone: its input edges close, and frames addressed to it
  * from then on, by units or by the host, are counted as undeliverable
  * (sc_runtime_stats); a submit to an input whose unit is dead returns
- * SC_EDEAD. The rest of the graph goes on.
+ * SC_EDEAD. The rest of the graph goes on. With a restart policy the
+ * unit comes back instead (Restarts, below).
+ *
+ * Restarts. With a restart policy (opts.restart for every unit, or
+ * opts.unit_restart per placement unit), a dead unit is rebuilt, as a
+ * BEAM supervisor restarts a child, at most max_restarts times in any
+ * period_ns (0: in the runtime's life); past that it stays dead, with the
+ * dead-unit semantics above. The rebuilt graph settles exactly where it
+ * would have had the unit never died:
+ *   - every edge into or out of a restartable unit keeps, on its producer
+ *     side, the integral of every share sent on it (its trace,
+ *     units/exchange.h), host edges included (the integral of the
+ *     submissions to the unit's inputs), frames a dead consumer refused
+ *     among them;
+ *   - the rebuild discards the frames still waiting for the dead unit
+ *     (its edges reopen, sc_edge_reopen: counted drained or refused, so
+ *     the frame accounting below stays exact), builds a fresh
+ *     sub-circuit, and its first turn feeds it the integral of each
+ *     input edge and steps once (units/subcircuit.h, "A rebuild");
+ *   - that turn then sends on each output edge the correction
+ *     `target - held`: its share of what the rebuilt outputs hold, minus
+ *     the trace of what the dead unit had sent there (Z-set arithmetic),
+ *     so every consumer ends with exactly its share.
+ * Each replica of a sharded unit restarts on its own (its input is its
+ * shard). Only a unit whose part is integral-functional can be rebuilt
+ * from its inputs' integrals, so sc_runtime_create refuses (SC_EINVAL,
+ * naming the node) a policy on a unit holding an integrate, a
+ * differentiate or a delay.
+ *
+ * When. A rebuild reads and resets the producer ends of the dead unit's
+ * input edges, which belong to other units' turns and to submitters. So
+ * it happens on a host thread, only while the executor is idle and the
+ * thread holds every input's lock (as the host reads do): no turn runs,
+ * no submit can kick one, and the executor's lock orders every finished
+ * turn's writes before the rebuild's reads; the rebuilt units are kicked
+ * only after all of them are built. That is inside sc_runtime_wait_idle
+ * (and so shutdown): once idle with a unit dead, it rebuilds what the
+ * policy allows and waits again, until nothing more comes back; and in
+ * sc_runtime_restart, for callers that drive the executor themselves.
+ * Until then the dead unit's frames are refused as usual, and a submit
+ * to it returns 0: its rows are in the trace, and the rebuild applies
+ * them (should the rebuild then be refused, they are lost with the
+ * unit, as sc_runtime_upstream_dead says). Panics stay recorded
+ * (wait_idle and shutdown still say SC_EPANIC, with the first one);
+ * sc_runtime_stats counts restarts and units given up, and
+ * sc_runtime_upstream_dead says whether an output is whole. A delta
+ * callback (sc_runtime_on_delta) is installed again in the rebuilt
+ * circuit, whose first step reports the whole integral as one delta.
  *
  * Workers. opts.workers threads run the turns. With workers = 0 no thread
  * is started: sc_runtime_wait_idle (and sc_runtime_submit_wait) run the
@@ -80,6 +127,23 @@ extern "C" {
 struct sc_runtime;
 struct sc_timeline;
 
+/* What happens to a unit that dies (see Restarts above). */
+enum sc_restart_kind {
+	SC_RESTART_NONE = 0,	/* it stays dead (the default) */
+	SC_RESTART_BOUNDED = 1, /* rebuilt, at most max_restarts times in
+				   any period_ns */
+};
+
+/* The most max_restarts a policy may ask for. */
+#define SC_RESTART_MAX 4096u
+
+struct sc_restart_policy {
+	enum sc_restart_kind kind;
+	uint32_t max_restarts; /* R: 1..SC_RESTART_MAX; 0 restarts none */
+	uint64_t period_ns;    /* T: in any window this long; 0: in the
+				  runtime's whole life */
+};
+
 struct sc_runtime_opts {
 	uint32_t workers;	/* worker threads; 0: none (see above) */
 	uint32_t budget;	/* frames per turn; 0 means 64 */
@@ -88,9 +152,13 @@ struct sc_runtime_opts {
 	bool catch_faults;	/* hard faults in a turn kill only that unit,
 				   on workers and on host threads that run
 				   turns (workers = 0) alike */
-	uint64_t shutdown_timeout_ns; /* shutdown's wait for idle; 0: 30 s
-					 (SC_RUNTIME_SHUTDOWN_TIMEOUT_NS);
-					 UINT64_MAX: for ever */
+	uint64_t shutdown_timeout_ns;	  /* shutdown's wait for idle; 0: 30 s
+					     (SC_RUNTIME_SHUTDOWN_TIMEOUT_NS);
+					     UINT64_MAX: for ever */
+	struct sc_restart_policy restart; /* every unit's (zero: none) */
+	/* NULL, or one policy per placement unit (sc_placement_units
+	 * entries, copied), replacing `restart` for that unit */
+	const struct sc_restart_policy *unit_restart;
 	struct sc_timeline *timeline; /* every turn recorded there as a slice
 					 named after its unit (ids as the
 					 executor's), or NULL; borrowed: it
@@ -111,10 +179,11 @@ struct sc_runtime_opts {
  *
  * exact once nothing runs (after wait_idle with no submitter, or after
  * shutdown). frames_undeliverable counts what the closes of dead units'
- * edges released (drained from rings, or refused before entering one);
- * frames still in rings are `pending`. At idle the rings of live units'
- * edges are empty (sc_runtime_check_idle), so pending is pending_closed,
- * and frames_sent - frames_delivered - frames_undeliverable -
+ * edges released (drained from rings, or refused before entering one),
+ * and what a restart discarded when it reopened them (in the rebuilt
+ * unit's integrals instead); frames still in rings are `pending`. At idle the
+ * rings of live units' edges are empty (sc_runtime_check_idle), so pending is
+ * pending_closed, and frames_sent - frames_delivered - frames_undeliverable -
  * pending_closed counts frames lost: stranded before a live consumer
  * that will not run, or gone from a ring uncounted. Unlike
  * undeliverable_frames, frames_undeliverable does not count what still waits in
@@ -139,6 +208,12 @@ struct sc_runtime_stats {
 	uint64_t undeliverable_rows;   /* their rows */
 	uint64_t turns;		       /* turns finished */
 	uint32_t panics;	       /* panics recorded */
+	uint32_t restarts;	       /* units rebuilt (Restarts above) */
+	uint32_t restarts_failed;      /* rebuilds that could not be made
+					  (memory): the unit stayed dead
+					  for that round */
+	uint32_t given_up;	       /* dead units the rate bound keeps
+					  dead */
 };
 
 /*
@@ -146,7 +221,9 @@ struct sc_runtime_stats {
  * and start opts->workers threads. opts may be NULL (every default, no
  * worker). g is frozen while the runtime lives; g and p must outlive it.
  * Returns 0 and *out; SC_EINVAL (NULL, p not of g, a capacity that is not
- * a power of two, a loop that crosses units, naming it); SC_ESTATE /
+ * a power of two, a loop that crosses units, naming it; a restart policy
+ * of an unknown kind or above SC_RESTART_MAX, or on a unit that is not
+ * integral-functional, naming the node); SC_ESTATE /
  * SC_ECYCLE (sc_graph_check); SC_ENOMEM; or
  * an error of a circuit's or the pool's create. Nothing is left on failure.
  */
@@ -166,9 +243,11 @@ void sc_runtime_destroy(struct sc_runtime *rt);
 /*
  * sc_runtime_submit - add batch b (borrowed: the runtime takes its own
  * references) to input node `input`, without blocking. Returns 0 (the
- * units are kicked); SC_EFULL (an edge of the input is full: backpressure;
- * nothing applied, try later); SC_EDEAD (the input's unit, or one of its
- * shards, is dead: those rows are counted undeliverable); SC_ESCHEMA (b's
+ * units are kicked; also when a replica it feeds is dead but will be
+ * rebuilt: see Restarts); SC_EFULL (an edge of the input is full:
+ * backpressure; nothing applied, try later); SC_EDEAD (the input's unit,
+ * or one of its shards, is dead for good: those rows are counted
+ * undeliverable); SC_ESCHEMA (b's
  * width is not the input's; nothing applied); SC_ENOENT / SC_EINVAL (not
  * an input node, NULL); SC_ESHUTDOWN (shutdown has begun; nothing
  * applied: a submit racing sc_runtime_shutdown from another thread is
@@ -193,7 +272,9 @@ int sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
 /*
  * sc_runtime_wait_idle - wait until nothing is queued or running
  * (timeout_ns 0: for ever; a huge one saturates). With workers = 0, runs
- * the queued turns on this thread. Returns
+ * the queued turns on this thread. With restarts, rebuilds the dead units
+ * the policy allows each time it finds the runtime idle, and waits again
+ * (see Restarts). Returns
  *   0             idle;
  *   SC_EPANIC     idle, and a unit panicked: the first panic in *first
  *                 (may be NULL);
@@ -315,6 +396,22 @@ int sc_runtime_unit_stats(const struct sc_runtime *rt, uint32_t id,
  * Does nothing without a timeline or while it is off. Any thread.
  */
 void sc_runtime_trace_sample(struct sc_runtime *rt);
+
+/*
+ * sc_runtime_restart - rebuild every dead unit whose policy allows it now
+ * (see Restarts), and kick them; for a caller that drives the executor
+ * itself (runtime/sim.h), which then runs the rebuilt units' turns.
+ * *restarted (may be NULL) counts the units rebuilt. A unit past its
+ * rate bound is given up (it stays dead); one whose rebuild cannot be
+ * made (memory) stays dead for now, and the attempt counts against its
+ * bound. Returns
+ *   0           done (maybe nothing was dead);
+ *   SC_EBUSY    a turn is queued or running: nothing done;
+ *   SC_ESTATE   called from inside a turn (a callback);
+ *   SC_EINVAL   rt is NULL.
+ * Any host thread, as the host reads.
+ */
+int sc_runtime_restart(struct sc_runtime *rt, uint32_t *restarted);
 
 /* The executor (to drive with runtime/sim.h when workers = 0, or to
  * watch with runtime/watchdog.h). */

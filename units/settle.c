@@ -557,6 +557,13 @@ fault_disarm(struct run *r)
 	r->page = NULL;
 }
 
+static bool
+restarting(const struct run *r)
+{
+	return r->o->restart.kind != SC_RESTART_NONE &&
+	       r->o->restart.max_restarts > 0;
+}
+
 /* The sim's host: the next submission or two (SC_EFULL: later). */
 struct sim_host {
 	struct run *r;
@@ -574,6 +581,10 @@ sim_host_step(void *ctx, struct sc_exec *ex, uint64_t rnd)
 	    h->r->kind == SC_SETTLE_FAULT_BURST ? UINT64_MAX : 1 + rnd % 2;
 
 	(void)ex;
+	/* Restarts interleave with the submissions: the host rebuilds the
+	 * dead whenever it finds the runtime idle (EBUSY otherwise). */
+	if (restarting(h->r))
+		(void)sc_runtime_restart(h->r->rt, NULL);
 	while (k-- && h->next < w->n && !h->error) {
 		int rc = sc_runtime_submit(h->r->rt, w->steps[h->next].input,
 					   w->steps[h->next].batch);
@@ -589,6 +600,51 @@ sim_host_step(void *ctx, struct sc_exec *ex, uint64_t rnd)
 		h->next++;
 	}
 	return h->next < w->n && !h->error;
+}
+
+/* Fold a later round's figures into the first's. */
+static void
+sim_fold(struct sc_sim_result *into, const struct sc_sim_result *r)
+{
+	into->steps += r->steps;
+	into->turns += r->turns;
+	into->host_calls += r->host_calls;
+	into->trace = into->trace * 0x100000001b3ull ^ r->trace;
+	into->max_held =
+	    r->max_held > into->max_held ? r->max_held : into->max_held;
+	into->panics += r->panics;
+	into->kicks_on_running += r->kicks_on_running;
+	if (r->why[0])
+		(void)snprintf(into->why, sizeof(into->why), "%s", r->why);
+}
+
+/*
+ * The sim until settled; with restarts, then rebuild what the policy
+ * allows and run the rebuilt units (another round, its seed drawn from
+ * the seed), until nothing more comes back. A panic is expected (and
+ * recorded) with faults. Returns 0 or the sim's failure.
+ */
+static int
+sim_rounds(struct run *r, struct sc_sim_opts *so)
+{
+	uint64_t seed = so->seed;
+	int rc = sc_sim_run(sc_runtime_exec(r->rt), so, &r->res->sim);
+
+	for (;;) {
+		struct sc_sim_result more;
+		uint32_t n = 0;
+
+		if (rc == SC_EPANIC && r->faults) {
+			r->res->panicked = true;
+			rc = 0;
+		}
+		if (rc || !restarting(r) ||
+		    sc_runtime_restart(r->rt, &n) != 0 || n == 0)
+			return rc;
+		so->seed = sc_splitmix_next(&seed);
+		rc = sc_sim_run(sc_runtime_exec(r->rt), so, &more);
+		sim_fold(&r->res->sim, &more);
+	}
 }
 
 static void
@@ -609,15 +665,11 @@ drive_sim(struct run *r)
 		run_fail(r, rc, "sim: cannot catch faults: %s", sc_errmsg());
 		return;
 	}
-	rc = sc_sim_run(sc_runtime_exec(r->rt), &so, &r->res->sim);
+	rc = sim_rounds(r, &so);
 	if (segv)
 		(void)sc_panic_catch_faults(false);
 	if (rc == SC_ETIMEDOUT)
 		r->res->hung = true;
-	if (rc == SC_EPANIC && r->faults) {
-		r->res->panicked = true;
-		rc = 0;
-	}
 	if (rc)
 		run_fail(r, rc, "sim: %s", r->res->sim.why);
 }
@@ -867,6 +919,25 @@ check_output(struct run *r, size_t i)
 	sc_batch_release(got);
 }
 
+/* With restarts, output i downstream of a dead unit is a failure unless
+ * the rate bound gave some unit up (settle.h, Restarts). */
+static void
+check_restarted(struct run *r, size_t i)
+{
+	struct sc_runtime_stats st;
+
+	if (!restarting(r))
+		return;
+	sc_runtime_stats(r->rt, &st);
+	if (st.given_up == 0)
+		run_fail(r, SC_ESTATE,
+			 "output node %d is downstream of a dead unit that "
+			 "the restart policy should have rebuilt (%u dead, "
+			 "%u restarts, %u failed): %s",
+			 r->w->outputs[i], st.dead, st.restarts,
+			 st.restarts_failed, sc_errmsg());
+}
+
 static void
 check_idle(struct run *r)
 {
@@ -883,6 +954,7 @@ check_idle(struct run *r)
 		    sc_runtime_upstream_dead(r->rt, r->w->outputs[i], NULL) ==
 			SC_EDEAD) {
 			r->res->outputs_dead++;
+			check_restarted(r, i);
 			continue;
 		}
 		r->res->outputs_compared++;
@@ -958,13 +1030,15 @@ sc_settle_replay_call(const struct sc_placement *p,
 	    ", .units = %u, .hosts = %u, .budget = %u, .edge_capacity = %u, "
 	    ".outbox_bound = %zu, .max_steps = %" PRIu64
 	    ", .fault = {.kind = %d /* %s */, .unit = %d, .at = %" PRIu64
-	    ", .stall_ns = %" PRIu64 "}}, &res)",
+	    ", .stall_ns = %" PRIu64 "}, .restart = {.kind = %d, "
+	    ".max_restarts = %u, .period_ns = %" PRIu64 "}}, &res)",
 	    p ? sc_placement_strategy(p) : "?",
 	    o->mode == SC_SETTLE_POOL ? "SC_SETTLE_POOL" : "SC_SETTLE_SIM",
 	    o->seed, o->units, o->hosts, o->budget, o->edge_capacity,
 	    o->outbox_bound, o->max_steps, (int)o->fault.kind,
 	    sc_settle_fault_name(o->fault.kind), o->fault.unit, o->fault.at,
-	    o->fault.stall_ns);
+	    o->fault.stall_ns, (int)o->restart.kind, o->restart.max_restarts,
+	    o->restart.period_ns);
 	return buf;
 }
 
@@ -1038,7 +1112,8 @@ sc_settle_run(const struct sc_settle_work *w, const struct sc_placement *p,
 	    .edge_capacity =
 		r.kind == SC_SETTLE_FAULT_SLOW ? 1 : opts->edge_capacity,
 	    .outbox_bound = opts->outbox_bound,
-	    .catch_faults = r.kind == SC_SETTLE_FAULT_SEGV};
+	    .catch_faults = r.kind == SC_SETTLE_FAULT_SEGV,
+	    .restart = opts->restart};
 	if ((rc = sc_runtime_create(w->g, p, &ro, &r.rt)) != 0) {
 		(void)snprintf(res->why, sizeof(res->why), "create: %s",
 			       sc_errmsg());
@@ -1072,6 +1147,7 @@ sc_settle_run(const struct sc_settle_work *w, const struct sc_placement *p,
 	check_shutdown(&r);
 	fault_disarm(&r);
 	sc_runtime_stats(r.rt, &res->stats);
+	res->restarts = res->stats.restarts;
 	/* Counted after any earlier failure too (a frame stranded before a
 	 * live consumer fails the idle check first, and is still a frame
 	 * lost), but only when nothing runs: else frames in flight are not

@@ -77,6 +77,16 @@
  * judges it, as `subcirc stress` does), with no frame lost and no hang.
  * res->injected[ALLOC] says whether the hook failed an allocation.
  *
+ * Restarts (sc_settle_opts.restart, units/runtime.h "Restarts"). With a
+ * policy, a unit the fault kills is rebuilt, and the run must settle
+ * where the single circuit does with no exception for dead units: every
+ * output is compared, and one still downstream of a dead unit fails the
+ * run unless the rate bound gave that unit up (res->stats.given_up).
+ * The sim rebuilds whenever its host finds the runtime idle
+ * (sc_runtime_restart) and, once settled, rebuilds and runs again (the
+ * next round's seed drawn from the seed) until nothing more comes back;
+ * the pool rebuilds in its wait for idle.
+ *
  * What a run counts (the result): faults that actually happened, by kind
  * (a fault whose step never comes is not counted); stalls the watchdog
  * reported; outputs compared and outputs skipped as downstream of a dead
@@ -292,7 +302,9 @@ struct sc_settle_opts {
 	 * "subcirc stress --seeds 7 --workers 2 --placements chains
 	 * --workloads grid"; NULL: the result's replay is the C call. */
 	const char *replay;
-	struct sc_settle_fault fault; /* kind NONE: no fault */
+	struct sc_settle_fault fault;	  /* kind NONE: no fault */
+	struct sc_restart_policy restart; /* every unit's (kind NONE: no
+					     restarts; see above) */
 };
 
 /* One row on which the placed and the single integral disagree. */
@@ -331,6 +343,7 @@ struct sc_settle_result {
 	uint64_t stalls_reported;  /* the watchdog's STALL reports */
 	uint32_t outputs_compared; /* outputs checked against the reference */
 	uint32_t outputs_dead;	   /* skipped: downstream of a dead unit */
+	uint32_t restarts;	   /* units rebuilt (= stats.restarts) */
 	uint64_t frames_lost;	   /* see the top of this file; must be 0 */
 	bool hung;		   /* max_steps or the timeout ran out */
 };

@@ -56,6 +56,8 @@ struct sc_subcircuit {
 	struct sc__unit_figures own;  /* the figures, unless d->figures */
 	struct sc__unit_figures *fig; /* &own or d->figures */
 	uint64_t turn_rows_in, turn_rows_out; /* this turn's, for its slice */
+	struct sc_batch **restore; /* a rebuild's integrals, per input
+				      edge, until its first turn; NULL */
 };
 
 /* Add to a figure only this unit's turns write. */
@@ -236,6 +238,43 @@ input_left(const struct sc_subcircuit *s, bool blocked)
 	return false;
 }
 
+/*
+ * A rebuild's first turn (subcircuit.h, "A rebuild"): feed the inputs'
+ * integrals, step once, and send every out edge its correction. Each
+ * integral leaves s->restore before it is fed, so a panic half-way leaves
+ * destroy only what is left to release.
+ */
+static void
+rebuild(struct sc_subcircuit *s)
+{
+	int rc;
+
+	for (size_t i = 0; i < s->nin; i++) {
+		struct sc_batch *b = s->restore[i];
+
+		s->restore[i] = NULL;
+		if (b)
+			feed_frame(s, s->in[i].stream, b);
+	}
+	free(s->restore);
+	s->restore = NULL;
+	if ((rc = sc_circuit_step(s->circuit)) != 0)
+		sc_panic("unit %s: rebuild step failed: %s: %s", s->name,
+			 sc_errname(rc), sc_errdetail());
+	for (size_t i = 0; i < s->nout; i++) {
+		struct sc_batch *d = NULL;
+
+		rc = sc_circuit_delta(s->circuit, s->out[i].stream, &d);
+		if (!rc)
+			rc = sc_exchange_correct(&s->out[i].x, d);
+		sc_batch_release(d);
+		if (rc && rc != SC_EDEAD)
+			sc_panic("unit %s: rebuild of stream %d: %s: %s",
+				 s->name, s->out[i].stream, sc_errname(rc),
+				 sc_errdetail());
+	}
+}
+
 static struct sc_turn
 sub_turn(struct sc_unit *self, uint32_t budget)
 {
@@ -247,6 +286,8 @@ sub_turn(struct sc_unit *self, uint32_t budget)
 
 	turn_mark(s, true);
 	s->turn_rows_in = s->turn_rows_out = 0;
+	if (s->restore)
+		rebuild(s);
 	blocked = flush_outboxes(s);
 	polled = poll_inputs(s, budget, blocked);
 	if (polled) {
@@ -345,6 +386,15 @@ static const struct sc_unit_ops sub_ops = {
  */
 
 static void
+free_restore(struct sc_subcircuit *s)
+{
+	for (size_t i = 0; s->restore && i < s->nin; i++)
+		sc_batch_release(s->restore[i]);
+	free(s->restore);
+	s->restore = NULL;
+}
+
+static void
 free_ports(struct sc_subcircuit *s)
 {
 	for (size_t i = 0; s->out && i < s->nout; i++) {
@@ -416,7 +466,13 @@ copy_outs(struct sc_subcircuit *s, const struct sc_subcircuit_desc *d)
 		p->marks = calloc(o->nedges, sizeof(*p->marks));
 		if (!p->peers || !p->marks)
 			return SC_ENOMEM;
+		if (o->traces && sc_exchange_set_traces(&p->x, o->traces) != 0)
+			return SC_ENOMEM;
 		memcpy(p->peers, o->peers, o->nedges * sizeof(*p->peers));
+		/* A rebuilt unit's traffic starts now (subcircuit.h). */
+		for (uint32_t j = 0; j < o->nedges; j++)
+			(void)sc_edge_moved(o->edges[j], SC_EDGE_PRODUCER,
+					    &p->marks[j]);
 		peers += o->nedges;
 	}
 	s->cap_nbrs = peers;
@@ -441,7 +497,17 @@ copy_ins(struct sc_subcircuit *s, const struct sc_subcircuit_desc *d)
 		s->in[i].stream = d->in[i].stream;
 		s->in[i].peer = d->in[i].peer;
 		s->in[i].gated = d->in[i].gated;
+		(void)sc_edge_moved(s->in[i].edge, SC_EDGE_CONSUMER,
+				    &s->in[i].mark);
 	}
+	if (!d->restore)
+		return 0;
+	s->restore = calloc(d->nin ? d->nin : 1, sizeof(struct sc_batch *));
+	if (!s->restore)
+		return SC_ENOMEM;
+	for (size_t i = 0; i < d->nin; i++)
+		s->restore[i] =
+		    d->restore[i] ? sc_batch_retain(d->restore[i]) : NULL;
 	return 0;
 }
 
@@ -480,6 +546,7 @@ sc_subcircuit_create(const struct sc_subcircuit_desc *d,
 		rc = sc_circuit_create_part(d->graph, d->nodes, d->nnodes,
 					    &s->circuit);
 	if (rc) {
+		free_restore(s);
 		free_ports(s);
 		free(s);
 		return rc;
@@ -500,6 +567,7 @@ sc_subcircuit_destroy(struct sc_subcircuit *s)
 	for (size_t i = 0; i < s->nin; i++)
 		sc_edge_close(s->in[i].edge);
 	sc_circuit_destroy(s->circuit);
+	free_restore(s);
 	free_ports(s);
 	free(s);
 }

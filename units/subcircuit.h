@@ -47,6 +47,22 @@
  * and stops waiting for room that will never come, and a consumer takes
  * what the dying turn sent. Units may be destroyed in any order.
  *
+ * A rebuild (a restart, units/runtime.h). A unit created with `restore`
+ * stands for one that died: restore[i] is the integral of everything
+ * input edge i carried (its producer's trace, units/exchange.h), and the
+ * edges of the out ports are traced. Its first turn, before anything
+ * else, feeds each integral to its stream and steps once: the fresh
+ * circuit's outputs then hold what the dead one's would have; and it
+ * sends on every out edge the correction `share - trace`
+ * (sc_exchange_correct), so each consumer ends with exactly its share,
+ * whatever the dead unit had sent before it died. Then the turn goes on
+ * as any turn. Running it as a turn, not on the host that built the
+ * unit, keeps every user callback of the rebuild (the step's) inside a
+ * turn: under the panic guard, fault catching and the in-turn marker; a
+ * rebuild that panics dies as any turn does. A new unit's traffic marks
+ * start at its edges' counts now, so it does not take the dead one's
+ * traffic for its own.
+ *
  * has_pending (for the watchdog) says an input edge the unit would read
  * holds frames; it reads atomics only.
  *
@@ -95,6 +111,9 @@ struct sc_subcircuit_out {
 	struct sc_edge *const *edges; /* borrowed, nedges */
 	const uint32_t *peers;	      /* consumer unit ids, nedges */
 	bool gating;		      /* backpressure here stops gated input */
+	/* NULL, or per edge its trace (NULL entries: not traced), borrowed:
+	 * it must outlive the unit (units/exchange.h, Traces) */
+	struct sc_exchange_trace *const *traces;
 };
 
 /* What to build (all copied but the edges and the graph). */
@@ -122,6 +141,10 @@ struct sc_subcircuit_desc {
 	 * freed); NULL: inside the unit. Library-internal storage
 	 * (units/subcircuit_int.h). */
 	struct sc__unit_figures *figures;
+	/* NULL; or a rebuild (see the top): per input edge, the integral
+	 * its first turn feeds (NULL entries: nothing), retained by the
+	 * unit */
+	struct sc_batch *const *restore;
 };
 
 /*

@@ -839,3 +839,45 @@ Test(aggregate, count_of_a_live_group_whose_weights_sum_to_zero_is_zero)
 	cr_assert_eq(sc_dec_i64(agg3_value(cnt, 2, v, w, SC_TYPE_I64)), 0);
 	sc_aggregate_destroy(cnt);
 }
+
+Test(aggregate, overflow_late_in_a_delta_undoes_the_rows_before_it)
+{
+	struct sc_aggregate_spec kinds[] = {
+	    {2, 1, SC_AGG_COUNT, 0, SC_TYPE_I64},
+	    {2, 1, SC_AGG_SUM, 1, SC_TYPE_I64},
+	    {2, 1, SC_AGG_AVG, 1, SC_TYPE_I64}};
+	uint64_t big[] = {9, sc_enc_i64(7)};
+	uint64_t d[] = {1, sc_enc_i64(3), 1, sc_enc_i64(4), 9, sc_enc_i64(7)};
+	int64_t wmax = INT64_MAX, wd[] = {2, 1, 1};
+
+	for (size_t k = 0; k < 3; k++) {
+		struct sc_aggregate *agg;
+		struct sc_batch *b = rows(2, 1, big, &wmax), *delta, *out;
+		struct sc_batch *again;
+
+		cr_assert_eq(sc_aggregate_create(&kinds[k], &agg), 0);
+		cr_assert_eq(sc_aggregate_step(agg, b, &out), 0);
+		sc_batch_release(out);
+		/* Group 1's rows come first and are applied before the row
+		 * of group 9 overflows: the step must take them back. */
+		delta = rows(2, 3, d, wd);
+		out = NULL;
+		cr_assert_eq(sc_aggregate_step(agg, delta, &out), SC_EOVERFLOW,
+			     "kind %zu", k);
+		cr_assert_null(out);
+		cr_assert_eq(sc_aggregate_rows(agg), 1, "kind %zu", k);
+		cr_assert_eq(sc_aggregate_groups(agg), 1, "kind %zu", k);
+		/* Group 1 alone then reads as new: +(1, value), no -. */
+		again = rows(2, 2, d, wd);
+		cr_assert_eq(sc_aggregate_step(agg, again, &out), 0, "%s",
+			     sc_errmsg());
+		cr_assert_eq(sc_batch_count(out), 1, "kind %zu", k);
+		cr_assert_eq(sc_batch_weight(out, 0), 1);
+		cr_assert_eq(sc_aggregate_rows(agg), 3);
+		sc_batch_release(out);
+		sc_batch_release(again);
+		sc_batch_release(delta);
+		sc_batch_release(b);
+		sc_aggregate_destroy(agg);
+	}
+}

@@ -690,6 +690,39 @@ Test(batch, sum_of_many_equals_pairwise_adds)
 	zref_fini(&z);
 }
 
+Test(batch, sum_of_many_batches_is_the_sum_of_their_rows)
+{
+	uint64_t base = sc_prop_seed(910);
+
+	for (uint64_t c = 0; c < sc_prop_count(60); c++) {
+		struct sc_batch *bs[70], *sum;
+		struct sc_rng r;
+		struct sc_schema s;
+		struct zref z;
+		size_t n;
+
+		sc_rng_seed(&r, base + c);
+		n = 1 + sc_rng_below(&r, 70);
+		zgen_schema(&r, 4, &s);
+		zref_init(&z, s.ncols);
+		/* Few distinct rows over many batches: rows meet in several
+		 * inputs at once, and some cancel to 0. */
+		for (size_t i = 0; i < n; i++)
+			bs[i] =
+			    zgen_batch(&r, &s, 40, 1 + sc_rng_below(&r, 5), &z);
+		cr_assert_eq(sc_batch_sum(bs, n, &sum), 0, "%s", sc_errmsg());
+		SC_PROP_ASSERT(base + c, SUITE,
+			       "sum_of_many_batches_is_the_sum_of_their_rows",
+			       zref_equals(&z, sum) &&
+				   sc_batch_is_consolidated(sum),
+			       "sum of %zu batches differs", n);
+		for (size_t i = 0; i < n; i++)
+			sc_batch_release(bs[i]);
+		sc_batch_release(sum);
+		zref_fini(&z);
+	}
+}
+
 Test(batch, sum_fails_only_when_a_rows_total_leaves_int64)
 {
 	uint64_t r1 = 1, r2 = 2;
@@ -817,6 +850,64 @@ Test(batch, index_by_projects_and_reconsolidates)
 		SC_PROP_ASSERT(base + c, SUITE,
 			       "index_by_projects_and_reconsolidates",
 			       zref_equals(&z, ix), "index_by differs");
+		sc_batch_release(b);
+		sc_batch_release(ix);
+		zref_fini(&z);
+	}
+}
+
+/*
+ * A re-key that only permutes columns takes a stable radix sort instead of
+ * the general one (batch.c, index_by_stable): check it against the
+ * reference on batches large enough to take it, with every kind of
+ * permutation (one column moved to the front, the identity, random).
+ */
+Test(batch, index_by_a_permutation_matches_the_reference)
+{
+	uint64_t base = sc_prop_seed(1102);
+
+	for (uint64_t c = 0; c < sc_prop_count(100); c++) {
+		struct sc_rng r;
+		struct sc_schema s;
+		struct zref z;
+		struct sc_batch *b, *ix;
+		uint32_t cols[4], n;
+
+		sc_rng_seed(&r, base + c);
+		zgen_schema(&r, 4, &s);
+		b = zgen_batch(&r, &s, 3000, 1 + sc_rng_below(&r, 300), NULL);
+		n = s.ncols;
+		for (uint32_t j = 0; j < n; j++)
+			cols[j] = j;
+		if (c % 3 == 0 && n > 1) { /* move one column to the front */
+			uint32_t m = 1 + (uint32_t)sc_rng_below(&r, n - 1);
+
+			for (uint32_t j = m; j > 0; j--)
+				cols[j] = cols[j - 1];
+			cols[0] = m;
+		} else if (c % 3 == 1) { /* a random permutation */
+			for (uint32_t j = n; j > 1; j--) {
+				uint32_t x = (uint32_t)sc_rng_below(&r, j);
+				uint32_t tmp = cols[j - 1];
+
+				cols[j - 1] = cols[x];
+				cols[x] = tmp;
+			}
+		}
+		zref_init(&z, n);
+		for (size_t i = 0; i < sc_batch_count(b); i++) {
+			uint64_t row[4];
+
+			for (uint32_t j = 0; j < n; j++)
+				row[j] = sc_batch_row(b, i)[cols[j]];
+			zref_add(&z, row, sc_batch_weight(b, i));
+		}
+		cr_assert_eq(sc_batch_index_by(b, cols, n, &ix), 0);
+		SC_PROP_ASSERT(
+		    base + c, SUITE,
+		    "index_by_a_permutation_matches_the_reference",
+		    zref_equals(&z, ix) && sc_batch_is_consolidated(ix),
+		    "index_by of %zu rows differs", sc_batch_count(b));
 		sc_batch_release(b);
 		sc_batch_release(ix);
 		zref_fini(&z);

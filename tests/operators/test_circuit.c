@@ -966,3 +966,169 @@ Test(circuit, fprint_lists_nodes_in_step_order_with_counters)
 	sc_circuit_destroy(c);
 	cr_assert_eq(sc_graph_destroy(g), 0);
 }
+
+/*
+ * One turn of one stream, as a subcircuit's turn feeds it: many frames of
+ * a few rows each, drawn from a small pool of rows so that rows repeat
+ * across frames, and with pairs that cancel across frames (a row fed
+ * with +w in one frame and -w in a later one).
+ */
+static size_t
+turn_frames(struct sc_rng *r, struct sc_batch **frames, size_t max)
+{
+	size_t n = 1 + sc_rng_below(r, max);
+
+	for (size_t f = 0; f < n; f++) {
+		uint64_t words[2 * 8];
+		int64_t w[8];
+		size_t m = 1 + sc_rng_below(r, 8);
+
+		for (size_t i = 0; i < m; i++) {
+			words[2 * i] = sc_enc_i64(sc_rng_range(r, 0, 5));
+			words[2 * i + 1] = sc_enc_i64(sc_rng_range(r, 0, 3));
+			w[i] = sc_rng_range(r, -3, 3);
+		}
+		if (f > 0 && sc_rng_below(r, 3) == 0) {
+			/* Cancel the first row of the previous frame. */
+			const struct sc_batch *p = frames[f - 1];
+
+			if (sc_batch_count(p) > 0) {
+				memcpy(words, sc_batch_row(p, 0),
+				       2 * sizeof(uint64_t));
+				w[0] = -sc_batch_weight(p, 0);
+			}
+		}
+		cr_assert_eq(sc_batch_from_records(2, words, w, m, &frames[f]),
+			     0);
+	}
+	return n;
+}
+
+/* in -> count by the first column -> out, and the node ids. */
+static struct sc_graph *
+count_graph(int *in, int *agg)
+{
+	struct sc_schema s2 = schema_n(2, SC_TYPE_I64);
+	struct sc_aggregate_spec spec = {2, 1, SC_AGG_COUNT, 0, SC_TYPE_I64};
+	struct sc_graph *g;
+
+	cr_assert_eq(sc_graph_create(&g), 0);
+	*in = sc_graph_input(g, "in", &s2);
+	*agg = sc_graph_aggregate(g, *in, &spec);
+	sc_graph_output(g, "out", *agg);
+	return g;
+}
+
+static void
+assert_same_delta(struct sc_circuit *a, struct sc_circuit *b, int node,
+		  uint64_t seed)
+{
+	struct sc_batch *x, *y;
+	char buf[256];
+
+	cr_assert_eq(sc_circuit_delta(a, node, &x), 0);
+	cr_assert_eq(sc_circuit_delta(b, node, &y), 0);
+	cr_assert(sc_batch_equal(x, y), "%s",
+		  sc_prop_replay(buf, sizeof(buf), seed, "circuit",
+				 "a_turn_of_many_frames_steps_as_one_fed_"
+				 "their_sum"));
+	sc_batch_release(x);
+	sc_batch_release(y);
+}
+
+Test(circuit, a_turn_of_many_frames_steps_as_one_fed_their_sum)
+{
+	uint64_t n = sc_prop_count(SEEDS), base = sc_prop_seed(1700);
+
+	for (uint64_t s = 0; s < n; s++) {
+		struct sc_batch *frames[80], *sum;
+		struct sc_circuit *many, *one;
+		struct sc_rng r;
+		int in, agg;
+		struct sc_graph *g = count_graph(&in, &agg);
+
+		sc_rng_seed(&r, base + s);
+		cr_assert_eq(sc_circuit_create(g, &many), 0);
+		cr_assert_eq(sc_circuit_create(g, &one), 0);
+		for (int step = 0; step < 6; step++) {
+			size_t nf = turn_frames(&r, frames, 80);
+
+			for (size_t f = 0; f < nf; f++)
+				cr_assert_eq(
+				    sc_circuit_feed(many, in, frames[f]), 0,
+				    "%s", sc_errmsg());
+			cr_assert_eq(sc_batch_sum(frames, nf, &sum), 0);
+			cr_assert_eq(sc_circuit_feed(one, in, sum), 0);
+			cr_assert_eq(sc_circuit_step(many), 0, "%s",
+				     sc_errmsg());
+			cr_assert_eq(sc_circuit_step(one), 0, "%s",
+				     sc_errmsg());
+			assert_same_delta(many, one, in, base + s);
+			assert_same_delta(many, one, agg, base + s);
+			for (size_t f = 0; f < nf; f++)
+				sc_batch_release(frames[f]);
+			sc_batch_release(sum);
+		}
+		sc_circuit_destroy(many);
+		sc_circuit_destroy(one);
+		cr_assert_eq(sc_graph_destroy(g), 0);
+	}
+}
+
+/* The delta of `in` after a step holds exactly `want` (n i64 rows). */
+static void
+assert_fed(struct sc_circuit *c, int in, const int64_t *rows, const int64_t *w,
+	   size_t n)
+{
+	struct sc_batch *got, *want = rows_i64(1, rows, w, n);
+
+	cr_assert_eq(sc_circuit_step(c), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_circuit_delta(c, in, &got), 0);
+	cr_assert(sc_batch_equal(got, want));
+	sc_batch_release(got);
+	sc_batch_release(want);
+}
+
+Test(circuit, feed_whose_total_leaves_int64_is_eoverflow_and_applies_nothing)
+{
+	struct sc_schema s1 = schema_n(1, SC_TYPE_I64);
+	int64_t a = 1, b = 2, ab[] = {1, 2};
+	int64_t wmax = INT64_MAX, wone = 1, wm1 = -1;
+	int64_t wmm[] = {INT64_MAX, INT64_MAX};
+	int64_t w_low[] = {INT64_MAX - 1, INT64_MAX};
+	struct sc_batch *amax = rows_i64(1, &a, &wmax, 1);
+	struct sc_batch *bmax = rows_i64(1, &b, &wmax, 1);
+	struct sc_batch *a1 = rows_i64(1, &a, &wone, 1);
+	struct sc_batch *am1 = rows_i64(1, &a, &wm1, 1);
+	struct sc_graph *g;
+	struct sc_circuit *c;
+	int in;
+
+	cr_assert_eq(sc_graph_create(&g), 0);
+	in = sc_graph_input(g, "in", &s1);
+	sc_graph_output(g, "out", in);
+	cr_assert_eq(sc_circuit_create(g, &c), 0);
+	/* Two rows of weight INT64_MAX: the mass passes int64, the sum is
+	 * fine; then one more on a row is refused at the feed. */
+	cr_assert_eq(sc_circuit_feed(c, in, amax), 0);
+	cr_assert_eq(sc_circuit_feed(c, in, bmax), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_circuit_feed(c, in, a1), SC_EOVERFLOW);
+	cr_assert_eq(sc_circuit_feed(c, in, a1), SC_EOVERFLOW);
+	assert_fed(c, in, ab, wmm, 2);
+	sc_circuit_destroy(c);
+	/* Past the bound, each feed sums exactly: -1, -1, +1 on a row of
+	 * INT64_MAX are all fine. */
+	cr_assert_eq(sc_circuit_create(g, &c), 0);
+	cr_assert_eq(sc_circuit_feed(c, in, amax), 0);
+	cr_assert_eq(sc_circuit_feed(c, in, bmax), 0);
+	cr_assert_eq(sc_circuit_feed(c, in, am1), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_circuit_feed(c, in, am1), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_circuit_feed(c, in, a1), 0, "%s", sc_errmsg());
+	assert_fed(c, in, ab, w_low, 2);
+	sc_batch_release(amax);
+	sc_batch_release(bmax);
+	sc_batch_release(a1);
+	sc_batch_release(am1);
+	sc_circuit_destroy(c);
+	cr_assert_eq(sc_graph_destroy(g), 0);
+}

@@ -233,3 +233,35 @@ Test(distinct, large_state_matches_a_dense_reference)
 	sc_distinct_destroy(d);
 	free(w);
 }
+
+Test(distinct, overflow_late_in_a_delta_undoes_the_rows_before_it)
+{
+	struct sc_distinct *d;
+	uint64_t hi[1] = {9}, rows3[3] = {1, 2, 9};
+	int64_t w3[3] = {5, -2, 1};
+	struct sc_batch *big = one(1, hi, INT64_MAX), *mixed, *out = NULL;
+
+	cr_assert_eq(sc_batch_from_records(1, rows3, w3, 3, &mixed), 0);
+	cr_assert_eq(sc_distinct_create(1, &d), 0);
+	cr_assert_eq(sc_distinct_step(d, big, &out), 0);
+	sc_batch_release(out);
+	out = NULL;
+	/* Rows 1 and 2 come first in the delta and are applied before row 9
+	 * overflows: the step must take them back out. */
+	cr_assert_eq(sc_distinct_step(d, mixed, &out), SC_EOVERFLOW);
+	cr_assert_null(out);
+	cr_assert_eq(sc_distinct_rows(d), 1, "only row 9 is held");
+	/* The same delta without row 9 then reads rows 1 and 2 as new. */
+	w3[2] = -1;
+	sc_batch_release(mixed);
+	cr_assert_eq(sc_batch_from_records(1, rows3, w3, 3, &mixed), 0);
+	cr_assert_eq(sc_distinct_step(d, mixed, &out), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_batch_count(out), 1, "row 1 appears, 9 stays");
+	cr_assert_eq(sc_batch_row(out, 0)[0], 1);
+	cr_assert_eq(sc_batch_weight(out, 0), 1);
+	cr_assert_eq(sc_distinct_rows(d), 3);
+	sc_batch_release(out);
+	sc_batch_release(mixed);
+	sc_batch_release(big);
+	sc_distinct_destroy(d);
+}

@@ -789,3 +789,109 @@ Test(executor, wait_idle_from_inside_a_turn_is_estate, .timeout = 20)
 	cr_assert_eq(sc_exec_wait_idle(ex, 0, NULL), 0);
 	cr_assert_eq(sc_exec_destroy(ex), 0);
 }
+
+/* --- revival (sc_exec_revive) -------------------------------------------- */
+
+/* A unit that counts its turns, for a revived slot (static storage: the
+ * executor never frees it; destroy only counts). */
+struct counted {
+	struct sc_unit unit;
+	_Atomic int turns, destroyed;
+};
+
+static struct sc_turn
+counted_turn(struct sc_unit *u, uint32_t b)
+{
+	atomic_fetch_add(&((struct counted *)u)->turns, 1);
+	return (struct sc_turn){0, false};
+}
+
+static const char *
+counted_name(const struct sc_unit *u)
+{
+	return "revived";
+}
+
+static void
+counted_destroy(struct sc_unit *u)
+{
+	atomic_fetch_add(&((struct counted *)u)->destroyed, 1);
+}
+
+static const struct sc_unit_ops counted_ops = {
+    counted_turn, holder_nbrs, NULL, counted_name, counted_destroy, NULL,
+};
+
+Test(executor, a_dead_unit_revived_is_idle_runs_again_and_keeps_its_panic,
+     .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct counted fresh = {.unit.ops = &counted_ops};
+	struct sc_exec_unit_info ui;
+	struct sc_exec_info info;
+	struct sc_claim cl;
+	struct rt_probe *a;
+	uint32_t ia;
+
+	a = rt_probe_add(ex, &ia);
+	cr_assert(a);
+	a->on_turn = panic_now;
+	/* Not dead yet: refused, nothing changed. */
+	cr_expect_eq(sc_exec_revive(ex, ia, &fresh.unit), SC_ESTATE);
+	cr_assert_eq(sc_exec_kick(ex, ia), 0);
+	sc_claim_init(&cl);
+	cr_assert_eq(sc_exec_claim(ex, 0, &cl), 0);
+	/* While a turn is in flight (a dying unit's abandon may not be
+	 * over): refused. */
+	cr_expect_eq(sc_exec_revive(ex, ia, &fresh.unit), SC_ESTATE);
+	cr_expect_eq(sc_exec_run(ex, &cl, 1), SC_EPANIC);
+	cr_assert_eq(sc_exec_unit_state(ex, ia), SC_UNIT_DEAD);
+	cr_expect_eq(sc_exec_revive(ex, ia + 1, &fresh.unit), SC_ENOENT);
+	cr_expect_eq(sc_exec_revive(ex, ia, NULL), SC_EINVAL);
+	cr_assert_eq(sc_exec_revive(ex, ia, &fresh.unit), 0, "%s", sc_errmsg());
+	cr_expect_eq(sc_exec_unit_state(ex, ia), SC_UNIT_IDLE);
+	cr_expect_eq(queue_len(ex), 0); /* not kicked by the revival */
+	cr_expect_eq(sc_exec_revive(ex, ia, &fresh.unit), SC_ESTATE);
+	/* It runs again, under the new unit's name; the panic stays. */
+	cr_assert_eq(sc_exec_kick(ex, ia), 0);
+	cr_expect_eq(drain(ex, 1, 10), 1);
+	cr_expect_eq(atomic_load(&fresh.turns), 1);
+	cr_assert_eq(sc_exec_snapshot(ex, &ui, 1), 1);
+	cr_expect_str_eq(ui.name, "revived");
+	sc_exec_info(ex, &info);
+	cr_expect_eq(info.panics, 1);
+	cr_expect_eq(sc_exec_wait_idle(ex, 0, NULL), SC_EPANIC);
+	/* The executor owns it now: its destroy runs at the end. */
+	sc_claim_fini(&cl);
+	cr_assert_eq(sc_exec_destroy(ex), 0);
+	cr_expect_eq(atomic_load(&fresh.destroyed), 1);
+}
+
+Test(executor, revive_while_another_turn_runs_is_ebusy, .timeout = 20)
+{
+	struct sc_exec *ex = new_exec();
+	struct counted fresh = {.unit.ops = &counted_ops};
+	struct sc_claim ca, cb;
+	struct rt_probe *a, *b;
+	uint32_t ia, ib;
+
+	a = rt_probe_add(ex, &ia);
+	b = rt_probe_add(ex, &ib);
+	cr_assert(a && b);
+	a->on_turn = panic_now;
+	cr_assert_eq(sc_exec_kick(ex, ia), 0);
+	cr_assert_eq(sc_exec_kick(ex, ib), 0);
+	sc_claim_init(&ca);
+	sc_claim_init(&cb);
+	cr_assert_eq(sc_exec_claim(ex, 0, &ca), 0);
+	cr_assert_eq(sc_exec_run(ex, &ca, 1), SC_EPANIC);
+	cr_assert_eq(sc_exec_claim(ex, 1, &cb), 0); /* b holds a turn */
+	cr_expect_eq(sc_exec_revive(ex, ia, &fresh.unit), SC_EBUSY);
+	cr_assert_eq(sc_exec_run(ex, &cb, 1), 0);
+	cr_assert_eq(sc_exec_finish(ex, &cb), 0);
+	cr_expect_eq(sc_exec_revive(ex, ia, &fresh.unit), 0);
+	sc_exec_shutdown(ex);
+	sc_claim_fini(&ca);
+	sc_claim_fini(&cb);
+	cr_assert_eq(sc_exec_destroy(ex), 0);
+}

@@ -578,3 +578,41 @@ Test(edge, close_racing_the_producer_loses_no_frame_silently, .timeout = 30)
 			       "close after %" PRIu64 " frames", d.close_after);
 	}
 }
+
+/* A rebuilt consumer reopens its edge: what waited (ring and outbox) is
+ * released and counted as a close counts it, so sent = delivered +
+ * drained + refused + in ring still holds; the edge then carries frames
+ * again, and the counts of what was released stay. */
+Test(edge, reopen_discards_what_waited_counts_it_and_carries_again)
+{
+	struct sc_edge_traffic t;
+	struct sc_edge *e = mk_edge(2, 0);
+	struct sc_batch *f[4];
+	uint64_t frames = 0;
+	size_t n = 0;
+
+	cr_assert_eq(sc_edge_reopen(e), SC_ESTATE); /* open: nothing done */
+	for (int i = 0; i < 4; i++) { /* 2 in the ring, 2 coalesced */
+		int rc = sc_edge_send(e, one_row((uint64_t)i, 1));
+
+		cr_assert(rc == (i < 2 ? 0 : SC_EFULL), "send %d: %d", i, rc);
+	}
+	cr_assert(sc_edge_has_outbox(e));
+	sc_edge_close(e); /* drains the ring; the outbox waits */
+	cr_assert_eq(sc_edge_reopen(e), 0);
+	cr_assert(!sc_edge_is_closed(e));
+	cr_assert(!sc_edge_has_outbox(e));
+	cr_assert_eq(sc_edge_pending(e), 0);
+	sc_edge_traffic(e, &t);
+	cr_assert_eq(t.frames_sent, t.frames_delivered + t.frames_drained +
+					t.frames_refused + t.frames_in_ring);
+	cr_assert_eq(t.frames_drained + t.frames_refused, 4);
+	sc_edge_undeliverable(e, &frames, NULL);
+	cr_assert_eq(frames, 4); /* kept after the reopen */
+	cr_assert_eq(sc_edge_send(e, one_row(9, 1)), 0);
+	cr_assert_eq(sc_edge_poll(e, 4, f, &n), 0);
+	cr_assert_eq(n, 1);
+	sc_batch_release(f[0]);
+	sc_edge_destroy(e);
+	cr_assert_eq(sc_edge_reopen(NULL), SC_EINVAL);
+}

@@ -41,8 +41,8 @@ rows(int n)
 	struct sc_batch *b = NULL;
 
 	for (int i = 0; i < n; i++) {
-		v[2 * i] = (uint64_t)i;
-		v[2 * i + 1] = 0;
+		v[2 * (size_t)i] = (uint64_t)i;
+		v[2 * (size_t)i + 1] = 0;
 	}
 	cr_assert_eq(sc_batch_from_records(2, v, NULL, (size_t)n, &b), 0);
 	return b;
@@ -168,4 +168,143 @@ Test(exchange, init_refuses_bad_arguments)
 	sc_exchange_fini(&x); /* twice is harmless */
 	sc_edge_destroy(e[0]);
 	sc_edge_destroy(e[1]);
+}
+
+/* --- traces (exchange.h, Traces) ---------------------------------------- */
+
+struct traced {
+	struct rig r;
+	struct sc_exchange_trace t[NE];
+	struct sc_exchange_trace *tp[NE];
+};
+
+static void
+traced_init(struct traced *tr, uint32_t cap)
+{
+	rig_init(&tr->r, NE, cap);
+	for (uint32_t j = 0; j < NE; j++) {
+		sc_exchange_trace_init(&tr->t[j], 2);
+		tr->tp[j] = &tr->t[j];
+	}
+	cr_assert_eq(sc_exchange_set_traces(&tr->r.x, tr->tp), 0);
+}
+
+static void
+traced_fini(struct traced *tr)
+{
+	rig_fini(&tr->r, NE);
+	for (uint32_t j = 0; j < NE; j++)
+		sc_exchange_trace_fini(&tr->t[j]);
+}
+
+/* The sum of the traces' integrals. */
+static struct sc_batch *
+traces_sum(struct traced *tr)
+{
+	struct sc_batch *i[NE], *sum = NULL;
+
+	for (uint32_t j = 0; j < NE; j++)
+		cr_assert_eq(sc_exchange_trace_integral(&tr->t[j], &i[j]), 0);
+	cr_assert_eq(sc_batch_sum(i, NE, &sum), 0);
+	for (uint32_t j = 0; j < NE; j++)
+		sc_batch_release(i[j]);
+	return sum;
+}
+
+Test(exchange, a_trace_holds_every_share_accepted_ring_outbox_or_closed)
+{
+	struct traced tr;
+	struct sc_batch *want = NULL, *got, *b;
+
+	/* Capacity 1: later sends go to outboxes; edge 2 is closed. */
+	traced_init(&tr, 1);
+	sc_edge_close(tr.r.e[2]);
+	cr_assert_eq(sc_batch_empty(2, &want), 0);
+	for (int n = 1; n <= 20; n++) {
+		struct sc_batch *sum = NULL;
+
+		b = rows(n);
+		cr_assert_eq(sc_batch_add(want, b, &sum), 0);
+		sc_batch_release(want);
+		want = sum;
+		(void)sc_exchange_send(&tr.r.x, b, NULL);
+	}
+	got = traces_sum(&tr);
+	cr_assert(sc_batch_equal(got, want), "%zu rows traced, %zu sent",
+		  sc_batch_count(got), sc_batch_count(want));
+	/* Merged as it went: a few runs, not one per send. */
+	for (uint32_t j = 0; j < NE; j++)
+		cr_assert_leq(tr.t[j].nruns, 6, "edge %u: %zu runs", j,
+			      tr.t[j].nruns);
+	sc_batch_release(got);
+	sc_batch_release(want);
+	traced_fini(&tr);
+}
+
+Test(exchange, a_refused_send_leaves_the_trace_as_it_was)
+{
+	struct traced tr;
+	struct sc_batch *wide = NULL, *got;
+	uint64_t v[3] = {1, 2, 3};
+
+	traced_init(&tr, 4);
+	cr_assert_eq(sc_exchange_send(&tr.r.x, rows(5), NULL), 0);
+	/* A batch of the wrong width: refused by every edge. */
+	cr_assert_eq(sc_batch_from_records(3, v, NULL, 1, &wide), 0);
+	cr_assert_neq(sc_exchange_send(&tr.r.x, wide, NULL), 0);
+	got = traces_sum(&tr);
+	cr_assert_eq(sc_batch_count(got), 5);
+	sc_batch_release(got);
+	traced_fini(&tr);
+}
+
+Test(exchange, a_correction_makes_each_edge_hold_its_share_of_the_target)
+{
+	struct traced tr;
+	struct sc_batch *target = rows(30), *got;
+
+	traced_init(&tr, 64);
+	cr_assert_eq(sc_exchange_send(&tr.r.x, rows(12), NULL), 0);
+	cr_assert_eq(sc_exchange_send(&tr.r.x, rows(40), NULL), 0);
+	cr_assert_eq(sc_exchange_correct(&tr.r.x, target), 0, "%s",
+		     sc_errmsg());
+	/* What the edges carried, all told, is the target now. */
+	got = traces_sum(&tr);
+	cr_assert(sc_batch_equal(got, target));
+	sc_batch_release(got);
+	{
+		size_t total = 0;
+
+		for (uint32_t j = 0; j < NE; j++) {
+			struct sc_batch *f[8];
+			size_t k = 0;
+			struct sc_batch *acc = NULL;
+
+			cr_assert_eq(sc_batch_empty(2, &acc), 0);
+			while (sc_edge_poll(tr.r.e[j], 8, f, &k) == 0 && k)
+				for (size_t i = 0; i < k; i++) {
+					struct sc_batch *s = NULL;
+
+					cr_assert_eq(
+					    sc_batch_add(acc, f[i], &s), 0);
+					sc_batch_release(acc);
+					sc_batch_release(f[i]);
+					acc = s;
+				}
+			/* Every row of edge j's integral is in its shard. */
+			for (size_t r = 0; r < sc_batch_count(acc); r++)
+				cr_assert_eq(
+				    sc_row_hash(sc_batch_row(acc, r), 1) % NE,
+				    j);
+			total += sc_batch_count(acc);
+			sc_batch_release(acc);
+		}
+		cr_assert_eq(total, 30);
+	}
+	/* Correcting to what is held sends nothing more. */
+	cr_assert_eq(sc_exchange_correct(&tr.r.x, target), 0);
+	for (uint32_t j = 0; j < NE; j++)
+		cr_assert_eq(sc_edge_pending(tr.r.e[j]), 0);
+	sc_batch_release(target);
+	traced_fini(&tr);
 }

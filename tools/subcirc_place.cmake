@@ -1,0 +1,161 @@
+# The tests of `subcirc place` (the sweep, its JSON, DOT and plot) and of
+# `subcirc run --units`, included by tools/CMakeLists.txt (sc_cli_test is
+# defined there). Performance is never asserted: these check structure.
+
+# --json holds every case with every repetition, the medians agree with
+# the repetitions, and there is one ranking per worker count.
+add_test(NAME cli.place_json_holds_every_case_with_its_repetitions
+         COMMAND sh -c [=[d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
+           timeout 120 "$0" place --placements single,chains,balanced --workers 1,2 --budgets 16,64 --reps 3 --time-per-case 0.05 --warmup 0.01 --json "$d/p.json" --csv "$d/p.csv" || { echo "exit $?"; exit 1; }
+           python3 - "$d/p.json" "$d/p.csv" <<'PY'
+import json, statistics, sys
+r = json.load(open(sys.argv[1]))
+assert r["schema"] == "subcirc.place/1", r["schema"]
+for k in ("workload", "rows", "cols", "batch", "seed", "capacity", "reps", "host", "time_per_case_s", "warmup_s", "calibrated"):
+    assert k in r, k
+assert r["calibrated"] is True
+cases = r["cases"]
+want = {(p, w, b) for p in ("single", "chains", "balanced:1", "balanced:2") for w in (1, 2) for b in (16, 64)
+        if not p.startswith("balanced:") or p == "balanced:%d" % w}
+got = {(c["placement"], c["workers"], c["budget"]) for c in cases}
+assert got == want, (got, want)
+for c in cases:
+    reps = c["reps"]
+    assert len(reps) == 3, (c["case"], len(reps))
+    eps = [x["events_per_s"] for x in reps]
+    assert all(e > 0 for e in eps), eps
+    assert abs(statistics.median(eps) - c["median_events_per_s"]) < 1, c
+    assert c["min_events_per_s"] == min(eps) and c["max_events_per_s"] == max(eps), c
+    for x in reps:
+        for k in ("events", "seconds", "p50_us", "p99_us", "turns", "kicks", "frames", "frames_per_turn", "ok"):
+            assert k in x, k
+        assert x["ok"] is True
+assert sorted(g["workers"] for g in r["rankings"]) == [1, 2]
+for g in r["rankings"]:
+    assert len(g["order"]) == 6, g
+    med = [e["median_events_per_s"] for e in g["order"]]
+    assert med == sorted(med, reverse=True), med
+    assert g["order"][0]["tie_with_above"] is False
+lines = open(sys.argv[2]).read().splitlines()
+assert lines[0].startswith("case,placement,workers,budget,rep,"), lines[0]
+assert len(lines) == 1 + 3 * len(cases), len(lines)
+print(len(cases), "cases, 3 repetitions each")
+PY
+]=] $<TARGET_FILE:subcirc_cli>)
+
+# --dot: one digraph per placement of the sweep, each with every node of
+# the grid declared once, a cluster per unit, every edge between declared
+# nodes, and bold exactly where an edge crosses clusters.
+add_test(NAME cli.place_dot_output_parses
+         COMMAND sh -c [=[d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
+           timeout 120 "$0" place --placements single,per-node,chains,sharded:2,balanced --workers 2 --budgets 64 --reps 1 --time-per-case 0.02 --warmup 0 --dot "$d/p.dot" >/dev/null || { echo "exit $?"; exit 1; }
+           cat "$d/p.dot"
+           python3 - "$d/p.dot" <<'PY'
+import re, sys
+text = open(sys.argv[1]).read()
+assert text.count("{") == text.count("}"), "unbalanced braces"
+graphs = re.split(r"(?m)^// (.*)\n", text)[1:]
+specs = graphs[0::2]
+assert specs == ["single", "per-node", "chains", "sharded:2", "balanced:2"], specs
+units = {"single": 1, "per-node": 10}
+for spec, body in zip(specs, graphs[1::2]):
+    assert body.startswith("digraph placement {") and body.rstrip().endswith("}"), spec
+    node_of = {}
+    clusters = re.findall(r"subgraph cluster_u(\d+) \{(.*?)\n\t\}", body, re.S)
+    assert clusters, spec
+    for u, inner in clusters:
+        for n in re.findall(r"\b(n\d+) \[label=", inner):
+            assert n not in node_of, (spec, n)
+            node_of[n] = u
+    assert sorted(node_of) == sorted("n%d" % i for i in range(10)), (spec, node_of)
+    if spec in units:
+        assert len(clusters) == units[spec], (spec, len(clusters))
+    edges = re.findall(r"^\t(n\d+) -> (n\d+)( \[style=bold\])?", body, re.M)
+    assert len(edges) == 10, (spec, len(edges))
+    for a, b, bold in edges:
+        assert a in node_of and b in node_of, (spec, a, b)
+        assert bool(bold) == (node_of[a] != node_of[b]), (spec, a, b, bold)
+print(len(specs), "digraphs")
+PY
+]=] $<TARGET_FILE:subcirc_cli>)
+
+# --plot without gnuplot (a PATH without it) says so and exits 2 before
+# any run (the sweep asked for would take minutes).
+add_test(NAME cli.place_plot_without_gnuplot_says_so
+         COMMAND sh -c [=[out=$(PATH=/nonexistent-bin "$0" place --time-per-case 60 --reps 99 --plot /tmp/subcirc-place-never.png 2>&1); rc=$?; echo "$out"; echo "exit $rc"
+           test $rc -eq 2 && echo "$out" | grep -q -e "--plot: gnuplot is not installed (no gnuplot in PATH)"]=]
+                 $<TARGET_FILE:subcirc_cli>)
+
+# With gnuplot: the plot is a PNG (its magic) or an SVG.
+find_program(GNUPLOT_EXECUTABLE gnuplot)
+if(GNUPLOT_EXECUTABLE)
+  add_test(NAME cli.place_plot_writes_a_png_and_an_svg
+           COMMAND sh -c [=[d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
+             for f in p.png p.svg; do
+               timeout 120 "$0" place --placements single,chains --workers 1 --budgets 64 --reps 2 --time-per-case 0.02 --plot "$d/$f" >/dev/null || { echo "$f: exit $?"; exit 1; }
+             done
+             head -c 8 "$d/p.png" | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a" || { echo "not a PNG"; exit 1; }
+             grep -q "<svg" "$d/p.svg" || { echo "not an SVG"; exit 1; }]=]
+                   $<TARGET_FILE:subcirc_cli>)
+  set_tests_properties(cli.place_plot_writes_a_png_and_an_svg PROPERTIES
+    LABELS "units;threaded" TIMEOUT 120)
+endif()
+
+set_tests_properties(cli.place_json_holds_every_case_with_its_repetitions
+                     cli.place_dot_output_parses
+                     cli.place_plot_without_gnuplot_says_so
+                     PROPERTIES LABELS "units;threaded" TIMEOUT 180)
+
+# Every bad option of place is refused by name (exit 2), before any run.
+sc_cli_test(place_reps_zero_is_refused 2 "--reps: '0'"
+            place --reps 0)
+sc_cli_test(place_reps_too_many_is_refused 2 "--reps: '100'"
+            place --reps 100)
+sc_cli_test(place_time_per_case_zero_is_refused 2 "--time-per-case: '0'"
+            place --time-per-case 0)
+sc_cli_test(place_time_per_case_not_a_number_is_refused 2
+            "--time-per-case: 'soon' is not a number"
+            place --time-per-case soon)
+sc_cli_test(place_warmup_negative_is_refused 2 "--warmup: '-1'"
+            place --warmup -1)
+sc_cli_test(place_budgets_zero_is_refused 2 "--budgets: '0'"
+            place --budgets 64,0)
+sc_cli_test(place_rate_zero_is_refused 2 "--rate: '0'"
+            place --rate 0)
+sc_cli_test(place_unknown_workload_is_refused 2
+            "--workload: unknown workload 'nexmark' (grid)"
+            place --workload nexmark)
+sc_cli_test(place_events_and_time_per_case_are_refused_together 2
+            "--events and --time-per-case: give one, not both"
+            place --events 1000 --time-per-case 1)
+sc_cli_test(place_plot_of_an_unknown_kind_is_refused 2
+            "--plot: 'p.jpg': the file must end in .png or .svg"
+            place --plot p.jpg)
+sc_cli_test(place_balanced_zero_is_refused 2
+            "'balanced:0': .*balanced:K takes a whole number in 1..4096"
+            place --placements single,balanced:0)
+sc_cli_test(place_dot_path_that_cannot_be_created_is_refused 2
+            "--dot: cannot create '/nonexistent-dir/p.dot'"
+            place --time-per-case 60 --dot /nonexistent-dir/p.dot)
+sc_cli_test(place_plot_path_that_cannot_be_created_is_refused 2
+            "--plot: cannot create '/nonexistent-dir/p.svg'"
+            place --time-per-case 60 --plot /nonexistent-dir/p.svg)
+sc_cli_test(place_unknown_option_is_refused 2
+            "unknown argument '--repetitions'"
+            place --repetitions 3)
+
+# run --units: the per-unit table at the end; --units-every also while
+# it runs.
+sc_cli_test(run_units_prints_the_table_at_the_end 0
+            "units at .* (idle, the end): 6 units"
+            run --workers 2 --events 20000 --quiet --units)
+sc_cli_test(run_units_every_prints_the_table_while_it_runs 0
+            "units at .* (running)"
+            run --workers 2 --seconds 0.6 --quiet --units-every 0.2)
+sc_cli_test(run_units_every_zero_is_refused 2 "--units-every: '0'"
+            run --units-every 0)
+sc_cli_test(run_units_takes_no_value 2 "--units takes no value"
+            run --units=yes)
+set_tests_properties(cli.run_units_prints_the_table_at_the_end
+                     cli.run_units_every_prints_the_table_while_it_runs
+                     PROPERTIES LABELS "units;threaded;tsan")

@@ -1,0 +1,491 @@
+/*
+ * subcirc_place_out.c - what `subcirc place` shows and writes
+ * (subcirc_place.h): the table of cases, a ranking per worker count in
+ * words (bench/rank.h), the JSON of every repetition, the CSV, the plot
+ * through gnuplot and the placements as DOT.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/rank.h"
+#include "operators/error.h"
+#include "operators/version.h"
+#include "tools/subcirc.h"
+#include "tools/subcirc_place.h"
+#include "units/placement.h"
+
+/* --- figures ---------------------------------------------------------------
+ */
+
+/* The median of f(r) over a case's repetitions. */
+static double
+median_of(const struct place_case *c, double (*f)(const struct run_result *))
+{
+	struct sc_rank_summary s;
+	double v[128];
+	size_t n = c->done < 128 ? c->done : 128;
+
+	for (size_t i = 0; i < n; i++)
+		v[i] = f(&c->r[i]);
+	if (n == 0 || sc_rank_summarize(v, n, &s) != 0)
+		return 0.0;
+	return s.median;
+}
+
+static double
+fig_p50(const struct run_result *r)
+{
+	return r->p50_us;
+}
+
+static double
+fig_p99(const struct run_result *r)
+{
+	return r->p99_us;
+}
+
+static double
+fig_turns(const struct run_result *r)
+{
+	return (double)r->turns;
+}
+
+static double
+fig_kicks(const struct run_result *r)
+{
+	return (double)r->kicks;
+}
+
+static double
+fig_fpt(const struct run_result *r)
+{
+	return r->turns ? (double)r->frames / (double)r->turns : 0.0;
+}
+
+void
+place_figures(const struct place_case *c, struct place_figures *f)
+{
+	memset(f, 0, sizeof(*f));
+	f->p50_us = median_of(c, fig_p50);
+	f->p99_us = median_of(c, fig_p99);
+	f->turns = median_of(c, fig_turns);
+	f->kicks = median_of(c, fig_kicks);
+	f->frames_per_turn = median_of(c, fig_fpt);
+	f->p99_lo = f->p99_hi = f->p99_us;
+	for (uint32_t i = 0; i < c->done; i++) {
+		f->p99_lo =
+		    c->r[i].p99_us < f->p99_lo ? c->r[i].p99_us : f->p99_lo;
+		f->p99_hi =
+		    c->r[i].p99_us > f->p99_hi ? c->r[i].p99_us : f->p99_hi;
+	}
+	if (c->done) {
+		f->units = c->r[0].units;
+		f->edges = c->r[0].edges;
+	}
+}
+
+/* --- rankings --------------------------------------------------------------
+ */
+
+/* The cases with `workers` workers as rank cases into rc (their indices
+ * in idx); how many. */
+static size_t
+group_of(const struct place_sweep *s, uint32_t workers, struct sc_rank_case *rc,
+	 size_t *idx)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->n; i++) {
+		const struct place_case *c = &s->cases[i];
+
+		if (c->workers != workers || c->done == 0)
+			continue;
+		rc[n].name = c->label;
+		rc[n].v = c->eps;
+		rc[n].n = c->done;
+		idx[n++] = i;
+	}
+	return n;
+}
+
+/* Whether workers w appeared before case i (a group is ranked once). */
+static bool
+seen_before(const struct place_sweep *s, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (s->cases[j].workers == s->cases[i].workers)
+			return true;
+	return false;
+}
+
+/* Visit each worker count's ranking: fn(ctx, workers, cases, ranking, n,
+ * first). Returns 0 or the first error. */
+static int
+each_ranking(const struct place_sweep *s,
+	     void (*fn)(void *ctx, uint32_t workers,
+			const struct sc_rank_case *rc,
+			const struct sc_rank_entry *r, size_t n, bool first),
+	     void *ctx)
+{
+	struct sc_rank_case *rc = calloc(s->n ? s->n : 1, sizeof(*rc));
+	struct sc_rank_entry *r = calloc(s->n ? s->n : 1, sizeof(*r));
+	size_t *idx = calloc(s->n ? s->n : 1, sizeof(*idx));
+	bool first = true;
+	int rc_ = 0;
+
+	if (!rc || !r || !idx) {
+		rc_ = SC_ENOMEM;
+		goto free_all;
+	}
+	for (size_t i = 0; i < s->n && !rc_; i++) {
+		size_t n;
+
+		if (seen_before(s, i))
+			continue;
+		n = group_of(s, s->cases[i].workers, rc, idx);
+		if (n == 0 || (rc_ = sc_rank_order(rc, n, r)) != 0)
+			continue;
+		fn(ctx, s->cases[i].workers, rc, r, n, first);
+		first = false;
+	}
+free_all:
+	free(idx);
+	free(r);
+	free(rc);
+	return rc_;
+}
+
+static void
+print_ranking(void *ctx, uint32_t workers, const struct sc_rank_case *rc,
+	      const struct sc_rank_entry *r, size_t n, bool first)
+{
+	(void)ctx;
+	(void)first;
+	(void)fprintf(report_text(),
+		      "\nranking with %u worker%s, by median events/s (higher "
+		      "is better; a tie: min-max intervals overlap):\n",
+		      workers, workers == 1 ? "" : "s");
+	(void)sc_rank_fprint(report_text(), rc, r, n, "events/s");
+	(void)sc_rank_fprint_decision(report_text(), rc, r, n);
+}
+
+/* --- the table -------------------------------------------------------------
+ */
+
+void
+place_print(const struct place_sweep *s)
+{
+	int rc;
+
+	(void)fprintf(report_text(),
+		      "subcirc place: workload %s (%s), %zu cases x %u "
+		      "repetitions of %s, %.1f s in all; medians, min-max of "
+		      "events/s\n",
+		      s->w->name, s->w->about, s->n, s->reps,
+		      s->time_per_case > 0 ? "a time" : "an event count",
+		      s->seconds);
+	(void)fprintf(report_text(),
+		      "%-26s %5s %5s %10s %21s %9s %9s %9s %8s %7s %3s\n",
+		      "case", "units", "edges", "events/s", "min-max", "p50 us",
+		      "p99 us", "turns", "kicks", "fr/turn", "ok");
+	for (size_t i = 0; i < s->n; i++) {
+		const struct place_case *c = &s->cases[i];
+		struct place_figures f;
+		struct sc_rank_summary sm;
+		char m[32], lo[32], hi[32], mm[72];
+
+		if (c->done == 0 || sc_rank_summarize(c->eps, c->done, &sm))
+			continue;
+		place_figures(c, &f);
+		sc_rank_si(sm.median, m, sizeof(m));
+		sc_rank_si(sm.lo, lo, sizeof(lo));
+		sc_rank_si(sm.hi, hi, sizeof(hi));
+		(void)snprintf(mm, sizeof(mm), "%s-%s", lo, hi);
+		(void)fprintf(report_text(),
+			      "%-26s %5u %5u %10s %21s %9.1f %9.1f %9.0f %8.0f "
+			      "%7.1f %3s\n",
+			      c->label, f.units, f.edges, m, mm, f.p50_us,
+			      f.p99_us, f.turns, f.kicks, f.frames_per_turn,
+			      c->ok ? "yes" : "NO");
+	}
+	if ((rc = each_ranking(s, print_ranking, NULL)) != 0)
+		(void)lib_error("the ranking", rc);
+	(void)fflush(report_text());
+}
+
+/* --- JSON and CSV ----------------------------------------------------------
+ */
+
+static void
+json_rep(FILE *f, const struct run_result *r, bool first)
+{
+	(void)fprintf(
+	    f,
+	    "%s\n    {\"events\": %" PRIu64 ", \"seconds\": %.6f, "
+	    "\"events_per_s\": %.1f, \"p50_us\": %.2f, \"p99_us\": %.2f, "
+	    "\"max_us\": %.2f, \"turns\": %" PRIu64 ", \"kicks\": %" PRIu64
+	    ", \"frames\": %" PRIu64 ", \"frames_per_turn\": %.3f, "
+	    "\"efull\": %" PRIu64 ", \"ok\": %s}",
+	    first ? "" : ",", r->events, r->seconds, r->eps, r->p50_us,
+	    r->p99_us, r->max_us, r->turns, r->kicks, r->frames,
+	    r->turns ? (double)r->frames / (double)r->turns : 0.0, r->efull,
+	    r->ok ? "true" : "false");
+}
+
+static void
+json_case(FILE *f, const struct place_case *c, bool first)
+{
+	struct sc_rank_summary sm = {0, 0, 0};
+	struct place_figures fg;
+
+	if (c->done)
+		(void)sc_rank_summarize(c->eps, c->done, &sm);
+	place_figures(c, &fg);
+	(void)fprintf(f,
+		      "%s\n  {\"case\": \"%s\", \"placement\": \"%s\", "
+		      "\"workers\": %u, \"budget\": %u, \"units\": %u, "
+		      "\"edges\": %u, \"median_events_per_s\": %.1f, "
+		      "\"min_events_per_s\": %.1f, \"max_events_per_s\": %.1f, "
+		      "\"median_p50_us\": %.2f, \"median_p99_us\": %.2f, "
+		      "\"ok\": %s,\n   \"reps\": [",
+		      first ? "" : ",", c->label, c->placement, c->workers,
+		      c->budget, fg.units, fg.edges, sm.median, sm.lo, sm.hi,
+		      fg.p50_us, fg.p99_us, c->ok ? "true" : "false");
+	for (uint32_t i = 0; i < c->done; i++)
+		json_rep(f, &c->r[i], i == 0);
+	(void)fprintf(f, "]}");
+}
+
+static void
+json_ranking(void *ctx, uint32_t workers, const struct sc_rank_case *rc,
+	     const struct sc_rank_entry *r, size_t n, bool first)
+{
+	FILE *f = ctx;
+
+	(void)fprintf(f, "%s\n  {\"workers\": %u, \"order\": [",
+		      first ? "" : ",", workers);
+	for (size_t i = 0; i < n; i++)
+		(void)fprintf(
+		    f,
+		    "%s\n    {\"rank\": %zu, \"case\": \"%s\", "
+		    "\"median_events_per_s\": %.1f, \"tie_with_above\": "
+		    "%s, \"above_ratio\": %.4f, \"above_pm\": %.4f}",
+		    i ? "," : "", i + 1, rc[r[i].index].name, r[i].s.median,
+		    r[i].tie ? "true" : "false", r[i].ratio, r[i].pm);
+	(void)fprintf(f, "]}");
+}
+
+/* The load averages (/proc/loadavg; zeros where it cannot be read). */
+static void
+host_load(double load[3])
+{
+	FILE *f = fopen("/proc/loadavg", "r");
+
+	if (!f)
+		return;
+	if (fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3)
+		load[0] = load[1] = load[2] = 0;
+	(void)fclose(f);
+}
+
+void
+place_json(const struct place_sweep *s, FILE *f)
+{
+	const struct run_cfg *b = &s->base;
+	double load[3] = {0, 0, 0};
+
+	host_load(load);
+	(void)fprintf(
+	    f,
+	    "{\"schema\": \"subcirc.place/1\", \"version\": \"%s\", "
+	    "\"workload\": \"%s\", \"rows\": %" PRId64 ", \"cols\": %" PRId64
+	    ", \"batch\": %u, \"seed\": %" PRIu64 ", \"capacity\": %u, "
+	    "\"rate\": %.1f, \"events\": %" PRIu64 ", \"time_per_case_s\": "
+	    "%.3f, \"warmup_s\": %.3f, \"reps\": %u,\n \"host\": {\"cores\": "
+	    "%u, \"loadavg\": [%.2f, %.2f, %.2f]}, \"seconds\": %.3f, "
+	    "\"calibrated\": %s,\n \"cases\": [",
+	    sc_version_string(), s->w->name, b->rows, b->cols, b->batch,
+	    b->seed, b->capacity, b->rate, s->time_per_case > 0 ? 0 : b->events,
+	    s->time_per_case, s->warmup, s->reps, s->cores, load[0], load[1],
+	    load[2], s->seconds, s->cost ? "true" : "false");
+	for (size_t i = 0; i < s->n; i++)
+		json_case(f, &s->cases[i], i == 0);
+	(void)fprintf(f, "],\n \"rankings\": [");
+	(void)each_ranking(s, json_ranking, f);
+	(void)fprintf(f, "]}\n");
+}
+
+void
+place_csv(const struct place_sweep *s, FILE *f)
+{
+	(void)fprintf(f, "case,placement,workers,budget,rep,units,edges,"
+			 "events,seconds,events_per_s,p50_us,p99_us,turns,"
+			 "kicks,frames,frames_per_turn,efull,ok\n");
+	for (size_t i = 0; i < s->n; i++) {
+		const struct place_case *c = &s->cases[i];
+
+		for (uint32_t k = 0; k < c->done; k++) {
+			const struct run_result *r = &c->r[k];
+
+			(void)fprintf(
+			    f,
+			    "%s,%s,%u,%u,%u,%u,%u,%" PRIu64 ",%.6f,%.1f,%.2f,"
+			    "%.2f,%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			    ",%.3f,%" PRIu64 ",%d\n",
+			    c->label, c->placement, c->workers, c->budget,
+			    k + 1, r->units, r->edges, r->events, r->seconds,
+			    r->eps, r->p50_us, r->p99_us, r->turns, r->kicks,
+			    r->frames,
+			    r->turns ? (double)r->frames / (double)r->turns
+				     : 0.0,
+			    r->efull, r->ok ? 1 : 0);
+		}
+	}
+}
+
+/* --- the plot (gnuplot) ----------------------------------------------------
+ */
+
+bool
+place_have_gnuplot(void)
+{
+	/* PATH is read on the one thread that parses the arguments. */
+	// NOLINTNEXTLINE(concurrency-mt-unsafe)
+	const char *path = getenv("PATH");
+	char dir[4096];
+
+	while (path && *path) {
+		size_t len = strcspn(path, ":");
+
+		if (len > 0 && len + sizeof("/gnuplot") < sizeof(dir)) {
+			memcpy(dir, path, len);
+			memcpy(dir + len, "/gnuplot", sizeof("/gnuplot"));
+			if (access(dir, X_OK) == 0)
+				return true;
+		}
+		path += len + (path[len] == ':');
+	}
+	return false;
+}
+
+const char *
+place_plot_terminal(const char *path)
+{
+	size_t n = strlen(path);
+
+	if (n > 4 && !strcmp(path + n - 4, ".png"))
+		return "png size 1200,800";
+	if (n > 4 && !strcmp(path + n - 4, ".svg"))
+		return "svg size 1200,800";
+	return NULL;
+}
+
+/* The data: index, label, median, min, max of events/s; p99 too. */
+static void
+plot_data(FILE *g, const struct place_sweep *s)
+{
+	(void)fprintf(g, "$data << EOD\n");
+	for (size_t i = 0; i < s->n; i++) {
+		const struct place_case *c = &s->cases[i];
+		struct sc_rank_summary sm;
+		struct place_figures f;
+
+		if (c->done == 0 || sc_rank_summarize(c->eps, c->done, &sm))
+			continue;
+		place_figures(c, &f);
+		(void)fprintf(g, "%zu \"%s\" %.1f %.1f %.1f %.2f %.2f %.2f\n",
+			      i, c->label, sm.median, sm.lo, sm.hi, f.p99_us,
+			      f.p99_lo, f.p99_hi);
+	}
+	(void)fprintf(g, "EOD\n");
+}
+
+int
+place_plot_file(const struct place_sweep *s, const char *path)
+{
+	FILE *g;
+	int st;
+
+	/* The path goes into gnuplot's script as a string: refuse quotes
+	 * rather than escape them. */
+	if (strpbrk(path, "\"'\\\n")) {
+		(void)fprintf(stderr,
+			      "subcirc place: --plot: '%s': quotes "
+			      "and backslashes are not supported\n",
+			      path);
+		return EXIT_LIBRARY;
+	}
+	if (!(g = popen("gnuplot", "w"))) {
+		(void)fprintf(stderr, "subcirc place: --plot: cannot start "
+				      "gnuplot\n");
+		return EXIT_LIBRARY;
+	}
+	(void)fprintf(g, "set terminal %s\nset output '%s'\n",
+		      place_plot_terminal(path), path);
+	plot_data(g, s);
+	(void)fprintf(
+	    g,
+	    "set multiplot layout 2,1 title 'subcirc place: %s, %u reps per "
+	    "case (median, bars: min-max)'\n"
+	    "set style fill solid 0.5\nset boxwidth 0.6\nset grid ytics\nset "
+	    "rmargin 8\n"
+	    "set xtics rotate by -40 font ',8' nomirror\nset yrange [0:*]\n"
+	    "set ylabel 'events/s (higher is better)'\n"
+	    "plot $data using 1:3:xtic(2) with boxes notitle, "
+	    "'' using 1:3:4:5 with yerrorbars lc rgb 'black' pt 0 notitle\n"
+	    "set ylabel 'p99 latency, us (lower is better)'\n"
+	    "plot $data using 1:6:xtic(2) with boxes lc rgb '#c04040' "
+	    "notitle, '' using 1:6:7:8 with yerrorbars lc rgb 'black' pt 0 "
+	    "notitle\nunset multiplot\n",
+	    s->w->name, s->reps);
+	st = pclose(g);
+	if (st != 0) {
+		(void)fprintf(stderr,
+			      "subcirc place: --plot: gnuplot failed (status "
+			      "%d) writing '%s'\n",
+			      st, path);
+		return EXIT_LIBRARY;
+	}
+	(void)fprintf(report_text(), "plot written to %s\n", path);
+	return 0;
+}
+
+/* --- DOT -------------------------------------------------------------------
+ */
+
+/* Whether case i's placement appeared before it. */
+static bool
+dot_seen(const struct place_sweep *s, size_t i)
+{
+	for (size_t j = 0; j < i; j++)
+		if (!strcmp(s->cases[j].placement, s->cases[i].placement))
+			return true;
+	return false;
+}
+
+int
+place_dot(const struct place_sweep *s, FILE *f)
+{
+	void *owner = NULL;
+	struct sc_graph *g = NULL;
+	int rc = s->w->graph(&s->base, &owner, &g);
+
+	if (rc)
+		return lib_error("the workload's graph", rc);
+	for (size_t i = 0; i < s->n && !rc; i++) {
+		struct sc_placement *p = NULL;
+
+		if (dot_seen(s, i))
+			continue;
+		if ((rc = place_make(s, &s->cases[i], g, &p)) != 0)
+			break;
+		(void)fprintf(f, "// %s\n", s->cases[i].placement);
+		rc = sc_placement_fprint_dot(p, f);
+		sc_placement_destroy(p);
+	}
+	s->w->graph_free(owner);
+	return rc ? lib_error("--dot", rc) : 0;
+}

@@ -1,0 +1,145 @@
+/*
+ * subcirc_units.c - `subcirc run --units` and `--units-every S`: a table
+ * of every unit (executor unit: a replica of a sharded unit is a row of
+ * its own) from what the library exposes while the runtime runs:
+ * sc_exec_snapshot (state, worker, turns, kicks, frames moved, pending
+ * input, since when queued or running) and sc_runtime_stats (edges,
+ * frames, rows, rings, outboxes). Both may be read from the host thread
+ * at any time without SC_EBUSY; the snapshot is consistent (one lock),
+ * the edge figures are read one by one, exact at idle.
+ *
+ * Busy time per unit is not exposed by the library yet (the executor
+ * reads no clock per turn), so the table shows turns and frames moved,
+ * and each unit's share of all turns, the closest figure of where the
+ * workers' time goes.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runtime/executor.h"
+#include "tools/subcirc.h"
+#include "units/runtime.h"
+
+bool
+units_parse_opt(struct args *a, struct run_cfg *c)
+{
+	const char *v;
+
+	if (args_opt(a, "--units", NULL)) {
+		c->units = true;
+		return true;
+	}
+	if (args_opt(a, "--units-every", &v)) {
+		c->units_every =
+		    parse_double(a->cmd, "--units-every", v, 0.01, 1e6);
+		return true;
+	}
+	return false;
+}
+
+/* The turns of each unit at the last table, for the turns since then. */
+static uint64_t *units_prev;
+static size_t units_nprev;
+
+static void
+units_remember(const struct sc_exec_unit_info *u, size_t n)
+{
+	if (n > units_nprev) {
+		uint64_t *p = realloc(units_prev, n * sizeof(*p));
+
+		if (!p)
+			return; /* the next table shows no interval */
+		memset(p + units_nprev, 0, (n - units_nprev) * sizeof(*p));
+		units_prev = p;
+		units_nprev = n;
+	}
+	for (size_t i = 0; i < n; i++)
+		units_prev[i] = u[i].turns;
+}
+
+static void
+units_row(const struct sc_exec_unit_info *u, size_t i, uint64_t all_turns,
+	  uint64_t now)
+{
+	uint64_t since =
+	    u->running_since_ns ? u->running_since_ns : u->queued_since_ns;
+	double share =
+	    all_turns ? 100.0 * (double)u->turns / (double)all_turns : 0.0;
+	double fpt = u->turns ? (double)u->progress / (double)u->turns : 0.0;
+	uint64_t prev = i < units_nprev ? units_prev[i] : 0;
+
+	(void)printf("%4u %-24.24s %-14s %6d %10" PRIu64 " %10" PRIu64
+		     " %6.1f%% %10" PRIu64 " %12" PRIu64 " %8.1f %7s",
+		     u->id, u->name, sc_unit_state_name(u->state), u->worker,
+		     u->turns, u->turns - prev, share, u->kicks, u->progress,
+		     fpt, u->has_pending ? "yes" : "no");
+	if (since && now > since)
+		(void)printf(" %.1f ms", (double)(now - since) / 1e6);
+	(void)printf("\n");
+}
+
+static void
+units_table(struct sc_runtime *rt, double elapsed_s, const char *when)
+{
+	struct sc_exec *ex = sc_runtime_exec(rt);
+	size_t n = sc_exec_snapshot(ex, NULL, 0);
+	struct sc_exec_unit_info *u = calloc(n ? n : 1, sizeof(*u));
+	struct sc_runtime_stats st;
+	uint64_t all = 0, now;
+
+	if (!u) {
+		(void)fprintf(stderr, "subcirc run: --units: no memory for "
+				      "the table\n");
+		return;
+	}
+	n = sc_exec_snapshot(ex, u, n);
+	now = sc_exec_now_ns();
+	sc_runtime_stats(rt, &st);
+	for (size_t i = 0; i < n; i++)
+		all += u[i].turns;
+	(void)printf("units at %.1f s (%s): %u units (%u dead), %u edges, "
+		     "%" PRIu64 " frames (%" PRIu64 " rows) sent, %" PRIu64
+		     " in rings, %" PRIu64 " rows in outboxes\n",
+		     elapsed_s, when, st.units, st.dead, st.edges, st.frames,
+		     st.rows, st.pending, st.outbox_rows);
+	(void)printf("%4s %-24s %-14s %6s %10s %10s %7s %10s %12s %8s %7s\n",
+		     "id", "unit", "state", "worker", "turns", "+turns",
+		     "share", "kicks", "moved", "mv/turn", "pending");
+	for (size_t i = 0; i < n; i++)
+		units_row(&u[i], i, all, now);
+	units_remember(u, n);
+	(void)fflush(stdout);
+	free(u);
+}
+
+void
+units_tick(const struct run_cfg *c, struct sc_runtime *rt, uint64_t t0,
+	   uint64_t now)
+{
+	static uint64_t next, start;
+	uint64_t every = (uint64_t)(c->units_every * 1e9);
+
+	if (c->units_every <= 0)
+		return;
+	if (start != t0) { /* a new run */
+		start = t0;
+		next = t0 + every;
+	}
+	if (now < next)
+		return;
+	next = now + every;
+	units_table(rt, (double)(now - t0) / 1e9, "running");
+}
+
+void
+units_print(const struct run_cfg *c, struct sc_runtime *rt, double elapsed_s)
+{
+	if (!c->units && c->units_every <= 0)
+		return;
+	units_table(rt, elapsed_s, "idle, the end");
+	free(units_prev);
+	units_prev = NULL;
+	units_nprev = 0;
+}
