@@ -898,9 +898,9 @@ verify_against(void *ctx, int output, const struct sc_batch *got)
 static void
 check_query_settles_under_every_placement(const char *name, eval_fn eval)
 {
-	static const char *const places[] = {"single",	  "per-node",
-					     "chains",	  "random:3",
-					     "sharded:2", "sharded:3"};
+	static const char *const places[] = {
+	    "single",	 "per-node",  "chains",	    "random:3",
+	    "sharded:2", "sharded:3", "balanced:2", "balanced:3"};
 	const struct nx_case c = {sc_prop_seed(5), 2500, 4000, 250};
 	struct sc_nexmark_opts o;
 	struct sc_nexmark_query *q = NULL;
