@@ -13,17 +13,17 @@
  * Recompute: what a system without incremental state does per delta: it
  * keeps the input as it arrived (a table of records, inserts and
  * retractions, appended to) and runs the operator over all of it with
- * open-addressing hash tables sized in advance (linear probing, load
- * 0.5, one multiply-shift hash): count, sum and avg in one pass that
- * folds each record into its group; min and distinct first fold records
- * into a row -> weight table, then take each group's least live value or
- * each positive row; the join builds a key -> rows table over B and
- * probes it with every record of A. Its output is an unsorted array of
- * rows, neither consolidated nor diffed against the previous output, and
- * its count, sum and avg trust that a group's rows never cancel to a zero
- * weight sum while one is live (true of these inputs); every shortcut
- * flatters the baseline. The ratio is incremental rows/s over recompute
- * rows/s (the same delta): higher is better.
+ * open-addressing hash tables sized in advance (32-byte slots, linear
+ * probing, load 0.5, one multiply-shift hash): count, sum and avg in one
+ * pass that folds each record into its group; min and distinct first
+ * fold records into a row -> weight table, then take each group's least
+ * live value or each positive row; the join builds a key -> rows table
+ * over B and probes it with every record of A. Its output is an unsorted array
+ * of rows, neither consolidated nor diffed against the previous output, and its
+ * count, sum and avg trust that a group's rows never cancel to a zero weight
+ * sum while one is live (true of these inputs); every shortcut flatters the
+ * baseline. The ratio is incremental rows/s over recompute rows/s (the same
+ * delta): higher is better.
  *
  * Rows: the join's A and B are (key, id) with keys uniform in [0, N) (about
  * one match per probe); distinct's rows are (x, y) with x in [0, N);
@@ -221,15 +221,19 @@ table_append(struct table *t, const struct sc_batch *b)
 	}
 }
 
-/* One slot of the baseline's tables: a key of up to two words and what is
- * folded into it. An empty slot has used == 0. */
+/* One slot of the baseline's tables (32 bytes, two to a cache line): a
+ * key of one or two words and what is folded into it. An empty slot has
+ * used == 0. */
 struct slot {
-	uint64_t k0, k1; /* the key (k1 unused for one-word keys) */
-	int64_t w;	 /* summed weight */
-	int64_t sum;	 /* summed w * v (count, sum, avg) */
-	uint64_t min;	 /* least live value (min) */
-	uint32_t used;	 /* 1 once taken */
-	uint32_t next;	 /* join: next slot + 1 of the same key, 0 none */
+	uint64_t k0; /* the key's first word */
+	union {
+		uint64_t k1;  /* two-word keys: the second word */
+		int64_t sum;  /* one-word keys: summed w * v (count/sum/avg) */
+		uint64_t min; /* one-word keys: least live value (min) */
+	};
+	int64_t w;     /* summed weight */
+	uint32_t used; /* 1 once taken */
+	uint32_t next; /* join: next record + 1 of the same key, 0 none */
 };
 
 struct htab {
@@ -261,6 +265,23 @@ hash2(uint64_t a, uint64_t b)
 	return (size_t)(((a * 0x9e3779b97f4a7c15ULL) ^ b) *
 			    0xbf58476d1ce4e5b9ULL >>
 			20);
+}
+
+/* The slot of the one-word key k0, taken if it was empty. */
+static inline struct slot *
+htab_get1(struct htab *h, uint64_t k0)
+{
+	for (size_t i = hash2(k0, 0) & h->mask;; i = (i + 1) & h->mask) {
+		struct slot *e = &h->s[i];
+
+		if (!e->used) {
+			e->used = 1;
+			e->k0 = k0;
+			return e;
+		}
+		if (e->k0 == k0)
+			return e;
+	}
 }
 
 /* The slot of key (k0, k1), taken if it was empty. */
@@ -316,7 +337,7 @@ recompute_linear(enum kind k, const struct table *t, uint64_t groups,
 	htab_reset(&b->h, groups);
 	for (size_t i = 0; i < t->n; i++) {
 		const uint64_t *r = t->rows + 2 * i;
-		struct slot *e = htab_get(&b->h, r[0], 0);
+		struct slot *e = htab_get1(&b->h, r[0]);
 
 		e->w += t->weights[i];
 		e->sum += t->weights[i] * sc_dec_i64(r[1]);
@@ -360,7 +381,7 @@ recompute_min(const struct table *t, uint64_t groups, struct baseline *b)
 
 		if (!r->used || r->w == 0)
 			continue;
-		g = htab_get(&b->h2, r->k0, 0);
+		g = htab_get1(&b->h2, r->k0);
 		if (g->w == 0 || r->k1 < g->min)
 			g->min = r->k1;
 		g->w = 1;
@@ -392,7 +413,7 @@ recompute_join(const struct table *a, const struct table *bt,
 	htab_reset(&b->h2, bt->n);
 	for (size_t i = 0; i < bt->n; i++) {
 		const uint64_t *r = bt->rows + 2 * i;
-		struct slot *head = htab_get(&b->h, r[0], UINT64_MAX);
+		struct slot *head = htab_get1(&b->h, r[0]);
 		struct slot *rec = &b->h2.s[i];
 
 		rec->k1 = r[1];
@@ -402,7 +423,7 @@ recompute_join(const struct table *a, const struct table *bt,
 	}
 	for (size_t i = 0; i < a->n; i++) {
 		const uint64_t *r = a->rows + 2 * i;
-		size_t j = hash2(r[0], UINT64_MAX) & b->h.mask;
+		size_t j = hash2(r[0], 0) & b->h.mask;
 
 		for (;; j = (j + 1) & b->h.mask) {
 			const struct slot *e = &b->h.s[j];

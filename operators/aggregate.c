@@ -20,12 +20,13 @@
 #include "operators/groups_int.h"
 #include "operators/probe_int.h"
 #include "operators/rowhash_int.h"
+#include "operators/symbol_int.h"
 #include "operators/trace.h"
 #include "operators/xsum.h"
 
 /* Delta rows ahead of the current one whose row-table slots are being
  * loaded. */
-#define PREFETCH 8
+#define PREFETCH ((size_t)8)
 
 /* A touched group's new state, computed in phase 1. */
 struct pending {
@@ -56,7 +57,17 @@ struct sc_aggregate {
 	size_t npend, pend_cap;	     /* in use, allocated */
 	struct sc_batch_builder out; /* output scratch */
 	struct sc__fences fences;    /* of the trace's long runs */
+	struct sc__symcols sym;	     /* COUNT/SUM/AVG: the symbol columns of
+					`rows` (trace order); each row kept
+					holds its ids */
 };
+
+/* A row's integrated weight in `rows` now (sc__symtab_hold_changes). */
+static int64_t
+row_weight_now(void *ctx, const uint64_t *row)
+{
+	return sc__rowhash_get(&((struct sc_aggregate *)ctx)->rows, row);
+}
 
 /* --- creation ------------------------------------------------------------ */
 
@@ -163,6 +174,10 @@ sc_aggregate_destroy(struct sc_aggregate *agg)
 	if (!agg)
 		return;
 	sc_trace_destroy(agg->t);
+	if (agg->rows.recs)
+		sc__symtab_unhold_slots(&agg->sym, agg->rows.recs,
+					agg->rows.mask + 1, agg->rows.stride,
+					agg->spec.ncols);
 	sc__rowhash_fini(&agg->rows);
 	free(agg->hv);
 	free(agg->gend);
@@ -468,8 +483,8 @@ group_step(struct sc_aggregate *agg, const struct sc_batch *d, size_t i,
 	/* A live group out of range has no row, and is counted in nwide. */
 	pd->dwide = 0;
 	if (old && old->live > 0) {
-		was = state_value(agg, old,
-				  agg->exact ? &agg->g.xs[pd->idx] : NULL, &ov);
+		was = old->has_out != 0;
+		ov = old->out;
 		pd->dwide -= !was;
 	}
 	if (pd->st.live > 0) {
@@ -477,6 +492,8 @@ group_step(struct sc_aggregate *agg, const struct sc_batch *d, size_t i,
 		    state_value(agg, &pd->st, agg->exact ? &pd->xs : NULL, &nv);
 		pd->dwide += !is;
 	}
+	pd->st.has_out = is;
+	pd->st.out = is ? nv : 0;
 	return push_change(agg, pd->key, was, ov, is, nv);
 }
 
@@ -552,6 +569,13 @@ row_hashes(struct sc_aggregate *agg, const struct sc_batch *d)
 	return 0;
 }
 
+/* The key of the delta's group g (its first row). */
+static inline const uint64_t *
+group_key(const struct sc_aggregate *agg, const struct sc_batch *d, size_t g)
+{
+	return sc_batch_row(d, g ? agg->gend[g - 1] : 0);
+}
+
 /* Take the rows applied so far back out of the row table (each added
  * again with the opposite weight: cannot fail, the sums are the weights
  * they had). */
@@ -590,12 +614,23 @@ linear_compute(struct sc_aggregate *agg, const struct sc_batch *d)
 	if (rc)
 		return rc;
 	agg->npend = 0;
-	/* Two passes of prefetches, slots then entries, so that the group
-	 * table's misses overlap instead of stalling each group in turn. */
-	for (int pass = 0; pass < 2; pass++)
-		for (size_t g = 0, i = 0; g < groups; i = agg->gend[g++])
-			sc__groups_prefetch(&agg->g, sc_batch_row(d, i), pass);
+	/* Prefetches a few groups ahead, a group's slot first and its entry
+	 * (which the slot names) later, so that the group table's misses
+	 * overlap instead of stalling each group in turn. Not all at once:
+	 * a core keeps a few dozen misses in flight, and prefetches past
+	 * that are dropped. */
+	for (size_t g = 0; g < groups && g < 2 * PREFETCH; g++)
+		sc__groups_prefetch(&agg->g, group_key(agg, d, g), false);
+	for (size_t g = 0; g < groups && g < PREFETCH; g++)
+		sc__groups_prefetch(&agg->g, group_key(agg, d, g), true);
 	for (size_t g = 0, i = 0; rc == 0 && g < groups; i = agg->gend[g++]) {
+		if (g + 2 * PREFETCH < groups)
+			sc__groups_prefetch(&agg->g,
+					    group_key(agg, d, g + 2 * PREFETCH),
+					    false);
+		if (g + PREFETCH < groups)
+			sc__groups_prefetch(
+			    &agg->g, group_key(agg, d, g + PREFETCH), true);
 		rc = group_step(agg, d, i, agg->gend[g]);
 		fresh +=
 		    rc == 0 && agg->pend[agg->npend - 1].idx == SC__GROUPS_NONE;
@@ -733,6 +768,9 @@ sc_aggregate_step(struct sc_aggregate *agg, const struct sc_batch *delta,
 	} else {
 		groups_apply(agg);
 		agg->napplied = 0;
+		/* Rows the table took in hold their ids, rows it let go drop
+		 * them (d holds them meanwhile). */
+		sc__symtab_hold_changes(&agg->sym, d, row_weight_now, agg);
 	}
 	sc_batch_release(d);
 	*out = res;
@@ -799,4 +837,18 @@ sc_aggregate_check(const struct sc_aggregate *agg)
 			"(no output row)",
 			agg->nwide, agg->nwide == 1 ? "'s" : "s'",
 			agg->spec.kind == SC_AGG_COUNT ? "count is" : "sum is");
+}
+
+/* The trace (MIN/MAX) or the row table (COUNT/SUM/AVG) keeps rows in
+ * trace column order (layout()). */
+void
+sc__aggregate_set_symbols(struct sc_aggregate *agg, const struct sc__symcols *s)
+{
+	struct sc__symcols t;
+
+	sc__symcols_permute(s, agg->perm, NULL, agg->spec.ncols, &t);
+	if (agg->minmax)
+		sc__trace_set_symbols(agg->t, &t);
+	else
+		agg->sym = t; /* the row table's, kept in trace order too */
 }

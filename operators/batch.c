@@ -312,6 +312,24 @@ sc__merge_init(struct sc__merge *m, const struct sc_batch *a,
 	return 0;
 }
 
+/* Note an equal pair (the slow path of the merge loop: not inlined). */
+static __attribute__((noinline)) void
+merge_note(struct sc__merge_eq *eq, size_t ia, bool cancelled)
+{
+	if (eq->n == eq->cap) {
+		size_t cap = eq->cap ? 2 * eq->cap : 64;
+		size_t *at = realloc(eq->at, cap * sizeof(*at));
+
+		if (!at) {
+			eq->lost = true;
+			return;
+		}
+		eq->at = at;
+		eq->cap = cap;
+	}
+	eq->at[eq->n++] = ia | (cancelled ? SC__MERGE_EQ_CANCELLED : 0);
+}
+
 /*
  * The merge loop. Distinct rows are the common case, so the choice of
  * which side to copy is made without a branch (the comparison result
@@ -345,6 +363,8 @@ merge_impl(struct sc__merge *m, size_t budget, size_t *moved, uint32_t stride)
 				out[no * stride + ncols] = (uint64_t)w;
 				no++;
 			}
+			if (m->eq)
+				merge_note(m->eq, ia, w == 0);
 			ia++;
 			ib++;
 			done++; /* one step, though two rows */

@@ -143,13 +143,28 @@ int sc__batch_adopt(uint32_t ncols, uint64_t *data, size_t count, size_t cap,
  * (|a| + |b| records) and adopted by the result at finish; for a small
  * merge it is the records of the result's own block (`small`).
  */
+/*
+ * The equal pairs a merge met, for a caller that must know which entries
+ * it added up or cancelled (trace.c drops the symbol holds of those
+ * entries, symbol_int.h). Caller storage, reused across merges.
+ */
+struct sc__merge_eq {
+	size_t *at;    /* a's row index of each pair; top bit: it cancelled */
+	size_t n, cap; /* pairs noted, room */
+	bool lost;     /* no memory to note one: the list is incomplete */
+};
+
+#define SC__MERGE_EQ_CANCELLED ((size_t)1 << (sizeof(size_t) * 8 - 1))
+
 struct sc__merge {
 	const struct sc_batch *a; /* borrowed; the caller keeps them alive */
 	const struct sc_batch *b;
-	size_t ia, ib;		/* next input row of a and of b */
-	size_t nout;		/* records written to out */
-	uint64_t *out;		/* (|a| + |b|) * stride words */
-	struct sc_batch *small; /* out's block when inline, else NULL */
+	size_t ia, ib;		 /* next input row of a and of b */
+	size_t nout;		 /* records written to out */
+	uint64_t *out;		 /* (|a| + |b|) * stride words */
+	struct sc_batch *small;	 /* out's block when inline, else NULL */
+	struct sc__merge_eq *eq; /* equal pairs noted here, or NULL; set
+				  * after sc__merge_init */
 };
 
 /* Start a + b (same ncols; checked by the caller). SC_ENOMEM. */

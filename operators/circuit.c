@@ -8,6 +8,7 @@
 #include "operators/graph_int.h"
 #include "operators/join.h"
 #include "operators/probe_int.h"
+#include "operators/symbol_int.h"
 #include "operators/topk.h"
 #include "operators/trace.h"
 
@@ -50,6 +51,8 @@ struct rt {
 	struct sc_node_stats stats;   /* rows read and written */
 	sc_delta_fn cb;		      /* delta callback, or NULL */
 	void *cb_ctx;		      /* its context */
+	struct sc__symcols sym;	      /* the symbol columns of its rows */
+	bool held;		      /* its delta holds its symbols */
 };
 
 struct sc_circuit {
@@ -129,6 +132,36 @@ kernel_create(const struct sc_circuit *c, const struct sc__node *nd, void **k)
 	default:
 		*k = NULL;
 		return 0;
+	}
+}
+
+/* A kernel's traces hold the symbols of the rows they keep, in the
+ * tables of its inputs' schemas (symbol.h). */
+static void
+kernel_symbols(const struct sc_circuit *c, const struct rt *r)
+{
+	const struct sc__symcols *a = &c->rt[r->in[0]].sym;
+	const struct sc__symcols *b =
+	    r->nd->nin > 1 ? &c->rt[r->in[1]].sym : NULL;
+
+	switch (r->nd->kind) {
+	case SC_NODE_JOIN:
+		sc__join_set_symbols(r->kernel, a, b);
+		break;
+	case SC_NODE_ANTIJOIN:
+		sc__antijoin_set_symbols(r->kernel, a, b);
+		break;
+	case SC_NODE_DISTINCT:
+		sc__distinct_set_symbols(r->kernel, a);
+		break;
+	case SC_NODE_AGGREGATE:
+		sc__aggregate_set_symbols(r->kernel, a);
+		break;
+	case SC_NODE_TOPK:
+		sc__topk_set_symbols(r->kernel, a);
+		break;
+	default:
+		break;
 	}
 }
 
@@ -233,28 +266,45 @@ rt_init(struct sc_circuit *c, size_t slot)
 	struct rt *r = &c->rt[slot];
 	const struct sc__node *nd = r->nd;
 
+	int rc;
+
 	r->role = nd->kind == SC_NODE_INPUT ? ROLE_FED : ROLE_OP;
+	/* A fed batch holds its symbols from sc_circuit_feed to the tick
+	 * after the one that emitted it, a delay's from its latch on. */
+	r->held = r->role == ROLE_FED || nd->kind == SC_NODE_DELAY;
 	switch (nd->kind) {
 	case SC_NODE_OUTPUT:
 		/* A stream output keeps nothing: no trace (graph.h). */
 		if (nd->stream)
 			return 0;
-		return sc_trace_create(nd->schema.ncols, &r->trace);
+		rc = sc_trace_create(nd->schema.ncols, &r->trace);
+		if (rc == 0)
+			sc__trace_set_symbols(r->trace, &r->sym);
+		return rc;
 	case SC_NODE_MAP:
 	case SC_NODE_FILTER:
 	case SC_NODE_FLAT_MAP:
 		return builder_for(c, nd->schema.ncols, &r->bld);
 	default:
-		return kernel_create(c, nd, &r->kernel);
+		rc = kernel_create(c, nd, &r->kernel);
+		if (rc == 0 && r->kernel)
+			kernel_symbols(c, r);
+		return rc;
 	}
 }
 
 static void
 rt_fini(struct rt *r)
 {
+	if (r->held)
+		sc__symtab_unhold(&r->sym, r->delta);
+	sc__symtab_unhold(&r->sym, r->state); /* integrate, differentiate,
+					       * delay */
 	sc_batch_release(r->delta);
-	for (size_t i = 0; i < r->nframes; i++)
+	for (size_t i = 0; i < r->nframes; i++) {
+		sc__symtab_unhold(&r->sym, r->frames[i]);
 		sc_batch_release(r->frames[i]);
+	}
 	free(r->frames);
 	sc_batch_release(r->state);
 	sc_trace_destroy(r->trace);
@@ -346,6 +396,8 @@ fill_slots(struct sc_circuit *c, const int *order)
 		c->rt[i].id = id;
 		c->rt[i].nd = node_of(c, id);
 		c->rt[i].role = ROLE_FED; /* the part's nodes: set by rt_init */
+		c->rt[i].held = true;
+		sc__symcols_of(&c->rt[i].nd->schema, &c->rt[i].sym);
 	}
 }
 
@@ -512,16 +564,24 @@ frames_push(struct rt *r, struct sc_batch *b)
 		r->frames_cap = cap;
 	}
 	r->frames[r->nframes++] = sc_batch_retain(b);
+	sc__symtab_hold(&r->sym, b);
 	return 0;
 }
 
-/* Replace the frames by their sum `sum` (consumed; NULL or empty: none);
- * `mass`: recompute the bound for later feeds. */
+/* Replace the frames by their sum `sum` (consumed; NULL or empty: none,
+ * so feeds that cancel leave no delta and on_delta never sees an empty
+ * one); `mass`: recompute the bound for later feeds. */
 static void
 frames_set(struct rt *r, struct sc_batch *sum, bool mass)
 {
-	for (size_t i = 0; i < r->nframes; i++)
+	/* The sum's rows hold their ids before the frames' let go: the
+	 * frames may be all that keeps them alive. */
+	if (sum && sum->count != 0)
+		sc__symtab_hold(&r->sym, sum);
+	for (size_t i = 0; i < r->nframes; i++) {
+		sc__symtab_unhold(&r->sym, r->frames[i]);
 		sc_batch_release(r->frames[i]);
+	}
 	r->nframes = 0;
 	r->fmass = 0;
 	if (sum && sum->count == 0) {
@@ -550,8 +610,10 @@ frames_fold(struct rt *r, struct sc_batch *b)
 	}
 	rc = sc_batch_sum(r->frames, r->nframes, &sum);
 	if (rc) {
-		if (b) /* not applied: drop it again */
+		if (b) { /* not applied: drop it again */
+			sc__symtab_unhold(&r->sym, r->frames[r->nframes - 1]);
 			sc_batch_release(r->frames[--r->nframes]);
+		}
 		return rc;
 	}
 	frames_set(r, sum, b != NULL);
@@ -564,6 +626,7 @@ sc_circuit_feed(struct sc_circuit *c, int stream, struct sc_batch *b)
 	const struct sc__node *nd;
 	struct rt *r;
 	uint64_t mass;
+	int rc;
 	int slot = known(c, stream, "sc_circuit_feed");
 
 	if (slot < 0)
@@ -590,6 +653,11 @@ sc_circuit_feed(struct sc_circuit *c, int stream, struct sc_batch *b)
 		    b->ncols, nd->name, nd->schema.ncols);
 	if (b->count == 0)
 		return 0;
+	/* The frames held keep their symbols until their tick is over, so
+	 * the host may release its own references now (symbol.h). */
+	rc = sc__symtab_check(&r->sym, b, "sc_circuit_feed");
+	if (rc)
+		return rc;
 	mass = sc__mass_add(r->fmass, sc__batch_mass(b));
 	if (!sc__mass_safe(mass))
 		return frames_fold(r, b);
@@ -893,10 +961,15 @@ op_integrate(struct rt *r, struct sc_batch *in, struct sc_batch **out)
 	if (in) {
 		if (!r->state) {
 			r->state = sc_batch_retain(in);
+			sc__symtab_hold(&r->sym, in);
 		} else {
 			rc = sc_batch_add(r->state, in, &sum);
 			if (rc)
 				return rc;
+			/* The new state's holds first: the old one's may be
+			 * the last on an id both have. */
+			sc__symtab_hold(&r->sym, sum);
+			sc__symtab_unhold(&r->sym, r->state);
 			sc_batch_release(r->state);
 			r->state = sum;
 		}
@@ -913,6 +986,8 @@ op_differentiate(struct rt *r, struct sc_batch *in, struct sc_batch **out)
 
 	if (rc)
 		return rc;
+	sc__symtab_hold(&r->sym, in);
+	sc__symtab_unhold(&r->sym, r->state);
 	sc_batch_release(r->state);
 	r->state = in ? sc_batch_retain(in) : NULL;
 	return 0;
@@ -1064,6 +1139,8 @@ tick_begin(struct sc_circuit *c)
 	for (size_t i = 0; i < c->nslots; i++) {
 		struct rt *r = &c->rt[i];
 
+		if (r->held)
+			sc__symtab_unhold(&r->sym, r->delta);
 		sc_batch_release(r->delta);
 		r->delta = NULL;
 		r->inserted = 0;
@@ -1125,6 +1202,7 @@ tick_end(struct sc_circuit *c)
 			struct sc_batch *in = c->rt[r->in[0]].delta;
 
 			r->state = in ? sc_batch_retain(in) : NULL;
+			sc__symtab_hold(&r->sym, in);
 			r->stats.ticks_busy += in != NULL;
 			r->stats.rows_in += rows(in);
 		}

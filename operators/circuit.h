@@ -74,6 +74,11 @@
  * stream's slot by its graph id in O(log part). Building still costs
  * O(graph): the cut and the topological order look at the whole graph.
  *
+ * Symbols. A circuit holds the ids of every row it keeps (its traces,
+ * kept batches and pending feeds) in its schemas' tables, so a host may
+ * release its references once it has fed the rows (symbol.h, "Who holds
+ * an id").
+ *
  * Threads: a circuit is single-threaded. Distinct circuits (even of the
  * same, frozen, graph) may run on distinct threads at once, as long as
  * their user callbacks allow it.
@@ -147,12 +152,14 @@ const struct sc_cut *sc_circuit_cut(const struct sc_circuit *c);
  * once, as a merge per feed. Returns
  *   0             b is held for the next step
  *   SC_EINVAL     NULL, or a stream the circuit computes itself
- *   SC_ENOENT     no such node, or not one the circuit reads
+ *   SC_ENOENT     no such node, or not one the circuit reads, or a symbol
+ *                 of b that is not live (symbol.h, "Who holds an id")
  *   SC_ESCHEMA    b's width is not the stream's
  *   SC_EOVERFLOW  a row's total with the earlier feeds leaves int64
  *   SC_ENOMEM     no room to hold b
  *   SC_ESTATE     the circuit failed
- * On failure nothing is applied (b is not held).
+ * On failure nothing is applied (b is not held). The frames held keep
+ * their rows' symbols until their tick is over.
  */
 int sc_circuit_feed(struct sc_circuit *c, int stream, struct sc_batch *b);
 

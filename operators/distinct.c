@@ -5,8 +5,10 @@
 
 #include <stdlib.h>
 
+#include "operators/base.h"
 #include "operators/probe_int.h"
 #include "operators/rowhash_int.h"
+#include "operators/symbol_int.h"
 
 struct sc_distinct {
 	uint32_t ncols;		     /* row width */
@@ -14,7 +16,16 @@ struct sc_distinct {
 	uint64_t *hv;		     /* the delta rows' hashes (scratch) */
 	size_t hv_cap;		     /* hashes hv holds */
 	struct sc_batch_builder out; /* output scratch, kept for its buffer */
+	struct sc__symcols sym;	     /* the rows' symbol columns: the table
+					holds one reference per row it keeps */
 };
+
+/* A row's integrated weight now (for sc__symtab_hold_changes). */
+static int64_t
+weight_now(void *ctx, const uint64_t *row)
+{
+	return sc__rowhash_get(&((struct sc_distinct *)ctx)->h, row);
+}
 
 int
 sc_distinct_create(uint32_t ncols, struct sc_distinct **out)
@@ -143,6 +154,10 @@ sc_distinct_step(struct sc_distinct *d, const struct sc_batch *delta,
 		undo_rows(d, delta, delta ? sc_batch_count(delta) : 0);
 		goto clear;
 	}
+	/* The step stands: a row the table took in holds its ids, one it
+	 * let go drops them (the delta's own hold keeps them live here). */
+	if (delta && sc__symcols_any(&d->sym))
+		sc__symtab_hold_changes(&d->sym, delta, weight_now, d);
 	*out = res;
 	return 0;
 clear:
@@ -184,8 +199,18 @@ sc_distinct_destroy(struct sc_distinct *d)
 {
 	if (!d)
 		return;
+	if (d->h.recs)
+		sc__symtab_unhold_slots(&d->sym, d->h.recs, d->h.mask + 1,
+					d->h.stride, d->ncols);
 	sc__rowhash_fini(&d->h);
 	free(d->hv);
 	sc_batch_builder_fini(&d->out);
 	free(d);
+}
+
+void
+sc__distinct_set_symbols(struct sc_distinct *d, const struct sc__symcols *s)
+{
+	SC_ASSERT(d->h.n == 0);
+	d->sym = *s;
 }

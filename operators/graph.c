@@ -223,6 +223,33 @@ add_unary_same(struct sc_graph *g, enum sc_node_kind kind, int a,
 	return node_add(g, kind, NULL, schema_of(g, a), &a, 1, NULL);
 }
 
+static bool
+has_symbols(const struct sc_schema *s)
+{
+	for (uint32_t i = 0; i < s->ncols; i++)
+		if (s->types[i] == SC_TYPE_SYMBOL)
+			return true;
+	return false;
+}
+
+/* Streams that meet in one node must take their symbols from one table:
+ * the node's output names one, and a circuit holds every symbol of its
+ * rows in that table (symbol.h), so ids of another table would count
+ * against strings they do not name. */
+static int
+check_one_table(const struct sc_graph *g, int a, int b, const char *fn)
+{
+	const struct sc_schema *sa = schema_of(g, a), *sb = schema_of(g, b);
+
+	if (sa->symbols && sb->symbols && sa->symbols != sb->symbols &&
+	    has_symbols(sa) && has_symbols(sb))
+		return sc__fail(SC_ESCHEMA,
+				"%s: streams '%s' and '%s' take their symbols "
+				"from two different tables",
+				fn, g->nodes[a].name, g->nodes[b].name);
+	return 0;
+}
+
 static int
 check_same_schema(const struct sc_graph *g, int a, int b, const char *fn)
 {
@@ -232,7 +259,7 @@ check_same_schema(const struct sc_graph *g, int a, int b, const char *fn)
 				"columns) have different schemas",
 				fn, g->nodes[a].name, schema_of(g, a)->ncols,
 				g->nodes[b].name, schema_of(g, b)->ncols);
-	return 0;
+	return check_one_table(g, a, b, fn);
 }
 
 static int
@@ -490,7 +517,7 @@ check_keyed_pair(const struct sc_graph *g, int a, int b, uint32_t k,
 			    "%s in '%s'",
 			    fn, i, sc_type_name(sa->types[i]), g->nodes[a].name,
 			    sc_type_name(sb->types[i]), g->nodes[b].name);
-	return 0;
+	return check_one_table(g, a, b, fn);
 }
 
 int

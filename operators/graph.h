@@ -25,8 +25,11 @@
  *
  * Schemas are inferred and checked as nodes are added: plus/minus need
  * equal schemas, a join's key columns must have equal types, a map or
- * flat_map states its output schema, index_by projects. A node that does
- * not type-check is refused (SC_ESCHEMA) and the graph is unchanged.
+ * flat_map states its output schema, index_by projects. Streams that meet
+ * in one node (join, antijoin, plus, minus, sum, bind) take their symbols
+ * from one table when both name one (a circuit holds a row's symbols in
+ * its schema's table, symbol.h). A node that does not type-check is
+ * refused (SC_ESCHEMA) and the graph is unchanged.
  *
  * Streams carry Z-sets, one per tick. By convention a stream is a stream of
  * CHANGES (deltas): the linear operators (map, filter, flat_map, index_by,

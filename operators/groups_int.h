@@ -29,6 +29,10 @@ struct sc__gstate {
 	int64_t live; /* rows of the group with non-zero integrated weight */
 	uint64_t count[2]; /* the sum of their weights, 128 bits */
 	uint64_t isum[3];  /* the sum of w * v over an integer column, 192 */
+	uint64_t out;	   /* the value word of the group's output row... */
+	uint64_t has_out;  /* ...if it has one (1), else 0: the last value
+			    * emitted, so a step need not read the old
+			    * state's value again (an exact mean is ~100 ns) */
 };
 
 struct sc__groups {

@@ -7,6 +7,7 @@
 
 #include "operators/batch_int.h"
 #include "operators/probe_int.h"
+#include "operators/symbol_int.h"
 #include "operators/trace.h"
 
 /* The state both operators share: the two integrals. */
@@ -523,4 +524,20 @@ sc_antijoin_destroy(struct sc_antijoin *aj)
 		return;
 	sides_fini(&aj->s);
 	free(aj);
+}
+
+void
+sc__join_set_symbols(struct sc_join *j, const struct sc__symcols *a,
+		     const struct sc__symcols *b)
+{
+	sc__trace_set_symbols(j->s.ta, a);
+	sc__trace_set_symbols(j->s.tb, b);
+}
+
+void
+sc__antijoin_set_symbols(struct sc_antijoin *aj, const struct sc__symcols *a,
+			 const struct sc__symcols *b)
+{
+	sc__trace_set_symbols(aj->s.ta, a);
+	sc__trace_set_symbols(aj->s.tb, b);
 }

@@ -19,6 +19,8 @@
 #include <string.h>
 
 #include "operators/base_int.h"
+#include "operators/batch_int.h"
+#include "operators/symbol_int.h"
 
 /*
  * A hash slot holds the top 32 bits of the text's hash above a 32-bit id,
@@ -534,4 +536,231 @@ sc_symtab_bytes(struct sc_symtab *t)
 	    t->capfree * sizeof(t->free_ids[0]) + t->text_bytes;
 	sc__mutex_unlock(&t->lock);
 	return n;
+}
+
+/* --- holds by kept rows (symbol_int.h) ------------------------------------ */
+
+void
+sc__symcols_of(const struct sc_schema *s, struct sc__symcols *out)
+{
+	out->tab = s->symbols;
+	out->mask = 0;
+	out->flip = 0;
+	for (uint32_t c = 0; c < s->ncols; c++)
+		if (s->types[c] == SC_TYPE_SYMBOL)
+			out->mask |= 1u << c;
+	if (!out->tab)
+		out->mask = 0;
+}
+
+void
+sc__symcols_permute(const struct sc__symcols *in, const uint32_t *perm,
+		    const uint64_t *flip_cols, uint32_t n,
+		    struct sc__symcols *out)
+{
+	struct sc__symcols r = {in->tab, 0, 0};
+
+	for (uint32_t i = 0; i < n; i++) {
+		if (!(in->mask >> perm[i] & 1))
+			continue;
+		r.mask |= 1u << i;
+		if ((in->flip >> perm[i] & 1) != (flip_cols && flip_cols[i]))
+			r.flip |= 1u << i;
+	}
+	*out = r;
+}
+
+/* The id in word w of column c. */
+static inline uint64_t
+word_id(const struct sc__symcols *s, uint32_t c, uint64_t w)
+{
+	return s->flip >> c & 1 ? ~w : w;
+}
+
+int
+sc__symtab_check(const struct sc__symcols *s, const struct sc_batch *b,
+		 const char *fn)
+{
+	uint64_t bad = 0;
+	uint32_t col = 0;
+	bool ok = true;
+
+	if (!sc__symcols_any(s) || !b)
+		return 0;
+	sc__mutex_lock(&s->tab->lock);
+	for (size_t i = 0; ok && i < b->count; i++) {
+		const uint64_t *row = sc_batch_row(b, i);
+
+		for (uint32_t m = s->mask; ok && m; m &= m - 1) {
+			col = (uint32_t)__builtin_ctz(m);
+			bad = word_id(s, col, row[col]);
+			ok = live(s->tab, bad);
+		}
+	}
+	sc__mutex_unlock(&s->tab->lock);
+	if (ok)
+		return 0;
+	return sc__fail(SC_ENOENT,
+			"%s: column %u holds symbol %" PRIu64
+			", which is not live (released before the rows "
+			"were handed over?)",
+			fn, col, bad);
+}
+
+/* Add d (+1 or -1) to the count of every symbol word of b. Lock held. */
+static void
+hold_locked(struct sc_symtab *t, const struct sc__symcols *s,
+	    const struct sc_batch *b, int d)
+{
+	for (size_t i = 0; i < b->count; i++) {
+		const uint64_t *row = sc_batch_row(b, i);
+
+		for (uint32_t m = s->mask; m; m &= m - 1) {
+			uint32_t c = (uint32_t)__builtin_ctz(m);
+			uint64_t id = word_id(s, c, row[c]);
+
+			SC_ASSERT(live(t, id));
+			if (!live(t, id))
+				continue;
+			if (d > 0) {
+				t->ent[id].refs +=
+				    t->ent[id].refs != UINT64_MAX;
+			} else if (--t->ent[id].refs == 0) {
+				drop_locked(t, id);
+			}
+		}
+	}
+}
+
+/* Drop one reference per symbol word of one row. Lock held. */
+static void
+unhold_row(struct sc_symtab *t, const struct sc__symcols *s,
+	   const uint64_t *row)
+{
+	for (uint32_t m = s->mask; m; m &= m - 1) {
+		uint32_t c = (uint32_t)__builtin_ctz(m);
+		uint64_t id = word_id(s, c, row[c]);
+
+		SC_ASSERT(live(t, id));
+		if (live(t, id) && --t->ent[id].refs == 0)
+			drop_locked(t, id);
+	}
+}
+
+/* Take one reference per symbol word of one row. Lock held. */
+static void
+hold_row(struct sc_symtab *t, const struct sc__symcols *s, const uint64_t *row)
+{
+	for (uint32_t m = s->mask; m; m &= m - 1) {
+		uint32_t c = (uint32_t)__builtin_ctz(m);
+		uint64_t id = word_id(s, c, row[c]);
+
+		SC_ASSERT(live(t, id));
+		if (live(t, id))
+			t->ent[id].refs += t->ent[id].refs != UINT64_MAX;
+	}
+}
+
+void
+sc__symtab_hold_changes(const struct sc__symcols *s,
+			const struct sc_batch *delta,
+			int64_t (*weight_now)(void *ctx, const uint64_t *row),
+			void *ctx)
+{
+	if (!sc__symcols_any(s) || !delta || delta->count == 0)
+		return;
+	sc__mutex_lock(&s->tab->lock);
+	for (size_t i = 0; i < delta->count; i++) {
+		const uint64_t *row = sc_batch_row(delta, i);
+		int64_t now = weight_now(ctx, row);
+		int64_t was = now - sc_batch_weight(delta, i);
+
+		if (was == 0 && now != 0)
+			hold_row(s->tab, s, row);
+		else if (was != 0 && now == 0)
+			unhold_row(s->tab, s, row);
+	}
+	sc__mutex_unlock(&s->tab->lock);
+}
+
+void
+sc__symtab_unhold_slots(const struct sc__symcols *s, const uint64_t *slots,
+			size_t n, uint32_t stride, uint32_t ncols)
+{
+	if (!sc__symcols_any(s) || !slots)
+		return;
+	sc__mutex_lock(&s->tab->lock);
+	for (size_t i = 0; i < n; i++) {
+		const uint64_t *rec = slots + i * stride;
+
+		if (rec[ncols] != 0)
+			unhold_row(s->tab, s, rec);
+	}
+	sc__mutex_unlock(&s->tab->lock);
+}
+
+void
+sc__symtab_unhold_merge(const struct sc__symcols *s, const struct sc_batch *a,
+			const struct sc_batch *b)
+{
+	size_t i = 0, j = 0;
+
+	if (!sc__symcols_any(s) || !a || !b)
+		return;
+	sc__mutex_lock(&s->tab->lock);
+	while (i < a->count && j < b->count) {
+		const uint64_t *ra = sc_batch_row(a, i),
+			       *rb = sc_batch_row(b, j);
+		int c = sc_row_cmp(ra, rb, a->ncols);
+
+		if (c != 0) {
+			i += c < 0;
+			j += c > 0;
+			continue;
+		}
+		/* Two entries became one, or none when they cancelled. */
+		unhold_row(s->tab, s, ra);
+		if (sc_batch_weight(a, i) + sc_batch_weight(b, j) == 0)
+			unhold_row(s->tab, s, ra);
+		i++;
+		j++;
+	}
+	sc__mutex_unlock(&s->tab->lock);
+}
+
+void
+sc__symtab_unhold_pairs(const struct sc__symcols *s, const struct sc_batch *a,
+			const size_t *at, size_t n)
+{
+	if (!sc__symcols_any(s) || n == 0)
+		return;
+	sc__mutex_lock(&s->tab->lock);
+	for (size_t i = 0; i < n; i++) {
+		size_t row = at[i] & ~SC__MERGE_EQ_CANCELLED;
+
+		unhold_row(s->tab, s, sc_batch_row(a, row));
+		if (at[i] & SC__MERGE_EQ_CANCELLED)
+			unhold_row(s->tab, s, sc_batch_row(a, row));
+	}
+	sc__mutex_unlock(&s->tab->lock);
+}
+
+void
+sc__symtab_hold(const struct sc__symcols *s, const struct sc_batch *b)
+{
+	if (!sc__symcols_any(s) || !b || b->count == 0)
+		return;
+	sc__mutex_lock(&s->tab->lock);
+	hold_locked(s->tab, s, b, 1);
+	sc__mutex_unlock(&s->tab->lock);
+}
+
+void
+sc__symtab_unhold(const struct sc__symcols *s, const struct sc_batch *b)
+{
+	if (!sc__symcols_any(s) || !b || b->count == 0)
+		return;
+	sc__mutex_lock(&s->tab->lock);
+	hold_locked(s->tab, s, b, -1);
+	sc__mutex_unlock(&s->tab->lock);
 }

@@ -15,6 +15,46 @@
  * batch in flight) must hold a reference for as long as it keeps it;
  * a caller that never releases simply gets an append-only table.
  *
+ * Who holds an id. A circuit (circuit.h) holds the ids of the rows it
+ * keeps, in the table its schemas name (schema.h's `symbols`; a schema
+ * that names no table gets no holds): every trace, those of the stateful
+ * kernels and of materialized outputs, holds one reference per symbol
+ * word of each entry of each of its runs; the batch integrate,
+ * differentiate and delay keep holds its words; a fed batch holds its
+ * words from sc_circuit_feed until the tick after the one that emitted it
+ * (sc_circuit_feed refuses, SC_ENOENT, a batch with an id that is not live
+ * then). So a host may release its own reference as soon as it has fed
+ * the row: the id lives while any row holding it lives, and the last one
+ * gone (a trace merge that cancels it, an output's retraction merged in)
+ * frees it, and only then may the id name another string. Ids in a batch
+ * the circuit hands out (a delta, an integral) are live while the circuit
+ * still holds them: until its next step for a delta, for ever for an
+ * integral's rows the state still has; retain an id to keep its text
+ * longer. A runtime (units/runtime.h) holds what its circuits keep, but a
+ * submitted batch only from when its unit feeds it, and frames between
+ * units not at all: under a runtime the host keeps its references on the
+ * ids it submitted until the runtime has been idle since. A map or
+ * flat_map callback that makes new ids keeps its references until the
+ * step is over (the rows it emits are held only once a keeper takes them).
+ *
+ * Why holds where rows are kept, and what they cost. The options were
+ * reference counts taken by every batch (exact for batches in flight too,
+ * but a count change per row per batch built, on the hot path of every
+ * operator), a sweep from the live traces (no cost per row, but it must
+ * see every circuit sharing the table stopped at once, which a running
+ * runtime never is), or a table per runtime (no cost, but an append-only
+ * table: Nexmark's unique urls would never be given back). Holds taken by
+ * the keepers cost one count change per symbol word of each row a trace
+ * or kept batch takes in and one per entry a merge adds up or cancels
+ * (the merge notes those pairs; rows it merely moves cost nothing). On
+ * bench/bench_symbols.c (bids with a unique url each, joined with
+ * auctions, counted per name and made distinct, every bid retracted 20
+ * ticks later) that is 452M instructions against 367M with no holds
+ * (+23%, callgrind, --quick) and 0.78-0.81 of the throughput; a table
+ * per run keeps 400,500 ids (47 MB) at the end where holds keep 24,500
+ * (2.9 MB): the 20,500 the state has and the entries whose cancellation
+ * the spines had not merged yet.
+ *
  * Design: one open-addressing hash table (text -> id, linear probing,
  * tombstones on removal; each slot keeps 32 bits of the hash beside the id,
  * so a probe past another text touches neither its entry nor its text) and

@@ -14,6 +14,7 @@
 
 #include "operators/batch_int.h"
 #include "operators/probe_int.h"
+#include "operators/symbol_int.h"
 #include "operators/trace.h"
 
 /* One present row of a group's top, as the probe returned it. */
@@ -404,4 +405,15 @@ sc_topk_bytes(const struct sc_topk *tk)
 		return 0;
 	return sc_trace_bytes(tk->t) + sc__fences_bytes(&tk->fences) +
 	       (tk->before.cap + tk->after.cap) * sizeof(struct top_row);
+}
+
+/* The trace keeps rows in its layout, descending order columns
+ * complemented (layout()). */
+void
+sc__topk_set_symbols(struct sc_topk *tk, const struct sc__symcols *s)
+{
+	struct sc__symcols t;
+
+	sc__symcols_permute(s, tk->perm, tk->flip, tk->spec.ncols, &t);
+	sc__trace_set_symbols(tk->t, &t);
 }

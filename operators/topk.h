@@ -54,7 +54,9 @@
  * passed on the way) rows, plus one seek per run (galloping, O(log N)).
  * Nothing per group is kept besides the trace: the output's integral is
  * not stored, it is re-read from the input's. The trace's merge work is
- * spread by sc_topk_work as for every operator (trace.h).
+ * spread by sc_topk_work as for every operator (trace.h). In a circuit the
+ * trace holds the symbols of its rows (symbol.h), complemented columns
+ * read back as the ids they store.
  *
  * Errors: the step computes everything before it changes anything, so a
  * failing step leaves the state as it was and writes no output: a delta of

@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/base.h"
 #include "operators/batch_int.h"
 #include "operators/mem_int.h"
+#include "operators/symbol_int.h"
 
 struct sc_trace {
 	uint32_t ncols;				  /* row width of every run */
@@ -18,6 +20,8 @@ struct sc_trace {
 	bool merging; /* a merge of runs[mi] and runs[mi + 1] is in hand */
 	size_t mi;    /* index of the older run of that merge */
 	struct sc__merge merge; /* its state, valid while merging */
+	struct sc__symcols sym; /* each run holds its rows' symbols */
+	struct sc__merge_eq eq; /* the merge's equal pairs, when sym */
 };
 
 int
@@ -46,9 +50,19 @@ sc_trace_destroy(struct sc_trace *t)
 		return;
 	if (t->merging)
 		sc__merge_abort(&t->merge);
-	for (size_t i = 0; i < t->nruns; i++)
+	for (size_t i = 0; i < t->nruns; i++) {
+		sc__symtab_unhold(&t->sym, t->runs[i]);
 		sc_batch_release(t->runs[i]);
+	}
+	free(t->eq.at);
 	free(t);
+}
+
+void
+sc__trace_set_symbols(struct sc_trace *t, const struct sc__symcols *s)
+{
+	SC_ASSERT(t->nruns == 0);
+	t->sym = *s;
 }
 
 size_t
@@ -161,6 +175,13 @@ place_run(struct sc_trace *t, struct sc_batch *r)
 static void
 replace_pair(struct sc_trace *t, size_t i, struct sc_batch *merged)
 {
+	/* Every run holds its entries' ids: the sum keeps the inputs' holds
+	 * but those of the entries the merge added up or cancelled, which
+	 * it noted (or, short of memory to note them, a walk finds). */
+	if (!t->eq.lost)
+		sc__symtab_unhold_pairs(&t->sym, t->runs[i], t->eq.at, t->eq.n);
+	else
+		sc__symtab_unhold_merge(&t->sym, t->runs[i], t->runs[i + 1]);
 	sc_batch_release(t->runs[i]);
 	sc_batch_release(t->runs[i + 1]);
 	if (merged && merged->count) {
@@ -235,6 +256,11 @@ start_merge(struct sc_trace *t, bool *started)
 	rc = sc__merge_init(&t->merge, t->runs[i], t->runs[i + 1]);
 	if (rc)
 		return rc;
+	if (sc__symcols_any(&t->sym)) {
+		t->eq.n = 0;
+		t->eq.lost = false;
+		t->merge.eq = &t->eq;
+	}
 	t->merging = true;
 	t->mi = i;
 	*started = true;
@@ -261,13 +287,16 @@ merge_overflowed(struct sc_trace *t, int rc)
 				    "would leave int64");
 	sc__merge_abort(&t->merge);
 	t->merging = false;
-	for (size_t i = 0; i < t->nruns; i++)
+	sc__symtab_hold(&t->sym, all);
+	for (size_t i = 0; i < t->nruns; i++) {
+		sc__symtab_unhold(&t->sym, t->runs[i]);
 		sc_batch_release(t->runs[i]);
+	}
 	t->nruns = 0;
 	if (all->count)
 		t->runs[t->nruns++] = all;
 	else
-		sc_batch_release(all);
+		sc_batch_release(all); /* empty: it holds nothing */
 	return 0;
 }
 
@@ -347,6 +376,7 @@ sc_trace_insert(struct sc_trace *t, struct sc_batch *b)
 					"settled",
 					t->nruns);
 	}
+	sc__symtab_hold(&t->sym, b);
 	place_run(t, sc_batch_retain(b));
 	return 0;
 }

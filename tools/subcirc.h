@@ -159,6 +159,8 @@ double hist_quantile_us(const struct hist_counts *c, double q);
 /* --- run (subcirc_run.c) ---------------------------------------------------
  */
 
+struct sc_timeline;
+
 struct run_cfg {
 	uint32_t workers;
 	char placement[32];
@@ -185,6 +187,8 @@ struct run_cfg {
 	void *place_ctx;
 	double units_every; /* run --units-every S; 0: none */
 	bool units;	    /* run --units: the unit table at the end */
+	const char *trace;  /* run --trace FILE, or NULL */
+	struct sc_timeline *timeline; /* made for --trace, or NULL */
 };
 
 /* One progress sample. */

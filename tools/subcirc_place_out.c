@@ -183,7 +183,8 @@ place_print(const struct place_sweep *s)
 	(void)fprintf(report_text(),
 		      "subcirc place: workload %s (%s), %zu cases x %u "
 		      "repetitions of %s, %.1f s in all; medians, min-max of "
-		      "events/s\n",
+		      "events/s (higher is better; p50, p99: per event, "
+		      "lower is better)\n",
 		      s->w->name, s->w->about, s->n, s->reps,
 		      s->time_per_case > 0 ? "a time" : "an event count",
 		      s->seconds);

@@ -3,9 +3,9 @@
  * run's summary, JSON and CSV (place's are in subcirc_place_out.c).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdbool.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,12 +78,13 @@ close_out(const char *cmd, const char *path, FILE *f)
 	return 0;
 }
 
-/* A number, or null when `have` is false (JSON has no NaN). */
+/* A number as given (15 digits: what the option said), or null when
+ * `have` is false. */
 static void
 json_num(FILE *f, const char *key, bool have, double v, const char *sep)
 {
 	if (have)
-		(void)fprintf(f, "\"%s\": %.2f%s", key, v, sep);
+		(void)fprintf(f, "\"%s\": %.15g%s", key, v, sep);
 	else
 		(void)fprintf(f, "\"%s\": null%s", key, sep);
 }
@@ -113,7 +114,7 @@ json_config(const struct run_cfg *c, FILE *f)
 	else
 		(void)fprintf(f, "\"events\": null, ");
 	json_num(f, "seconds", c->seconds > 0, c->seconds, ", ");
-	(void)fprintf(f, "\"panic_rate\": %g},\n", c->panic_rate);
+	(void)fprintf(f, "\"panic_rate\": %.15g},\n", c->panic_rate);
 }
 
 static void

@@ -50,6 +50,7 @@
 #include "operators/batch.h"
 #include "operators/error.h"
 #include "runtime/executor.h"
+#include "runtime/timeline.h"
 #include "runtime/watchdog.h"
 #include "tools/subcirc.h"
 #include "units/placement.h"
@@ -142,7 +143,8 @@ struct run_ctx {
 	double step_ns;	    /* open loop: between two arrivals; 0 closed */
 	uint64_t linger_ns; /* open loop: the longest wait for a batch */
 	uint64_t t0, last_ns, last_done;
-	uint64_t checked; /* the last look for a dead unit */
+	uint64_t checked;		 /* the last look for a dead unit */
+	uint64_t trace_ns, trace_events; /* --trace: the last host sample */
 };
 
 static void
@@ -166,7 +168,8 @@ run_setup(struct run_ctx *x, const struct run_cfg *cfg)
 	struct sc_runtime_opts ro = {.workers = cfg->workers,
 				     .budget = cfg->budget,
 				     .edge_capacity = cfg->capacity,
-				     .outbox_bound = cfg->outbox_bound};
+				     .outbox_bound = cfg->outbox_bound,
+				     .timeline = cfg->timeline};
 	/* Generous thresholds: on a loaded machine a turn may wait; what
 	 * the watchdog is for here is a lost kick or a hang, by name. */
 	struct sc_watchdog_opts wo = {.period_ns = 50000000,
@@ -483,6 +486,30 @@ run_wait_due(struct run_ctx *x, uint64_t due, uint64_t end)
  * ends soon after one dies rather than at its end, or never once the
  * stamps stop) and a progress line every second. Here, not between the
  * wake-up and the submit, where it would add to every latency. */
+/* The trace's counter of the events through per second: after the
+ * edges' (the runtime numbers those from 0). */
+#define TRACE_HOST_COUNTER (TRACE_COUNTERS - 1)
+#define TRACE_COUNTERS	   4096
+
+/* Every millisecond with --trace: each edge's fill, and the events whose
+ * output came through per second since the last sample. */
+static void
+trace_tick(struct run_ctx *x, uint64_t now)
+{
+	uint64_t sent = atomic_load(&x->lat->events);
+
+	if (now - x->trace_ns < 1000000ull)
+		return;
+	sc_runtime_trace_sample(x->rt);
+	if (x->trace_ns)
+		sc_timeline_sample(
+		    x->cfg->timeline, TRACE_HOST_COUNTER, now,
+		    (int64_t)((double)(sent - x->trace_events) * 1e9 /
+			      (double)(now - x->trace_ns)));
+	x->trace_ns = now;
+	x->trace_events = sent;
+}
+
 static int
 run_between(struct run_ctx *x, struct run_result *r)
 {
@@ -497,6 +524,8 @@ run_between(struct run_ctx *x, struct run_result *r)
 	if (now - x->last_ns >= 1000000000ull)
 		run_progress(x, r, now);
 	units_tick(x->cfg, x->rt, x->t0, now);
+	if (x->cfg->timeline)
+		trace_tick(x, now);
 	return 0;
 }
 
@@ -855,6 +884,8 @@ run_parse(struct args *a, struct run_cfg *c)
 			c->json = v;
 		} else if (args_opt(a, "--csv", &v)) {
 			c->csv = v;
+		} else if (args_opt(a, "--trace", &v)) {
+			c->trace = v;
 		} else if (!parse_workload_opt(a, c) &&
 			   !units_parse_opt(a, c)) {
 			die_usage("run", "unknown argument '%s'",
@@ -863,14 +894,33 @@ run_parse(struct args *a, struct run_cfg *c)
 	}
 }
 
+/* --trace: a timeline for every worker, the host and a spare thread,
+ * with room for a million records each (their pages are touched only as
+ * turns fill them), and the host's counter named. */
+static int
+trace_create(struct run_cfg *c)
+{
+	struct sc_timeline_opts o = {.tracks = c->workers + 2,
+				     .records_per_track = (size_t)1 << 20,
+				     .counters = TRACE_COUNTERS};
+	int rc = sc_timeline_create(&o, &c->timeline);
+
+	if (rc == 0)
+		rc = sc_timeline_name(c->timeline, SC_TIMELINE_COUNTER,
+				      TRACE_HOST_COUNTER, "events out per s");
+	if (rc == 0)
+		rc = sc_timeline_start(c->timeline);
+	return rc ? lib_error("sc_timeline_create", rc) : 0;
+}
+
 int
 cmd_run(int argc, char **argv)
 {
 	struct args a = {.cmd = "run", .argc = argc, .argv = argv, .i = 0};
 	struct run_cfg c;
 	struct run_result r;
-	FILE *json, *csv;
-	int rc, wrc;
+	FILE *json, *csv, *trace;
+	int rc, rc2, wrc = 0;
 
 	if (run_is_nexmark(argc, argv)) /* tools/subcirc_nexmark.c */
 		return cmd_run_nexmark(argc, argv);
@@ -885,6 +935,9 @@ cmd_run(int argc, char **argv)
 	run_check_cfg(&c);
 	json = open_out("run", "--json", c.json);
 	csv = open_out("run", "--csv", c.csv);
+	trace = open_out("run", "--trace", c.trace);
+	if (trace && (rc = trace_create(&c)) != 0)
+		return rc;
 	/* The host's sleeps end within a microsecond of their due time,
 	 * not the default 50 us of timer slack later (prctl(2)): that
 	 * slack would be added to every latency of an open-loop run. */
@@ -901,8 +954,16 @@ cmd_run(int argc, char **argv)
 	}
 	/* Closed even after a failed run (the files stay empty); a write
 	 * error is the first failure only when the run succeeded. */
-	wrc = close_out("run", c.json, json);
+	/* What ran is in the trace even when the run failed or was cut. */
+	if (trace) {
+		(void)sc_timeline_stop(c.timeline);
+		if ((rc2 = sc_timeline_write(c.timeline, trace)) != 0)
+			wrc = lib_error("sc_timeline_write", rc2);
+		sc_timeline_destroy(c.timeline);
+	}
+	wrc = close_out("run", c.json, json) ? EXIT_LIBRARY : wrc;
 	wrc = close_out("run", c.csv, csv) ? EXIT_LIBRARY : wrc;
+	wrc = close_out("run", c.trace, trace) ? EXIT_LIBRARY : wrc;
 	free(r.s); /* the samples, also those taken before a failure */
 	if (rc || wrc)
 		return rc ? rc : wrc;

@@ -3,15 +3,18 @@
  * the settle check: the sink installed with sc_runtime_on_delta sees every
  * delta of a placed circuit once (their sum is the materialized output's
  * integral), reading a stream output whole is SC_ESTATE, and settle
- * compares only the materialized outputs. Host-driven turns (workers 0),
+ * compares only the materialized outputs; and the runtime's circuits hold
+ * the symbols of the rows they keep. Host-driven turns (workers 0),
  * so the sink needs no lock.
  */
 #include <criterion/criterion.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "operators/aggregate.h"
 #include "operators/graph.h"
 #include "operators/schema.h"
+#include "operators/symbol.h"
 #include "units/placement.h"
 #include "units/runtime.h"
 #include "units/settle.h"
@@ -148,4 +151,105 @@ Test(output_stream, settle_compares_only_materialized_outputs)
 	sc_placement_destroy(p);
 	sc_settle_work_destroy(work);
 	cr_assert_eq(sc_graph_destroy(b.g), 0);
+}
+
+/* --- symbols under a runtime (symbol.h, "Who holds an id") ---------------- */
+
+/* Intern each text, submit (id, 1) x w, keep the host's references in
+ * ids[] until the caller has seen the runtime idle. */
+static void
+submit_texts(struct sc_runtime *rt, struct sc_symtab *t, int in,
+	     const char *prefix, int from, int n, int64_t w, uint64_t *ids)
+{
+	for (int i = 0; i < n; i++) {
+		char text[32];
+		uint64_t row[2];
+		struct sc_batch *b;
+
+		(void)snprintf(text, sizeof(text), "%s-%d", prefix, from + i);
+		cr_assert_eq(sc_symtab_intern_cstr(t, text, &ids[i]), 0);
+		row[0] = ids[i];
+		row[1] = sc_enc_i64(from + i);
+		cr_assert_eq(sc_batch_from_records(2, row, &w, 1, &b), 0);
+		cr_assert_eq(sc_runtime_submit_wait(rt, in, b, 0), 0, "%s",
+			     sc_errmsg());
+		sc_batch_release(b);
+	}
+}
+
+static void
+release_all(struct sc_symtab *t, const uint64_t *ids, int n)
+{
+	for (int i = 0; i < n; i++)
+		cr_assert_eq(sc_symtab_release(t, ids[i]), 0);
+}
+
+/* Every row of output `out` reads "<prefix>-<v>" for its value v. */
+static void
+check_texts(struct sc_runtime *rt, struct sc_symtab *t, int out,
+	    size_t want_rows)
+{
+	struct sc_batch *got;
+
+	cr_assert_eq(sc_runtime_integral(rt, out, &got), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_batch_count(got), want_rows);
+	for (size_t i = 0; i < sc_batch_count(got); i++) {
+		const uint64_t *row = sc_batch_row(got, i);
+		int64_t v = sc_dec_i64(row[1]);
+		const char *text = NULL;
+		char want[32];
+
+		(void)snprintf(want, sizeof(want), "%s-%lld",
+			       v < 100 ? "fruit" : "veg", (long long)v);
+		cr_assert_eq(sc_symtab_lookup(t, row[0], &text, NULL), 0);
+		cr_assert_str_eq(text, want, "id %llu names another string",
+				 (unsigned long long)row[0]);
+	}
+	sc_batch_release(got);
+}
+
+Test(output_stream, runtime_circuits_hold_the_symbols_of_their_rows)
+{
+	static const char *const strategies[] = {"single", "per-node",
+						 "chains"};
+
+	for (size_t k = 0; k < 3; k++) {
+		enum sc_type ty[2] = {SC_TYPE_SYMBOL, SC_TYPE_I64};
+		struct sc_symtab *t;
+		struct sc_schema sch;
+		struct sc_graph *g;
+		struct sc_placement *p;
+		struct sc_runtime *rt;
+		uint64_t ids[50];
+		int in, out;
+
+		cr_assert_eq(sc_symtab_create(&t), 0);
+		cr_assert_eq(sc_schema_init(&sch, 2, ty, t), 0);
+		cr_assert_eq(sc_graph_create(&g), 0);
+		in = sc_graph_input(g, "names", &sch);
+		out = sc_graph_output(g, "kept", sc_graph_distinct(g, in));
+		cr_assert_eq(sc_placement_parse(g, strategies[k], 1, &p), 0);
+		cr_assert_eq(sc_runtime_create(g, p, NULL, &rt), 0, "%s",
+			     sc_errmsg());
+		/* 50 fruits in, the host's references dropped at idle. */
+		submit_texts(rt, t, in, "fruit", 0, 50, 1, ids);
+		cr_assert_eq(sc_runtime_wait_idle(rt, 0, NULL), 0);
+		release_all(t, ids, 50);
+		check_texts(rt, t, out, 50);
+		/* 25 retracted; then 25 new strings, which must not take
+		 * the ids of the 25 fruits still alive. */
+		submit_texts(rt, t, in, "fruit", 0, 25, -1, ids);
+		cr_assert_eq(sc_runtime_wait_idle(rt, 0, NULL), 0);
+		release_all(t, ids, 25);
+		submit_texts(rt, t, in, "veg", 100, 25, 1, ids);
+		cr_assert_eq(sc_runtime_wait_idle(rt, 0, NULL), 0);
+		release_all(t, ids, 25);
+		check_texts(rt, t, out, 50);
+		sc_runtime_destroy(rt);
+		sc_placement_destroy(p);
+		cr_assert_eq(sc_symtab_count(t), 0, "%s: %zu ids outlived it",
+			     strategies[k], sc_symtab_count(t));
+		cr_assert_eq(sc_graph_destroy(g), 0);
+		sc_symtab_destroy(t);
+	}
 }
