@@ -77,7 +77,8 @@ const char usage_main[] =
     "usage: subcirc <command> [options]\n"
     "\n"
     "commands:\n"
-    "  run      a live grid workload across cores (progress, summary)\n"
+    "  run      a live grid or Nexmark workload across cores (progress,\n"
+    "           summary)\n"
     "  place    every placement x workers x budget, repeated, ranked\n"
     "  stress   seeds x workers x placements under the seeded scheduler\n"
     "\n"
@@ -87,7 +88,8 @@ const char usage_main[] =
     "error (a unit that panicked, no memory, a file not written).\n";
 
 const char usage_run[] =
-    "usage: subcirc run [options]\n"
+    "usage: subcirc run [--workload grid|nexmark] [options]\n"
+    "  (`subcirc run --workload nexmark --help`: the Nexmark queries)\n"
     "  a live grid workload (cell edits -> sums per row and column -> a\n"
     "  projection with a total per row) across worker threads; the final\n"
     "  output is checked against the workload's from-scratch reference.\n"

@@ -240,6 +240,17 @@ void run_defaults(struct run_cfg *c);
 /* One run of the grid workload as cfg says, into *r; 0 or an exit code. */
 int run_once(const struct run_cfg *cfg, struct run_result *r);
 
+/* --- run's Nexmark workload (subcirc_nexmark.c) ---------------------------
+ */
+
+extern const char usage_run_nexmark[];
+
+/* Whether run's arguments ask for --workload nexmark. */
+bool run_is_nexmark(int argc, char **argv);
+
+/* `subcirc run --workload nexmark ...`; the exit code. */
+int cmd_run_nexmark(int argc, char **argv);
+
 /* --- unit statistics (subcirc_units.c) -------------------------------------
  */
 

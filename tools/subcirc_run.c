@@ -884,6 +884,12 @@ run_parse(struct args *a, struct run_cfg *c)
 		if (args_opt(a, "--help", NULL) || args_opt(a, "-h", NULL)) {
 			(void)fputs(usage_run, stdout);
 			subcirc_exit(0);
+		} else if (args_opt(a, "--workload", &v)) {
+			if (strcmp(v, "grid") != 0)
+				die_usage("run",
+					  "--workload: '%s' is not grid "
+					  "or nexmark",
+					  v);
 		} else if (args_opt(a, "--workers", &v)) {
 			c->workers =
 			    (uint32_t)parse_u64("run", "--workers", v, 1, 1024);
@@ -950,6 +956,8 @@ cmd_run(int argc, char **argv)
 	FILE *json, *csv, *trace;
 	int rc, rc2, wrc = 0;
 
+	if (run_is_nexmark(argc, argv)) /* tools/subcirc_nexmark.c */
+		return cmd_run_nexmark(argc, argv);
 	run_defaults(&c);
 	run_parse(&a, &c);
 	if (c.events && c.seconds > 0)

@@ -1,0 +1,585 @@
+/*
+ * nexmark_queries.c - the Nexmark queries as graphs (see
+ * nexmark_queries.h). Each builder nests the graph calls, so an error of
+ * any call reaches the output's id unchanged (graph.h).
+ */
+#include "bench/workloads/nexmark_queries.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "operators/aggregate.h"
+#include "operators/schema.h"
+#include "operators/topk.h"
+#include "operators/window.h"
+
+#define TEN_S 10000 /* ms */
+#define TWO_S 2000
+
+struct sc_nexmark_query {
+	const struct nxq_def *def;
+	struct sc_graph *g;	   /* owned */
+	struct sc_symtab *symbols; /* borrowed */
+	int in[SC_NEXMARK_KINDS];  /* input nodes, -1 if unread */
+	int out;		   /* the output node */
+	unsigned flags;		   /* SC_NEXMARK_QUERY_STREAM */
+	uint64_t states[3];	   /* q3: OR, ID, CA (held) */
+};
+
+/* A query: its name, columns, best placement and builder (which returns
+ * the output's id or an error). */
+struct nxq_def {
+	const char *name;
+	const char *placement;
+	const char *const *cols;
+	size_t ncols;
+	int (*build)(struct sc_nexmark_query *q);
+};
+
+/* --- helpers -------------------------------------------------------------- */
+
+static int
+nxq_input(struct sc_nexmark_query *q, enum sc_nexmark_kind k)
+{
+	struct sc_schema s;
+	int rc;
+
+	if (q->in[k] >= 0)
+		return q->in[k];
+	if ((rc = sc_nexmark_schema(k, q->symbols, &s)) != 0)
+		return rc;
+	q->in[k] = sc_graph_input(q->g, sc_nexmark_kind_name(k), &s);
+	return q->in[k];
+}
+
+static int
+nxq_index(struct sc_nexmark_query *q, int from, const uint32_t *cols,
+	  uint32_t n)
+{
+	return sc_graph_index_by(q->g, from, cols, n);
+}
+
+#define NXQ_INDEX(q, from, ...)                                                \
+	nxq_index((q), (from), (const uint32_t[]){__VA_ARGS__},                \
+		  (uint32_t)(sizeof((const uint32_t[]){__VA_ARGS__}) /         \
+			     sizeof(uint32_t)))
+
+static int
+nxq_agg(struct sc_nexmark_query *q, int from, uint32_t ncols, uint32_t k,
+	enum sc_agg_kind kind, uint32_t col)
+{
+	struct sc_aggregate_spec sp;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.ncols = ncols;
+	sp.k = k;
+	sp.kind = kind;
+	sp.col = col;
+	sp.col_type = SC_TYPE_I64;
+	return sc_graph_aggregate(q->g, from, &sp);
+}
+
+static int
+nxq_output(struct sc_nexmark_query *q, int from)
+{
+	if (q->flags & SC_NEXMARK_QUERY_STREAM)
+		return sc_graph_output_stream(q->g, q->def->name, from);
+	return sc_graph_output(q->g, q->def->name, from);
+}
+
+/* --- callbacks -------------------------------------------------------------
+ */
+
+static int
+copy_bid(void *ctx, const uint64_t *row, uint64_t *out)
+{
+	(void)ctx;
+	memcpy(out, row, SC_NXB_NCOLS * sizeof(*row));
+	return 0;
+}
+
+static int
+q1_map(void *ctx, const uint64_t *row, uint64_t *out)
+{
+	(void)ctx;
+	out[0] = row[SC_NXB_AUCTION];
+	out[1] = row[SC_NXB_BIDDER];
+	out[2] = sc_enc_f64(0.908 * (double)sc_dec_i64(row[SC_NXB_PRICE]));
+	out[3] = row[SC_NXB_DATE_TIME];
+	out[4] = row[SC_NXB_EXTRA];
+	return 0;
+}
+
+static int
+q2_keep(void *ctx, const uint64_t *row, bool *keep)
+{
+	(void)ctx;
+	*keep = sc_dec_i64(row[SC_NXB_AUCTION]) % 123 == 0;
+	return 0;
+}
+
+static int
+category_10(void *ctx, const uint64_t *row, bool *keep)
+{
+	(void)ctx;
+	*keep = sc_dec_i64(row[SC_NXA_CATEGORY]) == 10;
+	return 0;
+}
+
+static int
+q3_state(void *ctx, const uint64_t *row, bool *keep)
+{
+	const struct sc_nexmark_query *q = ctx;
+	uint64_t s = sc_dec_symbol(row[SC_NXP_STATE]);
+
+	*keep = s == q->states[0] || s == q->states[1] || s == q->states[2];
+	return 0;
+}
+
+/* q4's join rows (id, a.date_time, a.expires, category, price,
+ * b.date_time): the bid falls within the auction's life. */
+static int
+q4_in_life(void *ctx, const uint64_t *row, bool *keep)
+{
+	int64_t start = sc_dec_i64(row[1]), end = sc_dec_i64(row[2]);
+	int64_t t = sc_dec_i64(row[5]);
+
+	(void)ctx;
+	*keep = start <= t && t <= end;
+	return 0;
+}
+
+/* --- the queries ------------------------------------------------------------
+ */
+
+static int
+build_q0(struct sc_nexmark_query *q)
+{
+	struct sc_schema s;
+	int rc;
+
+	if ((rc = sc_nexmark_schema(SC_NEXMARK_BID, q->symbols, &s)) != 0)
+		return rc;
+	return nxq_output(q, sc_graph_map(q->g, nxq_input(q, SC_NEXMARK_BID),
+					  &s, copy_bid, NULL));
+}
+
+static int
+build_q1(struct sc_nexmark_query *q)
+{
+	static const enum sc_type t[5] = {SC_TYPE_I64, SC_TYPE_I64, SC_TYPE_F64,
+					  SC_TYPE_I64, SC_TYPE_SYMBOL};
+	struct sc_schema s;
+	int rc;
+
+	if ((rc = sc_schema_init(&s, 5, t, q->symbols)) != 0)
+		return rc;
+	return nxq_output(q, sc_graph_map(q->g, nxq_input(q, SC_NEXMARK_BID),
+					  &s, q1_map, NULL));
+}
+
+static int
+build_q2(struct sc_nexmark_query *q)
+{
+	int f =
+	    sc_graph_filter(q->g, nxq_input(q, SC_NEXMARK_BID), q2_keep, NULL);
+
+	return nxq_output(q, NXQ_INDEX(q, f, SC_NXB_AUCTION, SC_NXB_PRICE));
+}
+
+static int
+build_q3(struct sc_nexmark_query *q)
+{
+	static const char *const st[3] = {"OR", "ID", "CA"};
+	int a, p, j;
+	int rc;
+
+	for (int i = 0; i < 3; i++)
+		if ((rc = sc_symtab_intern_cstr(q->symbols, st[i],
+						&q->states[i])) != 0)
+			return rc;
+	a = sc_graph_filter(q->g, nxq_input(q, SC_NEXMARK_AUCTION), category_10,
+			    NULL);
+	a = NXQ_INDEX(q, a, SC_NXA_SELLER, SC_NXA_ID);
+	p = sc_graph_filter(q->g, nxq_input(q, SC_NEXMARK_PERSON), q3_state, q);
+	p = NXQ_INDEX(q, p, SC_NXP_ID, SC_NXP_NAME, SC_NXP_CITY, SC_NXP_STATE);
+	/* (seller, a.id, name, city, state) */
+	j = sc_graph_join(q->g, a, p, 1);
+	return nxq_output(q, NXQ_INDEX(q, j, 2, 3, 4, 1));
+}
+
+static int
+build_q4(struct sc_nexmark_query *q)
+{
+	int a = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_AUCTION), SC_NXA_ID,
+			  SC_NXA_DATE_TIME, SC_NXA_EXPIRES, SC_NXA_CATEGORY);
+	int b = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_BID), SC_NXB_AUCTION,
+			  SC_NXB_PRICE, SC_NXB_DATE_TIME);
+	/* (id, a.date_time, a.expires, category, price, b.date_time) */
+	int j = sc_graph_join(q->g, a, b, 1);
+	int live = sc_graph_filter(q->g, j, q4_in_life, NULL);
+	/* (id, category, max price): the closing price of each auction */
+	int fin = nxq_agg(q, NXQ_INDEX(q, live, 0, 3, 4), 3, 2, SC_AGG_MAX, 2);
+
+	/* (category, closing price), weighted by how many auctions share it */
+	return nxq_output(
+	    q, nxq_agg(q, NXQ_INDEX(q, fin, 1, 2), 2, 1, SC_AGG_AVG, 1));
+}
+
+static int
+build_q5(struct sc_nexmark_query *q)
+{
+	int b = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_BID), SC_NXB_AUCTION,
+			  SC_NXB_DATE_TIME);
+	/* (auction, date_time, start) -> (start, auction, date_time) */
+	int w =
+	    NXQ_INDEX(q, sc_window_hopping(q->g, b, 1, TEN_S, TWO_S), 2, 0, 1);
+	/* (start, auction, num) */
+	int cnt = nxq_agg(q, w, 3, 2, SC_AGG_COUNT, 0);
+	/* (start, max num) */
+	int top = nxq_agg(q, cnt, 3, 1, SC_AGG_MAX, 2);
+	/* (start, num, auction) joined on (start, num) */
+	int j = sc_graph_join(q->g, NXQ_INDEX(q, cnt, 0, 2, 1), top, 2);
+
+	return nxq_output(q, NXQ_INDEX(q, j, 2, 1));
+}
+
+static int
+build_q7(struct sc_nexmark_query *q)
+{
+	int w = sc_window_tumbling(q->g, nxq_input(q, SC_NEXMARK_BID),
+				   SC_NXB_DATE_TIME, TEN_S);
+	/* (start, price, auction, bidder, date_time, extra) */
+	int b = NXQ_INDEX(q, w, SC_NXB_NCOLS, SC_NXB_PRICE, SC_NXB_AUCTION,
+			  SC_NXB_BIDDER, SC_NXB_DATE_TIME, SC_NXB_EXTRA);
+	/* (start, max price) */
+	int top = nxq_agg(q, b, 6, 1, SC_AGG_MAX, 1);
+	int j = sc_graph_join(q->g, b, top, 2);
+
+	return nxq_output(q, NXQ_INDEX(q, j, 2, 1, 3, 4, 5));
+}
+
+static int
+build_q8(struct sc_nexmark_query *q)
+{
+	int p = sc_window_tumbling(q->g, nxq_input(q, SC_NEXMARK_PERSON),
+				   SC_NXP_DATE_TIME, TEN_S);
+	int a = sc_window_tumbling(q->g, nxq_input(q, SC_NEXMARK_AUCTION),
+				   SC_NXA_DATE_TIME, TEN_S);
+	int j;
+
+	/* (id, start, name) and (seller, start), each once */
+	p = sc_graph_distinct(
+	    q->g, NXQ_INDEX(q, p, SC_NXP_ID, SC_NXP_NCOLS, SC_NXP_NAME));
+	a = sc_graph_distinct(q->g,
+			      NXQ_INDEX(q, a, SC_NXA_SELLER, SC_NXA_NCOLS));
+	j = sc_graph_join(q->g, p, a, 2);
+	return nxq_output(q, NXQ_INDEX(q, j, 0, 2, 1));
+}
+
+static int
+build_q20(struct sc_nexmark_query *q)
+{
+	int b = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_BID), SC_NXB_AUCTION,
+			  SC_NXB_BIDDER, SC_NXB_PRICE, SC_NXB_CHANNEL,
+			  SC_NXB_URL, SC_NXB_DATE_TIME);
+	int a = sc_graph_filter(q->g, nxq_input(q, SC_NEXMARK_AUCTION),
+				category_10, NULL);
+
+	a = NXQ_INDEX(q, a, SC_NXA_ID, SC_NXA_ITEM_NAME, SC_NXA_INITIAL_BID,
+		      SC_NXA_RESERVE, SC_NXA_DATE_TIME, SC_NXA_EXPIRES,
+		      SC_NXA_SELLER, SC_NXA_CATEGORY);
+	return nxq_output(q, sc_graph_join(q->g, b, a, 1));
+}
+
+/* q9's join rows (id, item_name, seller, category, initial_bid, reserve,
+ * a.date_time, a.expires, bidder, price, b.date_time): the bid falls
+ * within the auction's life. */
+static int
+q9_in_life(void *ctx, const uint64_t *row, bool *keep)
+{
+	int64_t start = sc_dec_i64(row[6]), end = sc_dec_i64(row[7]);
+	int64_t t = sc_dec_i64(row[10]);
+
+	(void)ctx;
+	*keep = start <= t && t <= end;
+	return 0;
+}
+
+/* A top-k of `from` (ncols wide): per group of its first `key` columns,
+ * ranks at most `limit` by order columns o0 (desc0) then, when o1 is
+ * not UINT32_MAX, o1 (desc1). */
+static int
+nxq_topk(struct sc_nexmark_query *q, int from, uint32_t ncols, uint32_t key,
+	 uint32_t o0, bool desc0, uint32_t o1, bool desc1, uint64_t limit)
+{
+	struct sc_topk_spec sp;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.ncols = ncols;
+	sp.key = key;
+	sp.order[0] = o0;
+	sp.desc[0] = desc0;
+	sp.norder = 1;
+	if (o1 != UINT32_MAX) {
+		sp.order[1] = o1;
+		sp.desc[1] = desc1;
+		sp.norder = 2;
+	}
+	sp.limit = limit;
+	return sc_graph_topk(q->g, from, &sp);
+}
+
+static int
+build_q9(struct sc_nexmark_query *q)
+{
+	int a = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_AUCTION), SC_NXA_ID,
+			  SC_NXA_ITEM_NAME, SC_NXA_SELLER, SC_NXA_CATEGORY,
+			  SC_NXA_INITIAL_BID, SC_NXA_RESERVE, SC_NXA_DATE_TIME,
+			  SC_NXA_EXPIRES);
+	int b = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_BID), SC_NXB_AUCTION,
+			  SC_NXB_BIDDER, SC_NXB_PRICE, SC_NXB_DATE_TIME);
+	/* The output's columns already: the auction's eight, then bidder,
+	 * price and b.date_time. */
+	int live = sc_graph_filter(q->g, sc_graph_join(q->g, a, b, 1),
+				   q9_in_life, NULL);
+
+	/* per auction the highest price, and of those the earliest */
+	return nxq_output(q, nxq_topk(q, live, 11, 1, 9, true, 10, false, 1));
+}
+
+static int
+build_q18(struct sc_nexmark_query *q)
+{
+	/* (bidder, auction, ...) so the group leads; the swap undoes
+	 * itself */
+	int b = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_BID), 1, 0, 2, 3, 4, 5, 6);
+	int t = nxq_topk(q, b, SC_NXB_NCOLS, 2, SC_NXB_DATE_TIME, true,
+			 UINT32_MAX, false, 1);
+
+	return nxq_output(q, NXQ_INDEX(q, t, 1, 0, 2, 3, 4, 5, 6));
+}
+
+static int
+build_q19(struct sc_nexmark_query *q)
+{
+	/* bids lead with their auction already */
+	return nxq_output(q, nxq_topk(q, nxq_input(q, SC_NEXMARK_BID),
+				      SC_NXB_NCOLS, 1, SC_NXB_PRICE, true,
+				      UINT32_MAX, false, 10));
+}
+
+/* --- the table -------------------------------------------------------------
+ */
+
+static const char *const q0_cols[] = {
+    "auction", "bidder", "price", "channel", "url", "date_time", "extra"};
+static const char *const q1_cols[] = {"auction", "bidder", "price", "date_time",
+				      "extra"};
+static const char *const q2_cols[] = {"auction", "price"};
+static const char *const q3_cols[] = {"name", "city", "state", "id"};
+static const char *const q4_cols[] = {"category", "avg_price"};
+static const char *const q5_cols[] = {"auction", "num"};
+static const char *const q7_cols[] = {"auction", "price", "bidder", "date_time",
+				      "extra"};
+static const char *const q8_cols[] = {"id", "name", "starttime"};
+static const char *const q9_cols[] = {
+    "id",	 "item_name", "seller", "category", "initial_bid",  "reserve",
+    "date_time", "expires",   "bidder", "price",    "bid_date_time"};
+static const char *const q18_cols[] = {
+    "auction", "bidder", "price", "channel", "url", "date_time", "extra"};
+static const char *const q19_cols[] = {
+    "auction", "bidder", "price", "channel", "url", "date_time", "extra"};
+static const char *const q20_cols[] = {
+    "auction",	 "bidder",    "price",	     "channel", "url",
+    "date_time", "item_name", "initial_bid", "reserve", "auction_date_time",
+    "expires",	 "seller",    "category"};
+
+#define NXQ_DEF(n, place)                                                      \
+	{                                                                      \
+#n, place, n##_cols, sizeof(n##_cols) / sizeof(n##_cols[0]),   \
+		    build_##n                                                  \
+	}
+
+/* The default placements: the best events/s measured on 2 workers among
+ * chains, per-node, sharded:2 and balanced (README, Figures, Nexmark). */
+static const struct nxq_def defs[] = {
+    NXQ_DEF(q0, "per-node"),  NXQ_DEF(q1, "chains"),
+    NXQ_DEF(q2, "per-node"),  NXQ_DEF(q3, "chains"),
+    NXQ_DEF(q4, "sharded:2"), NXQ_DEF(q5, "chains"),
+    NXQ_DEF(q7, "chains"),    NXQ_DEF(q8, "per-node"),
+    NXQ_DEF(q9, "sharded:2"), NXQ_DEF(q18, "sharded:2"),
+    NXQ_DEF(q19, "balanced"), NXQ_DEF(q20, "chains"),
+};
+#define NDEFS (sizeof(defs) / sizeof(defs[0]))
+
+size_t
+sc_nexmark_query_names(const char *const **names)
+{
+	static const char *n[NDEFS];
+
+	for (size_t i = 0; i < NDEFS; i++)
+		n[i] = defs[i].name;
+	if (names)
+		*names = n;
+	return NDEFS;
+}
+
+static const struct nxq_def *
+nxq_find(const char *name)
+{
+	for (size_t i = 0; i < NDEFS; i++)
+		if (!strcmp(defs[i].name, name))
+			return &defs[i];
+	return NULL;
+}
+
+int
+sc_nexmark_query_create(const char *name, struct sc_symtab *symbols,
+			unsigned flags, struct sc_nexmark_query **out)
+{
+	const struct nxq_def *d;
+	struct sc_nexmark_query *q;
+	int rc;
+
+	if (!name || !symbols || !out || (flags & ~SC_NEXMARK_QUERY_STREAM))
+		return sc_errorf(SC_EINVAL, "sc_nexmark_query_create: NULL "
+					    "argument or unknown flags");
+	if (!(d = nxq_find(name)))
+		return sc_errorf(
+		    SC_ENOENT,
+		    "sc_nexmark_query_create: no query '%s' (known: "
+		    "q0 q1 q2 q3 q4 q5 q7 q8 q9 q18 q19 q20)",
+		    name);
+	if (!(q = calloc(1, sizeof(*q))))
+		return sc_errorf(SC_ENOMEM,
+				 "sc_nexmark_query_create: out of memory");
+	q->def = d;
+	q->symbols = symbols;
+	q->flags = flags;
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++)
+		q->in[k] = -1;
+	if ((rc = sc_graph_create(&q->g)) != 0)
+		goto fail;
+	if ((rc = d->build(q)) < 0)
+		goto fail;
+	q->out = rc;
+	*out = q;
+	return 0;
+fail:
+	(void)sc_nexmark_query_destroy(q);
+	return rc;
+}
+
+int
+sc_nexmark_query_destroy(struct sc_nexmark_query *q)
+{
+	int rc;
+
+	if (!q)
+		return 0;
+	if ((rc = sc_graph_destroy(q->g)) != 0)
+		return rc;
+	for (int i = 0; i < 3; i++)
+		if (q->states[i])
+			(void)sc_symtab_release(q->symbols, q->states[i]);
+	free(q);
+	return 0;
+}
+
+const char *
+sc_nexmark_query_name(const struct sc_nexmark_query *q)
+{
+	return q->def->name;
+}
+
+struct sc_graph *
+sc_nexmark_query_graph(const struct sc_nexmark_query *q)
+{
+	return q->g;
+}
+
+int
+sc_nexmark_query_output(const struct sc_nexmark_query *q)
+{
+	return q->out;
+}
+
+int
+sc_nexmark_query_input(const struct sc_nexmark_query *q,
+		       enum sc_nexmark_kind kind)
+{
+	return (unsigned)kind < SC_NEXMARK_KINDS ? q->in[kind] : -1;
+}
+
+size_t
+sc_nexmark_query_columns(const struct sc_nexmark_query *q,
+			 const char *const **names)
+{
+	if (names)
+		*names = q->def->cols;
+	return q->def->ncols;
+}
+
+const char *
+sc_nexmark_query_placement(const struct sc_nexmark_query *q)
+{
+	return q->def->placement;
+}
+
+/* --- the settle feed --------------------------------------------------------
+ */
+
+int
+sc_nexmark_settle_step(void *ctx, size_t i, struct sc_settle_step *out)
+{
+	struct sc_nexmark_feed *f = ctx;
+	int rc;
+
+	(void)i; /* the chunks come in sequence */
+	if (!f || !out || !f->nx || !f->q || !f->events)
+		return sc_errorf(SC_EINVAL, "sc_nexmark_settle_step: NULL");
+	for (;;) {
+		for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
+			if (!f->ready[k])
+				continue;
+			if (f->q->in[k] < 0) { /* a stream it does not read */
+				sc_batch_release(f->ready[k]);
+				f->ready[k] = NULL;
+				continue;
+			}
+			out->input = f->q->in[k];
+			out->batch = f->ready[k];
+			f->ready[k] = NULL;
+			return 0;
+		}
+		if ((rc = sc_nexmark_batches(f->nx, f->events, f->ready)) != 0)
+			return rc;
+	}
+}
+
+void
+sc_nexmark_feed_fini(struct sc_nexmark_feed *f)
+{
+	for (int k = 0; f && k < SC_NEXMARK_KINDS; k++) {
+		sc_batch_release(f->ready[k]);
+		f->ready[k] = NULL;
+	}
+}
+
+size_t
+sc_nexmark_feed_steps(const struct sc_nexmark_feed *f, uint64_t total)
+{
+	size_t steps = 0;
+
+	for (uint64_t c = 0; c < total; c += f->events) {
+		bool seen[SC_NEXMARK_KINDS] = {false};
+
+		for (uint64_t n = c; n < c + f->events && n < total; n++)
+			seen[sc_nexmark_kind_of(n)] = true;
+		for (int k = 0; k < SC_NEXMARK_KINDS; k++)
+			steps += seen[k] && f->q->in[k] >= 0;
+	}
+	return steps;
+}

@@ -1,0 +1,160 @@
+/*
+ * nexmark_queries.h - the Nexmark queries as graphs of Z-set operators
+ * (operators/graph.h), over the streams of the generator (nexmark.h).
+ *
+ * Each query is the SQL below over the person, auction and bid streams,
+ * read as Z-sets (bags): its output's integral is the query applied to the
+ * integrals of its inputs, so it is exact under any placement and any
+ * order of turns (units/settle.h). Where the standard suite picks one row
+ * of several tied ones, every tied row is kept, so each result is
+ * deterministic. Window starts are ms since the epoch, windows [s, s + w).
+ *
+ *   q0   SELECT auction, bidder, price, channel, url, date_time, extra
+ *        FROM bid                             (map: a copy of each row)
+ *   q1   SELECT auction, bidder, 0.908 * price, date_time, extra FROM bid
+ *        (the product as an IEEE double)      (map)
+ *   q2   SELECT auction, price FROM bid WHERE auction % 123 = 0
+ *                                             (filter, index_by)
+ *   q3   SELECT P.name, P.city, P.state, A.id FROM auction A JOIN person P
+ *        ON A.seller = P.id WHERE A.category = 10
+ *        AND P.state IN ('OR', 'ID', 'CA')    (two filters, a join)
+ *   q4   per category, AVG of each auction's closing price, the highest
+ *        price of its bids with A.date_time <= B.date_time <= A.expires:
+ *        (category, avg f64)                  (join, filter, MAX, AVG)
+ *   q5   hopping windows 10 s wide every 2 s over bid.date_time: per
+ *        window the bids per auction; (auction, num) for every auction
+ *        whose count is its window's maximum, one row per such window and
+ *        auction (a row's weight counts the windows)
+ *                                             (window, COUNT, MAX, join)
+ *   q7   tumbling 10 s windows over bid.date_time: (auction, price,
+ *        bidder, date_time, extra) of every bid whose price is its
+ *        window's maximum                     (window, MAX, join)
+ *   q8   (id, name, starttime) of every person who registered and opened
+ *        an auction (as seller) in the same tumbling 10 s window, once
+ *        per window                           (windows, distinct, join)
+ *   q9   winning bids: per auction, of its bids with A.date_time <=
+ *        B.date_time <= A.expires, those with the highest price and, of
+ *        them, the earliest date_time: (A.id, A.item_name, A.seller,
+ *        A.category, A.initial_bid, A.reserve, A.date_time, A.expires,
+ *        B.bidder, B.price, B.date_time)    (join, filter, top-k 1)
+ *   q18  last bid: per (bidder, auction), every bid with the latest
+ *        date_time; all bid columns           (top-k 1)
+ *   q19  top bids: per auction, every bid whose rank is at most 10, a
+ *        bid's rank being 1 + the bids of its auction priced strictly
+ *        higher; all bid columns              (top-k 10)
+ *   q20  (B.auction, B.bidder, B.price, B.channel, B.url, B.date_time,
+ *        A.item_name, A.initial_bid, A.reserve, A.date_time, A.expires,
+ *        A.seller, A.category) for B.auction = A.id AND A.category = 10
+ *                                             (filter, join)
+ *
+ * A query creates input nodes only for the streams it reads (named
+ * "person", "auction", "bid") and one output node named after the query.
+ * Its callbacks read only constants, so any number of circuits of the
+ * graph may run at once.
+ */
+#ifndef SC_BENCH_WORKLOADS_NEXMARK_QUERIES_H
+#define SC_BENCH_WORKLOADS_NEXMARK_QUERIES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "bench/workloads/nexmark.h"
+#include "operators/graph.h"
+#include "operators/symbol.h"
+#include "units/settle.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct sc_nexmark_query;
+
+/* The most output columns of a query (q20's 13). Top-k (q9, q18, q19)
+ * is operators/topk.h: ranks with ties kept (SQL's RANK()). */
+#define SC_NEXMARK_QUERY_MAX_COLS 16
+
+/*
+ * sc_nexmark_query_names - the names of the queries built here, in order
+ * ("q0", "q1", ...; static), and their count.
+ */
+size_t sc_nexmark_query_names(const char *const **names);
+
+/* Flags of sc_nexmark_query_create. */
+#define SC_NEXMARK_QUERY_STREAM                                                \
+	1u /* the output keeps nothing (graph.h's                              \
+	      sc_graph_output_stream): its deltas                              \
+	      go to the node's delta callback and                              \
+	      its integral cannot be read */
+
+/*
+ * sc_nexmark_query_create - the graph of query `name` over streams whose
+ * symbols are in `symbols` (borrowed; q3 interns its three states there
+ * and holds them until destroy). flags: 0 (a materialized output, whose
+ * integral is kept and readable) or SC_NEXMARK_QUERY_STREAM. Returns:
+ *   0            *out is the query
+ *   SC_ENOENT    no query of that name (the message lists the known ones)
+ *   SC_EINVAL    NULL argument, unknown flags
+ *   SC_ENOMEM, or an error of a graph call (by its code)
+ */
+int sc_nexmark_query_create(const char *name, struct sc_symtab *symbols,
+			    unsigned flags, struct sc_nexmark_query **out);
+
+/*
+ * sc_nexmark_query_destroy - free the query and its graph. Returns 0, or
+ * SC_EBUSY (nothing freed) while a circuit or runtime of the graph lives.
+ * NULL is allowed.
+ */
+int sc_nexmark_query_destroy(struct sc_nexmark_query *q);
+
+/* The query's name ("q4"), graph (owned by the query) and output node. */
+const char *sc_nexmark_query_name(const struct sc_nexmark_query *q);
+struct sc_graph *sc_nexmark_query_graph(const struct sc_nexmark_query *q);
+int sc_nexmark_query_output(const struct sc_nexmark_query *q);
+
+/* The input node of stream `kind`, or -1 when the query does not read it. */
+int sc_nexmark_query_input(const struct sc_nexmark_query *q,
+			   enum sc_nexmark_kind kind);
+
+/* The names of the output's columns (static) and how many there are. */
+size_t sc_nexmark_query_columns(const struct sc_nexmark_query *q,
+				const char *const **names);
+
+/*
+ * sc_nexmark_query_placement - the placement (sc_placement_parse's
+ * syntax) measured best for this query on 2 workers (README, Nexmark).
+ * Static.
+ */
+const char *sc_nexmark_query_placement(const struct sc_nexmark_query *q);
+
+/*
+ * The generator and a query as a settle workload (units/settle.h):
+ * sc_nexmark_settle_step is an sc_settle_gen_fn whose ctx is a struct
+ * sc_nexmark_feed. It makes `events` events at a time (sc_nexmark_batches)
+ * and hands out, one submission per call, the batches of the streams the
+ * query reads (streams it does not read are dropped). Start a feed zeroed
+ * but for its three first fields, and call sc_nexmark_feed_fini after.
+ */
+struct sc_nexmark_feed {
+	struct sc_nexmark *nx;			  /* borrowed */
+	const struct sc_nexmark_query *q;	  /* borrowed */
+	size_t events;				  /* events per chunk, >= 1 */
+	struct sc_batch *ready[SC_NEXMARK_KINDS]; /* private: not handed out */
+};
+int sc_nexmark_settle_step(void *ctx, size_t i, struct sc_settle_step *out);
+
+/* sc_nexmark_feed_fini - release the batches not handed out. */
+void sc_nexmark_feed_fini(struct sc_nexmark_feed *f);
+
+/*
+ * sc_nexmark_feed_steps - how many submissions sc_nexmark_settle_step
+ * makes for the first `total` events (a multiple of f->events): the
+ * number to pass to sc_settle_work_generate. It runs a copy of the
+ * arithmetic, not the generator.
+ */
+size_t sc_nexmark_feed_steps(const struct sc_nexmark_feed *f, uint64_t total);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SC_BENCH_WORKLOADS_NEXMARK_QUERIES_H */

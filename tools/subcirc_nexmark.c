@@ -1,0 +1,872 @@
+/*
+ * subcirc_nexmark.c - `subcirc run --workload nexmark`: a Nexmark query
+ * (bench/workloads/nexmark_queries.h) live across worker threads, fed by
+ * the standard generator (bench/workloads/nexmark.h) or by CSV files
+ * (--from), with a progress line a second and a summary; --check compares
+ * the settled output with the single circuit's, --dump writes the input
+ * streams and the settled output as CSV (bench/workloads/csv.h).
+ *
+ * The host thread makes the events in chunks of --batch, one batch per
+ * stream the query reads, and submits them (waiting out a full edge: the
+ * backpressure). The run is over after --events events or --seconds
+ * seconds; then it waits for idle, and the events per second are counted
+ * from the first submit to idle. The CPU time of the process over the same
+ * span gives events per CPU-second (a figure that holds on a loaded
+ * machine, where wall time does not).
+ *
+ * The query's output is a stream that keeps nothing (nexmark_queries.h,
+ * SC_NEXMARK_QUERY_STREAM), so a stateless query runs in memory that does
+ * not grow with the events; --check and --dump, which read the settled
+ * output, make it materialized.
+ *
+ * --check replays the same input into one single circuit after the run
+ * (the generator is deterministic, a replayed file is kept in memory), so
+ * the check costs the run no time. With --from, every file of a stream the
+ * query reads is parsed whole before anything is submitted: a bad file is
+ * refused (exit 2, naming file, line and column) with nothing submitted.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bench/harness.h"
+#include "bench/workloads/csv.h"
+#include "bench/workloads/nexmark.h"
+#include "bench/workloads/nexmark_queries.h"
+#include "operators/batch.h"
+#include "operators/circuit.h"
+#include "operators/error.h"
+#include "operators/symbol.h"
+#include "runtime/executor.h"
+#include "tools/subcirc.h"
+#include "units/placement.h"
+#include "units/runtime.h"
+
+#define NX_STUCK_NS 30000000000ull /* a submit or idle wait that long */
+#define NX_IDLE_NS  120000000000ull
+
+const char usage_run_nexmark[] =
+    "usage: subcirc run --workload nexmark [options]\n"
+    "  a Nexmark query live across worker threads, fed by the standard\n"
+    "  generator (1 person : 3 auctions : 46 bids, 10,000 events per\n"
+    "  second of event time) or by CSV files.\n"
+    "\n"
+    "  --query Q         q0 q1 q2 q3 q4 q5 q7 q8 q9 q18 q19 q20\n"
+    "                    (default q4)\n"
+    "  --workers N       worker threads (default: all cores)\n"
+    "  --placement P     single | per-node | chains | random:N | sharded:K\n"
+    "                    (default: the best measured for the query)\n"
+    "  --events N        stop after N events, or\n"
+    "  --seconds S       after S seconds (default 3 when neither; with\n"
+    "                    --from, every row of the files)\n"
+    "  --rate E          offer E events/s (default: as fast as it goes)\n"
+    "  --batch N         events per chunk submitted (default 1000)\n"
+    "  --seed S          the generator's seed (default 1)\n"
+    "  --string-pool N   distinct random texts per length (default 32;\n"
+    "                    0: every text fresh, as the standard generator,\n"
+    "                    so the symbol table grows with the events)\n"
+    "  --budget B        frames per turn (default 64)\n"
+    "  --edge-capacity C edge capacity in frames, a power of two (64)\n"
+    "  --check           compare the settled output with the single\n"
+    "                    circuit's (exit 1 on a difference)\n"
+    "  --dump DIR        write person.csv, auction.csv, bid.csv (the\n"
+    "                    input, header rows first) and <query>.csv (the\n"
+    "                    settled output, a weight column last) into DIR\n"
+    "  --from DIR        replay DIR's CSV files (those of the streams the\n"
+    "                    query reads) instead of the generator; a bad\n"
+    "                    file is refused by file, line and column, exit 2\n"
+    "  --plant-difference the single circuit misses the last chunk (to\n"
+    "                    see --check fail: exit 1)\n"
+    "  --quiet           no progress lines\n"
+    "  --json FILE       the summary as JSON\n";
+
+struct nx_cfg {
+	const char *query;
+	uint32_t workers;
+	char placement[32]; /* "" = the query's default */
+	uint64_t events;
+	double seconds;
+	double rate;
+	uint32_t batch;
+	uint64_t seed;
+	uint32_t capacity, budget;
+	uint32_t string_pool; /* nexmark.h's string_pool */
+	bool check, quiet;
+	bool plant; /* the check's reference misses the last chunk */
+	const char *dump, *from, *json;
+};
+
+/* The input: the generator, or rows read from CSV. */
+struct nx_source {
+	struct sc_nexmark *gen;
+	struct sc_nexmark *old; /* the run's, after a rewind */
+	struct sc_csv_rows rows[SC_NEXMARK_KINDS];
+	size_t pos[SC_NEXMARK_KINDS];
+	bool loaded[SC_NEXMARK_KINDS];
+	uint64_t total; /* replay: rows in all files */
+};
+
+struct nx_run {
+	const struct nx_cfg *cfg;
+	struct sc_symtab *symbols;
+	struct sc_nexmark_query *q;
+	struct sc_placement *p;
+	struct sc_runtime *rt;
+	struct nx_source src;
+	struct sc_batch_builder b[SC_NEXMARK_KINDS];
+	struct sc_schema schema[SC_NEXMARK_KINDS];
+	FILE *dump[SC_NEXMARK_KINDS];
+	/* what the run measured */
+	uint64_t events, chunks, efull;
+	uint64_t t0, t_end, last_ns, last_events;
+	double cpu0, cpu_end;
+	struct sc_runtime_stats st;
+	bool ok;
+	char why[512];
+};
+
+/* --- options ---------------------------------------------------------------
+ */
+
+bool
+run_is_nexmark(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--workload=nexmark"))
+			return true;
+		if (!strcmp(argv[i], "--workload") && i + 1 < argc &&
+		    !strcmp(argv[i + 1], "nexmark"))
+			return true;
+	}
+	return false;
+}
+
+static void
+nx_defaults(struct nx_cfg *c)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	memset(c, 0, sizeof(*c));
+	c->query = "q4";
+	c->workers = n > 0 ? (uint32_t)n : 1;
+	c->batch = 1000;
+	c->seed = 1;
+	c->capacity = 64;
+	c->budget = 64;
+	c->string_pool = 32;
+}
+
+static uint32_t
+nx_capacity(struct args *a, const char *name, const char *v)
+{
+	uint32_t c = (uint32_t)parse_u64(a->cmd, name, v, 1, 1 << 20);
+
+	if (c & (c - 1))
+		die_usage(a->cmd, "%s: %u is not a power of two", name, c);
+	return c;
+}
+
+/* One option of the numbers kind; false when argv[i] is not one. */
+static bool
+nx_number_opt(struct args *a, struct nx_cfg *c)
+{
+	const char *v;
+
+	if (args_opt(a, "--workers", &v))
+		c->workers =
+		    (uint32_t)parse_u64(a->cmd, "--workers", v, 1, 1024);
+	else if (args_opt(a, "--events", &v))
+		c->events = parse_u64(a->cmd, "--events", v, 1, UINT64_MAX / 2);
+	else if (args_opt(a, "--seconds", &v))
+		c->seconds = parse_double(a->cmd, "--seconds", v, 0.001, 1e6);
+	else if (args_opt(a, "--rate", &v))
+		c->rate = parse_double(a->cmd, "--rate", v, 1.0, 1e12);
+	else if (args_opt(a, "--batch", &v))
+		c->batch =
+		    (uint32_t)parse_u64(a->cmd, "--batch", v, 1, 1 << 20);
+	else if (args_opt(a, "--seed", &v))
+		c->seed = parse_u64(a->cmd, "--seed", v, 0, UINT64_MAX);
+	else if (args_opt(a, "--string-pool", &v))
+		c->string_pool =
+		    (uint32_t)parse_u64(a->cmd, "--string-pool", v, 0, 65536);
+	else if (args_opt(a, "--budget", &v))
+		c->budget =
+		    (uint32_t)parse_u64(a->cmd, "--budget", v, 1, 1 << 20);
+	else if (args_opt(a, "--edge-capacity", &v))
+		c->capacity = nx_capacity(a, "--edge-capacity", v);
+	else if (args_opt(a, "--capacity", &v))
+		c->capacity = nx_capacity(a, "--capacity", v);
+	else
+		return false;
+	return true;
+}
+
+/* Parse argv; exits 2 on a bad argument, returns false after --help. */
+static bool
+nx_parse(int argc, char **argv, struct nx_cfg *c)
+{
+	struct args a = {.cmd = "run", .argc = argc, .argv = argv, .i = 0};
+	const char *v;
+
+	nx_defaults(c);
+	while (a.i < argc) {
+		if (args_opt(&a, "--help", NULL) || args_opt(&a, "-h", NULL)) {
+			(void)fputs(usage_run_nexmark, stdout);
+			return false;
+		} else if (args_opt(&a, "--workload", &v)) {
+			(void)v; /* nexmark: how we got here */
+		} else if (args_opt(&a, "--query", &v)) {
+			c->query = v;
+		} else if (args_opt(&a, "--placement", &v)) {
+			if (strlen(v) >= sizeof(c->placement))
+				die_usage("run", "--placement: '%s' too long",
+					  v);
+			strcpy(c->placement, v);
+		} else if (args_opt(&a, "--check", NULL)) {
+			c->check = true;
+		} else if (args_opt(&a, "--quiet", NULL)) {
+			c->quiet = true;
+		} else if (args_opt(&a, "--plant-difference", NULL)) {
+			c->plant = true;
+		} else if (args_opt(&a, "--dump", &v)) {
+			c->dump = v;
+		} else if (args_opt(&a, "--from", &v)) {
+			c->from = v;
+		} else if (args_opt(&a, "--json", &v)) {
+			c->json = v;
+		} else if (!nx_number_opt(&a, c)) {
+			die_usage("run",
+				  "unknown argument '%s' (see "
+				  "--workload nexmark --help)",
+				  argv[a.i]);
+		}
+	}
+	if (c->events && c->seconds > 0)
+		die_usage("run", "--events and --seconds: give one, not both");
+	if (!c->events && c->seconds <= 0 && !c->from)
+		c->seconds = 3.0;
+	return true;
+}
+
+/* --- input ------------------------------------------------------------------
+ */
+
+static const int time_col[SC_NEXMARK_KINDS] = {
+    SC_NXP_DATE_TIME, SC_NXA_DATE_TIME, SC_NXB_DATE_TIME};
+
+/* Read DIR's file of each stream the query reads, every one whole before
+ * anything is submitted. A bad file is exit 2 (the message names file,
+ * line and column); one that cannot be read is exit 2 too. */
+static int
+nx_load(struct nx_run *x)
+{
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
+		char path[4096];
+		int rc;
+
+		if (sc_nexmark_query_input(x->q, k) < 0)
+			continue;
+		(void)snprintf(path, sizeof(path), "%s/%s.csv", x->cfg->from,
+			       sc_nexmark_kind_name(k));
+		rc =
+		    sc_csv_read_file(path, &x->schema[k], sc_nexmark_columns(k),
+				     0, &x->src.rows[k], NULL);
+		if (rc == SC_EINVAL || rc == SC_EIO) {
+			(void)fprintf(stderr, "subcirc run: --from: %s\n",
+				      sc_errdetail());
+			return EXIT_USAGE;
+		}
+		if (rc)
+			return lib_error("sc_csv_read_file", rc);
+		x->src.loaded[k] = true;
+		x->src.total += x->src.rows[k].n;
+	}
+	return 0;
+}
+
+/* The stream whose next row is the earliest (ties: person, auction,
+ * bid, as the generator orders a block), or -1 when all are done. */
+static int
+nx_replay_next(const struct nx_source *s)
+{
+	int best = -1;
+	int64_t bt = 0;
+
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
+		const struct sc_csv_rows *r = &s->rows[k];
+		int64_t t;
+
+		if (!s->loaded[k] || s->pos[k] >= r->n)
+			continue;
+		t = sc_dec_i64(r->rows[s->pos[k] * r->ncols + time_col[k]]);
+		if (best < 0 || t < bt) {
+			best = k;
+			bt = t;
+		}
+	}
+	return best;
+}
+
+/* One event into the builders (and the dump): from the generator or the
+ * replay. Returns 0, 1 at the end of a replay, or an exit code. */
+static int
+nx_event(struct nx_run *x, bool dump)
+{
+	struct sc_nexmark_event ev;
+	const uint64_t *row;
+	int k, rc;
+
+	if (x->src.gen) {
+		if ((rc = sc_nexmark_next(x->src.gen, &ev)) != 0)
+			return lib_error("sc_nexmark_next", rc);
+		k = ev.kind;
+		row = ev.row;
+	} else {
+		if ((k = nx_replay_next(&x->src)) < 0)
+			return 1;
+		row = x->src.rows[k].rows +
+		      x->src.pos[k]++ * x->src.rows[k].ncols;
+	}
+	if (dump && x->dump[k] &&
+	    (rc = sc_csv_write_row(x->dump[k], &x->schema[k], row, NULL)) != 0)
+		return lib_error("writing the dump", rc);
+	if (sc_nexmark_query_input(x->q, k) >= 0 &&
+	    (rc = sc_batch_builder_push(&x->b[k], row, sc_nexmark_ncols(k),
+					1)) != 0)
+		return lib_error("sc_batch_builder_push", rc);
+	return 0;
+}
+
+/* The next chunk of at most `n` events as batches (NULL: none); *made
+ * says how many events. Returns 0 or an exit code. */
+static int
+nx_chunk(struct nx_run *x, uint64_t n, bool dump, struct sc_batch **out,
+	 uint64_t *made)
+{
+	int rc = 0;
+
+	*made = 0;
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
+		sc_batch_builder_clear(&x->b[k]);
+		out[k] = NULL;
+	}
+	while (*made < n && (rc = nx_event(x, dump)) == 0)
+		(*made)++;
+	if (rc > 1 || rc < 0)
+		return rc;
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
+		if (!sc_batch_builder_count(&x->b[k]))
+			continue;
+		if ((rc = sc_batch_builder_finish(&x->b[k], &out[k])) != 0) {
+			for (int j = 0; j < k; j++)
+				sc_batch_release(out[j]);
+			return lib_error("sc_batch_builder_finish", rc);
+		}
+	}
+	return 0;
+}
+
+/* Back to the first event (for the check's replay): a new generator.
+ * The old one is kept (its references keep the texts of the rows the
+ * runtime holds alive), so every text the new one interns again is
+ * still live and gets the id it had. */
+static int
+nx_rewind(struct nx_run *x)
+{
+	struct sc_nexmark_opts o;
+	struct sc_nexmark *gen = NULL;
+	int rc;
+
+	memset(x->src.pos, 0, sizeof(x->src.pos));
+	if (x->cfg->from)
+		return 0;
+	sc_nexmark_opts_default(&o);
+	o.seed = x->cfg->seed;
+	o.string_pool = x->cfg->string_pool;
+	if ((rc = sc_nexmark_create(&o, x->symbols, &gen)) != 0)
+		return lib_error("sc_nexmark_create", rc);
+	sc_nexmark_destroy(x->src.old);
+	x->src.old = x->src.gen;
+	x->src.gen = gen;
+	return 0;
+}
+
+/* --- setup
+ * -------------------------------------------------------------------- */
+
+static void
+nx_teardown(struct nx_run *x)
+{
+	sc_runtime_destroy(x->rt);
+	sc_placement_destroy(x->p);
+	sc_nexmark_destroy(x->src.gen);
+	sc_nexmark_destroy(x->src.old);
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
+		sc_csv_rows_fini(&x->src.rows[k]);
+		sc_batch_builder_fini(&x->b[k]);
+	}
+	(void)sc_nexmark_query_destroy(x->q);
+	sc_symtab_destroy(x->symbols);
+}
+
+/* The dump's input files, created before the run (exit 2 if one cannot
+ * be), with their header rows. */
+static int
+nx_open_dump(struct nx_run *x)
+{
+	const char *dir = x->cfg->dump;
+
+	if (!dir)
+		return 0;
+	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+		char msg[128] = "";
+
+		(void)strerror_r(errno, msg, sizeof(msg));
+		die_usage("run", "--dump: cannot create '%s': %s", dir, msg);
+	}
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
+		char path[4096];
+
+		if (!x->src.gen && !x->src.loaded[k])
+			continue;
+		(void)snprintf(path, sizeof(path), "%s/%s.csv", dir,
+			       sc_nexmark_kind_name(k));
+		x->dump[k] = open_out("run", "--dump", path);
+		(void)sc_csv_write_header(x->dump[k], sc_nexmark_columns(k),
+					  sc_nexmark_ncols(k), false);
+	}
+	return 0;
+}
+
+static int
+nx_setup(struct nx_run *x, const struct nx_cfg *cfg)
+{
+	struct sc_runtime_opts ro = {.workers = cfg->workers,
+				     .budget = cfg->budget,
+				     .edge_capacity = cfg->capacity};
+	const char *place;
+	int rc;
+
+	x->cfg = cfg;
+	if ((rc = sc_symtab_create(&x->symbols)) != 0)
+		return lib_error("sc_symtab_create", rc);
+	/* The output keeps its integral only when something reads it. */
+	rc = sc_nexmark_query_create(
+	    cfg->query, x->symbols,
+	    cfg->check || cfg->dump ? 0 : SC_NEXMARK_QUERY_STREAM, &x->q);
+	if (rc == SC_ENOENT)
+		die_usage("run", "--query: %s", sc_errdetail());
+	if (rc)
+		return lib_error("sc_nexmark_query_create", rc);
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
+		(void)sc_nexmark_schema(k, x->symbols, &x->schema[k]);
+		(void)sc_batch_builder_init(&x->b[k], sc_nexmark_ncols(k));
+	}
+	place = cfg->placement[0] ? cfg->placement
+				  : sc_nexmark_query_placement(x->q);
+	check_placement_of("run", "--placement", sc_nexmark_query_graph(x->q),
+			   place, cfg->seed);
+	if ((rc = sc_placement_parse(sc_nexmark_query_graph(x->q), place,
+				     cfg->seed, &x->p)) != 0)
+		return lib_error("sc_placement_parse", rc);
+	if (cfg->from) {
+		if ((rc = nx_load(x)) != 0)
+			return rc;
+	} else if ((rc = nx_rewind(x)) != 0) {
+		return rc;
+	}
+	if ((rc = nx_open_dump(x)) != 0)
+		return rc;
+	if ((rc = sc_runtime_create(sc_nexmark_query_graph(x->q), x->p, &ro,
+				    &x->rt)) != 0)
+		return lib_error("sc_runtime_create", rc);
+	return 0;
+}
+
+/* --- the run ----------------------------------------------------------------
+ */
+
+static double
+nx_cpu_s(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) != 0)
+		return 0;
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+}
+
+static long
+nx_peak_rss_kb(void)
+{
+	struct rusage ru;
+
+	return getrusage(RUSAGE_SELF, &ru) == 0 ? ru.ru_maxrss : 0;
+}
+
+/* A dead unit ends the run (exit 3, naming it). */
+static int
+nx_check_alive(struct nx_run *x)
+{
+	struct sc_exec *ex = sc_runtime_exec(x->rt);
+	struct sc_exec_info info;
+	struct sc_panic_record pr;
+
+	sc_exec_info(ex, &info);
+	if (info.panics == 0)
+		return 0;
+	memset(&pr, 0, sizeof(pr));
+	(void)sc_exec_panic(ex, 0, &pr);
+	(void)fprintf(stderr,
+		      "subcirc run: unit %s panicked, so the run cannot "
+		      "finish: %s\n",
+		      pr.name, pr.message);
+	return EXIT_LIBRARY;
+}
+
+static int
+nx_submit(struct nx_run *x, int input, struct sc_batch *b)
+{
+	int rc = sc_runtime_submit(x->rt, input, b);
+
+	if (rc == SC_EFULL) {
+		x->efull++;
+		rc = sc_runtime_submit_wait(x->rt, input, b, NX_STUCK_NS);
+	}
+	if (rc && nx_check_alive(x) == 0)
+		return lib_error("sc_runtime_submit", rc);
+	return rc ? EXIT_LIBRARY : 0;
+}
+
+static void
+nx_nap(uint64_t ns)
+{
+	struct timespec ts = {(time_t)(ns / 1000000000ull),
+			      (long)(ns % 1000000000ull)};
+
+	(void)nanosleep(&ts, NULL);
+}
+
+/* Open loop: wait until the next chunk is due at --rate (never past the
+ * run's end). */
+static int
+nx_pace(struct nx_run *x, uint64_t end)
+{
+	uint64_t due, now;
+	int rc;
+
+	if (x->cfg->rate <= 0)
+		return 0;
+	due = x->t0 + (uint64_t)((double)x->events / x->cfg->rate * 1e9);
+	due = due < end ? due : end;
+	while ((now = sc_bench_now_ns()) < due) {
+		nx_nap(due - now < 10000000ull ? due - now : 10000000ull);
+		if ((rc = nx_check_alive(x)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+static void
+nx_progress(struct nx_run *x, uint64_t now)
+{
+	struct sc_runtime_stats st;
+	double dt = (double)(now - x->last_ns) / 1e9;
+	double fill;
+
+	sc_runtime_stats(x->rt, &st);
+	fill = st.edges ? (double)st.pending /
+			      ((double)st.edges * (double)x->cfg->capacity)
+			: 0.0;
+	if (!x->cfg->quiet)
+		(void)printf("[%6.1fs] %10.0f ev/s  events %12" PRIu64
+			     "  edge fill %5.1f%%  turns %" PRIu64 "\n",
+			     (double)(now - x->t0) / 1e9,
+			     (double)(x->events - x->last_events) / dt,
+			     x->events, 100.0 * fill, st.turns);
+	(void)fflush(stdout);
+	x->last_ns = now;
+	x->last_events = x->events;
+}
+
+static bool
+nx_done(const struct nx_run *x, uint64_t now, uint64_t end)
+{
+	return (x->cfg->events && x->events >= x->cfg->events) || now >= end;
+}
+
+/* Submit chunks until the run's end (or the replay's). */
+static int
+nx_loop(struct nx_run *x)
+{
+	const struct nx_cfg *c = x->cfg;
+	uint64_t end =
+	    c->seconds > 0 ? x->t0 + (uint64_t)(c->seconds * 1e9) : UINT64_MAX;
+	int rc;
+
+	while (!nx_done(x, sc_bench_now_ns(), end)) {
+		struct sc_batch *b[SC_NEXMARK_KINDS];
+		uint64_t want = c->batch, made = 0, now;
+
+		if ((rc = nx_pace(x, end)) != 0)
+			return rc;
+		if (nx_done(x, sc_bench_now_ns(), end))
+			break; /* the pace waited up to the end */
+		if (c->events && c->events - x->events < want)
+			want = c->events - x->events;
+		if ((rc = nx_chunk(x, want, true, b, &made)) != 0)
+			return rc;
+		for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
+			if (!b[k])
+				continue;
+			if (!rc)
+				rc = nx_submit(
+				    x, sc_nexmark_query_input(x->q, k), b[k]);
+			sc_batch_release(b[k]);
+		}
+		if (rc)
+			return rc;
+		if (!made)
+			return 0; /* the replay is over */
+		x->events += made;
+		x->chunks++;
+		now = sc_bench_now_ns();
+		if (now - x->last_ns >= 1000000000ull)
+			nx_progress(x, now);
+		if (x->chunks % 64 == 0 && (rc = nx_check_alive(x)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* --- after the run ---------------------------------------------------------
+ */
+
+/* The output's schema, with the run's table to print symbols. */
+static struct sc_schema
+nx_out_schema(const struct nx_run *x)
+{
+	struct sc_schema s = *sc_graph_schema(sc_nexmark_query_graph(x->q),
+					      sc_nexmark_query_output(x->q));
+
+	s.symbols = x->symbols;
+	return s;
+}
+
+/* The single circuit fed the same input (chunk by chunk) into *out. */
+static int
+nx_single(struct nx_run *x, struct sc_batch **out)
+{
+	struct sc_circuit *c = NULL;
+	uint64_t done = 0;
+	int rc;
+
+	if ((rc = nx_rewind(x)) != 0)
+		return rc;
+	if ((rc = sc_circuit_create(sc_nexmark_query_graph(x->q), &c)) != 0)
+		return lib_error("sc_circuit_create", rc);
+	while (done < x->events) {
+		struct sc_batch *b[SC_NEXMARK_KINDS];
+		uint64_t want = x->events - done < x->cfg->batch
+				    ? x->events - done
+				    : x->cfg->batch,
+			 made = 0;
+
+		if (x->cfg->plant && done + want >= x->events && done > 0)
+			break; /* --plant-difference: drop the last chunk */
+
+		if ((rc = nx_chunk(x, want, false, b, &made)) != 0)
+			break;
+		for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
+			if (b[k] && !rc &&
+			    (rc = sc_circuit_feed(
+				 c, sc_nexmark_query_input(x->q, k), b[k])) !=
+				0)
+				rc = lib_error("sc_circuit_feed", rc);
+			sc_batch_release(b[k]);
+		}
+		if (!rc && (rc = sc_circuit_step(c)) != 0)
+			rc = lib_error("sc_circuit_step", rc);
+		if (rc || !made)
+			break;
+		done += made;
+	}
+	if (!rc && (rc = sc_circuit_integral(c, sc_nexmark_query_output(x->q),
+					     out)) != 0)
+		rc = lib_error("sc_circuit_integral", rc);
+	sc_circuit_destroy(c);
+	return rc;
+}
+
+/* The first row where a and b differ, described into why. */
+static void
+nx_describe_difference(struct nx_run *x, const struct sc_batch *got,
+		       const struct sc_batch *want)
+{
+	struct sc_schema s = nx_out_schema(x);
+	size_t i = 0, n = sc_batch_count(got) < sc_batch_count(want)
+			      ? sc_batch_count(got)
+			      : sc_batch_count(want);
+	char row[256] = "";
+
+	while (
+	    i < n &&
+	    sc_row_eq(sc_batch_row(got, i), sc_batch_row(want, i), s.ncols) &&
+	    sc_batch_weight(got, i) == sc_batch_weight(want, i))
+		i++;
+	if (i < sc_batch_count(want))
+		(void)sc_schema_format_row(&s, sc_batch_row(want, i), row,
+					   sizeof(row));
+	(void)snprintf(x->why, sizeof(x->why),
+		       "%zu rows, the single circuit %zu; first difference at "
+		       "row %zu %s",
+		       sc_batch_count(got), sc_batch_count(want), i, row);
+}
+
+static int
+nx_write_output(struct nx_run *x, const struct sc_batch *got)
+{
+	struct sc_schema s = nx_out_schema(x);
+	const char *const *cols;
+	char path[4096];
+	FILE *f;
+	int rc;
+
+	(void)sc_nexmark_query_columns(x->q, &cols);
+	(void)snprintf(path, sizeof(path), "%s/%s.csv", x->cfg->dump,
+		       sc_nexmark_query_name(x->q));
+	f = open_out("run", "--dump", path);
+	rc = sc_csv_write_batch(f, &s, cols, got);
+	if (close_out("run", path, f) || rc)
+		return rc ? lib_error("writing the dump", rc) : EXIT_LIBRARY;
+	return 0;
+}
+
+static int
+nx_finish(struct nx_run *x)
+{
+	struct sc_batch *got = NULL, *want = NULL;
+	int rc = 0;
+
+	x->ok = true;
+	sc_runtime_stats(x->rt, &x->st);
+	for (int k = 0; k < SC_NEXMARK_KINDS && !rc; k++)
+		if (x->dump[k]) {
+			rc = close_out("run", "the input dump", x->dump[k]);
+			x->dump[k] = NULL;
+		}
+	if (rc)
+		return rc;
+	if (!x->cfg->check && !x->cfg->dump)
+		return 0;
+	if ((rc = sc_runtime_integral(x->rt, sc_nexmark_query_output(x->q),
+				      &got)) != 0 ||
+	    !got)
+		return lib_error("sc_runtime_integral", rc ? rc : SC_ENOMEM);
+	if (x->cfg->dump && (rc = nx_write_output(x, got)) != 0)
+		goto out;
+	if (x->cfg->check && (rc = nx_single(x, &want)) == 0 && want &&
+	    !sc_batch_equal(got, want)) {
+		x->ok = false;
+		nx_describe_difference(x, got, want);
+	}
+out:
+	sc_batch_release(got);
+	sc_batch_release(want);
+	return rc;
+}
+
+static void
+nx_summary(const struct nx_run *x, FILE *json)
+{
+	double s = (double)(x->t_end - x->t0) / 1e9;
+	double cpu = x->cpu_end - x->cpu0;
+	double eps = s > 0 ? (double)x->events / s : 0;
+	double epc = cpu > 0 ? (double)x->events / cpu : 0;
+	long rss = nx_peak_rss_kb();
+	const char *place = x->cfg->placement[0]
+				? x->cfg->placement
+				: sc_nexmark_query_placement(x->q);
+
+	(void)printf("subcirc run: nexmark %s, placement %s (%u units, %u "
+		     "edges), %u workers, batch %u%s\n",
+		     sc_nexmark_query_name(x->q), place, x->st.units,
+		     x->st.edges, x->cfg->workers, x->cfg->batch,
+		     x->cfg->from ? ", from files" : "");
+	(void)printf("  events %" PRIu64 " in %.3f s: %.0f events/s, %.0f "
+		     "events per CPU-second (%.2f CPU-s)\n",
+		     x->events, s, eps, epc, cpu);
+	(void)printf("  peak RSS %.1f MiB; turns %" PRIu64
+		     ", submits that met a full edge %" PRIu64 "\n",
+		     (double)rss / 1024.0, x->st.turns, x->efull);
+	if (x->cfg->check)
+		(void)printf("  output %s\n",
+			     x->ok ? "equals the single circuit"
+				   : "DIFFERS from the single circuit");
+	if (!x->ok)
+		(void)printf("  %s\n", x->why);
+	if (json)
+		(void)fprintf(json,
+			      "{\"command\": \"run\", \"workload\": "
+			      "\"nexmark\", \"query\": \"%s\", \"placement\": "
+			      "\"%s\", \"workers\": %u, \"batch\": %u, "
+			      "\"events\": %" PRIu64 ", \"seconds\": %.6f, "
+			      "\"events_per_s\": %.1f, "
+			      "\"events_per_cpu_s\": %.1f, \"cpu_s\": %.4f, "
+			      "\"peak_rss_kb\": %ld, \"checked\": %s, "
+			      "\"ok\": %s}\n",
+			      sc_nexmark_query_name(x->q), place,
+			      x->cfg->workers, x->cfg->batch, x->events, s, eps,
+			      epc, cpu, rss, x->cfg->check ? "true" : "false",
+			      x->ok ? "true" : "false");
+}
+
+int
+cmd_run_nexmark(int argc, char **argv)
+{
+	struct nx_cfg c;
+	struct nx_run x;
+	struct sc_panic_record pr;
+	FILE *json;
+	int rc, wrc;
+
+	if (!nx_parse(argc, argv, &c))
+		return 0;
+	memset(&x, 0, sizeof(x));
+	json = open_out("run", "--json", c.json);
+	if ((rc = nx_setup(&x, &c)) != 0)
+		goto out;
+	x.t0 = x.last_ns = sc_bench_now_ns();
+	x.cpu0 = nx_cpu_s();
+	if ((rc = nx_loop(&x)) != 0)
+		goto out;
+	if ((rc = sc_runtime_wait_idle(x.rt, NX_IDLE_NS, &pr)) != 0) {
+		if (rc == SC_EPANIC)
+			(void)fprintf(stderr, "subcirc: unit %s panicked: %s\n",
+				      pr.name, pr.message);
+		rc = lib_error("sc_runtime_wait_idle", rc);
+		goto out;
+	}
+	x.t_end = sc_bench_now_ns();
+	x.cpu_end = nx_cpu_s();
+	if ((rc = nx_finish(&x)) == 0)
+		nx_summary(&x, json);
+out:
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++)
+		if (x.dump[k])
+			(void)fclose(x.dump[k]);
+	wrc = close_out("run", c.json, json);
+	nx_teardown(&x);
+	if (rc || wrc)
+		return rc ? rc : wrc;
+	return x.ok ? 0 : EXIT_CHECK;
+}
