@@ -202,6 +202,42 @@ sc_analysis_init(struct sc_analysis *a, const struct sc_graph *g,
 	return 0;
 }
 
+static bool
+kind_per_tick(enum sc_node_kind k)
+{
+	return k == SC_NODE_INTEGRATE || k == SC_NODE_DIFFERENTIATE ||
+	       k == SC_NODE_DELAY;
+}
+
+int
+sc_analysis_check_mode(const struct sc_graph *g, bool ticks)
+{
+	size_t nn;
+
+	if (!g)
+		return sc__fail(SC_EINVAL, "sc_analysis_check_mode: NULL");
+	if (ticks)
+		return 0;
+	nn = sc_graph_node_count(g);
+	for (size_t i = 0; i < nn; i++) {
+		struct sc_node_info ni;
+		int rc;
+
+		if ((rc = sc_graph_node_info(g, (int)i, &ni)) != 0)
+			return rc;
+		if (kind_per_tick(ni.kind))
+			return sc__fail(
+			    SC_EINVAL,
+			    "sc_runtime_create: node '%s' (%s) is per tick, "
+			    "not a function of its input's integral: in the "
+			    "coalescing mode its output would depend on how "
+			    "turns group frames into steps; it needs tick "
+			    "mode (opts.ticks)",
+			    ni.name, sc_node_kind_name(ni.kind));
+	}
+	return 0;
+}
+
 void
 sc_analysis_fini(struct sc_analysis *a)
 {

@@ -18,8 +18,16 @@
  * from unit a to unit b gates backpressure (subcircuit.h) exactly when a
  * and b lie in different components of the unit graph.
  *
+ * Modes. The coalescing mode (units/runtime.h, "Modes") lets a unit group
+ * frames into steps as its turns find them, which is exact only for
+ * operators that are functions of their input's integral: every operator
+ * but integrate, differentiate and delay, whose output is per tick (the
+ * grouping is the tick). sc_analysis_check_mode refuses those, naming the
+ * first such node, unless the runtime asked for tick mode.
+ *
  * Cost: Tarjan's algorithm, O(nodes + edges) once over the nodes and once
- * over the units, at runtime create.
+ * over the units, at runtime create; the mode check is one pass over the
+ * nodes.
  */
 #ifndef SC_UNITS_ANALYSIS_H
 #define SC_UNITS_ANALYSIS_H
@@ -49,6 +57,19 @@ struct sc_analysis {
  */
 int sc_analysis_init(struct sc_analysis *a, const struct sc_graph *g,
 		     const struct sc_placement *p);
+
+/*
+ * sc_analysis_check_mode - whether g can run in the mode asked for
+ * (`ticks`: tick mode; false: the coalescing mode). Returns
+ *   0           tick mode, or every node is integral-functional;
+ *   SC_EINVAL   the coalescing mode and a per-tick node (integrate,
+ *               differentiate, delay: a loop holds one too), named with
+ *               its kind and why: its output would depend on the schedule;
+ *               also g NULL;
+ *   an error of sc_graph_node_info.
+ * Any thread; g is only read.
+ */
+int sc_analysis_check_mode(const struct sc_graph *g, bool ticks);
 
 /* sc_analysis_fini - free what init allocated. NULL and a zeroed analysis
  * are allowed. */

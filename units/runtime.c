@@ -489,6 +489,12 @@ check_args(struct sc_graph *g, const struct sc_placement *p,
 				"sc_runtime_create: edge capacity %u is not a "
 				"power of two",
 				o->edge_capacity);
+	/* Refused rather than run as the coalescing mode: a graph with a
+	 * per-tick operator would get schedule-dependent outputs. */
+	if (o->ticks)
+		return sc__fail(SC_EINVAL,
+				"sc_runtime_create: tick mode (opts.ticks) "
+				"is not built yet");
 	return sc_graph_check(g);
 }
 
@@ -525,7 +531,8 @@ build(struct sc_runtime *rt)
 	int rc;
 
 	if ((rc = sc_analysis_init(&rt->an, rt->g, rt->p)) ||
-	    (rc = number_instances(rt)) || (rc = restart_check(rt)))
+	    (rc = number_instances(rt)) || (rc = restart_check(rt)) ||
+	    (rc = sc_analysis_check_mode(rt->g, rt->o.ticks)))
 		return rc;
 	eo.capacity = rt->ninst > 1024 ? rt->ninst : 0;
 	rt->inputs = calloc(nn, sizeof(*rt->inputs));

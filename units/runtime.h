@@ -24,12 +24,26 @@
  *   shutdown   wait for idle, stop and join the workers; the first unit
  *              panic is reported (SC_EPANIC and its record).
  *
- * Settling holds for graphs whose operators are functions of their input's
- * integral: every operator but integrate, differentiate and delay (their
- * output is per tick, and a unit's steps group deltas as its turns find
- * them; such graphs run, but their outputs depend on the schedule). A loop
- * (feedback through a delay) must stay inside one unit: across units its
- * frames would circulate for ever, so sc_runtime_create refuses it.
+ * Modes. The runtime has two modes, chosen at create by opts.ticks.
+ *
+ *   coalescing (the default): a unit steps whenever a turn finds frames,
+ *              grouping them as it finds them, and an outbox sums what
+ *              a full edge cannot take yet. Settling holds for graphs
+ *              whose operators are functions of their input's integral:
+ *              every operator but integrate, differentiate and delay,
+ *              whose output is per tick (there the grouping is the tick,
+ *              so their outputs would depend on the schedule). So
+ *              sc_runtime_create refuses (SC_EINVAL, naming the node and
+ *              why) a graph holding any of them, a loop (it goes through
+ *              a delay) included, in one unit or across units.
+ *   tick mode  (opts.ticks): every unit steps tick by tick, as the single
+ *              circuit does, for graphs with per-tick operators. It is
+ *              not built yet: sc_runtime_create refuses opts.ticks
+ *              (SC_EINVAL, saying so) rather than run such a graph with
+ *              schedule-dependent outputs.
+ *
+ * A loop across units is refused in either mode, with an edge of it
+ * named: its frames would circulate between units for ever.
  *
  * A unit that panics (its circuit failed: a user callback's error, an
  * overflow) dies alone: its input edges close, and frames addressed to it
@@ -163,6 +177,7 @@ struct sc_runtime_opts {
 					 named after its unit (ids as the
 					 executor's), or NULL; borrowed: it
 					 must outlive the runtime */
+	bool ticks; /* tick mode (see Modes above; not built yet: refused) */
 };
 
 /* The default of opts.shutdown_timeout_ns: 30 s. */
@@ -223,7 +238,8 @@ struct sc_runtime_stats {
  * Returns 0 and *out; SC_EINVAL (NULL, p not of g, a capacity that is not
  * a power of two, a loop that crosses units, naming it; a restart policy
  * of an unknown kind or above SC_RESTART_MAX, or on a unit that is not
- * integral-functional, naming the node); SC_ESTATE /
+ * integral-functional, naming the node; in the coalescing mode a per-tick
+ * node, naming it (see Modes); opts.ticks, not built yet); SC_ESTATE /
  * SC_ECYCLE (sc_graph_check); SC_ENOMEM; or
  * an error of a circuit's or the pool's create. Nothing is left on failure.
  */
