@@ -116,6 +116,10 @@ struct sc_runtime {
 	size_t nondelta, cap_ondelta;
 	atomic_uint n_restarts; /* units rebuilt */
 	atomic_uint n_failed;	/* rebuilds that could not be made */
+	/* tick mode (runtime.h, Host ticks) */
+	uint64_t host_tick;    /* the open tick; written with every input
+				  held (tick_try) */
+	atomic_bool tick_open; /* something was submitted to it */
 };
 
 static bool inst_restartable(const struct sc_runtime *rt, uint32_t i);
@@ -164,6 +168,7 @@ new_edge(struct sc_runtime *rt, int stream, uint32_t from, uint32_t to,
 	eo.ncols = sc_graph_schema(rt->g, stream)->ncols;
 	eo.capacity = rt->o.edge_capacity;
 	eo.outbox_bound = rt->o.outbox_bound;
+	eo.ticks = rt->o.ticks;
 	re = &rt->edges[rt->nedges];
 	if ((rc = sc_edge_create(&eo, &re->edge)) != 0)
 		return rc;
@@ -396,6 +401,7 @@ make_sub(struct sc_runtime *rt, uint32_t id, struct sc_batch *const *restore,
 	d.timeline = rt->o.timeline;
 	d.timeline_id = id;
 	d.figures = &ci->figures;
+	d.ticks = rt->o.ticks;
 	/* A unit beyond the names the timeline holds is "unit N" there. */
 	if (rt->o.timeline)
 		(void)sc_timeline_name(rt->o.timeline, SC_TIMELINE_UNIT, id,
@@ -489,12 +495,6 @@ check_args(struct sc_graph *g, const struct sc_placement *p,
 				"sc_runtime_create: edge capacity %u is not a "
 				"power of two",
 				o->edge_capacity);
-	/* Refused rather than run as the coalescing mode: a graph with a
-	 * per-tick operator would get schedule-dependent outputs. */
-	if (o->ticks)
-		return sc__fail(SC_EINVAL,
-				"sc_runtime_create: tick mode (opts.ticks) "
-				"is not built yet");
 	return sc_graph_check(g);
 }
 
@@ -522,6 +522,36 @@ name_edge_counters(struct sc_runtime *rt)
 	}
 }
 
+/*
+ * Tick mode needs a unit graph without cycles: a unit steps tick t as a
+ * whole, so two units that each wait for the other's tick t would wait
+ * for ever (a loop through a delay across units is refused before this,
+ * by sc_analysis_init). And a rebuilt unit would not know its tick, so
+ * restarts are refused.
+ */
+static int
+tick_check(struct sc_runtime *rt)
+{
+	uint32_t nu = sc_placement_units(rt->p);
+
+	if (!rt->o.ticks)
+		return 0;
+	if (rt->restarts)
+		return sc__fail(SC_EINVAL, "sc_runtime_create: restart "
+					   "policies are not supported in "
+					   "tick mode");
+	for (uint32_t a = 0; a < nu; a++)
+		for (uint32_t b = a + 1; b < nu; b++)
+			if (!sc_analysis_gates(&rt->an, a, b))
+				return sc__fail(
+				    SC_EINVAL,
+				    "sc_runtime_create: units %u and %u "
+				    "lie on a cycle of units; tick mode "
+				    "needs the units' graph acyclic",
+				    a, b);
+	return 0;
+}
+
 static int
 build(struct sc_runtime *rt)
 {
@@ -532,7 +562,8 @@ build(struct sc_runtime *rt)
 
 	if ((rc = sc_analysis_init(&rt->an, rt->g, rt->p)) ||
 	    (rc = number_instances(rt)) || (rc = restart_check(rt)) ||
-	    (rc = sc_analysis_check_mode(rt->g, rt->o.ticks)))
+	    (rc = sc_analysis_check_mode(rt->g, rt->o.ticks)) ||
+	    (rc = tick_check(rt)))
 		return rc;
 	eo.capacity = rt->ninst > 1024 ? rt->ninst : 0;
 	rt->inputs = calloc(nn, sizeof(*rt->inputs));
@@ -736,6 +767,10 @@ submit_locked(struct sc_runtime *rt, struct rt_input *in, struct sc_batch *b)
 				  in->node);
 	else if (rc)
 		return rc;
+	/* Under in->mu, which tick_try holds too: the open tick is the one
+	 * this frame went to. */
+	if (rt->o.ticks)
+		atomic_store(&rt->tick_open, true);
 	for (uint32_t j = 0; j < in->x.nedges; j++)
 		if ((pushed >> j & 1) &&
 		    sc_exec_kick(rt->ex, in->insts[j]) == SC_ESHUTDOWN)
@@ -1023,6 +1058,9 @@ wait_idle_once(struct sc_runtime *rt, uint64_t timeout_ns, uint64_t deadline,
 	return first_panic(rt, first);
 }
 
+static int tick_close(struct sc_runtime *rt, uint64_t deadline,
+		      uint64_t *closed);
+
 int
 sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 		     struct sc_panic_record *first)
@@ -1038,6 +1076,14 @@ sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 				"sc_runtime_wait_idle: called from inside a "
 				"unit's turn (a callback), which would wait "
 				"for itself");
+	/* A host that never closes a tick gets one per wait_idle
+	 * (runtime.h, Host ticks). */
+	if (rt->o.ticks && atomic_load(&rt->tick_open)) {
+		int rc = tick_close(rt, deadline, NULL);
+
+		if (rc && rc != SC_ESHUTDOWN)
+			return rc;
+	}
 	for (;;) {
 		uint32_t n = 0, failed = 0;
 		int rc = wait_idle_once(rt, timeout_ns, deadline, first);
@@ -1098,6 +1144,149 @@ release_inputs(struct sc_runtime *rt)
 {
 	for (size_t i = rt->ninputs; i-- > 0;)
 		pthread_mutex_unlock(&rt->inputs[i].mu);
+}
+
+/* --- host ticks (runtime.h, Host ticks) ----------------------------------- */
+
+/*
+ * Close the open host tick, all or nothing: with every input held (no
+ * submit can slip a frame of this tick after its marker), SC_EFULL unless
+ * every live host edge has room for the marker; then a marker on each,
+ * and every replica fed is kicked. A dead unit's edge (SC_EDEAD) is
+ * skipped: it has no frontier to wait for.
+ */
+static int
+tick_try(struct sc_runtime *rt, uint64_t *closed)
+{
+	int rc = 0;
+
+	hold_inputs(rt);
+	if (atomic_load(&rt->shut) || sc_exec_is_shutdown(rt->ex))
+		rc = sc__fail(SC_ESHUTDOWN,
+			      "sc_runtime_tick: the runtime is shut down");
+	for (size_t i = 0; i < rt->ninputs && !rc; i++) {
+		struct rt_input *in = &rt->inputs[i];
+
+		for (uint32_t j = 0; j < in->x.nedges && !rc; j++)
+			if (!sc_edge_is_closed(in->x.edges[j]) &&
+			    sc_edge_room(in->x.edges[j]) == 0)
+				rc = SC_EFULL;
+	}
+	for (size_t i = 0; i < rt->ninputs && !rc; i++) {
+		struct rt_input *in = &rt->inputs[i];
+
+		for (uint32_t j = 0; j < in->x.nedges; j++) {
+			int a =
+			    sc_edge_advance(in->x.edges[j], rt->host_tick + 1);
+
+			SC_ASSERT(a == 0 || a == SC_EDEAD); /* room checked */
+			if (a == 0)
+				(void)sc_exec_kick(rt->ex, in->insts[j]);
+		}
+	}
+	if (!rc) {
+		if (closed)
+			*closed = rt->host_tick;
+		rt->host_tick++;
+		atomic_store(&rt->tick_open, false);
+	}
+	release_inputs(rt);
+	return rc;
+}
+
+/* With workers: as wait_for_room, for a tick's markers. */
+static int
+tick_wait_room(struct sc_runtime *rt, uint64_t *closed, uint64_t deadline)
+{
+	struct timespec ts;
+	uint64_t t;
+	int rc;
+
+	atomic_fetch_add(&rt->waiters, 1);
+	pthread_mutex_lock(&rt->wait_mu);
+	rc = tick_try(rt, closed);
+	if (rc == SC_EFULL) {
+		t = sc__deadline_add(sc_clock_ns(), 10000000ull);
+		t = t < deadline ? t : deadline;
+		ts.tv_sec = (time_t)(t / 1000000000ull);
+		ts.tv_nsec = (long)(t % 1000000000ull);
+		pthread_cond_timedwait(&rt->wait_cv, &rt->wait_mu, &ts);
+	}
+	pthread_mutex_unlock(&rt->wait_mu);
+	atomic_fetch_sub(&rt->waiters, 1);
+	return rc;
+}
+
+static int
+tick_close(struct sc_runtime *rt, uint64_t deadline, uint64_t *closed)
+{
+	bool stuck = false;
+
+	for (;;) {
+		int rc = tick_try(rt, closed);
+
+		if (rc != SC_EFULL)
+			return rc;
+		if (sc_clock_ns() >= deadline)
+			return sc__fail(SC_ETIMEDOUT,
+					"sc_runtime_tick: an input's edge "
+					"is still full");
+		if (rt->threaded) {
+			rc = tick_wait_room(rt, closed, deadline);
+			if (rc != SC_EFULL)
+				return rc;
+			continue;
+		}
+		if (host_progress(rt)) {
+			if (stuck)
+				return sc__fail(SC_ETIMEDOUT,
+						"sc_runtime_tick: an input is "
+						"full and nothing runs");
+			stuck = true;
+		} else {
+			stuck = false;
+		}
+	}
+}
+
+int
+sc_runtime_tick(struct sc_runtime *rt, uint64_t timeout_ns, uint64_t *closed)
+{
+	uint64_t deadline = timeout_ns
+				? sc__deadline_add(sc_clock_ns(), timeout_ns)
+				: UINT64_MAX;
+
+	if (!rt)
+		return sc__fail(SC_EINVAL, "sc_runtime_tick: NULL");
+	if (!rt->o.ticks)
+		return sc__fail(SC_ESTATE, "sc_runtime_tick: not in tick mode");
+	if (sc_exec_in_turn(rt->ex))
+		return sc__fail(SC_ESTATE, "sc_runtime_tick: called from "
+					   "inside a unit's turn");
+	return tick_close(rt, deadline, closed);
+}
+
+int
+sc_runtime_tick_try(struct sc_runtime *rt, uint64_t *closed)
+{
+	int rc;
+
+	if (!rt)
+		return sc__fail(SC_EINVAL, "sc_runtime_tick_try: NULL");
+	if (!rt->o.ticks)
+		return sc__fail(SC_ESTATE,
+				"sc_runtime_tick_try: not in tick mode");
+	rc = tick_try(rt, closed);
+	if (rc == SC_EFULL)
+		return sc__fail(SC_EFULL, "sc_runtime_tick_try: an input's "
+					  "edge is full (backpressure)");
+	return rc;
+}
+
+uint64_t
+sc_runtime_delta_tick(void)
+{
+	return sc_subcircuit_tick_now();
 }
 
 /* The integral of output `output` (node ni) summed over its unit's

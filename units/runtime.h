@@ -37,13 +37,32 @@
  *              why) a graph holding any of them, a loop (it goes through
  *              a delay) included, in one unit or across units.
  *   tick mode  (opts.ticks): every unit steps tick by tick, as the single
- *              circuit does, for graphs with per-tick operators. It is
- *              not built yet: sc_runtime_create refuses opts.ticks
- *              (SC_EINVAL, saying so) rather than run such a graph with
- *              schedule-dependent outputs.
+ *              circuit does, so graphs with per-tick operators settle
+ *              where the single circuit does at every tick, not only
+ *              at the end (Host ticks, below).
  *
  * A loop across units is refused in either mode, with an edge of it
- * named: its frames would circulate between units for ever.
+ * named: its frames would circulate between units for ever (tick mode
+ * does not lift that yet). Tick mode also refuses a placement whose
+ * units' graph has a cycle (two units each waiting for the other's tick)
+ * and restart policies (a rebuilt unit would not know its tick).
+ *
+ * Host ticks. In tick mode the host's submissions go to the open host
+ * tick (0 at first); sc_runtime_tick closes it, and tick t of the placed
+ * circuit is step t of the single circuit fed exactly the submissions of
+ * host tick t. A host that never calls sc_runtime_tick gets one tick per
+ * sc_runtime_wait_idle (which closes the open tick when something was
+ * submitted to it, so every submission is stepped by the time it is
+ * idle); empty ticks are made only by sc_runtime_tick. Every edge is a
+ * tick edge (units/edge.h, "Tick edges"): frames carry their tick, and
+ * each producer announces its frontier (a marker: no frame of a tick
+ * below t will follow; a range of empty ticks is one marker). A unit
+ * steps tick t once, when every input's frontier has passed t, with
+ * exactly tick t's frames, then sends its outputs and its frontier t + 1
+ * (units/subcircuit.h, "Tick mode"). There is no global barrier: a unit
+ * downstream may step tick t while one upstream is on t + 3. A delta
+ * callback learns the tick of the step it reports with
+ * sc_runtime_delta_tick.
  *
  * A unit that panics (its circuit failed: a user callback's error, an
  * overflow) dies alone: its input edges close, and frames addressed to it
@@ -177,7 +196,7 @@ struct sc_runtime_opts {
 					 named after its unit (ids as the
 					 executor's), or NULL; borrowed: it
 					 must outlive the runtime */
-	bool ticks; /* tick mode (see Modes above; not built yet: refused) */
+	bool ticks; /* tick mode (see Modes and Host ticks above) */
 };
 
 /* The default of opts.shutdown_timeout_ns: 30 s. */
@@ -239,7 +258,8 @@ struct sc_runtime_stats {
  * a power of two, a loop that crosses units, naming it; a restart policy
  * of an unknown kind or above SC_RESTART_MAX, or on a unit that is not
  * integral-functional, naming the node; in the coalescing mode a per-tick
- * node, naming it (see Modes); opts.ticks, not built yet); SC_ESTATE /
+ * node, naming it; in tick mode a cycle of units or a restart policy: see
+ * Modes); SC_ESTATE /
  * SC_ECYCLE (sc_graph_check); SC_ENOMEM; or
  * an error of a circuit's or the pool's create. Nothing is left on failure.
  */
@@ -428,6 +448,33 @@ void sc_runtime_trace_sample(struct sc_runtime *rt);
  * Any host thread, as the host reads.
  */
 int sc_runtime_restart(struct sc_runtime *rt, uint32_t *restarted);
+
+/*
+ * sc_runtime_tick - close the open host tick (tick mode; see Host ticks):
+ * every submission since the previous close belongs to it, and the units
+ * may step it. All or nothing: it waits, up to timeout_ns (0: for ever),
+ * until every input's edge has room for the tick's marker, running turns
+ * on this thread meanwhile when workers = 0, as submit_wait does. Returns
+ *   0             closed: the tick's number in *closed (may be NULL);
+ *   SC_ETIMEDOUT  an input's edge stayed full (nothing closed);
+ *   SC_ESHUTDOWN  shutdown has begun (nothing closed);
+ *   SC_ESTATE     not in tick mode, or called from inside a turn;
+ *   SC_EINVAL     rt is NULL.
+ * Any host thread; it holds every input's lock while it closes, so a
+ * concurrent submit lands wholly in this tick or wholly in the next.
+ */
+int sc_runtime_tick(struct sc_runtime *rt, uint64_t timeout_ns,
+		    uint64_t *closed);
+
+/* sc_runtime_tick_try - as sc_runtime_tick without waiting: SC_EFULL
+ * (nothing closed) when an input's edge has no room for the marker. Any
+ * host thread, also inside a turn (a host event of the seeded scheduler).
+ */
+int sc_runtime_tick_try(struct sc_runtime *rt, uint64_t *closed);
+
+/* sc_runtime_delta_tick - inside a delta callback (sc_runtime_on_delta) in
+ * tick mode, the tick of the step it reports; UINT64_MAX anywhere else. */
+uint64_t sc_runtime_delta_tick(void);
 
 /* The executor (to drive with runtime/sim.h when workers = 0, or to
  * watch with runtime/watchdog.h). */

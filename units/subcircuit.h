@@ -63,6 +63,21 @@
  * start at its edges' counts now, so it does not take the dead one's
  * traffic for its own.
  *
+ * Tick mode (desc.ticks; units/runtime.h, Modes). Every edge is a tick
+ * edge (edge.h, "Tick edges"), and the unit steps tick by tick as the
+ * single circuit does: it gathers tick `cur` by reading each input up to
+ * its next marker (feeding the frames, which are all of tick cur); once
+ * every input's frontier has passed cur, it steps once, sends its outputs
+ * (stamped cur) and announces cur + 1 on every output edge. A part with
+ * no per-tick node (no integrate, differentiate or delay) gives an empty
+ * output for empty input, so it steps only ticks that brought frames and
+ * passes a range of empty ticks on as one marker. An output edge that
+ * cannot take the announcement (its outbox or ring full) holds the next
+ * step back: the turn returns without `more`, and the consumer's pop
+ * kicks it, so a full edge stops its producer without spinning and an
+ * outbox holds one tick at most. A turn's budget counts frames read and
+ * ticks stepped. Restarts are not supported in tick mode.
+ *
  * has_pending (for the watchdog) says an input edge the unit would read
  * holds frames; it reads atomics only.
  *
@@ -145,6 +160,7 @@ struct sc_subcircuit_desc {
 	 * its first turn feeds (NULL entries: nothing), retained by the
 	 * unit */
 	struct sc_batch *const *restore;
+	bool ticks; /* tick mode (see the top); every edge a tick edge */
 };
 
 /*
@@ -179,6 +195,11 @@ struct sc_unit *sc_subcircuit_unit(struct sc_subcircuit *s);
 
 /* The unit's circuit (see Threads above). */
 struct sc_circuit *sc_subcircuit_circuit(struct sc_subcircuit *s);
+
+/* sc_subcircuit_tick_now - inside a delta callback (sc_circuit_on_delta)
+ * of a tick-mode unit's step, the tick that step belongs to; UINT64_MAX
+ * outside one (a thread-local: the calling thread's step). */
+uint64_t sc_subcircuit_tick_now(void);
 
 /* sc_subcircuit_stats - the unit's figures so far, from any thread (see
  * struct sc_subcircuit_stats). s and out must not be NULL. */

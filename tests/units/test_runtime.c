@@ -269,24 +269,27 @@ Test(runtime, coalescing_mode_refuses_each_per_tick_operator_naming_it)
 	refused_per_tick(sc_graph_delay, "delay");
 }
 
-Test(runtime, tick_mode_is_refused_until_it_is_built)
+Test(runtime, tick_mode_builds_what_the_coalescing_mode_refuses)
 {
 	struct sc_runtime_opts o = {.ticks = true};
+	enum sc_type t[1] = {SC_TYPE_I64};
 	struct sc_placement *p = NULL;
 	struct sc_runtime *rt = NULL;
-	struct small c;
+	struct sc_graph *g = NULL;
+	struct sc_schema s;
+	int in;
 
-	small_init(&c, false);
-	cr_assert_eq(sc_placement_single(c.g, &p), 0);
-	cr_assert_eq(sc_runtime_create(c.g, p, &o, &rt), SC_EINVAL);
-	cr_assert(strstr(sc_errmsg(), "tick mode"), "%s", sc_errmsg());
+	cr_assert_eq(sc_schema_init(&s, 1, t, NULL), 0);
+	cr_assert_eq(sc_graph_create(&g), 0);
+	in = sc_graph_input(g, "in", &s);
+	cr_assert_geq(sc_graph_output(g, "sum", sc_graph_integrate(g, in)), 0);
+	cr_assert_eq(sc_placement_per_node(g, &p), 0);
+	cr_assert_eq(sc_runtime_create(g, p, NULL, &rt), SC_EINVAL);
 	cr_assert_null(rt);
-	/* The same graph builds in the coalescing mode. */
-	o.ticks = false;
-	cr_assert_eq(sc_runtime_create(c.g, p, &o, &rt), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_runtime_create(g, p, &o, &rt), 0, "%s", sc_errmsg());
 	sc_runtime_destroy(rt);
 	sc_placement_destroy(p);
-	sc_graph_destroy(c.g);
+	sc_graph_destroy(g);
 }
 
 /* --- panics -------------------------------------------------------------- */
