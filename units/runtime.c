@@ -66,6 +66,8 @@ struct rt_inst {
 	uint32_t stamp_at;	      /* the oldest (once the ring is full) */
 	atomic_bool given_up;	      /* past the bound: stays dead */
 	bool kick;		      /* rebuilt, to kick (restart_at_idle) */
+	bool ahead_in; /* tick mode: fed by a delay's ahead port, so it may
+			  wait on the horizon alone (kicked at each close) */
 };
 
 /* A delta callback (sc_runtime_on_delta), kept to install it again in a
@@ -117,9 +119,10 @@ struct sc_runtime {
 	atomic_uint n_restarts; /* units rebuilt */
 	atomic_uint n_failed;	/* rebuilds that could not be made */
 	/* tick mode (runtime.h, Host ticks) */
-	uint64_t host_tick;    /* the open tick; written with every input
-				  held (tick_try) */
-	atomic_bool tick_open; /* something was submitted to it */
+	uint64_t host_tick;	  /* the open tick; written with every input
+				     held (tick_try) */
+	atomic_bool tick_open;	  /* something was submitted to it */
+	_Atomic uint64_t horizon; /* ticks closed: no unit steps beyond */
 };
 
 static bool inst_restartable(const struct sc_runtime *rt, uint32_t i);
@@ -208,6 +211,20 @@ stream_key(struct sc_runtime *rt, uint32_t unit, int stream, uint32_t *key)
 	return sc_placement_key(rt->p, unit, stream, key);
 }
 
+/* Tick mode: a delay's stream leaves its unit a tick ahead
+ * (units/subcircuit.h, "Ahead ports"). */
+static void
+ahead_port(struct sc_runtime *rt, struct sc_subcircuit_out *o)
+{
+	struct sc_node_info ni;
+
+	if (sc_graph_node_info(rt->g, o->stream, &ni) == 0 &&
+	    ni.kind == SC_NODE_DELAY && ni.ninputs == 1) {
+		o->ahead = true;
+		o->ahead_from = ni.inputs[0];
+	}
+}
+
 /*
  * Stream s (made in unit a) enters unit b: an edge from every replica of
  * a to every replica of b; each replica of a gets one out port for it.
@@ -218,6 +235,7 @@ connect_stream(struct sc_runtime *rt, int s, uint32_t a, uint32_t b)
 	uint32_t na = sc_placement_shards(rt->p, a);
 	uint32_t nb = sc_placement_shards(rt->p, b);
 	bool cross = sc_analysis_gates(&rt->an, a, b);
+	bool ahead = false;
 	uint32_t key;
 	int rc = stream_key(rt, b, s, &key);
 
@@ -247,11 +265,15 @@ connect_stream(struct sc_runtime *rt, int s, uint32_t a, uint32_t b)
 					       .peers = peers,
 					       .gating = cross,
 					       .traces = traces};
+		if (rt->o.ticks)
+			ahead_port(rt, &pi->out[pi->nout - 1]);
+		ahead = pi->out[pi->nout - 1].ahead;
 		for (uint32_t j = 0; j < nb && !rc; j++) {
 			uint32_t to = rt->first[b] + j;
 
 			peers[j] = to;
 			edges[j] = NULL;
+			rt->inst[to].ahead_in |= ahead;
 			rc = new_edge(rt, s, rt->first[a] + i, to, &edges[j]);
 			if (!rc && traces)
 				traces[j] = rt->edges[rt->nedges - 1].trace;
@@ -353,6 +375,16 @@ wire_unit(struct sc_runtime *rt, uint32_t u)
 
 static void host_popped(void *ctx);
 
+/* The ticks the host has closed (units/subcircuit.h, Ahead ports), for
+ * the units' turns. */
+static uint64_t
+horizon_of(const void *ctx)
+{
+	const struct sc_runtime *rt = ctx;
+
+	return atomic_load_explicit(&rt->horizon, memory_order_acquire);
+}
+
 /* The sub-circuit of instance id from its ports (restore: NULL, or a
  * rebuild's integrals, subcircuit.h). */
 static int
@@ -402,6 +434,8 @@ make_sub(struct sc_runtime *rt, uint32_t id, struct sc_batch *const *restore,
 	d.timeline_id = id;
 	d.figures = &ci->figures;
 	d.ticks = rt->o.ticks;
+	d.horizon = horizon_of;
+	d.horizon_ctx = rt;
 	/* A unit beyond the names the timeline holds is "unit N" there. */
 	if (rt->o.timeline)
 		(void)sc_timeline_name(rt->o.timeline, SC_TIMELINE_UNIT, id,
@@ -522,33 +556,15 @@ name_edge_counters(struct sc_runtime *rt)
 	}
 }
 
-/*
- * Tick mode needs a unit graph without cycles: a unit steps tick t as a
- * whole, so two units that each wait for the other's tick t would wait
- * for ever (a loop through a delay across units is refused before this,
- * by sc_analysis_init). And a rebuilt unit would not know its tick, so
- * restarts are refused.
- */
+/* A rebuilt unit would not know its tick, so tick mode refuses restarts
+ * (the cycles of units it cannot run are sc_analysis_init_mode's). */
 static int
 tick_check(struct sc_runtime *rt)
 {
-	uint32_t nu = sc_placement_units(rt->p);
-
-	if (!rt->o.ticks)
-		return 0;
-	if (rt->restarts)
+	if (rt->o.ticks && rt->restarts)
 		return sc__fail(SC_EINVAL, "sc_runtime_create: restart "
 					   "policies are not supported in "
 					   "tick mode");
-	for (uint32_t a = 0; a < nu; a++)
-		for (uint32_t b = a + 1; b < nu; b++)
-			if (!sc_analysis_gates(&rt->an, a, b))
-				return sc__fail(
-				    SC_EINVAL,
-				    "sc_runtime_create: units %u and %u "
-				    "lie on a cycle of units; tick mode "
-				    "needs the units' graph acyclic",
-				    a, b);
 	return 0;
 }
 
@@ -560,7 +576,7 @@ build(struct sc_runtime *rt)
 	size_t nn = sc_graph_node_count(rt->g);
 	int rc;
 
-	if ((rc = sc_analysis_init(&rt->an, rt->g, rt->p)) ||
+	if ((rc = sc_analysis_init_mode(&rt->an, rt->g, rt->p, rt->o.ticks)) ||
 	    (rc = number_instances(rt)) || (rc = restart_check(rt)) ||
 	    (rc = sc_analysis_check_mode(rt->g, rt->o.ticks)) ||
 	    (rc = tick_check(rt)))
@@ -629,6 +645,8 @@ sc_runtime_create(struct sc_graph *g, const struct sc_placement *p,
 	rt->o = o;
 	atomic_init(&rt->submitted, false);
 	atomic_init(&rt->shut, false);
+	atomic_init(&rt->tick_open, false);
+	atomic_init(&rt->horizon, 0);
 	atomic_init(&rt->waiters, 0);
 	pthread_mutex_init(&rt->wait_mu, NULL);
 	if ((rc = init_wait_cv(rt)) != 0) {
@@ -1172,6 +1190,10 @@ tick_try(struct sc_runtime *rt, uint64_t *closed)
 			    sc_edge_room(in->x.edges[j]) == 0)
 				rc = SC_EFULL;
 	}
+	/* Before the markers: a unit that sees one may step the tick. */
+	if (!rc)
+		atomic_store_explicit(&rt->horizon, rt->host_tick + 1,
+				      memory_order_release);
 	for (size_t i = 0; i < rt->ninputs && !rc; i++) {
 		struct rt_input *in = &rt->inputs[i];
 
@@ -1184,6 +1206,12 @@ tick_try(struct sc_runtime *rt, uint64_t *closed)
 				(void)sc_exec_kick(rt->ex, in->insts[j]);
 		}
 	}
+	/* A unit fed through an ahead port may have every input past the
+	 * tick and wait on the horizon alone, with no push left to kick it
+	 * (subcircuit.h, "Ahead ports"). */
+	for (uint32_t i = 0; i < rt->ninst && !rc; i++)
+		if (rt->inst[i].ahead_in)
+			(void)sc_exec_kick(rt->ex, i);
 	if (!rc) {
 		if (closed)
 			*closed = rt->host_tick;

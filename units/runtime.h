@@ -41,11 +41,16 @@
  *              where the single circuit does at every tick, not only
  *              at the end (Host ticks, below).
  *
- * A loop across units is refused in either mode, with an edge of it
- * named: its frames would circulate between units for ever (tick mode
- * does not lift that yet). Tick mode also refuses a placement whose
- * units' graph has a cycle (two units each waiting for the other's tick)
- * and restart policies (a rebuilt unit would not know its tick).
+ * Loops. In the coalescing mode a loop across units is refused, with an
+ * edge of it named: its frames would circulate between units for ever.
+ * In tick mode a loop through a delay may cross units where the delay's
+ * output leaves its unit: that unit announces tick t + 1 of the delay
+ * once it has stepped t (units/subcircuit.h, "Ahead ports"), which is
+ * what lets the loop make progress. A cycle of units that crosses at no
+ * delay's output (two units each waiting for the other's tick) is
+ * refused, naming a stream on it (units/analysis.h, "Ticks"); so are
+ * restart policies in tick mode (a rebuilt unit would not know its
+ * tick).
  *
  * Host ticks. In tick mode the host's submissions go to the open host
  * tick (0 at first); sc_runtime_tick closes it, and tick t of the placed
@@ -62,7 +67,10 @@
  * (units/subcircuit.h, "Tick mode"). There is no global barrier: a unit
  * downstream may step tick t while one upstream is on t + 3. A delta
  * callback learns the tick of the step it reports with
- * sc_runtime_delta_tick.
+ * sc_runtime_delta_tick. No unit steps a tick the host has not closed
+ * (a unit fed only by a delay could otherwise run one tick ahead), so
+ * at idle every output holds what the single circuit holds after the
+ * ticks closed so far.
  *
  * A unit that panics (its circuit failed: a user callback's error, an
  * overflow) dies alone: its input edges close, and frames addressed to it
@@ -258,8 +266,9 @@ struct sc_runtime_stats {
  * a power of two, a loop that crosses units, naming it; a restart policy
  * of an unknown kind or above SC_RESTART_MAX, or on a unit that is not
  * integral-functional, naming the node; in the coalescing mode a per-tick
- * node, naming it; in tick mode a cycle of units or a restart policy: see
- * Modes); SC_ESTATE /
+ * node, naming it; in tick mode a cycle of units that crosses at no
+ * delay's output, naming a stream of it, or a restart policy: see Modes
+ * and Loops); SC_ESTATE /
  * SC_ECYCLE (sc_graph_check); SC_ENOMEM; or
  * an error of a circuit's or the pool's create. Nothing is left on failure.
  */

@@ -31,6 +31,8 @@ struct out_port {
 	uint32_t *peers;      /* consumer units, per edge */
 	uint64_t *marks;      /* pushed count at the last look, per edge */
 	bool gating;	      /* its backpressure gates input */
+	bool ahead;	      /* tick mode: a delay's, a tick ahead */
+	int ahead_from;	      /* the delay's input stream, if ahead */
 };
 
 struct sc_subcircuit {
@@ -66,6 +68,8 @@ struct sc_subcircuit {
 	bool fed;     /* a frame of tick `cur` was fed */
 	uint64_t cur; /* the tick being gathered: every tick below it is
 			 stepped and announced on every output edge */
+	uint64_t (*horizon)(const void *ctx); /* ticks the host closed */
+	const void *horizon_ctx;
 };
 
 /* The tick the step running on this thread belongs to (tick mode), for
@@ -177,7 +181,10 @@ send_outputs(struct sc_subcircuit *s)
 	for (size_t i = 0; i < s->nout; i++) {
 		struct out_port *o = &s->out[i];
 		struct sc_batch *d = NULL;
-		int rc = sc_circuit_delta(s->circuit, o->stream, &d);
+		/* An ahead port sends tick cur + 1 of the delay: its input's
+		 * delta of tick cur (subcircuit.h, "Ahead ports"). */
+		int rc = sc_circuit_delta(
+		    s->circuit, o->ahead ? o->ahead_from : o->stream, &d);
 
 		if (rc)
 			sc_panic("unit %s: delta of stream %d: %s: %s", s->name,
@@ -295,6 +302,8 @@ rebuild(struct sc_subcircuit *s)
 static bool
 tick_complete(const struct sc_subcircuit *s)
 {
+	if (s->horizon && s->cur >= s->horizon(s->horizon_ctx))
+		return false;
 	for (size_t i = 0; i < s->nin; i++)
 		if (s->in[i].front <= s->cur)
 			return false;
@@ -304,7 +313,7 @@ tick_complete(const struct sc_subcircuit *s)
 static uint64_t
 min_front(const struct sc_subcircuit *s)
 {
-	uint64_t m = UINT64_MAX;
+	uint64_t m = s->horizon ? s->horizon(s->horizon_ctx) : UINT64_MAX;
 
 	for (size_t i = 0; i < s->nin; i++)
 		if (s->in[i].front < m)
@@ -332,7 +341,9 @@ advance_outputs(struct sc_subcircuit *s)
 
 	for (size_t i = 0; i < s->nout; i++)
 		for (uint32_t j = 0; j < s->out[i].x.nedges; j++) {
-			int rc = sc_edge_advance(s->out[i].x.edges[j], s->cur);
+			int rc =
+			    sc_edge_advance(s->out[i].x.edges[j],
+					    s->cur + (s->out[i].ahead ? 1 : 0));
 
 			if (rc == SC_EFULL)
 				behind = true;
@@ -641,6 +652,8 @@ copy_outs(struct sc_subcircuit *s, const struct sc_subcircuit_desc *d)
 			return rc;
 		p->stream = o->stream;
 		p->gating = o->gating;
+		p->ahead = d->ticks && o->ahead;
+		p->ahead_from = o->ahead_from;
 		p->peers = malloc(o->nedges * sizeof(*p->peers));
 		p->marks = calloc(o->nedges, sizeof(*p->marks));
 		if (!p->peers || !p->marks)
@@ -696,6 +709,8 @@ static int
 tick_init(struct sc_subcircuit *s, const struct sc_subcircuit_desc *d)
 {
 	s->ticks = d->ticks;
+	s->horizon = d->horizon;
+	s->horizon_ctx = d->horizon_ctx;
 	s->quiet = true;
 	if (!d->ticks)
 		return 0;
@@ -718,6 +733,16 @@ tick_init(struct sc_subcircuit *s, const struct sc_subcircuit_desc *d)
 						"output stream %d: not a tick "
 						"edge",
 						s->name, s->out[i].stream);
+	/* Tick 0 of a delay is empty: say so now, before any turn, as no
+	 * one kicks this unit before its inputs move, and in a loop they
+	 * move only once its consumers have this (subcircuit.h, "Ahead
+	 * ports"). The rings are empty: the marker fits. */
+	for (size_t i = 0; i < s->nout; i++)
+		for (uint32_t j = 0; s->out[i].ahead && j < s->out[i].x.nedges;
+		     j++)
+			if (sc_edge_advance(s->out[i].x.edges[j], 1) ==
+			    SC_EINVAL)
+				return SC_EINVAL;
 	for (size_t i = 0; i < d->nnodes; i++) {
 		struct sc_node_info ni;
 		int rc = sc_graph_node_info(d->graph, d->nodes[i], &ni);

@@ -78,6 +78,19 @@
  * outbox holds one tick at most. A turn's budget counts frames read and
  * ticks stepped. Restarts are not supported in tick mode.
  *
+ * Ahead ports. In tick mode an output stream that is a delay's is sent a
+ * tick ahead: the delay's output at t + 1 is its input at t, so once the
+ * unit has stepped t it sends the delta of the delay's input stamped
+ * t + 1 and announces t + 2 on that port (tick 0 of a delay is empty:
+ * the port announces 1 before the first step). That is what lets a loop
+ * through a delay cross units (units/analysis.h, "Ticks"): the unit
+ * downstream of the delay has tick t + 1 of it before the loop's other
+ * units have even stepped t + 1. A unit fed only through such ports
+ * would then run a tick beyond the host's; so no unit steps a tick the
+ * host has not closed (desc.horizon); the runtime kicks every unit fed
+ * through an ahead port when the host closes a tick, since such a unit
+ * may wait on the horizon alone, with no push left to come.
+ *
  * has_pending (for the watchdog) says an input edge the unit would read
  * holds frames; it reads atomics only.
  *
@@ -129,6 +142,10 @@ struct sc_subcircuit_out {
 	/* NULL, or per edge its trace (NULL entries: not traced), borrowed:
 	 * it must outlive the unit (units/exchange.h, Traces) */
 	struct sc_exchange_trace *const *traces;
+	/* tick mode: `stream` is a delay of stream `ahead_from` (in the part
+	 * or a boundary input), sent a tick ahead (see Ahead ports) */
+	bool ahead;
+	int ahead_from;
 };
 
 /* What to build (all copied but the edges and the graph). */
@@ -161,6 +178,11 @@ struct sc_subcircuit_desc {
 	 * unit */
 	struct sc_batch *const *restore;
 	bool ticks; /* tick mode (see the top); every edge a tick edge */
+	/* tick mode: the ticks the host has closed (no tick at or beyond
+	 * it is stepped: see Ahead ports), read by horizon(horizon_ctx)
+	 * from any thread; NULL: no bound */
+	uint64_t (*horizon)(const void *ctx);
+	const void *horizon_ctx;
 };
 
 /*

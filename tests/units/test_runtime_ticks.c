@@ -5,7 +5,11 @@
  * same host ticks, under a host-driven schedule, the seeded scheduler
  * (1 to 4 held units, budgets of 1 to 4) and a real pool of 1 to 4
  * workers behind the watchdog; host ticks of random sizes, empty ticks
- * included, on small edges that fill. SC_THREADED.
+ * included, on small edges that fill; the recurrence sum = in +
+ * delay(sum) across three units (the loop crossing at the delay's
+ * output); and random circuits (tests/support/circuit_gen.h: delay,
+ * integrate, differentiate, loops through a delay, stateful operators)
+ * under every placement. SC_THREADED.
  */
 #include <criterion/criterion.h>
 #include <pthread.h>
@@ -15,6 +19,7 @@
 
 #include "operators/schema.h"
 #include "runtime/sim.h"
+#include "tests/support/circuit_gen.h"
 #include "tests/support/prop.h"
 #include "tests/support/rt_watchdog.h"
 #include "units/placement.h"
@@ -34,7 +39,35 @@ struct tgraph {
 	struct sc_graph *g;
 	int in;
 	int out[NOUT];
+	int plus, fb, d; /* the recurrence's nodes */
 };
+
+/*
+ * The recurrence: sum = plus(in, delay(fb)), fb bound to sum: a running
+ * total through a delay. Outputs "sum", "d" and "I" = integrate(d), so
+ * that ticks without input still change something.
+ */
+static void
+tgraph_loop(struct tgraph *t)
+{
+	enum sc_type ty[2] = {SC_TYPE_I64, SC_TYPE_I64};
+	struct sc_schema s;
+
+	cr_assert_eq(sc_schema_init(&s, 2, ty, NULL), 0);
+	cr_assert_eq(sc_graph_create(&t->g), 0);
+	t->in = sc_graph_input(t->g, "in", &s);
+	t->fb = sc_graph_feedback(t->g, &s);
+	t->d = sc_graph_delay(t->g, t->fb);
+	t->plus = sc_graph_plus(t->g, t->in, t->d);
+	cr_assert_eq(sc_graph_bind(t->g, t->fb, t->plus), 0, "%s", sc_errmsg());
+	t->out[0] = sc_graph_output(t->g, "sum", t->plus);
+	t->out[1] = sc_graph_output(t->g, "d", t->d);
+	t->out[2] = sc_graph_output(t->g, "I", sc_graph_integrate(t->g, t->d));
+	t->out[3] =
+	    sc_graph_output(t->g, "negsum", sc_graph_negate(t->g, t->plus));
+	for (int k = 0; k < NOUT; k++)
+		cr_assert_geq(t->out[k], 0, "%s", sc_errmsg());
+}
 
 static void
 tgraph_init(struct tgraph *t)
@@ -141,13 +174,51 @@ on_delta(void *ctx, int node, const struct sc_batch *delta)
 }
 
 /* The single circuit's delta of every output at every tick of the plan. */
+/* "loop/S": the recurrence placed by S; else the first graph. */
+static const char *
+graph_of(const char *strategy, struct tgraph *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (strncmp(strategy, "loop/", 5) == 0) {
+		tgraph_loop(t);
+		return strategy + 5;
+	}
+	tgraph_init(t);
+	return strategy;
+}
+
+/* "three": the recurrence across three units, {in} {sum, outputs}
+ * {fb, delay}: the loop crosses units twice, at the delay's output. */
 static void
-reference(const struct plan *pl, struct sc_batch *ref[NOUT][NTICKS_MAX])
+place(struct tgraph *t, const char *strategy, uint64_t seed,
+      struct sc_placement **p)
+{
+	size_t n = sc_graph_node_count(t->g);
+	int32_t unit_of[16];
+
+	if (strcmp(strategy, "three") != 0) {
+		cr_assert_eq(sc_placement_parse(t->g, strategy, seed, p), 0,
+			     "%s", sc_errmsg());
+		return;
+	}
+	cr_assert_leq(n, 16);
+	for (size_t i = 0; i < n; i++)
+		unit_of[i] = 1;
+	unit_of[t->in] = 0;
+	unit_of[t->fb] = 2;
+	unit_of[t->d] = 2;
+	cr_assert_eq(sc_placement_manual(t->g, unit_of, n, 3, p), 0, "%s",
+		     sc_errmsg());
+}
+
+static void
+reference(const char *strategy, const struct plan *pl,
+	  struct sc_batch *ref[NOUT][NTICKS_MAX])
 {
 	struct tgraph t;
 	struct sc_circuit *c = NULL;
 
-	tgraph_init(&t);
+	(void)graph_of(strategy, &t);
 	cr_assert_eq(sc_circuit_create(t.g, &c), 0, "%s", sc_errmsg());
 	for (size_t k = 0; k < pl->nticks; k++) {
 		for (size_t j = 0; j < pl->nb[k]; j++)
@@ -258,19 +329,21 @@ run_case(const char *strategy, enum drive how, uint32_t n, uint64_t seed,
 	struct run r = {0};
 	struct sc_test_guard *guard = NULL;
 
+	const char *placement;
+
 	plan_make(&pl, seed);
 	memset(ref, 0, sizeof(ref));
-	reference(&pl, ref);
-	tgraph_init(&t);
+	reference(strategy, &pl, ref);
+	placement = graph_of(strategy, &t);
 	memset(&got, 0, sizeof(got));
 	pthread_mutex_init(&got.mu, NULL);
 	got.t = &t;
-	cr_assert_eq(sc_placement_parse(t.g, strategy, seed, &p), 0, "%s",
-		     sc_errmsg());
+	place(&t, placement, seed, &p);
 	if (sc_runtime_create(t.g, p, &o, &r.rt) != 0) {
-		/* A random placement may put units on a cycle: tick mode
-		 * refuses that by name (runtime.h, Modes). */
-		cr_assert(strncmp(strategy, "random", 6) == 0 &&
+		/* A random placement may put units on a cycle that crosses
+		 * at no delay's output: tick mode refuses that by name
+		 * (units/analysis.h, Ticks). */
+		cr_assert(strncmp(placement, "random", 6) == 0 &&
 			      strstr(sc_errmsg(), "cycle of units"),
 			  "%s: %s", strategy, sc_errmsg());
 		for (int k = 0; k < NOUT; k++)
@@ -331,8 +404,11 @@ run_case(const char *strategy, enum drive how, uint32_t n, uint64_t seed,
 	plan_free(&pl);
 }
 
-static const char *const strategies[] = {"single", "per-node", "chains",
-					 "random:3", "sharded:2"};
+static const char *const strategies[] = {
+    "single",	   "per-node",	    "chains",	     "random:3",
+    "sharded:2",   "loop/single",   "loop/per-node", "loop/three",
+    "loop/chains", "loop/random:3",
+};
 #define NSTRAT (sizeof(strategies) / sizeof(strategies[0]))
 
 Test(runtime_ticks, every_placement_gives_the_single_circuit_at_every_tick)
@@ -436,12 +512,228 @@ Test(runtime_ticks, tick_mode_refuses_units_on_a_cycle_naming_them)
 	cr_assert_eq(sc_placement_manual(g, unit_of, 4, 2, &p), 0, "%s",
 		     sc_errmsg());
 	cr_assert_eq(sc_runtime_create(g, p, &o, &rt), SC_EINVAL);
-	cr_assert(strstr(sc_errmsg(), "units 0 and 1 lie on a cycle"), "%s",
-		  sc_errmsg());
+	cr_assert(strstr(sc_errmsg(), "(units 0 and 1) lies on a cycle of "
+				      "units"),
+		  "%s", sc_errmsg());
 	cr_assert_null(rt);
 	/* The coalescing mode runs it (the graph is integral-functional). */
 	cr_assert_eq(sc_runtime_create(g, p, NULL, &rt), 0, "%s", sc_errmsg());
 	sc_runtime_destroy(rt);
 	sc_placement_destroy(p);
 	sc_graph_destroy(g);
+}
+
+Test(runtime_ticks,
+     a_loop_that_crosses_units_not_at_a_delay_is_refused_naming_it)
+{
+	struct sc_runtime_opts o = {.ticks = true};
+	struct sc_placement *p = NULL;
+	struct sc_runtime *rt = NULL;
+	int32_t unit_of[16];
+	struct tgraph t;
+	size_t n;
+
+	/* {in, sum, delay, outputs} and {fb}: the loop leaves the first
+	 * unit at sum and comes back through fb into the delay, so neither
+	 * crossing is a delay's output. */
+	tgraph_loop(&t);
+	n = sc_graph_node_count(t.g);
+	for (size_t i = 0; i < n; i++)
+		unit_of[i] = 0;
+	unit_of[t.fb] = 1;
+	cr_assert_eq(sc_placement_manual(t.g, unit_of, n, 2, &p), 0, "%s",
+		     sc_errmsg());
+	cr_assert_eq(sc_runtime_create(t.g, p, &o, &rt), SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "lies on a cycle of units that no "
+				      "delay's output crosses"),
+		  "%s", sc_errmsg());
+	cr_assert(strstr(sc_errmsg(), "'sum'") || strstr(sc_errmsg(), "->"),
+		  "%s", sc_errmsg());
+	cr_assert_null(rt);
+	/* Crossing at the delay's output runs (the loop through per-node
+	 * is tested above); in the coalescing mode any crossing loop is
+	 * refused. */
+	cr_assert_eq(sc_runtime_create(t.g, p, NULL, &rt), SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "crosses units"), "%s", sc_errmsg());
+	sc_placement_destroy(p);
+	sc_graph_destroy(t.g);
+}
+
+/* --- random circuits ------------------------------------------------------ */
+
+#define RT_TICKS 10
+#define RT_OUTS	 64
+
+/* Per output of a generated circuit and tick, the deltas reported. */
+struct rgot {
+	pthread_mutex_t mu;
+	int out[RT_OUTS];
+	size_t nout;
+	struct sc_batch *d[RT_OUTS][RT_TICKS];
+	bool bad;
+};
+
+static int
+rgot_delta(void *ctx, int node, const struct sc_batch *delta)
+{
+	struct rgot *g = ctx;
+	uint64_t tick = sc_runtime_delta_tick();
+	struct sc_batch *sum = NULL;
+	size_t k = 0;
+
+	while (k < g->nout && g->out[k] != node)
+		k++;
+	pthread_mutex_lock(&g->mu);
+	if (k < g->nout && tick < RT_TICKS && !g->d[k][tick])
+		g->d[k][tick] = sc_batch_retain((struct sc_batch *)delta);
+	else if (k < g->nout && tick < RT_TICKS &&
+		 sc_batch_add(g->d[k][tick], delta, &sum) == 0) {
+		sc_batch_release(g->d[k][tick]);
+		g->d[k][tick] = sum;
+	} else
+		g->bad = true; /* outside a tick, or the sum failed */
+	pthread_mutex_unlock(&g->mu);
+	return 0;
+}
+
+/* The host's submissions of a generated circuit: per tick and input, a
+ * delta or NULL (nothing; a tick may get nothing at all). */
+struct rplan {
+	size_t ninputs;
+	int inputs[8];
+	struct sc_batch *b[RT_TICKS][8];
+};
+
+static void
+rplan_free(struct rplan *pl)
+{
+	for (size_t t = 0; t < RT_TICKS; t++)
+		for (size_t i = 0; i < pl->ninputs; i++)
+			sc_batch_release(pl->b[t][i]);
+}
+
+/* One generated circuit, one placement, the host on this thread
+ * (workers 0, or a pool of `workers` behind the watchdog): every output's
+ * delta at every tick equals the single circuit's (the same graph, built
+ * again from the seed). Returns whether the placement was refused (a
+ * cycle of units crossing at no delay, possible under random:N). */
+static bool
+random_case(uint64_t seed, const char *strategy, uint32_t workers,
+	    const char *test)
+{
+	struct cg_opts co;
+	struct cg_spec *ref, *placed;
+	struct sc_circuit *c = NULL;
+	struct sc_batch *want[RT_OUTS][RT_TICKS];
+	struct sc_placement *p = NULL;
+	struct sc_runtime *rt = NULL;
+	struct sc_runtime_opts o = {.ticks = true,
+				    .workers = workers,
+				    .edge_capacity = 1u << (seed % 3),
+				    .budget = 1 + (uint32_t)(seed % 4)};
+	struct sc_test_guard *guard = NULL;
+	struct rplan pl;
+	struct rgot got;
+	struct sc_rng r;
+	bool refused = false;
+
+	cg_opts_default(&co);
+	ref = cg_generate(seed, &co);
+	placed = cg_generate(seed, &co);
+	memset(&pl, 0, sizeof(pl));
+	memset(&got, 0, sizeof(got));
+	memset(want, 0, sizeof(want));
+	pthread_mutex_init(&got.mu, NULL);
+	pl.ninputs = ref->ninputs;
+	memcpy(pl.inputs, ref->inputs, sizeof(pl.inputs));
+	sc_rng_seed(&r, seed ^ 0x71c5ull);
+	for (size_t t = 0; t < RT_TICKS; t++)
+		for (size_t i = 0; i < pl.ninputs && sc_rng_below(&r, 4); i++)
+			pl.b[t][i] = cg_gen_delta(ref, pl.inputs[i], &r);
+	for (size_t i = 0; i < ref->n; i++)
+		if (ref->nodes[i].op == CG_OUTPUT && got.nout < RT_OUTS)
+			got.out[got.nout++] = (int)i;
+	/* The single circuit. */
+	cr_assert_eq(sc_circuit_create(ref->graph, &c), 0, "%s", sc_errmsg());
+	for (size_t t = 0; t < RT_TICKS; t++) {
+		for (size_t i = 0; i < pl.ninputs; i++)
+			if (pl.b[t][i])
+				cr_assert_eq(sc_circuit_feed(c, pl.inputs[i],
+							     pl.b[t][i]),
+					     0);
+		cr_assert_eq(sc_circuit_step(c), 0, "%s", sc_errmsg());
+		for (size_t k = 0; k < got.nout; k++)
+			cr_assert_eq(
+			    sc_circuit_delta(c, got.out[k], &want[k][t]), 0);
+	}
+	sc_circuit_destroy(c);
+	/* The placed one. */
+	cr_assert_eq(sc_placement_parse(placed->graph, strategy, seed, &p), 0,
+		     "%s", sc_errmsg());
+	if (sc_runtime_create(placed->graph, p, &o, &rt) != 0) {
+		cr_assert(strstr(sc_errmsg(), "cycle of units"), "%s: %s",
+			  strategy, sc_errmsg());
+		refused = true;
+		goto free_all;
+	}
+	for (size_t k = 0; k < got.nout; k++)
+		cr_assert_eq(
+		    sc_runtime_on_delta(rt, got.out[k], rgot_delta, &got), 0);
+	if (workers)
+		guard = sc_test_guard_begin(sc_runtime_exec(rt), test, 20000);
+	for (size_t t = 0; t < RT_TICKS; t++) {
+		for (size_t i = 0; i < pl.ninputs; i++)
+			if (pl.b[t][i])
+				cr_assert_eq(
+				    sc_runtime_submit_wait(rt, pl.inputs[i],
+							   pl.b[t][i], 0),
+				    0, "%s", sc_errmsg());
+		cr_assert_eq(sc_runtime_tick(rt, 0, NULL), 0, "%s",
+			     sc_errmsg());
+	}
+	cr_assert_eq(sc_runtime_wait_idle(rt, 0, NULL), 0, "%s", sc_errmsg());
+	sc_test_guard_end(guard);
+	cr_assert(!got.bad, "a delta outside a tick");
+	for (size_t k = 0; k < got.nout; k++)
+		for (size_t t = 0; t < RT_TICKS; t++)
+			SC_PROP_ASSERT(seed, "runtime_ticks", test,
+				       same(got.d[k][t], want[k][t]),
+				       "%s x %u workers: output node %d tick "
+				       "%zu differs from the single circuit",
+				       strategy, workers, got.out[k], t);
+	cr_assert_eq(sc_runtime_shutdown(rt, NULL), 0);
+	sc_runtime_destroy(rt);
+free_all:
+	for (size_t k = 0; k < got.nout; k++)
+		for (size_t t = 0; t < RT_TICKS; t++) {
+			sc_batch_release(got.d[k][t]);
+			sc_batch_release(want[k][t]);
+		}
+	sc_placement_destroy(p);
+	rplan_free(&pl);
+	pthread_mutex_destroy(&got.mu);
+	cg_free(placed);
+	cg_free(ref);
+	return refused;
+}
+
+Test(
+    runtime_ticks,
+    random_circuits_with_per_tick_ops_and_loops_give_the_single_circuit_at_every_tick,
+    .timeout = 120)
+{
+	static const char *const strats[] = {"single",	 "per-node",
+					     "chains",	 "random:2",
+					     "random:4", "sharded:2"};
+	uint64_t base = sc_prop_seed(12400), n = sc_prop_count(40);
+	uint64_t ran = 0;
+
+	for (uint64_t i = 0; i < n; i++)
+		for (size_t s = 0; s < sizeof(strats) / sizeof(strats[0]); s++)
+			ran += !random_case(
+			    base + i, strats[s],
+			    i % 4 == 0 ? 1 + (uint32_t)(i / 4 % 4) : 0,
+			    "random_circuits_with_per_tick_ops_and_loops_"
+			    "give_the_single_circuit_at_every_tick");
+	cr_assert_gt(ran, n, "most placements ran");
 }

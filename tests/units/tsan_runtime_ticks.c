@@ -30,8 +30,28 @@ struct tgraph {
 	int out[NOUT];
 };
 
+/* The recurrence of test_runtime_ticks.c: sum = in + delay(sum), a loop
+ * that crosses units at the delay's output under per-node. */
 static int
-tgraph_init(struct tgraph *t)
+tgraph_loop(struct tgraph *t, const struct sc_schema *s)
+{
+	int fb = sc_graph_feedback(t->g, s), d = sc_graph_delay(t->g, fb);
+	int sum = sc_graph_plus(t->g, t->in, d);
+
+	if (sc_graph_bind(t->g, fb, sum) != 0)
+		return -1;
+	t->out[0] = sc_graph_output(t->g, "sum", sum);
+	t->out[1] = sc_graph_output(t->g, "d", d);
+	t->out[2] = sc_graph_output(t->g, "I", sc_graph_integrate(t->g, d));
+	t->out[3] = sc_graph_output(t->g, "neg", sc_graph_negate(t->g, sum));
+	for (int k = 0; k < NOUT; k++)
+		if (t->out[k] < 0)
+			return -1;
+	return 0;
+}
+
+static int
+tgraph_init(struct tgraph *t, bool loop)
 {
 	enum sc_type ty[2] = {SC_TYPE_I64, SC_TYPE_I64};
 	struct sc_schema s;
@@ -40,6 +60,8 @@ tgraph_init(struct tgraph *t)
 	if (sc_schema_init(&s, 2, ty, NULL) || sc_graph_create(&t->g))
 		return -1;
 	t->in = sc_graph_input(t->g, "in", &s);
+	if (loop)
+		return tgraph_loop(t, &s);
 	i = sc_graph_integrate(t->g, t->in);
 	d = sc_graph_delay(t->g, t->in);
 	p = sc_graph_plus(t->g, i, d);
@@ -134,7 +156,11 @@ one_case(const char *strategy, uint32_t workers, uint64_t seed)
 	memset(&got, 0, sizeof(got));
 	memset(ref, 0, sizeof(ref));
 	pthread_mutex_init(&got.mu, NULL);
-	if (tgraph_init(&t) || tgraph_init(&rt_g) ||
+	bool loop = strncmp(strategy, "loop/", 5) == 0;
+
+	if (loop)
+		strategy += 5;
+	if (tgraph_init(&t, loop) || tgraph_init(&rt_g, loop) ||
 	    sc_circuit_create(t.g, &c) ||
 	    sc_placement_parse(rt_g.g, strategy, seed, &p))
 		abort();
@@ -200,13 +226,14 @@ free_graphs:
 int
 main(void)
 {
-	static const char *const strategies[] = {"single", "per-node", "chains",
-						 "random:3", "sharded:2"};
+	static const char *const strategies[] = {
+	    "single",	 "per-node",	  "chains",	 "random:3",
+	    "sharded:2", "loop/per-node", "loop/chains", "loop/random:3"};
 	uint64_t base = sc_prop_seed(12300), n = sc_prop_count(2);
 
 	for (uint64_t i = 0; i < n; i++)
 		for (uint32_t w = 1; w <= 4; w++)
-			for (size_t s = 0; s < 5; s++)
+			for (size_t s = 0; s < 8; s++)
 				if (one_case(strategies[s], w, base + i)) {
 					(void)fprintf(stderr,
 						      "tsan_runtime_ticks: "
