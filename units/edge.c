@@ -33,6 +33,7 @@ struct sc_edge {
 	uint64_t *stamps;   /* tick edges: each slot's stamp (a data frame's
 			       tick, a marker's frontier); NULL otherwise */
 	atomic_bool closed; /* the consumer is gone */
+	atomic_bool ended;  /* tick edges: the producer is gone */
 	atomic_int drainer; /* 1 while someone drains a closed ring */
 	_Atomic uint64_t drained;      /* frames a close took from the ring */
 	_Atomic uint64_t refused;      /* sends released at a closed edge */
@@ -140,6 +141,7 @@ sc_edge_create(const struct sc_edge_opts *opts, struct sc_edge **out)
 	e->ncols = opts->ncols;
 	e->outbox_bound = opts->outbox_bound;
 	atomic_init(&e->closed, false);
+	atomic_init(&e->ended, false);
 	atomic_init(&e->drainer, 0);
 	*out = e;
 	return 0;
@@ -477,6 +479,19 @@ sc_edge_advance(struct sc_edge *e, uint64_t t)
 	rc = edge_advance(e, t);
 	end_leave(&e->in_producer);
 	return rc;
+}
+
+void
+sc_edge_end(struct sc_edge *e)
+{
+	if (e)
+		atomic_store_explicit(&e->ended, true, memory_order_release);
+}
+
+bool
+sc_edge_is_ended(const struct sc_edge *e)
+{
+	return e && atomic_load_explicit(&e->ended, memory_order_acquire);
 }
 
 uint64_t

@@ -257,6 +257,20 @@ bool sc_edge_has_outbox(const struct sc_edge *e);
  */
 int sc_edge_advance(struct sc_edge *e, uint64_t t);
 
+/*
+ * sc_edge_end - the producer is gone for good (its unit died): nothing
+ * more will come, and once the ring is drained the consumer takes the
+ * edge's frontier as past every tick (units/subcircuit.h, "Deaths in tick
+ * mode"). Producer end, or whoever buries the dead producer. NULL is a
+ * no-op.
+ */
+void sc_edge_end(struct sc_edge *e);
+
+/* sc_edge_is_ended - whether sc_edge_end was called. Any thread; a
+ * consumer that reads true and then finds the ring empty has had every
+ * frame. */
+bool sc_edge_is_ended(const struct sc_edge *e);
+
 /* sc_edge_frontier - the last frontier advanced to (0 at first).
  * Producer end. 0 for NULL. */
 uint64_t sc_edge_frontier(const struct sc_edge *e);

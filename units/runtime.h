@@ -71,6 +71,13 @@
  * (a unit fed only by a delay could otherwise run one tick ahead), so
  * at idle every output holds what the single circuit holds after the
  * ticks closed so far.
+ * A unit that dies in tick mode ends its output edges (units/subcircuit.h,
+ * "Deaths in tick mode"): its consumers go on stepping ticks with the rest
+ * of their inputs, their outputs then partial as sc_runtime_upstream_dead
+ * says. Backpressure works as in the coalescing mode: a full edge holds
+ * back its producer's next tick (an outbox holds one tick at most), and
+ * the consumer's pop kicks it; the host's submit and tick report
+ * SC_EFULL or wait.
  *
  * A unit that panics (its circuit failed: a user callback's error, an
  * overflow) dies alone: its input edges close, and frames addressed to it

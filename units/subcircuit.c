@@ -384,11 +384,21 @@ tick_poll(struct sc_subcircuit *s)
 		uint64_t st = 0;
 		size_t n = 0;
 
+		bool ended;
+
 		s->rr = (s->rr + 1) % s->nin;
-		if (p->front > s->cur ||
-		    sc_edge_poll_stamped(p->edge, 1, &b, &st, &n) != 0 ||
-		    n == 0)
+		if (p->front > s->cur)
 			continue;
+		/* Ended before the poll: an empty ring then holds nothing
+		 * the dead producer sent (subcircuit.h, Deaths). */
+		ended = sc_edge_is_ended(p->edge);
+		if (sc_edge_poll_stamped(p->edge, 1, &b, &st, &n) != 0 ||
+		    n == 0) {
+			if (!ended)
+				continue;
+			p->front = UINT64_MAX;
+			return true;
+		}
 		if (!b) {
 			if (st > p->front)
 				p->front = st;
@@ -820,6 +830,10 @@ sc_subcircuit_destroy(struct sc_subcircuit *s)
 	 * sees the close and drops its outbox. */
 	for (size_t i = 0; i < s->nin; i++)
 		sc_edge_close(s->in[i].edge);
+	/* Tick mode: its consumers stop waiting for its frontiers. */
+	for (size_t i = 0; s->ticks && i < s->nout; i++)
+		for (uint32_t j = 0; j < s->out[i].x.nedges; j++)
+			sc_edge_end(s->out[i].x.edges[j]);
 	sc_circuit_destroy(s->circuit);
 	free_restore(s);
 	free_ports(s);

@@ -91,6 +91,14 @@
  * through an ahead port when the host closes a tick, since such a unit
  * may wait on the horizon alone, with no push left to come.
  *
+ * Deaths in tick mode. A unit that dies ends its output edges
+ * (sc_edge_end) as well as closing its inputs: once a consumer has read
+ * what the dead unit sent, it takes that edge's frontier as past every
+ * tick, so it goes on stepping ticks with the rest of its inputs (its
+ * outputs then depend on a dead unit, as sc_runtime_upstream_dead says).
+ * The executor kicks the dead unit's peers (unit.h, "Death"), so a
+ * consumer waiting on it is run.
+ *
  * has_pending (for the watchdog) says an input edge the unit would read
  * holds frames; it reads atomics only.
  *

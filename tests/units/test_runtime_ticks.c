@@ -737,3 +737,78 @@ Test(
 			    "give_the_single_circuit_at_every_tick");
 	cr_assert_gt(ran, n, "most placements ran");
 }
+
+/* --- deaths -------------------------------------------------------------- */
+
+static int
+fails_on_13(void *ctx, const uint64_t *row, uint64_t *out)
+{
+	(void)ctx;
+	if (sc_dec_i64(row[0]) == 13)
+		return SC_ECALLBACK;
+	out[0] = row[0];
+	out[1] = row[1];
+	return 0;
+}
+
+Test(runtime_ticks, a_dead_unit_releases_its_consumers_frontiers)
+{
+	enum sc_type ty[2] = {SC_TYPE_I64, SC_TYPE_I64};
+	struct sc_runtime_opts o = {.ticks = true};
+	static const int64_t key[4] = {1, 13, 2, -1}; /* -1: an empty tick */
+	struct sc_placement *p = NULL;
+	struct sc_runtime *rt = NULL;
+	struct tgraph t;
+	struct sc_schema s;
+	struct got got;
+	int m, sum;
+
+	/* out = plus(map(in), integrate(in)), per node: the map dies at
+	 * tick 1, and the plus must go on with the integrate alone. */
+	memset(&t, 0, sizeof(t));
+	memset(&got, 0, sizeof(got));
+	pthread_mutex_init(&got.mu, NULL);
+	got.t = &t;
+	cr_assert_eq(sc_schema_init(&s, 2, ty, NULL), 0);
+	cr_assert_eq(sc_graph_create(&t.g), 0);
+	t.in = sc_graph_input(t.g, "in", &s);
+	m = sc_graph_map(t.g, t.in, &s, fails_on_13, NULL);
+	sum = sc_graph_plus(t.g, m, sc_graph_integrate(t.g, t.in));
+	for (int k = 0; k < NOUT; k++)
+		t.out[k] = -2; /* none but out[0] */
+	t.out[0] = sc_graph_output(t.g, "out", sum);
+	cr_assert_geq(t.out[0], 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_placement_per_node(t.g, &p), 0);
+	cr_assert_eq(sc_runtime_create(t.g, p, &o, &rt), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_runtime_on_delta(rt, t.out[0], on_delta, &got), 0);
+	for (int k = 0; k < 4; k++) {
+		uint64_t row[2] = {sc_enc_i64(key[k]), sc_enc_i64(1)};
+		struct sc_batch *b = NULL;
+
+		if (key[k] >= 0) {
+			cr_assert_eq(sc_batch_from_records(2, row, NULL, 1, &b),
+				     0);
+			cr_assert_eq(sc_runtime_submit_wait(rt, t.in, b, 0), 0);
+			sc_batch_release(b);
+		}
+		cr_assert_eq(sc_runtime_tick(rt, 0, NULL), 0, "%s",
+			     sc_errmsg());
+	}
+	cr_assert_eq(sc_runtime_wait_idle(rt, 0, NULL), SC_EPANIC);
+	/* Ticks 2 and 3 were stepped: the integrate's (1, 1) + (13, 1) +
+	 * (2, 1), 3 rows; the dead map's share is missing, and said so. */
+	cr_assert(!got.bad);
+	for (int tk = 2; tk < 4; tk++) {
+		cr_assert_not_null(got.d[0][tk], "tick %d not stepped", tk);
+		cr_assert_eq(sc_batch_count(got.d[0][tk]), 3, "tick %d", tk);
+	}
+	cr_assert_eq(sc_runtime_upstream_dead(rt, t.out[0], NULL), SC_EDEAD);
+	(void)sc_runtime_shutdown(rt, NULL);
+	sc_runtime_destroy(rt);
+	for (int k = 0; k < NOUT; k++)
+		for (size_t tk = 0; tk < NTICKS_MAX; tk++)
+			sc_batch_release(got.d[k][tk]);
+	sc_placement_destroy(p);
+	sc_graph_destroy(t.g);
+	pthread_mutex_destroy(&got.mu);
+}
