@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # tests/model/check.sh: model-check the executor protocol (executor.pml) with
-# spin, and check that the checker still catches every planted bug.
+# spin, and check that the checker still catches every planted bug; then
+# the same for tick mode's frontiers (ticks.pml, check_ticks.sh).
 #
 #   1. the correct model, exhaustive safety search: assertions (never two
 #      owners; at quiescence no lost kick, queue empty, every live unit IDLE,
@@ -151,6 +152,11 @@ for name in "${order[@]}"; do
 			spin -t -p $(cat defines) executor.pml | tail -40)
 	fi
 done
+
+# Tick mode's frontier protocol (ticks.pml): its own model and script.
+if ! bash "$here/check_ticks.sh"; then
+	status=1
+fi
 
 if ((status == 0)); then
 	echo "check.sh: the model passes and every planted bug is caught"
