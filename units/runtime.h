@@ -484,8 +484,8 @@ int sc_runtime_tick(struct sc_runtime *rt, uint64_t timeout_ns,
 
 /* sc_runtime_tick_try - as sc_runtime_tick without waiting: SC_EFULL
  * (nothing closed) when an input's edge has no room for the marker. Any
- * host thread, also inside a turn (a host event of the seeded scheduler).
- */
+ * host thread, also one that drives the executor itself (a host event of
+ * the seeded scheduler, runtime/sim.h), since it runs no turn. */
 int sc_runtime_tick_try(struct sc_runtime *rt, uint64_t *closed);
 
 /* sc_runtime_delta_tick - inside a delta callback (sc_runtime_on_delta) in
