@@ -12,6 +12,15 @@
 
 /* --- strongly connected components (Tarjan) -------------------------- */
 
+static bool
+is_delay(const struct sc_graph *g, int node)
+{
+	struct sc_node_info ni;
+
+	return sc_graph_node_info(g, node, &ni) == 0 &&
+	       ni.kind == SC_NODE_DELAY;
+}
+
 struct scc_state {
 	uint32_t n;
 	uint32_t **adj; /* adj[u]: successors, adj_n[u] of them */
@@ -81,7 +90,7 @@ add_arc(struct scc_state *s, uint32_t a, uint32_t b)
  */
 static int
 scc_of(const struct sc_graph *g, const struct sc_placement *p, bool by_unit,
-       uint32_t *comp)
+       bool skip_delays, uint32_t *comp)
 {
 	size_t nn = sc_graph_node_count(g);
 	uint32_t n = by_unit ? sc_placement_units(p) : (uint32_t)nn;
@@ -115,7 +124,8 @@ scc_of(const struct sc_graph *g, const struct sc_placement *p, bool by_unit,
 						   p, ni.inputs[q])
 					     : (uint32_t)ni.inputs[q];
 
-			if (a != b)
+			if (a != b &&
+			    !(skip_delays && is_delay(g, ni.inputs[q])))
 				rc = add_arc(&s, a, b);
 		}
 	}
@@ -150,7 +160,7 @@ check_loops(const struct sc_graph *g, const struct sc_placement *p)
 
 	if (!comp)
 		return sc__fail(SC_ENOMEM, "sc_runtime_create: %zu nodes", nn);
-	rc = scc_of(g, p, false, comp);
+	rc = scc_of(g, p, false, false, comp);
 	for (size_t i = 0; i < nn && !rc; i++) {
 		struct sc_node_info ni, si;
 
@@ -177,9 +187,60 @@ check_loops(const struct sc_graph *g, const struct sc_placement *p)
 	return rc;
 }
 
+/*
+ * Tick mode (analysis.h, "Ticks"): the unit graph without the streams of
+ * delays must be acyclic. Returns 0 or SC_EINVAL naming a stream on a
+ * cycle of it.
+ */
+static int
+check_ticks(const struct sc_graph *g, const struct sc_placement *p)
+{
+	uint32_t n = sc_placement_units(p);
+	size_t nn = sc_graph_node_count(g);
+	uint32_t *comp = calloc(n ? n : 1, sizeof(*comp));
+	int rc;
+
+	if (!comp)
+		return sc__fail(SC_ENOMEM, "sc_runtime_create: %u units", n);
+	rc = scc_of(g, p, true, true, comp);
+	for (size_t i = 0; i < nn && !rc; i++) {
+		struct sc_node_info ni, si;
+		int b = sc_placement_unit_of(p, (int)i);
+
+		if ((rc = sc_graph_node_info(g, (int)i, &ni)) != 0)
+			break;
+		for (uint32_t q = 0; q < ni.ninputs && !rc; q++) {
+			int from = ni.inputs[q];
+			int a = sc_placement_unit_of(p, from);
+
+			if (a == b || comp[a] != comp[b] || is_delay(g, from) ||
+			    sc_graph_node_info(g, from, &si) != 0)
+				continue;
+			rc = sc__fail(
+			    SC_EINVAL,
+			    "sc_runtime_create: the stream '%s' -> '%s' "
+			    "(units %d and %d) lies on a cycle of units "
+			    "that no delay's output crosses: in tick mode "
+			    "each unit would wait for the other's tick "
+			    "(a loop may cross units only where a delay's "
+			    "output leaves its unit)",
+			    si.name, ni.name, a, b);
+		}
+	}
+	free(comp);
+	return rc;
+}
+
 int
 sc_analysis_init(struct sc_analysis *a, const struct sc_graph *g,
 		 const struct sc_placement *p)
+{
+	return sc_analysis_init_mode(a, g, p, false);
+}
+
+int
+sc_analysis_init_mode(struct sc_analysis *a, const struct sc_graph *g,
+		      const struct sc_placement *p, bool ticks)
 {
 	uint32_t n;
 	int rc;
@@ -187,18 +248,54 @@ sc_analysis_init(struct sc_analysis *a, const struct sc_graph *g,
 	if (!a || !g || !p)
 		return sc__fail(SC_EINVAL, "sc_analysis_init: NULL");
 	memset(a, 0, sizeof(*a));
-	if ((rc = check_loops(g, p)) != 0)
+	if ((rc = ticks ? check_ticks(g, p) : check_loops(g, p)) != 0)
 		return rc;
 	n = sc_placement_units(p);
 	a->comp = malloc((n ? n : 1) * sizeof(*a->comp));
 	if (!a->comp)
 		return sc__fail(SC_ENOMEM, "sc_runtime_create: %u units", n);
-	if ((rc = scc_of(g, p, true, a->comp)) != 0) {
+	if ((rc = scc_of(g, p, true, false, a->comp)) != 0) {
 		free(a->comp);
 		a->comp = NULL;
 		return rc;
 	}
 	a->nunits = n;
+	return 0;
+}
+
+static bool
+kind_per_tick(enum sc_node_kind k)
+{
+	return k == SC_NODE_INTEGRATE || k == SC_NODE_DIFFERENTIATE ||
+	       k == SC_NODE_DELAY;
+}
+
+int
+sc_analysis_check_mode(const struct sc_graph *g, bool ticks)
+{
+	size_t nn;
+
+	if (!g)
+		return sc__fail(SC_EINVAL, "sc_analysis_check_mode: NULL");
+	if (ticks)
+		return 0;
+	nn = sc_graph_node_count(g);
+	for (size_t i = 0; i < nn; i++) {
+		struct sc_node_info ni;
+		int rc;
+
+		if ((rc = sc_graph_node_info(g, (int)i, &ni)) != 0)
+			return rc;
+		if (kind_per_tick(ni.kind))
+			return sc__fail(
+			    SC_EINVAL,
+			    "sc_runtime_create: node '%s' (%s) is per tick, "
+			    "not a function of its input's integral: in the "
+			    "coalescing mode its output would depend on how "
+			    "turns group frames into steps; it needs tick "
+			    "mode (opts.ticks)",
+			    ni.name, sc_node_kind_name(ni.kind));
+	}
 	return 0;
 }
 

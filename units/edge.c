@@ -30,10 +30,13 @@ struct sc_edge {
 	uint32_t capacity;	      /* frames in flight at most */
 	uint32_t ncols;		      /* every frame's column count */
 	size_t outbox_bound;	      /* rows beyond which: backpressured */
-	atomic_bool closed;	      /* the consumer is gone */
-	atomic_int drainer;	      /* 1 while someone drains a closed ring */
-	_Atomic uint64_t drained;     /* frames a close took from the ring */
-	_Atomic uint64_t refused;     /* sends released at a closed edge */
+	uint64_t *stamps;   /* tick edges: each slot's stamp (a data frame's
+			       tick, a marker's frontier); NULL otherwise */
+	atomic_bool closed; /* the consumer is gone */
+	atomic_bool ended;  /* tick edges: the producer is gone */
+	atomic_int drainer; /* 1 while someone drains a closed ring */
+	_Atomic uint64_t drained;      /* frames a close took from the ring */
+	_Atomic uint64_t refused;      /* sends released at a closed edge */
 	_Atomic uint64_t undeliv_rows; /* rows of drained and refused */
 
 	/* Written by the producer end only. */
@@ -44,6 +47,8 @@ struct sc_edge {
 	_Atomic uint64_t outbox_rows;	/* rows of outbox (0 if none) */
 	_Atomic uint64_t outbox_frames; /* sends coalesced into outbox */
 	atomic_bool in_producer;	/* a producer call runs (asserts) */
+	uint64_t front;			/* tick edges: the last frontier
+					   pushed; data is stamped with it */
 
 	/* Written by the consumer end only (or by a drain of a closed edge,
 	 * which holds `drainer`). */
@@ -120,7 +125,12 @@ sc_edge_create(const struct sc_edge_opts *opts, struct sc_edge **out)
 	/* Twice the capacity, so ck's own full check (it keeps one slot
 	 * empty) never refuses a push our counters allowed. */
 	e->slots = calloc(2 * (size_t)opts->capacity, sizeof(*e->slots));
-	if (!e->slots) {
+	if (opts->ticks)
+		e->stamps =
+		    calloc(2 * (size_t)opts->capacity, sizeof(*e->stamps));
+	if (!e->slots || (opts->ticks && !e->stamps)) {
+		free(e->slots);
+		free(e->stamps);
 		free(e);
 		return sc__fail(SC_ENOMEM, "sc_edge_create: ring of %u slots",
 				2 * opts->capacity);
@@ -131,6 +141,7 @@ sc_edge_create(const struct sc_edge_opts *opts, struct sc_edge **out)
 	e->ncols = opts->ncols;
 	e->outbox_bound = opts->outbox_bound;
 	atomic_init(&e->closed, false);
+	atomic_init(&e->ended, false);
 	atomic_init(&e->drainer, 0);
 	*out = e;
 	return 0;
@@ -169,10 +180,10 @@ ring_push(struct sc_edge *e, struct sc_batch *b)
 {
 	uint64_t p = atomic_load_explicit(&e->pushed, memory_order_relaxed);
 	/* Read from b before the commit: from then on the consumer may
-	 * already have released it. */
+	 * already have released it. A marker (NULL) has no rows. */
 	uint64_t rows =
 	    atomic_load_explicit(&e->rows_pushed, memory_order_relaxed) +
-	    sc_batch_count(b);
+	    (b ? sc_batch_count(b) : 0);
 	struct ck_ring_buffer *slot;
 
 	SC_ASSERT(p - e->popped_seen < e->capacity); /* ring_has_room said so */
@@ -181,6 +192,10 @@ ring_push(struct sc_edge *e, struct sc_batch *b)
 		abort(); /* the ring has twice the room our counters allow */
 	sc__tsan_acquire(slot); /* the consumer's read of its last lap */
 	slot->value = b;
+	/* The stamp of the slot ck reserved (index p, as the counters say):
+	 * written before the release that publishes the slot. */
+	if (e->stamps)
+		e->stamps[p & e->mask] = e->front;
 	sc__tsan_release(slot); /* this write, and the batch behind it */
 	/* Count before the commit, so that popped <= pushed always holds
 	 * (pending is never negative); for an instant pending counts a frame
@@ -195,7 +210,8 @@ ring_push(struct sc_edge *e, struct sc_batch *b)
  * publish the new popped count, which lets the producer reuse the slots.
  * The caller is the only one popping. Returns the rows popped. */
 static inline uint64_t
-ring_pop(struct sc_edge *e, uint64_t from, uint64_t to, struct sc_batch **out)
+ring_pop(struct sc_edge *e, uint64_t from, uint64_t to, struct sc_batch **out,
+	 uint64_t *stamps)
 {
 	uint64_t rows = 0;
 
@@ -209,8 +225,11 @@ ring_pop(struct sc_edge *e, uint64_t from, uint64_t to, struct sc_batch **out)
 		sc__tsan_acquire(slot);
 		if (!ck_ring_dequeue_spsc(&e->ring, e->slots, &b))
 			abort(); /* ck_ring_size said it was there */
+		/* Read before `popped` lets the producer reuse the slot. */
+		if (stamps)
+			stamps[i - from] = e->stamps[i & e->mask];
 		sc__tsan_release(slot);
-		rows += sc_batch_count(b);
+		rows += b ? sc_batch_count(b) : 0;
 		if (out)
 			out[i - from] = b;
 		else
@@ -263,7 +282,7 @@ drain_closed(struct sc_edge *e)
 		SC_ASSERT(atomic_load(&e->closed)); /* drains no open edge */
 		c = atomic_load(&e->popped);
 		n = ck_ring_size(&e->ring);
-		rows = ring_pop(e, c, c + n, NULL);
+		rows = ring_pop(e, c, c + n, NULL, NULL);
 		count_undeliverable(e, &e->drained, n, rows);
 		atomic_store(&e->drainer, 0);
 		if (ck_ring_size(&e->ring) == 0)
@@ -428,6 +447,65 @@ sc_edge_flush(struct sc_edge *e)
 	return rc;
 }
 
+/* The marker goes after the outbox, never into it: the outbox holds only
+ * the current tick's rows, so it cannot mix two ticks. */
+static int
+edge_advance(struct sc_edge *e, uint64_t t)
+{
+	if (atomic_load_explicit(&e->closed, memory_order_acquire)) {
+		producer_saw_close(e);
+		return sc__fail(SC_EDEAD,
+				"sc_edge_advance: the consumer is gone");
+	}
+	if (t <= e->front)
+		return 0;
+	if (outbox_flush(e) != 0 || !ring_has_room(e))
+		return SC_EFULL;
+	e->front = t;
+	ring_push(e, NULL);
+	return 0;
+}
+
+int
+sc_edge_advance(struct sc_edge *e, uint64_t t)
+{
+	int rc;
+
+	if (!e)
+		return sc__fail(SC_EINVAL, "sc_edge_advance: NULL edge");
+	if (!e->stamps)
+		return sc__fail(SC_EINVAL, "sc_edge_advance: not a tick edge");
+	end_enter(&e->in_producer);
+	rc = edge_advance(e, t);
+	end_leave(&e->in_producer);
+	return rc;
+}
+
+void
+sc_edge_end(struct sc_edge *e)
+{
+	if (e)
+		atomic_store_explicit(&e->ended, true, memory_order_release);
+}
+
+bool
+sc_edge_is_ended(const struct sc_edge *e)
+{
+	return e && atomic_load_explicit(&e->ended, memory_order_acquire);
+}
+
+uint64_t
+sc_edge_frontier(const struct sc_edge *e)
+{
+	return e ? e->front : 0;
+}
+
+bool
+sc_edge_is_ticked(const struct sc_edge *e)
+{
+	return e && e->stamps;
+}
+
 bool
 sc_edge_backpressured(const struct sc_edge *e)
 {
@@ -471,14 +549,12 @@ sc_edge_has_outbox(const struct sc_edge *e)
 /* --- the consumer end ------------------------------------------------------
  */
 
-int
-sc_edge_poll(struct sc_edge *e, size_t max, struct sc_batch **out, size_t *n)
+static int
+edge_poll(struct sc_edge *e, size_t max, struct sc_batch **out,
+	  uint64_t *stamps, size_t *n)
 {
 	uint64_t c, avail, k;
 
-	if (!e || !out || !n || max == 0)
-		return sc__fail(SC_EINVAL, "sc_edge_poll: %s",
-				max ? "NULL argument" : "max is 0");
 	if (atomic_load_explicit(&e->closed, memory_order_acquire))
 		return sc__fail(SC_EDEAD, "sc_edge_poll: the edge is closed");
 	end_enter(&e->in_consumer);
@@ -490,7 +566,7 @@ sc_edge_poll(struct sc_edge *e, size_t max, struct sc_batch **out, size_t *n)
 	k = avail < max ? avail : max;
 	if (k) {
 		c = atomic_load_explicit(&e->popped, memory_order_relaxed);
-		ring_pop(e, c, c + k, out);
+		ring_pop(e, c, c + k, out, stamps);
 		/* Consumer end only, so a plain add; relaxed, as rows_popped:
 		 * readers want the count, not an ordering. */
 		atomic_store_explicit(
@@ -502,6 +578,28 @@ sc_edge_poll(struct sc_edge *e, size_t max, struct sc_batch **out, size_t *n)
 	end_leave(&e->in_consumer);
 	*n = (size_t)k;
 	return 0;
+}
+
+int
+sc_edge_poll(struct sc_edge *e, size_t max, struct sc_batch **out, size_t *n)
+{
+	if (!e || !out || !n || max == 0)
+		return sc__fail(SC_EINVAL, "sc_edge_poll: %s",
+				max ? "NULL argument" : "max is 0");
+	return edge_poll(e, max, out, NULL, n);
+}
+
+int
+sc_edge_poll_stamped(struct sc_edge *e, size_t max, struct sc_batch **out,
+		     uint64_t *stamps, size_t *n)
+{
+	if (!e || !out || !stamps || !n || max == 0)
+		return sc__fail(SC_EINVAL, "sc_edge_poll_stamped: %s",
+				max ? "NULL argument" : "max is 0");
+	if (!e->stamps)
+		return sc__fail(SC_EINVAL,
+				"sc_edge_poll_stamped: not a tick edge");
+	return edge_poll(e, max, out, stamps, n);
 }
 
 /* --- counters ---------------------------------------------------------------
@@ -602,8 +700,9 @@ sc_edge_destroy(struct sc_edge *e)
 	if (!e)
 		return;
 	c = atomic_load(&e->popped);
-	ring_pop(e, c, c + ck_ring_size(&e->ring), NULL);
+	ring_pop(e, c, c + ck_ring_size(&e->ring), NULL, NULL);
 	sc_batch_release(e->outbox);
+	free(e->stamps);
 	free(e->slots);
 	free(e);
 }

@@ -80,6 +80,21 @@
  * is released and counted as a close counts it, and the counts of what
  * closes released stay.
  *
+ * Tick edges (opts.ticks; the runtime's tick mode, units/runtime.h). Every
+ * slot of the ring carries a stamp beside its frame, and besides frames
+ * the ring carries markers (a NULL frame): the producer's frontier, "no
+ * frame of a tick below t will follow". A data frame is stamped with the
+ * producer's frontier when it enters the ring: the tick it belongs to.
+ * sc_edge_advance(t) pushes a marker t, after the outbox: the outbox holds
+ * only rows of the current tick, since an advance waits until it is
+ * flushed, so frames of two ticks are never coalesced. One marker covers
+ * a range of empty ticks (advancing from 3 to 9 says ticks 3..8 are
+ * done). Markers take slots, count as frames of 0 rows in every counter
+ * (so their pushes and pops are traffic, and kick the other end as frames
+ * do), and a consumer reads them with sc_edge_poll_stamped. The frames
+ * between two markers f and f' are all stamped f: a consumer gathering
+ * tick f stops at the marker f', and the next frames are of tick f'.
+ *
  * Threads. One thread at a time on each end: the producer end (send,
  * flush, backpressured, outbox_rows) and the consumer end (poll, close)
  * may run concurrently with each other. The counters (sc_edge_pending,
@@ -111,6 +126,7 @@ struct sc_edge_opts {
 	uint32_t capacity;   /* frames in flight; a power of two, >= 1 */
 	size_t outbox_bound; /* outbox rows beyond which the edge is
 				backpressured; 0: any non-empty outbox */
+	bool ticks;	     /* a tick edge: stamps and markers (above) */
 };
 
 /* Which end of an edge a caller speaks for (sc_edge_moved). */
@@ -225,6 +241,51 @@ size_t sc_edge_outbox_rows(const struct sc_edge *e);
 /* sc_edge_has_outbox - whether a batch waits in the outbox (it may have 0
  * rows if what was sent cancelled). Producer end. */
 bool sc_edge_has_outbox(const struct sc_edge *e);
+
+/*
+ * sc_edge_advance - the producer's frontier moves to t (producer end of a
+ * tick edge): every frame of the ticks below t has been sent, and later
+ * sends are stamped t. Returns
+ *   0           a marker t is in the ring after the outbox, or t is not
+ *               beyond the frontier (nothing to say: nothing changed);
+ *   SC_EFULL    the outbox could not be flushed or the ring has no room
+ *               for the marker: nothing changed, try again later (the
+ *               consumer's pop is traffic that kicks the producer);
+ *   SC_EDEAD    the edge is closed (the outbox released as send does);
+ *   SC_EINVAL   e is NULL, or not a tick edge.
+ * Never blocks.
+ */
+int sc_edge_advance(struct sc_edge *e, uint64_t t);
+
+/*
+ * sc_edge_end - the producer is gone for good (its unit died): nothing
+ * more will come, and once the ring is drained the consumer takes the
+ * edge's frontier as past every tick (units/subcircuit.h, "Deaths in tick
+ * mode"). Producer end, or whoever buries the dead producer. NULL is a
+ * no-op.
+ */
+void sc_edge_end(struct sc_edge *e);
+
+/* sc_edge_is_ended - whether sc_edge_end was called. Any thread; a
+ * consumer that reads true and then finds the ring empty has had every
+ * frame. */
+bool sc_edge_is_ended(const struct sc_edge *e);
+
+/* sc_edge_frontier - the last frontier advanced to (0 at first).
+ * Producer end. 0 for NULL. */
+uint64_t sc_edge_frontier(const struct sc_edge *e);
+
+/* sc_edge_is_ticked - whether e is a tick edge. Any thread. */
+bool sc_edge_is_ticked(const struct sc_edge *e);
+
+/*
+ * sc_edge_poll_stamped - as sc_edge_poll, on a tick edge, with each
+ * frame's stamp in stamps[0..*n): a data frame (non-NULL, the caller's)
+ * and its tick, or a marker (NULL) and its frontier. SC_EINVAL also when
+ * e is not a tick edge.
+ */
+int sc_edge_poll_stamped(struct sc_edge *e, size_t max, struct sc_batch **out,
+			 uint64_t *stamps, size_t *n);
 
 /*
  * sc_edge_poll - take up to `max` frames, oldest first (consumer end).

@@ -66,6 +66,8 @@ struct rt_inst {
 	uint32_t stamp_at;	      /* the oldest (once the ring is full) */
 	atomic_bool given_up;	      /* past the bound: stays dead */
 	bool kick;		      /* rebuilt, to kick (restart_at_idle) */
+	bool ahead_in; /* tick mode: fed by a delay's ahead port, so it may
+			  wait on the horizon alone (kicked at each close) */
 };
 
 /* A delta callback (sc_runtime_on_delta), kept to install it again in a
@@ -116,6 +118,11 @@ struct sc_runtime {
 	size_t nondelta, cap_ondelta;
 	atomic_uint n_restarts; /* units rebuilt */
 	atomic_uint n_failed;	/* rebuilds that could not be made */
+	/* tick mode (runtime.h, Host ticks) */
+	uint64_t host_tick;	  /* the open tick; written with every input
+				     held (tick_try) */
+	atomic_bool tick_open;	  /* something was submitted to it */
+	_Atomic uint64_t horizon; /* ticks closed: no unit steps beyond */
 };
 
 static bool inst_restartable(const struct sc_runtime *rt, uint32_t i);
@@ -164,6 +171,7 @@ new_edge(struct sc_runtime *rt, int stream, uint32_t from, uint32_t to,
 	eo.ncols = sc_graph_schema(rt->g, stream)->ncols;
 	eo.capacity = rt->o.edge_capacity;
 	eo.outbox_bound = rt->o.outbox_bound;
+	eo.ticks = rt->o.ticks;
 	re = &rt->edges[rt->nedges];
 	if ((rc = sc_edge_create(&eo, &re->edge)) != 0)
 		return rc;
@@ -203,6 +211,20 @@ stream_key(struct sc_runtime *rt, uint32_t unit, int stream, uint32_t *key)
 	return sc_placement_key(rt->p, unit, stream, key);
 }
 
+/* Tick mode: a delay's stream leaves its unit a tick ahead
+ * (units/subcircuit.h, "Ahead ports"). */
+static void
+ahead_port(struct sc_runtime *rt, struct sc_subcircuit_out *o)
+{
+	struct sc_node_info ni;
+
+	if (sc_graph_node_info(rt->g, o->stream, &ni) == 0 &&
+	    ni.kind == SC_NODE_DELAY && ni.ninputs == 1) {
+		o->ahead = true;
+		o->ahead_from = ni.inputs[0];
+	}
+}
+
 /*
  * Stream s (made in unit a) enters unit b: an edge from every replica of
  * a to every replica of b; each replica of a gets one out port for it.
@@ -213,6 +235,7 @@ connect_stream(struct sc_runtime *rt, int s, uint32_t a, uint32_t b)
 	uint32_t na = sc_placement_shards(rt->p, a);
 	uint32_t nb = sc_placement_shards(rt->p, b);
 	bool cross = sc_analysis_gates(&rt->an, a, b);
+	bool ahead = false;
 	uint32_t key;
 	int rc = stream_key(rt, b, s, &key);
 
@@ -242,11 +265,15 @@ connect_stream(struct sc_runtime *rt, int s, uint32_t a, uint32_t b)
 					       .peers = peers,
 					       .gating = cross,
 					       .traces = traces};
+		if (rt->o.ticks)
+			ahead_port(rt, &pi->out[pi->nout - 1]);
+		ahead = pi->out[pi->nout - 1].ahead;
 		for (uint32_t j = 0; j < nb && !rc; j++) {
 			uint32_t to = rt->first[b] + j;
 
 			peers[j] = to;
 			edges[j] = NULL;
+			rt->inst[to].ahead_in |= ahead;
 			rc = new_edge(rt, s, rt->first[a] + i, to, &edges[j]);
 			if (!rc && traces)
 				traces[j] = rt->edges[rt->nedges - 1].trace;
@@ -348,6 +375,16 @@ wire_unit(struct sc_runtime *rt, uint32_t u)
 
 static void host_popped(void *ctx);
 
+/* The ticks the host has closed (units/subcircuit.h, Ahead ports), for
+ * the units' turns. */
+static uint64_t
+horizon_of(const void *ctx)
+{
+	const struct sc_runtime *rt = ctx;
+
+	return atomic_load_explicit(&rt->horizon, memory_order_acquire);
+}
+
 /* The sub-circuit of instance id from its ports (restore: NULL, or a
  * rebuild's integrals, subcircuit.h). */
 static int
@@ -396,6 +433,9 @@ make_sub(struct sc_runtime *rt, uint32_t id, struct sc_batch *const *restore,
 	d.timeline = rt->o.timeline;
 	d.timeline_id = id;
 	d.figures = &ci->figures;
+	d.ticks = rt->o.ticks;
+	d.horizon = horizon_of;
+	d.horizon_ctx = rt;
 	/* A unit beyond the names the timeline holds is "unit N" there. */
 	if (rt->o.timeline)
 		(void)sc_timeline_name(rt->o.timeline, SC_TIMELINE_UNIT, id,
@@ -516,6 +556,18 @@ name_edge_counters(struct sc_runtime *rt)
 	}
 }
 
+/* A rebuilt unit would not know its tick, so tick mode refuses restarts
+ * (the cycles of units it cannot run are sc_analysis_init_mode's). */
+static int
+tick_check(struct sc_runtime *rt)
+{
+	if (rt->o.ticks && rt->restarts)
+		return sc__fail(SC_EINVAL, "sc_runtime_create: restart "
+					   "policies are not supported in "
+					   "tick mode");
+	return 0;
+}
+
 static int
 build(struct sc_runtime *rt)
 {
@@ -524,8 +576,10 @@ build(struct sc_runtime *rt)
 	size_t nn = sc_graph_node_count(rt->g);
 	int rc;
 
-	if ((rc = sc_analysis_init(&rt->an, rt->g, rt->p)) ||
-	    (rc = number_instances(rt)) || (rc = restart_check(rt)))
+	if ((rc = sc_analysis_init_mode(&rt->an, rt->g, rt->p, rt->o.ticks)) ||
+	    (rc = number_instances(rt)) || (rc = restart_check(rt)) ||
+	    (rc = sc_analysis_check_mode(rt->g, rt->o.ticks)) ||
+	    (rc = tick_check(rt)))
 		return rc;
 	eo.capacity = rt->ninst > 1024 ? rt->ninst : 0;
 	eo.kind = rt->o.executor;
@@ -592,6 +646,8 @@ sc_runtime_create(struct sc_graph *g, const struct sc_placement *p,
 	rt->o = o;
 	atomic_init(&rt->submitted, false);
 	atomic_init(&rt->shut, false);
+	atomic_init(&rt->tick_open, false);
+	atomic_init(&rt->horizon, 0);
 	atomic_init(&rt->waiters, 0);
 	pthread_mutex_init(&rt->wait_mu, NULL);
 	if ((rc = init_wait_cv(rt)) != 0) {
@@ -730,6 +786,10 @@ submit_locked(struct sc_runtime *rt, struct rt_input *in, struct sc_batch *b)
 				  in->node);
 	else if (rc)
 		return rc;
+	/* Under in->mu, which tick_try holds too: the open tick is the one
+	 * this frame went to. */
+	if (rt->o.ticks)
+		atomic_store(&rt->tick_open, true);
 	for (uint32_t j = 0; j < in->x.nedges; j++)
 		if ((pushed >> j & 1) &&
 		    sc_exec_kick(rt->ex, in->insts[j]) == SC_ESHUTDOWN)
@@ -1017,6 +1077,9 @@ wait_idle_once(struct sc_runtime *rt, uint64_t timeout_ns, uint64_t deadline,
 	return first_panic(rt, first);
 }
 
+static int tick_close(struct sc_runtime *rt, uint64_t deadline,
+		      uint64_t *closed);
+
 int
 sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 		     struct sc_panic_record *first)
@@ -1032,6 +1095,14 @@ sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 				"sc_runtime_wait_idle: called from inside a "
 				"unit's turn (a callback), which would wait "
 				"for itself");
+	/* A host that never closes a tick gets one per wait_idle
+	 * (runtime.h, Host ticks). */
+	if (rt->o.ticks && atomic_load(&rt->tick_open)) {
+		int rc = tick_close(rt, deadline, NULL);
+
+		if (rc && rc != SC_ESHUTDOWN)
+			return rc;
+	}
 	for (;;) {
 		uint32_t n = 0, failed = 0;
 		int rc = wait_idle_once(rt, timeout_ns, deadline, first);
@@ -1092,6 +1163,159 @@ release_inputs(struct sc_runtime *rt)
 {
 	for (size_t i = rt->ninputs; i-- > 0;)
 		pthread_mutex_unlock(&rt->inputs[i].mu);
+}
+
+/* --- host ticks (runtime.h, Host ticks) ----------------------------------- */
+
+/*
+ * Close the open host tick, all or nothing: with every input held (no
+ * submit can slip a frame of this tick after its marker), SC_EFULL unless
+ * every live host edge has room for the marker; then a marker on each,
+ * and every replica fed is kicked. A dead unit's edge (SC_EDEAD) is
+ * skipped: it has no frontier to wait for.
+ */
+static int
+tick_try(struct sc_runtime *rt, uint64_t *closed)
+{
+	int rc = 0;
+
+	hold_inputs(rt);
+	if (atomic_load(&rt->shut) || sc_exec_is_shutdown(rt->ex))
+		rc = sc__fail(SC_ESHUTDOWN,
+			      "sc_runtime_tick: the runtime is shut down");
+	for (size_t i = 0; i < rt->ninputs && !rc; i++) {
+		struct rt_input *in = &rt->inputs[i];
+
+		for (uint32_t j = 0; j < in->x.nedges && !rc; j++)
+			if (!sc_edge_is_closed(in->x.edges[j]) &&
+			    sc_edge_room(in->x.edges[j]) == 0)
+				rc = SC_EFULL;
+	}
+	/* Before the markers: a unit that sees one may step the tick. */
+	if (!rc)
+		atomic_store_explicit(&rt->horizon, rt->host_tick + 1,
+				      memory_order_release);
+	for (size_t i = 0; i < rt->ninputs && !rc; i++) {
+		struct rt_input *in = &rt->inputs[i];
+
+		for (uint32_t j = 0; j < in->x.nedges; j++) {
+			int a =
+			    sc_edge_advance(in->x.edges[j], rt->host_tick + 1);
+
+			SC_ASSERT(a == 0 || a == SC_EDEAD); /* room checked */
+			if (a == 0)
+				(void)sc_exec_kick(rt->ex, in->insts[j]);
+		}
+	}
+	/* A unit fed through an ahead port may have every input past the
+	 * tick and wait on the horizon alone, with no push left to kick it
+	 * (subcircuit.h, "Ahead ports"). */
+	for (uint32_t i = 0; i < rt->ninst && !rc; i++)
+		if (rt->inst[i].ahead_in)
+			(void)sc_exec_kick(rt->ex, i);
+	if (!rc) {
+		if (closed)
+			*closed = rt->host_tick;
+		rt->host_tick++;
+		atomic_store(&rt->tick_open, false);
+	}
+	release_inputs(rt);
+	return rc;
+}
+
+/* With workers: as wait_for_room, for a tick's markers. */
+static int
+tick_wait_room(struct sc_runtime *rt, uint64_t *closed, uint64_t deadline)
+{
+	struct timespec ts;
+	uint64_t t;
+	int rc;
+
+	atomic_fetch_add(&rt->waiters, 1);
+	pthread_mutex_lock(&rt->wait_mu);
+	rc = tick_try(rt, closed);
+	if (rc == SC_EFULL) {
+		t = sc__deadline_add(sc_clock_ns(), 10000000ull);
+		t = t < deadline ? t : deadline;
+		ts.tv_sec = (time_t)(t / 1000000000ull);
+		ts.tv_nsec = (long)(t % 1000000000ull);
+		pthread_cond_timedwait(&rt->wait_cv, &rt->wait_mu, &ts);
+	}
+	pthread_mutex_unlock(&rt->wait_mu);
+	atomic_fetch_sub(&rt->waiters, 1);
+	return rc;
+}
+
+static int
+tick_close(struct sc_runtime *rt, uint64_t deadline, uint64_t *closed)
+{
+	bool stuck = false;
+
+	for (;;) {
+		int rc = tick_try(rt, closed);
+
+		if (rc != SC_EFULL)
+			return rc;
+		if (sc_clock_ns() >= deadline)
+			return sc__fail(SC_ETIMEDOUT,
+					"sc_runtime_tick: an input's edge "
+					"is still full");
+		if (rt->threaded) {
+			rc = tick_wait_room(rt, closed, deadline);
+			if (rc != SC_EFULL)
+				return rc;
+			continue;
+		}
+		if (host_progress(rt)) {
+			if (stuck)
+				return sc__fail(SC_ETIMEDOUT,
+						"sc_runtime_tick: an input is "
+						"full and nothing runs");
+			stuck = true;
+		} else {
+			stuck = false;
+		}
+	}
+}
+
+int
+sc_runtime_tick(struct sc_runtime *rt, uint64_t timeout_ns, uint64_t *closed)
+{
+	uint64_t deadline = timeout_ns
+				? sc__deadline_add(sc_clock_ns(), timeout_ns)
+				: UINT64_MAX;
+
+	if (!rt)
+		return sc__fail(SC_EINVAL, "sc_runtime_tick: NULL");
+	if (!rt->o.ticks)
+		return sc__fail(SC_ESTATE, "sc_runtime_tick: not in tick mode");
+	if (sc_exec_in_turn(rt->ex))
+		return sc__fail(SC_ESTATE, "sc_runtime_tick: called from "
+					   "inside a unit's turn");
+	return tick_close(rt, deadline, closed);
+}
+
+int
+sc_runtime_tick_try(struct sc_runtime *rt, uint64_t *closed)
+{
+	int rc;
+
+	if (!rt)
+		return sc__fail(SC_EINVAL, "sc_runtime_tick_try: NULL");
+	if (!rt->o.ticks)
+		return sc__fail(SC_ESTATE,
+				"sc_runtime_tick_try: not in tick mode");
+	rc = tick_try(rt, closed);
+	if (rc == SC_EFULL)
+		return sc__fail(SC_EFULL, "sc_runtime_tick_try: an input's "
+					  "edge is full (backpressure)");
+	return rc;
+}
+
+uint64_t
+sc_runtime_delta_tick(void)
+{
+	return sc_subcircuit_tick_now();
 }
 
 /* The integral of output `output` (node ni) summed over its unit's

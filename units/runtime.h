@@ -24,12 +24,60 @@
  *   shutdown   wait for idle, stop and join the workers; the first unit
  *              panic is reported (SC_EPANIC and its record).
  *
- * Settling holds for graphs whose operators are functions of their input's
- * integral: every operator but integrate, differentiate and delay (their
- * output is per tick, and a unit's steps group deltas as its turns find
- * them; such graphs run, but their outputs depend on the schedule). A loop
- * (feedback through a delay) must stay inside one unit: across units its
- * frames would circulate for ever, so sc_runtime_create refuses it.
+ * Modes. The runtime has two modes, chosen at create by opts.ticks.
+ *
+ *   coalescing (the default): a unit steps whenever a turn finds frames,
+ *              grouping them as it finds them, and an outbox sums what
+ *              a full edge cannot take yet. Settling holds for graphs
+ *              whose operators are functions of their input's integral:
+ *              every operator but integrate, differentiate and delay,
+ *              whose output is per tick (there the grouping is the tick,
+ *              so their outputs would depend on the schedule). So
+ *              sc_runtime_create refuses (SC_EINVAL, naming the node and
+ *              why) a graph holding any of them, a loop (it goes through
+ *              a delay) included, in one unit or across units.
+ *   tick mode  (opts.ticks): every unit steps tick by tick, as the single
+ *              circuit does, so graphs with per-tick operators settle
+ *              where the single circuit does at every tick, not only
+ *              at the end (Host ticks, below).
+ *
+ * Loops. In the coalescing mode a loop across units is refused, with an
+ * edge of it named: its frames would circulate between units for ever.
+ * In tick mode a loop through a delay may cross units where the delay's
+ * output leaves its unit: that unit announces tick t + 1 of the delay
+ * once it has stepped t (units/subcircuit.h, "Ahead ports"), which is
+ * what lets the loop make progress. A cycle of units that crosses at no
+ * delay's output (two units each waiting for the other's tick) is
+ * refused, naming a stream on it (units/analysis.h, "Ticks"); so are
+ * restart policies in tick mode (a rebuilt unit would not know its
+ * tick).
+ *
+ * Host ticks. In tick mode the host's submissions go to the open host
+ * tick (0 at first); sc_runtime_tick closes it, and tick t of the placed
+ * circuit is step t of the single circuit fed exactly the submissions of
+ * host tick t. A host that never calls sc_runtime_tick gets one tick per
+ * sc_runtime_wait_idle (which closes the open tick when something was
+ * submitted to it, so every submission is stepped by the time it is
+ * idle); empty ticks are made only by sc_runtime_tick. Every edge is a
+ * tick edge (units/edge.h, "Tick edges"): frames carry their tick, and
+ * each producer announces its frontier (a marker: no frame of a tick
+ * below t will follow; a range of empty ticks is one marker). A unit
+ * steps tick t once, when every input's frontier has passed t, with
+ * exactly tick t's frames, then sends its outputs and its frontier t + 1
+ * (units/subcircuit.h, "Tick mode"). There is no global barrier: a unit
+ * downstream may step tick t while one upstream is on t + 3. A delta
+ * callback learns the tick of the step it reports with
+ * sc_runtime_delta_tick. No unit steps a tick the host has not closed
+ * (a unit fed only by a delay could otherwise run one tick ahead), so
+ * at idle every output holds what the single circuit holds after the
+ * ticks closed so far.
+ * A unit that dies in tick mode ends its output edges (units/subcircuit.h,
+ * "Deaths in tick mode"): its consumers go on stepping ticks with the rest
+ * of their inputs, their outputs then partial as sc_runtime_upstream_dead
+ * says. Backpressure works as in the coalescing mode: a full edge holds
+ * back its producer's next tick (an outbox holds one tick at most), and
+ * the consumer's pop kicks it; the host's submit and tick report
+ * SC_EFULL or wait.
  *
  * A unit that panics (its circuit failed: a user callback's error, an
  * overflow) dies alone: its input edges close, and frames addressed to it
@@ -165,6 +213,8 @@ struct sc_runtime_opts {
 					 must outlive the runtime */
 	enum sc_exec_kind executor;   /* runtime/executor.h; SC_EXEC_DEFAULT:
 					 $SC_EXECUTOR, else STEAL */
+	bool ticks;		      /* tick mode (see Modes and Host ticks
+					 above) */
 };
 
 /* The default of opts.shutdown_timeout_ns: 30 s. */
@@ -225,7 +275,10 @@ struct sc_runtime_stats {
  * Returns 0 and *out; SC_EINVAL (NULL, p not of g, a capacity that is not
  * a power of two, a loop that crosses units, naming it; a restart policy
  * of an unknown kind or above SC_RESTART_MAX, or on a unit that is not
- * integral-functional, naming the node); SC_ESTATE /
+ * integral-functional, naming the node; in the coalescing mode a per-tick
+ * node, naming it; in tick mode a cycle of units that crosses at no
+ * delay's output, naming a stream of it, or a restart policy: see Modes
+ * and Loops); SC_ESTATE /
  * SC_ECYCLE (sc_graph_check); SC_ENOMEM; or
  * an error of a circuit's or the pool's create. Nothing is left on failure.
  */
@@ -414,6 +467,33 @@ void sc_runtime_trace_sample(struct sc_runtime *rt);
  * Any host thread, as the host reads.
  */
 int sc_runtime_restart(struct sc_runtime *rt, uint32_t *restarted);
+
+/*
+ * sc_runtime_tick - close the open host tick (tick mode; see Host ticks):
+ * every submission since the previous close belongs to it, and the units
+ * may step it. All or nothing: it waits, up to timeout_ns (0: for ever),
+ * until every input's edge has room for the tick's marker, running turns
+ * on this thread meanwhile when workers = 0, as submit_wait does. Returns
+ *   0             closed: the tick's number in *closed (may be NULL);
+ *   SC_ETIMEDOUT  an input's edge stayed full (nothing closed);
+ *   SC_ESHUTDOWN  shutdown has begun (nothing closed);
+ *   SC_ESTATE     not in tick mode, or called from inside a turn;
+ *   SC_EINVAL     rt is NULL.
+ * Any host thread; it holds every input's lock while it closes, so a
+ * concurrent submit lands wholly in this tick or wholly in the next.
+ */
+int sc_runtime_tick(struct sc_runtime *rt, uint64_t timeout_ns,
+		    uint64_t *closed);
+
+/* sc_runtime_tick_try - as sc_runtime_tick without waiting: SC_EFULL
+ * (nothing closed) when an input's edge has no room for the marker. Any
+ * host thread, also one that drives the executor itself (a host event of
+ * the seeded scheduler, runtime/sim.h), since it runs no turn. */
+int sc_runtime_tick_try(struct sc_runtime *rt, uint64_t *closed);
+
+/* sc_runtime_delta_tick - inside a delta callback (sc_runtime_on_delta) in
+ * tick mode, the tick of the step it reports; UINT64_MAX anywhere else. */
+uint64_t sc_runtime_delta_tick(void);
 
 /* The executor (to drive with runtime/sim.h when workers = 0, or to
  * watch with runtime/watchdog.h). */

@@ -20,6 +20,8 @@ struct in_port {
 	uint32_t peer;	      /* producer unit, or SC_SUBCIRCUIT_HOST */
 	bool gated;	      /* skipped while backpressured */
 	uint64_t mark;	      /* popped count at the last look */
+	uint64_t front;	      /* tick mode: the last marker read (every
+				 tick below it is complete on this edge) */
 };
 
 struct out_port {
@@ -29,6 +31,8 @@ struct out_port {
 	uint32_t *peers;      /* consumer units, per edge */
 	uint64_t *marks;      /* pushed count at the last look, per edge */
 	bool gating;	      /* its backpressure gates input */
+	bool ahead;	      /* tick mode: a delay's, a tick ahead */
+	int ahead_from;	      /* the delay's input stream, if ahead */
 };
 
 struct sc_subcircuit {
@@ -58,7 +62,19 @@ struct sc_subcircuit {
 	uint64_t turn_rows_in, turn_rows_out; /* this turn's, for its slice */
 	struct sc_batch **restore; /* a rebuild's integrals, per input
 				      edge, until its first turn; NULL */
+	/* tick mode (subcircuit.h, "Tick mode") */
+	bool ticks;   /* on */
+	bool quiet;   /* no per-tick node: empty ticks need no step */
+	bool fed;     /* a frame of tick `cur` was fed */
+	uint64_t cur; /* the tick being gathered: every tick below it is
+			 stepped and announced on every output edge */
+	uint64_t (*horizon)(const void *ctx); /* ticks the host closed */
+	const void *horizon_ctx;
 };
+
+/* The tick the step running on this thread belongs to (tick mode), for
+ * delta callbacks (sc_subcircuit_tick_now); UINT64_MAX outside one. */
+static _Thread_local uint64_t tick_now = UINT64_MAX;
 
 /* Add to a figure only this unit's turns write. */
 static inline void
@@ -165,7 +181,10 @@ send_outputs(struct sc_subcircuit *s)
 	for (size_t i = 0; i < s->nout; i++) {
 		struct out_port *o = &s->out[i];
 		struct sc_batch *d = NULL;
-		int rc = sc_circuit_delta(s->circuit, o->stream, &d);
+		/* An ahead port sends tick cur + 1 of the delay: its input's
+		 * delta of tick cur (subcircuit.h, "Ahead ports"). */
+		int rc = sc_circuit_delta(
+		    s->circuit, o->ahead ? o->ahead_from : o->stream, &d);
 
 		if (rc)
 			sc_panic("unit %s: delta of stream %d: %s: %s", s->name,
@@ -275,6 +294,175 @@ rebuild(struct sc_subcircuit *s)
 	}
 }
 
+/* --- tick mode
+ * ----------------------------------------------------------------
+ */
+
+/* Every input's frontier has passed `cur`: tick cur's frames are all in. */
+static bool
+tick_complete(const struct sc_subcircuit *s)
+{
+	if (s->horizon && s->cur >= s->horizon(s->horizon_ctx))
+		return false;
+	for (size_t i = 0; i < s->nin; i++)
+		if (s->in[i].front <= s->cur)
+			return false;
+	return s->nin > 0;
+}
+
+static uint64_t
+min_front(const struct sc_subcircuit *s)
+{
+	uint64_t m = s->horizon ? s->horizon(s->horizon_ctx) : UINT64_MAX;
+
+	for (size_t i = 0; i < s->nin; i++)
+		if (s->in[i].front < m)
+			m = s->in[i].front;
+	return m;
+}
+
+/* Whether an input still to be read for tick cur holds frames. */
+static bool
+tick_left(const struct sc_subcircuit *s)
+{
+	for (size_t i = 0; i < s->nin; i++)
+		if (s->in[i].front <= s->cur && sc_edge_pending(s->in[i].edge))
+			return true;
+	return false;
+}
+
+/* Announce `cur` on every output edge (a marker: every tick below it is
+ * sent); whether one is behind (its outbox or ring full: the next tick
+ * waits, so an outbox never holds more than one tick). */
+static bool
+advance_outputs(struct sc_subcircuit *s)
+{
+	bool behind = false;
+
+	for (size_t i = 0; i < s->nout; i++)
+		for (uint32_t j = 0; j < s->out[i].x.nedges; j++) {
+			int rc =
+			    sc_edge_advance(s->out[i].x.edges[j],
+					    s->cur + (s->out[i].ahead ? 1 : 0));
+
+			if (rc == SC_EFULL)
+				behind = true;
+			else if (rc && rc != SC_EDEAD)
+				sc_panic("unit %s: advancing stream %d: %s: "
+					 "%s",
+					 s->name, s->out[i].stream,
+					 sc_errname(rc), sc_errdetail());
+		}
+	return behind;
+}
+
+/* Step tick cur and send its outputs (stamped cur by their edges). */
+static void
+tick_step(struct sc_subcircuit *s)
+{
+	int rc;
+
+	tick_now = s->cur;
+	rc = sc_circuit_step(s->circuit);
+	tick_now = UINT64_MAX;
+	if (rc)
+		sc_panic("unit %s: step of tick %llu failed: %s: %s", s->name,
+			 (unsigned long long)s->cur, sc_errname(rc),
+			 sc_errdetail());
+	send_outputs(s);
+}
+
+/* Take one frame of tick cur, round-robin over the inputs not complete
+ * yet: a data frame is fed, a marker moves that input's frontier (and
+ * ends its part of tick cur). Whether a frame came. */
+static bool
+tick_poll(struct sc_subcircuit *s)
+{
+	for (size_t k = 0; k < s->nin; k++) {
+		struct in_port *p = &s->in[s->rr];
+		struct sc_batch *b = NULL;
+		uint64_t st = 0;
+		size_t n = 0;
+
+		bool ended;
+
+		s->rr = (s->rr + 1) % s->nin;
+		if (p->front > s->cur)
+			continue;
+		/* Ended before the poll: an empty ring then holds nothing
+		 * the dead producer sent (subcircuit.h, Deaths). */
+		ended = sc_edge_is_ended(p->edge);
+		if (sc_edge_poll_stamped(p->edge, 1, &b, &st, &n) != 0 ||
+		    n == 0) {
+			if (!ended)
+				continue;
+			p->front = UINT64_MAX;
+			return true;
+		}
+		if (!b) {
+			if (st > p->front)
+				p->front = st;
+			return true;
+		}
+		/* Between the markers front and the next, frames are of
+		 * tick front == cur (edge.h, "Tick edges"). */
+		if (st != s->cur)
+			sc_panic("unit %s: a frame of tick %llu while "
+				 "gathering tick %llu",
+				 s->name, (unsigned long long)st,
+				 (unsigned long long)s->cur);
+		bump(&s->fig->frames_in, 1);
+		s->turn_rows_in += sc_batch_count(b);
+		s->fed = true;
+		feed_frame(s, p->stream, b);
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The work of a tick-mode turn (subcircuit.h, "Tick mode"): catch up on
+ * the announcements a full edge refused, then, up to `budget` frames and
+ * steps, step every complete tick and read frames of the tick being
+ * gathered. Returns the work done; *more when the budget ran out with a
+ * complete tick or frames of tick cur left.
+ */
+static uint32_t
+tick_work(struct sc_subcircuit *s, uint32_t budget, bool *more)
+{
+	uint32_t work = 0;
+	bool behind = false;
+
+	while (work < budget) {
+		if (!tick_complete(s)) {
+			if (!tick_poll(s))
+				break;
+			work++;
+			continue;
+		}
+		work++;
+		/* An empty tick of a quiet part gives nothing: skip it, and
+		 * announce later, so a range of them is one marker. */
+		if (s->quiet && !s->fed) {
+			s->cur = min_front(s);
+			continue;
+		}
+		/* Tick cur's outputs must be stamped cur: every earlier
+		 * tick announced first. */
+		if ((behind = advance_outputs(s)))
+			break;
+		tick_step(s);
+		/* After a quiet part's step, the ticks up to its inputs'
+		 * frontier are empty too. */
+		s->cur = s->quiet ? min_front(s) : s->cur + 1;
+		s->fed = false;
+	}
+	if (!behind)
+		behind = advance_outputs(s);
+	*more = work >= budget && !behind && (tick_complete(s) || tick_left(s));
+	return work;
+}
+
 static struct sc_turn
 sub_turn(struct sc_unit *self, uint32_t budget)
 {
@@ -289,8 +477,16 @@ sub_turn(struct sc_unit *self, uint32_t budget)
 	if (s->restore)
 		rebuild(s);
 	blocked = flush_outboxes(s);
-	polled = poll_inputs(s, budget, blocked);
-	if (polled) {
+	if (s->ticks) {
+		bool more;
+
+		polled = tick_work(s, budget, &more);
+		t.more = more;
+		blocked = false;
+	} else {
+		polled = poll_inputs(s, budget, blocked);
+	}
+	if (polled && !s->ticks) {
 		int rc = sc_circuit_step(s->circuit);
 
 		if (rc)
@@ -305,9 +501,11 @@ sub_turn(struct sc_unit *self, uint32_t budget)
 	atomic_store_explicit(&s->blocked, blocked, memory_order_relaxed);
 	progress = tally(s, &host_popped);
 	t.progress = progress > UINT32_MAX ? UINT32_MAX : (uint32_t)progress;
-	t.more = polled == budget && input_left(s, blocked);
+	if (!s->ticks) {
+		t.more = polled == budget && input_left(s, blocked);
+		bump(&s->fig->frames_in, polled);
+	}
 	bump(&s->fig->turns, 1);
-	bump(&s->fig->frames_in, polled);
 	bump(&s->fig->rows_in, s->turn_rows_in);
 	bump(&s->fig->rows_out, s->turn_rows_out);
 	if (t0) {
@@ -358,7 +556,9 @@ sub_has_pending(const struct sc_unit *self)
 	const struct sc_subcircuit *s = (const struct sc_subcircuit *)self;
 	bool blocked = atomic_load_explicit(&s->blocked, memory_order_relaxed);
 
-	return input_left(s, blocked);
+	/* Tick mode: the frontiers are the owner's, so a watchdog reads
+	 * only whether frames wait at all. */
+	return s->ticks ? input_left(s, false) : input_left(s, blocked);
 }
 
 static const char *
@@ -462,6 +662,8 @@ copy_outs(struct sc_subcircuit *s, const struct sc_subcircuit_desc *d)
 			return rc;
 		p->stream = o->stream;
 		p->gating = o->gating;
+		p->ahead = d->ticks && o->ahead;
+		p->ahead_from = o->ahead_from;
 		p->peers = malloc(o->nedges * sizeof(*p->peers));
 		p->marks = calloc(o->nedges, sizeof(*p->marks));
 		if (!p->peers || !p->marks)
@@ -511,6 +713,66 @@ copy_ins(struct sc_subcircuit *s, const struct sc_subcircuit_desc *d)
 	return 0;
 }
 
+/* Tick mode: every input must be a tick edge; a part holding no
+ * per-tick node is quiet. */
+static int
+tick_init(struct sc_subcircuit *s, const struct sc_subcircuit_desc *d)
+{
+	s->ticks = d->ticks;
+	s->horizon = d->horizon;
+	s->horizon_ctx = d->horizon_ctx;
+	s->quiet = true;
+	if (!d->ticks)
+		return 0;
+	if (d->restore)
+		return sc__fail(SC_EINVAL,
+				"sc_subcircuit_create: '%s': a "
+				"rebuild in tick mode",
+				s->name);
+	for (size_t i = 0; i < s->nin; i++)
+		if (!sc_edge_is_ticked(s->in[i].edge))
+			return sc__fail(SC_EINVAL,
+					"sc_subcircuit_create: '%s': input "
+					"%zu is not a tick edge",
+					s->name, i);
+	for (size_t i = 0; i < s->nout; i++)
+		for (uint32_t j = 0; j < s->out[i].x.nedges; j++)
+			if (!sc_edge_is_ticked(s->out[i].x.edges[j]))
+				return sc__fail(SC_EINVAL,
+						"sc_subcircuit_create: '%s': "
+						"output stream %d: not a tick "
+						"edge",
+						s->name, s->out[i].stream);
+	/* Tick 0 of a delay is empty: say so now, before any turn, as no
+	 * one kicks this unit before its inputs move, and in a loop they
+	 * move only once its consumers have this (subcircuit.h, "Ahead
+	 * ports"). The rings are empty: the marker fits. */
+	for (size_t i = 0; i < s->nout; i++)
+		for (uint32_t j = 0; s->out[i].ahead && j < s->out[i].x.nedges;
+		     j++)
+			if (sc_edge_advance(s->out[i].x.edges[j], 1) ==
+			    SC_EINVAL)
+				return SC_EINVAL;
+	for (size_t i = 0; i < d->nnodes; i++) {
+		struct sc_node_info ni;
+		int rc = sc_graph_node_info(d->graph, d->nodes[i], &ni);
+
+		if (rc)
+			return rc;
+		if (ni.kind == SC_NODE_INTEGRATE ||
+		    ni.kind == SC_NODE_DIFFERENTIATE ||
+		    ni.kind == SC_NODE_DELAY)
+			s->quiet = false;
+	}
+	return 0;
+}
+
+uint64_t
+sc_subcircuit_tick_now(void)
+{
+	return tick_now;
+}
+
 int
 sc_subcircuit_create(const struct sc_subcircuit_desc *d,
 		     struct sc_subcircuit **out)
@@ -543,6 +805,8 @@ sc_subcircuit_create(const struct sc_subcircuit_desc *d,
 	if (rc == SC_ENOMEM)
 		rc = sc__fail(SC_ENOMEM, "sc_subcircuit_create: '%s'", s->name);
 	if (!rc)
+		rc = tick_init(s, d);
+	if (!rc)
 		rc = sc_circuit_create_part(d->graph, d->nodes, d->nnodes,
 					    &s->circuit);
 	if (rc) {
@@ -566,6 +830,10 @@ sc_subcircuit_destroy(struct sc_subcircuit *s)
 	 * sees the close and drops its outbox. */
 	for (size_t i = 0; i < s->nin; i++)
 		sc_edge_close(s->in[i].edge);
+	/* Tick mode: its consumers stop waiting for its frontiers. */
+	for (size_t i = 0; s->ticks && i < s->nout; i++)
+		for (uint32_t j = 0; j < s->out[i].x.nedges; j++)
+			sc_edge_end(s->out[i].x.edges[j]);
 	sc_circuit_destroy(s->circuit);
 	free_restore(s);
 	free_ports(s);

@@ -63,6 +63,42 @@
  * start at its edges' counts now, so it does not take the dead one's
  * traffic for its own.
  *
+ * Tick mode (desc.ticks; units/runtime.h, Modes). Every edge is a tick
+ * edge (edge.h, "Tick edges"), and the unit steps tick by tick as the
+ * single circuit does: it gathers tick `cur` by reading each input up to
+ * its next marker (feeding the frames, which are all of tick cur); once
+ * every input's frontier has passed cur, it steps once, sends its outputs
+ * (stamped cur) and announces cur + 1 on every output edge. A part with
+ * no per-tick node (no integrate, differentiate or delay) gives an empty
+ * output for empty input, so it steps only ticks that brought frames and
+ * passes a range of empty ticks on as one marker. An output edge that
+ * cannot take the announcement (its outbox or ring full) holds the next
+ * step back: the turn returns without `more`, and the consumer's pop
+ * kicks it, so a full edge stops its producer without spinning and an
+ * outbox holds one tick at most. A turn's budget counts frames read and
+ * ticks stepped. Restarts are not supported in tick mode.
+ *
+ * Ahead ports. In tick mode an output stream that is a delay's is sent a
+ * tick ahead: the delay's output at t + 1 is its input at t, so once the
+ * unit has stepped t it sends the delta of the delay's input stamped
+ * t + 1 and announces t + 2 on that port (tick 0 of a delay is empty:
+ * the port announces 1 before the first step). That is what lets a loop
+ * through a delay cross units (units/analysis.h, "Ticks"): the unit
+ * downstream of the delay has tick t + 1 of it before the loop's other
+ * units have even stepped t + 1. A unit fed only through such ports
+ * would then run a tick beyond the host's; so no unit steps a tick the
+ * host has not closed (desc.horizon); the runtime kicks every unit fed
+ * through an ahead port when the host closes a tick, since such a unit
+ * may wait on the horizon alone, with no push left to come.
+ *
+ * Deaths in tick mode. A unit that dies ends its output edges
+ * (sc_edge_end) as well as closing its inputs: once a consumer has read
+ * what the dead unit sent, it takes that edge's frontier as past every
+ * tick, so it goes on stepping ticks with the rest of its inputs (its
+ * outputs then depend on a dead unit, as sc_runtime_upstream_dead says).
+ * The executor kicks the dead unit's peers (unit.h, "Death"), so a
+ * consumer waiting on it is run.
+ *
  * has_pending (for the watchdog) says an input edge the unit would read
  * holds frames; it reads atomics only.
  *
@@ -114,6 +150,10 @@ struct sc_subcircuit_out {
 	/* NULL, or per edge its trace (NULL entries: not traced), borrowed:
 	 * it must outlive the unit (units/exchange.h, Traces) */
 	struct sc_exchange_trace *const *traces;
+	/* tick mode: `stream` is a delay of stream `ahead_from` (in the part
+	 * or a boundary input), sent a tick ahead (see Ahead ports) */
+	bool ahead;
+	int ahead_from;
 };
 
 /* What to build (all copied but the edges and the graph). */
@@ -145,6 +185,12 @@ struct sc_subcircuit_desc {
 	 * its first turn feeds (NULL entries: nothing), retained by the
 	 * unit */
 	struct sc_batch *const *restore;
+	bool ticks; /* tick mode (see the top); every edge a tick edge */
+	/* tick mode: the ticks the host has closed (no tick at or beyond
+	 * it is stepped: see Ahead ports), read by horizon(horizon_ctx)
+	 * from any thread; NULL: no bound */
+	uint64_t (*horizon)(const void *ctx);
+	const void *horizon_ctx;
 };
 
 /*
@@ -179,6 +225,11 @@ struct sc_unit *sc_subcircuit_unit(struct sc_subcircuit *s);
 
 /* The unit's circuit (see Threads above). */
 struct sc_circuit *sc_subcircuit_circuit(struct sc_subcircuit *s);
+
+/* sc_subcircuit_tick_now - inside a delta callback (sc_circuit_on_delta)
+ * of a tick-mode unit's step, the tick that step belongs to; UINT64_MAX
+ * outside one (a thread-local: the calling thread's step). */
+uint64_t sc_subcircuit_tick_now(void);
 
 /* sc_subcircuit_stats - the unit's figures so far, from any thread (see
  * struct sc_subcircuit_stats). s and out must not be NULL. */

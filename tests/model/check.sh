@@ -2,7 +2,8 @@
 # tests/model/check.sh: model-check the executor protocol with spin, for both
 # executors (executor.pml: the one queue; executor_steal.pml: per-worker
 # queues, the injection queue, stealing and the next slot), and check that
-# the checker still catches every planted bug of each.
+# the checker still catches every planted bug of each; then the same for
+# tick mode's frontiers (ticks.pml, check_ticks.sh).
 #
 #   1. the correct model, exhaustive safety search: assertions (never two
 #      owners; at quiescence no lost kick, queue empty, every live unit IDLE,
@@ -174,6 +175,11 @@ for name in "${order[@]}"; do
 			spin -t -p $(cat defines) executor.pml | tail -40)
 	fi
 done
+
+# Tick mode's frontier protocol (ticks.pml): its own model and script.
+if ! bash "$here/check_ticks.sh"; then
+	status=1
+fi
 
 if ((status == 0)); then
 	echo "check.sh: the model passes and every planted bug is caught"

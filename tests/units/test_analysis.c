@@ -85,3 +85,29 @@ Test(analysis, a_loop_across_units_is_einval_naming_its_edge)
 	sc_placement_destroy(p);
 	sc_graph_destroy(g);
 }
+
+Test(analysis, check_mode_refuses_a_per_tick_node_only_in_the_coalescing_mode)
+{
+	enum sc_type t[1] = {SC_TYPE_I64};
+	struct sc_graph *g = NULL;
+	struct sc_schema s;
+	int in, neg, d;
+
+	cr_assert_eq(sc_schema_init(&s, 1, t, NULL), 0);
+	cr_assert_eq(sc_graph_create(&g), 0);
+	in = sc_graph_input(g, "in", &s);
+	neg = sc_graph_negate(g, in);
+	cr_assert_geq(sc_graph_output(g, "neg", neg), 0);
+	/* Integral-functional: both modes. */
+	cr_assert_eq(sc_analysis_check_mode(g, false), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_analysis_check_mode(g, true), 0, "%s", sc_errmsg());
+	d = sc_graph_differentiate(g, neg);
+	cr_assert_eq(sc_graph_set_name(g, d, "change"), 0);
+	cr_assert_geq(sc_graph_output(g, "d", d), 0);
+	cr_assert_eq(sc_analysis_check_mode(g, false), SC_EINVAL);
+	cr_expect(strstr(sc_errmsg(), "'change' (differentiate) is per tick"),
+		  "%s", sc_errmsg());
+	cr_assert_eq(sc_analysis_check_mode(g, true), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_analysis_check_mode(NULL, true), SC_EINVAL);
+	sc_graph_destroy(g);
+}

@@ -616,3 +616,101 @@ Test(edge, reopen_discards_what_waited_counts_it_and_carries_again)
 	sc_edge_destroy(e);
 	cr_assert_eq(sc_edge_reopen(NULL), SC_EINVAL);
 }
+
+/* --- tick edges ---------------------------------------------------------- */
+
+static struct sc_edge *
+mk_tick_edge(uint32_t capacity)
+{
+	struct sc_edge_opts o = {
+	    .ncols = 2, .capacity = capacity, .outbox_bound = 0, .ticks = true};
+	struct sc_edge *e = NULL;
+
+	cr_assert_eq(sc_edge_create(&o, &e), 0, "%s", sc_errmsg());
+	cr_assert(sc_edge_is_ticked(e));
+	return e;
+}
+
+/* Poll one frame: *stamp and whether it is a marker (its batch released). */
+static bool
+poll_one(struct sc_edge *e, uint64_t *stamp, size_t *rows)
+{
+	struct sc_batch *b = NULL;
+	size_t n = 0;
+
+	cr_assert_eq(sc_edge_poll_stamped(e, 1, &b, stamp, &n), 0);
+	cr_assert_eq(n, 1, "a frame was expected");
+	*rows = b ? sc_batch_count(b) : 0;
+	sc_batch_release(b);
+	return b == NULL;
+}
+
+Test(edge, tick_frames_carry_their_tick_and_markers_the_frontier)
+{
+	struct sc_edge *e = mk_tick_edge(8);
+	uint64_t st = 99;
+	size_t rows = 0;
+
+	cr_assert_eq(sc_edge_send(e, one_row(1, 1)), 0); /* tick 0 */
+	cr_assert_eq(sc_edge_advance(e, 1), 0);
+	cr_assert_eq(sc_edge_advance(e, 4), 0); /* ticks 1..3 empty */
+	cr_assert_eq(sc_edge_advance(e, 4), 0, "not beyond: nothing");
+	cr_assert_eq(sc_edge_send(e, one_row(2, 1)), 0); /* tick 4 */
+	cr_assert_eq(sc_edge_frontier(e), 4);
+	cr_assert_eq(sc_edge_pending(e), 4, "two frames, two markers");
+	cr_assert(!poll_one(e, &st, &rows));
+	cr_assert_eq(st, 0);
+	cr_assert_eq(rows, 1);
+	cr_assert(poll_one(e, &st, &rows));
+	cr_assert_eq(st, 1);
+	cr_assert(poll_one(e, &st, &rows), "a range is one marker");
+	cr_assert_eq(st, 4);
+	cr_assert(!poll_one(e, &st, &rows));
+	cr_assert_eq(st, 4);
+	sc_edge_destroy(e);
+}
+
+Test(edge, an_advance_waits_for_the_outbox_so_ticks_never_coalesce)
+{
+	struct sc_edge *e = mk_tick_edge(1);
+	uint64_t st = 0;
+	size_t rows = 0;
+
+	cr_assert_eq(sc_edge_send(e, one_row(1, 1)), 0);
+	cr_assert_eq(sc_edge_send(e, one_row(2, 1)), SC_EFULL); /* outbox */
+	cr_assert_eq(sc_edge_advance(e, 1), SC_EFULL);
+	cr_assert_eq(sc_edge_frontier(e), 0, "nothing changed");
+	cr_assert(!poll_one(e, &st, &rows));
+	cr_assert_eq(st, 0);
+	/* Room for one: the outbox (tick 0) goes, the marker still waits. */
+	cr_assert_eq(sc_edge_advance(e, 1), SC_EFULL);
+	cr_assert(!sc_edge_has_outbox(e));
+	cr_assert(!poll_one(e, &st, &rows));
+	cr_assert_eq(st, 0, "the outbox held tick 0 only");
+	cr_assert_eq(sc_edge_advance(e, 1), 0);
+	cr_assert_eq(sc_edge_send(e, one_row(3, 1)), SC_EFULL);
+	cr_assert(poll_one(e, &st, &rows));
+	cr_assert_eq(st, 1);
+	cr_assert_eq(sc_edge_flush(e), 0);
+	cr_assert(!poll_one(e, &st, &rows));
+	cr_assert_eq(st, 1, "sent after the advance: tick 1");
+	sc_edge_destroy(e);
+}
+
+Test(edge, tick_calls_on_a_plain_edge_are_einval_and_closed_is_edead)
+{
+	struct sc_edge *e = mk_edge(4, 0), *t = mk_tick_edge(4);
+	struct sc_batch *b = NULL;
+	uint64_t st;
+	size_t n;
+
+	cr_assert(!sc_edge_is_ticked(e));
+	cr_assert_eq(sc_edge_advance(e, 1), SC_EINVAL);
+	cr_assert_eq(sc_edge_poll_stamped(e, 1, &b, &st, &n), SC_EINVAL);
+	cr_assert_eq(sc_edge_advance(NULL, 1), SC_EINVAL);
+	cr_assert_eq(sc_edge_advance(t, 1), 0);
+	sc_edge_close(t);
+	cr_assert_eq(sc_edge_advance(t, 2), SC_EDEAD);
+	sc_edge_destroy(e);
+	sc_edge_destroy(t);
+}

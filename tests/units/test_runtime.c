@@ -217,10 +217,76 @@ Test(runtime, create_refuses_a_loop_that_crosses_units_naming_it)
 	cr_assert(strstr(sc_errmsg(), "crosses units"), "%s", sc_errmsg());
 	cr_assert_null(rt);
 	sc_placement_destroy(p);
-	/* The loop inside one unit (chains fuses it with the rest or not:
-	 * single certainly) runs. */
+	/* The loop inside one unit passes the loop check, but its delay is
+	 * per tick: the coalescing mode refuses it for that, not for a
+	 * crossing (runtime.h, Modes). */
 	cr_assert_eq(sc_placement_single(g, &p), 0);
-	cr_assert_eq(sc_runtime_create(g, p, NULL, &rt), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_runtime_create(g, p, NULL, &rt), SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "(delay) is per tick"), "%s",
+		  sc_errmsg());
+	cr_assert_null(strstr(sc_errmsg(), "crosses units"), "%s", sc_errmsg());
+	cr_assert_null(rt);
+	sc_placement_destroy(p);
+	sc_graph_destroy(g);
+}
+
+/* in -> op -> out for each per-tick op: refused in the coalescing mode,
+ * naming the node and the mode it needs. */
+static void
+refused_per_tick(int (*op)(struct sc_graph *, int), const char *kind)
+{
+	enum sc_type t[1] = {SC_TYPE_I64};
+	struct sc_placement *p = NULL;
+	struct sc_runtime *rt = NULL;
+	struct sc_graph *g = NULL;
+	struct sc_schema s;
+	char want[64];
+	int in, x;
+
+	cr_assert_eq(sc_schema_init(&s, 1, t, NULL), 0);
+	cr_assert_eq(sc_graph_create(&g), 0);
+	in = sc_graph_input(g, "in", &s);
+	x = op(g, in);
+	cr_assert_geq(x, 0);
+	cr_assert_eq(sc_graph_set_name(g, x, "the_op"), 0);
+	cr_assert_geq(sc_graph_output(g, "out", x), 0);
+	cr_assert_eq(sc_placement_single(g, &p), 0);
+	cr_assert_eq(sc_runtime_create(g, p, NULL, &rt), SC_EINVAL, "%s", kind);
+	(void)snprintf(want, sizeof(want), "'the_op' (%s) is per tick", kind);
+	cr_assert(strstr(sc_errmsg(), want), "%s", sc_errmsg());
+	cr_assert(strstr(sc_errmsg(), "opts.ticks"), "%s", sc_errmsg());
+	cr_assert_null(rt);
+	/* Nothing was built: the graph is not frozen. */
+	cr_assert_eq(sc_graph_set_name(g, x, "still_editable"), 0);
+	sc_placement_destroy(p);
+	sc_graph_destroy(g);
+}
+
+Test(runtime, coalescing_mode_refuses_each_per_tick_operator_naming_it)
+{
+	refused_per_tick(sc_graph_integrate, "integrate");
+	refused_per_tick(sc_graph_differentiate, "differentiate");
+	refused_per_tick(sc_graph_delay, "delay");
+}
+
+Test(runtime, tick_mode_builds_what_the_coalescing_mode_refuses)
+{
+	struct sc_runtime_opts o = {.ticks = true};
+	enum sc_type t[1] = {SC_TYPE_I64};
+	struct sc_placement *p = NULL;
+	struct sc_runtime *rt = NULL;
+	struct sc_graph *g = NULL;
+	struct sc_schema s;
+	int in;
+
+	cr_assert_eq(sc_schema_init(&s, 1, t, NULL), 0);
+	cr_assert_eq(sc_graph_create(&g), 0);
+	in = sc_graph_input(g, "in", &s);
+	cr_assert_geq(sc_graph_output(g, "sum", sc_graph_integrate(g, in)), 0);
+	cr_assert_eq(sc_placement_per_node(g, &p), 0);
+	cr_assert_eq(sc_runtime_create(g, p, NULL, &rt), SC_EINVAL);
+	cr_assert_null(rt);
+	cr_assert_eq(sc_runtime_create(g, p, &o, &rt), 0, "%s", sc_errmsg());
 	sc_runtime_destroy(rt);
 	sc_placement_destroy(p);
 	sc_graph_destroy(g);
