@@ -273,6 +273,16 @@ void units_print(const struct run_cfg *c, struct sc_runtime *rt,
  * 2), and the text of report_text moves to stderr. */
 FILE *open_out(const char *cmd, const char *opt, const char *path);
 
+/* --trace (tools/subcirc_run.c): a started timeline with a track per
+ * worker and the host (0, or exit 3 after a message); write it to f and
+ * free it (f may be NULL: only free; 0 or exit 3); and, from the host
+ * loop, sample the edges' fill and the events through per second at
+ * most every millisecond (last_ns, last_events: the caller's memory). */
+int trace_open(uint32_t workers, struct sc_timeline **out);
+int trace_close(struct sc_timeline *tl, FILE *f);
+void trace_sample(struct sc_timeline *tl, struct sc_runtime *rt, uint64_t now,
+		  uint64_t *last_ns, uint64_t *last_events, uint64_t events);
+
 /* Flush and close an output file (NULL: nothing; stdout is flushed, not
  * closed); a write that failed on
  * the way (the stream's error flag), a failed flush or close prints the

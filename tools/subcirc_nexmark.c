@@ -86,7 +86,9 @@ const char usage_run_nexmark[] =
     "  --plant-difference the single circuit misses the last chunk (to\n"
     "                    see --check fail: exit 1)\n"
     "  --quiet           no progress lines\n"
-    "  --json FILE       the summary as JSON\n";
+    "  --json FILE       the summary as JSON\n"
+    "  --trace FILE      every turn and the edges' fill, in the Chrome\n"
+    "                    trace event format (ui.perfetto.dev opens it)\n";
 
 struct nx_cfg {
 	const char *query;
@@ -102,6 +104,8 @@ struct nx_cfg {
 	bool check, quiet;
 	bool plant; /* the check's reference misses the last chunk */
 	const char *dump, *from, *json;
+	const char *trace;	      /* --trace FILE, or NULL */
+	struct sc_timeline *timeline; /* made for --trace, or NULL */
 };
 
 /* The input: the generator, or rows read from CSV. */
@@ -127,6 +131,7 @@ struct nx_run {
 	/* what the run measured */
 	uint64_t events, chunks, efull;
 	uint64_t t0, t_end, last_ns, last_events;
+	uint64_t trace_ns, trace_events; /* --trace: the last sample */
 	double cpu0, cpu_end;
 	struct sc_runtime_stats st;
 	bool ok;
@@ -242,6 +247,8 @@ nx_parse(int argc, char **argv, struct nx_cfg *c)
 			c->from = v;
 		} else if (args_opt(&a, "--json", &v)) {
 			c->json = v;
+		} else if (args_opt(&a, "--trace", &v)) {
+			c->trace = v;
 		} else if (!nx_number_opt(&a, c)) {
 			die_usage("run",
 				  "unknown argument '%s' (see "
@@ -451,7 +458,8 @@ nx_setup(struct nx_run *x, const struct nx_cfg *cfg)
 {
 	struct sc_runtime_opts ro = {.workers = cfg->workers,
 				     .budget = cfg->budget,
-				     .edge_capacity = cfg->capacity};
+				     .edge_capacity = cfg->capacity,
+				     .timeline = cfg->timeline};
 	const char *place;
 	int rc;
 
@@ -642,6 +650,9 @@ nx_loop(struct nx_run *x)
 		now = sc_bench_now_ns();
 		if (now - x->last_ns >= 1000000000ull)
 			nx_progress(x, now);
+		if (x->cfg->timeline)
+			trace_sample(x->cfg->timeline, x->rt, now, &x->trace_ns,
+				     &x->trace_events, x->events);
 		if (x->chunks % 64 == 0 && (rc = nx_check_alive(x)) != 0)
 			return rc;
 	}
@@ -836,13 +847,16 @@ cmd_run_nexmark(int argc, char **argv)
 	struct nx_cfg c;
 	struct nx_run x;
 	struct sc_panic_record pr;
-	FILE *json;
-	int rc, wrc;
+	FILE *json, *trace;
+	int rc, rc2, wrc;
 
 	if (!nx_parse(argc, argv, &c))
 		return 0;
 	memset(&x, 0, sizeof(x));
 	json = open_out("run", "--json", c.json);
+	trace = open_out("run", "--trace", c.trace);
+	if (trace && (rc = trace_open(c.workers, &c.timeline)) != 0)
+		return rc;
 	if ((rc = nx_setup(&x, &c)) != 0)
 		goto out;
 	x.t0 = x.last_ns = sc_bench_now_ns();
@@ -866,6 +880,12 @@ out:
 			(void)fclose(x.dump[k]);
 	wrc = close_out("run", c.json, json);
 	nx_teardown(&x);
+	/* After the runtime: no turn records any more. What ran is in the
+	 * trace even when the run failed. */
+	if ((rc2 = trace_close(c.timeline, trace)) != 0 && !wrc)
+		wrc = rc2;
+	if (close_out("run", c.trace, trace) && !wrc)
+		wrc = EXIT_LIBRARY;
 	if (rc || wrc)
 		return rc ? rc : wrc;
 	return x.ok ? 0 : EXIT_CHECK;

@@ -530,18 +530,8 @@ run_wait_due(struct run_ctx *x, uint64_t due, uint64_t end)
 static void
 trace_tick(struct run_ctx *x, uint64_t now)
 {
-	uint64_t sent = atomic_load(&x->lat->events);
-
-	if (now - x->trace_ns < 1000000ull)
-		return;
-	sc_runtime_trace_sample(x->rt);
-	if (x->trace_ns)
-		sc_timeline_sample(
-		    x->cfg->timeline, TRACE_HOST_COUNTER, now,
-		    (int64_t)((double)(sent - x->trace_events) * 1e9 /
-			      (double)(now - x->trace_ns)));
-	x->trace_ns = now;
-	x->trace_events = sent;
+	trace_sample(x->cfg->timeline, x->rt, now, &x->trace_ns,
+		     &x->trace_events, atomic_load(&x->lat->events));
 }
 
 static int
@@ -930,21 +920,55 @@ run_parse(struct args *a, struct run_cfg *c)
 
 /* --trace: a timeline for every worker, the host and a spare thread,
  * with room for a million records each (their pages are touched only as
- * turns fill them), and the host's counter named. */
-static int
-trace_create(struct run_cfg *c)
+ * turns fill them), and the counter of events through named. */
+int
+trace_open(uint32_t workers, struct sc_timeline **out)
 {
-	struct sc_timeline_opts o = {.tracks = c->workers + 2,
+	struct sc_timeline_opts o = {.tracks = workers + 2,
 				     .records_per_track = (size_t)1 << 20,
 				     .counters = TRACE_COUNTERS};
-	int rc = sc_timeline_create(&o, &c->timeline);
+	int rc = sc_timeline_create(&o, out);
 
 	if (rc == 0)
-		rc = sc_timeline_name(c->timeline, SC_TIMELINE_COUNTER,
+		rc = sc_timeline_name(*out, SC_TIMELINE_COUNTER,
 				      TRACE_HOST_COUNTER, "events out per s");
 	if (rc == 0)
-		rc = sc_timeline_start(c->timeline);
-	return rc ? lib_error("sc_timeline_create", rc) : 0;
+		rc = sc_timeline_start(*out);
+	if (rc) {
+		sc_timeline_destroy(*out);
+		*out = NULL;
+		return lib_error("sc_timeline_create", rc);
+	}
+	return 0;
+}
+
+int
+trace_close(struct sc_timeline *tl, FILE *f)
+{
+	int rc = 0;
+
+	if (!tl)
+		return 0;
+	(void)sc_timeline_stop(tl);
+	if (f && (rc = sc_timeline_write(tl, f)) != 0)
+		rc = lib_error("sc_timeline_write", rc);
+	sc_timeline_destroy(tl);
+	return rc;
+}
+
+void
+trace_sample(struct sc_timeline *tl, struct sc_runtime *rt, uint64_t now,
+	     uint64_t *last_ns, uint64_t *last_events, uint64_t events)
+{
+	if (now - *last_ns < 1000000ull)
+		return;
+	sc_runtime_trace_sample(rt);
+	if (*last_ns)
+		sc_timeline_sample(tl, TRACE_HOST_COUNTER, now,
+				   (int64_t)((double)(events - *last_events) *
+					     1e9 / (double)(now - *last_ns)));
+	*last_ns = now;
+	*last_events = events;
 }
 
 int
@@ -970,7 +994,7 @@ cmd_run(int argc, char **argv)
 	json = open_out("run", "--json", c.json);
 	csv = open_out("run", "--csv", c.csv);
 	trace = open_out("run", "--trace", c.trace);
-	if (trace && (rc = trace_create(&c)) != 0)
+	if (trace && (rc = trace_open(c.workers, &c.timeline)) != 0)
 		return rc;
 	/* The host's sleeps end within a microsecond of their due time,
 	 * not the default 50 us of timer slack later (prctl(2)): that
@@ -991,12 +1015,8 @@ cmd_run(int argc, char **argv)
 	/* Closed even after a failed run (the files stay empty); a write
 	 * error is the first failure only when the run succeeded. */
 	/* What ran is in the trace even when the run failed or was cut. */
-	if (trace) {
-		(void)sc_timeline_stop(c.timeline);
-		if ((rc2 = sc_timeline_write(c.timeline, trace)) != 0)
-			wrc = lib_error("sc_timeline_write", rc2);
-		sc_timeline_destroy(c.timeline);
-	}
+	if ((rc2 = trace_close(c.timeline, trace)) != 0)
+		wrc = rc2;
 	wrc = close_out("run", c.json, json) ? EXIT_LIBRARY : wrc;
 	wrc = close_out("run", c.csv, csv) ? EXIT_LIBRARY : wrc;
 	wrc = close_out("run", c.trace, trace) ? EXIT_LIBRARY : wrc;
