@@ -60,9 +60,11 @@ units_remember(const struct sc_exec_unit_info *u, size_t n)
 }
 
 static void
-units_row(const struct sc_exec_unit_info *u, size_t i, uint64_t all_turns,
-	  uint64_t now)
+units_row(struct sc_runtime *rt, const struct sc_exec_unit_info *u, size_t i,
+	  uint64_t all_turns, uint64_t now, double elapsed_s)
 {
+	struct sc_subcircuit_stats us = {0};
+	double busy_ms;
 	uint64_t since =
 	    u->running_since_ns ? u->running_since_ns : u->queued_since_ns;
 	double share =
@@ -70,14 +72,21 @@ units_row(const struct sc_exec_unit_info *u, size_t i, uint64_t all_turns,
 	double fpt = u->turns ? (double)u->progress / (double)u->turns : 0.0;
 	uint64_t prev = i < units_nprev ? units_prev[i] : 0;
 
-	(void)printf("%4u %-24.24s %-14s %6d %10" PRIu64 " %10" PRIu64
-		     " %6.1f%% %10" PRIu64 " %12" PRIu64 " %8.1f %7s",
-		     u->id, u->name, sc_unit_state_name(u->state), u->worker,
-		     u->turns, u->turns - prev, share, u->kicks, u->progress,
-		     fpt, u->has_pending ? "yes" : "no");
+	(void)sc_runtime_unit_stats(rt, u->id, &us, NULL);
+	busy_ms = (double)us.busy_ns / 1e6;
+
+	(void)fprintf(
+	    report_text(),
+	    "%4u %-24.24s %-14s %6d %10" PRIu64 " %10" PRIu64
+	    " %6.1f%% %10" PRIu64 " %12" PRIu64 " %8.1f %9.1f %6.1f%% %7s",
+	    u->id, u->name, sc_unit_state_name(u->state), u->worker, u->turns,
+	    u->turns - prev, share, u->kicks, u->progress, fpt, busy_ms,
+	    elapsed_s > 0 ? busy_ms / (10.0 * elapsed_s) : 0.0,
+	    u->has_pending ? "yes" : "no");
 	if (since && now > since)
-		(void)printf(" %.1f ms", (double)(now - since) / 1e6);
-	(void)printf("\n");
+		(void)fprintf(report_text(), " %.1f ms",
+			      (double)(now - since) / 1e6);
+	(void)fprintf(report_text(), "\n");
 }
 
 static void
@@ -99,18 +108,22 @@ units_table(struct sc_runtime *rt, double elapsed_s, const char *when)
 	sc_runtime_stats(rt, &st);
 	for (size_t i = 0; i < n; i++)
 		all += u[i].turns;
-	(void)printf("units at %.1f s (%s): %u units (%u dead), %u edges, "
-		     "%" PRIu64 " frames (%" PRIu64 " rows) sent, %" PRIu64
-		     " in rings, %" PRIu64 " rows in outboxes\n",
-		     elapsed_s, when, st.units, st.dead, st.edges, st.frames,
-		     st.rows, st.pending, st.outbox_rows);
-	(void)printf("%4s %-24s %-14s %6s %10s %10s %7s %10s %12s %8s %7s\n",
-		     "id", "unit", "state", "worker", "turns", "+turns",
-		     "share", "kicks", "moved", "mv/turn", "pending");
+	(void)fprintf(report_text(),
+		      "units at %.1f s (%s): %u units (%u dead), %u edges, "
+		      "%" PRIu64 " frames (%" PRIu64 " rows) sent, %" PRIu64
+		      " in rings, %" PRIu64 " rows in outboxes\n",
+		      elapsed_s, when, st.units, st.dead, st.edges, st.frames,
+		      st.rows, st.pending, st.outbox_rows);
+	(void)fprintf(report_text(),
+		      "%4s %-24s %-14s %6s %10s %10s %7s %10s %12s %8s %9s "
+		      "%7s %7s\n",
+		      "id", "unit", "state", "worker", "turns", "+turns",
+		      "share", "kicks", "moved", "mv/turn", "busy ms", "busy",
+		      "pending");
 	for (size_t i = 0; i < n; i++)
-		units_row(&u[i], i, all, now);
+		units_row(rt, &u[i], i, all, now, elapsed_s);
 	units_remember(u, n);
-	(void)fflush(stdout);
+	(void)fflush(report_text());
 	free(u);
 }
 

@@ -16,6 +16,7 @@
  * read-modify-write), read from any thread. */
 struct sc__unit_figures {
 	_Atomic uint64_t turns, frames_in, rows_in, frames_out, rows_out;
+	_Atomic uint64_t busy_ns;
 };
 
 /* Read them into *out. */

@@ -4,11 +4,13 @@
  * sc_runtime_trace_sample): every turn becomes one slice named after its
  * unit on the track of the worker that ran it, slices never overlap on a
  * worker, the frames in the slices are the frames the edges delivered,
- * and the per-unit figures read while the pool runs only grow. Real
+ * the per-unit figures read while the pool runs only grow, and busy time
+ * is the slices' while a timeline records. Real
  * threads, behind the test guard.
  */
 #define _GNU_SOURCE
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,6 +99,8 @@ Test(runtime_trace, every_turn_is_one_slice_on_its_workers_track, .timeout = 60)
 	struct tj *doc;
 	const struct tj *ev;
 	uint64_t turns = 0, frames_in = 0, slices = 0, slice_frames = 0;
+	uint64_t busy = 0;
+	double slice_ns = 0;
 	uint64_t last_turns[8] = {0};
 	double last_end[64];
 	size_t samples = 0;
@@ -143,6 +147,7 @@ Test(runtime_trace, every_turn_is_one_slice_on_its_workers_track, .timeout = 60)
 		cr_assert_not_null(name);
 		turns += us.turns;
 		frames_in += us.frames_in;
+		busy += us.busy_ns;
 	}
 	cr_assert_eq(frames_in, st.frames_delivered,
 		     "units took %llu frames, edges delivered %llu",
@@ -172,6 +177,7 @@ Test(runtime_trace, every_turn_is_one_slice_on_its_workers_track, .timeout = 60)
 		cr_assert_geq(num_of(e, "ts") * 1000 + 0.5, last_end[tid],
 			      "slices overlap on tid %d", tid);
 		last_end[tid] = (num_of(e, "ts") + num_of(e, "dur")) * 1000;
+		slice_ns += num_of(e, "dur") * 1000;
 		slices++;
 		slice_frames +=
 		    (uint64_t)num_of(tj_get(e, "args"), "frames_in");
@@ -179,6 +185,12 @@ Test(runtime_trace, every_turn_is_one_slice_on_its_workers_track, .timeout = 60)
 	cr_assert_eq(slices, turns, "one slice per turn (%llu, %llu)",
 		     (unsigned long long)slices, (unsigned long long)turns);
 	cr_assert_eq(slice_frames, frames_in);
+	/* While a timeline records, busy time is every turn's: the sum of
+	 * the slices (written in ns, so exact but for rounding). */
+	cr_assert_gt(busy, 0);
+	cr_assert(fabs(slice_ns - (double)busy) <= (double)slices,
+		  "busy %llu ns, slices %.0f ns", (unsigned long long)busy,
+		  slice_ns);
 	cr_assert_geq(samples, BATCHES, "one fill sample per edge per call");
 	tj_free(doc);
 	free(doc);
