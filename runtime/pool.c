@@ -54,9 +54,10 @@ worker_main(void *arg)
 		/* Named for top, gdb and traces (timeline.h names a track
 		 * after its thread); a name that does not fit (15 bytes) is
 		 * cut, and a failure only leaves the default. */
-		char name[16];
+		char name[32];
 
 		(void)snprintf(name, sizeof(name), "sc-worker-%d", w->index);
+		name[15] = '\0'; /* the kernel's limit: 15 bytes and a NUL */
 		(void)pthread_setname_np(pthread_self(), name);
 	}
 	if (p->opts.catch_faults)
