@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "bench/workloads/random.h"
 #include "operators/schema.h"
 #include "tests/support/circuit_gen.h"
 #include "tests/support/prop.h"
@@ -391,4 +392,74 @@ Test(settle_ticks, tick_works_refuse_what_they_cannot_check)
 	sc_settle_work_destroy(w);
 	steps_free(st, 3);
 	sc_graph_destroy(g);
+}
+
+/* The random workload's tick draw: the coalescing mode refuses its
+ * per-tick circuits (some seeds draw them), the plain draw of the same
+ * seeds never; in tick mode every one settles tick by tick on per-node. */
+Test(settle_ticks, the_random_workloads_tick_draw_needs_and_passes_tick_mode)
+{
+	size_t refused = 0;
+
+	for (uint64_t seed = 1; seed <= 30; seed++) {
+		struct sc_randc *plain = NULL, *rc = NULL;
+		struct sc_placement *p = NULL;
+		struct sc_runtime *rt = NULL;
+		struct sc_settle_step st[MAX_STEPS];
+		struct sc_settle_work *w = NULL;
+		struct sc_settle_opts o = {
+		    .mode = SC_SETTLE_SIM, .seed = seed, .units = 2};
+		struct sc_rng r;
+		size_t n = 0;
+		int prc;
+
+		cr_assert_eq(sc_randc_create(seed, &plain), 0, "%s",
+			     sc_errmsg());
+		cr_assert_eq(sc_randc_create_ticks(seed, &rc), 0, "%s",
+			     sc_errmsg());
+		cr_assert_eq(
+		    sc_placement_parse(sc_randc_graph(plain), "single", 0, &p),
+		    0);
+		cr_assert_eq(
+		    sc_runtime_create(sc_randc_graph(plain), p, NULL, &rt), 0,
+		    "seed %llu: %s", (unsigned long long)seed, sc_errmsg());
+		cr_assert_eq(sc_runtime_shutdown(rt, NULL), 0);
+		sc_runtime_destroy(rt);
+		sc_placement_destroy(p);
+		rt = NULL;
+		cr_assert_eq(
+		    sc_placement_parse(sc_randc_graph(rc), "single", 0, &p), 0);
+		prc = sc_runtime_create(sc_randc_graph(rc), p, NULL, &rt);
+		if (prc) {
+			cr_assert(strstr(sc_errmsg(), "tick mode"), "%s",
+				  sc_errmsg());
+			refused++;
+		} else {
+			cr_assert_eq(sc_runtime_shutdown(rt, NULL), 0);
+			sc_runtime_destroy(rt);
+		}
+		sc_placement_destroy(p);
+		sc_rng_seed(&r, seed);
+		for (size_t i = 0; i < 24; i++) {
+			if (sc_rng_below(&r, 3) == 0) {
+				st[n++] = (struct sc_settle_step){
+				    SC_SETTLE_TICK, NULL};
+				continue;
+			}
+			cr_assert_eq(sc_randc_settle_step(rc, i, &st[n]), 0);
+			n++;
+		}
+		cr_assert_eq(sc_settle_work_create(sc_randc_graph(rc), st, n,
+						   SC_SETTLE_TICKS, &w),
+			     0, "%s", sc_errmsg());
+		steps_free(st, n);
+		(void)run_one(w, "per-node", seed, &o,
+			      "the_random_workloads_tick_draw_needs_and_"
+			      "passes_tick_mode");
+		sc_settle_work_destroy(w);
+		cr_assert_eq(sc_randc_destroy(rc), 0);
+		cr_assert_eq(sc_randc_destroy(plain), 0);
+	}
+	cr_assert_gt(refused, 5, "only %zu tick draws hold a per-tick node",
+		     refused);
 }
