@@ -22,6 +22,15 @@
  * T seconds, 0 for the run's life): a unit a fault kills is rebuilt, and
  * every output must then settle to the single circuit's, downstream of
  * it too, unless the rate bound gave the unit up (units/settle.h).
+ * --ticks runs every case in tick mode (units/settle.h, "Tick mode"):
+ * the host closes a tick after a random number of submissions drawn from
+ * the case's seed (empty ticks included; --events then counts the
+ * boundaries too), the random circuits may hold delay, integrate,
+ * differentiate and loops through a delay (sc_randc_create_ticks), and
+ * every output's delta at every tick must equal the single circuit's. A
+ * placement that makes a cycle of units crossing at no delay is refused
+ * by the runtime in tick mode, and counted as skipped. Tick mode takes no
+ * callback or alloc fault, no --panic-rate and no --restart.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -66,6 +75,7 @@ struct stress_cfg {
 	uint64_t events;    /* submissions per case; 0: from the seed */
 	bool keep_going, shrink, quiet;
 	bool plant; /* the reference misses the last submission */
+	bool ticks; /* --ticks: tick mode */
 	const char *json;
 	FILE *json_f;
 	struct sc_restart_policy restart; /* --restart R/T; kind NONE: off */
@@ -84,6 +94,7 @@ struct stress_case {
 	struct sc_settle_fault fault; /* what to inject */
 	uint64_t stall_ms;
 	bool plant;
+	bool ticks;			  /* tick mode */
 	struct sc_restart_policy restart; /* every unit's */
 	const char *restart_arg;	  /* "R/T", or NULL when off */
 	struct sc_grid *gr;		  /* the grid, or NULL */
@@ -94,6 +105,42 @@ struct stress_case {
 	char replay[512];
 	struct sc_settle_result res;
 };
+
+/* Tick mode: a boundary where the case's seed draws one (one step in 3,
+ * so empty ticks come too), else the workload's next submission. */
+struct stress_ticks {
+	sc_settle_gen_fn inner;
+	void *ctx;
+	uint64_t rng;
+	size_t next; /* the workload's next submission */
+};
+
+static int
+stress_tick_step(void *ctx, size_t i, struct sc_settle_step *out)
+{
+	struct stress_ticks *t = ctx;
+
+	(void)i;
+	if (sc_splitmix_next(&t->rng) % 3 == 0) {
+		*out = (struct sc_settle_step){SC_SETTLE_TICK, NULL};
+		return 0;
+	}
+	return t->inner(t->ctx, t->next++, out);
+}
+
+/* The work of gen(ctx) for case k, with tick boundaries in tick mode. */
+static int
+stress_generate(const struct stress_case *k, sc_settle_gen_fn gen, void *ctx,
+		size_t n, unsigned flags, struct sc_settle_work **w)
+{
+	struct stress_ticks t = {
+	    .inner = gen, .ctx = ctx, .rng = k->seed ^ 0x7a1c5ULL};
+
+	if (!k->ticks)
+		return sc_settle_work_generate(k->g, gen, ctx, n, flags, w);
+	return sc_settle_work_generate(k->g, stress_tick_step, &t, n,
+				       flags | SC_SETTLE_TICKS, w);
+}
 
 /* The grid of the case's seed (sizes drawn from it) and its batches. */
 static int
@@ -112,9 +159,8 @@ stress_grid(struct stress_case *k, size_t nbatches, struct sc_settle_work **w)
 		return rc;
 	k->g = sc_grid_graph(k->gr);
 	f.gr = k->gr;
-	return sc_settle_work_generate(k->g, sc_grid_settle_step, &f, nbatches,
-				       k->panic_rate > 0 ? SC_SETTLE_FAULTS : 0,
-				       w);
+	return stress_generate(k, sc_grid_settle_step, &f, nbatches,
+			       k->panic_rate > 0 ? SC_SETTLE_FAULTS : 0, w);
 }
 
 /* The random circuit of the case's seed, and its deltas. */
@@ -124,13 +170,13 @@ stress_random(struct stress_case *k, size_t nbatches, struct sc_settle_work **w)
 	int ids[SC_RANDC_MAX_IO];
 	int rc;
 
-	if ((rc = sc_randc_create(k->seed, &k->rnd)) != 0)
+	if ((rc = k->ticks ? sc_randc_create_ticks(k->seed, &k->rnd)
+			   : sc_randc_create(k->seed, &k->rnd)) != 0)
 		return rc;
 	k->g = sc_randc_graph(k->rnd);
 	k->ninputs = sc_randc_inputs(k->rnd, ids, SC_RANDC_MAX_IO);
 	k->noutputs = sc_randc_outputs(k->rnd, ids, SC_RANDC_MAX_IO);
-	return sc_settle_work_generate(k->g, sc_randc_settle_step, k->rnd,
-				       nbatches, 0, w);
+	return stress_generate(k, sc_randc_settle_step, k->rnd, nbatches, 0, w);
 }
 
 /* The grid's outputs must also equal its from-scratch reference. */
@@ -188,6 +234,8 @@ stress_replay(const char *exe, struct stress_case *k)
 		       rate, fault, events);
 	if (k->plant && strlen(k->replay) + 20 < sizeof(k->replay))
 		strcat(k->replay, " --plant-difference");
+	if (k->ticks && strlen(k->replay) + 8 < sizeof(k->replay))
+		strcat(k->replay, " --ticks");
 	if (k->restart_arg && strlen(k->replay) + strlen(k->restart_arg) + 12 <
 				  sizeof(k->replay)) {
 		strcat(k->replay, " --restart ");
@@ -195,19 +243,25 @@ stress_replay(const char *exe, struct stress_case *k)
 	}
 }
 
-/* --plant-difference: the reference of every submission but the last,
- * so that the check has something to find (a test of the campaign). */
+/* --plant-difference: the reference of every submission but the last
+ * (a tick boundary is kept), so that the check has something to find (a
+ * test of the campaign). */
 static int
 stress_plant(struct sc_settle_work *w)
 {
-	size_t n = sc_settle_work_steps(w);
+	size_t n = sc_settle_work_steps(w), m = 0, last = n;
 	struct sc_settle_step *st = calloc(n ? n : 1, sizeof(*st));
 	int rc = st ? 0 : SC_ENOMEM;
 
-	for (size_t i = 0; i + 1 < n && !rc; i++)
-		rc = sc_settle_work_step(w, i, &st[i]);
+	for (size_t i = 0; i < n && !rc; i++)
+		if ((rc = sc_settle_work_step(w, i, &st[i])) == 0 &&
+		    st[i].batch)
+			last = i;
+	for (size_t i = 0; i < n && !rc; i++)
+		if (i != last)
+			st[m++] = st[i];
 	if (!rc)
-		rc = sc_settle_work_reference(w, st, n ? n - 1 : 0);
+		rc = sc_settle_work_reference(w, st, m);
 	free(st);
 	return rc;
 }
@@ -270,6 +324,10 @@ stress_run(struct stress_case *k, const char *exe)
 	if (!rc) {
 		stress_opts(k, &o);
 		rc = sc_settle_run(w, p, &o, &k->res);
+		/* Tick mode refuses a cycle of units crossing at no delay,
+		 * which a random placement can make: no case. */
+		k->skipped = k->ticks && rc == SC_EINVAL &&
+			     strstr(k->res.why, "cycle of units");
 		/* The replay names the unit and step the run struck. */
 		if (k->fault.unit < 0 && k->res.fault_unit >= 0) {
 			k->fault.unit = k->res.fault_unit;
@@ -465,6 +523,8 @@ stress_parse_campaign(struct args *a, struct stress_cfg *s)
 		s->quiet = true;
 	else if (args_opt(a, "--plant-difference", NULL))
 		s->plant = true;
+	else if (args_opt(a, "--ticks", NULL))
+		s->ticks = true;
 	else if (args_opt(a, "--restart", &v))
 		stress_parse_restart(v, s);
 	else
@@ -516,6 +576,18 @@ stress_parse(int argc, char **argv, struct stress_cfg *s)
 	if ((s->fault_unit >= 0 || s->fault_at) && s->nfaults != 1)
 		die_usage("stress", "--fault-unit and --fault-at need one "
 				    "fault kind (--faults KIND or --panic-at)");
+	for (size_t i = 0; s->ticks && i < s->nfaults; i++)
+		if (s->faults[i] != SC_SETTLE_FAULT_NONE &&
+		    s->faults[i] != SC_SETTLE_FAULT_SLOW &&
+		    s->faults[i] != SC_SETTLE_FAULT_BURST)
+			die_usage("stress",
+				  "--ticks: fault '%s' is not "
+				  "checked in tick mode (none, slow "
+				  "and burst are)",
+				  sc_settle_fault_name(s->faults[i]));
+	if (s->ticks && (s->panic_rate > 0 || s->restart.kind))
+		die_usage("stress", "--ticks: no --panic-rate nor --restart "
+				    "in tick mode");
 	if (s->np == 0)
 		for (;
 		     s->np < sizeof(stress_default) / sizeof(stress_default[0]);
@@ -559,6 +631,7 @@ stress_print_case(const struct stress_case *k, bool ok)
 struct stress_tally {
 	uint64_t cases, panicked, skipped, failures, divergences, hangs, errors;
 	uint64_t frames_lost, stalls_reported, outputs_compared, outputs_dead;
+	uint64_t ticks_compared;     /* tick mode: ticks of every output */
 	uint64_t restarts, given_up; /* units rebuilt; units the bound kept
 					dead */
 	uint64_t injected[SC_SETTLE_FAULT_KINDS];
@@ -583,6 +656,7 @@ stress_count(struct stress_tally *t, const struct stress_case *k, int rc)
 	t->stalls_reported += k->res.stalls_reported;
 	t->outputs_compared += k->res.outputs_compared;
 	t->outputs_dead += k->res.outputs_dead;
+	t->ticks_compared += k->res.ticks_compared;
 	t->restarts += k->res.stats.restarts;
 	t->given_up += k->res.stats.given_up;
 	for (int i = 0; i < SC_SETTLE_FAULT_KINDS; i++)
@@ -635,6 +709,7 @@ stress_case_at(const struct stress_cfg *s, uint64_t seed, int w, int mode,
 				.events = s->events,
 				.stall_ms = s->stall_ms,
 				.plant = s->plant,
+				.ticks = s->ticks,
 				.restart = s->restart,
 				.restart_arg =
 				    s->restart.kind ? s->restart_arg : NULL,
@@ -789,6 +864,10 @@ stress_print_tally(const struct stress_cfg *s, const struct stress_tally *t)
 		     ", skipped as downstream of a dead unit %" PRIu64 "\n",
 		     t->failures, t->divergences, t->frames_lost, t->hangs,
 		     t->errors, t->outputs_compared, t->outputs_dead);
+	if (s->ticks)
+		(void)printf("tick mode: %" PRIu64 " ticks compared (every "
+			     "output's delta at each)\n",
+			     t->ticks_compared);
 	if (s->restart.kind)
 		(void)printf("restarts %" PRIu64 " (--restart %s), units given "
 			     "up past the rate bound %" PRIu64 "\n",
@@ -834,9 +913,10 @@ stress_write_json(const struct stress_tally *t, FILE *f)
 	    ",\n  \"units_panicked\": %" PRIu64
 	    ",\n  \"outputs_compared\": %" PRIu64
 	    ",\n  \"outputs_dead\": %" PRIu64 ",\n  \"restarts\": %" PRIu64
-	    ",\n  \"units_given_up\": %" PRIu64 ",\n  \"first_failure\": ",
+	    ",\n  \"units_given_up\": %" PRIu64
+	    ",\n  \"ticks_compared\": %" PRIu64 ",\n  \"first_failure\": ",
 	    t->stalls_reported, t->panicked, t->outputs_compared,
-	    t->outputs_dead, t->restarts, t->given_up);
+	    t->outputs_dead, t->restarts, t->given_up, t->ticks_compared);
 	if (t->have_first) {
 		(void)fprintf(f, "{\"why\": ");
 		json_str(f, t->first_why);

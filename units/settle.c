@@ -37,7 +37,29 @@ struct sc_settle_work {
 	size_t nout;
 	struct sc_batch *expect[SC_SETTLE_MAX_OUTPUTS]; /* the reference */
 	bool single_failed; /* the reference hit an injected fault */
+	/* tick works: the host ticks of steps[], and the reference's ticks
+	 * and deltas, want[k * want_ticks + t] (NULL: empty) */
+	size_t nticks;
+	size_t want_ticks;
+	struct sc_batch **want;
 };
+
+static bool
+is_tick(const struct sc_settle_step *s)
+{
+	return s->input == SC_SETTLE_TICK && !s->batch;
+}
+
+/* The ticks of steps[0..n): its boundaries, and a trailing tick. */
+static size_t
+count_ticks(const struct sc_settle_step *steps, size_t n)
+{
+	size_t t = 0;
+
+	for (size_t i = 0; i < n; i++)
+		t += is_tick(&steps[i]);
+	return t + (n > 0 && !is_tick(&steps[n - 1]));
+}
 
 /* --- the work ------------------------------------------------------------- */
 
@@ -62,12 +84,18 @@ work_find_outputs(struct sc_settle_work *w)
 }
 
 static int
-check_steps(const struct sc_settle_step *steps, size_t n, const char *who)
+check_steps(const struct sc_settle_step *steps, size_t n, bool ticks,
+	    const char *who)
 {
 	if (n > 0 && !steps)
 		return sc__fail(SC_EINVAL, "%s: NULL steps", who);
 	for (size_t i = 0; i < n; i++)
-		if (!steps[i].batch)
+		if (is_tick(&steps[i]) && !ticks)
+			return sc__fail(SC_EINVAL,
+					"%s: step %zu is a tick boundary in "
+					"a work without SC_SETTLE_TICKS",
+					who, i);
+		else if (!steps[i].batch && !is_tick(&steps[i]))
 			return sc__fail(SC_EINVAL, "%s: step %zu has no batch",
 					who, i);
 	return 0;
@@ -103,6 +131,55 @@ single_run(struct sc_settle_work *w, const struct sc_settle_step *steps,
 	return rc;
 }
 
+/* The single circuit stepped once per tick of steps[0..n) (tick works):
+ * every output's delta at every tick into *want (nout * *ticks, NULL for
+ * an empty one) and its integral after the last into expect[]. */
+static int
+single_ticks(struct sc_settle_work *w, const struct sc_settle_step *steps,
+	     size_t n, struct sc_batch **expect, struct sc_batch ***want,
+	     size_t *ticks)
+{
+	size_t nt = count_ticks(steps, n), t = 0, got = 0;
+	struct sc_batch **d =
+	    calloc(w->nout * nt + 1, sizeof(struct sc_batch *));
+	struct sc_circuit *c = NULL;
+	int rc = d ? sc_circuit_create(w->g, &c) : SC_ENOMEM;
+
+	for (size_t i = 0; i <= n && t < nt && !rc; i++) {
+		if (i < n && !is_tick(&steps[i])) {
+			rc = sc_circuit_feed(c, steps[i].input, steps[i].batch);
+			continue;
+		}
+		if (i == n && n > 0 && is_tick(&steps[n - 1]))
+			break; /* no trailing tick */
+		rc = sc_circuit_step(c);
+		for (size_t k = 0; k < w->nout && !rc; k++) {
+			struct sc_batch **slot = &d[k * nt + t];
+
+			rc = sc_circuit_delta(c, w->outputs[k], slot);
+			if (!rc && sc_batch_count(*slot) == 0) {
+				sc_batch_release(*slot);
+				*slot = NULL;
+			}
+		}
+		t++;
+	}
+	for (; got < w->nout && !rc; got++)
+		rc = sc_circuit_integral(c, w->outputs[got], &expect[got]);
+	if (rc) {
+		while (got-- > 0)
+			sc_batch_release(expect[got]);
+		for (size_t k = 0; d && k < w->nout * nt; k++)
+			sc_batch_release(d[k]);
+		free(d);
+		d = NULL;
+	}
+	sc_circuit_destroy(c);
+	*want = d;
+	*ticks = nt;
+	return rc;
+}
+
 static void
 work_release_expect(struct sc_settle_work *w)
 {
@@ -110,6 +187,11 @@ work_release_expect(struct sc_settle_work *w)
 		sc_batch_release(w->expect[i]);
 		w->expect[i] = NULL;
 	}
+	for (size_t k = 0; w->want && k < w->nout * w->want_ticks; k++)
+		sc_batch_release(w->want[k]);
+	free(w->want);
+	w->want = NULL;
+	w->want_ticks = 0;
 }
 
 int
@@ -117,16 +199,25 @@ sc_settle_work_reference(struct sc_settle_work *w,
 			 const struct sc_settle_step *steps, size_t n)
 {
 	struct sc_batch *expect[SC_SETTLE_MAX_OUTPUTS] = {0};
-	bool faulted;
+	struct sc_batch **want = NULL;
+	size_t want_ticks = 0;
+	bool faulted = false, ticks;
 	int rc;
 
 	if (!w)
 		return sc__fail(SC_EINVAL, "sc_settle_work_reference: NULL");
-	if ((rc = check_steps(steps, n, "sc_settle_work_reference")) != 0 ||
-	    (rc = single_run(w, steps, n, expect, &faulted)) != 0)
+	ticks = (w->flags & SC_SETTLE_TICKS) != 0;
+	if ((rc = check_steps(steps, n, ticks, "sc_settle_work_reference")) !=
+	    0)
+		return rc;
+	rc = ticks ? single_ticks(w, steps, n, expect, &want, &want_ticks)
+		   : single_run(w, steps, n, expect, &faulted);
+	if (rc)
 		return rc;
 	work_release_expect(w);
 	memcpy(w->expect, expect, sizeof(expect));
+	w->want = want;
+	w->want_ticks = want_ticks;
 	w->single_failed = faulted;
 	return 0;
 }
@@ -142,8 +233,14 @@ work_alloc(struct sc_graph *g, size_t n, unsigned flags, int *rc)
 		*rc = sc__fail(SC_EINVAL, "settle: NULL graph");
 		return NULL;
 	}
-	if (flags & ~SC_SETTLE_FAULTS) {
+	if (flags & ~(SC_SETTLE_FAULTS | SC_SETTLE_TICKS)) {
 		*rc = sc__fail(SC_EINVAL, "settle: unknown flags %#x", flags);
+		return NULL;
+	}
+	if ((flags & SC_SETTLE_FAULTS) && (flags & SC_SETTLE_TICKS)) {
+		*rc = sc__fail(SC_EINVAL, "settle: SC_SETTLE_FAULTS with "
+					  "SC_SETTLE_TICKS (a dead unit "
+					  "leaves its ticks partial)");
 		return NULL;
 	}
 	*rc = SC_ENOMEM;
@@ -152,7 +249,8 @@ work_alloc(struct sc_graph *g, size_t n, unsigned flags, int *rc)
 		return NULL;
 	w->g = g;
 	w->flags = flags;
-	w->steps = calloc(n ? n : 1, sizeof(*w->steps));
+	/* room for a trailing tick's boundary */
+	w->steps = calloc(n + 1, sizeof(*w->steps));
 	if (!w->steps) {
 		free(w);
 		return NULL;
@@ -168,7 +266,14 @@ work_alloc(struct sc_graph *g, size_t n, unsigned flags, int *rc)
 static int
 work_finish(struct sc_settle_work *w, struct sc_settle_work **out)
 {
-	int rc = sc_settle_work_reference(w, w->steps, w->n);
+	int rc;
+
+	if ((w->flags & SC_SETTLE_TICKS) && w->n > 0 &&
+	    !is_tick(&w->steps[w->n - 1]))
+		w->steps[w->n++] =
+		    (struct sc_settle_step){SC_SETTLE_TICK, NULL};
+	w->nticks = count_ticks(w->steps, w->n);
+	rc = sc_settle_work_reference(w, w->steps, w->n);
 
 	if (rc) {
 		sc_settle_work_destroy(w);
@@ -187,7 +292,8 @@ sc_settle_work_create(struct sc_graph *g, const struct sc_settle_step *steps,
 
 	if (!out)
 		return sc__fail(SC_EINVAL, "sc_settle_work_create: NULL out");
-	if ((rc = check_steps(steps, n, "sc_settle_work_create")) != 0)
+	if ((rc = check_steps(steps, n, (flags & SC_SETTLE_TICKS) != 0,
+			      "sc_settle_work_create")) != 0)
 		return rc;
 	if (!(w = work_alloc(g, n, flags, &rc)))
 		return rc;
@@ -211,9 +317,16 @@ sc_settle_work_generate(struct sc_graph *g, sc_settle_gen_fn gen, void *ctx,
 	if (!(w = work_alloc(g, n, flags, &rc)))
 		return rc;
 	for (; w->n < n; w->n++) {
-		struct sc_settle_step s = {.input = -1, .batch = NULL};
+		struct sc_settle_step s = {.input = -2, .batch = NULL};
 
-		if ((rc = gen(ctx, w->n, &s)) == 0 && !s.batch)
+		rc = gen(ctx, w->n, &s);
+		if (!rc && is_tick(&s) && !(flags & SC_SETTLE_TICKS))
+			rc = sc__fail(SC_EINVAL,
+				      "sc_settle_work_generate: step %zu is a "
+				      "tick boundary in a work without "
+				      "SC_SETTLE_TICKS",
+				      w->n);
+		else if (!rc && !s.batch && !is_tick(&s))
 			rc = sc__fail(SC_EINVAL,
 				      "sc_settle_work_generate: step %zu "
 				      "has no batch",
@@ -290,6 +403,14 @@ struct run {
 	void *page;		/* SEGV: a PROT_NONE page to write to */
 	bool alloc_failed;	/* ALLOC: the hook failed an allocation */
 	struct sc_watchdog *wd; /* STALL: the watchdog that must report */
+	/* tick works: the deltas the outputs reported, got[k * nticks + t]
+	 * (under mu: pool workers report at once) */
+	bool ticks;
+	pthread_mutex_t mu;
+	struct sc_batch **got;
+	int bad_rc;	   /* a sum failed, or a delta outside the ticks */
+	uint64_t bad_tick; /* that delta's tick */
+	int bad_node;
 };
 
 static void __attribute__((format(printf, 3, 4)))
@@ -586,14 +707,23 @@ sim_host_step(void *ctx, struct sc_exec *ex, uint64_t rnd)
 	if (restarting(h->r))
 		(void)sc_runtime_restart(h->r->rt, NULL);
 	while (k-- && h->next < w->n && !h->error) {
-		int rc = sc_runtime_submit(h->r->rt, w->steps[h->next].input,
-					   w->steps[h->next].batch);
+		const struct sc_settle_step *st = &w->steps[h->next];
+		int rc = is_tick(st) ? sc_runtime_tick_try(h->r->rt, NULL)
+				     : sc_runtime_submit(h->r->rt, st->input,
+							 st->batch);
 
 		if (rc == SC_EFULL) {
 			res->submits_full++;
 			break;
 		}
-		if (!run_submitted(h->r, rc, h->next, &res->submits_dead))
+		if (is_tick(st) && rc) {
+			run_fail(h->r, rc, "closing the tick at step %zu: %s",
+				 h->next, sc_errmsg());
+			h->error = rc;
+		} else if (is_tick(st)) {
+			res->ticks_closed++;
+		} else if (!run_submitted(h->r, rc, h->next,
+					  &res->submits_dead))
 			h->error = rc;
 		else if (!rc)
 			res->submits++;
@@ -680,8 +810,10 @@ struct pool_host {
 	pthread_t th;
 	struct run *r;
 	size_t first, step;
-	atomic_int *start; /* BURST: every host starts when it turns 1 */
-	uint64_t submits, dead;
+	atomic_int *start;	/* BURST: every host starts when it turns 1 */
+	pthread_barrier_t *bar; /* tick works: met around each close */
+	atomic_int *stop;	/* tick works: a host failed, all stop */
+	uint64_t submits, dead, ticks;
 	int rc;
 	size_t failed_at;
 };
@@ -692,6 +824,48 @@ pool_timeout(const struct run *r)
 	return r->o->timeout_ns ? r->o->timeout_ns : SETTLE_TIMEOUT_NS;
 }
 
+/* A tick work's host: its share of each tick's submissions (the j-th of
+ * the tick when j % step == first), then the barrier, host 0 closes the
+ * tick, the barrier again, so that a tick holds exactly its submissions
+ * whichever host made them. Every host meets every barrier, a failed one
+ * too (it stops submitting), and all stop at the same close. */
+static void
+pool_host_ticks(struct pool_host *u)
+{
+	const struct sc_settle_work *w = u->r->w;
+	size_t j = 0;
+
+	for (size_t i = 0; i < w->n; i++) {
+		int rc = 0;
+
+		if (!is_tick(&w->steps[i])) {
+			if (j++ % u->step != u->first || u->rc)
+				continue;
+			rc = sc_runtime_submit_wait(u->r->rt, w->steps[i].input,
+						    w->steps[i].batch,
+						    pool_timeout(u->r));
+			if (!rc)
+				u->submits++;
+		} else {
+			j = 0;
+			(void)pthread_barrier_wait(u->bar);
+			if (u->first == 0 && !atomic_load(u->stop)) {
+				rc = sc_runtime_tick(u->r->rt,
+						     pool_timeout(u->r), NULL);
+				u->ticks += rc == 0;
+			}
+			(void)pthread_barrier_wait(u->bar);
+		}
+		if (rc && !u->rc) {
+			u->rc = rc;
+			u->failed_at = i;
+			atomic_store(u->stop, 1);
+		}
+		if (is_tick(&w->steps[i]) && atomic_load(u->stop))
+			return;
+	}
+}
+
 static void *
 pool_host_main(void *arg)
 {
@@ -700,6 +874,11 @@ pool_host_main(void *arg)
 
 	while (u->start && !atomic_load(u->start))
 		sched_yield();
+	if (u->bar) {
+		if (!atomic_load(u->stop))
+			pool_host_ticks(u);
+		return NULL;
+	}
 	for (size_t i = u->first; i < w->n; i += u->step) {
 		int rc = sc_runtime_submit_wait(u->r->rt, w->steps[i].input,
 						w->steps[i].batch,
@@ -726,17 +905,25 @@ pool_hosts(struct run *r)
 {
 	struct pool_host u[SC_SETTLE_MAX_HOSTS];
 	uint32_t n = r->o->hosts ? r->o->hosts : 1, started;
-	atomic_int start = 0;
+	atomic_int start = 0, stop = 0;
 	bool burst = r->kind == SC_SETTLE_FAULT_BURST;
+	pthread_barrier_t bar;
 	int rc = 0;
 
 	if (burst && n < SETTLE_BURST_HOSTS)
 		n = SETTLE_BURST_HOSTS;
+	if (r->ticks && pthread_barrier_init(&bar, NULL, n) != 0) {
+		run_fail(r, SC_ENOMEM, "cannot make the hosts' barrier");
+		return SC_ENOMEM;
+	}
 	for (uint32_t t = 0; t < n; t++)
 		u[t] = (struct pool_host){.r = r,
 					  .first = t,
 					  .step = n,
-					  .start = burst ? &start : NULL,
+					  .start =
+					      burst || r->ticks ? &start : NULL,
+					  .bar = r->ticks ? &bar : NULL,
+					  .stop = &stop,
 					  .rc = 0};
 	for (started = 1; started < n && !rc; started++)
 		if (pthread_create(&u[started].th, NULL, pool_host_main,
@@ -744,11 +931,17 @@ pool_hosts(struct run *r)
 			rc = SC_ENOMEM;
 	if (rc)
 		started--;
+	/* A tick work's hosts wait for start too: one that cannot start
+	 * would leave the others at a barrier for ever, so they stop. */
+	if (rc)
+		atomic_store(&stop, 1);
 	atomic_store(&start, 1); /* the burst: all of them at once */
 	if (!rc)
 		pool_host_main(&u[0]);
 	for (uint32_t t = 1; t < started; t++)
 		(void)pthread_join(u[t].th, NULL);
+	if (r->ticks)
+		(void)pthread_barrier_destroy(&bar);
 	if (rc) {
 		run_fail(r, rc, "cannot start host thread %u", started);
 		return rc;
@@ -756,10 +949,11 @@ pool_hosts(struct run *r)
 	for (uint32_t t = 0; t < n; t++) {
 		r->res->submits += u[t].submits;
 		r->res->submits_dead += u[t].dead;
+		r->res->ticks_closed += u[t].ticks;
 		if (u[t].rc == SC_ETIMEDOUT)
 			r->res->hung = true;
 		if (u[t].rc)
-			run_fail(r, u[t].rc, "host %u, submit %zu: %s", t,
+			run_fail(r, u[t].rc, "host %u, step %zu: %s", t,
 				 u[t].failed_at, sc_errname(u[t].rc));
 	}
 	return 0;
@@ -797,7 +991,8 @@ weight_of(const struct sc_batch *b, const uint64_t *row)
 {
 	size_t lo, hi;
 
-	if (sc_batch_key_range(b, row, sc_batch_ncols(b), &lo, &hi) != 0 ||
+	if (!b ||
+	    sc_batch_key_range(b, row, sc_batch_ncols(b), &lo, &hi) != 0 ||
 	    lo == hi)
 		return 0;
 	return sc_batch_weight(b, lo);
@@ -835,7 +1030,7 @@ static void
 diff_rows(struct sc_settle_result *res, const struct sc_batch *got,
 	  const struct sc_batch *want, const struct sc_batch *d)
 {
-	res->ndiff_total = sc_batch_count(d);
+	res->ndiff_total = d ? sc_batch_count(d) : 0;
 	for (size_t k = 0; k < res->ndiff_total && k < SC_SETTLE_MAX_DIFF;
 	     k++) {
 		const uint64_t *row = sc_batch_row(d, k);
@@ -846,53 +1041,177 @@ diff_rows(struct sc_settle_result *res, const struct sc_batch *got,
 		const struct sc_batch *home = pw ? got : want;
 		size_t lo = 0, hi = 0;
 
-		(void)sc_batch_key_range(home, row, sc_batch_ncols(home), &lo,
-					 &hi);
+		if (home)
+			(void)sc_batch_key_range(
+			    home, row, sc_batch_ncols(home), &lo, &hi);
 		f->row = lo < hi ? sc_batch_row(home, lo) : NULL;
 		f->placed = pw;
 		f->single = weight_of(want, row);
 	}
 }
 
-/* Record output i's difference: both integrals and the rows of
- * placed - single, with the weight on each side. */
+static size_t
+count_of(const struct sc_batch *b)
+{
+	return b ? sc_batch_count(b) : 0;
+}
+
+/* Record output i's difference between got and want (either NULL for
+ * empty): both batches and the rows of got - want, with the weight on
+ * each side. tick: the tick of two deltas, UINT64_MAX for integrals. */
 static int
-record_difference(struct run *r, size_t i, struct sc_batch *got)
+record_difference(struct run *r, size_t i, struct sc_batch *got,
+		  struct sc_batch *want, uint64_t tick)
 {
 	struct sc_settle_result *res = r->res;
-	const struct sc_batch *want = r->w->expect[i];
 	struct sc_batch *neg = NULL, *d = NULL;
 	struct sc_node_info ni;
-	char text[SETTLE_ROW_TEXT] = "";
-	int rc;
+	char text[SETTLE_ROW_TEXT] = "", at[48] = "";
+	int rc = 0;
 
-	if ((rc = sc_batch_negate(want, &neg)) != 0 ||
-	    (rc = sc_batch_add(got, neg, &d)) != 0) {
-		sc_batch_release(neg);
-		return rc;
-	}
+	if (want && (rc = sc_batch_negate(want, &neg)) == 0)
+		rc = got ? sc_batch_add(got, neg, &d)
+			 : (d = sc_batch_retain(neg), 0);
+	else if (!want)
+		d = sc_batch_retain(got);
 	sc_batch_release(neg);
+	if (rc)
+		return rc;
 	res->output = r->w->outputs[i];
+	res->tick = tick;
 	if (sc_graph_node_info(r->w->g, res->output, &ni) == 0)
 		(void)snprintf(res->output_name, sizeof(res->output_name), "%s",
 			       ni.name);
 	res->placed = sc_batch_retain(got);
-	res->single = sc_batch_retain(r->w->expect[i]);
+	res->single = sc_batch_retain(want);
 	diff_rows(res, got, want, d);
 	if (res->ndiff && res->diff[0].row)
 		row_text(res->diff[0].row,
 			 sc_graph_schema(r->w->g, res->output),
-			 sc_batch_ncols(got), text, sizeof(text));
+			 sc_batch_ncols(d), text, sizeof(text));
+	if (tick != UINT64_MAX)
+		(void)snprintf(at, sizeof(at), "at tick %" PRIu64 " its delta ",
+			       tick);
 	run_fail(r, SC_ESTATE,
-		 "output '%s' (node %d) differs from the single circuit's: "
+		 "output '%s' (node %d) %sdiffers from the single circuit's: "
 		 "%zu rows, expected %zu; %zu rows differ, the first %s with "
 		 "weight %lld placed, %lld single",
-		 res->output_name, res->output, sc_batch_count(got),
-		 sc_batch_count(want), res->ndiff_total, text,
+		 res->output_name, res->output, at, count_of(got),
+		 count_of(want), res->ndiff_total, text,
 		 res->ndiff ? (long long)res->diff[0].placed : 0LL,
 		 res->ndiff ? (long long)res->diff[0].single : 0LL);
 	sc_batch_release(d);
 	return 0;
+}
+
+/* A tick work's delta callback on every compared output: what a step
+ * reports, summed at its tick (a sharded output's replicas add up). */
+static int
+ticks_on_delta(void *ctx, int node, const struct sc_batch *delta)
+{
+	struct run *r = ctx;
+	uint64_t tick = sc_runtime_delta_tick();
+	size_t k = 0;
+
+	while (k < r->w->nout && r->w->outputs[k] != node)
+		k++;
+	pthread_mutex_lock(&r->mu);
+	if (k == r->w->nout || tick >= r->w->nticks) {
+		if (!r->bad_rc) {
+			r->bad_rc = SC_ESTATE;
+			r->bad_tick = tick;
+			r->bad_node = node;
+		}
+	} else {
+		struct sc_batch **slot = &r->got[k * r->w->nticks + tick];
+		struct sc_batch *sum = NULL;
+		int rc = 0;
+
+		if (!*slot)
+			*slot = sc_batch_retain((struct sc_batch *)delta);
+		else if ((rc = sc_batch_add(*slot, delta, &sum)) == 0) {
+			sc_batch_release(*slot);
+			*slot = sum;
+		} else if (!r->bad_rc) {
+			r->bad_rc = rc;
+			r->bad_tick = tick;
+			r->bad_node = node;
+		}
+	}
+	pthread_mutex_unlock(&r->mu);
+	return 0;
+}
+
+/* Install ticks_on_delta on every compared output. */
+static int
+ticks_arm(struct run *r)
+{
+	int rc = 0;
+
+	r->got =
+	    calloc(r->w->nout * r->w->nticks + 1, sizeof(struct sc_batch *));
+	if (!r->got)
+		return SC_ENOMEM;
+	for (size_t k = 0; k < r->w->nout && !rc; k++)
+		rc = sc_runtime_on_delta(r->rt, r->w->outputs[k],
+					 ticks_on_delta, r);
+	return rc;
+}
+
+static void
+ticks_disarm(struct run *r)
+{
+	for (size_t k = 0; r->got && k < r->w->nout * r->w->nticks; k++)
+		sc_batch_release(r->got[k]);
+	free(r->got);
+	r->got = NULL;
+}
+
+static bool
+same_delta(const struct sc_batch *a, const struct sc_batch *b)
+{
+	if (count_of(a) == 0 || count_of(b) == 0)
+		return count_of(a) == count_of(b);
+	return sc_batch_equal(a, b);
+}
+
+/* At idle, every output's delta at every tick (of the run's and of the
+ * reference's) equals the reference's; the first tick that differs, and
+ * its first output, is reported. */
+static void
+check_ticks(struct run *r)
+{
+	const struct sc_settle_work *w = r->w;
+	size_t nt = w->nticks > w->want_ticks ? w->nticks : w->want_ticks;
+
+	if (r->bad_rc) {
+		run_fail(r, r->bad_rc,
+			 "output node %d reported a delta at tick %" PRIu64
+			 " (the work has %zu ticks) or its sum failed (%s)",
+			 r->bad_node, r->bad_tick, w->nticks,
+			 sc_errname(r->bad_rc));
+		return;
+	}
+	for (size_t t = 0; t < nt; t++) {
+		for (size_t k = 0; k < w->nout; k++) {
+			struct sc_batch *got =
+			    t < w->nticks ? r->got[k * w->nticks + t] : NULL;
+			struct sc_batch *want =
+			    t < w->want_ticks ? w->want[k * w->want_ticks + t]
+					      : NULL;
+			int rc;
+
+			if (same_delta(got, want))
+				continue;
+			if ((rc = record_difference(r, k, got, want, t)) != 0)
+				run_fail(r, rc,
+					 "output node %d differs at tick %zu "
+					 "(%s)",
+					 w->outputs[k], t, sc_errname(rc));
+			return;
+		}
+		r->res->ticks_compared++;
+	}
 }
 
 /* Output i at idle: equal to the reference, and to the caller's check. */
@@ -909,7 +1228,8 @@ check_output(struct run *r, size_t i)
 		return;
 	}
 	if (!r->w->single_failed && !sc_batch_equal(got, r->w->expect[i])) {
-		if ((rc = record_difference(r, i, got)) != 0)
+		if ((rc = record_difference(r, i, got, r->w->expect[i],
+					    UINT64_MAX)) != 0)
 			run_fail(r, rc, "output node %d differs (%s)", out,
 				 sc_errname(rc));
 	} else if (r->o->verify &&
@@ -947,6 +1267,8 @@ check_idle(struct run *r)
 		run_fail(r, rc, "check_idle: %s", sc_errmsg());
 		return;
 	}
+	if (r->ticks)
+		check_ticks(r);
 	for (size_t i = 0; i < r->w->nout && r->res->ok; i++) {
 		/* A dead unit's part never arrived: the outputs it feeds
 		 * cannot be compared, every other one must be whole. */
@@ -1044,7 +1366,7 @@ sc_settle_replay_call(const struct sc_placement *p,
 
 static int
 check_opts(const struct sc_settle_opts *o, const struct sc_placement *p,
-	   struct sc_settle_result *res)
+	   bool ticks, struct sc_settle_result *res)
 {
 	const char *bad = NULL;
 
@@ -1062,6 +1384,10 @@ check_opts(const struct sc_settle_opts *o, const struct sc_placement *p,
 	else if (o->fault.kind == SC_SETTLE_FAULT_ALLOC && !alloc_hooked())
 		bad = "an alloc fault needs an allocation hook "
 		      "(sc_settle_alloc_hook_set); none is installed";
+	else if (ticks && (fault_in_callback(o->fault.kind) ||
+			   o->fault.kind == SC_SETTLE_FAULT_ALLOC))
+		bad = "a tick work takes no panic, segv, stall or alloc fault "
+		      "(its delta callbacks watch the outputs)";
 	if (!bad)
 		return 0;
 	(void)snprintf(res->why, sizeof(res->why), "sc_settle_run: %s", bad);
@@ -1085,7 +1411,9 @@ sc_settle_run(const struct sc_settle_work *w, const struct sc_placement *p,
 		return sc__fail(SC_EINVAL, "sc_settle_run: NULL argument");
 	res->fault_unit = -1;
 	res->fault_node = -1;
-	if ((rc = check_opts(opts, p, res)) != 0)
+	res->tick = UINT64_MAX;
+	r.ticks = (w->flags & SC_SETTLE_TICKS) != 0;
+	if ((rc = check_opts(opts, p, r.ticks, res)) != 0)
 		return rc;
 	if (opts->replay)
 		(void)snprintf(res->replay, sizeof(res->replay), "%s",
@@ -1093,6 +1421,10 @@ sc_settle_run(const struct sc_settle_work *w, const struct sc_placement *p,
 	else
 		(void)sc_settle_replay_call(p, opts, res->replay,
 					    sizeof(res->replay));
+	if (r.ticks && !opts->replay)
+		(void)snprintf(res->replay + strlen(res->replay),
+			       sizeof(res->replay) - strlen(res->replay),
+			       " /* work flags SC_SETTLE_TICKS */");
 	r.kind = opts->fault.kind;
 	r.at = opts->fault.at ? opts->fault.at : 1;
 	r.stall_ns =
@@ -1114,11 +1446,24 @@ sc_settle_run(const struct sc_settle_work *w, const struct sc_placement *p,
 	    .outbox_bound = opts->outbox_bound,
 	    .catch_faults = r.kind == SC_SETTLE_FAULT_SEGV,
 	    .restart = opts->restart,
-	    .executor = opts->executor};
+	    .executor = opts->executor,
+	    .ticks = r.ticks};
 	if ((rc = sc_runtime_create(w->g, p, &ro, &r.rt)) != 0) {
 		(void)snprintf(res->why, sizeof(res->why), "create: %s",
 			       sc_errmsg());
 		res->error = rc;
+		return rc;
+	}
+	(void)pthread_mutex_init(&r.mu, NULL);
+	if (r.ticks && (rc = ticks_arm(&r)) != 0) {
+		(void)snprintf(res->why, sizeof(res->why),
+			       "watching the outputs' ticks: %s",
+			       sc_errname(rc));
+		res->error = rc;
+		ticks_disarm(&r);
+		pthread_mutex_destroy(&r.mu);
+		(void)sc_runtime_shutdown(r.rt, NULL);
+		sc_runtime_destroy(r.rt);
 		return rc;
 	}
 	if ((rc = fault_arm(&r, p)) != 0) {
@@ -1127,6 +1472,8 @@ sc_settle_run(const struct sc_settle_work *w, const struct sc_placement *p,
 			       sc_settle_fault_name(r.kind), sc_errname(rc));
 		res->error = rc;
 		fault_disarm(&r);
+		ticks_disarm(&r);
+		pthread_mutex_destroy(&r.mu);
 		(void)sc_runtime_shutdown(r.rt, NULL);
 		sc_runtime_destroy(r.rt);
 		return rc;
@@ -1156,6 +1503,8 @@ sc_settle_run(const struct sc_settle_work *w, const struct sc_placement *p,
 	if (!res->hung && runtime_quiet(r.rt))
 		check_frames(&r);
 	sc_runtime_destroy(r.rt);
+	ticks_disarm(&r);
+	pthread_mutex_destroy(&r.mu);
 	return rc;
 }
 

@@ -106,6 +106,35 @@
  * rows, not frames, until flushed (units/edge.h); one still waiting at the
  * end fails the idle check.
  *
+ * Tick mode (SC_SETTLE_TICKS, a flag of the work). The work's steps may
+ * then be tick boundaries: a step {SC_SETTLE_TICK, NULL} closes the open
+ * host tick, as sc_runtime_tick does (units/runtime.h, "Host ticks"), so
+ * host tick t holds the submissions between the t-th boundary and the
+ * next, and a boundary right after another is an empty tick. A marker
+ * step, not a field of every step, because a boundary carries no batch
+ * and ticks are a property of the sequence, not of a submission; a
+ * non-empty trailing tick gets its boundary appended by create and
+ * generate (the work's steps count it), so the sim's host closes it too.
+ * The reference is then the single circuit stepped once per tick (fed
+ * exactly that tick's submissions): every output's delta at every tick,
+ * and its integral after the last. A run builds the runtime with
+ * opts.ticks, its host closes the ticks where the boundaries are
+ * (sc_runtime_tick_try from the sim's host events, an SC_EFULL counted as
+ * a refused submit; sc_runtime_tick from a pool's host 0, the other host
+ * threads splitting each tick's submissions and meeting host 0 at a
+ * barrier on both sides of every close), a delta callback
+ * (sc_runtime_on_delta) on every compared output sums what each step
+ * reports at its tick (sc_runtime_delta_tick; a sharded output's replicas
+ * add up), and at idle every output's delta at every tick must equal the
+ * reference's (a missing delta equals an empty one), before the integrals
+ * are compared as usual. The first (tick, output) that differs is
+ * reported: res->tick, res->output and res->diff as for an integral. The
+ * callbacks own the outputs' delta hooks, so tick works take no fault of
+ * a callback (PANIC, SEGV, STALL) nor ALLOC, and no SC_SETTLE_FAULTS (a
+ * dead unit would leave its ticks partial): those are refused
+ * (SC_EINVAL); SLOW and BURST work. Restarts are refused by the runtime
+ * in tick mode (sc_settle_run then returns create's error).
+ *
  * Ownership. The work holds its own references to the batches and borrows
  * the graph (which must outlive it). A result is caller storage filled by
  * sc_settle_run; sc_settle_result_fini frees what it holds.
@@ -132,7 +161,8 @@
 extern "C" {
 #endif
 
-/* One host submission: batch (borrowed by the callee) to input node. */
+/* One host submission: batch (borrowed by the callee) to input node; in
+ * a tick work, {SC_SETTLE_TICK, NULL} closes the host tick instead. */
 struct sc_settle_step {
 	int input;
 	struct sc_batch *batch;
@@ -148,6 +178,10 @@ typedef int (*sc_settle_gen_fn)(void *ctx, size_t i,
 
 /* Flags of a work. */
 #define SC_SETTLE_FAULTS 1u /* the graph's callbacks fail on purpose */
+#define SC_SETTLE_TICKS	 2u /* tick mode: steps may be tick boundaries */
+
+/* The input of a step that closes the host tick (tick works only). */
+#define SC_SETTLE_TICK (-1)
 
 /* The most outputs a work compares, and host threads of a pool run. */
 #define SC_SETTLE_MAX_OUTPUTS 64
@@ -163,8 +197,10 @@ struct sc_settle_work;
  * (each batch retained), with the single circuit's integrals as the
  * reference. flags: 0 or SC_SETTLE_FAULTS. Returns:
  *   0            *out is the work
- *   SC_EINVAL    NULL g or out, NULL steps with n > 0, a NULL batch,
- *                unknown flags, more than SC_SETTLE_MAX_OUTPUTS outputs
+ *   SC_EINVAL    NULL g or out, NULL steps with n > 0, a NULL batch
+ *                (but a tick work's boundary), a boundary in a work
+ *                without SC_SETTLE_TICKS, unknown flags, both FAULTS and
+ *                TICKS, more than SC_SETTLE_MAX_OUTPUTS outputs
  *   SC_ENOMEM
  *   other        an error of the single circuit (create, feed, step:
  *                e.g. SC_ESCHEMA for a batch of the wrong width, or
@@ -177,8 +213,9 @@ int sc_settle_work_create(struct sc_graph *g,
 
 /*
  * sc_settle_work_generate - as create, with the n submissions produced by
- * gen(ctx, i, ...) for i = 0 .. n-1 in order. Returns what create does, or
- * the first error gen returns.
+ * gen(ctx, i, ...) for i = 0 .. n-1 in order (in a tick work gen may give
+ * a boundary, {SC_SETTLE_TICK, NULL}). Returns what create does, or the
+ * first error gen returns.
  */
 int sc_settle_work_generate(struct sc_graph *g, sc_settle_gen_fn gen, void *ctx,
 			    size_t n, unsigned flags,
@@ -188,9 +225,11 @@ int sc_settle_work_generate(struct sc_graph *g, sc_settle_gen_fn gen, void *ctx,
  * sc_settle_work_reference - recompute the reference from the single
  * circuit fed steps[0..n) instead of the work's own submissions (which the
  * runs keep submitting). For a planted difference, or a reference the
- * caller trusts more. Returns:
+ * caller trusts more; in a tick work, per tick of steps' boundaries (a
+ * trailing tick without one is stepped too), e.g. one boundary more at
+ * the front shifts the reference by a tick. Returns:
  *   0            the new reference is in place
- *   SC_EINVAL    NULL w, NULL steps with n > 0, a NULL batch
+ *   SC_EINVAL    NULL w, NULL steps with n > 0, a NULL batch (as create)
  *   SC_ENOMEM, or an error of the single circuit: the old reference stays
  */
 int sc_settle_work_reference(struct sc_settle_work *w,
@@ -349,6 +388,12 @@ struct sc_settle_result {
 	uint32_t restarts;	   /* units rebuilt (= stats.restarts) */
 	uint64_t frames_lost;	   /* see the top of this file; must be 0 */
 	bool hung;		   /* max_steps or the timeout ran out */
+	/* tick works (see Tick mode above) */
+	uint64_t ticks_closed;	 /* host ticks the run closed */
+	uint64_t ticks_compared; /* ticks whose every output's delta was
+				    compared (all of them when ok) */
+	uint64_t tick;		 /* the tick of the first difference, or
+				    UINT64_MAX (an integral's, or none) */
 };
 
 /*
@@ -361,8 +406,9 @@ struct sc_settle_result {
  *                res->diff, say how
  *   SC_EINVAL    NULL w, p or res; units or hosts out of range; an
  *                unknown mode or fault kind; a fault unit out of the
- *                placement's units; ALLOC with no allocation hook
- *                (res->why names it)
+ *                placement's units; ALLOC with no allocation hook; a
+ *                callback or ALLOC fault with a tick work (res->why
+ *                names it)
  *   other        the runtime could not be built (sc_runtime_create's
  *                error, e.g. SC_EINVAL for a loop across units), a host
  *                thread could not be started, or SC_ENOMEM; res->why

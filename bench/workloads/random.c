@@ -29,7 +29,13 @@ enum randc_op {
 	RC_AGGREGATE,
 	RC_FLAT_MAP,
 	RC_WINDOW,
-	RC_OPS
+	RC_OPS, /* the operators of a circuit for either mode */
+	/* tick mode only (sc_randc_create_ticks): per-tick operators */
+	RC_DELAY = RC_OPS,
+	RC_INTEGRATE,
+	RC_DIFFERENTIATE,
+	RC_LOOP, /* s = a + delay(s), through a feedback node */
+	RC_OPS_TICKS
 };
 
 struct sc_randc {
@@ -41,6 +47,7 @@ struct sc_randc {
 	int inputs[SC_RANDC_MAX_IO], outputs[SC_RANDC_MAX_IO];
 	size_t ninputs, noutputs;
 	uint64_t rng; /* splitmix64 state */
+	bool ticks;   /* tick mode: per-tick operators drawn too */
 };
 
 static uint64_t
@@ -138,6 +145,20 @@ randc_op(struct sc_randc *rc, enum randc_op op)
 			   start): two windows per row, keys kept */
 		return sc_graph_index_by(g, sc_window_hopping(g, a, 1, 4, 2),
 					 key_right, 2);
+	case RC_DELAY:
+		return sc_graph_delay(g, a);
+	case RC_INTEGRATE:
+		return sc_graph_integrate(g, a);
+	case RC_DIFFERENTIATE:
+		return sc_graph_differentiate(g, a);
+	case RC_LOOP: {
+		int fb = sc_graph_feedback(g, &rc->schema);
+		int sum =
+		    fb < 0 ? fb : sc_graph_plus(g, a, sc_graph_delay(g, fb));
+		int err = sum < 0 ? sum : sc_graph_bind(g, fb, sum);
+
+		return err < 0 ? err : sum;
+	}
 	default:
 		return randc_sum(g, a);
 	}
@@ -160,7 +181,11 @@ randc_build(struct sc_randc *rc, uint64_t seed)
 		rc->streams[rc->nstreams++] = id;
 	}
 	for (size_t i = 0; i < nops; i++) {
-		int id = randc_op(rc, (enum randc_op)randc_below(rc, RC_OPS));
+		/* the plain draw is below RC_OPS as before: a seed makes
+		 * the same circuit */
+		int id =
+		    randc_op(rc, (enum randc_op)randc_below(
+				     rc, rc->ticks ? RC_OPS_TICKS : RC_OPS));
 
 		if (id < 0)
 			return id;
@@ -183,8 +208,8 @@ randc_build(struct sc_randc *rc, uint64_t seed)
 	return 0;
 }
 
-int
-sc_randc_create(uint64_t seed, struct sc_randc **out)
+static int
+randc_create(uint64_t seed, bool ticks, struct sc_randc **out)
 {
 	static const enum sc_type t2[2] = {SC_TYPE_I64, SC_TYPE_I64};
 	struct sc_randc *rc;
@@ -196,6 +221,7 @@ sc_randc_create(uint64_t seed, struct sc_randc **out)
 	if (!rc)
 		return SC_ENOMEM;
 	rc->rng = seed;
+	rc->ticks = ticks;
 	if ((err = sc_schema_init(&rc->schema, 2, t2, NULL)) != 0 ||
 	    (err = sc_graph_create(&rc->g)) != 0)
 		goto fail_rc;
@@ -208,6 +234,18 @@ fail_graph:
 fail_rc:
 	free(rc);
 	return err;
+}
+
+int
+sc_randc_create(uint64_t seed, struct sc_randc **out)
+{
+	return randc_create(seed, false, out);
+}
+
+int
+sc_randc_create_ticks(uint64_t seed, struct sc_randc **out)
+{
+	return randc_create(seed, true, out);
 }
 
 int

@@ -17,6 +17,13 @@
  * rows, weights +1 or -1) to random inputs. The same seed makes the same
  * graph and the same deltas, on every machine.
  *
+ * For tick mode (sc_randc_create_ticks) the draw also holds the per-tick
+ * operators delay, integrate and differentiate, and a running total
+ * through a delay (s = a + delay(s), a loop): the coalescing mode refuses
+ * them (units/runtime.h, "Modes"), so only a tick-mode run may take such
+ * a circuit. The plain draw is unchanged by it: a seed makes the same
+ * circuit as before.
+ *
  * There is no from-scratch reference here: the reference is the single
  * circuit of the same graph fed the same deltas (graph.h's operators are
  * checked against their own oracles in tests/operators/).
@@ -43,6 +50,10 @@ struct sc_randc;
  * drawn node type-checks).
  */
 int sc_randc_create(uint64_t seed, struct sc_randc **out);
+
+/* sc_randc_create_ticks - as sc_randc_create, with the per-tick operators
+ * and loops through a delay in the draw (tick mode only, see above). */
+int sc_randc_create_ticks(uint64_t seed, struct sc_randc **out);
 
 /* sc_randc_destroy - free it and its graph; SC_EBUSY while a circuit or
  * runtime of the graph lives. NULL is allowed. */
