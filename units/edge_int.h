@@ -27,4 +27,13 @@ void sc__edge_set_symbols(struct sc_edge *e, const struct sc__symcols *s);
  * marker (NULL) is allowed. */
 void sc__edge_frame_done(struct sc_edge *e, struct sc_batch *b);
 
+/* sc__exchange_trace_set_symbols - the runs of trace t (units/exchange.h,
+ * a restartable edge's integral of its sends) hold the ids of columns s, as
+ * a circuit's trace holds its runs' ids: taken when a share is recorded,
+ * the sum's before the runs it replaces let go, all dropped at fini.
+ * Before anything is recorded. */
+struct sc_exchange_trace;
+void sc__exchange_trace_set_symbols(struct sc_exchange_trace *t,
+				    const struct sc__symcols *s);
+
 #endif /* SC_UNITS_EDGE_INT_H */

@@ -1839,6 +1839,8 @@ end_restartable(const struct sc_runtime *rt, uint32_t inst)
 static int
 edge_trace(struct sc_runtime *rt, struct rt_edge *re)
 {
+	struct sc__symcols syms;
+
 	if (!end_restartable(rt, re->from) && !end_restartable(rt, re->to))
 		return 0;
 	re->trace = malloc(sizeof(*re->trace));
@@ -1846,6 +1848,8 @@ edge_trace(struct sc_runtime *rt, struct rt_edge *re)
 		return sc__fail(SC_ENOMEM, "sc_runtime_create: a trace");
 	sc_exchange_trace_init(re->trace,
 			       sc_graph_schema(rt->g, re->stream)->ncols);
+	sc__symcols_of(sc_graph_schema(rt->g, re->stream), &syms);
+	sc__exchange_trace_set_symbols(re->trace, &syms);
 	return 0;
 }
 

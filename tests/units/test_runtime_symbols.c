@@ -174,10 +174,16 @@ Test(runtime_symbols, destroy_lets_go_of_the_ring_and_the_outbox)
 
 /* --- whole runtimes ------------------------------------------------------ */
 
+static bool panic_once; /* the map fails on v == 13 while set */
+
 static int
 same_row(void *ctx, const uint64_t *row, uint64_t *out)
 {
 	(void)ctx;
+	if (panic_once && sc_dec_i64(row[1]) == 13) {
+		panic_once = false;
+		return SC_ECALLBACK; /* its unit dies, and is rebuilt */
+	}
 	out[0] = row[0];
 	out[1] = row[1];
 	return 0;
@@ -218,10 +224,11 @@ fruit_init(struct fruit *f, const struct sc_runtime_opts *o, uint64_t seed)
 	f->start = sc_symtab_count(f->t);
 }
 
+/* Shut down (want: shutdown's code, SC_EPANIC once a unit panicked). */
 static void
-fruit_fini(struct fruit *f)
+fruit_fini_rc(struct fruit *f, int want)
 {
-	cr_assert_eq(sc_runtime_shutdown(f->rt, NULL), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_runtime_shutdown(f->rt, NULL), want, "%s", sc_errmsg());
 	sc_runtime_destroy(f->rt);
 	cr_assert_eq(sc_symtab_count(f->t), f->start,
 		     "%zu ids live after shutdown, %zu before the run",
@@ -229,6 +236,12 @@ fruit_fini(struct fruit *f)
 	sc_placement_destroy(f->p);
 	cr_assert_eq(sc_graph_destroy(f->g), 0);
 	sc_symtab_destroy(f->t);
+}
+
+static void
+fruit_fini(struct fruit *f)
+{
+	fruit_fini_rc(f, 0);
 }
 
 /* Intern text, submit (id, v) x w and release the host's id at once. */
@@ -366,6 +379,44 @@ Test(runtime_symbols, unique_strings_on_a_pool_are_named_and_given_back)
 	}
 	sc_test_guard_end(guard);
 	fruit_fini(&f);
+}
+
+/* A unit rebuilt from the integral its input edge kept (runtime.h,
+ * Restarts): that trace holds the ids of what it recorded, so the rebuild
+ * finds them live though the host released every one at once. */
+Test(runtime_symbols, a_rebuilt_unit_finds_its_inputs_ids_alive)
+{
+	/* One frame a turn: the input's unit steps per row, so its own
+	 * holds on the rows behind the death are gone by the rebuild. */
+	struct sc_runtime_opts o = {
+	    .workers = 0,
+	    .budget = 1,
+	    .restart = {.kind = SC_RESTART_BOUNDED, .max_restarts = 1}};
+	struct sc_runtime_stats st;
+	struct fruit f;
+	char text[32];
+
+	fruit_init(&f, &o, 1);
+	for (unsigned i = 0; i < 40; i++) {
+		(void)snprintf(text, sizeof(text), "r-%u", i);
+		(void)submit_text(&f, text, i, 1);
+	}
+	panic_once = true;
+	/* The panic stays recorded (runtime.h, Restarts): SC_EPANIC. */
+	cr_assert_eq(sc_runtime_wait_idle(f.rt, 0, NULL), SC_EPANIC);
+	cr_assert(!panic_once, "the map never failed");
+	sc_runtime_stats(f.rt, &st);
+	cr_assert_eq(st.restarts, 1, "%u restarts", st.restarts);
+	cr_assert_eq(st.panics, 1, "the rebuild died too (a dead id?)");
+	cr_assert_eq(st.given_up, 0);
+	check_names(&f, "r-", 40);
+	for (unsigned i = 0; i < 40; i++) {
+		(void)snprintf(text, sizeof(text), "r-%u", i);
+		(void)submit_text(&f, text, i, -1);
+	}
+	cr_assert_eq(sc_runtime_wait_idle(f.rt, 0, NULL), SC_EPANIC);
+	check_names(&f, "r-", 0);
+	fruit_fini_rc(&f, SC_EPANIC);
 }
 
 /* --- the seeded scheduler ------------------------------------------------ */
