@@ -1,7 +1,7 @@
 /*
  * symbol_int.h - the references that kept rows hold on their symbols
- * (symbol.h, "Who holds an id"). Internal: trace.c, the stateful kernels
- * and circuit.c take and drop them; nothing outside operators/ calls these.
+ * (symbol.h, "Who holds an id"). Internal: trace.c, the stateful kernels,
+ * circuit.c and the runtime's edges (units/edge.c) take and drop them.
  */
 #ifndef SC_SYMBOL_INT_H
 #define SC_SYMBOL_INT_H

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "operators/base_int.h"
+#include "units/edge_int.h"
 
 #define SC_EDGE_LINE 64
 
@@ -30,6 +31,7 @@ struct sc_edge {
 	uint32_t capacity;	      /* frames in flight at most */
 	uint32_t ncols;		      /* every frame's column count */
 	size_t outbox_bound;	      /* rows beyond which: backpressured */
+	struct sc__symcols syms;      /* ids a frame holds (edge_int.h) */
 	uint64_t *stamps;   /* tick edges: each slot's stamp (a data frame's
 			       tick, a marker's frontier); NULL otherwise */
 	atomic_bool closed; /* the consumer is gone */
@@ -98,6 +100,31 @@ static bool
 is_power_of_two(uint32_t x)
 {
 	return x != 0 && (x & (x - 1)) == 0;
+}
+
+/* A frame leaves the edge: its holds go, then the frame. NULL is fine. */
+static inline void
+let_go(struct sc_edge *e, struct sc_batch *b)
+{
+	if (b && sc__symcols_any(&e->syms))
+		sc__symtab_unhold(&e->syms, b);
+	sc_batch_release(b);
+}
+
+void
+sc__edge_set_symbols(struct sc_edge *e, const struct sc__symcols *s)
+{
+	if (e && s)
+		e->syms = *s;
+}
+
+void
+sc__edge_frame_done(struct sc_edge *e, struct sc_batch *b)
+{
+	if (e)
+		let_go(e, b);
+	else
+		sc_batch_release(b);
 }
 
 int
@@ -233,7 +260,7 @@ ring_pop(struct sc_edge *e, uint64_t from, uint64_t to, struct sc_batch **out,
 		if (out)
 			out[i - from] = b;
 		else
-			sc_batch_release(b);
+			let_go(e, b);
 	}
 	atomic_store_explicit(
 	    &e->rows_popped,
@@ -300,7 +327,7 @@ producer_saw_close(struct sc_edge *e)
 				    atomic_load_explicit(&e->outbox_frames,
 							 memory_order_relaxed),
 				    sc_batch_count(e->outbox));
-		sc_batch_release(e->outbox);
+		let_go(e, e->outbox);
 		e->outbox = NULL;
 		atomic_store_explicit(&e->outbox_rows, 0, memory_order_relaxed);
 		atomic_store_explicit(&e->outbox_frames, 0,
@@ -377,8 +404,14 @@ outbox_add(struct sc_edge *e, struct sc_batch *b)
 		rc = sc_batch_add(e->outbox, b, &sum);
 		if (rc)
 			return rc;
-		sc_batch_release(e->outbox);
+		/* The sum holds before the old outbox lets go: an id the two
+		 * share never reaches zero in between. b was never held. */
+		if (sc__symcols_any(&e->syms))
+			sc__symtab_hold(&e->syms, sum);
+		let_go(e, e->outbox);
 		sc_batch_release(b);
+	} else if (sc__symcols_any(&e->syms)) {
+		sc__symtab_hold(&e->syms, b);
 	}
 	e->outbox = sum;
 	atomic_store_explicit(&e->outbox_rows, sc_batch_count(sum),
@@ -406,6 +439,10 @@ edge_send(struct sc_edge *e, struct sc_batch *batch)
 		return sc__fail(SC_EDEAD, "sc_edge_send: the consumer is gone");
 	}
 	if (outbox_flush(e) == 0 && ring_has_room(e)) {
+		/* Held before the commit: from then on the consumer may let
+		 * it go. */
+		if (sc__symcols_any(&e->syms))
+			sc__symtab_hold(&e->syms, batch);
 		ring_push(e, batch);
 		return 0;
 	}
@@ -701,7 +738,7 @@ sc_edge_destroy(struct sc_edge *e)
 		return;
 	c = atomic_load(&e->popped);
 	ring_pop(e, c, c + ck_ring_size(&e->ring), NULL, NULL);
-	sc_batch_release(e->outbox);
+	let_go(e, e->outbox);
 	free(e->stamps);
 	free(e->slots);
 	free(e);

@@ -63,7 +63,10 @@
  * (sc_batch_release). A batch given to sc_edge_send belongs to the edge
  * when the call returns 0, SC_EFULL or SC_EDEAD, and still to the caller on
  * any other code (then nothing changed). The edge releases whatever is left
- * in its ring and outbox when it is destroyed.
+ * in its ring and outbox when it is destroyed. An edge the runtime gave
+ * its stream's symbol columns (units/edge_int.h) also holds the ids of
+ * every frame it accepted, until the frame leaves it; its consumer lets a
+ * polled frame go with sc__edge_frame_done instead of sc_batch_release.
  *
  * Closing. When the consumer dies (its unit panicked and its destroy
  * runs), the consumer end closes the edge (sc_edge_close): the frames in

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "operators/base.h"
+#include "units/edge_int.h"
 
 /* What sc_exchange_init made: for SC_ASSERT. */
 static inline bool
@@ -73,12 +74,34 @@ sc_exchange_trace_init(struct sc_exchange_trace *t, uint32_t ncols)
 }
 
 void
+sc__exchange_trace_set_symbols(struct sc_exchange_trace *t,
+			       const struct sc__symcols *s)
+{
+	if (!t || !s)
+		return;
+	t->symtab = s->tab;
+	t->symmask = s->mask;
+}
+
+/* The trace's symbol columns (none: every hold below does nothing). */
+static struct sc__symcols
+trace_syms(const struct sc_exchange_trace *t)
+{
+	return (struct sc__symcols){.tab = t->symtab, .mask = t->symmask};
+}
+
+void
 sc_exchange_trace_fini(struct sc_exchange_trace *t)
 {
+	struct sc__symcols sy;
+
 	if (!t)
 		return;
-	for (size_t i = 0; i < t->nruns; i++)
+	sy = trace_syms(t);
+	for (size_t i = 0; i < t->nruns; i++) {
+		sc__symtab_unhold(&sy, t->runs[i]);
 		sc_batch_release(t->runs[i]);
+	}
 	free(t->runs);
 	t->runs = NULL;
 	t->nruns = t->cap = 0;
@@ -109,11 +132,16 @@ trace_reserve(struct sc_exchange_trace *t)
 static void
 trace_commit(struct sc_exchange_trace *t, struct sc_batch *b)
 {
+	struct sc__symcols sy = trace_syms(t);
+
 	SC_ASSERT(t->nruns < t->cap); /* trace_reserve ran */
 	if (sc_batch_count(b) == 0) {
 		sc_batch_release(b);
 		return;
 	}
+	/* The sender still holds b's ids (the host until its submit
+	 * returns, a unit's circuit until its next step). */
+	sc__symtab_hold(&sy, b);
 	t->runs[t->nruns++] = b;
 	while (t->nruns >= 2) {
 		struct sc_batch *older = t->runs[t->nruns - 2];
@@ -123,6 +151,10 @@ trace_commit(struct sc_exchange_trace *t, struct sc_batch *b)
 		if (sc_batch_count(older) > 2 * sc_batch_count(newer) ||
 		    sc_batch_add(older, newer, &m) != 0)
 			return;
+		/* The sum holds before the runs it replaces let go. */
+		sc__symtab_hold(&sy, m);
+		sc__symtab_unhold(&sy, older);
+		sc__symtab_unhold(&sy, newer);
 		sc_batch_release(older);
 		sc_batch_release(newer);
 		t->nruns -= 2;

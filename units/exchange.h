@@ -73,6 +73,11 @@ struct sc_exchange_trace {
 	struct sc_batch **runs; /* consolidated sums, oldest (largest) first */
 	size_t nruns;		/* runs in use */
 	size_t cap;		/* room in runs */
+	/* The ids its runs hold, one per symbol word of each row: columns
+	 * symmask of table symtab (none while NULL). Set by the runtime
+	 * (units/edge_int.h, sc__exchange_trace_set_symbols). */
+	struct sc_symtab *symtab;
+	uint32_t symmask;
 };
 
 struct sc_exchange {

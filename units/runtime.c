@@ -27,6 +27,7 @@
 #include "runtime/timeline.h"
 #include "units/analysis.h"
 #include "units/edge.h"
+#include "units/edge_int.h"
 #include "units/exchange.h"
 #include "units/subcircuit.h"
 #include "units/subcircuit_int.h"
@@ -82,9 +83,10 @@ struct rt_ondelta {
 struct rt_input {
 	int node;
 	uint32_t ncols;
-	struct sc_exchange x; /* one edge per replica of its unit, routing */
-	uint32_t *insts;      /* their instances, per edge */
-	pthread_mutex_t mu;   /* one submitter at a time (SPSC edges) */
+	struct sc__symcols syms; /* its symbol columns (a submit's check) */
+	struct sc_exchange x;	 /* one edge per replica of its unit, routing */
+	uint32_t *insts;	 /* their instances, per edge */
+	pthread_mutex_t mu;	 /* one submitter at a time (SPSC edges) */
 };
 
 struct sc_runtime {
@@ -161,6 +163,7 @@ new_edge(struct sc_runtime *rt, int stream, uint32_t from, uint32_t to,
 	 struct sc_edge **out)
 {
 	struct sc_edge_opts eo;
+	struct sc__symcols syms;
 	struct rt_edge *re;
 	void *arr = rt->edges;
 	int rc = grow(&arr, &rt->cap_edges, rt->nedges + 1, sizeof(*re));
@@ -175,6 +178,10 @@ new_edge(struct sc_runtime *rt, int stream, uint32_t from, uint32_t to,
 	re = &rt->edges[rt->nedges];
 	if ((rc = sc_edge_create(&eo, &re->edge)) != 0)
 		return rc;
+	/* Every edge holds its frames' ids, the host's and those between
+	 * units alike (operators/symbol.h, "Who holds an id"). */
+	sc__symcols_of(sc_graph_schema(rt->g, stream), &syms);
+	sc__edge_set_symbols(re->edge, &syms);
 	re->from = from;
 	re->to = to;
 	re->stream = stream;
@@ -315,6 +322,7 @@ add_input(struct sc_runtime *rt, int node, uint32_t u)
 	memset(in, 0, sizeof(*in));
 	in->node = node;
 	in->ncols = sc_graph_schema(rt->g, node)->ncols;
+	sc__symcols_of(sc_graph_schema(rt->g, node), &in->syms);
 	in->insts = calloc(nb, sizeof(*in->insts));
 	if (!edges || !in->insts) {
 		free(edges);
@@ -826,7 +834,11 @@ submit_check(struct sc_runtime *rt, int input, struct sc_batch *b,
 				"sc_runtime_submit: batch of %u columns for "
 				"input %d of %u",
 				sc_batch_ncols(b), input, in->ncols);
+	/* The edges hold the ids from acceptance on (edge_int.h); a dead
+	 * one is refused here, as sc_circuit_feed refuses it. */
 	*out = in;
+	if (sc__symcols_any(&in->syms))
+		return sc__symtab_check(&in->syms, b, "sc_runtime_submit");
 	return 0;
 }
 
@@ -1827,6 +1839,8 @@ end_restartable(const struct sc_runtime *rt, uint32_t inst)
 static int
 edge_trace(struct sc_runtime *rt, struct rt_edge *re)
 {
+	struct sc__symcols syms;
+
 	if (!end_restartable(rt, re->from) && !end_restartable(rt, re->to))
 		return 0;
 	re->trace = malloc(sizeof(*re->trace));
@@ -1834,6 +1848,8 @@ edge_trace(struct sc_runtime *rt, struct rt_edge *re)
 		return sc__fail(SC_ENOMEM, "sc_runtime_create: a trace");
 	sc_exchange_trace_init(re->trace,
 			       sc_graph_schema(rt->g, re->stream)->ncols);
+	sc__symcols_of(sc_graph_schema(rt->g, re->stream), &syms);
+	sc__exchange_trace_set_symbols(re->trace, &syms);
 	return 0;
 }
 

@@ -303,11 +303,14 @@ void sc_runtime_destroy(struct sc_runtime *rt);
  * backpressure; nothing applied, try later); SC_EDEAD (the input's unit,
  * or one of its shards, is dead for good: those rows are counted
  * undeliverable); SC_ESCHEMA (b's
- * width is not the input's; nothing applied); SC_ENOENT / SC_EINVAL (not
- * an input node, NULL); SC_ESHUTDOWN (shutdown has begun; nothing
+ * width is not the input's; nothing applied); SC_ENOENT (a symbol word of
+ * b is not a live id: nothing applied, nothing held); SC_ENOENT / SC_EINVAL
+ * (not an input node, NULL); SC_ESHUTDOWN (shutdown has begun; nothing
  * applied: a submit racing sc_runtime_shutdown from another thread is
  * either applied before shutdown waits for idle, or refused, never both
- * 0 and lost); SC_ENOMEM. Any host thread.
+ * 0 and lost); SC_ENOMEM. Any host thread. Once it returned 0 the
+ * runtime holds the ids of b's symbol columns (operators/symbol.h, "Who
+ * holds an id"): the host may release its own at once.
  */
 int sc_runtime_submit(struct sc_runtime *rt, int input, struct sc_batch *b);
 

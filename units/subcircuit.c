@@ -12,6 +12,7 @@
 #include "operators/base.h"
 #include "runtime/panic.h"
 #include "runtime/timeline.h"
+#include "units/edge_int.h"
 #include "units/exchange.h"
 
 struct in_port {
@@ -138,13 +139,16 @@ readable(const struct in_port *p, bool blocked)
 	return !(blocked && p->gated);
 }
 
-/* Feed one frame (owned) to the circuit; panics on a feed error. */
+/* Feed one frame (owned) polled from edge e to the circuit; panics on a
+ * feed error. The edge's holds on its ids go only after the feed took
+ * the circuit's (edge_int.h). */
 static void
-feed_frame(struct sc_subcircuit *s, int stream, struct sc_batch *b)
+feed_frame(struct sc_subcircuit *s, struct sc_edge *e, int stream,
+	   struct sc_batch *b)
 {
 	int rc = sc_circuit_feed(s->circuit, stream, b);
 
-	sc_batch_release(b);
+	sc__edge_frame_done(e, b);
 	if (rc)
 		sc_panic("unit %s: feed of stream %d failed: %s: %s", s->name,
 			 stream, sc_errname(rc), sc_errdetail());
@@ -171,7 +175,7 @@ poll_inputs(struct sc_subcircuit *s, uint32_t budget, bool blocked)
 		idle = 0;
 		polled++;
 		s->turn_rows_in += sc_batch_count(b);
-		feed_frame(s, p->stream, b);
+		feed_frame(s, p->edge, p->stream, b);
 	}
 	return polled;
 }
@@ -275,8 +279,9 @@ rebuild(struct sc_subcircuit *s)
 		struct sc_batch *b = s->restore[i];
 
 		s->restore[i] = NULL;
+		/* An integral, held by no edge (NULL). */
 		if (b)
-			feed_frame(s, s->in[i].stream, b);
+			feed_frame(s, NULL, s->in[i].stream, b);
 	}
 	free(s->restore);
 	s->restore = NULL;
@@ -417,7 +422,7 @@ tick_poll(struct sc_subcircuit *s)
 		bump(&s->fig->frames_in, 1);
 		s->turn_rows_in += sc_batch_count(b);
 		s->fed = true;
-		feed_frame(s, p->stream, b);
+		feed_frame(s, p->edge, p->stream, b);
 		return true;
 	}
 	return false;
