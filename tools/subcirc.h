@@ -278,6 +278,9 @@ FILE *open_out(const char *cmd, const char *opt, const char *path);
  * free it (f may be NULL: only free; 0 or exit 3); and, from the host
  * loop, sample the edges' fill and the events through per second at
  * most every millisecond (last_ns, last_events: the caller's memory). */
+/* Whether a unit of rt panicked: 0, or its name and message on stderr
+ * and EXIT_LIBRARY (tools/subcirc_run.c). */
+int runtime_check_alive(struct sc_runtime *rt);
 int trace_open(uint32_t workers, struct sc_timeline **out);
 int trace_close(struct sc_timeline *tl, FILE *f);
 void trace_sample(struct sc_timeline *tl, struct sc_runtime *rt, uint64_t now,

@@ -525,20 +525,7 @@ nx_peak_rss_kb(void)
 static int
 nx_check_alive(struct nx_run *x)
 {
-	struct sc_exec *ex = sc_runtime_exec(x->rt);
-	struct sc_exec_info info;
-	struct sc_panic_record pr;
-
-	sc_exec_info(ex, &info);
-	if (info.panics == 0)
-		return 0;
-	memset(&pr, 0, sizeof(pr));
-	(void)sc_exec_panic(ex, 0, &pr);
-	(void)fprintf(stderr,
-		      "subcirc run: unit %s panicked, so the run cannot "
-		      "finish: %s\n",
-		      pr.name, pr.message);
-	return EXIT_LIBRARY;
+	return runtime_check_alive(x->rt);
 }
 
 static int

@@ -291,11 +291,11 @@ progress_end(void)
 
 /* A dead unit ends the run: its name and message, and exit 3. The
  * executor's lock is taken, so the callers ask at most every millisecond
- * (or between naps). */
-static int
-run_check_alive(struct run_ctx *x)
+ * (or between naps). Shared with the Nexmark workload (subcirc.h). */
+int
+runtime_check_alive(struct sc_runtime *rt)
 {
-	struct sc_exec *ex = sc_runtime_exec(x->rt);
+	struct sc_exec *ex = sc_runtime_exec(rt);
 	struct sc_exec_info info;
 	struct sc_panic_record pr;
 
@@ -309,6 +309,12 @@ run_check_alive(struct run_ctx *x)
 		      "finish: %s\n",
 		      pr.name, pr.message);
 	return EXIT_LIBRARY;
+}
+
+static int
+run_check_alive(struct run_ctx *x)
+{
+	return runtime_check_alive(x->rt);
 }
 
 /* Sleep until `t` (sc_bench_now_ns, i.e. CLOCK_MONOTONIC) or a signal: a

@@ -351,10 +351,11 @@ Test(timeline, a_failed_write_is_eio)
 {
 	struct sc_timeline *tl;
 	struct sc_timeline_slice s = {1, 2, 0, 0, 0, 0, 0};
-	FILE *f = fopen("/dev/full", "w");
+	/* A stream opened for reading refuses every write: a failed write
+	 * on any machine, with no device file needed. */
+	FILE *f = fopen("/dev/null", "r");
 
-	if (!f)
-		cr_skip_test("no /dev/full");
+	cr_assert_not_null(f);
 	cr_assert_eq(sc_timeline_create(NULL, &tl), 0);
 	cr_assert_eq(sc_timeline_start(tl), 0);
 	sc_timeline_slice(tl, &s);
