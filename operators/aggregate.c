@@ -63,7 +63,7 @@ struct sc_aggregate {
 };
 
 /* A row's integrated weight in `rows` now (sc__symtab_hold_changes). */
-static int64_t
+static __int128
 row_weight_now(void *ctx, const uint64_t *row)
 {
 	return sc__rowhash_get(&((struct sc_aggregate *)ctx)->rows, row);
@@ -429,10 +429,11 @@ group_fold(struct sc_aggregate *agg, const struct sc_batch *d, size_t i,
 		if (i + PREFETCH < sc_batch_count(d))
 			sc__rowhash_prefetch(&agg->rows, agg->hv[i + PREFETCH]);
 		w = sc_batch_weight(d, i);
-		if (sc__rowhash_add(&agg->rows, row, agg->hv[i], w, &was))
-			return too_big("row weight");
+		rc =
+		    sc__rowhash_add(&agg->rows, row, agg->hv[i], w, &was, &now);
+		if (rc) /* SC_ENOMEM widening past int64 */
+			return rc;
 		agg->napplied++; /* undone if the step fails later */
-		now = was + w;
 		live += (now != 0) - (was != 0);
 		dc += w;
 		if (isum) {
@@ -582,11 +583,12 @@ group_key(const struct sc_aggregate *agg, const struct sc_batch *d, size_t g)
 static void
 rows_undo(struct sc_aggregate *agg, const struct sc_batch *d)
 {
-	int64_t was;
+	int64_t was, now;
 
 	for (size_t i = 0; i < agg->napplied; i++)
 		(void)sc__rowhash_add(&agg->rows, sc_batch_row(d, i),
-				      agg->hv[i], -sc_batch_weight(d, i), &was);
+				      agg->hv[i], -sc_batch_weight(d, i), &was,
+				      &now);
 	agg->napplied = 0;
 }
 

@@ -155,7 +155,16 @@ const struct sc_cut *sc_circuit_cut(const struct sc_circuit *c);
  *   SC_ENOENT     no such node, or not one the circuit reads, or a symbol
  *                 of b that is not live (symbol.h, "Who holds an id")
  *   SC_ESCHEMA    b's width is not the stream's
- *   SC_EOVERFLOW  a row's total with the earlier feeds leaves int64
+ *   SC_EOVERFLOW  a row's total with the earlier feeds since the last
+ *                 step leaves int64: the step's delta could not hold it.
+ *                 Step, then feed b again (alone it fits). Only a delta
+ *                 must fit: an integral may pass int64 between steps and
+ *                 come back (traces, distinct and the aggregates hold it
+ *                 exactly; only a read of it says SC_EOVERFLOW), so which
+ *                 feeds share a step never decides an error. A unit in
+ *                 coalescing mode, whose turns chose that grouping, steps
+ *                 early so (units/subcircuit.c); in tick mode the host's
+ *                 ticks decide it, and the unit panics
  *   SC_ENOMEM     no room to hold b
  *   SC_ESTATE     the circuit failed
  * On failure nothing is applied (b is not held). The frames held keep

@@ -21,7 +21,7 @@ struct sc_distinct {
 };
 
 /* A row's integrated weight now (for sc__symtab_hold_changes). */
-static int64_t
+static __int128
 weight_now(void *ctx, const uint64_t *row)
 {
 	return sc__rowhash_get(&((struct sc_distinct *)ctx)->h, row);
@@ -61,11 +61,11 @@ sc_distinct_create(uint32_t ncols, struct sc_distinct **out)
 static void
 undo_rows(struct sc_distinct *d, const struct sc_batch *delta, size_t n)
 {
-	int64_t was;
+	int64_t was, now;
 
 	for (size_t i = 0; i < n; i++)
 		(void)sc__rowhash_add(&d->h, sc_batch_row(delta, i), d->hv[i],
-				      -sc_batch_weight(delta, i), &was);
+				      -sc_batch_weight(delta, i), &was, &now);
 }
 
 static int
@@ -96,7 +96,7 @@ static int
 distinct_rows(struct sc_distinct *d, const struct sc_batch *delta)
 {
 	size_t n = sc_batch_count(delta);
-	int64_t old, w;
+	int64_t old, now, w;
 	int rc = hashes(d, delta);
 
 	if (rc == 0)
@@ -111,18 +111,15 @@ distinct_rows(struct sc_distinct *d, const struct sc_batch *delta)
 		if (i + PREFETCH < n)
 			sc__rowhash_prefetch(&d->h, d->hv[i + PREFETCH]);
 		w = sc_batch_weight(delta, i);
-		if (sc__rowhash_add(&d->h, row, d->hv[i], w, &old)) {
+		rc = sc__rowhash_add(&d->h, row, d->hv[i], w, &old, &now);
+		if (rc) { /* SC_ENOMEM widening past int64 */
 			undo_rows(d, delta, i);
-			return sc__fail(SC_EOVERFLOW,
-					"sc_distinct_step: row %zu of the "
-					"delta takes its integrated weight "
-					"beyond int64",
-					i);
+			return rc;
 		}
-		if ((old > 0) == (old + w > 0))
+		if ((old > 0) == (now > 0))
 			continue;
 		rc = sc_batch_builder_push(&d->out, row, d->ncols,
-					   old + w > 0 ? 1 : -1);
+					   now > 0 ? 1 : -1);
 		if (rc) {
 			undo_rows(d, delta, i + 1);
 			return rc;

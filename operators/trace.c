@@ -22,6 +22,8 @@ struct sc_trace {
 	struct sc__merge merge; /* its state, valid while merging */
 	struct sc__symcols sym; /* each run holds its rows' symbols */
 	struct sc__merge_eq eq; /* the merge's equal pairs, when sym */
+	bool wide; /* a row's integral is outside int64: the spine is a wide
+		      fold (wide_fold) and merges wait for the next insert */
 };
 
 int
@@ -215,8 +217,8 @@ sc_trace_pending(const struct sc_trace *t)
 {
 	size_t sizes[SC_TRACE_MAX_RUNS], n = 0, cost = 0, i;
 
-	if (!t)
-		return 0;
+	if (!t || t->wide)
+		return 0; /* a wide fold waits for the next insert */
 	/* Simulate the cascade on sizes, as if no weight cancelled (which
 	 * only shrinks merges, so this bounds the real work). */
 	for (i = 0; i < t->nruns; i++) {
@@ -267,6 +269,137 @@ start_merge(struct sc_trace *t, bool *started)
 	return 0;
 }
 
+/* w clamped into int64. */
+static int64_t
+clamp64(__int128 w)
+{
+	return w > INT64_MAX   ? INT64_MAX
+	       : w < INT64_MIN ? INT64_MIN
+			       : (int64_t)w;
+}
+
+/* Every row of the spine with a non-zero total, in row order, its total
+ * summed in 128 bits (row[] points into the runs). The count of them. */
+static size_t
+wide_totals(const struct sc_trace *t, const uint64_t **row, __int128 *w)
+{
+	size_t pos[SC_TRACE_MAX_RUNS] = {0}, n = 0;
+
+	for (;;) {
+		const uint64_t *min = NULL, *r;
+		__int128 sum = 0;
+
+		for (size_t i = 0; i < t->nruns; i++) {
+			if (pos[i] == t->runs[i]->count)
+				continue;
+			r = sc_batch_row(t->runs[i], pos[i]);
+			if (!min || sc_row_cmp(r, min, t->ncols) < 0)
+				min = r;
+		}
+		if (!min)
+			return n;
+		for (size_t i = 0; i < t->nruns; i++) {
+			if (pos[i] == t->runs[i]->count ||
+			    !sc_row_eq(sc_batch_row(t->runs[i], pos[i]), min,
+				       t->ncols))
+				continue;
+			sum += sc_batch_weight(t->runs[i], pos[i]);
+			pos[i]++;
+		}
+		if (sum != 0) {
+			row[n] = min;
+			w[n++] = sum;
+		}
+	}
+}
+
+/* The next level of a wide fold: every row whose remainder w[i] is not 0,
+ * with the remainder clamped into int64 (taken off w[i]); NULL *out when
+ * none is left. 0 or SC_ENOMEM. */
+static int
+wide_level(uint32_t ncols, const uint64_t **row, __int128 *w, size_t n,
+	   struct sc_batch **out)
+{
+	size_t m = 0, k = 0;
+	uint64_t *data;
+
+	*out = NULL;
+	for (size_t i = 0; i < n; i++)
+		m += w[i] != 0;
+	if (m == 0)
+		return 0;
+	data = sc__mem_alloc(m * (ncols + 1) * sizeof(uint64_t));
+	if (!data)
+		return SC_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *rec = data + k * (ncols + 1);
+		int64_t c = clamp64(w[i]);
+
+		if (c == 0)
+			continue;
+		memcpy(rec, row[i], ncols * sizeof(uint64_t));
+		rec[ncols] = (uint64_t)c;
+		w[i] -= c;
+		k++;
+	}
+	return sc__batch_adopt(ncols, data, m, m, out);
+}
+
+/*
+ * The integral has a row outside int64, which is no error while it lasts
+ * (issue 14, bug 21): that is a partial integral, which later inserts may
+ * bring back, and which deltas a trace sees depends on how a schedule
+ * grouped them into steps. Fold the whole spine into runs that fit
+ * instead: the first holds every row with its total clamped into int64,
+ * each next one the rows whose remainder is not 0 yet, clamped again (at
+ * most as many runs as were folded: |total| <= nruns * 2^63). The spine
+ * stays exact; reads of such a row say SC_EOVERFLOW (cursor, integral).
+ * Its first two runs would only overflow again if merged, so merges wait
+ * (t->wide) until an insert changes the spine; each fold costs a k-way
+ * merge of the spine, which happens once per overflowing merge. On
+ * SC_ENOMEM the trace is unchanged.
+ */
+static int
+wide_fold(struct sc_trace *t)
+{
+	struct sc_batch *lv[SC_TRACE_MAX_RUNS];
+	size_t rows = sc_trace_rows(t), n, nl = 0;
+	const uint64_t **row = malloc((rows ? rows : 1) * sizeof(*row));
+	__int128 *w = malloc((rows ? rows : 1) * sizeof(*w));
+	int rc = row && w ? 0 : SC_ENOMEM;
+
+	n = rc ? 0 : wide_totals(t, row, w);
+	while (rc == 0 && nl < t->nruns) {
+		rc = wide_level(t->ncols, row, w, n, &lv[nl]);
+		if (rc || !lv[nl])
+			break;
+		nl++;
+	}
+	free(row);
+	free(w);
+	if (rc) {
+		while (nl > 0)
+			sc_batch_release(lv[--nl]);
+		return sc__fail(SC_ENOMEM,
+				"sc_trace_work: out of memory folding a row "
+				"past int64");
+	}
+	if (t->merging)
+		sc__merge_abort(&t->merge);
+	t->merging = false;
+	for (size_t i = 0; i < nl; i++)
+		sc__symtab_hold(&t->sym, lv[i]);
+	for (size_t i = 0; i < t->nruns; i++) {
+		sc__symtab_unhold(&t->sym, t->runs[i]);
+		sc_batch_release(t->runs[i]);
+	}
+	for (size_t i = 0; i < nl; i++)
+		t->runs[i] = lv[i];
+	t->nruns = nl;
+	t->wide = true;
+	return 0;
+}
+
 /*
  * The merge in hand met a row whose two weights sum beyond int64. That sum
  * is only a partial integral: another run may hold the weight that brings
@@ -274,17 +407,20 @@ start_merge(struct sc_trace *t, bool *started)
  * in a merge is an accident of the merge schedule. So fold the whole spine
  * into one run instead (sc_batch_sum adds each row's weights in 128 bits):
  * that fails only if the integral itself has a row outside int64, and then
- * the trace is left as it was, merge in hand included. Rare, so its cost
- * (a sort of every row) is not budgeted.
+ * the spine is folded wide (wide_fold above). Rare, so its cost (a sort
+ * of every row) is not budgeted.
  */
 static int
 merge_overflowed(struct sc_trace *t, int rc)
 {
 	struct sc_batch *all;
 
-	if (sc_batch_sum(t->runs, t->nruns, &all))
-		return sc__fail(rc, "sc_trace_work: a row's integrated weight "
-				    "would leave int64");
+	rc = sc_batch_sum(t->runs, t->nruns, &all);
+	if (rc == SC_EOVERFLOW)
+		return wide_fold(t);
+	if (rc)
+		return sc__fail(rc, "sc_trace_work: out of memory folding "
+				    "the spine");
 	sc__merge_abort(&t->merge);
 	t->merging = false;
 	sc__symtab_hold(&t->sym, all);
@@ -330,7 +466,7 @@ sc_trace_work(struct sc_trace *t, size_t budget, size_t *done)
 
 	if (!t)
 		return sc__fail(SC_EINVAL, "sc_trace_work: trace is NULL");
-	while (total < budget) {
+	while (total < budget && !t->wide) {
 		if (!t->merging) {
 			rc = start_merge(t, &started);
 			if (rc)
@@ -367,6 +503,7 @@ sc_trace_insert(struct sc_trace *t, struct sc_batch *b)
 		/* The safety net: settle the spine completely. A settled
 		 * spine of N rows has at most log2(N) + 1 runs, far fewer
 		 * than the limit for any N that fits in memory. */
+		t->wide = false; /* try the merges a wide fold held */
 		rc = sc_trace_work(t, SIZE_MAX, NULL);
 		if (rc)
 			return rc;
@@ -378,6 +515,7 @@ sc_trace_insert(struct sc_trace *t, struct sc_batch *b)
 	}
 	sc__symtab_hold(&t->sym, b);
 	place_run(t, sc_batch_retain(b));
+	t->wide = false; /* the spine changed: merges may go on */
 	return 0;
 }
 
