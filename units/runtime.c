@@ -25,6 +25,7 @@
 #include "operators/base_int.h"
 #include "runtime/pool.h"
 #include "runtime/timeline.h"
+#include "runtime/watchdog.h"
 #include "units/analysis.h"
 #include "units/edge.h"
 #include "units/edge_int.h"
@@ -540,6 +541,23 @@ check_args(struct sc_graph *g, const struct sc_placement *p,
 	return sc_graph_check(g);
 }
 
+/* An edge by its ends: "u1.0 -> u3.0" (unit.replica), "host -> u0.0"
+ * for an input's. */
+static void
+edge_name(const struct sc_runtime *rt, const struct rt_edge *e, char *buf,
+	  size_t n)
+{
+	char from[32];
+
+	if (e->from == RT_HOST)
+		(void)snprintf(from, sizeof(from), "host");
+	else
+		(void)snprintf(from, sizeof(from), "u%u.%u",
+			       rt->inst[e->from].unit, rt->inst[e->from].shard);
+	(void)snprintf(buf, n, "%s -> u%u.%u", from, rt->inst[e->to].unit,
+		       rt->inst[e->to].shard);
+}
+
 /* The timeline's counter i is edge i's fill (sc_runtime_trace_sample):
  * named "u1 -> u2" (with .shard for replicas), "host -> u0" for an input's.
  * Edges beyond the counters it names stay "counter N". */
@@ -547,18 +565,10 @@ static void
 name_edge_counters(struct sc_runtime *rt)
 {
 	for (size_t i = 0; i < rt->nedges; i++) {
-		const struct rt_edge *e = &rt->edges[i];
-		char from[32], to[32], name[80];
+		char ends[72], name[80];
 
-		if (e->from == RT_HOST)
-			(void)snprintf(from, sizeof(from), "host");
-		else
-			(void)snprintf(from, sizeof(from), "u%u.%u",
-				       rt->inst[e->from].unit,
-				       rt->inst[e->from].shard);
-		(void)snprintf(to, sizeof(to), "u%u.%u", rt->inst[e->to].unit,
-			       rt->inst[e->to].shard);
-		(void)snprintf(name, sizeof(name), "fill %s -> %s", from, to);
+		edge_name(rt, &rt->edges[i], ends, sizeof(ends));
+		(void)snprintf(name, sizeof(name), "fill %s", ends);
 		(void)sc_timeline_name(rt->o.timeline, SC_TIMELINE_COUNTER,
 				       (uint32_t)i, name);
 	}
@@ -1328,6 +1338,34 @@ uint64_t
 sc_runtime_delta_tick(void)
 {
 	return sc_subcircuit_tick_now();
+}
+
+/* The watchdog's waits hook (runtime.h): what unit `unit`'s last turn
+ * published (units/subcircuit_int.h), kept only while it is a wait for
+ * an edge, not for the host: the tick is closed, and the edge holds
+ * nothing for the unit to read. Atomics only, as the hook must. */
+bool
+sc_runtime_waits(void *arg, uint32_t unit, struct sc_watchdog_wait *out)
+{
+	const struct sc_runtime *rt = arg;
+	struct sc_edge *e;
+	uint64_t tick, front;
+
+	if (!rt || !out || !rt->o.ticks || unit >= rt->ninst ||
+	    !sc__unit_wait_read(&rt->inst[unit].figures, &tick, &front, &e))
+		return false;
+	if (tick >= atomic_load_explicit(&rt->horizon, memory_order_acquire) ||
+	    sc_edge_pending(e) > 0)
+		return false;
+	for (size_t i = 0; i < rt->nedges; i++)
+		if (rt->edges[i].edge == e) {
+			out->tick = tick;
+			out->frontier = front;
+			edge_name(rt, &rt->edges[i], out->edge,
+				  sizeof(out->edge));
+			return true;
+		}
+	return false;
 }
 
 /* The integral of output `output` (node ni) summed over its unit's

@@ -429,6 +429,30 @@ tick_poll(struct sc_subcircuit *s)
 }
 
 /*
+ * Publish what tick cur waits on for a watchdog (sc__unit_wait_read): the
+ * first input whose frontier has not passed it, or none. The tick is
+ * written last, so a reader that sees it unchanged around its reads has
+ * an edge of that tick's wait (or, racing with the next turn, of a later
+ * one: a wait that held a moment ago either way); a turn pays three
+ * stores.
+ */
+static void
+tick_publish(struct sc_subcircuit *s)
+{
+	struct sc_edge *e = NULL;
+	uint64_t front = 0;
+
+	for (size_t i = 0; i < s->nin && !e; i++)
+		if (s->in[i].front <= s->cur) {
+			e = s->in[i].edge;
+			front = s->in[i].front;
+		}
+	atomic_store_explicit(&s->fig->wait_front, front, memory_order_relaxed);
+	atomic_store_explicit(&s->fig->wait_edge, e, memory_order_relaxed);
+	atomic_store_explicit(&s->fig->wait_tick, s->cur, memory_order_release);
+}
+
+/*
  * The work of a tick-mode turn (subcircuit.h, "Tick mode"): catch up on
  * the announcements a full edge refused, then, up to `budget` frames and
  * steps, step every complete tick and read frames of the tick being
@@ -468,6 +492,7 @@ tick_work(struct sc_subcircuit *s, uint32_t budget, bool *more)
 	if (!behind)
 		behind = advance_outputs(s);
 	*more = work >= budget && !behind && (tick_complete(s) || tick_left(s));
+	tick_publish(s);
 	return work;
 }
 
@@ -772,6 +797,7 @@ tick_init(struct sc_subcircuit *s, const struct sc_subcircuit_desc *d)
 			if (sc_edge_advance(s->out[i].x.edges[j], 1) ==
 			    SC_EINVAL)
 				return SC_EINVAL;
+	tick_publish(s); /* before its first turn, it waits for tick 0 */
 	for (size_t i = 0; i < d->nnodes; i++) {
 		struct sc_node_info ni;
 		int rc = sc_graph_node_info(d->graph, d->nodes[i], &ni);
@@ -887,6 +913,21 @@ sc__unit_figures_read(const struct sc__unit_figures *f,
 	out->rows_out =
 	    atomic_load_explicit(&f->rows_out, memory_order_relaxed);
 	out->busy_ns = atomic_load_explicit(&f->busy_ns, memory_order_relaxed);
+}
+
+bool
+sc__unit_wait_read(const struct sc__unit_figures *f, uint64_t *tick,
+		   uint64_t *front, struct sc_edge **edge)
+{
+	uint64_t t = atomic_load_explicit(&f->wait_tick, memory_order_acquire);
+
+	*edge = atomic_load_explicit(&f->wait_edge, memory_order_relaxed);
+	*front = atomic_load_explicit(&f->wait_front, memory_order_relaxed);
+	/* Orders the two loads above before the tick's second read. */
+	atomic_thread_fence(memory_order_acquire);
+	*tick = t;
+	return *edge &&
+	       atomic_load_explicit(&f->wait_tick, memory_order_relaxed) == t;
 }
 
 void
