@@ -71,6 +71,7 @@ Test(runtime_tick_watch, watchdog_reports_a_unit_waiting_for_a_frontier,
 	cr_assert_geq(s.duration_ns, 100 * UT_MS, "%s", s.message);
 	cr_assert(strstr(s.message, "waits for tick 3 on edge u0.0 -> u1.0"),
 		  "message: %s", s.message);
+	cr_log_info("the report: %s", s.message);
 }
 
 Test(runtime_tick_watch, no_frontier_report_while_frontiers_keep_up,
