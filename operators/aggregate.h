@@ -86,9 +86,11 @@
  * (MIN/MAX compute everything into scratch before they change anything;
  * COUNT/SUM/AVG update the row table as they read it and, on failure,
  * apply the rows done so far again with the opposite weight, which cannot
- * fail): a delta of the wrong width is SC_ESCHEMA, an integrated row
- * weight beyond int64 is SC_EOVERFLOW. An i64 sum or count beyond int64 is
- * not a step error (above).
+ * fail): a delta of the wrong width is SC_ESCHEMA. An integrated row
+ * weight beyond int64 is SC_EOVERFLOW for MIN/MAX only; COUNT/SUM/AVG hold
+ * it exactly (rowhash_int.h), as their NaN and infinity counts (xsum.h),
+ * since between steps it may be a partial integral. An i64 sum or count
+ * beyond int64 is not a step error (above).
  * Single-threaded, like everything in operators/.
  */
 #ifndef SC_AGGREGATE_H
@@ -149,9 +151,9 @@ uint32_t sc_aggregate_out_ncols(const struct sc_aggregate *agg);
  * NULL means empty) is added to the integral and the output delta (a new
  * batch of k + 1 columns, one reference for the caller) is written to
  * *out. Returns 0, SC_EINVAL (agg or out NULL), SC_ESCHEMA (wrong width),
- * SC_EOVERFLOW (a row's integrated weight would leave int64; never a count
- * or sum, which only lose their row), SC_ENOMEM; on failure nothing
- * changed and *out is unwritten.
+ * SC_EOVERFLOW (MIN/MAX: a row's integrated weight would leave int64;
+ * never a count or sum, which only lose their row), SC_ENOMEM; on failure
+ * nothing changed and *out is unwritten.
  */
 int sc_aggregate_step(struct sc_aggregate *agg, const struct sc_batch *delta,
 		      struct sc_batch **out);

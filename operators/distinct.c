@@ -9,6 +9,7 @@
 #include "operators/probe_int.h"
 #include "operators/rowhash_int.h"
 #include "operators/symbol_int.h"
+#include "operators/waterline_int.h"
 
 struct sc_distinct {
 	uint32_t ncols;		     /* row width */
@@ -18,10 +19,11 @@ struct sc_distinct {
 	struct sc_batch_builder out; /* output scratch, kept for its buffer */
 	struct sc__symcols sym;	     /* the rows' symbol columns: the table
 					holds one reference per row it keeps */
+	size_t sweep_at;	     /* the cleanup sweep's next slot */
 };
 
 /* A row's integrated weight now (for sc__symtab_hold_changes). */
-static int64_t
+static __int128
 weight_now(void *ctx, const uint64_t *row)
 {
 	return sc__rowhash_get(&((struct sc_distinct *)ctx)->h, row);
@@ -61,11 +63,11 @@ sc_distinct_create(uint32_t ncols, struct sc_distinct **out)
 static void
 undo_rows(struct sc_distinct *d, const struct sc_batch *delta, size_t n)
 {
-	int64_t was;
+	int64_t was, now;
 
 	for (size_t i = 0; i < n; i++)
 		(void)sc__rowhash_add(&d->h, sc_batch_row(delta, i), d->hv[i],
-				      -sc_batch_weight(delta, i), &was);
+				      -sc_batch_weight(delta, i), &was, &now);
 }
 
 static int
@@ -96,7 +98,7 @@ static int
 distinct_rows(struct sc_distinct *d, const struct sc_batch *delta)
 {
 	size_t n = sc_batch_count(delta);
-	int64_t old, w;
+	int64_t old, now, w;
 	int rc = hashes(d, delta);
 
 	if (rc == 0)
@@ -111,18 +113,15 @@ distinct_rows(struct sc_distinct *d, const struct sc_batch *delta)
 		if (i + PREFETCH < n)
 			sc__rowhash_prefetch(&d->h, d->hv[i + PREFETCH]);
 		w = sc_batch_weight(delta, i);
-		if (sc__rowhash_add(&d->h, row, d->hv[i], w, &old)) {
+		rc = sc__rowhash_add(&d->h, row, d->hv[i], w, &old, &now);
+		if (rc) { /* SC_ENOMEM widening past int64 */
 			undo_rows(d, delta, i);
-			return sc__fail(SC_EOVERFLOW,
-					"sc_distinct_step: row %zu of the "
-					"delta takes its integrated weight "
-					"beyond int64",
-					i);
+			return rc;
 		}
-		if ((old > 0) == (old + w > 0))
+		if ((old > 0) == (now > 0))
 			continue;
 		rc = sc_batch_builder_push(&d->out, row, d->ncols,
-					   old + w > 0 ? 1 : -1);
+					   now > 0 ? 1 : -1);
 		if (rc) {
 			undo_rows(d, delta, i + 1);
 			return rc;
@@ -213,4 +212,22 @@ sc__distinct_set_symbols(struct sc_distinct *d, const struct sc__symcols *s)
 {
 	SC_ASSERT(d->h.n == 0);
 	d->sym = *s;
+}
+
+/* --- cleanup (waterline.h) ------------------------------------------------ */
+
+/* A record the sweep removes lets its ids go. */
+static void
+distinct_drop(void *ctx, const uint64_t *rec)
+{
+	const struct sc_distinct *d = ctx;
+
+	sc__symtab_unhold_slots(&d->sym, rec, 1, d->h.stride, d->ncols);
+}
+
+void
+sc__distinct_sweep(struct sc_distinct *d, const struct sc__horizon *h,
+		   size_t budget)
+{
+	sc__rowhash_sweep(&d->h, h, &d->sweep_at, budget, distinct_drop, d);
 }

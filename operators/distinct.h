@@ -53,8 +53,10 @@ int sc_distinct_create(uint32_t ncols, struct sc_distinct **out);
  * sc_distinct_step - one tick: `delta` (borrowed; NULL means empty) is
  * added to the integral, and the output delta (a new batch of ncols
  * columns, weights +1 / -1, one reference for the caller) is written to
- * *out. Returns 0, SC_EINVAL (d or out NULL), SC_ESCHEMA, SC_EOVERFLOW,
- * SC_ENOMEM; on failure nothing changed and *out is unwritten.
+ * *out. Returns 0, SC_EINVAL (d or out NULL), SC_ESCHEMA, SC_ENOMEM; on
+ * failure nothing changed and *out is unwritten. Never SC_EOVERFLOW: a
+ * row's integrated weight past int64 is held exactly (rowhash_int.h),
+ * since between steps it may be a partial integral (issue 14, bug 21).
  */
 int sc_distinct_step(struct sc_distinct *d, const struct sc_batch *delta,
 		     struct sc_batch **out);

@@ -9,6 +9,7 @@
 
 #include "operators/error.h"
 #include "operators/mem_int.h"
+#include "operators/waterline_int.h"
 
 /* Slots used at most: 1 in 2 (0.7 cost a fifth more instructions per
  * update on the grid workload, its clusters longer under churn). */
@@ -30,6 +31,9 @@ sc__rowhash_fini(struct sc__rowhash *h)
 	h->recs = NULL;
 	h->n = 0;
 	h->mask = 0;
+	h->wide = false;
+	h->nwide = 0;
+	h->stride = h->ncols + 1;
 }
 
 static inline uint64_t *
@@ -42,6 +46,43 @@ static inline int64_t
 rec_w(const struct sc__rowhash *h, const uint64_t *rec)
 {
 	return (int64_t)rec[h->ncols];
+}
+
+/* --- weights past int64 (rowhash_int.h) --- */
+
+static inline int64_t
+clamp64(__int128 w)
+{
+	return w > INT64_MAX   ? INT64_MAX
+	       : w < INT64_MIN ? INT64_MIN
+			       : (int64_t)w;
+}
+
+static inline bool
+out64(__int128 w)
+{
+	return w > INT64_MAX || w < INT64_MIN;
+}
+
+/* The exact weight of an occupied record in h's layout. */
+static inline __int128
+rec_exact(const struct sc__rowhash *h, const uint64_t *rec)
+{
+	if (!h->wide)
+		return rec_w(h, rec);
+	return (__int128)(((unsigned __int128)rec[h->ncols + 2] << 64) |
+			  rec[h->ncols + 1]);
+}
+
+/* Write weight w (not 0) into rec, in h's layout. */
+static inline void
+rec_set(const struct sc__rowhash *h, uint64_t *rec, __int128 w)
+{
+	rec[h->ncols] = (uint64_t)clamp64(w);
+	if (h->wide) {
+		rec[h->ncols + 1] = (uint64_t)w;
+		rec[h->ncols + 2] = (uint64_t)((unsigned __int128)w >> 64);
+	}
 }
 
 /* Rows equal, with the narrow widths unrolled. */
@@ -93,12 +134,52 @@ find_slot(const struct sc__rowhash *h, const uint64_t *row, uint64_t hv)
 	}
 }
 
+/*
+ * Move every record into a fresh table of nslots slots in the wide or the
+ * narrow layout (rowhash_int.h). 0 or SC_ENOMEM (the table unchanged).
+ */
+static int
+relayout(struct sc__rowhash *h, size_t nslots, bool wide)
+{
+	struct sc__rowhash o = *h;
+	uint32_t stride = h->ncols + (wide ? 3 : 1);
+	uint64_t *recs;
+	size_t bytes;
+
+	if (__builtin_mul_overflow(nslots, (size_t)stride * 8, &bytes))
+		return SC_ENOMEM;
+	recs = calloc(1, bytes);
+	if (!recs)
+		return SC_ENOMEM;
+	if (bytes >= SC__MEM_BIG)
+		sc__mem_hint_huge(recs, bytes);
+	h->recs = recs;
+	h->mask = nslots - 1;
+	h->stride = stride;
+	h->wide = wide;
+	for (size_t s = 0; o.recs && s <= o.mask; s++) {
+		const uint64_t *rec = rec_at(&o, s);
+		uint64_t *dst;
+
+		if (rec_w(&o, rec) == 0)
+			continue;
+		dst = rec_at(h, find_slot(h, rec, sc__rowhash_hash(h, rec)));
+		memcpy(dst, rec, (size_t)h->ncols * 8);
+		rec_set(h, dst, rec_exact(&o, rec));
+	}
+	free(o.recs);
+	return 0;
+}
+
 static int
 grow(struct sc__rowhash *h, size_t nslots)
 {
 	uint64_t *old = h->recs;
 	size_t oslots = old ? h->mask + 1 : 0;
 	size_t bytes;
+
+	if (h->wide && h->nwide == 0) /* every weight fits again */
+		return relayout(h, nslots, false);
 
 	if (__builtin_mul_overflow(nslots, (size_t)h->stride * 8, &bytes))
 		return SC_ENOMEM;
@@ -171,40 +252,124 @@ slot_delete(struct sc__rowhash *h, size_t s)
 	}
 }
 
-int
-sc__rowhash_add(struct sc__rowhash *h, const uint64_t *row, uint64_t hv,
-		int64_t w, int64_t *was)
+/* sc__rowhash_add on a wide table: exact sums in 128 bits. */
+static int
+add_wide(struct sc__rowhash *h, const uint64_t *row, uint64_t hv, int64_t w,
+	 int64_t *was, int64_t *now)
 {
 	size_t s = find_slot(h, row, hv);
 	uint64_t *rec = rec_at(h, s);
-	int64_t old = rec_w(h, rec), now;
+	__int128 old = rec_w(h, rec) ? rec_exact(h, rec) : 0, sum = old + w;
 
-	if (__builtin_add_overflow(old, w, &now))
-		return SC_EOVERFLOW;
-	*was = old;
-	if (old == 0) { /* absent: insert (room was reserved) */
+	*was = clamp64(old);
+	*now = clamp64(sum);
+	if (out64(sum) && !out64(old))
+		h->nwide++;
+	else if (out64(old) && !out64(sum))
+		h->nwide--;
+	if (old == 0) {
 		words_copy(rec, row, h->ncols);
-		rec[h->ncols] = (uint64_t)now;
+		rec_set(h, rec, sum);
 		h->n++;
-	} else if (now == 0) {
+	} else if (sum == 0) {
 		slot_delete(h, s);
 		h->n--;
 	} else {
-		rec[h->ncols] = (uint64_t)now;
+		rec_set(h, rec, sum);
 	}
 	return 0;
 }
 
-int64_t
+/* The first sum past int64: widen in place (same slots, so reserved room
+ * stays reserved), then add. */
+static int
+widen_add(struct sc__rowhash *h, const uint64_t *row, uint64_t hv, int64_t w,
+	  int64_t *was, int64_t *now)
+{
+	if (relayout(h, h->mask + 1, true))
+		return sc__fail(SC_ENOMEM, "row table: out of memory for a "
+					   "weight past int64");
+	return add_wide(h, row, hv, w, was, now);
+}
+
+int
+sc__rowhash_add(struct sc__rowhash *h, const uint64_t *row, uint64_t hv,
+		int64_t w, int64_t *was, int64_t *now)
+{
+	size_t s;
+	uint64_t *rec;
+	int64_t old, sum;
+
+	if (__builtin_expect(h->wide, 0))
+		return add_wide(h, row, hv, w, was, now);
+	s = find_slot(h, row, hv);
+	rec = rec_at(h, s);
+	old = rec_w(h, rec);
+	if (__builtin_expect(__builtin_add_overflow(old, w, &sum), 0))
+		return widen_add(h, row, hv, w, was, now);
+	*was = old;
+	*now = sum;
+	if (old == 0) { /* absent: insert (room was reserved) */
+		words_copy(rec, row, h->ncols);
+		rec[h->ncols] = (uint64_t)sum;
+		h->n++;
+	} else if (sum == 0) {
+		slot_delete(h, s);
+		h->n--;
+	} else {
+		rec[h->ncols] = (uint64_t)sum;
+	}
+	return 0;
+}
+
+__int128
 sc__rowhash_get(const struct sc__rowhash *h, const uint64_t *row)
 {
+	const uint64_t *rec;
+
 	if (!h->recs)
 		return 0;
-	return rec_w(h, rec_at(h, find_slot(h, row, sc__rowhash_hash(h, row))));
+	rec = rec_at(h, find_slot(h, row, sc__rowhash_hash(h, row)));
+	return rec_w(h, rec) ? rec_exact(h, rec) : 0;
 }
 
 size_t
 sc__rowhash_bytes(const struct sc__rowhash *h)
 {
 	return h->recs ? (h->mask + 1) * (size_t)h->stride * 8 : 0;
+}
+
+/*
+ * sc__rowhash_sweep - the cleanup sweep (waterline_int.h): visit `budget`
+ * slots from *cursor, wrapping, and remove the dead records. A removal
+ * shifts later records of the cluster back into the hole, so the slot is
+ * looked at again before the cursor moves on; a record shifted past the
+ * wrap point is merely visited twice. A table that grows between calls
+ * is re-hashed, so the cursor may skip a few records until its next round.
+ */
+void
+sc__rowhash_sweep(struct sc__rowhash *rh, const struct sc__horizon *h,
+		  size_t *cursor, size_t budget,
+		  void (*drop)(void *ctx, const uint64_t *rec), void *ctx)
+{
+	size_t s = *cursor;
+
+	if (!rh->recs || rh->n == 0)
+		return;
+	s &= rh->mask;
+	while (budget-- > 0) {
+		const uint64_t *rec = rec_at(rh, s);
+
+		if (rec_w(rh, rec) != 0 && sc__horizon_dead(h, rec)) {
+			if (drop)
+				drop(ctx, rec);
+			slot_delete(rh, s);
+			rh->n--;
+			if (rh->n == 0)
+				break;
+			continue;
+		}
+		s = (s + 1) & rh->mask;
+	}
+	*cursor = s;
 }

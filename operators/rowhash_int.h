@@ -24,6 +24,19 @@
  * what lets a step change the table as it reads it and undo the change
  * (each update applied again with the opposite weight) when a later part
  * of the step fails.
+ *
+ * Weights past int64 (issue 14, bug 21). A row's integrated weight may
+ * leave int64 between steps and come back (+MAX, +1, -1): how a schedule
+ * groups deltas into steps decides whether a table ever holds MAX + 1, so
+ * that must not be an error. The first update whose sum leaves int64
+ * *widens* the table: every record becomes row, view, lo, hi, where lo
+ * and hi are the exact weight in 128 bits (fewer than 2^64 updates of
+ * |w| <= 2^63 cannot leave int128) and the view is that weight clamped
+ * into int64, so that a view is 0 exactly when the weight is, has its
+ * sign, and still marks empty slots. Widening copies the table once (it
+ * may fail with SC_ENOMEM, changing nothing) at the size it had, so room
+ * reserved stays reserved; the next growth with no weight outside int64
+ * makes it narrow again. The narrow path pays one predictable branch.
  */
 #ifndef SC_ROWHASH_INT_H
 #define SC_ROWHASH_INT_H
@@ -36,7 +49,10 @@
 
 struct sc__rowhash {
 	uint32_t ncols;	 /* words per row */
-	uint32_t stride; /* ncols + 1: the row, then its weight */
+	uint32_t stride; /* ncols + 1: the row, then its weight; wide:
+			    ncols + 3, the row, the view, lo, hi */
+	bool wide;	 /* records hold 128-bit weights (see above) */
+	size_t nwide;	 /* wide: rows whose weight is outside int64 */
 	size_t n;	 /* rows held, each of non-zero weight */
 	size_t mask;	 /* slots - 1 (slots a power of two), 0 if none */
 	uint64_t *recs;	 /* (mask + 1) * stride words, or NULL */
@@ -65,16 +81,21 @@ sc__rowhash_prefetch(const struct sc__rowhash *h, uint64_t hv)
 }
 
 /*
- * sc__rowhash_add - add w to the integrated weight of `row` (hash hv):
- * 0 and the weight before into *was, or SC_EOVERFLOW (the sum leaves
- * int64; nothing changed). A row whose weight becomes 0 is removed; one
- * that was absent is inserted, which needs room reserved. w must not be 0.
+ * sc__rowhash_add - add w to the integrated weight of `row` (hash hv). A
+ * row whose weight becomes 0 is removed; one that was absent is inserted,
+ * which needs room reserved. w must not be 0. Returns
+ *   0           the weights before and after into *was and *now, each
+ *               clamped into int64 (0 only for 0, the sign kept: what a
+ *               caller asks of them, whether a row is live or positive)
+ *   SC_ENOMEM   the sum left int64 and the table could not widen (see
+ *               above); nothing changed
+ * Never SC_EOVERFLOW: a weight outside int64 is held exactly.
  */
 int sc__rowhash_add(struct sc__rowhash *h, const uint64_t *row, uint64_t hv,
-		    int64_t w, int64_t *was);
+		    int64_t w, int64_t *was, int64_t *now);
 
-/* The integrated weight of `row` (0 if absent). */
-int64_t sc__rowhash_get(const struct sc__rowhash *h, const uint64_t *row);
+/* The integrated weight of `row` (0 if absent), exact. */
+__int128 sc__rowhash_get(const struct sc__rowhash *h, const uint64_t *row);
 
 /* Bytes held. */
 size_t sc__rowhash_bytes(const struct sc__rowhash *h);

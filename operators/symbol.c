@@ -664,7 +664,7 @@ hold_row(struct sc_symtab *t, const struct sc__symcols *s, const uint64_t *row)
 void
 sc__symtab_hold_changes(const struct sc__symcols *s,
 			const struct sc_batch *delta,
-			int64_t (*weight_now)(void *ctx, const uint64_t *row),
+			__int128 (*weight_now)(void *ctx, const uint64_t *row),
 			void *ctx)
 {
 	if (!sc__symcols_any(s) || !delta || delta->count == 0)
@@ -672,8 +672,8 @@ sc__symtab_hold_changes(const struct sc__symcols *s,
 	sc__mutex_lock(&s->tab->lock);
 	for (size_t i = 0; i < delta->count; i++) {
 		const uint64_t *row = sc_batch_row(delta, i);
-		int64_t now = weight_now(ctx, row);
-		int64_t was = now - sc_batch_weight(delta, i);
+		__int128 now = weight_now(ctx, row); /* may leave int64 */
+		__int128 was = now - sc_batch_weight(delta, i);
 
 		if (was == 0 && now != 0)
 			hold_row(s->tab, s, row);

@@ -89,7 +89,7 @@ void sc__symtab_unhold_pairs(const struct sc__symcols *s,
  */
 void sc__symtab_hold_changes(
     const struct sc__symcols *s, const struct sc_batch *delta,
-    int64_t (*weight_now)(void *ctx, const uint64_t *row), void *ctx);
+    __int128 (*weight_now)(void *ctx, const uint64_t *row), void *ctx);
 
 /* sc__symtab_unhold_slots - a table of rows letting all of them go: for
  * each of `n` slots of `stride` words, a row of `ncols` words then its

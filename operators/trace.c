@@ -11,6 +11,7 @@
 #include "operators/batch_int.h"
 #include "operators/mem_int.h"
 #include "operators/symbol_int.h"
+#include "operators/waterline_int.h"
 
 struct sc_trace {
 	uint32_t ncols;				  /* row width of every run */
@@ -22,6 +23,10 @@ struct sc_trace {
 	struct sc__merge merge; /* its state, valid while merging */
 	struct sc__symcols sym; /* each run holds its rows' symbols */
 	struct sc__merge_eq eq; /* the merge's equal pairs, when sym */
+	bool wide; /* a row's integral is outside int64: the spine is a wide
+		      fold (wide_fold) and merges wait for the next insert */
+	struct sc__sweep *sw;	/* the cleanup sweep in hand (waterline.h),
+				 * or NULL */
 };
 
 int
@@ -55,6 +60,7 @@ sc_trace_destroy(struct sc_trace *t)
 		sc_batch_release(t->runs[i]);
 	}
 	free(t->eq.at);
+	sc__trace_sweep_fini(t);
 	free(t);
 }
 
@@ -215,8 +221,8 @@ sc_trace_pending(const struct sc_trace *t)
 {
 	size_t sizes[SC_TRACE_MAX_RUNS], n = 0, cost = 0, i;
 
-	if (!t)
-		return 0;
+	if (!t || t->wide)
+		return 0; /* a wide fold waits for the next insert */
 	/* Simulate the cascade on sizes, as if no weight cancelled (which
 	 * only shrinks merges, so this bounds the real work). */
 	for (i = 0; i < t->nruns; i++) {
@@ -267,6 +273,137 @@ start_merge(struct sc_trace *t, bool *started)
 	return 0;
 }
 
+/* w clamped into int64. */
+static int64_t
+clamp64(__int128 w)
+{
+	return w > INT64_MAX   ? INT64_MAX
+	       : w < INT64_MIN ? INT64_MIN
+			       : (int64_t)w;
+}
+
+/* Every row of the spine with a non-zero total, in row order, its total
+ * summed in 128 bits (row[] points into the runs). The count of them. */
+static size_t
+wide_totals(const struct sc_trace *t, const uint64_t **row, __int128 *w)
+{
+	size_t pos[SC_TRACE_MAX_RUNS] = {0}, n = 0;
+
+	for (;;) {
+		const uint64_t *min = NULL, *r;
+		__int128 sum = 0;
+
+		for (size_t i = 0; i < t->nruns; i++) {
+			if (pos[i] == t->runs[i]->count)
+				continue;
+			r = sc_batch_row(t->runs[i], pos[i]);
+			if (!min || sc_row_cmp(r, min, t->ncols) < 0)
+				min = r;
+		}
+		if (!min)
+			return n;
+		for (size_t i = 0; i < t->nruns; i++) {
+			if (pos[i] == t->runs[i]->count ||
+			    !sc_row_eq(sc_batch_row(t->runs[i], pos[i]), min,
+				       t->ncols))
+				continue;
+			sum += sc_batch_weight(t->runs[i], pos[i]);
+			pos[i]++;
+		}
+		if (sum != 0) {
+			row[n] = min;
+			w[n++] = sum;
+		}
+	}
+}
+
+/* The next level of a wide fold: every row whose remainder w[i] is not 0,
+ * with the remainder clamped into int64 (taken off w[i]); NULL *out when
+ * none is left. 0 or SC_ENOMEM. */
+static int
+wide_level(uint32_t ncols, const uint64_t **row, __int128 *w, size_t n,
+	   struct sc_batch **out)
+{
+	size_t m = 0, k = 0;
+	uint64_t *data;
+
+	*out = NULL;
+	for (size_t i = 0; i < n; i++)
+		m += w[i] != 0;
+	if (m == 0)
+		return 0;
+	data = sc__mem_alloc(m * (ncols + 1) * sizeof(uint64_t));
+	if (!data)
+		return SC_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t *rec = data + k * (ncols + 1);
+		int64_t c = clamp64(w[i]);
+
+		if (c == 0)
+			continue;
+		memcpy(rec, row[i], ncols * sizeof(uint64_t));
+		rec[ncols] = (uint64_t)c;
+		w[i] -= c;
+		k++;
+	}
+	return sc__batch_adopt(ncols, data, m, m, out);
+}
+
+/*
+ * The integral has a row outside int64, which is no error while it lasts
+ * (issue 14, bug 21): that is a partial integral, which later inserts may
+ * bring back, and which deltas a trace sees depends on how a schedule
+ * grouped them into steps. Fold the whole spine into runs that fit
+ * instead: the first holds every row with its total clamped into int64,
+ * each next one the rows whose remainder is not 0 yet, clamped again (at
+ * most as many runs as were folded: |total| <= nruns * 2^63). The spine
+ * stays exact; reads of such a row say SC_EOVERFLOW (cursor, integral).
+ * Its first two runs would only overflow again if merged, so merges wait
+ * (t->wide) until an insert changes the spine; each fold costs a k-way
+ * merge of the spine, which happens once per overflowing merge. On
+ * SC_ENOMEM the trace is unchanged.
+ */
+static int
+wide_fold(struct sc_trace *t)
+{
+	struct sc_batch *lv[SC_TRACE_MAX_RUNS];
+	size_t rows = sc_trace_rows(t), n, nl = 0;
+	const uint64_t **row = malloc((rows ? rows : 1) * sizeof(*row));
+	__int128 *w = malloc((rows ? rows : 1) * sizeof(*w));
+	int rc = row && w ? 0 : SC_ENOMEM;
+
+	n = rc ? 0 : wide_totals(t, row, w);
+	while (rc == 0 && nl < t->nruns) {
+		rc = wide_level(t->ncols, row, w, n, &lv[nl]);
+		if (rc || !lv[nl])
+			break;
+		nl++;
+	}
+	free(row);
+	free(w);
+	if (rc) {
+		while (nl > 0)
+			sc_batch_release(lv[--nl]);
+		return sc__fail(SC_ENOMEM,
+				"sc_trace_work: out of memory folding a row "
+				"past int64");
+	}
+	if (t->merging)
+		sc__merge_abort(&t->merge);
+	t->merging = false;
+	for (size_t i = 0; i < nl; i++)
+		sc__symtab_hold(&t->sym, lv[i]);
+	for (size_t i = 0; i < t->nruns; i++) {
+		sc__symtab_unhold(&t->sym, t->runs[i]);
+		sc_batch_release(t->runs[i]);
+	}
+	for (size_t i = 0; i < nl; i++)
+		t->runs[i] = lv[i];
+	t->nruns = nl;
+	t->wide = true;
+	return 0;
+}
+
 /*
  * The merge in hand met a row whose two weights sum beyond int64. That sum
  * is only a partial integral: another run may hold the weight that brings
@@ -274,17 +411,20 @@ start_merge(struct sc_trace *t, bool *started)
  * in a merge is an accident of the merge schedule. So fold the whole spine
  * into one run instead (sc_batch_sum adds each row's weights in 128 bits):
  * that fails only if the integral itself has a row outside int64, and then
- * the trace is left as it was, merge in hand included. Rare, so its cost
- * (a sort of every row) is not budgeted.
+ * the spine is folded wide (wide_fold above). Rare, so its cost (a sort
+ * of every row) is not budgeted.
  */
 static int
 merge_overflowed(struct sc_trace *t, int rc)
 {
 	struct sc_batch *all;
 
-	if (sc_batch_sum(t->runs, t->nruns, &all))
-		return sc__fail(rc, "sc_trace_work: a row's integrated weight "
-				    "would leave int64");
+	rc = sc_batch_sum(t->runs, t->nruns, &all);
+	if (rc == SC_EOVERFLOW)
+		return wide_fold(t);
+	if (rc)
+		return sc__fail(rc, "sc_trace_work: out of memory folding "
+				    "the spine");
 	sc__merge_abort(&t->merge);
 	t->merging = false;
 	sc__symtab_hold(&t->sym, all);
@@ -330,7 +470,7 @@ sc_trace_work(struct sc_trace *t, size_t budget, size_t *done)
 
 	if (!t)
 		return sc__fail(SC_EINVAL, "sc_trace_work: trace is NULL");
-	while (total < budget) {
+	while (total < budget && !t->wide) {
 		if (!t->merging) {
 			rc = start_merge(t, &started);
 			if (rc)
@@ -367,6 +507,7 @@ sc_trace_insert(struct sc_trace *t, struct sc_batch *b)
 		/* The safety net: settle the spine completely. A settled
 		 * spine of N rows has at most log2(N) + 1 runs, far fewer
 		 * than the limit for any N that fits in memory. */
+		t->wide = false; /* try the merges a wide fold held */
 		rc = sc_trace_work(t, SIZE_MAX, NULL);
 		if (rc)
 			return rc;
@@ -378,6 +519,7 @@ sc_trace_insert(struct sc_trace *t, struct sc_batch *b)
 	}
 	sc__symtab_hold(&t->sym, b);
 	place_run(t, sc_batch_retain(b));
+	t->wide = false; /* the spine changed: merges may go on */
 	return 0;
 }
 
@@ -512,4 +654,163 @@ sc_trace_lookup(const struct sc_trace *t, const uint64_t *key, uint32_t k,
 		return rc;
 	}
 	return sc__batch_adopt(t->ncols, data, n, cap, out);
+}
+
+/* --- cleanup sweeps (waterline.h) -----------------------------------------
+ *
+ * A sweep rewrites one run at a time without its dead rows, a bounded
+ * number of rows per call, and swaps the result in when the whole run has
+ * been read, so lookups see the old run (exact) until then. The run is
+ * held by a reference of the sweep's own: if a merge takes it meanwhile,
+ * the result is dropped (the merged run is swept on a later round). A run
+ * with no dead row costs a read and no copy: rows are copied only from the
+ * first dead one on. Runs are taken in turn, so a trace of N rows is swept
+ * whole every N / budget calls.
+ */
+struct sc__sweep {
+	struct sc_batch *run; /* being read (a reference), or NULL */
+	size_t pos;	      /* its next row */
+	bool dead;	      /* a dead row was met: buf holds the live ones */
+	uint64_t *buf;	      /* the live rows, records of ncols + 1 words */
+	size_t n;	      /* records in buf */
+	size_t next;	      /* index of the next run to take */
+};
+
+void
+sc__trace_sweep_fini(struct sc_trace *t)
+{
+	if (!t->sw)
+		return;
+	sc_batch_release(t->sw->run);
+	sc__mem_free(t->sw->buf);
+	free(t->sw);
+	t->sw = NULL;
+}
+
+static void
+sweep_drop(struct sc__sweep *sw)
+{
+	sc_batch_release(sw->run);
+	sc__mem_free(sw->buf);
+	sw->run = NULL;
+	sw->buf = NULL;
+	sw->n = 0;
+	sw->dead = false;
+}
+
+static bool
+in_merge(const struct sc_trace *t, size_t i)
+{
+	return t->merging && (i == t->mi || i == t->mi + 1);
+}
+
+/* Take the next run not in the merge in hand; false if none. */
+static bool
+sweep_take(struct sc_trace *t, struct sc__sweep *sw)
+{
+	for (size_t tries = 0; tries < t->nruns; tries++) {
+		size_t i = sw->next++ % t->nruns;
+
+		if (in_merge(t, i))
+			continue;
+		sw->run = sc_batch_retain(t->runs[i]);
+		sw->pos = 0;
+		return true;
+	}
+	return false;
+}
+
+/* Copy row i of run r (the row and its weight) into buf. */
+static void
+sweep_keep(const struct sc_trace *t, struct sc__sweep *sw, size_t i)
+{
+	uint64_t *rec = sw->buf + sw->n * (t->ncols + 1);
+
+	memcpy(rec, sc_batch_row(sw->run, i), t->ncols * sizeof(uint64_t));
+	rec[t->ncols] = (uint64_t)sc_batch_weight(sw->run, i);
+	sw->n++;
+}
+
+/* The first dead row: copy the live rows before it. False short of
+ * memory (the sweep gives this run up). */
+static bool
+sweep_first_dead(const struct sc_trace *t, struct sc__sweep *sw)
+{
+	size_t cap = sw->run->count;
+
+	sw->buf = sc__mem_alloc(cap * (t->ncols + 1) * sizeof(uint64_t));
+	if (!sw->buf)
+		return false;
+	sw->dead = true;
+	for (size_t i = 0; i < sw->pos; i++)
+		sweep_keep(t, sw, i);
+	return true;
+}
+
+/* The run has been read: swap the live rows in, if it is still a run and
+ * not in the merge in hand. */
+static void
+sweep_finish(struct sc_trace *t, struct sc__sweep *sw)
+{
+	struct sc_batch *live;
+	uint64_t *buf;
+	size_t i;
+
+	for (i = 0; i < t->nruns && t->runs[i] != sw->run; i++)
+		;
+	if (!sw->dead || i == t->nruns || in_merge(t, i)) {
+		sweep_drop(sw);
+		return;
+	}
+	buf = sw->buf;
+	sw->buf = NULL; /* the batch owns it, or adopt frees it */
+	if (sc__batch_adopt(t->ncols, buf, sw->n, sw->run->count, &live)) {
+		sweep_drop(sw);
+		return;
+	}
+	/* The live rows hold their ids before the run lets go of its. */
+	sc__symtab_hold(&t->sym, live);
+	sc__symtab_unhold(&t->sym, t->runs[i]);
+	sc_batch_release(t->runs[i]);
+	memmove(&t->runs[i], &t->runs[i + 1],
+		(t->nruns - i - 1) * sizeof(struct sc_batch *));
+	t->nruns--;
+	if (t->merging && i < t->mi)
+		t->mi--;
+	if (live->count)
+		place_run(t, live);
+	else
+		sc_batch_release(live);
+	sweep_drop(sw);
+}
+
+void
+sc__trace_sweep(struct sc_trace *t, const struct sc__horizon *h, size_t budget)
+{
+	struct sc__sweep *sw = t->sw;
+
+	if (!sw) {
+		sw = calloc(1, sizeof(*sw));
+		if (!sw)
+			return;
+		t->sw = sw;
+	}
+	while (budget > 0) {
+		if (!sw->run && !sweep_take(t, sw))
+			return;
+		for (; sw->pos < sw->run->count && budget > 0;
+		     sw->pos++, budget--) {
+			bool dead =
+			    sc__horizon_dead(h, sc_batch_row(sw->run, sw->pos));
+
+			if (dead && !sw->dead && !sweep_first_dead(t, sw)) {
+				sweep_drop(sw);
+				return;
+			}
+			if (!dead && sw->dead)
+				sweep_keep(t, sw, sw->pos);
+		}
+		if (sw->pos == sw->run->count)
+			sweep_finish(t, sw);
+	}
 }

@@ -68,8 +68,8 @@ void sc_trace_destroy(struct sc_trace *t);
  * sc_trace_insert - add batch b to the integral. The trace takes its own
  * reference (the caller keeps its one). An empty batch is a no-op. Returns
  * 0, SC_EINVAL, SC_ESCHEMA (column counts differ), SC_ENOMEM,
- * SC_EOVERFLOW (only from the safety-net merge, see above); on failure the
- * trace is unchanged.
+ * SC_ESTATE (the safety net found no merge to make); on failure the trace
+ * is unchanged.
  */
 int sc_trace_insert(struct sc_trace *t, struct sc_batch *b);
 
@@ -77,13 +77,19 @@ int sc_trace_insert(struct sc_trace *t, struct sc_batch *b);
  * sc_trace_work - do at most `budget` units of merge work. One unit is one
  * step of a merge: it moves one input row (or two equal rows, which it
  * adds) and emits at most one. Writes the units done into *done if done is
- * not NULL (less than budget means no work is left). Returns 0, SC_EINVAL,
- * SC_ENOMEM, or SC_EOVERFLOW when a row's weights summed over ALL the
- * runs leave int64 (the integral itself overflows; the trace keeps its runs
- * unmerged and stays exact, and every later call reports it again). A
- * merge whose two runs alone pass int64 (+MAX and +1, with -1 in a third)
- * instead folds the whole spine into one run, so the merge schedule never
- * decides whether work fails.
+ * not NULL (less than budget means no work is left). Returns 0, SC_EINVAL
+ * or SC_ENOMEM; never SC_EOVERFLOW. A merge whose two runs alone pass
+ * int64 (+MAX and +1, with -1 in a third) folds the whole spine into one
+ * run instead, so the merge schedule never decides anything. When a
+ * row's weights summed over ALL the runs leave int64, that is a partial
+ * integral, which later inserts may bring back (and which of them a trace
+ * sees is up to how a schedule grouped deltas into steps: issue 14, bug
+ * 21), so it is no error here either: the spine is folded into runs that
+ * each fit (the totals clamped into int64, then the remainders), stays
+ * exact, and merges no more until the next insert (sc_trace_pending is 0
+ * meanwhile). Only a read of such a row fails: sc_trace_integral,
+ * sc_trace_cursor_next and sc_trace_lookup say SC_EOVERFLOW while it is
+ * outside int64.
  */
 int sc_trace_work(struct sc_trace *t, size_t budget, size_t *done);
 
@@ -111,7 +117,8 @@ size_t sc_trace_bytes(const struct sc_trace *t);
 /*
  * sc_trace_integral - the whole integral as one consolidated batch (*out,
  * a new reference). The trace is unchanged (it does not adopt the result).
- * Returns 0, SC_EINVAL, SC_ENOMEM, SC_EOVERFLOW.
+ * Returns 0, SC_EINVAL, SC_ENOMEM, SC_EOVERFLOW (a row's integral is
+ * outside int64 now; see sc_trace_work).
  */
 int sc_trace_integral(const struct sc_trace *t, struct sc_batch **out);
 

@@ -40,13 +40,22 @@
 #define NREAD (NCH + 2)
 
 /*
+ * A special count: 128 bits, since a count is a partial integral of row
+ * weights that may leave int64 between steps and come back (issue 14, bug
+ * 21); fewer than 2^64 adds of |w| <= 2^63 cannot leave int128, so only
+ * merges that double a count 64 times can wrap one (then SC_EOVERFLOW).
+ */
+typedef __int128 count_t;
+#define COUNT_MIN ((count_t)((unsigned __int128)1 << 127))
+
+/*
  * The extension of a grown accumulator: the full-width limbs (added to the
  * window for the exact value) and the signed counts of the specials.
  */
 struct sc__xsum_ext {
-	int64_t nan;	   /* net weight of NaN rows */
-	int64_t pinf;	   /* net weight of +inf rows */
-	int64_t ninf;	   /* net weight of -inf rows */
+	count_t nan;	   /* net weight of NaN rows */
+	count_t pinf;	   /* net weight of +inf rows */
+	count_t ninf;	   /* net weight of -inf rows */
 	int64_t full[NCH]; /* chunk k weighs 2^(32k - 1075) */
 };
 
@@ -320,7 +329,7 @@ place(struct sc_xsum *x, uint32_t chunk, const int64_t *dig, int n)
 }
 
 /* The count that the special value with these bits changes. */
-static int64_t *
+static count_t *
 special_count(struct sc__xsum_ext *e, uint64_t bits)
 {
 	if (bits & ((UINT64_C(1) << 52) - 1))
@@ -331,14 +340,13 @@ special_count(struct sc__xsum_ext *e, uint64_t bits)
 static int
 add_special(struct sc_xsum *x, uint64_t bits, int64_t w)
 {
-	int64_t cur = x->ext ? *special_count(x->ext, bits) : 0, next;
+	count_t cur = x->ext ? *special_count(x->ext, bits) : 0, next;
 	struct sc__xsum_ext *e;
 
-	if (__builtin_add_overflow(cur, w, &next))
-		return sc__fail(
-		    SC_EOVERFLOW,
-		    "sc_xsum_add: count of %g would wrap (%lld + %lld)",
-		    from_bits(bits), (long long)cur, (long long)w);
+	if (__builtin_add_overflow(cur, (count_t)w, &next))
+		return sc__fail(SC_EOVERFLOW,
+				"sc_xsum_add: count of %g would leave int128",
+				from_bits(bits));
 	e = grow(x);
 	if (e == NULL)
 		return SC_ENOMEM;
@@ -522,7 +530,7 @@ sc_xsum_bytes(const struct sc_xsum *x)
 /* ---- group operations ---------------------------------------------------- */
 
 static void
-counts_of(const struct sc_xsum *x, int64_t c[3])
+counts_of(const struct sc_xsum *x, count_t c[3])
 {
 	c[0] = x->ext ? x->ext->nan : 0;
 	c[1] = x->ext ? x->ext->pinf : 0;
@@ -555,7 +563,8 @@ merge_same_window(struct sc_xsum *a, const struct sc_xsum *b)
 int
 sc_xsum_merge(struct sc_xsum *a, const struct sc_xsum *b)
 {
-	int64_t wa[NCH], wb[NCH], ca[3], cb[3], cs[3];
+	int64_t wa[NCH], wb[NCH];
+	count_t ca[3], cb[3], cs[3];
 	bool specials = false;
 	int rc;
 
@@ -598,11 +607,11 @@ sc_xsum_negate(struct sc_xsum *x)
 	if (x->ext) {
 		struct sc__xsum_ext *e = x->ext;
 
-		if (e->nan == INT64_MIN || e->pinf == INT64_MIN ||
-		    e->ninf == INT64_MIN)
+		if (e->nan == COUNT_MIN || e->pinf == COUNT_MIN ||
+		    e->ninf == COUNT_MIN)
 			return sc__fail(
 			    SC_EOVERFLOW,
-			    "sc_xsum_negate: a special count is INT64_MIN");
+			    "sc_xsum_negate: a special count is -2^127");
 		e->nan = -e->nan;
 		e->pinf = -e->pinf;
 		e->ninf = -e->ninf;
@@ -618,7 +627,8 @@ sc_xsum_negate(struct sc_xsum *x)
 bool
 sc_xsum_equal(const struct sc_xsum *a, const struct sc_xsum *b)
 {
-	int64_t wa[NCH], wb[NCH], ca[3], cb[3];
+	int64_t wa[NCH], wb[NCH];
+	count_t ca[3], cb[3];
 
 	if (a == NULL || b == NULL)
 		return a == b;

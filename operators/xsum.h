@@ -49,12 +49,12 @@
  * shut while the window must move) and a budget decrement. Any other value
  * takes the slow path, which moves the window (when the exact value, with
  * the new one, still spans at most 6 chunks) or *grows* the accumulator:
- * the extension is allocated (600 bytes), holding the full-width limbs and
- * the int64 counts of NaN, +inf and -inf. The window stays as a cache of
+ * the extension is allocated (624 bytes), holding the full-width limbs and
+ * the 128-bit counts of NaN, +inf and -inf. The window stays as a cache of
  * the hot range; the exact value is then window + full. Growth is an
  * allocation and can fail with SC_ENOMEM, and then nothing has changed.
  * sc_xsum_clear frees the extension again. Bytes per accumulator: 64 for
- * data in a modest range (prices, counts, measurements), 664 at worst.
+ * data in a modest range (prices, counts, measurements), 688 at worst.
  *
  * Streams. sc_xsum_add_array first sums a run of up to 512 values into a
  * private table with one slot per exponent (Neal's *large*
@@ -62,10 +62,15 @@
  * no shift, no split. It folds the table into the window at the end of the
  * run, which makes it about a third cheaper per value than sc_xsum_add.
  *
- * Special values. Each of NaN, +inf and -inf has an int64 count, changed by
- * the weight of the row, so a retracted +inf is gone. A read follows IEEE
- * addition: any NaN count != 0 reads NaN; otherwise +inf counted c > 0 times
- * contributes +inf, c < 0 times -inf (w * v with w < 0), and likewise for
+ * Special values. Each of NaN, +inf and -inf has a count, changed by the
+ * weight of the row, so a retracted +inf is gone. A count is 128 bits
+ * wide: it is a partial integral of row weights, which may leave int64
+ * between steps (+MAX NaN rows, then +1, then -1) and come back, and how
+ * a schedule groups rows into steps must not decide whether an add fails
+ * (issue 14, bug 21). No sequence of fewer than 2^64 adds can wrap one;
+ * only merges doubling a count some 64 times can (SC_EOVERFLOW). A read follows
+ * IEEE addition: any NaN count != 0 reads NaN; otherwise +inf counted c > 0
+ * times contributes +inf, c < 0 times -inf (w * v with w < 0), and likewise for
  * -inf; infinities of both signs read NaN, of one sign that infinity.
  * A finite exact value beyond the double range reads as +-inf, which is what
  * round-to-nearest gives for a value >= DBL_MAX + ulp/2; the exact value is
@@ -212,7 +217,8 @@ int sc_xsum_clear(struct sc_xsum *x);
 /*
  * sc_xsum_add - x += v, exactly. Returns 0; SC_ENOMEM if x had to grow (v
  * outside the window's reach, or the first NaN or infinity) and could not,
- * with x unchanged; SC_EOVERFLOW if a special count would wrap; SC_EINVAL
+ * with x unchanged; SC_EOVERFLOW if a special count would leave int128
+ * (never within 2^64 adds, see "Special values"); SC_EINVAL
  * if x is NULL. Inline: the common case is about 25 instructions.
  */
 static inline int
@@ -275,15 +281,15 @@ int sc_xsum_add_array(struct sc_xsum *x, const double *v, size_t n,
 /*
  * sc_xsum_merge - a += b, exactly, counts included (a == b doubles a).
  * b is not changed. Returns 0; SC_ENOMEM (a unchanged) if a had to grow and
- * could not; SC_EOVERFLOW (a unchanged) if a count would wrap; SC_EINVAL if
- * either is NULL.
+ * could not; SC_EOVERFLOW (a unchanged) if a count would leave int128;
+ * SC_EINVAL if either is NULL.
  */
 int sc_xsum_merge(struct sc_xsum *a, const struct sc_xsum *b);
 
 /*
  * sc_xsum_negate - x = -x: the exact value and every count negated, so
  * that merge(a, negate(a)) is the empty sum. Returns 0; SC_EOVERFLOW (x
- * unchanged) if a count is INT64_MIN; SC_EINVAL if x is NULL.
+ * unchanged) if a count is -2^127; SC_EINVAL if x is NULL.
  */
 int sc_xsum_negate(struct sc_xsum *x);
 

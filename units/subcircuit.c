@@ -154,6 +154,37 @@ feed_frame(struct sc_subcircuit *s, struct sc_edge *e, int stream,
 			 stream, sc_errname(rc), sc_errdetail());
 }
 
+static void send_outputs(struct sc_subcircuit *s);
+
+/* feed_frame for a frame of this turn. A frame whose sum with the frames
+ * held would leave int64 is refused by the feed (circuit.h): coalescing,
+ * the turn chose which frames share a step, so it steps what it holds and
+ * sends that first, and the frame starts the next step (issue 14, bug 21:
+ * the grouping must never decide an error). */
+static void
+feed_turn_frame(struct sc_subcircuit *s, struct sc_edge *e, int stream,
+		struct sc_batch *b)
+{
+	int rc;
+
+	if (s->ticks) {
+		feed_frame(s, e, stream, b);
+		return;
+	}
+	rc = sc_circuit_feed(s->circuit, stream, b);
+	if (rc == SC_EOVERFLOW) {
+		if ((rc = sc_circuit_step(s->circuit)) != 0)
+			sc_panic("unit %s: step failed: %s: %s", s->name,
+				 sc_errname(rc), sc_errdetail());
+		send_outputs(s);
+		rc = sc_circuit_feed(s->circuit, stream, b);
+	}
+	sc__edge_frame_done(e, b);
+	if (rc)
+		sc_panic("unit %s: feed of stream %d failed: %s: %s", s->name,
+			 stream, sc_errname(rc), sc_errdetail());
+}
+
 /* Poll at most budget frames round-robin over the readable input edges. */
 static uint32_t
 poll_inputs(struct sc_subcircuit *s, uint32_t budget, bool blocked)
@@ -175,7 +206,7 @@ poll_inputs(struct sc_subcircuit *s, uint32_t budget, bool blocked)
 		idle = 0;
 		polled++;
 		s->turn_rows_in += sc_batch_count(b);
-		feed_frame(s, p->edge, p->stream, b);
+		feed_turn_frame(s, p->edge, p->stream, b);
 	}
 	return polled;
 }
@@ -422,7 +453,7 @@ tick_poll(struct sc_subcircuit *s)
 		bump(&s->fig->frames_in, 1);
 		s->turn_rows_in += sc_batch_count(b);
 		s->fed = true;
-		feed_frame(s, p->edge, p->stream, b);
+		feed_turn_frame(s, p->edge, p->stream, b);
 		return true;
 	}
 	return false;

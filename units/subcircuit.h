@@ -100,7 +100,10 @@
  * consumer waiting on it is run.
  *
  * has_pending (for the watchdog) says an input edge the unit would read
- * holds frames; it reads atomics only.
+ * holds frames; it reads atomics only. In tick mode every turn also
+ * leaves in the unit's figures the tick it gathers and the first input
+ * edge short of it (units/subcircuit_int.h), for the watchdog's FRONTIER
+ * check through sc_runtime_waits.
  *
  * Threads: as unit.h says. The circuit is touched only by the unit's
  * owner; sc_subcircuit_circuit is for the runtime's host thread while the

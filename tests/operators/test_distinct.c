@@ -147,24 +147,33 @@ Test(distinct, wrong_width_is_eschema_and_changes_nothing)
 	sc_distinct_destroy(d);
 }
 
-Test(distinct, integral_overflow_is_eoverflow_and_changes_nothing)
+/* An integrated weight past int64 is no error (issue 14, bug 21: it may be
+ * a partial integral that a schedule's grouping of deltas made): held
+ * exactly, MAX + 1 - MAX is 1, still live, and -1 then removes it. */
+Test(distinct, integral_past_int64_is_held_exactly)
 {
 	struct sc_distinct *d;
 	uint64_t row[1] = {1};
 	struct sc_batch *big = one(1, row, INT64_MAX), *plus = one(1, row, 1);
 	struct sc_batch *minus = one(1, row, -INT64_MAX), *out = NULL;
+	struct sc_batch *last = one(1, row, -1);
 
 	cr_assert_eq(sc_distinct_create(1, &d), 0);
 	cr_assert_eq(sc_distinct_step(d, big, &out), 0);
 	sc_batch_release(out);
 	out = NULL;
-	cr_assert_eq(sc_distinct_step(d, plus, &out), SC_EOVERFLOW);
-	cr_assert_null(out);
-	/* Still INT64_MAX: retracting exactly that empties it. */
+	cr_assert_eq(sc_distinct_step(d, plus, &out), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_batch_count(out), 0, "still live: no change");
+	sc_batch_release(out);
 	cr_assert_eq(sc_distinct_step(d, minus, &out), 0);
+	cr_assert_eq(sc_batch_count(out), 0, "1 is still live");
+	sc_batch_release(out);
+	cr_assert_eq(sc_distinct_step(d, last, &out), 0);
 	cr_assert_eq(sc_batch_count(out), 1);
 	cr_assert_eq(sc_batch_weight(out, 0), -1);
+	cr_assert_eq(sc_distinct_rows(d), 0);
 	sc_batch_release(out);
+	sc_batch_release(last);
 	sc_batch_release(big);
 	sc_batch_release(plus);
 	sc_batch_release(minus);
@@ -234,7 +243,9 @@ Test(distinct, large_state_matches_a_dense_reference)
 	free(w);
 }
 
-Test(distinct, overflow_late_in_a_delta_undoes_the_rows_before_it)
+/* A row passing int64 late in a delta widens the table mid-step: the rows
+ * before it, applied in the narrow layout, stay applied and exact. */
+Test(distinct, a_row_past_int64_late_in_a_delta_is_held_exactly)
 {
 	struct sc_distinct *d;
 	uint64_t hi[1] = {9}, rows3[3] = {1, 2, 9};
@@ -246,19 +257,19 @@ Test(distinct, overflow_late_in_a_delta_undoes_the_rows_before_it)
 	cr_assert_eq(sc_distinct_step(d, big, &out), 0);
 	sc_batch_release(out);
 	out = NULL;
-	/* Rows 1 and 2 come first in the delta and are applied before row 9
-	 * overflows: the step must take them back out. */
-	cr_assert_eq(sc_distinct_step(d, mixed, &out), SC_EOVERFLOW);
-	cr_assert_null(out);
-	cr_assert_eq(sc_distinct_rows(d), 1, "only row 9 is held");
-	/* The same delta without row 9 then reads rows 1 and 2 as new. */
-	w3[2] = -1;
-	sc_batch_release(mixed);
-	cr_assert_eq(sc_batch_from_records(1, rows3, w3, 3, &mixed), 0);
+	/* Rows 1 and 2 come first in the delta, row 9 then reaches MAX + 1. */
 	cr_assert_eq(sc_distinct_step(d, mixed, &out), 0, "%s", sc_errmsg());
 	cr_assert_eq(sc_batch_count(out), 1, "row 1 appears, 9 stays");
 	cr_assert_eq(sc_batch_row(out, 0)[0], 1);
 	cr_assert_eq(sc_batch_weight(out, 0), 1);
+	cr_assert_eq(sc_distinct_rows(d), 3);
+	sc_batch_release(out);
+	/* 1: 10, 2: -4, 9: MAX again: nothing changes sign. */
+	w3[2] = -1;
+	sc_batch_release(mixed);
+	cr_assert_eq(sc_batch_from_records(1, rows3, w3, 3, &mixed), 0);
+	cr_assert_eq(sc_distinct_step(d, mixed, &out), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_batch_count(out), 0);
 	cr_assert_eq(sc_distinct_rows(d), 3);
 	sc_batch_release(out);
 	sc_batch_release(mixed);

@@ -758,17 +758,36 @@ Test(xsum, infinities_combine_like_ieee_addition)
 	sc_xsum_fini(&x);
 }
 
+/* Counts are 128 bits (xsum.h, "Special values"): past int64 is no
+ * error, but doubling by merges reaches the limit, and there a count that
+ * would wrap is refused with x unchanged. */
 Test(xsum, special_count_that_would_wrap_is_refused)
 {
-	struct sc_xsum x;
+	struct sc_xsum x, one;
+	int i;
 
 	sc_xsum_init(&x);
+	sc_xsum_init(&one);
 	cr_assert_eq(sc_xsum_add_weighted(&x, INFINITY, INT64_MAX), 0);
-	cr_assert_eq(sc_xsum_add(&x, INFINITY), SC_EOVERFLOW);
+	cr_assert_eq(sc_xsum_add(&x, INFINITY), 0, "2^63 fits in 128 bits");
 	cr_assert_eq(sc_xsum_add_weighted(&x, NAN, INT64_MIN), 0);
+	/* +inf: 2^63 -> 2^126 after 63 doublings; NaN: -2^63 -> -2^126. */
+	for (i = 0; i < 63; i++)
+		cr_assert_eq(sc_xsum_merge(&x, &x), 0, "doubling %d", i);
+	cr_assert_eq(sc_xsum_merge(&x, &x), SC_EOVERFLOW,
+		     "+inf's 2^127 would wrap");
+	cr_assert(strstr(sc_errmsg(), "sc_xsum_merge") != NULL);
+	/* A NaN count of -2^127 is reached from the other side... */
+	cr_assert_eq(sc_xsum_add_weighted(&one, NAN, -1), 0);
+	cr_assert_eq(sc_xsum_add_weighted(&x, INFINITY, -1), 0);
+	for (i = 0; i < 126; i++)
+		cr_assert_eq(sc_xsum_merge(&one, &one), 0);
+	cr_assert_eq(sc_xsum_merge(&x, &one), 0); /* NaN: -2^127 */
+	/* ... and has no negation. */
 	cr_assert_eq(sc_xsum_negate(&x), SC_EOVERFLOW);
 	cr_assert(strstr(sc_errmsg(), "sc_xsum_negate") != NULL);
 	sc_xsum_fini(&x);
+	sc_xsum_fini(&one);
 }
 
 Test(xsum, weighted_add_is_w_times_v_exactly)
