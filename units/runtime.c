@@ -31,6 +31,7 @@
 #include "units/edge_int.h"
 #include "units/exchange.h"
 #include "units/subcircuit.h"
+#include "units/runtime_late_int.h"
 #include "units/subcircuit_int.h"
 
 #define RT_HOST SC_SUBCIRCUIT_HOST
@@ -88,6 +89,7 @@ struct rt_input {
 	struct sc_exchange x;	 /* one edge per replica of its unit, routing */
 	uint32_t *insts;	 /* their instances, per edge */
 	pthread_mutex_t mu;	 /* one submitter at a time (SPSC edges) */
+	struct sc__rt_late late; /* its lateness (the submit's check) */
 };
 
 struct sc_runtime {
@@ -332,7 +334,9 @@ add_input(struct sc_runtime *rt, int node, uint32_t u)
 	}
 	pthread_mutex_init(&in->mu, NULL);
 	rt->ninputs++; /* from here on freed by the runtime's teardown */
-	rc = stream_key(rt, u, node, &key);
+	rc = sc__rt_late_init(&in->late, rt->g, node);
+	if (!rc)
+		rc = stream_key(rt, u, node, &key);
 	for (uint32_t j = 0; j < nb && !rc; j++) {
 		in->insts[j] = rt->first[u] + j;
 		rc = new_edge(rt, node, RT_HOST, in->insts[j], &edges[j]);
@@ -450,6 +454,10 @@ make_sub(struct sc_runtime *rt, uint32_t id, struct sc_batch *const *restore,
 		(void)sc_timeline_name(rt->o.timeline, SC_TIMELINE_UNIT, id,
 				       name);
 	rc = sc_subcircuit_create(&d, out);
+	/* Only NULL fails it. */
+	if (!rc && rt->o.no_cleanup)
+		(void)sc_circuit_set_cleanup(sc_subcircuit_circuit(*out),
+					     false);
 	free(nodes);
 	return rc;
 }
@@ -714,6 +722,7 @@ teardown(struct sc_runtime *rt)
 		sc_exchange_fini(&rt->inputs[i].x);
 		free(rt->inputs[i].insts);
 		pthread_mutex_destroy(&rt->inputs[i].mu);
+		sc__rt_late_fini(&rt->inputs[i].late);
 	}
 	free(rt->inputs);
 	free(rt->edges);
@@ -792,11 +801,15 @@ submit_locked(struct sc_runtime *rt, struct rt_input *in, struct sc_batch *b)
 	if (atomic_load(&rt->shut) || sc_exec_is_shutdown(rt->ex))
 		return sc__fail(SC_ESHUTDOWN,
 				"sc_runtime_submit: the runtime is shut down");
+	if ((rc = sc__rt_late_check(&in->late, b, in->node)) != 0)
+		return rc; /* SC_ELATE: nothing applied */
 	if (!sc_exchange_room(&in->x))
 		return SC_EFULL;
 	rc = sc_exchange_send(&in->x, sc_batch_retain(b), &pushed);
 	if (rc == SC_EDEAD && restart_pending(rt, in))
 		rc = 0; /* in the trace: the rebuild applies it */
+	if (!rc)
+		sc__rt_late_advance(&in->late, b);
 	if (rc == SC_EDEAD)
 		result = sc__fail(SC_EDEAD,
 				  "sc_runtime_submit: the unit of input %d "
@@ -2194,4 +2207,23 @@ sc_runtime_restart(struct sc_runtime *rt, uint32_t *restarted)
 	if (restarted)
 		*restarted = n;
 	return rc == SC_EBUSY ? 0 : rc;
+}
+
+int
+sc_runtime_late(struct sc_runtime *rt, int input, uint64_t *admitted,
+		uint64_t *refused)
+{
+	struct rt_input *in;
+
+	if (!rt)
+		return sc__fail(SC_EINVAL, "sc_runtime_late: NULL runtime");
+	if (!(in = find_input(rt, input)))
+		return sc__fail(SC_ENOENT,
+				"sc_runtime_late: node %d is not "
+				"an input",
+				input);
+	pthread_mutex_lock(&in->mu);
+	sc__rt_late_counts(&in->late, admitted, refused);
+	pthread_mutex_unlock(&in->mu);
+	return 0;
 }

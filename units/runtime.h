@@ -224,6 +224,11 @@ struct sc_runtime_opts {
 					 $SC_EXECUTOR, else STEAL */
 	bool ticks;		      /* tick mode (see Modes and Host ticks
 					 above) */
+	bool no_cleanup;	      /* lateness (operators/waterline.h):
+					 every unit keeps its whole state
+					 (sc_circuit_set_cleanup off), for
+					 the exactness comparison; default
+					 false, cleanup on */
 };
 
 /* The default of opts.shutdown_timeout_ns: 30 s. */
@@ -317,11 +322,28 @@ void sc_runtime_destroy(struct sc_runtime *rt);
  * (not an input node, NULL); SC_ESHUTDOWN (shutdown has begun; nothing
  * applied: a submit racing sc_runtime_shutdown from another thread is
  * either applied before shutdown waits for idle, or refused, never both
- * 0 and lost); SC_ENOMEM. Any host thread. Once it returned 0 the
+ * 0 and lost); SC_ELATE (a late row: Lateness below; nothing applied);
+ * SC_ENOMEM. Any host thread. Once it returned 0 the
  * runtime holds the ids of b's symbol columns (operators/symbol.h, "Who
  * holds an id"): the host may release its own at once.
  */
 int sc_runtime_submit(struct sc_runtime *rt, int input, struct sc_batch *b);
+
+/*
+ * Lateness (operators/waterline.h). An input node with lateness declared
+ * on its graph is checked at the host, before anything is sent: a
+ * submission with a row below the input's waterline (the largest value
+ * of that column accepted so far, minus L) is refused whole with
+ * SC_ELATE, its message naming how many rows were late and the first
+ * (its value and the waterline), or, with SC_LATE_ADMIT, sent and its
+ * late rows counted. sc_runtime_late reads the counts.
+ *
+ * sc_runtime_late - late rows of input node `input` so far: admitted and
+ * refused (either pointer may be NULL). Any thread. Returns 0, SC_EINVAL
+ * (NULL runtime), SC_ENOENT (not an input node).
+ */
+int sc_runtime_late(struct sc_runtime *rt, int input, uint64_t *admitted,
+		    uint64_t *refused);
 
 /*
  * sc_runtime_submit_wait - as submit, but waits while it would be SC_EFULL,
