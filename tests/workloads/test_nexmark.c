@@ -12,6 +12,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -799,24 +800,37 @@ case_opts(const struct nx_case *c, struct sc_nexmark_opts *o)
 	o->disorder_ms = c->disorder_ms;
 }
 
-/* The single circuit's settled output of query `name` on case c, with
- * the events decoded into *e (same seed, a table of their own). */
+/* How single_run builds and runs the query. */
+struct run_how {
+	int64_t lateness; /* < 0: none declared */
+	bool cleanup;	  /* with a lateness: cleanup on */
+	size_t kept_rows; /* out: rows the circuit keeps at the end */
+};
+
+/* The single circuit's settled output of query `name` on case c, built
+ * and run as *how says, with the events decoded into *e (same seed, a
+ * table of their own). */
 static struct sc_batch *
-single_output(const char *name, const struct nx_case *c, struct events *e)
+single_run(const char *name, const struct nx_case *c, struct events *e,
+	   struct run_how *how)
 {
 	struct sc_nexmark_opts o;
+	struct sc_nexmark_query_opts qo;
 	struct sc_nexmark_query *q = NULL;
 	struct sc_nexmark *nx = NULL;
 	struct sc_circuit *cir = NULL;
 	struct sc_batch *got = NULL;
 	struct sc_nexmark_feed f;
+	struct sc_node_state kept;
 	size_t steps;
 
 	case_opts(c, &o);
 	events_make(e, &o, c->events);
 	/* The same table: the generator interns the same texts again and
 	 * gets the ids the decoded events hold. */
-	cr_assert_eq(sc_nexmark_query_create(name, e->t, 0, &q), 0, "%s",
+	sc_nexmark_query_opts_default(&qo);
+	qo.lateness_ms = how->lateness;
+	cr_assert_eq(sc_nexmark_query_create_opts(name, e->t, &qo, &q), 0, "%s",
 		     sc_errmsg());
 	cr_assert_eq(sc_nexmark_create(&o, e->t, &nx), 0);
 	memset(&f, 0, sizeof(f));
@@ -825,22 +839,35 @@ single_output(const char *name, const struct nx_case *c, struct events *e)
 	f.events = c->chunk;
 	steps = sc_nexmark_feed_steps(&f, c->events);
 	cr_assert_eq(sc_circuit_create(sc_nexmark_query_graph(q), &cir), 0);
+	if (how->lateness >= 0)
+		cr_assert_eq(sc_circuit_set_cleanup(cir, how->cleanup), 0);
 	for (size_t i = 0; i < steps; i++) {
 		struct sc_settle_step st;
 
 		cr_assert_eq(sc_nexmark_settle_step(&f, i, &st), 0);
-		cr_assert_eq(sc_circuit_feed(cir, st.input, st.batch), 0);
+		cr_assert_eq(sc_circuit_feed(cir, st.input, st.batch), 0, "%s",
+			     sc_errmsg());
 		sc_batch_release(st.batch);
 		cr_assert_eq(sc_circuit_step(cir), 0, "%s", sc_errmsg());
 	}
 	cr_assert_eq(sc_nexmark_count(nx), c->events);
 	cr_assert_eq(sc_circuit_integral(cir, sc_nexmark_query_output(q), &got),
 		     0);
+	cr_assert_eq(sc_circuit_state(cir, &kept), 0);
+	how->kept_rows = kept.rows;
 	sc_nexmark_feed_fini(&f);
 	sc_circuit_destroy(cir);
 	sc_nexmark_destroy(nx);
 	cr_assert_eq(sc_nexmark_query_destroy(q), 0);
 	return got;
+}
+
+static struct sc_batch *
+single_output(const char *name, const struct nx_case *c, struct events *e)
+{
+	struct run_how how = {-1, true, 0};
+
+	return single_run(name, c, e, &how);
 }
 
 typedef struct sc_batch *(*eval_fn)(const struct events *e);
@@ -1491,4 +1518,248 @@ Test(nexmark, q8_with_disorder_equals_its_sql_evaluated_from_scratch)
 Test(nexmark, q9_with_disorder_equals_its_sql_evaluated_from_scratch)
 {
 	check_query_equals_its_sql_disordered("q9", eval_q9);
+}
+
+/* --- lateness ---------------------------------------------------------------
+ */
+
+/*
+ * With the generator's disorder declared as the lateness, the output with
+ * cleanup on and with it off both equal the SQL's, and cleanup keeps fewer
+ * rows than no cleanup (it did drop something: else the check says
+ * nothing about it).
+ */
+static void
+check_query_with_lateness(const char *name, eval_fn eval)
+{
+	const struct nx_case cases[] = {
+	    {sc_prop_seed(21), 6000, 5000, 250, 300},
+	    {sc_prop_seed(21) + 1, 5000, 10000, 500, 4000},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct nx_case *c = &cases[i];
+		struct run_how on = {(int64_t)c->disorder_ms, true, 0};
+		struct run_how off = {(int64_t)c->disorder_ms, false, 0};
+		struct events e1, e2;
+		struct sc_batch *got_on = single_run(name, c, &e1, &on);
+		struct sc_batch *got_off = single_run(name, c, &e2, &off);
+		struct sc_batch *want = eval(&e1);
+		char what[160];
+
+		(void)snprintf(what, sizeof(what),
+			       "%s seed %llu disorder %llu, cleanup on", name,
+			       (unsigned long long)c->seed,
+			       (unsigned long long)c->disorder_ms);
+		cr_assert_gt(sc_batch_count(want), 0, "%s: empty", what);
+		assert_same(got_on, want, what);
+		assert_same(got_off, want, "cleanup off");
+		cr_assert_lt(on.kept_rows, off.kept_rows,
+			     "%s: cleanup kept %zu rows, none %zu", what,
+			     on.kept_rows, off.kept_rows);
+		sc_batch_release(got_on);
+		sc_batch_release(got_off);
+		sc_batch_release(want);
+		events_free(&e1);
+		events_free(&e2);
+	}
+}
+
+Test(nexmark, q4_with_lateness_equals_its_sql_with_and_without_cleanup)
+{
+	check_query_with_lateness("q4", eval_q4);
+}
+
+Test(nexmark, q5_with_lateness_equals_its_sql_with_and_without_cleanup)
+{
+	check_query_with_lateness("q5", eval_q5);
+}
+
+Test(nexmark, q7_with_lateness_equals_its_sql_with_and_without_cleanup)
+{
+	check_query_with_lateness("q7", eval_q7);
+}
+
+Test(nexmark, q8_with_lateness_equals_its_sql_with_and_without_cleanup)
+{
+	check_query_with_lateness("q8", eval_q8);
+}
+
+Test(nexmark, q9_with_lateness_equals_its_sql_with_and_without_cleanup)
+{
+	check_query_with_lateness("q9", eval_q9);
+}
+
+/* A lateness below the generator's disorder: some submission has a late
+ * row, and its feed is refused with SC_ELATE, naming the rows; with
+ * SC_NEXMARK_QUERY_ADMIT the same rows are admitted and counted. */
+Test(nexmark,
+     events_later_than_the_lateness_are_refused_or_admitted_and_counted)
+{
+	struct sc_nexmark_opts o;
+	struct sc_symtab *t = NULL;
+
+	sc_nexmark_opts_default(&o);
+	o.seed = sc_prop_seed(23);
+	o.disorder_ms = 2000;
+	cr_assert_eq(sc_symtab_create(&t), 0);
+	for (int admit = 0; admit < 2; admit++) {
+		struct sc_nexmark_query_opts qo;
+		struct sc_nexmark_query *q = NULL;
+		struct sc_nexmark *nx = NULL;
+		struct sc_circuit *cir = NULL;
+		struct sc_nexmark_feed f;
+		uint64_t admitted = 0, refused = 0;
+		int refusals = 0;
+
+		sc_nexmark_query_opts_default(&qo);
+		qo.lateness_ms = 100;
+		qo.flags = admit ? SC_NEXMARK_QUERY_ADMIT : 0;
+		cr_assert_eq(sc_nexmark_query_create_opts("q7", t, &qo, &q), 0);
+		cr_assert_eq(sc_nexmark_create(&o, t, &nx), 0);
+		cr_assert_eq(sc_circuit_create(sc_nexmark_query_graph(q), &cir),
+			     0);
+		memset(&f, 0, sizeof(f));
+		f.nx = nx;
+		f.q = q;
+		f.events = 500;
+		for (size_t i = 0; i < 40; i++) {
+			struct sc_settle_step st;
+			int rc;
+
+			cr_assert_eq(sc_nexmark_settle_step(&f, i, &st), 0);
+			rc = sc_circuit_feed(cir, st.input, st.batch);
+			sc_batch_release(st.batch);
+			if (rc == SC_ELATE) {
+				cr_assert(strstr(sc_errmsg(), "late"), "%s",
+					  sc_errmsg());
+				refusals++;
+			} else {
+				cr_assert_eq(rc, 0, "%s", sc_errmsg());
+			}
+			cr_assert_eq(sc_circuit_step(cir), 0);
+		}
+		cr_assert_eq(sc_circuit_late(
+				 cir, sc_nexmark_query_input(q, SC_NEXMARK_BID),
+				 &admitted, &refused),
+			     0);
+		if (admit) {
+			cr_assert_eq(refusals, 0);
+			cr_assert_gt(admitted, 0);
+			cr_assert_eq(refused, 0);
+		} else {
+			cr_assert_gt(refusals, 0);
+			cr_assert_gt(refused, 0);
+			cr_assert_eq(admitted, 0);
+		}
+		sc_nexmark_feed_fini(&f);
+		sc_circuit_destroy(cir);
+		sc_nexmark_destroy(nx);
+		cr_assert_eq(sc_nexmark_query_destroy(q), 0);
+	}
+	sc_symtab_destroy(t);
+}
+
+/*
+ * With lateness declared, placed on several strategies and units (the
+ * seeded scheduler), the output settles where the SQL says with cleanup
+ * on and with it off: waterlines cross the units' edges (the min over a
+ * sharded producer's replicas), and what each unit drops no future row
+ * could reach. The replay command is printed on a failure.
+ */
+static void
+check_query_settles_with_lateness(const char *name, eval_fn eval)
+{
+	static const char *const places[] = {"per-node", "chains", "sharded:2",
+					     "balanced:3", "random:3"};
+	const struct nx_case c = {sc_prop_seed(25), 4000, 4000, 200, 3000};
+	struct sc_nexmark_query_opts qo;
+	struct sc_nexmark_opts o;
+	struct sc_nexmark_query *q = NULL;
+	struct sc_nexmark *nx = NULL;
+	struct sc_settle_work *w = NULL;
+	struct sc_nexmark_feed f;
+	struct sc_batch *want;
+	struct events e;
+
+	case_opts(&c, &o);
+	events_make(&e, &o, c.events);
+	want = eval(&e);
+	cr_assert_gt(sc_batch_count(want), 0);
+	sc_nexmark_query_opts_default(&qo);
+	qo.lateness_ms = sc_nexmark_lateness(&o);
+	cr_assert_eq(sc_nexmark_query_create_opts(name, e.t, &qo, &q), 0);
+	cr_assert_eq(sc_nexmark_create(&o, e.t, &nx), 0);
+	memset(&f, 0, sizeof(f));
+	f.nx = nx;
+	f.q = q;
+	f.events = c.chunk;
+	cr_assert_eq(sc_settle_work_generate(
+			 sc_nexmark_query_graph(q), sc_nexmark_settle_step, &f,
+			 sc_nexmark_feed_steps(&f, c.events), 0, &w),
+		     0, "%s", sc_errmsg());
+	for (size_t pi = 0; pi < sizeof(places) / sizeof(places[0]); pi++) {
+		struct sc_placement *p = NULL;
+
+		cr_assert_eq(sc_placement_parse(sc_nexmark_query_graph(q),
+						places[pi], 3, &p),
+			     0, "%s: %s", places[pi], sc_errmsg());
+		for (uint32_t units = 1; units <= 3; units++) {
+			for (int keep = 0; keep < 2; keep++) {
+				struct sc_settle_opts so = {
+				    .mode = SC_SETTLE_SIM,
+				    .seed = (uint64_t)units * 11 + pi,
+				    .units = units,
+				    .verify = verify_against,
+				    .verify_ctx = want,
+				    .no_cleanup = keep != 0};
+				struct sc_settle_result r;
+
+				cr_assert_eq(sc_settle_run(w, p, &so, &r), 0,
+					     "%s", r.why);
+				cr_assert(r.ok,
+					  "%s %s on %u, cleanup %s: %s\n%s",
+					  name, places[pi], units,
+					  keep ? "off" : "on", r.why, r.replay);
+				sc_settle_result_fini(&r);
+			}
+		}
+		sc_placement_destroy(p);
+	}
+	sc_settle_work_destroy(w);
+	sc_nexmark_feed_fini(&f);
+	sc_nexmark_destroy(nx);
+	cr_assert_eq(sc_nexmark_query_destroy(q), 0);
+	sc_batch_release(want);
+	events_free(&e);
+}
+
+Test(nexmark,
+     q4_with_lateness_settles_under_placements_with_and_without_cleanup)
+{
+	check_query_settles_with_lateness("q4", eval_q4);
+}
+
+Test(nexmark,
+     q5_with_lateness_settles_under_placements_with_and_without_cleanup)
+{
+	check_query_settles_with_lateness("q5", eval_q5);
+}
+
+Test(nexmark,
+     q7_with_lateness_settles_under_placements_with_and_without_cleanup)
+{
+	check_query_settles_with_lateness("q7", eval_q7);
+}
+
+Test(nexmark,
+     q8_with_lateness_settles_under_placements_with_and_without_cleanup)
+{
+	check_query_settles_with_lateness("q8", eval_q8);
+}
+
+Test(nexmark,
+     q9_with_lateness_settles_under_placements_with_and_without_cleanup)
+{
+	check_query_settles_with_lateness("q9", eval_q9);
 }
