@@ -38,7 +38,10 @@
  *
  * Usage: bench_lateness [--quick] [--queries q4,q5] [--events 1000000,...]
  *        [--disorder MS] [--chunk N] [--cap-mib M] [--kept-events N]
- *        [--modes plain,cleanup,kept]
+ *        [--modes plain,cleanup,kept] [--nodes]
+ *
+ * --nodes prints, at each point, every node's state and waterlines on
+ * stderr (to find the state that grows).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -54,6 +57,7 @@
 #include "bench/workloads/nexmark_queries.h"
 #include "operators/circuit.h"
 #include "operators/graph.h"
+#include "operators/schema.h"
 #include "operators/waterline.h"
 
 #define LB_MAX_POINTS  8
@@ -76,6 +80,7 @@ struct lb_opts {
 	size_t chunk;
 	double cap_mib;
 	uint64_t kept_events;
+	bool nodes; /* --nodes: each node's state on stderr at each point */
 };
 
 /* One checkpoint of one child, sent to the parent through a pipe. */
@@ -224,6 +229,35 @@ lb_state(const struct sc_circuit *c, const struct sc_graph *g,
 	}
 }
 
+/* --nodes: what each node keeps and the waterlines it carries, for
+ * finding the state that grows. */
+static void
+lb_nodes(const struct sc_circuit *c, const struct sc_graph *g,
+	 const char *query, const char *mode, uint64_t events)
+{
+	for (size_t n = 0; n < sc_graph_node_count(g); n++) {
+		struct sc_node_state ns = {0, 0};
+		struct sc_node_info ni;
+		int64_t v[SC_SCHEMA_MAX_COLS];
+		uint32_t mask = 0;
+
+		(void)sc_circuit_node_state(c, (int)n, &ns);
+		if (sc_graph_node_info(g, (int)n, &ni) != 0)
+			continue;
+		(void)sc_circuit_waterlines(c, (int)n, &mask, v);
+		(void)fprintf(stderr,
+			      "bench_lateness: %s %s at %llu: node %zu %s "
+			      "rows %zu bytes %zu waterlines",
+			      query, mode, (unsigned long long)events, n,
+			      ni.name ? ni.name : "?", ns.rows, ns.bytes);
+		for (uint32_t col = 0; col < SC_SCHEMA_MAX_COLS; col++)
+			if (mask >> col & 1)
+				(void)fprintf(stderr, " c%u=%lld", col,
+					      (long long)v[col]);
+		(void)fprintf(stderr, "\n");
+	}
+}
+
 static void
 lb_send(int fd, const struct lb_point *p)
 {
@@ -347,6 +381,9 @@ lb_child(int fd, const struct lb_opts *o, const char *query, enum lb_mode mode)
 		lb_state(r.c, sc_nexmark_query_graph(r.q), &p);
 		p.live = lb_live_count(&r.live, query);
 		p.late = mode == LB_PLAIN ? 0 : lb_late(&r);
+		if (o->nodes)
+			lb_nodes(r.c, sc_nexmark_query_graph(r.q), query,
+				 mode_names[mode], made);
 		lb_send(fd, &p);
 		if (p.capped || p.failed)
 			break;
@@ -504,7 +541,8 @@ lb_usage(const char *why)
 		      "bench_lateness: %s\nusage: bench_lateness [--quick] "
 		      "[--queries q4,q5,...] [--events N,N,...] "
 		      "[--disorder MS] [--chunk N] [--cap-mib M] "
-		      "[--kept-events N] [--modes plain,cleanup,kept]\n",
+		      "[--kept-events N] [--modes plain,cleanup,kept] "
+		      "[--nodes]\n",
 		      why);
 	exit(2); // NOLINT(concurrency-mt-unsafe): no thread exists
 }
@@ -565,6 +603,10 @@ lb_args(int argc, char **argv, struct lb_opts *o)
 
 		if (!strcmp(a, "--quick"))
 			continue;
+		if (!strcmp(a, "--nodes")) {
+			o->nodes = true;
+			continue;
+		}
 		if (!v)
 			lb_usage("a flag without its value");
 		i++;
