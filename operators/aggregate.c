@@ -22,6 +22,7 @@
 #include "operators/rowhash_int.h"
 #include "operators/symbol_int.h"
 #include "operators/trace.h"
+#include "operators/waterline_int.h"
 #include "operators/xsum.h"
 
 /* Delta rows ahead of the current one whose row-table slots are being
@@ -60,6 +61,8 @@ struct sc_aggregate {
 	struct sc__symcols sym;	     /* COUNT/SUM/AVG: the symbol columns of
 					`rows` (trace order); each row kept
 					holds its ids */
+	size_t sweep_row;	     /* cleanup: the rows' sweep's next slot */
+	size_t sweep_group;	     /* cleanup: the groups' next entry */
 };
 
 /* A row's integrated weight in `rows` now (sc__symtab_hold_changes). */
@@ -853,4 +856,53 @@ sc__aggregate_set_symbols(struct sc_aggregate *agg, const struct sc__symcols *s)
 		sc__trace_set_symbols(agg->t, &t);
 	else
 		agg->sym = t; /* the row table's, kept in trace order too */
+}
+
+/* --- cleanup (waterline.h) ------------------------------------------------ */
+
+static void
+agg_row_drop(void *ctx, const uint64_t *rec)
+{
+	const struct sc_aggregate *agg = ctx;
+
+	sc__symtab_unhold_slots(&agg->sym, rec, 1, agg->rows.stride,
+				agg->spec.ncols);
+}
+
+/*
+ * Dead groups go from the group table, their rows from the row table, each
+ * with its own cursor. A dead group out of int64's range (no output row)
+ * stays counted in nwide: its output lacks that row for good, which is
+ * what sc_aggregate_check reports.
+ */
+static void
+groups_sweep(struct sc_aggregate *agg, const struct sc__horizon *h,
+	     size_t budget)
+{
+	struct sc__groups *g = &agg->g;
+	size_t i = agg->sweep_group;
+
+	while (budget-- > 0 && g->n > 0) {
+		if (i >= g->n)
+			i = 0;
+		if (sc__horizon_dead(h, g->keys + i * g->k))
+			sc__groups_remove(g, i); /* the last entry moves in */
+		else
+			i++;
+	}
+	agg->sweep_group = i;
+}
+
+void
+sc__aggregate_sweep(struct sc_aggregate *agg, const struct sc__horizon *h,
+		    size_t budget)
+{
+	if (agg->minmax) {
+		sc__trace_sweep(agg->t, h, budget);
+		sc__fences_sync(&agg->fences, agg->t);
+		return;
+	}
+	groups_sweep(agg, h, budget / 2 + 1);
+	sc__rowhash_sweep(&agg->rows, h, &agg->sweep_row, budget / 2 + 1,
+			  agg_row_drop, agg);
 }

@@ -11,6 +11,7 @@
 #include "operators/symbol_int.h"
 #include "operators/topk.h"
 #include "operators/trace.h"
+#include "operators/waterline_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,9 @@ struct rt {
 	void *cb_ctx;		      /* its context */
 	struct sc__symcols sym;	      /* the symbol columns of its rows */
 	bool held;		      /* its delta holds its symbols */
+	struct sc_late *late;	      /* input: its lateness declarations
+				       * (in c->late), or NULL */
+	uint32_t nlate;		      /* how many */
 };
 
 struct sc_circuit {
@@ -74,6 +78,14 @@ struct sc_circuit {
 	 * between uses, so sharing keeps one set of warm buffers in cache
 	 * instead of one per node. */
 	struct sc_batch_builder *bld[SC_SCHEMA_MAX_COLS + 1];
+	/* Waterlines (waterline.h): NULL unless the graph declares a
+	 * lateness, so a circuit without one pays a branch per step. */
+	struct sc__wl *wl;    /* nslots of them: each stream's, after the
+			       * last step */
+	uint32_t *wl_cols;    /* nslots: the columns each carries */
+	struct sc_late *late; /* the part's inputs' declarations */
+	size_t nlate;	      /* how many */
+	bool no_cleanup;      /* sc_circuit_set_cleanup(c, false) */
 };
 
 static const struct sc__node *
@@ -108,6 +120,18 @@ kernel_destroy(enum sc_node_kind kind, void *k)
 	}
 }
 
+/* A time-bounded join (sc_graph_join_within): a join that keeps only the
+ * pairs inside the bounds. */
+static int
+join_within_create(const struct sc__node *nd, uint32_t a, uint32_t b, void **k)
+{
+	int rc = sc_join_create(a, b, nd->key, (struct sc_join **)k);
+
+	if (rc == 0)
+		sc__join_set_within(*k, nd->w_lo, nd->w_hi, nd->w_t);
+	return rc;
+}
+
 static int
 kernel_create(const struct sc_circuit *c, const struct sc__node *nd, void **k)
 {
@@ -119,6 +143,8 @@ kernel_create(const struct sc_circuit *c, const struct sc__node *nd, void **k)
 		b = node_of(c, nd->in[1])->schema.ncols;
 	switch (nd->kind) {
 	case SC_NODE_JOIN:
+		if (nd->within)
+			return join_within_create(nd, a, b, k);
 		return sc_join_create(a, b, nd->key, (struct sc_join **)k);
 	case SC_NODE_ANTIJOIN:
 		return sc_antijoin_create(a, b, nd->key,
@@ -327,6 +353,9 @@ sc_circuit_destroy(struct sc_circuit *c)
 	free(c->by_id);
 	free(c->ports);
 	free(c->row);
+	free(c->wl);
+	free(c->wl_cols);
+	free(c->late);
 	for (size_t i = 0; i <= SC_SCHEMA_MAX_COLS; i++) {
 		if (!c->bld[i])
 			continue;
@@ -412,6 +441,48 @@ count_ports(const struct sc_circuit *c, const int *order)
 	return nports;
 }
 
+/*
+ * The waterline state of a circuit whose graph declares lateness: every
+ * slot's static columns (those of the whole graph, so a boundary input
+ * carries its stream's), values "nothing known", and the declarations of
+ * the part's input nodes, grouped by slot.
+ */
+static int
+wl_build(struct sc_circuit *c)
+{
+	const struct sc_graph *g = c->g;
+	uint32_t *masks = malloc((c->n + 1) * sizeof(*masks));
+	int rc;
+
+	c->wl = calloc(c->nslots, sizeof(*c->wl));
+	c->wl_cols = calloc(c->nslots, sizeof(*c->wl_cols));
+	c->late = calloc(g->nlate, sizeof(*c->late));
+	if (!masks || !c->wl || !c->wl_cols || !c->late) {
+		free(masks);
+		return sc__fail(SC_ENOMEM, "sc_circuit_create: no memory");
+	}
+	rc = sc__wl_static(g, masks, "sc_circuit_create");
+	for (size_t i = 0; rc == 0 && i < c->nslots; i++) {
+		struct rt *r = &c->rt[i];
+
+		c->wl_cols[i] = masks[r->id];
+		c->wl[i].mask = masks[r->id];
+		for (uint32_t col = 0; col < SC_SCHEMA_MAX_COLS; col++)
+			c->wl[i].v[col] = SC_WATERLINE_NONE;
+		if (i >= c->norder || r->nd->kind != SC_NODE_INPUT)
+			continue;
+		r->late = c->late + c->nlate;
+		for (size_t d = 0; d < g->nlate; d++)
+			if (g->late[d].input == r->id)
+				sc_late_init(&c->late[c->nlate++], &g->late[d]);
+		r->nlate = (uint32_t)(c->late + c->nlate - r->late);
+		if (r->nlate == 0)
+			r->late = NULL;
+	}
+	free(masks);
+	return rc;
+}
+
 /* Topological order of the part, its slots and their state. */
 static int
 circuit_build(struct sc_circuit *c, const int *nodes, size_t n)
@@ -442,6 +513,8 @@ circuit_build(struct sc_circuit *c, const int *nodes, size_t n)
 	index_slots(c, order); /* the order is in the slots: reuse its room */
 	for (size_t i = 0; rc == 0 && i < c->norder; i++)
 		rc = rt_init(c, i);
+	if (rc == 0 && c->g->nlate)
+		rc = wl_build(c);
 out_free:
 	free(in_part);
 	free(order);
@@ -620,6 +693,36 @@ frames_fold(struct rt *r, struct sc_batch *b)
 	return 0;
 }
 
+/*
+ * Lateness (waterline.h): a feed is one submission, checked against every
+ * declaration of its input before anything is applied; if it is held, the
+ * waterlines advance with it (late_commit). Late rows of a declaration
+ * without SC_LATE_ADMIT refuse the whole feed.
+ */
+static int
+late_check(struct rt *r, const struct sc_batch *b)
+{
+	for (uint32_t i = 0; i < r->nlate; i++) {
+		struct sc_late *l = &r->late[i];
+		size_t first = 0, n = sc_late_count(l, b, &first);
+
+		if (n && !(l->decl.flags & SC_LATE_ADMIT))
+			return sc_late_refuse(l, b, n, first, "sc_circuit_feed",
+					      r->nd->name);
+	}
+	return 0;
+}
+
+/* After a feed: if it was held (rc 0), advance the waterlines. */
+static int
+late_commit(struct rt *r, const struct sc_batch *b, int rc)
+{
+	for (uint32_t i = 0; rc == 0 && i < r->nlate; i++)
+		sc_late_advance(&r->late[i], b,
+				sc_late_count(&r->late[i], b, NULL));
+	return rc;
+}
+
 int
 sc_circuit_feed(struct sc_circuit *c, int stream, struct sc_batch *b)
 {
@@ -656,15 +759,17 @@ sc_circuit_feed(struct sc_circuit *c, int stream, struct sc_batch *b)
 	/* The frames held keep their symbols until their tick is over, so
 	 * the host may release its own references now (symbol.h). */
 	rc = sc__symtab_check(&r->sym, b, "sc_circuit_feed");
+	if (rc == 0 && r->late)
+		rc = late_check(r, b);
 	if (rc)
 		return rc;
 	mass = sc__mass_add(r->fmass, sc__batch_mass(b));
 	if (!sc__mass_safe(mass))
-		return frames_fold(r, b);
+		return late_commit(r, b, frames_fold(r, b));
 	if (frames_push(r, b))
 		return SC_ENOMEM;
 	r->fmass = mass;
-	return 0;
+	return late_commit(r, b, 0);
 }
 
 /*
@@ -1222,6 +1327,252 @@ tick_end(struct sc_circuit *c)
 	return tick_work(c);
 }
 
+/* --- waterlines and cleanup (waterline.h) -------------------------------- */
+
+static enum sc_type
+col_type(const struct sc_circuit *c, int slot, uint32_t col)
+{
+	return c->rt[slot].nd->schema.types[col];
+}
+
+/* The horizon of the rows of port `side` of a join (0: a's rows, from b's
+ * waterlines; 1: b's rows, from a's), see waterline.h's "Cleanup". An
+ * antijoin reads b's integral for b's own deltas too (a key's presence
+ * before and after), so its b-rows die only below both waterlines. */
+static void
+join_horizon(const struct sc_circuit *c, const struct rt *r, int side,
+	     struct sc__horizon *h)
+{
+	const struct sc__node *nd = r->nd;
+	int mine = r->in[side], other = r->in[1 - side];
+	const struct sc__wl *wo = &c->wl[other], *wm = &c->wl[mine];
+	bool anti = nd->kind == SC_NODE_ANTIJOIN;
+
+	h->n = 0;
+	for (uint32_t col = 0; col < nd->key; col++) {
+		int64_t v;
+
+		if (!(wo->mask >> col & 1u))
+			continue;
+		v = wo->v[col];
+		if (anti && side == 1) {
+			if (!(wm->mask >> col & 1u))
+				continue;
+			v = wm->v[col] < v ? wm->v[col] : v;
+		}
+		sc__horizon_add(h, col, col_type(c, mine, col), v);
+	}
+	if (!nd->within)
+		return;
+	if (side == 0 && (wo->mask >> nd->w_t & 1u)) /* a.hi < W_b(t) */
+		sc__horizon_add(h, nd->w_hi, col_type(c, mine, nd->w_hi),
+				wo->v[nd->w_t]);
+	if (side == 1 && (wo->mask >> nd->w_lo & 1u)) /* b.t < W_a(lo) */
+		sc__horizon_add(h, nd->w_t, col_type(c, mine, nd->w_t),
+				wo->v[nd->w_lo]);
+}
+
+/* The horizon of a one-input kernel: its input's waterlines on columns
+ * [0, ncols). */
+static void
+unary_horizon(const struct sc_circuit *c, const struct rt *r, uint32_t ncols,
+	      struct sc__horizon *h)
+{
+	const struct sc__wl *w = &c->wl[r->in[0]];
+
+	h->n = 0;
+	for (uint32_t col = 0; col < ncols; col++)
+		if (w->mask >> col & 1u)
+			sc__horizon_add(h, col, col_type(c, r->in[0], col),
+					w->v[col]);
+}
+
+/* One bounded sweep of a kernel's dead state. */
+static void
+kernel_sweep(const struct sc_circuit *c, struct rt *r, size_t budget)
+{
+	struct sc__horizon ha, hb;
+
+	switch (r->nd->kind) {
+	case SC_NODE_JOIN:
+	case SC_NODE_ANTIJOIN:
+		join_horizon(c, r, 0, &ha);
+		join_horizon(c, r, 1, &hb);
+		if (ha.n == 0 && hb.n == 0)
+			return;
+		if (r->nd->kind == SC_NODE_JOIN)
+			sc__join_sweep(r->kernel, &ha, &hb, budget);
+		else
+			sc__antijoin_sweep(r->kernel, &ha, &hb, budget);
+		return;
+	case SC_NODE_DISTINCT:
+		unary_horizon(c, r, r->nd->schema.ncols, &ha);
+		if (ha.n)
+			sc__distinct_sweep(r->kernel, &ha, budget);
+		return;
+	case SC_NODE_AGGREGATE:
+	case SC_NODE_TOPK:
+		unary_horizon(c, r, r->nd->key, &ha);
+		if (ha.n == 0)
+			return;
+		if (r->nd->kind == SC_NODE_AGGREGATE)
+			sc__aggregate_sweep(r->kernel, &ha, budget);
+		else
+			sc__topk_sweep(r->kernel, &ha, budget);
+		return;
+	default:
+		return;
+	}
+}
+
+/*
+ * After a step: every stream's waterlines, in the order the step ran (a
+ * node's inputs come first; boundary inputs keep what the host set), then
+ * a bounded sweep of each kernel's dead state, about twice the rows it
+ * absorbed this step and at least work_min. Sweeps cannot fail.
+ */
+static void
+wl_step(struct sc_circuit *c)
+{
+	const struct sc__wl *in[SC_GRAPH_MAX_INPUTS];
+
+	for (size_t i = 0; i < c->norder; i++) {
+		struct rt *r = &c->rt[i];
+		struct sc__wl *w = &c->wl[i];
+
+		if (r->role == ROLE_FED) {
+			for (uint32_t d = 0; d < r->nlate; d++)
+				w->v[r->late[d].decl.col] =
+				    sc_late_waterline(&r->late[d]);
+			continue;
+		}
+		for (uint32_t p = 0; p < r->nd->nin; p++)
+			in[p] = &c->wl[r->in[p]];
+		sc__wl_transfer(c->g, r->nd, in, w);
+		w->mask &= c->wl_cols[i];
+	}
+	for (size_t i = 0; !c->no_cleanup && i < c->norder; i++) {
+		struct rt *r = &c->rt[i];
+		size_t budget = 2 * r->inserted;
+
+		if (!r->kernel)
+			continue;
+		if (budget < c->work_min)
+			budget = c->work_min;
+		if (budget)
+			kernel_sweep(c, r, budget);
+	}
+}
+
+int
+sc_circuit_set_waterline(struct sc_circuit *c, int stream, uint32_t col,
+			 int64_t value)
+{
+	struct rt *r;
+	int slot = known(c, stream, "sc_circuit_set_waterline");
+
+	if (slot < 0)
+		return slot;
+	r = &c->rt[slot];
+	if (r->role != ROLE_FED)
+		return sc__fail(SC_EINVAL,
+				"sc_circuit_set_waterline: '%s' is computed by "
+				"this circuit, not fed",
+				r->nd->name);
+	if (!c->wl || col >= SC_SCHEMA_MAX_COLS ||
+	    !(c->wl_cols[slot] >> col & 1u))
+		return sc__fail(SC_ENOENT,
+				"sc_circuit_set_waterline: '%s' carries no "
+				"waterline on column %u",
+				r->nd->name, col);
+	if ((size_t)slot >= c->norder) { /* a boundary input */
+		if (value > c->wl[slot].v[col])
+			c->wl[slot].v[col] = value;
+		return 0;
+	}
+	for (uint32_t d = 0; d < r->nlate; d++)
+		if (r->late[d].decl.col == col)
+			sc_late_raise(&r->late[d], value);
+	return 0;
+}
+
+int
+sc_circuit_waterlines(const struct sc_circuit *c, int node, uint32_t *mask,
+		      int64_t *values)
+{
+	int slot = known(c, node, "sc_circuit_waterlines");
+
+	if (slot < 0)
+		return slot;
+	if (!mask)
+		return sc__fail(SC_EINVAL, "sc_circuit_waterlines: mask is "
+					   "NULL");
+	*mask = c->wl ? c->wl[slot].mask : 0;
+	for (uint32_t col = 0; values && col < SC_SCHEMA_MAX_COLS; col++)
+		if (*mask >> col & 1u)
+			values[col] = c->wl[slot].v[col];
+	return 0;
+}
+
+int
+sc_circuit_waterline(const struct sc_circuit *c, int node, uint32_t col,
+		     int64_t *value)
+{
+	int64_t v[SC_SCHEMA_MAX_COLS];
+	uint32_t mask;
+	int rc = sc_circuit_waterlines(c, node, &mask, v);
+
+	if (rc)
+		return rc;
+	if (!value)
+		return sc__fail(SC_EINVAL, "sc_circuit_waterline: value is "
+					   "NULL");
+	if (col >= SC_SCHEMA_MAX_COLS || !(mask >> col & 1u))
+		return sc__fail(SC_ENOENT,
+				"sc_circuit_waterline: '%s' carries no "
+				"waterline on column %u",
+				node_of(c, node)->name, col);
+	*value = v[col];
+	return 0;
+}
+
+int
+sc_circuit_late(const struct sc_circuit *c, int input, uint64_t *admitted,
+		uint64_t *refused)
+{
+	const struct rt *r;
+	uint64_t a = 0, f = 0;
+	int slot = known(c, input, "sc_circuit_late");
+
+	if (slot < 0)
+		return slot;
+	r = &c->rt[slot];
+	if (r->nd->kind != SC_NODE_INPUT || (size_t)slot >= c->norder)
+		return sc__fail(SC_ENOENT,
+				"sc_circuit_late: '%s' is not an input of this "
+				"circuit",
+				r->nd->name);
+	for (uint32_t d = 0; d < r->nlate; d++) {
+		a += r->late[d].admitted;
+		f += r->late[d].refused;
+	}
+	if (admitted)
+		*admitted = a;
+	if (refused)
+		*refused = f;
+	return 0;
+}
+
+int
+sc_circuit_set_cleanup(struct sc_circuit *c, bool on)
+{
+	if (!c)
+		return sc__fail(SC_EINVAL, "sc_circuit_set_cleanup: circuit is "
+					   "NULL");
+	c->no_cleanup = !on;
+	return 0;
+}
+
 int
 sc_circuit_step(struct sc_circuit *c)
 {
@@ -1247,6 +1598,8 @@ sc_circuit_step(struct sc_circuit *c)
 	rc = tick_end(c);
 	if (rc)
 		return rc;
+	if (c->wl)
+		wl_step(c);
 	c->steps++;
 	return 0;
 }
@@ -1329,6 +1682,23 @@ sc_circuit_node_state(const struct sc_circuit *c, int node,
 		out->rows = r->state->count;
 		out->bytes = sc_batch_bytes(r->state);
 	}
+	return 0;
+}
+
+int
+sc_circuit_state(const struct sc_circuit *c, struct sc_node_state *out)
+{
+	struct sc_node_state st, sum = {0, 0};
+
+	if (!c || !out)
+		return sc__fail(SC_EINVAL, "sc_circuit_state: NULL argument");
+	for (size_t i = 0; i < c->nslots; i++) {
+		if (sc_circuit_node_state(c, c->rt[i].id, &st))
+			continue;
+		sum.rows += st.rows;
+		sum.bytes += st.bytes;
+	}
+	*out = sum;
 	return 0;
 }
 

@@ -90,6 +90,7 @@
 extern "C" {
 #endif
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -97,6 +98,7 @@ extern "C" {
 #include "operators/batch.h"
 #include "operators/error.h"
 #include "operators/graph.h"
+#include "operators/waterline.h"
 
 struct sc_circuit;
 
@@ -280,6 +282,64 @@ struct sc_node_state {
  */
 int sc_circuit_node_state(const struct sc_circuit *c, int node,
 			  struct sc_node_state *out);
+
+/*
+ * sc_circuit_state - what the whole circuit keeps between steps: the sum of
+ * sc_circuit_node_state over its nodes. Returns 0 and *out, SC_EINVAL.
+ */
+int sc_circuit_state(const struct sc_circuit *c, struct sc_node_state *out);
+
+/* --- lateness and waterlines (waterline.h) -------------------------------- */
+
+/*
+ * sc_circuit_set_waterline - raise the waterline of fed stream `stream` (an
+ * input node with lateness declared on col, or a boundary input whose
+ * stream carries col) to `value`; it takes effect at the next step, whose
+ * waterline is then at least `value` (so it bounds the deltas of the steps
+ * after it: waterline.h). Lowering is ignored (returns 0). Returns
+ *   0           raised (or already higher)
+ *   SC_EINVAL   c NULL, or a stream the circuit computes itself
+ *   SC_ENOENT   no such stream in this circuit, or it carries no
+ *               waterline on col
+ */
+int sc_circuit_set_waterline(struct sc_circuit *c, int stream, uint32_t col,
+			     int64_t value);
+
+/*
+ * sc_circuit_waterline - after a step, the waterline of stream `node` on
+ * column col: *value bounds every delta of that stream in the steps to
+ * come (SC_WATERLINE_NONE: nothing known yet). Returns 0, SC_EINVAL,
+ * SC_ENOENT (no such stream in the circuit, or it carries none on col).
+ */
+int sc_circuit_waterline(const struct sc_circuit *c, int node, uint32_t col,
+			 int64_t *value);
+
+/*
+ * sc_circuit_waterlines - every column of stream `node` that carries a
+ * waterline: *mask (bit i: column i) and, if values is not NULL, values[i]
+ * for each such i (room for SC_SCHEMA_MAX_COLS). Returns 0, SC_EINVAL,
+ * SC_ENOENT.
+ */
+int sc_circuit_waterlines(const struct sc_circuit *c, int node, uint32_t *mask,
+			  int64_t *values);
+
+/*
+ * sc_circuit_late - the late rows of input node `input` so far: admitted
+ * (SC_LATE_ADMIT) and refused (their feed failed with SC_ELATE), over all
+ * its declarations. Returns 0, SC_EINVAL, SC_ENOENT (not an input of this
+ * circuit). Either pointer may be NULL.
+ */
+int sc_circuit_late(const struct sc_circuit *c, int input, uint64_t *admitted,
+		    uint64_t *refused);
+
+/*
+ * sc_circuit_set_cleanup - turn the dropping of dead state (waterline.h)
+ * on (the default) or off. Off, every kernel keeps its whole integral, as
+ * a circuit without lateness does; the outputs are the same either way
+ * for inputs that respect their lateness. May be called between any two
+ * steps. Returns 0 or SC_EINVAL.
+ */
+int sc_circuit_set_cleanup(struct sc_circuit *c, bool on);
 
 /*
  * sc_circuit_fprint - the circuit's nodes in the order a step runs them,

@@ -9,6 +9,7 @@
 #include "operators/probe_int.h"
 #include "operators/rowhash_int.h"
 #include "operators/symbol_int.h"
+#include "operators/waterline_int.h"
 
 struct sc_distinct {
 	uint32_t ncols;		     /* row width */
@@ -18,6 +19,7 @@ struct sc_distinct {
 	struct sc_batch_builder out; /* output scratch, kept for its buffer */
 	struct sc__symcols sym;	     /* the rows' symbol columns: the table
 					holds one reference per row it keeps */
+	size_t sweep_at;	     /* the cleanup sweep's next slot */
 };
 
 /* A row's integrated weight now (for sc__symtab_hold_changes). */
@@ -210,4 +212,22 @@ sc__distinct_set_symbols(struct sc_distinct *d, const struct sc__symcols *s)
 {
 	SC_ASSERT(d->h.n == 0);
 	d->sym = *s;
+}
+
+/* --- cleanup (waterline.h) ------------------------------------------------ */
+
+/* A record the sweep removes lets its ids go. */
+static void
+distinct_drop(void *ctx, const uint64_t *rec)
+{
+	const struct sc_distinct *d = ctx;
+
+	sc__symtab_unhold_slots(&d->sym, rec, 1, d->h.stride, d->ncols);
+}
+
+void
+sc__distinct_sweep(struct sc_distinct *d, const struct sc__horizon *h,
+		   size_t budget)
+{
+	sc__rowhash_sweep(&d->h, h, &d->sweep_at, budget, distinct_drop, d);
 }

@@ -33,6 +33,7 @@ static const struct {
     [15] = {"SC_EDEAD", "unit is dead"},
     [16] = {"SC_EBUSY", "object is still in use"},
     [17] = {"SC_EIO", "a write to a stream or file failed"},
+    [18] = {"SC_ELATE", "rows arrived below their waterline"},
 };
 
 const char *

@@ -40,7 +40,8 @@ enum sc_error {
 	SC_EDEAD = -15, /* the unit is dead; frames to it are undeliverable */
 	SC_EBUSY = -16, /* the object still has live children or users */
 	SC_EIO = -17,	/* a write to a stream or file failed */
-	SC__ELAST = -17
+	SC_ELATE = -18, /* rows below their input's waterline (waterline.h) */
+	SC__ELAST = -18
 };
 
 /*

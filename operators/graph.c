@@ -5,6 +5,7 @@
 #include "operators/graph_int.h"
 #include "operators/aggregate.h"
 #include "operators/topk.h"
+#include "operators/waterline_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,6 +67,7 @@ node_fini(struct sc__node *nd)
 	free(nd->name);
 	free(nd->in);
 	free(nd->spec);
+	free(nd->mono);
 	if (nd->drop)
 		nd->drop(nd->ctx);
 }
@@ -83,6 +85,7 @@ sc_graph_destroy(struct sc_graph *g)
 	for (size_t i = 0; i < g->n; i++)
 		node_fini(&g->nodes[i]);
 	free(g->nodes);
+	free(g->late);
 	free(g);
 	return 0;
 }
@@ -547,6 +550,55 @@ sc_graph_join(struct sc_graph *g, int a, int b, uint32_t k)
 	return node_add(g, SC_NODE_JOIN, NULL, &s, in, 2, &t);
 }
 
+/* The three columns of a time-bounded join: past the key, one time type. */
+static int
+check_within(const struct sc_graph *g, int a, int b, uint32_t k, uint32_t lo,
+	     uint32_t hi, uint32_t t)
+{
+	const struct sc_schema *sa = schema_of(g, a), *sb = schema_of(g, b);
+	enum sc_type ty;
+
+	if (lo < k || hi < k || t < k || lo >= sa->ncols || hi >= sa->ncols ||
+	    t >= sb->ncols)
+		return sc__fail(SC_ESCHEMA,
+				"sc_graph_join_within: columns lo %u, hi %u "
+				"of '%s' (%u columns) and t %u of '%s' (%u): "
+				"each must exist and lie past the %u key "
+				"columns",
+				lo, hi, g->nodes[a].name, sa->ncols, t,
+				g->nodes[b].name, sb->ncols, k);
+	ty = sb->types[t];
+	if ((ty != SC_TYPE_I64 && ty != SC_TYPE_U64) || sa->types[lo] != ty ||
+	    sa->types[hi] != ty)
+		return sc__fail(SC_ETYPE,
+				"sc_graph_join_within: lo, hi and t are %s, "
+				"%s and %s: want one type, i64 or u64",
+				sc_type_name(sa->types[lo]),
+				sc_type_name(sa->types[hi]), sc_type_name(ty));
+	return 0;
+}
+
+int
+sc_graph_join_within(struct sc_graph *g, int a, int b, uint32_t k,
+		     uint32_t a_lo_col, uint32_t a_hi_col, uint32_t b_time_col)
+{
+	int rc = check_keyed_pair(g, a, b, k, "sc_graph_join_within");
+	int id;
+
+	if (rc == 0)
+		rc = check_within(g, a, b, k, a_lo_col, a_hi_col, b_time_col);
+	if (rc)
+		return rc;
+	id = sc_graph_join(g, a, b, k);
+	if (id < 0)
+		return id;
+	g->nodes[id].within = true;
+	g->nodes[id].w_lo = a_lo_col;
+	g->nodes[id].w_hi = a_hi_col;
+	g->nodes[id].w_t = b_time_col;
+	return id;
+}
+
 int
 sc_graph_antijoin(struct sc_graph *g, int a, int b, uint32_t k)
 {
@@ -815,6 +867,7 @@ sc_graph_node_info(const struct sc_graph *g, int id, struct sc_node_info *out)
 	out->inputs = nd->in;
 	out->key = nd->key;
 	out->stream = nd->stream;
+	out->within = nd->within;
 	return 0;
 }
 
@@ -1055,6 +1108,8 @@ sc_cut_fini(struct sc_cut *c)
 		return;
 	free(c->in);
 	free(c->out);
+	free(c->in_wl);
+	free(c->out_wl);
 	memset(c, 0, sizeof(*c));
 }
 
@@ -1117,6 +1172,29 @@ collect(const bool *flag, size_t n, size_t *count)
 	return ids;
 }
 
+/* The waterline columns of each boundary stream (waterline.h): those of
+ * the whole graph, so a boundary input carries what its stream carries. */
+static int
+cut_waterlines(const struct sc_graph *g, struct sc_cut *c)
+{
+	uint32_t *masks = malloc((g->n + 1) * sizeof(*masks));
+	int rc;
+
+	c->in_wl = calloc(c->nin + 1, sizeof(uint32_t));
+	c->out_wl = calloc(c->nout + 1, sizeof(uint32_t));
+	if (!masks || !c->in_wl || !c->out_wl) {
+		free(masks);
+		return sc__fail(SC_ENOMEM, "sc_graph_cut: no memory");
+	}
+	rc = sc__wl_static(g, masks, "sc_graph_cut");
+	for (size_t i = 0; rc == 0 && i < c->nin; i++)
+		c->in_wl[i] = masks[c->in[i]];
+	for (size_t i = 0; rc == 0 && i < c->nout; i++)
+		c->out_wl[i] = masks[c->out[i]];
+	free(masks);
+	return rc;
+}
+
 int
 sc_graph_cut(const struct sc_graph *g, const int *nodes, size_t n,
 	     struct sc_cut *out)
@@ -1142,6 +1220,11 @@ sc_graph_cut(const struct sc_graph *g, const int *nodes, size_t n,
 	if (!c.in || !c.out) {
 		sc_cut_fini(&c);
 		rc = sc__fail(SC_ENOMEM, "sc_graph_cut: no memory");
+		goto out_flags;
+	}
+	rc = cut_waterlines(g, &c);
+	if (rc) {
+		sc_cut_fini(&c);
 		goto out_flags;
 	}
 	*out = c;

@@ -246,6 +246,22 @@ int sc_graph_minus(struct sc_graph *g, int a, int b);
 int sc_graph_join(struct sc_graph *g, int a, int b, uint32_t k);
 
 /*
+ * sc_graph_join_within - the time-bounded join: the pairs of
+ * sc_graph_join(g, a, b, k) with a.lo <= b.t <= a.hi, where lo = a's column
+ * a_lo_col, hi = a's a_hi_col and t = b's b_time_col (all past the key, of
+ * one type, i64 or u64). Same output rows as the join. With waterlines
+ * (waterline.h) its state stays bounded: a-rows with a.hi below b's
+ * waterline on t, and b-rows with b.t below a's on lo, can match no future
+ * row and are dropped; its output's a.hi and b.t columns carry min(W_b(t),
+ * W_a(lo)). Errors as sc_graph_join, and SC_ESCHEMA / SC_ETYPE for the
+ * three columns. The node's kind is SC_NODE_JOIN (placement and sharding
+ * by key treat it as a join); sc_node_info's `within` says it is bounded.
+ */
+int sc_graph_join_within(struct sc_graph *g, int a, int b, uint32_t k,
+			 uint32_t a_lo_col, uint32_t a_hi_col,
+			 uint32_t b_time_col);
+
+/*
  * sc_graph_antijoin - the rows of a (a's schema) whose first k columns match
  * no row of b with a positive integrated weight. Key types as for join.
  */
@@ -327,6 +343,8 @@ struct sc_node_info {
 					 * topk's group key width */
 	bool stream;			/* output: a stream output (keeps
 					 * no integral) */
+	bool within;			/* join: time-bounded
+					 * (sc_graph_join_within) */
 };
 
 /* sc_graph_node_count - how many nodes (ids are 0 .. count-1). */
@@ -382,18 +400,24 @@ int sc_graph_check(const struct sc_graph *g);
  * sc_graph_cut, freed by sc_cut_fini. Ids are sorted and distinct.
  */
 struct sc_cut {
-	size_t nin;  /* boundary inputs */
-	int *in;     /* streams produced outside the part, read inside */
-	size_t nout; /* boundary outputs */
-	int *out;    /* streams produced inside, read outside (output
-		      * nodes are never in `out`: no node reads them) */
+	size_t nin;	  /* boundary inputs */
+	int *in;	  /* streams produced outside the part, read inside */
+	size_t nout;	  /* boundary outputs */
+	int *out;	  /* streams produced inside, read outside (output
+			   * nodes are never in `out`: no node reads them) */
+	uint32_t *in_wl;  /* per in[i]: the columns that carry a waterline
+			   * (bit c: column c; waterline.h) */
+	uint32_t *out_wl; /* per out[i]: the same */
 };
 
 /*
  * sc_graph_cut - the boundary of the part made of nodes[0..n) (ids; order
- * and repeats do not matter). Returns 0 and fills *out (free with
- * sc_cut_fini), SC_EINVAL (NULL, n 0), SC_ENOENT (an id that is not a
- * node), SC_ESTATE (an unbound feedback in the part), SC_ENOMEM.
+ * and repeats do not matter), with the waterline columns of each boundary
+ * stream (in_wl, out_wl: sc_graph_waterline_cols of the whole graph, so a
+ * part's boundary input carries the columns of the stream it stands for).
+ * Returns 0 and fills *out (free with sc_cut_fini), SC_EINVAL (NULL, n 0),
+ * SC_ENOENT (an id that is not a node), SC_ESTATE (an unbound feedback in
+ * the graph), SC_ECYCLE (a cycle without a delay), SC_ENOMEM.
  */
 int sc_graph_cut(const struct sc_graph *g, const int *nodes, size_t n,
 		 struct sc_cut *out);

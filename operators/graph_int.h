@@ -7,6 +7,7 @@
 
 #include "operators/batch.h"
 #include "operators/graph.h"
+#include "operators/waterline.h"
 
 /* One node. Every field is written when the node is added and never again
  * (except inputs[0] of a feedback, by sc_graph_bind, and name). */
@@ -25,18 +26,39 @@ struct sc__node {
 		sc_map_fn map;
 		sc_filter_fn filter;
 		sc_flat_map_fn flat_map;
-	} fn;			 /* the user callback, by kind */
-	void *ctx;		 /* passed to fn */
-	void (*drop)(void *ctx); /* frees ctx with the graph, or NULL */
-	void *spec;		 /* aggregate, topk: a malloc'ed copy of the
-				  * spec */
+	} fn;			  /* the user callback, by kind */
+	void *ctx;		  /* passed to fn */
+	void (*drop)(void *ctx);  /* frees ctx with the graph, or NULL */
+	void *spec;		  /* aggregate, topk: a malloc'ed copy of the
+				   * spec */
+	struct sc__mono *mono;	  /* map/flat_map: monotone columns declared
+				   * (malloc'ed, waterline.h), or NULL */
+	uint32_t nmono;		  /* entries in mono */
+	bool window;		  /* flat_map made by window.c */
+	uint32_t win_col;	  /* window: the time column */
+	int64_t win_width;	  /* window: width */
+	int64_t win_hop;	  /* window: hop */
+	bool within;		  /* join: time-bounded (join_within) */
+	uint32_t w_lo, w_hi, w_t; /* join_within: a.lo, a.hi, b.t */
+};
+
+/* A monotone column of a map or flat_map: out_col = fn(in_col), or
+ * in_col + offset when fn is NULL (waterline.h). */
+struct sc__mono {
+	uint32_t out_col;  /* column of the node's output */
+	uint32_t in_col;   /* column of its input */
+	sc_monotone_fn fn; /* non-decreasing, or NULL */
+	void *ctx;	   /* passed to fn */
+	int64_t offset;	   /* when fn is NULL */
 };
 
 struct sc_graph {
-	struct sc__node *nodes; /* n of them, by id */
-	size_t n;		/* nodes */
-	size_t cap;		/* room in nodes */
-	size_t circuits;	/* live circuits built from the graph */
+	struct sc__node *nodes;	  /* n of them, by id */
+	size_t n;		  /* nodes */
+	size_t cap;		  /* room in nodes */
+	size_t circuits;	  /* live circuits built from the graph */
+	struct sc_lateness *late; /* lateness declarations (malloc'ed) */
+	size_t nlate, late_cap;	  /* in use, room */
 };
 
 /* The sink of a flat_map callback: the circuit's builder and the weight of

@@ -9,6 +9,7 @@
 #include "operators/probe_int.h"
 #include "operators/symbol_int.h"
 #include "operators/trace.h"
+#include "operators/waterline_int.h"
 
 /* The state both operators share: the two integrals. */
 struct sides {
@@ -22,6 +23,10 @@ struct sides {
 	struct sc_batch_builder out; /* output scratch, kept for its buffer */
 	struct sc__fences fa;	     /* fences of ta's long runs */
 	struct sc__fences fb;	     /* fences of tb's long runs */
+	bool within;		     /* a time-bounded join: only pairs with
+					a[lo] <= b[t] <= a[hi] */
+	uint32_t lo, hi, t;	     /* those columns (encoded words of one
+					order-preserving type) */
 };
 
 struct sc_join {
@@ -62,6 +67,7 @@ sides_init(struct sides *s, const char *fn, uint32_t a_ncols, uint32_t b_ncols,
 	s->b_ncols = b_ncols;
 	s->k = k;
 	s->mass_a = s->mass_b = 0;
+	s->within = false;
 	s->ta = s->tb = NULL;
 	sc__fences_init(&s->fa);
 	sc__fences_init(&s->fb);
@@ -192,6 +198,13 @@ sides_commit(struct sides *s, const struct sc_batch *da,
 
 /* --- join ---------------------------------------------------------------- */
 
+/* A time-bounded join's pair condition (sc_graph_join_within). */
+static inline bool
+in_bounds(const struct sides *s, const uint64_t *a, const uint64_t *b)
+{
+	return a[s->lo] <= b[s->t] && b[s->t] <= a[s->hi];
+}
+
 /* Push (key, a's rest, b's rest) with weight wa * wb. */
 static int
 push_pair(struct sides *s, const uint64_t *a, int64_t wa, const uint64_t *b,
@@ -201,6 +214,8 @@ push_pair(struct sides *s, const uint64_t *a, int64_t wa, const uint64_t *b,
 	uint32_t n = s->a_ncols;
 	int64_t w;
 
+	if (s->within && !in_bounds(s, a, b))
+		return 0;
 	if (__builtin_mul_overflow(wa, wb, &w))
 		return sc__fail(SC_EOVERFLOW,
 				"sc_join_step: weights %lld * %lld leave int64",
@@ -540,4 +555,46 @@ sc__antijoin_set_symbols(struct sc_antijoin *aj, const struct sc__symcols *a,
 {
 	sc__trace_set_symbols(aj->s.ta, a);
 	sc__trace_set_symbols(aj->s.tb, b);
+}
+
+/* --- time bounds and cleanup (waterline.h) -------------------------------- */
+
+void
+sc__join_set_within(struct sc_join *j, uint32_t lo, uint32_t hi, uint32_t t)
+{
+	j->s.within = true;
+	j->s.lo = lo;
+	j->s.hi = hi;
+	j->s.t = t;
+}
+
+/* Half the budget to each side that has a horizon (all of it to one). */
+static void
+sides_sweep(struct sides *s, const struct sc__horizon *ha,
+	    const struct sc__horizon *hb, size_t budget)
+{
+	size_t part = ha->n && hb->n ? budget / 2 + 1 : budget;
+
+	if (ha->n) {
+		sc__trace_sweep(s->ta, ha, part);
+		sc__fences_sync(&s->fa, s->ta);
+	}
+	if (hb->n) {
+		sc__trace_sweep(s->tb, hb, part);
+		sc__fences_sync(&s->fb, s->tb);
+	}
+}
+
+void
+sc__join_sweep(struct sc_join *j, const struct sc__horizon *ha,
+	       const struct sc__horizon *hb, size_t budget)
+{
+	sides_sweep(&j->s, ha, hb, budget);
+}
+
+void
+sc__antijoin_sweep(struct sc_antijoin *aj, const struct sc__horizon *ha,
+		   const struct sc__horizon *hb, size_t budget)
+{
+	sides_sweep(&aj->s, ha, hb, budget);
 }

@@ -16,6 +16,7 @@
 #include "operators/probe_int.h"
 #include "operators/symbol_int.h"
 #include "operators/trace.h"
+#include "operators/waterline_int.h"
 
 /* One present row of a group's top, as the probe returned it. */
 struct top_row {
@@ -416,4 +417,15 @@ sc__topk_set_symbols(struct sc_topk *tk, const struct sc__symcols *s)
 
 	sc__symcols_permute(s, tk->perm, tk->flip, tk->spec.ncols, &t);
 	sc__trace_set_symbols(tk->t, &t);
+}
+
+/* --- cleanup (waterline.h) ------------------------------------------------ */
+
+/* The trace's first `key` columns are the input's, as they are: a horizon
+ * on the group key reads them in place. */
+void
+sc__topk_sweep(struct sc_topk *tk, const struct sc__horizon *h, size_t budget)
+{
+	sc__trace_sweep(tk->t, h, budget);
+	sc__fences_sync(&tk->fences, tk->t);
 }

@@ -11,6 +11,7 @@
 #include "operators/batch_int.h"
 #include "operators/mem_int.h"
 #include "operators/symbol_int.h"
+#include "operators/waterline_int.h"
 
 struct sc_trace {
 	uint32_t ncols;				  /* row width of every run */
@@ -24,6 +25,18 @@ struct sc_trace {
 	struct sc__merge_eq eq; /* the merge's equal pairs, when sym */
 	bool wide; /* a row's integral is outside int64: the spine is a wide
 		      fold (wide_fold) and merges wait for the next insert */
+	struct sc__sweep *sw;	/* the cleanup sweep in hand (waterline.h),
+				 * or NULL */
+};
+
+/* A cleanup sweep in hand (see the end of this file). */
+struct sc__sweep {
+	struct sc_batch *run; /* being read (a reference), or NULL */
+	size_t pos;	      /* its next row */
+	bool dead;	      /* a dead row was met: buf holds the live ones */
+	uint64_t *buf;	      /* the live rows, records of ncols + 1 words */
+	size_t n;	      /* records in buf */
+	size_t next;	      /* index of the next run to take */
 };
 
 int
@@ -57,6 +70,7 @@ sc_trace_destroy(struct sc_trace *t)
 		sc_batch_release(t->runs[i]);
 	}
 	free(t->eq.at);
+	sc__trace_sweep_fini(t);
 	free(t);
 }
 
@@ -102,6 +116,8 @@ sc_trace_bytes(const struct sc_trace *t)
 	if (t->merging)
 		n += (t->merge.a->count + t->merge.b->count) * (t->ncols + 1) *
 		     sizeof(uint64_t);
+	if (t->sw && t->sw->buf) /* a cleanup sweep's copy */
+		n += t->sw->run->count * (t->ncols + 1) * sizeof(uint64_t);
 	return n;
 }
 
@@ -650,4 +666,155 @@ sc_trace_lookup(const struct sc_trace *t, const uint64_t *key, uint32_t k,
 		return rc;
 	}
 	return sc__batch_adopt(t->ncols, data, n, cap, out);
+}
+
+/* --- cleanup sweeps (waterline.h) -----------------------------------------
+ *
+ * A sweep rewrites one run at a time without its dead rows, a bounded
+ * number of rows per call, and swaps the result in when the whole run has
+ * been read, so lookups see the old run (exact) until then. The run is
+ * held by a reference of the sweep's own: if a merge takes it meanwhile,
+ * the result is dropped (the merged run is swept on a later round). A run
+ * with no dead row costs a read and no copy: rows are copied only from the
+ * first dead one on. Runs are taken in turn, so a trace of N rows is swept
+ * whole every N / budget calls.
+ */
+
+void
+sc__trace_sweep_fini(struct sc_trace *t)
+{
+	if (!t->sw)
+		return;
+	sc_batch_release(t->sw->run);
+	sc__mem_free(t->sw->buf);
+	free(t->sw);
+	t->sw = NULL;
+}
+
+static void
+sweep_drop(struct sc__sweep *sw)
+{
+	sc_batch_release(sw->run);
+	sc__mem_free(sw->buf);
+	sw->run = NULL;
+	sw->buf = NULL;
+	sw->n = 0;
+	sw->dead = false;
+}
+
+static bool
+in_merge(const struct sc_trace *t, size_t i)
+{
+	return t->merging && (i == t->mi || i == t->mi + 1);
+}
+
+/* Take the next run not in the merge in hand; false if none. */
+static bool
+sweep_take(struct sc_trace *t, struct sc__sweep *sw)
+{
+	for (size_t tries = 0; tries < t->nruns; tries++) {
+		size_t i = sw->next++ % t->nruns;
+
+		if (in_merge(t, i))
+			continue;
+		sw->run = sc_batch_retain(t->runs[i]);
+		sw->pos = 0;
+		return true;
+	}
+	return false;
+}
+
+/* Copy row i of run r (the row and its weight) into buf. */
+static void
+sweep_keep(const struct sc_trace *t, struct sc__sweep *sw, size_t i)
+{
+	uint64_t *rec = sw->buf + sw->n * (t->ncols + 1);
+
+	memcpy(rec, sc_batch_row(sw->run, i), t->ncols * sizeof(uint64_t));
+	rec[t->ncols] = (uint64_t)sc_batch_weight(sw->run, i);
+	sw->n++;
+}
+
+/* The first dead row: copy the live rows before it. False short of
+ * memory (the sweep gives this run up). */
+static bool
+sweep_first_dead(const struct sc_trace *t, struct sc__sweep *sw)
+{
+	size_t cap = sw->run->count;
+
+	sw->buf = sc__mem_alloc(cap * (t->ncols + 1) * sizeof(uint64_t));
+	if (!sw->buf)
+		return false;
+	sw->dead = true;
+	for (size_t i = 0; i < sw->pos; i++)
+		sweep_keep(t, sw, i);
+	return true;
+}
+
+/* The run has been read: swap the live rows in, if it is still a run and
+ * not in the merge in hand. */
+static void
+sweep_finish(struct sc_trace *t, struct sc__sweep *sw)
+{
+	struct sc_batch *live;
+	uint64_t *buf;
+	size_t i;
+
+	for (i = 0; i < t->nruns && t->runs[i] != sw->run; i++)
+		;
+	if (!sw->dead || i == t->nruns || in_merge(t, i)) {
+		sweep_drop(sw);
+		return;
+	}
+	buf = sw->buf;
+	sw->buf = NULL; /* the batch owns it, or adopt frees it */
+	if (sc__batch_adopt(t->ncols, buf, sw->n, sw->run->count, &live)) {
+		sweep_drop(sw);
+		return;
+	}
+	/* The live rows hold their ids before the run lets go of its. */
+	sc__symtab_hold(&t->sym, live);
+	sc__symtab_unhold(&t->sym, t->runs[i]);
+	sc_batch_release(t->runs[i]);
+	memmove(&t->runs[i], &t->runs[i + 1],
+		(t->nruns - i - 1) * sizeof(struct sc_batch *));
+	t->nruns--;
+	if (t->merging && i < t->mi)
+		t->mi--;
+	if (live->count)
+		place_run(t, live);
+	else
+		sc_batch_release(live);
+	sweep_drop(sw);
+}
+
+void
+sc__trace_sweep(struct sc_trace *t, const struct sc__horizon *h, size_t budget)
+{
+	struct sc__sweep *sw = t->sw;
+
+	if (!sw) {
+		sw = calloc(1, sizeof(*sw));
+		if (!sw)
+			return;
+		t->sw = sw;
+	}
+	while (budget > 0) {
+		if (!sw->run && !sweep_take(t, sw))
+			return;
+		for (; sw->pos < sw->run->count && budget > 0;
+		     sw->pos++, budget--) {
+			bool dead =
+			    sc__horizon_dead(h, sc_batch_row(sw->run, sw->pos));
+
+			if (dead && !sw->dead && !sweep_first_dead(t, sw)) {
+				sweep_drop(sw);
+				return;
+			}
+			if (!dead && sw->dead)
+				sweep_keep(t, sw, sw->pos);
+		}
+		if (sw->pos == sw->run->count)
+			sweep_finish(t, sw);
+	}
 }

@@ -85,6 +85,7 @@ sc_window_hopping(struct sc_graph *g, int from, uint32_t time_col,
 	const struct sc_schema *in;
 	struct sc_schema out;
 	struct window *w;
+	int id;
 
 	if (from < 0)
 		return from;
@@ -121,8 +122,15 @@ sc_window_hopping(struct sc_graph *g, int from, uint32_t time_col,
 	w->hop = hop;
 	out = *in;
 	out.types[out.ncols++] = in->types[time_col];
-	return sc__graph_flat_map_owned(g, from, &out, window_emit, w,
-					window_drop);
+	id = sc__graph_flat_map_owned(g, from, &out, window_emit, w,
+				      window_drop);
+	if (id >= 0) { /* for the waterline transfer (waterline.h) */
+		g->nodes[id].window = true;
+		g->nodes[id].win_col = time_col;
+		g->nodes[id].win_width = width;
+		g->nodes[id].win_hop = hop;
+	}
+	return id;
 }
 
 int

@@ -8,6 +8,10 @@
  * counters that other threads read are atomics, and the mutex guards only
  * the stop flag and the two condition variables.
  *
+ * FRONTIER: per unit, the tick it was first seen waiting for and when; the
+ * hook (opts.waits) is asked only for a unit neither DEAD nor running, so
+ * a STALL and a FRONTIER never name the same turn.
+ *
  * The kill policy condemns through opts->condemn, which defaults to the
  * executor's own hook, sc_exec_condemn (executor.h): the turn that follows
  * the snapshot's count of finished turns is marked, and sc_exec_run
@@ -40,6 +44,8 @@ struct wd_memo {
 	uint64_t pend_turns; /* its turns then: a turn in between resets */
 	uint64_t pend_kicks; /* its kicks then: a kick in between resets */
 	uint64_t condemned;  /* turns + 1 of the turn condemned; 0: none */
+	uint64_t wait_since; /* first seen waiting for wait_tick; 0: no */
+	uint64_t wait_tick;  /* the tick it waits for then */
 };
 
 struct sc_watchdog {
@@ -86,6 +92,8 @@ sc_watchdog_kind_name(enum sc_watchdog_kind k)
 		return "NO_PROGRESS";
 	case SC_WATCHDOG_TIMEOUT:
 		return "TIMEOUT";
+	case SC_WATCHDOG_FRONTIER:
+		return "FRONTIER";
 	case SC_WATCHDOG_KINDS:
 		break;
 	}
@@ -268,7 +276,7 @@ condemn(struct sc_watchdog *wd, const struct sc_exec_unit_info *u,
 static void
 report_unit(struct sc_watchdog *wd, enum sc_watchdog_kind kind,
 	    const struct sc_exec_unit_info *u, uint64_t dur, uint64_t limit,
-	    uint64_t now)
+	    uint64_t now, const struct sc_watchdog_wait *w)
 {
 	struct sc_watchdog_report r = {
 	    .kind = kind,
@@ -277,8 +285,9 @@ report_unit(struct sc_watchdog *wd, enum sc_watchdog_kind kind,
 	    .duration_ns = dur,
 	    .turns = u->turns,
 	    .kicks = u->kicks,
+	    .wait = w,
 	};
-	char msg[256];
+	char msg[400];
 
 	memcpy(r.name, u->name, sizeof(r.name));
 	r.name[sizeof(r.name) - 1] = '\0';
@@ -295,6 +304,15 @@ report_unit(struct sc_watchdog *wd, enum sc_watchdog_kind kind,
 			       "unit #%" PRIu32 " '%s': queued for %" PRIu64
 			       " ms, longer than %" PRIu64 " ms",
 			       u->id, r.name, dur / MS, limit / MS);
+		break;
+	case SC_WATCHDOG_FRONTIER:
+		(void)snprintf(msg, sizeof(msg),
+			       "unit #%" PRIu32 " '%s' waits for tick %" PRIu64
+			       " on edge %s (frontier %" PRIu64
+			       ": ticks below it complete) for %" PRIu64
+			       " ms, past its %" PRIu64 " ms deadline",
+			       u->id, r.name, w->tick, w->edge, w->frontier,
+			       dur / MS, limit / MS);
 		break;
 	default:
 		(void)snprintf(msg, sizeof(msg),
@@ -376,7 +394,39 @@ check_lost_kick(struct sc_watchdog *wd, const struct sc_exec_unit_info *u,
 	}
 	if (over(since(m->pend_since, now), wd->o.lost_kick_ns))
 		report_unit(wd, SC_WATCHDOG_LOST_KICK, u,
-			    since(m->pend_since, now), wd->o.lost_kick_ns, now);
+			    since(m->pend_since, now), wd->o.lost_kick_ns, now,
+			    NULL);
+}
+
+/* A unit waiting for the same tick at every check since wait_since (see
+ * watchdog.h, Frontiers). A running unit is skipped, neither reported nor
+ * reset: its turn may be a short one that leaves it waiting as before. */
+static void
+check_frontier(struct sc_watchdog *wd, const struct sc_exec_unit_info *u,
+	       uint64_t now)
+{
+	struct wd_memo *m = &wd->memo[u->id];
+	struct sc_watchdog_wait w;
+
+	if (!wd->o.waits || wd->o.frontier_ns == SC_WATCHDOG_OFF ||
+	    u->state == SC_UNIT_RUNNING || u->state == SC_UNIT_RUNNING_KICKED)
+		return;
+	memset(&w, 0, sizeof(w));
+	if (u->state == SC_UNIT_DEAD ||
+	    !wd->o.waits(wd->o.waits_arg, u->id, &w)) {
+		m->wait_since = 0;
+		return;
+	}
+	w.edge[sizeof(w.edge) - 1] = '\0';
+	if (!m->wait_since || m->wait_tick != w.tick) {
+		m->wait_since = now;
+		m->wait_tick = w.tick;
+		return;
+	}
+	if (over(since(m->wait_since, now), wd->o.frontier_ns))
+		report_unit(wd, SC_WATCHDOG_FRONTIER, u,
+			    since(m->wait_since, now), wd->o.frontier_ns, now,
+			    &w);
 }
 
 static void
@@ -387,16 +437,17 @@ check_unit(struct sc_watchdog *wd, const struct sc_exec_unit_info *u,
 
 	SC_ASSERT(u->id < wd->cap); /* its memo exists */
 	check_lost_kick(wd, u, now);
+	check_frontier(wd, u, now);
 	if (u->state == SC_UNIT_RUNNING || u->state == SC_UNIT_RUNNING_KICKED) {
 		d = since(u->running_since_ns, now);
 		if (over(d, wd->o.stall_ns))
 			report_unit(wd, SC_WATCHDOG_STALL, u, d, wd->o.stall_ns,
-				    now);
+				    now, NULL);
 	} else if (u->state == SC_UNIT_QUEUED) {
 		d = since(u->queued_since_ns, now);
 		if (over(d, wd->o.starve_ns))
 			report_unit(wd, SC_WATCHDOG_STARVATION, u, d,
-				    wd->o.starve_ns, now);
+				    wd->o.starve_ns, now, NULL);
 	}
 }
 
@@ -531,6 +582,8 @@ fill_opts(struct sc_watchdog_opts *o, const struct sc_watchdog_opts *in)
 	o->lost_kick_ns = or_default(o->lost_kick_ns, 250 * MS);
 	o->no_progress_ns = or_default(o->no_progress_ns, 1000 * MS);
 	o->rate_limit_ns = or_default(o->rate_limit_ns, 1000 * MS);
+	/* A unit's wait has the deadline of a turn unless told otherwise. */
+	o->frontier_ns = or_default(o->frontier_ns, o->stall_ns);
 	if (!o->report)
 		o->report = print_report;
 	return 0;

@@ -18,7 +18,11 @@
  *   NO_PROGRESS  the executor not idle (something queued or running) and no
  *                turn finished anywhere for no_progress_ns;
  *   TIMEOUT      the watchdog has been watching for timeout_ns (an overall
- *                deadline, for tests; off by default). Reported once.
+ *                deadline, for tests; off by default). Reported once;
+ *   FRONTIER     a unit not running whose next tick has waited for one
+ *                input edge's frontier for frontier_ns (tick mode,
+ *                units/runtime.h): the report names the tick, the edge and
+ *                its frontier. Only with a waits hook (below).
  *
  * Each report names the unit (id and name), the worker holding it, how long
  * the condition has lasted and the turn and kick counts, and carries a dump
@@ -38,6 +42,17 @@
  * after it, never early, and thresholds below ~10 ms mean little. In
  * exchange the hot path (kick, claim, finish) pays nothing for being
  * watched (bench/bench_watchdog.c measures it).
+ *
+ * Frontiers. The executor knows nothing of ticks, so what a unit waits for
+ * comes from opts.waits, a hook the layer that builds the units gives
+ * (units/runtime.h, sc_runtime_waits): asked for every unit not DEAD nor
+ * running at each check, it says which tick the unit cannot step yet and
+ * on which edge. The monitor times the wait itself: a wait for the same
+ * tick seen at every check for frontier_ns is reported, a later tick
+ * starts the clock again, and a snapshot that catches the unit running
+ * neither reports nor resets it (a running turn is the STALL check's).
+ * So the units pay nothing for being watched but the words they publish
+ * at the end of a turn.
  *
  * Policy: SC_WATCHDOG_REPORT only reports. SC_WATCHDOG_KILL_STALLED also
  * condemns a stalled turn, once per turn, through opts->condemn: the
@@ -73,7 +88,8 @@ enum sc_watchdog_kind {
 	SC_WATCHDOG_LOST_KICK = 2,
 	SC_WATCHDOG_NO_PROGRESS = 3,
 	SC_WATCHDOG_TIMEOUT = 4,
-	SC_WATCHDOG_KINDS = 5, /* how many kinds there are */
+	SC_WATCHDOG_FRONTIER = 5,
+	SC_WATCHDOG_KINDS = 6, /* how many kinds there are */
 };
 
 enum sc_watchdog_policy {
@@ -103,6 +119,28 @@ typedef int (*sc_watchdog_condemn_fn)(struct sc_exec *ex, uint32_t id,
 /* The unit of a report about the whole executor (NO_PROGRESS, TIMEOUT). */
 #define SC_WATCHDOG_POOL UINT32_MAX
 
+/* The longest edge name a wait carries (including the NUL). */
+#define SC_WATCHDOG_EDGE_MAX 64
+
+/* What a unit waits for (FRONTIER), as the waits hook says it. */
+struct sc_watchdog_wait {
+	uint64_t tick;			 /* the tick it cannot step yet */
+	uint64_t frontier;		 /* the edge's frontier: every tick
+					    below it is complete there */
+	char edge[SC_WATCHDOG_EDGE_MAX]; /* the edge, by name ("u1.0 ->
+					    u3.0") */
+};
+
+/*
+ * The waits hook: whether unit `unit` waits for a frontier now, and if so
+ * what for, into *out. Called on the monitor thread, for every unit that
+ * is neither DEAD nor running at a check, concurrently with every turn:
+ * it must read only what may be read so (atomics), take no lock a turn
+ * may hold, and never block.
+ */
+typedef bool (*sc_watchdog_waits_fn)(void *arg, uint32_t unit,
+				     struct sc_watchdog_wait *out);
+
 /* One report, valid only during the callback. */
 struct sc_watchdog_report {
 	enum sc_watchdog_kind kind;
@@ -115,9 +153,11 @@ struct sc_watchdog_report {
 	uint64_t kicks;		     /* the unit's kicks; 0 for the pool */
 	uint64_t suppressed;	     /* reports of this (kind, unit) dropped
 					by the rate limit since the last one */
-	const char *message;	     /* one line: what is wrong, by name */
-	const char *dump;	     /* the executor's state, one line per
-					unit (sc_watchdog_dump) */
+	const struct sc_watchdog_wait *wait; /* FRONTIER: what the unit
+						waits for; else NULL */
+	const char *message; /* one line: what is wrong, by name */
+	const char *dump;    /* the executor's state, one line per
+				unit (sc_watchdog_dump) */
 };
 
 typedef void (*sc_watchdog_report_fn)(const struct sc_watchdog_report *r,
@@ -132,6 +172,8 @@ struct sc_watchdog_opts {
 	uint64_t no_progress_ns; /* not idle without a finished turn this
 				    long; 0 means 1 s */
 	uint64_t timeout_ns;	 /* overall deadline; 0 means none */
+	uint64_t frontier_ns;	 /* longest wait for a frontier; 0 means
+				    stall_ns (a turn's deadline) */
 	uint64_t rate_limit_ns;	 /* one report per (kind, unit) per this;
 				    0 means 1 s */
 	enum sc_watchdog_policy policy;
@@ -140,9 +182,12 @@ struct sc_watchdog_opts {
 	sc_watchdog_condemn_fn condemn; /* for SC_WATCHDOG_KILL_STALLED;
 					   NULL: sc_exec_condemn */
 	void *condemn_arg;		/* passed to condemn */
+	sc_watchdog_waits_fn waits;	/* NULL: FRONTIER is never checked */
+	void *waits_arg;		/* passed to waits */
 };
 
-/* "STALL", "STARVATION", "LOST_KICK", "NO_PROGRESS", "TIMEOUT" (static). */
+/* "STALL", "STARVATION", "LOST_KICK", "NO_PROGRESS", "TIMEOUT",
+ * "FRONTIER" (static). */
 const char *sc_watchdog_kind_name(enum sc_watchdog_kind k);
 
 /*

@@ -73,6 +73,16 @@ const char usage_run_nexmark[] =
     "  --string-pool N   distinct random texts per length (default 32;\n"
     "                    0: every text fresh, as the standard generator,\n"
     "                    so the symbol table grows with the events)\n"
+    "  --disorder MS     events arrive up to MS ms out of date_time order\n"
+    "                    (default 0: in order); declares the matching\n"
+    "                    lateness unless --lateness says otherwise\n"
+    "  --lateness MS     declare a lateness of MS ms on date_time of\n"
+    "                    every stream the query reads (default: the\n"
+    "                    disorder when there is one, else none); 'none'\n"
+    "                    declares none. A submission with a row later\n"
+    "                    than that is refused (counted, the run goes on)\n"
+    "  --admit-late      admit late rows instead (counted)\n"
+    "  --no-cleanup      keep every state (lateness declared or not)\n"
     "  --budget B        frames per turn (default 64)\n"
     "  --edge-capacity C edge capacity in frames, a power of two (64)\n"
     "  --check           compare the settled output with the single\n"
@@ -101,6 +111,10 @@ struct nx_cfg {
 	uint64_t seed;
 	uint32_t capacity, budget;
 	uint32_t string_pool; /* nexmark.h's string_pool */
+	uint64_t disorder_ms; /* nexmark.h's disorder_ms */
+	int64_t lateness_ms;  /* declared; -1: none; -2: as the disorder */
+	bool admit_late;      /* SC_NEXMARK_QUERY_ADMIT */
+	bool no_cleanup;      /* sc_runtime_opts.no_cleanup */
 	bool check, quiet;
 	bool plant; /* the check's reference misses the last chunk */
 	const char *dump, *from, *json;
@@ -130,6 +144,7 @@ struct nx_run {
 	FILE *dump[SC_NEXMARK_KINDS];
 	/* what the run measured */
 	uint64_t events, chunks, efull;
+	uint64_t late_submits; /* submissions refused with SC_ELATE */
 	uint64_t t0, t_end, last_ns, last_events;
 	uint64_t trace_ns, trace_events; /* --trace: the last sample */
 	double cpu0, cpu_end;
@@ -167,6 +182,40 @@ nx_defaults(struct nx_cfg *c)
 	c->capacity = 64;
 	c->budget = 64;
 	c->string_pool = 32;
+	c->lateness_ms = -2;
+}
+
+/* The lateness options; false when argv[i] is not one. */
+static bool
+nx_late_opt(struct args *a, struct nx_cfg *c)
+{
+	const char *v;
+
+	if (args_opt(a, "--disorder", &v))
+		c->disorder_ms =
+		    parse_u64(a->cmd, "--disorder", v, 0, 1000000000000ull);
+	else if (args_opt(a, "--lateness", &v))
+		c->lateness_ms =
+		    !strcmp(v, "none")
+			? -1
+			: (int64_t)parse_u64(a->cmd, "--lateness", v, 0,
+					     1000000000000ull);
+	else if (args_opt(a, "--admit-late", NULL))
+		c->admit_late = true;
+	else if (args_opt(a, "--no-cleanup", NULL))
+		c->no_cleanup = true;
+	else
+		return false;
+	return true;
+}
+
+/* The lateness the run declares: --lateness, else the disorder's. */
+static int64_t
+nx_lateness(const struct nx_cfg *c)
+{
+	if (c->lateness_ms != -2)
+		return c->lateness_ms;
+	return c->disorder_ms ? (int64_t)c->disorder_ms : -1;
 }
 
 static uint32_t
@@ -249,7 +298,7 @@ nx_parse(int argc, char **argv, struct nx_cfg *c)
 			c->json = v;
 		} else if (args_opt(&a, "--trace", &v)) {
 			c->trace = v;
-		} else if (!nx_number_opt(&a, c)) {
+		} else if (!nx_number_opt(&a, c) && !nx_late_opt(&a, c)) {
 			die_usage("run",
 				  "unknown argument '%s' (see "
 				  "--workload nexmark --help)",
@@ -398,6 +447,7 @@ nx_rewind(struct nx_run *x)
 	sc_nexmark_opts_default(&o);
 	o.seed = x->cfg->seed;
 	o.string_pool = x->cfg->string_pool;
+	o.disorder_ms = x->cfg->disorder_ms;
 	if ((rc = sc_nexmark_create(&o, x->symbols, &gen)) != 0)
 		return lib_error("sc_nexmark_create", rc);
 	sc_nexmark_destroy(x->src.old);
@@ -459,7 +509,9 @@ nx_setup(struct nx_run *x, const struct nx_cfg *cfg)
 	struct sc_runtime_opts ro = {.workers = cfg->workers,
 				     .budget = cfg->budget,
 				     .edge_capacity = cfg->capacity,
-				     .timeline = cfg->timeline};
+				     .timeline = cfg->timeline,
+				     .no_cleanup = cfg->no_cleanup};
+	struct sc_nexmark_query_opts qo;
 	const char *place;
 	int rc;
 
@@ -467,9 +519,15 @@ nx_setup(struct nx_run *x, const struct nx_cfg *cfg)
 	if ((rc = sc_symtab_create(&x->symbols)) != 0)
 		return lib_error("sc_symtab_create", rc);
 	/* The output keeps its integral only when something reads it. */
-	rc = sc_nexmark_query_create(
-	    cfg->query, x->symbols,
-	    cfg->check || cfg->dump ? 0 : SC_NEXMARK_QUERY_STREAM, &x->q);
+	sc_nexmark_query_opts_default(&qo);
+	qo.flags = cfg->check || cfg->dump ? 0 : SC_NEXMARK_QUERY_STREAM;
+	qo.lateness_ms = nx_lateness(cfg);
+	if (cfg->admit_late && qo.lateness_ms < 0)
+		die_usage("run", "--admit-late without a lateness (give "
+				 "--disorder or --lateness)");
+	if (cfg->admit_late)
+		qo.flags |= SC_NEXMARK_QUERY_ADMIT;
+	rc = sc_nexmark_query_create_opts(cfg->query, x->symbols, &qo, &x->q);
 	if (rc == SC_ENOENT)
 		die_usage("run", "--query: %s", sc_errdetail());
 	if (rc)
@@ -536,6 +594,13 @@ nx_submit(struct nx_run *x, int input, struct sc_batch *b)
 	if (rc == SC_EFULL) {
 		x->efull++;
 		rc = sc_runtime_submit_wait(x->rt, input, b, NX_STUCK_NS);
+	}
+	if (rc == SC_ELATE) {
+		/* Refused whole, nothing applied: reported, and the run goes
+		 * on (the check's single circuit refuses the same). */
+		if (!x->late_submits++ && !x->cfg->quiet)
+			(void)printf("  late: %s\n", sc_errdetail());
+		return 0;
 	}
 	if (rc && nx_check_alive(x) == 0)
 		return lib_error("sc_runtime_submit", rc);
@@ -688,8 +753,11 @@ nx_single(struct nx_run *x, struct sc_batch **out)
 			if (b[k] && !rc &&
 			    (rc = sc_circuit_feed(
 				 c, sc_nexmark_query_input(x->q, k), b[k])) !=
-				0)
+				0 &&
+			    rc != SC_ELATE) /* refused as the run's was */
 				rc = lib_error("sc_circuit_feed", rc);
+			if (rc == SC_ELATE)
+				rc = 0;
 			sc_batch_release(b[k]);
 		}
 		if (!rc && (rc = sc_circuit_step(c)) != 0)
@@ -783,6 +851,52 @@ out:
 	return rc;
 }
 
+/* Late rows over the query's inputs (sc_runtime_late). */
+static void
+nx_late_rows(const struct nx_run *x, uint64_t *admitted, uint64_t *refused)
+{
+	*admitted = *refused = 0;
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
+		int in = sc_nexmark_query_input(x->q, k);
+		uint64_t a = 0, r = 0;
+
+		if (in >= 0 && sc_runtime_late(x->rt, in, &a, &r) == 0) {
+			*admitted += a;
+			*refused += r;
+		}
+	}
+}
+
+static void
+nx_summary_late(const struct nx_run *x, FILE *json)
+{
+	int64_t l = sc_nexmark_query_lateness(x->q);
+	uint64_t admitted, refused;
+
+	nx_late_rows(x, &admitted, &refused);
+	if (l >= 0)
+		(void)printf(
+		    "  lateness %lld ms on date_time (disorder %llu "
+		    "ms), cleanup %s: late rows admitted %llu, "
+		    "refused %llu (in %llu submissions)\n",
+		    (long long)l, (unsigned long long)x->cfg->disorder_ms,
+		    x->cfg->no_cleanup ? "off" : "on",
+		    (unsigned long long)admitted, (unsigned long long)refused,
+		    (unsigned long long)x->late_submits);
+	if (json)
+		(void)fprintf(
+		    json,
+		    ", \"lateness\": {"
+		    "\"disorder_ms\": %llu, \"lateness_ms\": %lld, "
+		    "\"cleanup\": %s, \"late_admitted\": %llu, "
+		    "\"late_refused\": %llu, "
+		    "\"refused_submissions\": %llu}}\n",
+		    (unsigned long long)x->cfg->disorder_ms, (long long)l,
+		    x->cfg->no_cleanup ? "false" : "true",
+		    (unsigned long long)admitted, (unsigned long long)refused,
+		    (unsigned long long)x->late_submits);
+}
+
 static void
 nx_summary(const struct nx_run *x, FILE *json)
 {
@@ -821,11 +935,12 @@ nx_summary(const struct nx_run *x, FILE *json)
 			      "\"events_per_s\": %.1f, "
 			      "\"events_per_cpu_s\": %.1f, \"cpu_s\": %.4f, "
 			      "\"peak_rss_kb\": %ld, \"checked\": %s, "
-			      "\"ok\": %s}\n",
+			      "\"ok\": %s",
 			      sc_nexmark_query_name(x->q), place,
 			      x->cfg->workers, x->cfg->batch, x->events, s, eps,
 			      epc, cpu, rss, x->cfg->check ? "true" : "false",
 			      x->ok ? "true" : "false");
+	nx_summary_late(x, json);
 }
 
 int

@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/base.h"
 #include "operators/base_int.h"
+#include "operators/schema.h"
 #include "units/edge_int.h"
 
 #define SC_EDGE_LINE 64
@@ -51,6 +53,12 @@ struct sc_edge {
 	atomic_bool in_producer;	/* a producer call runs (asserts) */
 	uint64_t front;			/* tick edges: the last frontier
 					   pushed; data is stamped with it */
+	/* The waterlines published (edge.h, "Waterlines"): a seqlock, its
+	 * one writer the producer. */
+	_Atomic uint64_t wl_seq;		    /* odd while written */
+	_Atomic uint64_t wl_after;		    /* frames pushed before */
+	_Atomic uint32_t wl_mask;		    /* columns with a value */
+	_Atomic int64_t wl_val[SC_SCHEMA_MAX_COLS]; /* per column */
 
 	/* Written by the consumer end only (or by a drain of a closed edge,
 	 * which holds `drainer`). */
@@ -58,6 +66,9 @@ struct sc_edge {
 	_Atomic uint64_t rows_popped;		       /* their rows */
 	_Atomic uint64_t delivered; /* frames a poll took (popped - drained) */
 	atomic_bool in_consumer;    /* a poll runs (asserts) */
+	uint64_t wl_read;	    /* the seq of the last publication read */
+	struct sc_edge_waterline wl_pend; /* read, not yet due; mask 0:
+					     none */
 };
 
 /*
@@ -364,6 +375,10 @@ sc_edge_reopen(struct sc_edge *e)
 	producer_saw_close(e);
 	end_leave(&e->in_producer);
 	SC_ASSERT(ck_ring_size(&e->ring) == 0 && !e->outbox);
+	/* A rebuilt consumer starts with no waterline; what it was due
+	 * stays true of the frames to come, but a fresh start is simpler
+	 * to reason about and costs one publication's wait. */
+	e->wl_pend.mask = 0;
 	atomic_store(&e->closed, false);
 	return 0;
 }
@@ -581,6 +596,105 @@ bool
 sc_edge_has_outbox(const struct sc_edge *e)
 {
 	return e && e->outbox;
+}
+
+/* --- waterlines (edge.h, "Waterlines") -------------------------------------
+ */
+
+int
+sc_edge_set_waterline(struct sc_edge *e, uint32_t mask, const int64_t *values)
+{
+	uint64_t seq;
+
+	if (!e || (mask && !values))
+		return sc__fail(SC_EINVAL, "sc_edge_set_waterline: NULL");
+	if (e->outbox)
+		return SC_EFULL; /* its rows are not in the ring yet */
+	/* A seqlock (Boehm, "Can seqlocks get along with programming
+	 * language memory models?", 2012): odd, a release fence, the
+	 * fields, even with release. Every field is atomic, so a torn read
+	 * is caught by the sequence, never a data race. */
+	seq = atomic_load_explicit(&e->wl_seq, memory_order_relaxed);
+	atomic_store_explicit(&e->wl_seq, seq + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	atomic_store_explicit(
+	    &e->wl_after,
+	    atomic_load_explicit(&e->pushed, memory_order_relaxed),
+	    memory_order_relaxed);
+	atomic_store_explicit(&e->wl_mask, mask, memory_order_relaxed);
+	for (uint32_t c = 0; c < SC_SCHEMA_MAX_COLS; c++)
+		if (mask >> c & 1)
+			atomic_store_explicit(&e->wl_val[c], values[c],
+					      memory_order_relaxed);
+	atomic_store_explicit(&e->wl_seq, seq + 2, memory_order_release);
+	return 0;
+}
+
+_Static_assert(SC_EDGE_WL_COLS == SC_SCHEMA_MAX_COLS,
+	       "an edge's waterlines cover every column");
+
+/* The newest publication into *w, and its sequence; false while none
+ * was made. Any thread. */
+static bool
+wl_read(const struct sc_edge *e, struct sc_edge_waterline *w, uint64_t *seq)
+{
+	for (;;) {
+		uint64_t s1 =
+		    atomic_load_explicit(&e->wl_seq, memory_order_acquire);
+		uint64_t s2;
+
+		if (s1 == 0)
+			return false;
+		if (s1 & 1) {
+			sc_cpu_relax();
+			continue;
+		}
+		w->after =
+		    atomic_load_explicit(&e->wl_after, memory_order_relaxed);
+		w->mask =
+		    atomic_load_explicit(&e->wl_mask, memory_order_relaxed);
+		for (uint32_t c = 0; c < SC_SCHEMA_MAX_COLS; c++)
+			w->value[c] =
+			    w->mask >> c & 1
+				? atomic_load_explicit(&e->wl_val[c],
+						       memory_order_relaxed)
+				: 0;
+		atomic_thread_fence(memory_order_acquire);
+		s2 = atomic_load_explicit(&e->wl_seq, memory_order_relaxed);
+		if (s1 == s2) {
+			*seq = s1;
+			return true;
+		}
+	}
+}
+
+bool
+sc_edge_waterline_due(struct sc_edge *e, struct sc_edge_waterline *out)
+{
+	uint64_t popped, seq = 0;
+	struct sc_edge_waterline w;
+	bool due = false;
+
+	if (!e || !out)
+		return false;
+	popped = atomic_load_explicit(&e->popped, memory_order_relaxed);
+	/* The one read before: due once its frames have all been popped. */
+	if (e->wl_pend.mask && e->wl_pend.after <= popped) {
+		*out = e->wl_pend;
+		e->wl_pend.mask = 0;
+		due = true;
+	}
+	if (!wl_read(e, &w, &seq) || seq == e->wl_read || !w.mask)
+		return due;
+	e->wl_read = seq;
+	if (w.after <= popped) {
+		*out = w; /* newer than the pending one: that goes */
+		e->wl_pend.mask = 0;
+		return true;
+	}
+	e->wl_pend = w; /* the older pending one, if any, was due above or
+			   is superseded: its values are at most these */
+	return due;
 }
 
 /* --- the consumer end ------------------------------------------------------

@@ -334,6 +334,45 @@ uint64_t sc_edge_pending(const struct sc_edge *e);
 uint32_t sc_edge_capacity(const struct sc_edge *e);
 
 /*
+ * Waterlines (operators/waterline.h). A waterline is a promise about the
+ * frames to come: every row of every frame sent from now on has column c
+ * >= value[c], for each c in the mask. The producer publishes its
+ * stream's waterlines after a step (sc_edge_set_waterline), tagged with
+ * the frames pushed so far; the consumer may rely on a publication only
+ * once it has popped every frame pushed before it (FIFO: those may hold
+ * rows below it), which sc_edge_waterline_due checks. A publication
+ * waits while the outbox holds rows (they are not counted as pushed yet):
+ * the producer publishes again after a later flush. The consumer keeps
+ * one publication pending; a newer one replaces it, which only delays
+ * the raise (values never go down).
+ */
+#define SC_EDGE_WL_COLS 32 /* SC_SCHEMA_MAX_COLS */
+
+struct sc_edge_waterline {
+	uint64_t after;			/* frames pushed before it */
+	uint32_t mask;			/* columns with a value (0: none) */
+	int64_t value[SC_EDGE_WL_COLS]; /* per column in mask */
+};
+
+/*
+ * sc_edge_set_waterline - publish `values` (indexed by column, read for
+ * the columns in mask) as the waterlines of every frame sent from now
+ * on. Producer end.
+ *   0           published
+ *   SC_EFULL    the outbox holds rows: not published (try after a flush)
+ *   SC_EINVAL   NULL
+ */
+int sc_edge_set_waterline(struct sc_edge *e, uint32_t mask,
+			  const int64_t *values);
+
+/*
+ * sc_edge_waterline_due - the newest publication whose frames before it
+ * have all been popped, if one became due since the last call: true and
+ * *out; false when none did. Consumer end.
+ */
+bool sc_edge_waterline_due(struct sc_edge *e, struct sc_edge_waterline *out);
+
+/*
  * sc_edge_moved - frames that `end` moved since *mark (pushed for the
  * producer, popped for the consumer), and set *mark to the current count.
  * A unit keeps one mark per edge end it holds (start it at 0): the sum of

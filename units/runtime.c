@@ -25,11 +25,13 @@
 #include "operators/base_int.h"
 #include "runtime/pool.h"
 #include "runtime/timeline.h"
+#include "runtime/watchdog.h"
 #include "units/analysis.h"
 #include "units/edge.h"
 #include "units/edge_int.h"
 #include "units/exchange.h"
 #include "units/subcircuit.h"
+#include "units/runtime_late_int.h"
 #include "units/subcircuit_int.h"
 
 #define RT_HOST SC_SUBCIRCUIT_HOST
@@ -87,6 +89,7 @@ struct rt_input {
 	struct sc_exchange x;	 /* one edge per replica of its unit, routing */
 	uint32_t *insts;	 /* their instances, per edge */
 	pthread_mutex_t mu;	 /* one submitter at a time (SPSC edges) */
+	struct sc__rt_late late; /* its lateness (the submit's check) */
 };
 
 struct sc_runtime {
@@ -331,7 +334,9 @@ add_input(struct sc_runtime *rt, int node, uint32_t u)
 	}
 	pthread_mutex_init(&in->mu, NULL);
 	rt->ninputs++; /* from here on freed by the runtime's teardown */
-	rc = stream_key(rt, u, node, &key);
+	rc = sc__rt_late_init(&in->late, rt->g, node);
+	if (!rc)
+		rc = stream_key(rt, u, node, &key);
 	for (uint32_t j = 0; j < nb && !rc; j++) {
 		in->insts[j] = rt->first[u] + j;
 		rc = new_edge(rt, node, RT_HOST, in->insts[j], &edges[j]);
@@ -449,6 +454,10 @@ make_sub(struct sc_runtime *rt, uint32_t id, struct sc_batch *const *restore,
 		(void)sc_timeline_name(rt->o.timeline, SC_TIMELINE_UNIT, id,
 				       name);
 	rc = sc_subcircuit_create(&d, out);
+	/* Only NULL fails it. */
+	if (!rc && rt->o.no_cleanup)
+		(void)sc_circuit_set_cleanup(sc_subcircuit_circuit(*out),
+					     false);
 	free(nodes);
 	return rc;
 }
@@ -540,6 +549,23 @@ check_args(struct sc_graph *g, const struct sc_placement *p,
 	return sc_graph_check(g);
 }
 
+/* An edge by its ends: "u1.0 -> u3.0" (unit.replica), "host -> u0.0"
+ * for an input's. */
+static void
+edge_name(const struct sc_runtime *rt, const struct rt_edge *e, char *buf,
+	  size_t n)
+{
+	char from[32];
+
+	if (e->from == RT_HOST)
+		(void)snprintf(from, sizeof(from), "host");
+	else
+		(void)snprintf(from, sizeof(from), "u%u.%u",
+			       rt->inst[e->from].unit, rt->inst[e->from].shard);
+	(void)snprintf(buf, n, "%s -> u%u.%u", from, rt->inst[e->to].unit,
+		       rt->inst[e->to].shard);
+}
+
 /* The timeline's counter i is edge i's fill (sc_runtime_trace_sample):
  * named "u1 -> u2" (with .shard for replicas), "host -> u0" for an input's.
  * Edges beyond the counters it names stay "counter N". */
@@ -547,18 +573,10 @@ static void
 name_edge_counters(struct sc_runtime *rt)
 {
 	for (size_t i = 0; i < rt->nedges; i++) {
-		const struct rt_edge *e = &rt->edges[i];
-		char from[32], to[32], name[80];
+		char ends[72], name[80];
 
-		if (e->from == RT_HOST)
-			(void)snprintf(from, sizeof(from), "host");
-		else
-			(void)snprintf(from, sizeof(from), "u%u.%u",
-				       rt->inst[e->from].unit,
-				       rt->inst[e->from].shard);
-		(void)snprintf(to, sizeof(to), "u%u.%u", rt->inst[e->to].unit,
-			       rt->inst[e->to].shard);
-		(void)snprintf(name, sizeof(name), "fill %s -> %s", from, to);
+		edge_name(rt, &rt->edges[i], ends, sizeof(ends));
+		(void)snprintf(name, sizeof(name), "fill %s", ends);
 		(void)sc_timeline_name(rt->o.timeline, SC_TIMELINE_COUNTER,
 				       (uint32_t)i, name);
 	}
@@ -704,6 +722,7 @@ teardown(struct sc_runtime *rt)
 		sc_exchange_fini(&rt->inputs[i].x);
 		free(rt->inputs[i].insts);
 		pthread_mutex_destroy(&rt->inputs[i].mu);
+		sc__rt_late_fini(&rt->inputs[i].late);
 	}
 	free(rt->inputs);
 	free(rt->edges);
@@ -782,11 +801,15 @@ submit_locked(struct sc_runtime *rt, struct rt_input *in, struct sc_batch *b)
 	if (atomic_load(&rt->shut) || sc_exec_is_shutdown(rt->ex))
 		return sc__fail(SC_ESHUTDOWN,
 				"sc_runtime_submit: the runtime is shut down");
+	if ((rc = sc__rt_late_check(&in->late, b, in->node)) != 0)
+		return rc; /* SC_ELATE: nothing applied */
 	if (!sc_exchange_room(&in->x))
 		return SC_EFULL;
 	rc = sc_exchange_send(&in->x, sc_batch_retain(b), &pushed);
 	if (rc == SC_EDEAD && restart_pending(rt, in))
 		rc = 0; /* in the trace: the rebuild applies it */
+	if (!rc)
+		sc__rt_late_advance(&in->late, b);
 	if (rc == SC_EDEAD)
 		result = sc__fail(SC_EDEAD,
 				  "sc_runtime_submit: the unit of input %d "
@@ -1328,6 +1351,34 @@ uint64_t
 sc_runtime_delta_tick(void)
 {
 	return sc_subcircuit_tick_now();
+}
+
+/* The watchdog's waits hook (runtime.h): what unit `unit`'s last turn
+ * published (units/subcircuit_int.h), kept only while it is a wait for
+ * an edge, not for the host: the tick is closed, and the edge holds
+ * nothing for the unit to read. Atomics only, as the hook must. */
+bool
+sc_runtime_waits(void *arg, uint32_t unit, struct sc_watchdog_wait *out)
+{
+	const struct sc_runtime *rt = arg;
+	struct sc_edge *e;
+	uint64_t tick, front;
+
+	if (!rt || !out || !rt->o.ticks || unit >= rt->ninst ||
+	    !sc__unit_wait_read(&rt->inst[unit].figures, &tick, &front, &e))
+		return false;
+	if (tick >= atomic_load_explicit(&rt->horizon, memory_order_acquire) ||
+	    sc_edge_pending(e) > 0)
+		return false;
+	for (size_t i = 0; i < rt->nedges; i++)
+		if (rt->edges[i].edge == e) {
+			out->tick = tick;
+			out->frontier = front;
+			edge_name(rt, &rt->edges[i], out->edge,
+				  sizeof(out->edge));
+			return true;
+		}
+	return false;
 }
 
 /* The integral of output `output` (node ni) summed over its unit's
@@ -2156,4 +2207,23 @@ sc_runtime_restart(struct sc_runtime *rt, uint32_t *restarted)
 	if (restarted)
 		*restarted = n;
 	return rc == SC_EBUSY ? 0 : rc;
+}
+
+int
+sc_runtime_late(struct sc_runtime *rt, int input, uint64_t *admitted,
+		uint64_t *refused)
+{
+	struct rt_input *in;
+
+	if (!rt)
+		return sc__fail(SC_EINVAL, "sc_runtime_late: NULL runtime");
+	if (!(in = find_input(rt, input)))
+		return sc__fail(SC_ENOENT,
+				"sc_runtime_late: node %d is not "
+				"an input",
+				input);
+	pthread_mutex_lock(&in->mu);
+	sc__rt_late_counts(&in->late, admitted, refused);
+	pthread_mutex_unlock(&in->mu);
+	return 0;
 }

@@ -71,6 +71,15 @@
  * (a unit fed only by a delay could otherwise run one tick ahead), so
  * at idle every output holds what the single circuit holds after the
  * ticks closed so far.
+ * Several host threads may submit while another closes ticks. A
+ * submission belongs to the tick open when its submit sends, which it
+ * does holding its input's lock; sc_runtime_tick holds every input's
+ * lock while it closes. So a submission is wholly in one tick (all its
+ * shards too): not in one closed by a close that returned before its
+ * submit began, nor past the first close begun after its submit
+ * returned. A submit_wait that waited for room belongs to the tick open
+ * at its attempt that went in; a refused submit (SC_EFULL) to none.
+ * Order within a tick does not matter (a tick is a sum).
  * A unit that dies in tick mode ends its output edges (units/subcircuit.h,
  * "Deaths in tick mode"): its consumers go on stepping ticks with the rest
  * of their inputs, their outputs then partial as sc_runtime_upstream_dead
@@ -215,6 +224,11 @@ struct sc_runtime_opts {
 					 $SC_EXECUTOR, else STEAL */
 	bool ticks;		      /* tick mode (see Modes and Host ticks
 					 above) */
+	bool no_cleanup;	      /* lateness (operators/waterline.h):
+					 every unit keeps its whole state
+					 (sc_circuit_set_cleanup off), for
+					 the exactness comparison; default
+					 false, cleanup on */
 };
 
 /* The default of opts.shutdown_timeout_ns: 30 s. */
@@ -308,11 +322,28 @@ void sc_runtime_destroy(struct sc_runtime *rt);
  * (not an input node, NULL); SC_ESHUTDOWN (shutdown has begun; nothing
  * applied: a submit racing sc_runtime_shutdown from another thread is
  * either applied before shutdown waits for idle, or refused, never both
- * 0 and lost); SC_ENOMEM. Any host thread. Once it returned 0 the
+ * 0 and lost); SC_ELATE (a late row: Lateness below; nothing applied);
+ * SC_ENOMEM. Any host thread. Once it returned 0 the
  * runtime holds the ids of b's symbol columns (operators/symbol.h, "Who
  * holds an id"): the host may release its own at once.
  */
 int sc_runtime_submit(struct sc_runtime *rt, int input, struct sc_batch *b);
+
+/*
+ * Lateness (operators/waterline.h). An input node with lateness declared
+ * on its graph is checked at the host, before anything is sent: a
+ * submission with a row below the input's waterline (the largest value
+ * of that column accepted so far, minus L) is refused whole with
+ * SC_ELATE, its message naming how many rows were late and the first
+ * (its value and the waterline), or, with SC_LATE_ADMIT, sent and its
+ * late rows counted. sc_runtime_late reads the counts.
+ *
+ * sc_runtime_late - late rows of input node `input` so far: admitted and
+ * refused (either pointer may be NULL). Any thread. Returns 0, SC_EINVAL
+ * (NULL runtime), SC_ENOENT (not an input node).
+ */
+int sc_runtime_late(struct sc_runtime *rt, int input, uint64_t *admitted,
+		    uint64_t *refused);
 
 /*
  * sc_runtime_submit_wait - as submit, but waits while it would be SC_EFULL,
@@ -497,6 +528,24 @@ int sc_runtime_tick_try(struct sc_runtime *rt, uint64_t *closed);
 /* sc_runtime_delta_tick - inside a delta callback (sc_runtime_on_delta) in
  * tick mode, the tick of the step it reports; UINT64_MAX anywhere else. */
 uint64_t sc_runtime_delta_tick(void);
+
+struct sc_watchdog_wait;
+
+/*
+ * sc_runtime_waits - the watchdog's waits hook for this runtime's units
+ * (runtime/watchdog.h, "Frontiers"): pass it as opts.waits with the
+ * runtime as opts.waits_arg, and a unit whose next tick waits for an
+ * input edge's frontier longer than opts.frontier_ns is reported
+ * (FRONTIER), naming the tick, the edge ("u1.0 -> u3.0": unit.replica at
+ * each end, "host" for an input's) and the frontier. A unit waits on an
+ * edge when the tick it gathers is one the host has closed, and that
+ * edge, whose frontier has not passed it, holds nothing for it to read;
+ * a tick the host has not closed is not a wait. Returns whether unit
+ * `unit` waits so, with *out filled; false outside tick mode, for an
+ * unknown id or NULL. Any thread while rt exists, concurrently with
+ * turns: it reads what the unit's last turn published (atomics).
+ */
+bool sc_runtime_waits(void *rt, uint32_t unit, struct sc_watchdog_wait *out);
 
 /* The executor (to drive with runtime/sim.h when workers = 0, or to
  * watch with runtime/watchdog.h). */

@@ -112,6 +112,11 @@ single_run(struct sc_settle_work *w, const struct sc_settle_step *steps,
 	size_t got = 0;
 	int rc = sc_circuit_create(w->g, &c);
 
+	/* The reference keeps every state (no lateness cleanup), so that a
+	 * placed run with cleanup on or off is held to the integral kept
+	 * whole (operators/waterline.h, "Why exact"). */
+	if (!rc)
+		(void)sc_circuit_set_cleanup(c, false);
 	*faulted = false;
 	for (size_t i = 0; i < n && !rc; i++) {
 		rc = sc_circuit_feed(c, steps[i].input, steps[i].batch);
@@ -145,6 +150,8 @@ single_ticks(struct sc_settle_work *w, const struct sc_settle_step *steps,
 	struct sc_circuit *c = NULL;
 	int rc = d ? sc_circuit_create(w->g, &c) : SC_ENOMEM;
 
+	if (!rc) /* as single_run: every state kept */
+		(void)sc_circuit_set_cleanup(c, false);
 	for (size_t i = 0; i <= n && t < nt && !rc; i++) {
 		if (i < n && !is_tick(&steps[i])) {
 			rc = sc_circuit_feed(c, steps[i].input, steps[i].batch);
@@ -1353,14 +1360,15 @@ sc_settle_replay_call(const struct sc_placement *p,
 	    ".outbox_bound = %zu, .max_steps = %" PRIu64
 	    ", .fault = {.kind = %d /* %s */, .unit = %d, .at = %" PRIu64
 	    ", .stall_ns = %" PRIu64 "}, .restart = {.kind = %d, "
-	    ".max_restarts = %u, .period_ns = %" PRIu64 "}}, &res)",
+	    ".max_restarts = %u, .period_ns = %" PRIu64
+	    "}, .no_cleanup = %d}, &res)",
 	    p ? sc_placement_strategy(p) : "?",
 	    o->mode == SC_SETTLE_POOL ? "SC_SETTLE_POOL" : "SC_SETTLE_SIM",
 	    o->seed, o->units, o->hosts, o->budget, o->edge_capacity,
 	    o->outbox_bound, o->max_steps, (int)o->fault.kind,
 	    sc_settle_fault_name(o->fault.kind), o->fault.unit, o->fault.at,
 	    o->fault.stall_ns, (int)o->restart.kind, o->restart.max_restarts,
-	    o->restart.period_ns);
+	    o->restart.period_ns, (int)o->no_cleanup);
 	return buf;
 }
 
@@ -1447,7 +1455,8 @@ sc_settle_run(const struct sc_settle_work *w, const struct sc_placement *p,
 	    .catch_faults = r.kind == SC_SETTLE_FAULT_SEGV,
 	    .restart = opts->restart,
 	    .executor = opts->executor,
-	    .ticks = r.ticks};
+	    .ticks = r.ticks,
+	    .no_cleanup = opts->no_cleanup};
 	if ((rc = sc_runtime_create(w->g, p, &ro, &r.rt)) != 0) {
 		(void)snprintf(res->why, sizeof(res->why), "create: %s",
 			       sc_errmsg());

@@ -347,6 +347,10 @@ struct sc_settle_opts {
 	enum sc_exec_kind executor;	  /* the runtime's executor; DEFAULT:
 					     $SC_EXECUTOR, else STEAL (the
 					     settle tests run on both) */
+	bool no_cleanup; /* the placed run keeps every state (sc_runtime_opts
+			    no_cleanup); the reference, the single circuit,
+			    always does, so a graph with lateness settles
+			    with cleanup on and off to the same integral */
 };
 
 /* One row on which the placed and the single integral disagree. */

@@ -16,13 +16,16 @@
 #include "units/exchange.h"
 
 struct in_port {
-	struct sc_edge *edge; /* consumer end */
-	int stream;	      /* fed with its frames */
-	uint32_t peer;	      /* producer unit, or SC_SUBCIRCUIT_HOST */
-	bool gated;	      /* skipped while backpressured */
-	uint64_t mark;	      /* popped count at the last look */
-	uint64_t front;	      /* tick mode: the last marker read (every
-				 tick below it is complete on this edge) */
+	struct sc_edge *edge;	     /* consumer end */
+	int stream;		     /* fed with its frames */
+	uint32_t peer;		     /* producer unit, or SC_SUBCIRCUIT_HOST */
+	bool gated;		     /* skipped while backpressured */
+	uint64_t mark;		     /* popped count at the last look */
+	uint64_t front;		     /* tick mode: the last marker read (every
+					tick below it is complete on this edge) */
+	struct sc_edge_waterline wl; /* the last due on this edge (mask
+					0: none yet; subcircuit.h,
+					"Waterlines") */
 };
 
 struct out_port {
@@ -71,6 +74,8 @@ struct sc_subcircuit {
 			 stepped and announced on every output edge */
 	uint64_t (*horizon)(const void *ctx); /* ticks the host closed */
 	const void *horizon_ctx;
+	bool wl_in, wl_out; /* a boundary input, output, carries a
+			       waterline column (the cut says) */
 };
 
 /* The tick the step running on this thread belongs to (tick mode), for
@@ -211,6 +216,103 @@ poll_inputs(struct sc_subcircuit *s, uint32_t budget, bool blocked)
 	return polled;
 }
 
+/* --- waterlines (subcircuit.h, "Waterlines") -------------------------------
+ */
+
+/* Each boundary output's waterlines after the last step, published on
+ * every edge of its exchange. An edge whose outbox holds rows refuses
+ * (edge.h): the next turn's flush is followed by another try. An ahead
+ * port's stream is a delay's, which carries none. */
+static void
+publish_waterlines(struct sc_subcircuit *s)
+{
+	if (!s->wl_out)
+		return;
+	for (size_t i = 0; i < s->nout; i++) {
+		const struct out_port *o = &s->out[i];
+		int64_t v[SC_EDGE_WL_COLS];
+		uint32_t mask = 0;
+
+		if (o->ahead ||
+		    sc_circuit_waterlines(s->circuit, o->stream, &mask, v) !=
+			0 ||
+		    !mask)
+			continue;
+		for (uint32_t j = 0; j < o->x.nedges; j++)
+			(void)sc_edge_set_waterline(o->x.edges[j], mask, v);
+	}
+}
+
+/* The min over every edge into `stream` of their due waterlines, on the
+ * columns all of them have, raised in the circuit. A stream fed by
+ * several edges (the replicas of a sharded producer) is bounded only by
+ * what bounds each of them. */
+static void
+raise_stream(struct sc_subcircuit *s, int stream)
+{
+	int64_t v[SC_EDGE_WL_COLS];
+	uint32_t mask = 0;
+	bool seen = false;
+
+	for (size_t i = 0; i < s->nin; i++) {
+		const struct in_port *p = &s->in[i];
+
+		if (p->stream != stream)
+			continue;
+		if (!seen)
+			memcpy(v, p->wl.value, sizeof(v));
+		mask = seen ? mask & p->wl.mask : p->wl.mask;
+		seen = true;
+		for (uint32_t c = 0; c < SC_EDGE_WL_COLS; c++)
+			if (mask >> c & 1 && p->wl.value[c] < v[c])
+				v[c] = p->wl.value[c];
+	}
+	for (uint32_t c = 0; c < SC_EDGE_WL_COLS; c++)
+		if (mask >> c & 1)
+			(void)sc_circuit_set_waterline(s->circuit, stream, c,
+						       v[c]);
+}
+
+/* Before a step: take every edge's due waterline (its frames before it
+ * are all fed by now), then raise each boundary input's. Host edges feed
+ * input nodes, whose waterlines come from their rows. */
+static void
+raise_waterlines(struct sc_subcircuit *s)
+{
+	bool any = false;
+
+	if (!s->wl_in)
+		return;
+	for (size_t i = 0; i < s->nin; i++) {
+		struct in_port *p = &s->in[i];
+
+		if (p->peer != SC_SUBCIRCUIT_HOST &&
+		    sc_edge_waterline_due(p->edge, &p->wl))
+			any = true;
+	}
+	for (size_t i = 0; i < s->nin && any; i++) {
+		bool first = s->in[i].peer != SC_SUBCIRCUIT_HOST;
+
+		for (size_t j = 0; j < i && first; j++)
+			first = s->in[j].stream != s->in[i].stream;
+		if (first)
+			raise_stream(s, s->in[i].stream);
+	}
+}
+
+/* Whether the circuit's boundary carries any waterline column, each
+ * way: the turns skip the waterline work when it does not. */
+static void
+wl_init(struct sc_subcircuit *s)
+{
+	const struct sc_cut *cut = sc_circuit_cut(s->circuit);
+
+	for (size_t i = 0; cut && cut->in_wl && i < cut->nin; i++)
+		s->wl_in = s->wl_in || cut->in_wl[i];
+	for (size_t i = 0; cut && cut->out_wl && i < cut->nout; i++)
+		s->wl_out = s->wl_out || cut->out_wl[i];
+}
+
 /* Send every boundary output's delta through its exchange (to the ring,
  * or the outbox of a full edge); panics on a hard error. */
 static void
@@ -239,6 +341,7 @@ send_outputs(struct sc_subcircuit *s)
 			sc_panic("unit %s: sending stream %d: %s: %s", s->name,
 				 o->stream, sc_errname(rc), sc_errdetail());
 	}
+	publish_waterlines(s);
 }
 
 static void
@@ -401,6 +504,7 @@ tick_step(struct sc_subcircuit *s)
 {
 	int rc;
 
+	raise_waterlines(s);
 	tick_now = s->cur;
 	rc = sc_circuit_step(s->circuit);
 	tick_now = UINT64_MAX;
@@ -460,6 +564,30 @@ tick_poll(struct sc_subcircuit *s)
 }
 
 /*
+ * Publish what tick cur waits on for a watchdog (sc__unit_wait_read): the
+ * first input whose frontier has not passed it, or none. The tick is
+ * written last, so a reader that sees it unchanged around its reads has
+ * an edge of that tick's wait (or, racing with the next turn, of a later
+ * one: a wait that held a moment ago either way); a turn pays three
+ * stores.
+ */
+static void
+tick_publish(struct sc_subcircuit *s)
+{
+	struct sc_edge *e = NULL;
+	uint64_t front = 0;
+
+	for (size_t i = 0; i < s->nin && !e; i++)
+		if (s->in[i].front <= s->cur) {
+			e = s->in[i].edge;
+			front = s->in[i].front;
+		}
+	atomic_store_explicit(&s->fig->wait_front, front, memory_order_relaxed);
+	atomic_store_explicit(&s->fig->wait_edge, e, memory_order_relaxed);
+	atomic_store_explicit(&s->fig->wait_tick, s->cur, memory_order_release);
+}
+
+/*
  * The work of a tick-mode turn (subcircuit.h, "Tick mode"): catch up on
  * the announcements a full edge refused, then, up to `budget` frames and
  * steps, step every complete tick and read frames of the tick being
@@ -499,6 +627,7 @@ tick_work(struct sc_subcircuit *s, uint32_t budget, bool *more)
 	if (!behind)
 		behind = advance_outputs(s);
 	*more = work >= budget && !behind && (tick_complete(s) || tick_left(s));
+	tick_publish(s);
 	return work;
 }
 
@@ -523,6 +652,7 @@ sub_turn(struct sc_unit *self, uint32_t budget)
 	if (s->restore)
 		rebuild(s);
 	blocked = flush_outboxes(s);
+	publish_waterlines(s); /* what a full outbox held back */
 	if (s->ticks) {
 		bool more;
 
@@ -533,7 +663,10 @@ sub_turn(struct sc_unit *self, uint32_t budget)
 		polled = poll_inputs(s, budget, blocked);
 	}
 	if (polled && !s->ticks) {
-		int rc = sc_circuit_step(s->circuit);
+		int rc;
+
+		raise_waterlines(s);
+		rc = sc_circuit_step(s->circuit);
 
 		if (rc)
 			sc_panic("unit %s: step failed: %s: %s", s->name,
@@ -803,6 +936,7 @@ tick_init(struct sc_subcircuit *s, const struct sc_subcircuit_desc *d)
 			if (sc_edge_advance(s->out[i].x.edges[j], 1) ==
 			    SC_EINVAL)
 				return SC_EINVAL;
+	tick_publish(s); /* before its first turn, it waits for tick 0 */
 	for (size_t i = 0; i < d->nnodes; i++) {
 		struct sc_node_info ni;
 		int rc = sc_graph_node_info(d->graph, d->nodes[i], &ni);
@@ -859,6 +993,8 @@ sc_subcircuit_create(const struct sc_subcircuit_desc *d,
 	if (!rc)
 		rc = sc_circuit_create_part(d->graph, d->nodes, d->nnodes,
 					    &s->circuit);
+	if (!rc)
+		wl_init(s);
 	if (rc) {
 		free_restore(s);
 		free_ports(s);
@@ -918,6 +1054,21 @@ sc__unit_figures_read(const struct sc__unit_figures *f,
 	out->rows_out =
 	    atomic_load_explicit(&f->rows_out, memory_order_relaxed);
 	out->busy_ns = atomic_load_explicit(&f->busy_ns, memory_order_relaxed);
+}
+
+bool
+sc__unit_wait_read(const struct sc__unit_figures *f, uint64_t *tick,
+		   uint64_t *front, struct sc_edge **edge)
+{
+	uint64_t t = atomic_load_explicit(&f->wait_tick, memory_order_acquire);
+
+	*edge = atomic_load_explicit(&f->wait_edge, memory_order_relaxed);
+	*front = atomic_load_explicit(&f->wait_front, memory_order_relaxed);
+	/* Orders the two loads above before the tick's second read. */
+	atomic_thread_fence(memory_order_acquire);
+	*tick = t;
+	return *edge &&
+	       atomic_load_explicit(&f->wait_tick, memory_order_relaxed) == t;
 }
 
 void

@@ -63,6 +63,18 @@
  * start at its edges' counts now, so it does not take the dead one's
  * traffic for its own.
  *
+ * Waterlines (operators/waterline.h). When the cut carries waterline
+ * columns, a unit publishes each boundary output's waterlines on every
+ * edge of its exchange after each step (and again after the next turn's
+ * flush, when a full outbox held one back), and before each step takes
+ * every input edge's due publication (edge.h, "Waterlines": only once the
+ * frames sent before it are fed) and raises each boundary input's
+ * waterline to the min over the edges that feed that stream (the replicas
+ * of a sharded producer each bound only their own share). Host edges
+ * carry none: an input node's waterline comes from its rows. Tick mode
+ * does the same around each tick's step. Edges between ranks (mpi_link.h)
+ * carry none either, so a unit fed from another rank keeps its state.
+ *
  * Tick mode (desc.ticks; units/runtime.h, Modes). Every edge is a tick
  * edge (edge.h, "Tick edges"), and the unit steps tick by tick as the
  * single circuit does: it gathers tick `cur` by reading each input up to
@@ -100,7 +112,10 @@
  * consumer waiting on it is run.
  *
  * has_pending (for the watchdog) says an input edge the unit would read
- * holds frames; it reads atomics only.
+ * holds frames; it reads atomics only. In tick mode every turn also
+ * leaves in the unit's figures the tick it gathers and the first input
+ * edge short of it (units/subcircuit_int.h), for the watchdog's FRONTIER
+ * check through sc_runtime_waits.
  *
  * Threads: as unit.h says. The circuit is touched only by the unit's
  * owner; sc_subcircuit_circuit is for the runtime's host thread while the

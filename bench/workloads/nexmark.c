@@ -16,20 +16,22 @@
 
 #include "operators/base.h"
 
-#define NX_BLOCK	50 /* events per block: 1 person, 3 auctions, 46 bids */
-#define NX_PERSONS	1
-#define NX_AUCTIONS	3
-#define NX_ID_LEAD	10  /* ids past the newest a draw may name */
-#define NX_HOT_EVERY	100 /* hot ids are multiples of this (base 0) */
-#define NX_MIN_STRING	3   /* the shortest random text */
-#define NX_MAX_POOL	65536
-#define NX_MAX_AVG	65536 /* the largest average size accepted */
-#define NX_TEXT_LETTERS 0     /* pool classes */
-#define NX_TEXT_EXACT	1
-#define NX_TEXT_CARD	2
-#define NX_TEXT_URL	3
-#define NX_TEXT_EMAIL	4
-#define NX_CLASSES	5
+#define NX_BLOCK	 50 /* events per block: 1 person, 3 auctions, 46 bids */
+#define NX_PERSONS	 1
+#define NX_AUCTIONS	 3
+#define NX_ID_LEAD	 10  /* ids past the newest a draw may name */
+#define NX_HOT_EVERY	 100 /* hot ids are multiples of this (base 0) */
+#define NX_MIN_STRING	 3   /* the shortest random text */
+#define NX_MAX_POOL	 65536
+#define NX_MAX_AVG	 65536 /* the largest average size accepted */
+#define NX_TEXT_LETTERS	 0     /* pool classes */
+#define NX_TEXT_EXACT	 1
+#define NX_TEXT_CARD	 2
+#define NX_TEXT_URL	 3
+#define NX_TEXT_EMAIL	 4
+#define NX_CLASSES	 5
+#define NX_MAX_DISORDER	 1000000000000ull /* ms: about 31 years */
+#define NX_DISORDER_SALT 0x646973617272ULL
 
 const char *const sc_nexmark_states[6] = {"AZ", "CA", "ID", "OR", "WA", "WY"};
 const char *const sc_nexmark_cities[10] = {
@@ -117,6 +119,20 @@ nx_time(const struct sc_nexmark *nx, uint64_t n)
 	/* floor(n * g / 1000) without overflow for any n. */
 	return nx->o.base_time_ms +
 	       (int64_t)((n / 1000) * g + (n % 1000) * g / 1000);
+}
+
+/* Event n's date_time: its place's time less its delay, drawn from a
+ * stream of (seed, n) apart from the event's own, so that a disorder of 0
+ * draws nothing and changes nothing. */
+static int64_t
+nx_event_time(const struct sc_nexmark *nx, uint64_t n)
+{
+	uint64_t rng;
+
+	if (!nx->o.disorder_ms)
+		return nx_time(nx, n);
+	rng = nx->seed_mix ^ sc_splitmix_mix(n ^ NX_DISORDER_SALT);
+	return nx_time(nx, n) - (int64_t)nx_below(&rng, nx->o.disorder_ms + 1);
 }
 
 /* The newest person (base 0) at event n. */
@@ -361,7 +377,7 @@ nx_person(struct sc_nexmark *nx, uint64_t n, uint64_t *rng, uint64_t *row)
 	row[SC_NXP_CREDIT_CARD] = sc_enc_symbol(card);
 	row[SC_NXP_CITY] = sc_enc_symbol(nx->cities[ci]);
 	row[SC_NXP_STATE] = sc_enc_symbol(nx->states[si]);
-	row[SC_NXP_DATE_TIME] = sc_enc_i64(nx_time(nx, n));
+	row[SC_NXP_DATE_TIME] = sc_enc_i64(nx_event_time(nx, n));
 	row[SC_NXP_EXTRA] = sc_enc_symbol(extra);
 	return 0;
 }
@@ -371,7 +387,8 @@ nx_auction(struct sc_nexmark *nx, uint64_t n, uint64_t *rng, uint64_t *row)
 {
 	uint64_t item = 0, desc = 0, extra = 0;
 	size_t ilen = 0, dlen = 0;
-	int64_t t = nx_time(nx, n), seller, initial, reserve, horizon, length;
+	int64_t t = nx_event_time(nx, n), seller, initial, reserve, horizon;
+	int64_t length;
 	uint64_t ahead =
 	    (uint64_t)nx->o.in_flight_auctions * NX_BLOCK / NX_AUCTIONS;
 	int rc;
@@ -382,7 +399,7 @@ nx_auction(struct sc_nexmark *nx, uint64_t n, uint64_t *rng, uint64_t *row)
 		seller = nx_next_person(nx, n, rng);
 	initial = nx_price(rng);
 	reserve = initial + nx_price(rng);
-	horizon = nx_time(nx, n + ahead) - t;
+	horizon = nx_time(nx, n + ahead) - nx_time(nx, n);
 	length = 1 + (int64_t)nx_below(
 			 rng, horizon * 2 > 1 ? (uint64_t)horizon * 2 : 1);
 	if ((rc = nx_random_string(nx, 20, rng, &item, &ilen)) != 0 ||
@@ -430,7 +447,7 @@ nx_bid(struct sc_nexmark *nx, uint64_t n, uint64_t *rng, uint64_t *row)
 	row[SC_NXB_PRICE] = sc_enc_i64(price);
 	row[SC_NXB_CHANNEL] = sc_enc_symbol(nx->channels[channel]);
 	row[SC_NXB_URL] = sc_enc_symbol(url);
-	row[SC_NXB_DATE_TIME] = sc_enc_i64(nx_time(nx, n));
+	row[SC_NXB_DATE_TIME] = sc_enc_i64(nx_event_time(nx, n));
 	row[SC_NXB_EXTRA] = sc_enc_symbol(extra);
 	return 0;
 }
@@ -455,6 +472,8 @@ nx_check_opts(const struct sc_nexmark_opts *o)
 		 o->avg_auction_bytes > NX_MAX_AVG ||
 		 o->avg_bid_bytes > NX_MAX_AVG)
 		bad = "an average size above 65536";
+	else if (o->disorder_ms > NX_MAX_DISORDER)
+		bad = "disorder_ms above 10^12";
 	if (bad)
 		return sc_errorf(SC_EINVAL, "sc_nexmark_create: %s", bad);
 	return 0;
@@ -561,6 +580,12 @@ sc_nexmark_destroy(struct sc_nexmark *nx)
 
 /* --- events ----------------------------------------------------------------
  */
+
+int64_t
+sc_nexmark_lateness(const struct sc_nexmark_opts *o)
+{
+	return o ? (int64_t)o->disorder_ms : 0;
+}
 
 enum sc_nexmark_kind
 sc_nexmark_kind_of(uint64_t n)

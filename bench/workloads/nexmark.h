@@ -48,6 +48,17 @@
  * destroy it only after the rows that use them are gone (or keep the ids
  * with sc_symtab_retain).
  *
+ * Disorder. With disorder_ms = D > 0 every event's date_time is its
+ * place's time (above) minus a delay drawn uniformly in 0 .. D from a
+ * stream seeded by (seed, n) of its own, so the events still come in the
+ * order of n but their times do not: since the places' times never go
+ * down, each row's date_time is at least the largest seen before it, in
+ * its stream or any other, minus D. That is the bound a declared lateness
+ * of D on date_time (operators/waterline.h) promises, so D is the
+ * lateness that matches (sc_nexmark_lateness). An auction expires its
+ * length after its own date_time. D = 0, the default, draws nothing and
+ * leaves every event as it was.
+ *
  * Determinism. Each event draws from a random stream seeded by (seed, n)
  * alone, so event n is the same whatever came before it; the ids of the
  * symbols depend on the order in which texts are first interned, so two
@@ -152,6 +163,9 @@ struct sc_nexmark_opts {
 	uint32_t avg_bid_bytes;	     /* default 100 */
 	uint32_t string_pool;	     /* distinct random texts per length;
 					default 32; 0: every text fresh */
+	uint64_t disorder_ms;	     /* the most an event's date_time lags
+					its place's time (Disorder, above),
+					0 .. 10^12; default 0 (in order) */
 };
 
 /* The standard configuration (the values above). */
@@ -171,8 +185,8 @@ struct sc_nexmark;
  * (borrowed: it must outlive the generator). Returns:
  *   0            *out is the generator
  *   SC_EINVAL    NULL, a ratio or active window of 0, gap_us out of
- *                1..10^9, a string_pool above 65536 (the message names
- *                the parameter)
+ *                1..10^9, a string_pool above 65536, a disorder_ms
+ *                above 10^12 (the message names the parameter)
  *   SC_ENOMEM
  */
 int sc_nexmark_create(const struct sc_nexmark_opts *o,
@@ -201,6 +215,13 @@ int sc_nexmark_batches(struct sc_nexmark *nx, size_t events,
 
 /* sc_nexmark_count - how many events have been made. */
 uint64_t sc_nexmark_count(const struct sc_nexmark *nx);
+
+/*
+ * sc_nexmark_lateness - the lateness (ms, on date_time) that events made
+ * with options o respect: o->disorder_ms (0 when in order). Every row's
+ * date_time is at least the largest date_time before it minus this.
+ */
+int64_t sc_nexmark_lateness(const struct sc_nexmark_opts *o);
 
 /* sc_nexmark_kind_of - the kind of event number n (1 : 3 : 46 per 50). */
 enum sc_nexmark_kind sc_nexmark_kind_of(uint64_t n);

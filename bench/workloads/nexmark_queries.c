@@ -12,6 +12,7 @@
 #include "operators/aggregate.h"
 #include "operators/schema.h"
 #include "operators/topk.h"
+#include "operators/waterline.h"
 #include "operators/window.h"
 
 #define TEN_S 10000 /* ms */
@@ -23,7 +24,8 @@ struct sc_nexmark_query {
 	struct sc_symtab *symbols; /* borrowed */
 	int in[SC_NEXMARK_KINDS];  /* input nodes, -1 if unread */
 	int out;		   /* the output node */
-	unsigned flags;		   /* SC_NEXMARK_QUERY_STREAM */
+	unsigned flags;		   /* SC_NEXMARK_QUERY_STREAM, _ADMIT */
+	int64_t lateness;	   /* ms on date_time; < 0: none */
 	uint64_t states[3];	   /* q3: OR, ID, CA (held) */
 };
 
@@ -47,9 +49,19 @@ nxq_input(struct sc_nexmark_query *q, enum sc_nexmark_kind k)
 
 	if (q->in[k] >= 0)
 		return q->in[k];
+	static const uint32_t time_col[SC_NEXMARK_KINDS] = {
+	    SC_NXP_DATE_TIME, SC_NXA_DATE_TIME, SC_NXB_DATE_TIME};
+
 	if ((rc = sc_nexmark_schema(k, q->symbols, &s)) != 0)
 		return rc;
-	q->in[k] = sc_graph_input(q->g, sc_nexmark_kind_name(k), &s);
+	if ((rc = sc_graph_input(q->g, sc_nexmark_kind_name(k), &s)) < 0)
+		return rc;
+	q->in[k] = rc;
+	if (q->lateness >= 0 &&
+	    (rc = sc_graph_lateness(
+		 q->g, q->in[k], time_col[k], q->lateness,
+		 (q->flags & SC_NEXMARK_QUERY_ADMIT) ? SC_LATE_ADMIT : 0)) != 0)
+		return rc;
 	return q->in[k];
 }
 
@@ -210,7 +222,7 @@ build_q3(struct sc_nexmark_query *q)
 }
 
 static int
-build_q4(struct sc_nexmark_query *q)
+build_q4_plain(struct sc_nexmark_query *q)
 {
 	int a = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_AUCTION), SC_NXA_ID,
 			  SC_NXA_DATE_TIME, SC_NXA_EXPIRES, SC_NXA_CATEGORY);
@@ -225,6 +237,33 @@ build_q4(struct sc_nexmark_query *q)
 	/* (category, closing price), weighted by how many auctions share it */
 	return nxq_output(
 	    q, nxq_agg(q, NXQ_INDEX(q, fin, 1, 2), 2, 1, SC_AGG_AVG, 1));
+}
+
+/* q4 with a lateness: the bids within each auction's life by the bounded
+ * join, whose output's expires column carries the bids' waterline, and
+ * the closing price grouped by (expires, id, category), so that an
+ * auction's group goes once no bid can reach it (expires is a function of
+ * id: the same groups). */
+static int
+build_q4_late(struct sc_nexmark_query *q)
+{
+	int a = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_AUCTION), SC_NXA_ID,
+			  SC_NXA_DATE_TIME, SC_NXA_EXPIRES, SC_NXA_CATEGORY);
+	int b = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_BID), SC_NXB_AUCTION,
+			  SC_NXB_PRICE, SC_NXB_DATE_TIME);
+	/* (id, a.date_time, a.expires, category, price, b.date_time) */
+	int j = sc_graph_join_within(q->g, a, b, 1, 1, 2, 2);
+	/* (expires, id, category, max price) */
+	int fin = nxq_agg(q, NXQ_INDEX(q, j, 2, 0, 3, 4), 4, 3, SC_AGG_MAX, 3);
+
+	return nxq_output(
+	    q, nxq_agg(q, NXQ_INDEX(q, fin, 2, 3), 2, 1, SC_AGG_AVG, 1));
+}
+
+static int
+build_q4(struct sc_nexmark_query *q)
+{
+	return q->lateness >= 0 ? build_q4_late(q) : build_q4_plain(q);
 }
 
 static int
@@ -331,8 +370,29 @@ nxq_topk(struct sc_nexmark_query *q, int from, uint32_t ncols, uint32_t key,
 	return sc_graph_topk(q->g, from, &sp);
 }
 
+/* q9 with a lateness: the bounded join, and the top-k grouped by
+ * (expires, id) so that an auction's group goes once no bid can reach it;
+ * then the output's column order. */
 static int
-build_q9(struct sc_nexmark_query *q)
+build_q9_late(struct sc_nexmark_query *q)
+{
+	int a = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_AUCTION), SC_NXA_ID,
+			  SC_NXA_ITEM_NAME, SC_NXA_SELLER, SC_NXA_CATEGORY,
+			  SC_NXA_INITIAL_BID, SC_NXA_RESERVE, SC_NXA_DATE_TIME,
+			  SC_NXA_EXPIRES);
+	int b = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_BID), SC_NXB_AUCTION,
+			  SC_NXB_BIDDER, SC_NXB_PRICE, SC_NXB_DATE_TIME);
+	int live = sc_graph_join_within(q->g, a, b, 1, 6, 7, 3);
+	/* (expires, id, item_name, seller, category, initial_bid, reserve,
+	 * date_time, bidder, price, b.date_time) */
+	int k = NXQ_INDEX(q, live, 7, 0, 1, 2, 3, 4, 5, 6, 8, 9, 10);
+	int t = nxq_topk(q, k, 11, 2, 9, true, 10, false, 1);
+
+	return nxq_output(q, NXQ_INDEX(q, t, 1, 2, 3, 4, 5, 6, 7, 0, 8, 9, 10));
+}
+
+static int
+build_q9_plain(struct sc_nexmark_query *q)
 {
 	int a = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_AUCTION), SC_NXA_ID,
 			  SC_NXA_ITEM_NAME, SC_NXA_SELLER, SC_NXA_CATEGORY,
@@ -347,6 +407,12 @@ build_q9(struct sc_nexmark_query *q)
 
 	/* per auction the highest price, and of those the earliest */
 	return nxq_output(q, nxq_topk(q, live, 11, 1, 9, true, 10, false, 1));
+}
+
+static int
+build_q9(struct sc_nexmark_query *q)
+{
+	return q->lateness >= 0 ? build_q9_late(q) : build_q9_plain(q);
 }
 
 static int
@@ -435,17 +501,44 @@ nxq_find(const char *name)
 	return NULL;
 }
 
+void
+sc_nexmark_query_opts_default(struct sc_nexmark_query_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->lateness_ms = -1;
+}
+
 int
 sc_nexmark_query_create(const char *name, struct sc_symtab *symbols,
 			unsigned flags, struct sc_nexmark_query **out)
 {
+	struct sc_nexmark_query_opts o;
+
+	sc_nexmark_query_opts_default(&o);
+	o.flags = flags;
+	return sc_nexmark_query_create_opts(name, symbols, &o, out);
+}
+
+int
+sc_nexmark_query_create_opts(const char *name, struct sc_symtab *symbols,
+			     const struct sc_nexmark_query_opts *o,
+			     struct sc_nexmark_query **out)
+{
+	struct sc_nexmark_query_opts def;
 	const struct nxq_def *d;
 	struct sc_nexmark_query *q;
 	int rc;
 
-	if (!name || !symbols || !out || (flags & ~SC_NEXMARK_QUERY_STREAM))
-		return sc_errorf(SC_EINVAL, "sc_nexmark_query_create: NULL "
-					    "argument or unknown flags");
+	if (!o) {
+		sc_nexmark_query_opts_default(&def);
+		o = &def;
+	}
+	if (!name || !symbols || !out ||
+	    (o->flags & ~(SC_NEXMARK_QUERY_STREAM | SC_NEXMARK_QUERY_ADMIT)) ||
+	    ((o->flags & SC_NEXMARK_QUERY_ADMIT) && o->lateness_ms < 0))
+		return sc_errorf(SC_EINVAL,
+				 "sc_nexmark_query_create: NULL argument, "
+				 "unknown flags, or admit without a lateness");
 	if (!(d = nxq_find(name)))
 		return sc_errorf(
 		    SC_ENOENT,
@@ -457,7 +550,8 @@ sc_nexmark_query_create(const char *name, struct sc_symtab *symbols,
 				 "sc_nexmark_query_create: out of memory");
 	q->def = d;
 	q->symbols = symbols;
-	q->flags = flags;
+	q->flags = o->flags;
+	q->lateness = o->lateness_ms < 0 ? -1 : o->lateness_ms;
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++)
 		q->in[k] = -1;
 	if ((rc = sc_graph_create(&q->g)) != 0)
@@ -486,6 +580,12 @@ sc_nexmark_query_destroy(struct sc_nexmark_query *q)
 			(void)sc_symtab_release(q->symbols, q->states[i]);
 	free(q);
 	return 0;
+}
+
+int64_t
+sc_nexmark_query_lateness(const struct sc_nexmark_query *q)
+{
+	return q->lateness;
 }
 
 const char *

@@ -100,6 +100,44 @@ int sc_nexmark_query_create(const char *name, struct sc_symtab *symbols,
 			    unsigned flags, struct sc_nexmark_query **out);
 
 /*
+ * How a query is built (sc_nexmark_query_create_opts). With a lateness
+ * (>= 0, ms) the query declares it (operators/waterline.h) on date_time of
+ * every stream it reads, and q4 and q9 use the time-bounded join
+ * (sc_graph_join_within: bids within the auction's life) with the
+ * auction's expiry in their groups' keys, so that with cleanup on, q4, q5,
+ * q7, q8 and q9 keep only the auctions and windows a future row can still
+ * reach. The output is the same rows either way; the generator made with
+ * disorder_ms = D respects a lateness of D (sc_nexmark_lateness). A
+ * submission with rows later than that is refused (SC_ELATE), or with
+ * SC_NEXMARK_QUERY_ADMIT admitted and counted (sc_circuit_late).
+ */
+#define SC_NEXMARK_QUERY_ADMIT                                                 \
+	2u /* with a lateness: admit late rows                                 \
+	      (SC_LATE_ADMIT) instead of refusing                              \
+	      their submission */
+
+struct sc_nexmark_query_opts {
+	unsigned flags;	     /* SC_NEXMARK_QUERY_STREAM, _ADMIT; default 0 */
+	int64_t lateness_ms; /* < 0 (the default, -1): none declared */
+};
+
+/* sc_nexmark_query_opts_default - flags 0, no lateness. */
+void sc_nexmark_query_opts_default(struct sc_nexmark_query_opts *o);
+
+/*
+ * sc_nexmark_query_create_opts - as sc_nexmark_query_create, built as o
+ * says (NULL: the defaults). Returns as sc_nexmark_query_create, and
+ * SC_EINVAL for SC_NEXMARK_QUERY_ADMIT without a lateness.
+ */
+int sc_nexmark_query_create_opts(const char *name, struct sc_symtab *symbols,
+				 const struct sc_nexmark_query_opts *o,
+				 struct sc_nexmark_query **out);
+
+/* sc_nexmark_query_lateness - the lateness the query declared (ms), or
+ * -1 for none. */
+int64_t sc_nexmark_query_lateness(const struct sc_nexmark_query *q);
+
+/*
  * sc_nexmark_query_destroy - free the query and its graph. Returns 0, or
  * SC_EBUSY (nothing freed) while a circuit or runtime of the graph lives.
  * NULL is allowed.

@@ -12,6 +12,7 @@
  */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -647,9 +648,11 @@ eval_q8(const struct events *e)
 		int64_t s = ev_i64(e, P, i, SC_NXP_DATE_TIME) / 10000 * 10000;
 
 		for (size_t j = 0; j < e->n[A]; j++) {
-			uint64_t o[3] = {ev_row(e, P, i)[SC_NXP_ID],
-					 ev_row(e, P, i)[SC_NXP_NAME],
-					 sc_enc_i64(s)};
+			/* Wider than the 3 pushed, for the analyzer, which
+			 * does not follow the builder's width. */
+			uint64_t o[SC_NEXMARK_MAX_COLS] = {
+			    ev_row(e, P, i)[SC_NXP_ID],
+			    ev_row(e, P, i)[SC_NXP_NAME], sc_enc_i64(s)};
 
 			if (ev_i64(e, A, j, SC_NXA_SELLER) == id &&
 			    ev_i64(e, A, j, SC_NXA_DATE_TIME) / 10000 * 10000 ==
@@ -784,7 +787,8 @@ struct nx_case {
 	uint64_t seed;
 	size_t events;
 	uint64_t gap_us;
-	size_t chunk; /* events per submission chunk */
+	size_t chunk;	      /* events per submission chunk */
+	uint64_t disorder_ms; /* the generator's disorder (0: in order) */
 };
 
 static void
@@ -793,26 +797,40 @@ case_opts(const struct nx_case *c, struct sc_nexmark_opts *o)
 	sc_nexmark_opts_default(o);
 	o->seed = c->seed;
 	o->gap_us = c->gap_us;
+	o->disorder_ms = c->disorder_ms;
 }
 
-/* The single circuit's settled output of query `name` on case c, with
- * the events decoded into *e (same seed, a table of their own). */
+/* How single_run builds and runs the query. */
+struct run_how {
+	int64_t lateness; /* < 0: none declared */
+	bool cleanup;	  /* with a lateness: cleanup on */
+	size_t kept_rows; /* out: rows the circuit keeps at the end */
+};
+
+/* The single circuit's settled output of query `name` on case c, built
+ * and run as *how says, with the events decoded into *e (same seed, a
+ * table of their own). */
 static struct sc_batch *
-single_output(const char *name, const struct nx_case *c, struct events *e)
+single_run(const char *name, const struct nx_case *c, struct events *e,
+	   struct run_how *how)
 {
 	struct sc_nexmark_opts o;
+	struct sc_nexmark_query_opts qo;
 	struct sc_nexmark_query *q = NULL;
 	struct sc_nexmark *nx = NULL;
 	struct sc_circuit *cir = NULL;
 	struct sc_batch *got = NULL;
 	struct sc_nexmark_feed f;
+	struct sc_node_state kept;
 	size_t steps;
 
 	case_opts(c, &o);
 	events_make(e, &o, c->events);
 	/* The same table: the generator interns the same texts again and
 	 * gets the ids the decoded events hold. */
-	cr_assert_eq(sc_nexmark_query_create(name, e->t, 0, &q), 0, "%s",
+	sc_nexmark_query_opts_default(&qo);
+	qo.lateness_ms = how->lateness;
+	cr_assert_eq(sc_nexmark_query_create_opts(name, e->t, &qo, &q), 0, "%s",
 		     sc_errmsg());
 	cr_assert_eq(sc_nexmark_create(&o, e->t, &nx), 0);
 	memset(&f, 0, sizeof(f));
@@ -821,22 +839,35 @@ single_output(const char *name, const struct nx_case *c, struct events *e)
 	f.events = c->chunk;
 	steps = sc_nexmark_feed_steps(&f, c->events);
 	cr_assert_eq(sc_circuit_create(sc_nexmark_query_graph(q), &cir), 0);
+	if (how->lateness >= 0)
+		cr_assert_eq(sc_circuit_set_cleanup(cir, how->cleanup), 0);
 	for (size_t i = 0; i < steps; i++) {
 		struct sc_settle_step st;
 
 		cr_assert_eq(sc_nexmark_settle_step(&f, i, &st), 0);
-		cr_assert_eq(sc_circuit_feed(cir, st.input, st.batch), 0);
+		cr_assert_eq(sc_circuit_feed(cir, st.input, st.batch), 0, "%s",
+			     sc_errmsg());
 		sc_batch_release(st.batch);
 		cr_assert_eq(sc_circuit_step(cir), 0, "%s", sc_errmsg());
 	}
 	cr_assert_eq(sc_nexmark_count(nx), c->events);
 	cr_assert_eq(sc_circuit_integral(cir, sc_nexmark_query_output(q), &got),
 		     0);
+	cr_assert_eq(sc_circuit_state(cir, &kept), 0);
+	how->kept_rows = kept.rows;
 	sc_nexmark_feed_fini(&f);
 	sc_circuit_destroy(cir);
 	sc_nexmark_destroy(nx);
 	cr_assert_eq(sc_nexmark_query_destroy(q), 0);
 	return got;
+}
+
+static struct sc_batch *
+single_output(const char *name, const struct nx_case *c, struct events *e)
+{
+	struct run_how how = {-1, true, 0};
+
+	return single_run(name, c, e, &how);
 }
 
 typedef struct sc_batch *(*eval_fn)(const struct events *e);
@@ -855,31 +886,55 @@ assert_same(const struct sc_batch *got, const struct sc_batch *want,
 		       sc_batch_count(want));
 }
 
-/* Several seeds and sizes: the single circuit equals the evaluation, and
- * the evaluation is not empty (else the check says nothing). */
+/* The single circuit equals the evaluation on each case, and the
+ * evaluation is not empty (else the check says nothing). */
 static void
-check_query_equals_its_sql(const char *name, eval_fn eval)
+check_cases(const char *name, eval_fn eval, const struct nx_case *cases,
+	    size_t n)
 {
-	const struct nx_case cases[] = {
-	    {sc_prop_seed(1), 3000, 100, 500},
-	    {sc_prop_seed(1) + 1, 5000, 10000, 250},
-	    {sc_prop_seed(1) + 2, 4000, 3000, 1000},
-	};
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < n; i++) {
 		struct events e;
 		struct sc_batch *got = single_output(name, &cases[i], &e);
 		struct sc_batch *want = eval(&e);
 		char what[128];
 
-		(void)snprintf(what, sizeof(what), "%s seed %llu", name,
-			       (unsigned long long)cases[i].seed);
+		(void)snprintf(what, sizeof(what), "%s seed %llu disorder %llu",
+			       name, (unsigned long long)cases[i].seed,
+			       (unsigned long long)cases[i].disorder_ms);
 		cr_assert_gt(sc_batch_count(want), 0, "%s: empty", what);
 		assert_same(got, want, what);
 		sc_batch_release(got);
 		sc_batch_release(want);
 		events_free(&e);
 	}
+}
+
+/* Several seeds and sizes, events in order. */
+static void
+check_query_equals_its_sql(const char *name, eval_fn eval)
+{
+	const struct nx_case cases[] = {
+	    {sc_prop_seed(1), 3000, 100, 500, 0},
+	    {sc_prop_seed(1) + 1, 5000, 10000, 250, 0},
+	    {sc_prop_seed(1) + 2, 4000, 3000, 1000, 0},
+	};
+
+	check_cases(name, eval, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+/* Events out of order by up to a window (10 s) or a fraction of one, and
+ * by more than an auction's life: the evaluation reads the rows as they
+ * are, so the query is the same SQL on disordered events. */
+static void
+check_query_equals_its_sql_disordered(const char *name, eval_fn eval)
+{
+	const struct nx_case cases[] = {
+	    {sc_prop_seed(11), 3000, 100, 500, 50},
+	    {sc_prop_seed(11) + 1, 5000, 10000, 250, 10000},
+	    {sc_prop_seed(11) + 2, 4000, 3000, 1000, 2500},
+	};
+
+	check_cases(name, eval, cases, sizeof(cases) / sizeof(cases[0]));
 }
 
 /* The settle check's extra verification: the placed output is the SQL's. */
@@ -901,7 +956,7 @@ check_query_settles_under_every_placement(const char *name, eval_fn eval)
 	static const char *const places[] = {
 	    "single",	 "per-node",  "chains",	    "random:3",
 	    "sharded:2", "sharded:3", "balanced:2", "balanced:3"};
-	const struct nx_case c = {sc_prop_seed(5), 2500, 4000, 250};
+	const struct nx_case c = {sc_prop_seed(5), 2500, 4000, 250, 0};
 	struct sc_nexmark_opts o;
 	struct sc_nexmark_query *q = NULL;
 	struct sc_nexmark *nx = NULL;
@@ -1251,7 +1306,7 @@ sum_deltas(void *ctx, int node, const struct sc_batch *delta)
  * node keeps a row, however many events. */
 Test(nexmark, stream_output_keeps_nothing_and_hands_on_every_row)
 {
-	const struct nx_case c = {sc_prop_seed(9), 4000, 100, 500};
+	const struct nx_case c = {sc_prop_seed(9), 4000, 100, 500, 0};
 	struct sc_nexmark_opts o;
 	struct sc_nexmark_query *q = NULL;
 	struct sc_nexmark *nx = NULL;
@@ -1319,4 +1374,392 @@ Test(nexmark, unknown_query_is_refused_with_the_known_ones)
 		  sc_errmsg());
 	cr_assert_null(q);
 	sc_symtab_destroy(t);
+}
+
+/* --- disorder ----------------------------------------------------------------
+ */
+
+/* The largest date_time among the events so far, whatever their kind. */
+static int64_t
+ev_time(const struct sc_nexmark_event *ev)
+{
+	static const int col[SC_NEXMARK_KINDS] = {
+	    SC_NXP_DATE_TIME, SC_NXA_DATE_TIME, SC_NXB_DATE_TIME};
+
+	return sc_dec_i64(ev->row[col[ev->kind]]);
+}
+
+/* With disorder D every date_time is at least the largest before it
+ * minus D, times do go back (else the option did nothing), no event lags
+ * its place's time by more than D, and the lag reaches near D. */
+Test(nexmark, disorder_keeps_every_time_within_its_bound)
+{
+	const uint64_t d = 700;
+	struct sc_nexmark_opts o;
+	struct sc_symtab *t = NULL;
+	struct sc_nexmark *nx = NULL, *in_order = NULL;
+	int64_t most = INT64_MIN, worst = 0, back = 0;
+
+	sc_nexmark_opts_default(&o);
+	o.seed = sc_prop_seed(3);
+	cr_assert_eq(sc_symtab_create(&t), 0);
+	cr_assert_eq(sc_nexmark_create(&o, t, &in_order), 0);
+	o.disorder_ms = d;
+	cr_assert_eq(sc_nexmark_lateness(&o), (int64_t)d);
+	cr_assert_eq(sc_nexmark_create(&o, t, &nx), 0);
+	for (int i = 0; i < 100000; i++) {
+		struct sc_nexmark_event ev, ord;
+		int64_t tm, lag;
+
+		cr_assert_eq(sc_nexmark_next(nx, &ev), 0);
+		cr_assert_eq(sc_nexmark_next(in_order, &ord), 0);
+		tm = ev_time(&ev);
+		lag = ev_time(&ord) - tm;
+		cr_assert(lag >= 0 && lag <= (int64_t)d, "event %d lags %lld",
+			  i, (long long)lag);
+		worst = lag > worst ? lag : worst;
+		if (most != INT64_MIN) {
+			cr_assert_geq(tm, most - (int64_t)d, "event %d", i);
+			back += tm < most;
+		}
+		most = tm > most ? tm : most;
+	}
+	cr_assert_gt(back, 1000, "only %lld events went back", (long long)back);
+	cr_assert_geq(worst, (int64_t)d - 5);
+	sc_nexmark_destroy(nx);
+	sc_nexmark_destroy(in_order);
+	sc_symtab_destroy(t);
+}
+
+/* Disorder moves the times (an auction's expiry with its own time) and
+ * nothing else: every other column is the in-order event's. */
+Test(nexmark, disorder_changes_only_the_times)
+{
+	struct sc_nexmark_opts o;
+	struct sc_symtab *t = NULL;
+	struct sc_nexmark *nx = NULL, *in_order = NULL;
+	int moved = 0;
+
+	sc_nexmark_opts_default(&o);
+	o.seed = sc_prop_seed(4);
+	cr_assert_eq(sc_symtab_create(&t), 0);
+	cr_assert_eq(sc_nexmark_create(&o, t, &in_order), 0);
+	o.disorder_ms = 3000;
+	cr_assert_eq(sc_nexmark_create(&o, t, &nx), 0);
+	for (int i = 0; i < 20000; i++) {
+		struct sc_nexmark_event ev, ord;
+		uint32_t w;
+
+		cr_assert_eq(sc_nexmark_next(nx, &ev), 0);
+		cr_assert_eq(sc_nexmark_next(in_order, &ord), 0);
+		cr_assert_eq(ev.kind, ord.kind);
+		w = sc_nexmark_ncols(ev.kind);
+		for (uint32_t c = 0; c < w; c++) {
+			bool timed =
+			    (ev.kind == SC_NEXMARK_PERSON &&
+			     c == SC_NXP_DATE_TIME) ||
+			    (ev.kind == SC_NEXMARK_AUCTION &&
+			     (c == SC_NXA_DATE_TIME || c == SC_NXA_EXPIRES)) ||
+			    (ev.kind == SC_NEXMARK_BID &&
+			     c == SC_NXB_DATE_TIME);
+
+			if (!timed)
+				cr_assert_eq(ev.row[c], ord.row[c],
+					     "event %d column %u", i, c);
+		}
+		if (ev.kind == SC_NEXMARK_AUCTION)
+			cr_assert_eq(sc_dec_i64(ev.row[SC_NXA_EXPIRES]) -
+					 sc_dec_i64(ev.row[SC_NXA_DATE_TIME]),
+				     sc_dec_i64(ord.row[SC_NXA_EXPIRES]) -
+					 sc_dec_i64(ord.row[SC_NXA_DATE_TIME]));
+		moved += ev_time(&ev) != ev_time(&ord);
+	}
+	cr_assert_gt(moved, 10000);
+	sc_nexmark_destroy(nx);
+	sc_nexmark_destroy(in_order);
+	sc_symtab_destroy(t);
+}
+
+Test(nexmark, disorder_above_its_limit_is_refused_by_name)
+{
+	struct sc_nexmark_opts o;
+	struct sc_symtab *t = NULL;
+	struct sc_nexmark *nx = NULL;
+
+	cr_assert_eq(sc_symtab_create(&t), 0);
+	sc_nexmark_opts_default(&o);
+	o.disorder_ms = 1000000000001ull;
+	cr_assert_eq(sc_nexmark_create(&o, t, &nx), SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "disorder_ms"), "%s", sc_errmsg());
+	cr_assert_null(nx);
+	sc_symtab_destroy(t);
+}
+
+Test(nexmark, q4_with_disorder_equals_its_sql_evaluated_from_scratch)
+{
+	check_query_equals_its_sql_disordered("q4", eval_q4);
+}
+
+Test(nexmark, q5_with_disorder_equals_its_sql_evaluated_from_scratch)
+{
+	check_query_equals_its_sql_disordered("q5", eval_q5);
+}
+
+Test(nexmark, q7_with_disorder_equals_its_sql_evaluated_from_scratch)
+{
+	check_query_equals_its_sql_disordered("q7", eval_q7);
+}
+
+Test(nexmark, q8_with_disorder_equals_its_sql_evaluated_from_scratch)
+{
+	check_query_equals_its_sql_disordered("q8", eval_q8);
+}
+
+Test(nexmark, q9_with_disorder_equals_its_sql_evaluated_from_scratch)
+{
+	check_query_equals_its_sql_disordered("q9", eval_q9);
+}
+
+/* --- lateness ---------------------------------------------------------------
+ */
+
+/*
+ * With the generator's disorder declared as the lateness, the output with
+ * cleanup on and with it off both equal the SQL's, and cleanup keeps fewer
+ * rows than no cleanup (it did drop something: else the check says
+ * nothing about it).
+ */
+static void
+check_query_with_lateness(const char *name, eval_fn eval)
+{
+	const struct nx_case cases[] = {
+	    {sc_prop_seed(21), 6000, 5000, 250, 300},
+	    {sc_prop_seed(21) + 1, 5000, 10000, 500, 4000},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct nx_case *c = &cases[i];
+		struct run_how on = {(int64_t)c->disorder_ms, true, 0};
+		struct run_how off = {(int64_t)c->disorder_ms, false, 0};
+		struct events e1, e2;
+		struct sc_batch *got_on = single_run(name, c, &e1, &on);
+		struct sc_batch *got_off = single_run(name, c, &e2, &off);
+		struct sc_batch *want = eval(&e1);
+		char what[160];
+
+		(void)snprintf(what, sizeof(what),
+			       "%s seed %llu disorder %llu, cleanup on", name,
+			       (unsigned long long)c->seed,
+			       (unsigned long long)c->disorder_ms);
+		cr_assert_gt(sc_batch_count(want), 0, "%s: empty", what);
+		assert_same(got_on, want, what);
+		assert_same(got_off, want, "cleanup off");
+		cr_assert_lt(on.kept_rows, off.kept_rows,
+			     "%s: cleanup kept %zu rows, none %zu", what,
+			     on.kept_rows, off.kept_rows);
+		sc_batch_release(got_on);
+		sc_batch_release(got_off);
+		sc_batch_release(want);
+		events_free(&e1);
+		events_free(&e2);
+	}
+}
+
+Test(nexmark, q4_with_lateness_equals_its_sql_with_and_without_cleanup)
+{
+	check_query_with_lateness("q4", eval_q4);
+}
+
+Test(nexmark, q5_with_lateness_equals_its_sql_with_and_without_cleanup)
+{
+	check_query_with_lateness("q5", eval_q5);
+}
+
+Test(nexmark, q7_with_lateness_equals_its_sql_with_and_without_cleanup)
+{
+	check_query_with_lateness("q7", eval_q7);
+}
+
+Test(nexmark, q8_with_lateness_equals_its_sql_with_and_without_cleanup)
+{
+	check_query_with_lateness("q8", eval_q8);
+}
+
+Test(nexmark, q9_with_lateness_equals_its_sql_with_and_without_cleanup)
+{
+	check_query_with_lateness("q9", eval_q9);
+}
+
+/* A lateness below the generator's disorder: some submission has a late
+ * row, and its feed is refused with SC_ELATE, naming the rows; with
+ * SC_NEXMARK_QUERY_ADMIT the same rows are admitted and counted. */
+Test(nexmark,
+     events_later_than_the_lateness_are_refused_or_admitted_and_counted)
+{
+	struct sc_nexmark_opts o;
+	struct sc_symtab *t = NULL;
+
+	sc_nexmark_opts_default(&o);
+	o.seed = sc_prop_seed(23);
+	o.disorder_ms = 2000;
+	cr_assert_eq(sc_symtab_create(&t), 0);
+	for (int admit = 0; admit < 2; admit++) {
+		struct sc_nexmark_query_opts qo;
+		struct sc_nexmark_query *q = NULL;
+		struct sc_nexmark *nx = NULL;
+		struct sc_circuit *cir = NULL;
+		struct sc_nexmark_feed f;
+		uint64_t admitted = 0, refused = 0;
+		int refusals = 0;
+
+		sc_nexmark_query_opts_default(&qo);
+		qo.lateness_ms = 100;
+		qo.flags = admit ? SC_NEXMARK_QUERY_ADMIT : 0;
+		cr_assert_eq(sc_nexmark_query_create_opts("q7", t, &qo, &q), 0);
+		cr_assert_eq(sc_nexmark_create(&o, t, &nx), 0);
+		cr_assert_eq(sc_circuit_create(sc_nexmark_query_graph(q), &cir),
+			     0);
+		memset(&f, 0, sizeof(f));
+		f.nx = nx;
+		f.q = q;
+		f.events = 500;
+		for (size_t i = 0; i < 40; i++) {
+			struct sc_settle_step st;
+			int rc;
+
+			cr_assert_eq(sc_nexmark_settle_step(&f, i, &st), 0);
+			rc = sc_circuit_feed(cir, st.input, st.batch);
+			sc_batch_release(st.batch);
+			if (rc == SC_ELATE) {
+				cr_assert(strstr(sc_errmsg(), "late"), "%s",
+					  sc_errmsg());
+				refusals++;
+			} else {
+				cr_assert_eq(rc, 0, "%s", sc_errmsg());
+			}
+			cr_assert_eq(sc_circuit_step(cir), 0);
+		}
+		cr_assert_eq(sc_circuit_late(
+				 cir, sc_nexmark_query_input(q, SC_NEXMARK_BID),
+				 &admitted, &refused),
+			     0);
+		if (admit) {
+			cr_assert_eq(refusals, 0);
+			cr_assert_gt(admitted, 0);
+			cr_assert_eq(refused, 0);
+		} else {
+			cr_assert_gt(refusals, 0);
+			cr_assert_gt(refused, 0);
+			cr_assert_eq(admitted, 0);
+		}
+		sc_nexmark_feed_fini(&f);
+		sc_circuit_destroy(cir);
+		sc_nexmark_destroy(nx);
+		cr_assert_eq(sc_nexmark_query_destroy(q), 0);
+	}
+	sc_symtab_destroy(t);
+}
+
+/*
+ * With lateness declared, placed on several strategies and units (the
+ * seeded scheduler), the output settles where the SQL says with cleanup
+ * on and with it off: waterlines cross the units' edges (the min over a
+ * sharded producer's replicas), and what each unit drops no future row
+ * could reach. The replay command is printed on a failure.
+ */
+static void
+check_query_settles_with_lateness(const char *name, eval_fn eval)
+{
+	static const char *const places[] = {"per-node", "chains", "sharded:2",
+					     "balanced:3", "random:3"};
+	const struct nx_case c = {sc_prop_seed(25), 4000, 4000, 200, 3000};
+	struct sc_nexmark_query_opts qo;
+	struct sc_nexmark_opts o;
+	struct sc_nexmark_query *q = NULL;
+	struct sc_nexmark *nx = NULL;
+	struct sc_settle_work *w = NULL;
+	struct sc_nexmark_feed f;
+	struct sc_batch *want;
+	struct events e;
+
+	case_opts(&c, &o);
+	events_make(&e, &o, c.events);
+	want = eval(&e);
+	cr_assert_gt(sc_batch_count(want), 0);
+	sc_nexmark_query_opts_default(&qo);
+	qo.lateness_ms = sc_nexmark_lateness(&o);
+	cr_assert_eq(sc_nexmark_query_create_opts(name, e.t, &qo, &q), 0);
+	cr_assert_eq(sc_nexmark_create(&o, e.t, &nx), 0);
+	memset(&f, 0, sizeof(f));
+	f.nx = nx;
+	f.q = q;
+	f.events = c.chunk;
+	cr_assert_eq(sc_settle_work_generate(
+			 sc_nexmark_query_graph(q), sc_nexmark_settle_step, &f,
+			 sc_nexmark_feed_steps(&f, c.events), 0, &w),
+		     0, "%s", sc_errmsg());
+	for (size_t pi = 0; pi < sizeof(places) / sizeof(places[0]); pi++) {
+		struct sc_placement *p = NULL;
+
+		cr_assert_eq(sc_placement_parse(sc_nexmark_query_graph(q),
+						places[pi], 3, &p),
+			     0, "%s: %s", places[pi], sc_errmsg());
+		for (uint32_t units = 1; units <= 3; units++) {
+			for (int keep = 0; keep < 2; keep++) {
+				struct sc_settle_opts so = {
+				    .mode = SC_SETTLE_SIM,
+				    .seed = (uint64_t)units * 11 + pi,
+				    .units = units,
+				    .verify = verify_against,
+				    .verify_ctx = want,
+				    .no_cleanup = keep != 0};
+				struct sc_settle_result r;
+
+				cr_assert_eq(sc_settle_run(w, p, &so, &r), 0,
+					     "%s", r.why);
+				cr_assert(r.ok,
+					  "%s %s on %u, cleanup %s: %s\n%s",
+					  name, places[pi], units,
+					  keep ? "off" : "on", r.why, r.replay);
+				sc_settle_result_fini(&r);
+			}
+		}
+		sc_placement_destroy(p);
+	}
+	sc_settle_work_destroy(w);
+	sc_nexmark_feed_fini(&f);
+	sc_nexmark_destroy(nx);
+	cr_assert_eq(sc_nexmark_query_destroy(q), 0);
+	sc_batch_release(want);
+	events_free(&e);
+}
+
+Test(nexmark,
+     q4_with_lateness_settles_under_placements_with_and_without_cleanup)
+{
+	check_query_settles_with_lateness("q4", eval_q4);
+}
+
+Test(nexmark,
+     q5_with_lateness_settles_under_placements_with_and_without_cleanup)
+{
+	check_query_settles_with_lateness("q5", eval_q5);
+}
+
+Test(nexmark,
+     q7_with_lateness_settles_under_placements_with_and_without_cleanup)
+{
+	check_query_settles_with_lateness("q7", eval_q7);
+}
+
+Test(nexmark,
+     q8_with_lateness_settles_under_placements_with_and_without_cleanup)
+{
+	check_query_settles_with_lateness("q8", eval_q8);
+}
+
+Test(nexmark,
+     q9_with_lateness_settles_under_placements_with_and_without_cleanup)
+{
+	check_query_settles_with_lateness("q9", eval_q9);
 }
