@@ -25,8 +25,8 @@ struct sc_trace {
 	struct sc__merge_eq eq; /* the merge's equal pairs, when sym */
 	bool wide; /* a row's integral is outside int64: the spine is a wide
 		      fold (wide_fold) and merges wait for the next insert */
-	struct sc__sweep *sw;	/* the cleanup sweep in hand (waterline.h),
-				 * or NULL */
+	struct sc__sweep *sw; /* the cleanup sweep in hand (waterline.h),
+			       * or NULL */
 };
 
 /* A cleanup sweep in hand (see the end of this file). */
