@@ -294,9 +294,12 @@ int sc_circuit_state(const struct sc_circuit *c, struct sc_node_state *out);
 /*
  * sc_circuit_set_waterline - raise the waterline of fed stream `stream` (an
  * input node with lateness declared on col, or a boundary input whose
- * stream carries col) to `value`; it takes effect at the next step, whose
- * waterline is then at least `value` (so it bounds the deltas of the steps
- * after it: waterline.h). Lowering is ignored (returns 0). Returns
+ * stream carries col) to `value`: the promise that every delta fed after
+ * the next step has col >= value (waterline.h). A boundary input reads it
+ * back at once; an input node's waterline is recomputed by the next step
+ * (max(value, max_seen - L)), and feeds are checked against it from now
+ * on. The next step's cleanup uses it. Lowering is ignored (returns 0).
+ * Returns
  *   0           raised (or already higher)
  *   SC_EINVAL   c NULL, or a stream the circuit computes itself
  *   SC_ENOENT   no such stream in this circuit, or it carries no

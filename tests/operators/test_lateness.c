@@ -958,3 +958,41 @@ Test(waterline, none_without_lateness)
 	sc_circuit_destroy(c);
 	cr_assert_eq(sc_graph_destroy(g), 0);
 }
+
+/* u64 times: a value above INT64_MAX reads as INT64_MAX, so every bound
+ * stays sound (the clamp is monotone). */
+Test(lateness, u64_times_are_read_clamped_to_int64)
+{
+	enum sc_type t[1] = {SC_TYPE_U64};
+	uint64_t big = (uint64_t)INT64_MAX + 10, small = 1000, mid = 5000;
+	struct sc_batch *b;
+	struct sc_schema s;
+	struct sc_graph *g;
+	struct sc_circuit *c;
+	int64_t w;
+	int a;
+
+	cr_assert_eq(sc_schema_init(&s, 1, t, NULL), 0);
+	cr_assert_eq(sc_graph_create(&g), 0);
+	a = sc_graph_input(g, "a", &s);
+	(void)sc_graph_output(g, "o", a);
+	cr_assert_eq(sc_graph_lateness(g, a, 0, 100, 0), 0);
+	cr_assert_eq(sc_circuit_create(g, &c), 0);
+	cr_assert_eq(sc_batch_from_records(1, &mid, NULL, 1, &b), 0);
+	cr_assert_eq(sc_circuit_feed(c, a, b), 0);
+	sc_batch_release(b);
+	cr_assert_eq(sc_circuit_step(c), 0);
+	cr_assert_eq(sc_circuit_waterline(c, a, 0, &w), 0);
+	cr_assert_eq(w, 4900);
+	cr_assert_eq(sc_batch_from_records(1, &small, NULL, 1, &b), 0);
+	cr_assert_eq(sc_circuit_feed(c, a, b), SC_ELATE);
+	sc_batch_release(b);
+	cr_assert_eq(sc_batch_from_records(1, &big, NULL, 1, &b), 0);
+	cr_assert_eq(sc_circuit_feed(c, a, b), 0);
+	sc_batch_release(b);
+	cr_assert_eq(sc_circuit_step(c), 0);
+	cr_assert_eq(sc_circuit_waterline(c, a, 0, &w), 0);
+	cr_assert_eq(w, INT64_MAX - 100);
+	sc_circuit_destroy(c);
+	cr_assert_eq(sc_graph_destroy(g), 0);
+}
