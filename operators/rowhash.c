@@ -228,7 +228,7 @@ sc__rowhash_reserve(struct sc__rowhash *h, size_t more)
  * Empty slot s and shift back the cluster after it: a record may move into
  * the hole unless its home lies cyclically in (hole, its slot].
  */
-static void
+static inline __attribute__((always_inline)) void
 slot_delete(struct sc__rowhash *h, size_t s)
 {
 	size_t j = s;
@@ -252,8 +252,9 @@ slot_delete(struct sc__rowhash *h, size_t s)
 	}
 }
 
-/* sc__rowhash_add on a wide table: exact sums in 128 bits. */
-static int
+/* sc__rowhash_add on a wide table: exact sums in 128 bits. Cold and out
+ * of line, so that the narrow path keeps slot_delete inlined. */
+static __attribute__((cold, noinline)) int
 add_wide(struct sc__rowhash *h, const uint64_t *row, uint64_t hv, int64_t w,
 	 int64_t *was, int64_t *now)
 {
@@ -282,7 +283,7 @@ add_wide(struct sc__rowhash *h, const uint64_t *row, uint64_t hv, int64_t w,
 
 /* The first sum past int64: widen in place (same slots, so reserved room
  * stays reserved), then add. */
-static int
+static __attribute__((cold, noinline)) int
 widen_add(struct sc__rowhash *h, const uint64_t *row, uint64_t hv, int64_t w,
 	  int64_t *was, int64_t *now)
 {

@@ -29,6 +29,16 @@ struct sc_trace {
 				 * or NULL */
 };
 
+/* A cleanup sweep in hand (see the end of this file). */
+struct sc__sweep {
+	struct sc_batch *run; /* being read (a reference), or NULL */
+	size_t pos;	      /* its next row */
+	bool dead;	      /* a dead row was met: buf holds the live ones */
+	uint64_t *buf;	      /* the live rows, records of ncols + 1 words */
+	size_t n;	      /* records in buf */
+	size_t next;	      /* index of the next run to take */
+};
+
 int
 sc_trace_create(uint32_t ncols, struct sc_trace **out)
 {
@@ -106,6 +116,8 @@ sc_trace_bytes(const struct sc_trace *t)
 	if (t->merging)
 		n += (t->merge.a->count + t->merge.b->count) * (t->ncols + 1) *
 		     sizeof(uint64_t);
+	if (t->sw && t->sw->buf) /* a cleanup sweep's copy */
+		n += t->sw->run->count * (t->ncols + 1) * sizeof(uint64_t);
 	return n;
 }
 
@@ -667,14 +679,6 @@ sc_trace_lookup(const struct sc_trace *t, const uint64_t *key, uint32_t k,
  * first dead one on. Runs are taken in turn, so a trace of N rows is swept
  * whole every N / budget calls.
  */
-struct sc__sweep {
-	struct sc_batch *run; /* being read (a reference), or NULL */
-	size_t pos;	      /* its next row */
-	bool dead;	      /* a dead row was met: buf holds the live ones */
-	uint64_t *buf;	      /* the live rows, records of ncols + 1 words */
-	size_t n;	      /* records in buf */
-	size_t next;	      /* index of the next run to take */
-};
 
 void
 sc__trace_sweep_fini(struct sc_trace *t)

@@ -32,6 +32,12 @@
  * below SC_TRACE_MAX_RUNS (a caller that never calls work still gets a
  * bounded spine, at the cost of a longer insert now and then).
  *
+ * Cleanup (waterline.h). A kernel whose inputs carry waterlines sweeps its
+ * traces for rows no future delta can reach: one run at a time, a bounded
+ * number of rows per call, the run rewritten without them and swapped in
+ * once read whole (so lookups stay exact meanwhile). A run a merge takes
+ * meanwhile is swept again on a later round.
+ *
  * A trace is single-threaded (like everything in operators/). The batches
  * it holds are shared read-only, so a batch inserted here may still be read
  * by others.

@@ -20,6 +20,12 @@
  * start that would fall below the type's range is skipped (such a window
  * cannot be represented); a row whose own window cannot be represented
  * fails the step with SC_EOVERFLOW.
+ *
+ * Waterlines (waterline.h). A window node is known to the graph as one:
+ * its input's waterlines pass to the same columns, and a waterline W on
+ * the time column gives the start column the smallest start s with
+ * s + width > W (a row at t >= W lies only in windows that end after t),
+ * so an aggregate grouped by the start can drop the windows below it.
  */
 #ifndef SC_WINDOW_H
 #define SC_WINDOW_H

@@ -1,6 +1,9 @@
 /*
  * subcirc_stress.c - `subcirc stress`: seeds x workers x placements, on the
- * grid workload and on random circuits (bench/workloads/), each case one
+ * grid workload, on random circuits and on the Nexmark queries
+ * (bench/workloads/; --workloads nexmark: the seed draws the query, the
+ * generator's seed, the events per submission chunk and the chunks, and
+ * the queries read symbols of a table of the case's own), each case one
  * call of the settle check (units/settle.h): under the seeded scheduler
  * (or a real pool), the placed circuit must settle exactly where the
  * single circuit does, with every edge empty; on the grid, its outputs
@@ -41,6 +44,8 @@
 #include <string.h>
 
 #include "bench/workloads/grid.h"
+#include "bench/workloads/nexmark.h"
+#include "bench/workloads/nexmark_queries.h"
 #include "bench/workloads/random.h"
 #include "operators/base.h"
 #include "operators/error.h"
@@ -65,8 +70,8 @@ struct stress_cfg {
 	double panic_rate;
 	bool pool;
 	bool verbose;
-	bool grid, random; /* the workloads */
-	bool modes[2];	   /* sim, pool */
+	bool grid, random, nexmark; /* the workloads */
+	bool modes[2];		    /* sim, pool */
 	enum sc_settle_fault_kind faults[SC_SETTLE_FAULT_KINDS];
 	size_t nfaults;	    /* 0: none */
 	int32_t fault_unit; /* -1: drawn */
@@ -88,6 +93,7 @@ struct stress_case {
 	uint32_t workers;
 	const char *placement;
 	bool random;	   /* a random circuit, else the grid */
+	bool nexmark;	   /* a Nexmark query (then random is false) */
 	double panic_rate; /* grid only */
 	bool pool;
 	uint64_t events;	      /* submissions; 0: from the seed */
@@ -99,6 +105,11 @@ struct stress_case {
 	const char *restart_arg;	  /* "R/T", or NULL when off */
 	struct sc_grid *gr;		  /* the grid, or NULL */
 	struct sc_randc *rnd;		  /* the random circuit, or NULL */
+	const char *query;		  /* Nexmark: the query's name */
+	struct sc_symtab *nx_syms;	  /* Nexmark: the case's symbols */
+	struct sc_nexmark *nx;		  /* Nexmark: the generator */
+	struct sc_nexmark_query *nxq;	  /* Nexmark: the query */
+	struct sc_nexmark_feed nxf;	  /* Nexmark: its settle feed */
 	struct sc_graph *g;		  /* the one of them in use */
 	size_t ninputs, noutputs;
 	bool skipped; /* the placement does not apply to this graph */
@@ -179,6 +190,55 @@ stress_random(struct stress_case *k, size_t nbatches, struct sc_settle_work **w)
 	return stress_generate(k, sc_randc_settle_step, k->rnd, nbatches, 0, w);
 }
 
+/* A Nexmark case: the query, the generator's seed, the events per chunk
+ * and (without --events) the chunks drawn from the seed; events 10 ms
+ * apart, so that the queries' windows close within a case. */
+static int
+stress_nexmark(struct stress_case *k, size_t nchunks, struct sc_settle_work **w)
+{
+	const char *const *names;
+	size_t nq = sc_nexmark_query_names(&names);
+	struct sc_nexmark_opts o;
+	uint64_t s = k->seed;
+	int rc;
+
+	k->query = names[s % nq];
+	sc_nexmark_opts_default(&o);
+	o.seed = s;
+	o.gap_us = 10000;
+	rc = sc_symtab_create(&k->nx_syms);
+	if (!rc)
+		rc = sc_nexmark_query_create(k->query, k->nx_syms, 0, &k->nxq);
+	if (!rc)
+		rc = sc_nexmark_create(&o, k->nx_syms, &k->nx);
+	if (rc)
+		return rc;
+	k->g = sc_nexmark_query_graph(k->nxq);
+	k->nxf.nx = k->nx;
+	k->nxf.q = k->nxq;
+	k->nxf.events = 20 + (size_t)((s / 11) % 81);
+	return stress_generate(
+	    k, sc_nexmark_settle_step, &k->nxf,
+	    sc_nexmark_feed_steps(&k->nxf, (uint64_t)k->nxf.events * nchunks),
+	    0, w);
+}
+
+/* The workload's name, as --workloads spells it. */
+static const char *
+stress_workload(const struct stress_case *k)
+{
+	return k->nexmark ? "nexmark" : k->random ? "random" : "grid";
+}
+
+/* Submissions per case without --events (Nexmark: submission chunks). */
+static uint64_t
+stress_events(const struct stress_case *k)
+{
+	if (k->events)
+		return k->events;
+	return k->nexmark ? 2 + k->seed % 7 : 4 + k->seed % 29;
+}
+
 /* The grid's outputs must also equal its from-scratch reference. */
 static int
 stress_verify(void *ctx, int output, const struct sc_batch *got)
@@ -230,8 +290,8 @@ stress_replay(const char *exe, struct stress_case *k)
 		       "%s stress --seeds %" PRIu64 " --workers %u "
 		       "--placements %s --workloads %s --modes %s%s%s%s",
 		       exe, k->seed, k->workers, k->placement,
-		       k->random ? "random" : "grid", k->pool ? "pool" : "sim",
-		       rate, fault, events);
+		       stress_workload(k), k->pool ? "pool" : "sim", rate,
+		       fault, events);
 	if (k->plant && strlen(k->replay) + 20 < sizeof(k->replay))
 		strcat(k->replay, " --plant-difference");
 	if (k->ticks && strlen(k->replay) + 8 < sizeof(k->replay))
@@ -282,7 +342,7 @@ stress_opts(const struct stress_case *k, struct sc_settle_opts *o)
 	    .edge_capacity = caps[s % 4],
 	    .outbox_bound = bounds[(s / 4) % 4],
 	    .timeout_ns = 20000000000ull,
-	    .verify = k->random ? NULL : stress_verify,
+	    .verify = k->random || k->nexmark ? NULL : stress_verify,
 	    .verify_ctx = k->gr,
 	    .replay = k->replay,
 	    .fault = k->fault,
@@ -297,23 +357,23 @@ stress_opts(const struct stress_case *k, struct sc_settle_opts *o)
 static int
 stress_run(struct stress_case *k, const char *exe)
 {
-	size_t nbatches =
-	    k->events ? (size_t)k->events : 4 + (size_t)(k->seed % 29);
+	size_t nbatches = (size_t)stress_events(k);
 	struct sc_settle_work *w = NULL;
 	struct sc_placement *p = NULL;
 	struct sc_settle_opts o;
 	int rc;
 
 	stress_replay(exe, k);
-	rc = k->random ? stress_random(k, nbatches, &w)
-		       : stress_grid(k, nbatches, &w);
+	rc = k->nexmark	 ? stress_nexmark(k, nbatches, &w)
+	     : k->random ? stress_random(k, nbatches, &w)
+			 : stress_grid(k, nbatches, &w);
 	if (!rc && k->plant)
 		rc = stress_plant(w);
 	if (!rc) {
 		rc = sc_placement_parse(k->g, k->placement, k->seed, &p);
 		/* A strategy may not apply to a random graph (a sharded
 		 * unit needs its keyed node to read its inputs alone). */
-		k->skipped = rc == SC_EINVAL && k->random;
+		k->skipped = rc == SC_EINVAL && (k->random || k->nexmark);
 	}
 	/* An explicit fault unit the placement does not have: no case. */
 	if (!rc && k->fault.unit >= 0 &&
@@ -363,6 +423,12 @@ stress_release(struct stress_case *k)
 	sc_settle_result_fini(&k->res);
 	(void)sc_grid_destroy(k->gr);
 	(void)sc_randc_destroy(k->rnd);
+	/* The rows that held the generator's ids are gone (the work and
+	 * the runs): then the generator, the query, the table. */
+	sc_nexmark_feed_fini(&k->nxf);
+	sc_nexmark_destroy(k->nx);
+	(void)sc_nexmark_query_destroy(k->nxq);
+	sc_symtab_destroy(k->nx_syms);
 }
 
 static void
@@ -392,14 +458,28 @@ stress_parse_seeds(const char *v, struct stress_cfg *s)
 static void
 stress_parse_workloads(const char *v, struct stress_cfg *s)
 {
-	s->grid = !strcmp(v, "grid") || !strcmp(v, "grid,random") ||
-		  !strcmp(v, "random,grid");
-	s->random = !strcmp(v, "random") || !strcmp(v, "grid,random") ||
-		    !strcmp(v, "random,grid");
-	if (!s->grid && !s->random)
-		die_usage(
-		    "stress",
-		    "--workloads: '%s' is not grid, random or grid,random", v);
+	char buf[64];
+	char *save = NULL, *tok;
+
+	if (strlen(v) >= sizeof(buf) || !v[0] || strstr(v, ",,") ||
+	    v[strlen(v) - 1] == ',' || v[0] == ',')
+		die_usage("stress", "--workloads: '%s' is not a comma list", v);
+	strcpy(buf, v);
+	s->grid = s->random = s->nexmark = false;
+	for (tok = strtok_r(buf, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		bool *on = !strcmp(tok, "grid")	     ? &s->grid
+			   : !strcmp(tok, "random")  ? &s->random
+			   : !strcmp(tok, "nexmark") ? &s->nexmark
+						     : NULL;
+
+		if (!on || *on)
+			die_usage("stress",
+				  "--workloads: '%s' is not a list of grid, "
+				  "random and nexmark (each once)",
+				  v);
+		*on = true;
+	}
 }
 
 static void
@@ -599,9 +679,10 @@ stress_parse(int argc, char **argv, struct stress_cfg *s)
 static void
 stress_print_failure(const struct stress_case *k)
 {
-	(void)printf("FAIL seed %" PRIu64 ", %s, placement %s, %u %s%s%s: "
+	(void)printf("FAIL seed %" PRIu64 ", %s%s%s, placement %s, %u %s%s%s: "
 		     "%s\n",
-		     k->seed, k->random ? "random circuit" : "grid",
+		     k->seed, k->random ? "random circuit" : stress_workload(k),
+		     k->nexmark ? " " : "", k->nexmark ? k->query : "",
 		     k->placement, k->workers, k->pool ? "workers" : "held",
 		     k->fault.kind ? ", fault " : "",
 		     k->fault.kind ? sc_settle_fault_name(k->fault.kind) : "",
@@ -617,9 +698,11 @@ stress_print_case(const struct stress_case *k, bool ok)
 	if (k->random)
 		(void)snprintf(shape, sizeof(shape), " (%zu in, %zu out)",
 			       k->ninputs, k->noutputs);
+	if (k->nexmark)
+		(void)snprintf(shape, sizeof(shape), " %s", k->query);
 	(void)printf("seed %" PRIu64 " %s%s %s x%u %s %s: %s%s\n", k->seed,
-		     k->random ? "random" : "grid", shape, k->placement,
-		     k->workers, k->pool ? "pool" : "sim",
+		     stress_workload(k), shape, k->placement, k->workers,
+		     k->pool ? "pool" : "sim",
 		     sc_settle_fault_name(k->fault.kind),
 		     k->skipped ? "skipped"
 		     : ok	? "ok"
@@ -704,6 +787,7 @@ stress_case_at(const struct stress_cfg *s, uint64_t seed, int w, int mode,
 				.workers = s->workers[j],
 				.placement = s->places[i],
 				.random = w == 1,
+				.nexmark = w == 2,
 				.panic_rate = w ? 0 : s->panic_rate,
 				.pool = mode == 1,
 				.events = s->events,
@@ -750,7 +834,7 @@ stress_shrink(const struct stress_cfg *s, struct stress_case k, const char *exe,
 	bool better = true;
 
 	if (!k.events)
-		k.events = 4 + k.seed % 29;
+		k.events = stress_events(&k);
 	while (better) {
 		better = false;
 		for (uint64_t cut = k.events / 2; cut >= 1 && k.events > 1;
@@ -829,6 +913,24 @@ stress_progress(const struct stress_tally *t, uint64_t total, double t0)
 	    t->cases, total, now_s() - t0, t->failures, stress_injected(t));
 }
 
+/* The workloads of the campaign, for its summary. */
+static const char *
+stress_workloads_name(const struct stress_cfg *s)
+{
+	static const char *const names[8] = {
+	    "no workload",
+	    "grid",
+	    "random circuits",
+	    "grid and random circuits",
+	    "Nexmark queries",
+	    "grid and Nexmark queries",
+	    "random circuits and Nexmark queries",
+	    "grid, random circuits and Nexmark queries"};
+
+	return names[(s->grid ? 1 : 0) | (s->random ? 2 : 0) |
+		     (s->nexmark ? 4 : 0)];
+}
+
 static void
 stress_print_tally(const struct stress_cfg *s, const struct stress_tally *t)
 {
@@ -840,10 +942,8 @@ stress_print_tally(const struct stress_cfg *s, const struct stress_tally *t)
 	    ", %s, %zu worker counts, %zu placements, %s%s); %" PRIu64
 	    " skipped (placement does not apply)",
 	    runs, runs - t->failures - t->errors, s->seed_lo, s->seed_hi,
-	    s->grid && s->random ? "grid and random circuits"
-	    : s->grid		 ? "grid"
-				 : "random circuits",
-	    s->nw, s->np, s->modes[0] ? "seeded scheduler" : "",
+	    stress_workloads_name(s), s->nw, s->np,
+	    s->modes[0] ? "seeded scheduler" : "",
 	    s->modes[1] ? (s->modes[0] ? " and real pool" : "real pool") : "",
 	    t->skipped);
 	if (s->panic_rate > 0)
@@ -957,11 +1057,12 @@ cmd_stress(int argc, char **argv, const char *exe)
 	cli_alloc_hook_install(); /* before --faults alloc is parsed */
 	stress_parse(argc, argv, &s);
 	total = (s.seed_hi - s.seed_lo + 1) *
-		(uint64_t)((s.grid ? 1 : 0) + (s.random ? 1 : 0)) *
+		(uint64_t)((s.grid ? 1 : 0) + (s.random ? 1 : 0) +
+			   (s.nexmark ? 1 : 0)) *
 		(uint64_t)(s.modes[0] + s.modes[1]) * s.nw * s.np;
 	for (uint64_t seed = s.seed_lo; !stop; seed++) {
-		for (int w = 0; w < 2 && !stop; w++) {
-			if (!(w ? s.random : s.grid))
+		for (int w = 0; w < 3 && !stop; w++) {
+			if (!(w == 2 ? s.nexmark : w ? s.random : s.grid))
 				continue;
 			for (int m = 0; m < 2 && !stop; m++) {
 				if (!s.modes[m])
