@@ -53,9 +53,10 @@ struct sc_edge {
 	atomic_bool in_producer;	/* a producer call runs (asserts) */
 	uint64_t front;			/* tick edges: the last frontier
 					   pushed; data is stamped with it */
-	/* The waterlines published (edge.h, "Waterlines"): a seqlock, its
-	 * one writer the producer. */
-	_Atomic uint64_t wl_seq;		    /* odd while written */
+	/* The waterlines published (edge.h, "Waterlines"), under wl_busy:
+	 * the producer writes them, the consumer reads. */
+	atomic_bool wl_busy;			    /* the spin lock */
+	_Atomic uint64_t wl_seq;		    /* publications made */
 	_Atomic uint64_t wl_after;		    /* frames pushed before */
 	_Atomic uint32_t wl_mask;		    /* columns with a value */
 	_Atomic int64_t wl_val[SC_SCHEMA_MAX_COLS]; /* per column */
@@ -601,6 +602,24 @@ sc_edge_has_outbox(const struct sc_edge *e)
 /* --- waterlines (edge.h, "Waterlines") -------------------------------------
  */
 
+/* The publication is a few dozen words, written once per step and read
+ * once per turn: a spin lock around it (the other end holds it for those
+ * stores only) is simpler than a seqlock and ThreadSanitizer sees it,
+ * where it cannot follow a seqlock's fences. */
+static void
+wl_lock(struct sc_edge *e)
+{
+	while (
+	    atomic_exchange_explicit(&e->wl_busy, true, memory_order_acquire))
+		sc_cpu_relax();
+}
+
+static void
+wl_unlock(struct sc_edge *e)
+{
+	atomic_store_explicit(&e->wl_busy, false, memory_order_release);
+}
+
 int
 sc_edge_set_waterline(struct sc_edge *e, uint32_t mask, const int64_t *values)
 {
@@ -610,13 +629,8 @@ sc_edge_set_waterline(struct sc_edge *e, uint32_t mask, const int64_t *values)
 		return sc__fail(SC_EINVAL, "sc_edge_set_waterline: NULL");
 	if (e->outbox)
 		return SC_EFULL; /* its rows are not in the ring yet */
-	/* A seqlock (Boehm, "Can seqlocks get along with programming
-	 * language memory models?", 2012): odd, a release fence, the
-	 * fields, even with release. Every field is atomic, so a torn read
-	 * is caught by the sequence, never a data race. */
+	wl_lock(e);
 	seq = atomic_load_explicit(&e->wl_seq, memory_order_relaxed);
-	atomic_store_explicit(&e->wl_seq, seq + 1, memory_order_relaxed);
-	atomic_thread_fence(memory_order_release);
 	atomic_store_explicit(
 	    &e->wl_after,
 	    atomic_load_explicit(&e->pushed, memory_order_relaxed),
@@ -626,7 +640,8 @@ sc_edge_set_waterline(struct sc_edge *e, uint32_t mask, const int64_t *values)
 		if (mask >> c & 1)
 			atomic_store_explicit(&e->wl_val[c], values[c],
 					      memory_order_relaxed);
-	atomic_store_explicit(&e->wl_seq, seq + 2, memory_order_release);
+	atomic_store_explicit(&e->wl_seq, seq + 1, memory_order_relaxed);
+	wl_unlock(e);
 	return 0;
 }
 
@@ -634,38 +649,21 @@ _Static_assert(SC_EDGE_WL_COLS == SC_SCHEMA_MAX_COLS,
 	       "an edge's waterlines cover every column");
 
 /* The newest publication into *w, and its sequence; false while none
- * was made. Any thread. */
+ * was made. Either end. */
 static bool
-wl_read(const struct sc_edge *e, struct sc_edge_waterline *w, uint64_t *seq)
+wl_read(struct sc_edge *e, struct sc_edge_waterline *w, uint64_t *seq)
 {
-	for (;;) {
-		uint64_t s1 =
-		    atomic_load_explicit(&e->wl_seq, memory_order_acquire);
-		uint64_t s2;
-
-		if (s1 == 0)
-			return false;
-		if (s1 & 1) {
-			sc_cpu_relax();
-			continue;
-		}
-		w->after =
-		    atomic_load_explicit(&e->wl_after, memory_order_relaxed);
-		w->mask =
-		    atomic_load_explicit(&e->wl_mask, memory_order_relaxed);
-		for (uint32_t c = 0; c < SC_SCHEMA_MAX_COLS; c++)
-			w->value[c] =
-			    w->mask >> c & 1
-				? atomic_load_explicit(&e->wl_val[c],
-						       memory_order_relaxed)
-				: 0;
-		atomic_thread_fence(memory_order_acquire);
-		s2 = atomic_load_explicit(&e->wl_seq, memory_order_relaxed);
-		if (s1 == s2) {
-			*seq = s1;
-			return true;
-		}
-	}
+	wl_lock(e);
+	*seq = atomic_load_explicit(&e->wl_seq, memory_order_relaxed);
+	w->after = atomic_load_explicit(&e->wl_after, memory_order_relaxed);
+	w->mask = atomic_load_explicit(&e->wl_mask, memory_order_relaxed);
+	for (uint32_t c = 0; c < SC_SCHEMA_MAX_COLS; c++)
+		w->value[c] = w->mask >> c & 1
+				  ? atomic_load_explicit(&e->wl_val[c],
+							 memory_order_relaxed)
+				  : 0;
+	wl_unlock(e);
+	return *seq != 0;
 }
 
 bool
