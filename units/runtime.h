@@ -174,6 +174,7 @@ extern "C" {
 
 struct sc_runtime;
 struct sc_timeline;
+struct sc_runtime_remote;
 
 /* What happens to a unit that dies (see Restarts above). */
 enum sc_restart_kind {
@@ -215,6 +216,9 @@ struct sc_runtime_opts {
 					 $SC_EXECUTOR, else STEAL */
 	bool ticks;		      /* tick mode (see Modes and Host ticks
 					 above) */
+	/* NULL; or the transport of a circuit placed across process ranks
+	 * (units/runtime_remote.h), borrowed: it must outlive the runtime */
+	const struct sc_runtime_remote *remote;
 };
 
 /* The default of opts.shutdown_timeout_ns: 30 s. */
