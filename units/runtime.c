@@ -2322,6 +2322,14 @@ remote_check(struct sc_runtime *rt)
 {
 	const struct sc_runtime_remote *r = rt->o.remote;
 
+	/* One process cannot run another rank's units: refused, not run
+	 * here as if the ranks were one. */
+	if (!r && sc_placement_ranks(rt->p) > 1)
+		return sc__fail(SC_EINVAL,
+				"sc_runtime_create: the placement spans %u "
+				"ranks: run one process per rank under mpirun "
+				"(sc_mpi_runtime_create, units/mpi_runtime.h)",
+				sc_placement_ranks(rt->p));
 	if (!r)
 		return 0;
 	if (!r->ops || !r->ops->cut || !r->ops->start || !r->ops->wait_idle ||
