@@ -795,3 +795,99 @@ sc_mpi_link_stats(const struct sc_mpi_link *l, struct sc_mpi_link_stats *out)
 	if (l && out)
 		*out = l->st;
 }
+
+/* --- gather ----------------------------------------------------------------
+ */
+
+/* Wait for request r while the link keeps moving (heartbeats, frames),
+ * so a peer that dies meanwhile is found instead of waited for. */
+static int
+wait_progressing(struct sc_mpi_link *l, MPI_Request *r, const char *what)
+{
+	int done = 0, rc;
+
+	for (;;) {
+		rc = MPI_Test(r, &done, MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS)
+			return mpi_fail(rc, what);
+		if (done)
+			return 0;
+		if ((rc = sc_mpi_link_progress(l)) != 0)
+			return rc;
+		if (l->any_dead)
+			return sc__fail(SC_EDEAD,
+					"mpi_link: %s: a peer is dead", what);
+		sc_cpu_relax();
+	}
+}
+
+// NOLINTBEGIN(clang-analyzer-optin.mpi.MPI-Checker)
+int
+sc_mpi_link_gather(struct sc_mpi_link *l, const void *buf, size_t len,
+		   uint8_t **parts, size_t **lens)
+{
+	int *counts = NULL, *displs = NULL, mine = (int)len, rc;
+	MPI_Request r;
+	uint8_t *all = NULL;
+	size_t *ls = NULL, total = 0;
+	bool root;
+
+	if (!l || (!buf && len) || !parts || !lens || len > INT32_MAX)
+		return sc__fail(SC_EINVAL,
+				"mpi_link: gather: NULL or %zu "
+				"bytes",
+				len);
+	root = l->rank == 0;
+	if (root) {
+		counts = calloc((size_t)l->size, sizeof(*counts));
+		displs = calloc((size_t)l->size, sizeof(*displs));
+		ls = calloc((size_t)l->size, sizeof(*ls));
+		if (!counts || !displs || !ls) {
+			rc = sc__fail(SC_ENOMEM, "mpi_link: gather");
+			goto undo_counts;
+		}
+	}
+	rc = MPI_Igather(&mine, 1, MPI_INT, counts, 1, MPI_INT, 0, l->comm, &r);
+	if (rc != MPI_SUCCESS) {
+		rc = mpi_fail(rc, "MPI_Igather");
+		goto undo_counts;
+	}
+	if ((rc = wait_progressing(l, &r, "gather (sizes)")) != 0)
+		goto undo_counts;
+	for (int i = 0; root && counts && displs && ls && i < l->size; i++) {
+		displs[i] = (int)total;
+		ls[i] = (size_t)counts[i];
+		total += (size_t)counts[i];
+	}
+	if (root && total > INT32_MAX) {
+		rc =
+		    sc__fail(SC_EINVAL, "mpi_link: gather of %zu bytes", total);
+		goto undo_counts;
+	}
+	if (root && !(all = malloc(total ? total : 1))) {
+		rc =
+		    sc__fail(SC_ENOMEM, "mpi_link: gather of %zu bytes", total);
+		goto undo_counts;
+	}
+	rc = MPI_Igatherv(buf, mine, MPI_BYTE, all, counts, displs, MPI_BYTE, 0,
+			  l->comm, &r);
+	if (rc != MPI_SUCCESS) {
+		rc = mpi_fail(rc, "MPI_Igatherv");
+		goto undo_all;
+	}
+	if ((rc = wait_progressing(l, &r, "gather")) != 0)
+		goto undo_all;
+	*parts = all;
+	*lens = ls;
+	free(counts);
+	free(displs);
+	return 0;
+undo_all:
+	free(all);
+undo_counts:
+	free(counts);
+	free(displs);
+	free(ls);
+	return rc;
+}
+// NOLINTEND(clang-analyzer-optin.mpi.MPI-Checker)

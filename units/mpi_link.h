@@ -249,6 +249,22 @@ int sc_mpi_link_progress(struct sc_mpi_link *l);
  */
 int sc_mpi_link_quiet(struct sc_mpi_link *l, bool passive, bool *idle);
 
+/*
+ * sc_mpi_link_gather - every rank's bytes buf[0..len) to rank 0, the link
+ * progressing meanwhile (frames, credits, heartbeats), so a peer that
+ * dies is found rather than waited for. Collective: every rank calls it,
+ * in the same order. On rank 0, *parts is one block holding the ranks'
+ * bytes one after the other and *lens their lengths (size entries), both
+ * the caller's to free; elsewhere both are NULL. Returns
+ *   0          done;
+ *   SC_EDEAD   a peer is dead: the gather cannot complete (its request
+ *              is left to MPI);
+ *   SC_EINVAL  NULL, or more than 2 GiB;
+ *   SC_EIO, SC_ENOMEM.
+ */
+int sc_mpi_link_gather(struct sc_mpi_link *l, const void *buf, size_t len,
+		       uint8_t **parts, size_t **lens);
+
 /* sc_mpi_link_peer_dead - whether `rank` was declared dead here. */
 bool sc_mpi_link_peer_dead(const struct sc_mpi_link *l, int rank);
 

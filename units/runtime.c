@@ -30,6 +30,7 @@
 #include "units/edge.h"
 #include "units/edge_int.h"
 #include "units/exchange.h"
+#include "units/runtime_remote.h"
 #include "units/subcircuit.h"
 #include "units/runtime_late_int.h"
 #include "units/subcircuit_int.h"
@@ -128,6 +129,9 @@ struct sc_runtime {
 				     held (tick_try) */
 	atomic_bool tick_open;	  /* something was submitted to it */
 	_Atomic uint64_t horizon; /* ticks closed: no unit steps beyond */
+	/* across ranks (units/runtime_remote.h) */
+	atomic_bool *rank_dead; /* per rank, set by the transport */
+	bool remote_started;	/* its start succeeded: stop at teardown */
 };
 
 static bool inst_restartable(const struct sc_runtime *rt, uint32_t i);
@@ -136,6 +140,13 @@ static int restart_check(struct sc_runtime *rt);
 static int restart_at_idle(struct sc_runtime *rt, uint32_t *restarted,
 			   uint32_t *failed);
 static bool restart_pending(struct sc_runtime *rt, const struct rt_input *in);
+static int remote_add_proxy(struct sc_runtime *rt, uint32_t id);
+static int remote_check(struct sc_runtime *rt);
+static int remote_declare(struct sc_runtime *rt);
+static int remote_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
+			    struct sc_panic_record *first);
+static int remote_gather(struct sc_runtime *rt, int output,
+			 struct sc_batch **inout);
 
 /* --- small helpers ------------------------------------------------------- */
 
@@ -467,9 +478,11 @@ build_unit(struct sc_runtime *rt, uint32_t id)
 {
 	struct rt_inst *ci = &rt->inst[id];
 	uint32_t got;
-	int rc = make_sub(rt, id, NULL, &ci->sub);
+	int rc;
 
-	if (rc)
+	if (!sc_runtime_remote_local(rt, id))
+		return remote_add_proxy(rt, id);
+	if ((rc = make_sub(rt, id, NULL, &ci->sub)) != 0)
 		return rc;
 	rc = sc_exec_add(rt->ex, sc_subcircuit_unit(ci->sub), &got);
 	if (rc) {
@@ -604,6 +617,7 @@ build(struct sc_runtime *rt)
 
 	if ((rc = sc_analysis_init_mode(&rt->an, rt->g, rt->p, rt->o.ticks)) ||
 	    (rc = number_instances(rt)) || (rc = restart_check(rt)) ||
+	    (rc = remote_check(rt)) ||
 	    (rc = sc_analysis_check_mode(rt->g, rt->o.ticks)) ||
 	    (rc = tick_check(rt)))
 		return rc;
@@ -618,6 +632,8 @@ build(struct sc_runtime *rt)
 		rc = wire_unit(rt, u);
 	for (uint32_t i = 0; i < rt->ninst && !rc; i++)
 		rc = build_unit(rt, i);
+	if (!rc && rt->o.remote)
+		rc = remote_declare(rt);
 	for (uint32_t i = 0; i < rt->ninst; i++)
 		if (!inst_restartable(rt, i))
 			free_ports(&rt->inst[i]);
@@ -631,6 +647,9 @@ build(struct sc_runtime *rt)
 		rc = sc_pool_create(rt->ex, &po, &rt->pool);
 		rt->threaded = rc == 0;
 	}
+	if (!rc && rt->o.remote)
+		rc = rt->o.remote->ops->start(rt->o.remote->ctx, rt);
+	rt->remote_started = !rc && rt->o.remote;
 	return rc;
 }
 
@@ -702,6 +721,8 @@ inst_dead(struct sc_runtime *rt, uint32_t i)
 static void
 teardown(struct sc_runtime *rt)
 {
+	if (rt->remote_started)
+		rt->o.remote->ops->stop(rt->o.remote->ctx);
 	if (rt->pool)
 		(void)sc_pool_destroy(rt->pool, NULL);
 	if (rt->ex) {
@@ -729,6 +750,7 @@ teardown(struct sc_runtime *rt)
 	free(rt->inst);
 	free(rt->first);
 	sc_analysis_fini(&rt->an);
+	free(rt->rank_dead);
 	pthread_cond_destroy(&rt->wait_cv);
 	pthread_mutex_destroy(&rt->wait_mu);
 	free(rt);
@@ -845,6 +867,9 @@ submit_check(struct sc_runtime *rt, int input, struct sc_batch *b,
 	if (atomic_load(&rt->shut))
 		return sc__fail(SC_ESHUTDOWN,
 				"sc_runtime_submit: the runtime is shut down");
+	if (!sc_runtime_remote_local(rt, RT_HOST))
+		return sc__fail(SC_ESTATE, "sc_runtime_submit: the host runs "
+					   "on rank 0");
 	in = find_input(rt, input);
 	if (!in)
 		return sc__fail(
@@ -1130,6 +1155,8 @@ sc_runtime_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 				"sc_runtime_wait_idle: called from inside a "
 				"unit's turn (a callback), which would wait "
 				"for itself");
+	if (rt->o.remote)
+		return remote_wait_idle(rt, timeout_ns, first);
 	/* A host that never closes a tick gets one per wait_idle
 	 * (runtime.h, Host ticks). */
 	if (rt->o.ticks && atomic_load(&rt->tick_open)) {
@@ -1396,6 +1423,8 @@ sum_integral(struct sc_runtime *rt, int output, const struct sc_node_info *ni,
 	for (uint32_t i = rt->first[u]; i < rt->first[u + 1]; i++) {
 		struct sc_batch *b = NULL, *t = NULL;
 
+		if (!rt->inst[i].sub && !inst_dead(rt, i))
+			continue; /* another rank's: remote_gather */
 		if (inst_dead(rt, i)) {
 			sc_batch_release(sum);
 			return sc__fail(SC_EDEAD,
@@ -1420,6 +1449,8 @@ sum_integral(struct sc_runtime *rt, int output, const struct sc_node_info *ni,
 			sum = b;
 		}
 	}
+	if (!sum)
+		return sc_batch_empty(ni->schema->ncols, out);
 	*out = sum;
 	return 0;
 }
@@ -1454,7 +1485,7 @@ check_aggregates(struct sc_runtime *rt, int output)
 
 			for (uint32_t i = rt->first[u];
 			     i < rt->first[u + 1] && !rc; i++)
-				if (!inst_dead(rt, i))
+				if (!inst_dead(rt, i) && rt->inst[i].sub)
 					rc = sc_circuit_check(
 					    sc_subcircuit_circuit(
 						rt->inst[i].sub),
@@ -1493,6 +1524,8 @@ sc_runtime_integral(struct sc_runtime *rt, int output, struct sc_batch **out)
 		rc = check_aggregates(rt, output);
 		if (!rc)
 			rc = sum_integral(rt, output, &ni, out);
+		if (!rc && rt->o.remote)
+			rc = remote_gather(rt, output, out);
 	} else
 		rc = sc__fail(SC_EBUSY, "sc_runtime_integral: not idle (a "
 					"turn is queued or running)");
@@ -1601,8 +1634,11 @@ sc_runtime_on_delta(struct sc_runtime *rt, int node, sc_delta_fn fn, void *ctx)
 	if ((u = sc_placement_unit_of(rt->p, node)) < 0)
 		return u;
 	for (uint32_t i = rt->first[u]; i < rt->first[u + 1]; i++) {
-		int rc = sc_circuit_on_delta(
-		    sc_subcircuit_circuit(rt->inst[i].sub), node, fn, ctx);
+		int rc = !rt->inst[i].sub
+			     ? 0 /* another rank's */
+			     : sc_circuit_on_delta(
+				   sc_subcircuit_circuit(rt->inst[i].sub), node,
+				   fn, ctx);
 
 		if (rc)
 			return rc;
@@ -2226,4 +2262,286 @@ sc_runtime_late(struct sc_runtime *rt, int input, uint64_t *admitted,
 	sc__rt_late_counts(&in->late, admitted, refused);
 	pthread_mutex_unlock(&in->mu);
 	return 0;
+}
+
+/* --- across ranks (units/runtime_remote.h) ------------------------------
+ */
+
+/* Another rank's replica: it never touches an edge (the transport holds
+ * this rank's end of every cut edge), so a kick costs an empty turn;
+ * once its rank is dead it panics, and the executor's death rules take
+ * over. */
+struct rt_proxy {
+	struct sc_unit unit;
+	struct sc_runtime *rt;
+	uint32_t inst;
+	char name[SC_UNIT_NAME_MAX];
+};
+
+static int
+inst_rank(const struct sc_runtime *rt, uint32_t inst)
+{
+	if (inst == RT_HOST)
+		return SC_RUNTIME_HOST_RANK;
+	return sc_placement_rank_of(rt->p, rt->inst[inst].unit,
+				    rt->inst[inst].shard);
+}
+
+bool
+sc_runtime_remote_local(const struct sc_runtime *rt, uint32_t inst)
+{
+	return !rt->o.remote || inst_rank(rt, inst) == rt->o.remote->rank;
+}
+
+static struct sc_turn
+proxy_turn(struct sc_unit *self, uint32_t budget)
+{
+	struct rt_proxy *px = (struct rt_proxy *)self;
+	int r = inst_rank(px->rt, px->inst);
+
+	(void)budget;
+	if (atomic_load(&px->rt->rank_dead[r]))
+		sc_panic("unit %s: rank %d is dead", px->name, r);
+	return (struct sc_turn){0, false};
+}
+
+static size_t
+proxy_neighbours(struct sc_unit *self, uint32_t *out, size_t max)
+{
+	(void)self;
+	(void)out;
+	(void)max;
+	return 0;
+}
+
+static const char *
+proxy_name(const struct sc_unit *self)
+{
+	return ((const struct rt_proxy *)self)->name;
+}
+
+static void
+proxy_destroy(struct sc_unit *self)
+{
+	free(self);
+}
+
+/* The units of this rank across its edges: its death kicks them, so a
+ * producer sees the edge the transport closed and drops its outbox. */
+static size_t
+proxy_peers(struct sc_unit *self, uint32_t *out, size_t max)
+{
+	struct rt_proxy *px = (struct rt_proxy *)self;
+	struct sc_runtime *rt = px->rt;
+	size_t n = 0;
+
+	for (size_t i = 0; i < rt->nedges; i++) {
+		uint32_t other = rt->edges[i].to == px->inst ? rt->edges[i].from
+				 : rt->edges[i].from == px->inst
+				     ? rt->edges[i].to
+				     : RT_HOST;
+
+		if (other == RT_HOST || !sc_runtime_remote_local(rt, other))
+			continue;
+		if (n < max)
+			out[n] = other;
+		n++;
+	}
+	return n;
+}
+
+static const struct sc_unit_ops proxy_ops = {
+    .turn = proxy_turn,
+    .neighbours = proxy_neighbours,
+    .name = proxy_name,
+    .destroy = proxy_destroy,
+    .peers = proxy_peers,
+};
+
+static int
+remote_add_proxy(struct sc_runtime *rt, uint32_t id)
+{
+	struct rt_proxy *px = calloc(1, sizeof(*px));
+	uint32_t got;
+	int rc;
+
+	if (!px)
+		return sc__fail(SC_ENOMEM, "sc_runtime_create: a proxy");
+	px->unit.ops = &proxy_ops;
+	px->rt = rt;
+	px->inst = id;
+	(void)snprintf(px->name, sizeof(px->name), "u%u.%u@rank%d",
+		       rt->inst[id].unit, rt->inst[id].shard,
+		       inst_rank(rt, id));
+	memcpy(rt->inst[id].name, px->name, sizeof(px->name));
+	if ((rc = sc_exec_add(rt->ex, &px->unit, &got)) != 0) {
+		free(px);
+		return rc;
+	}
+	if (got != id)
+		return sc__fail(SC_ESTATE,
+				"sc_runtime_create: proxy %u got "
+				"id %u",
+				id, got);
+	return 0;
+}
+
+/* What a placement across ranks needs (runtime_remote.h, the end). */
+static int
+remote_check(struct sc_runtime *rt)
+{
+	const struct sc_runtime_remote *r = rt->o.remote;
+
+	/* One process cannot run another rank's units: refused, not run
+	 * here as if the ranks were one. */
+	if (!r && sc_placement_ranks(rt->p) > 1)
+		return sc__fail(SC_EINVAL,
+				"sc_runtime_create: the placement spans %u "
+				"ranks: run one process per rank under mpirun "
+				"(sc_mpi_runtime_create, units/mpi_runtime.h)",
+				sc_placement_ranks(rt->p));
+	if (!r)
+		return 0;
+	if (!r->ops || !r->ops->cut || !r->ops->start || !r->ops->wait_idle ||
+	    !r->ops->gather || !r->ops->stop || r->nranks < 1 || r->rank < 0 ||
+	    r->rank >= r->nranks)
+		return sc__fail(SC_EINVAL,
+				"sc_runtime_create: a remote "
+				"transport without its operations "
+				"or with rank %d of %d",
+				r->rank, r->nranks);
+	if (sc_placement_ranks(rt->p) != (uint32_t)r->nranks)
+		return sc__fail(SC_EINVAL,
+				"sc_runtime_create: the placement spans %u "
+				"ranks, the transport has %d",
+				sc_placement_ranks(rt->p), r->nranks);
+	if (rt->o.workers == 0 || rt->o.ticks || rt->restarts)
+		return sc__fail(SC_EINVAL,
+				"sc_runtime_create: across ranks, %s",
+				rt->o.workers == 0 ? "workers = 0 is refused"
+				: rt->o.ticks	   ? "tick mode is refused"
+						   : "restarts are refused");
+	rt->rank_dead = calloc((size_t)r->nranks, sizeof(*rt->rank_dead));
+	if (!rt->rank_dead)
+		return sc__fail(SC_ENOMEM, "sc_runtime_create: ranks");
+	return 0;
+}
+
+/* Every cut edge to the transport, in edge order (the same on every
+ * rank). */
+static int
+remote_declare(struct sc_runtime *rt)
+{
+	const struct sc_runtime_remote *r = rt->o.remote;
+	uint32_t id = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < rt->nedges && !rc; i++) {
+		struct rt_edge *re = &rt->edges[i];
+		struct sc_runtime_cut c = {
+		    .id = id,
+		    .edge = re->edge,
+		    .from = re->from,
+		    .to = re->to,
+		    .from_rank = inst_rank(rt, re->from),
+		    .to_rank = inst_rank(rt, re->to),
+		    .stream = re->stream,
+		};
+
+		if (c.from_rank == c.to_rank)
+			continue;
+		rc = r->ops->cut(r->ctx, &c);
+		id++;
+	}
+	return rc;
+}
+
+bool
+sc_runtime_remote_passive(struct sc_runtime *rt)
+{
+	struct sc_exec_info info;
+
+	sc_exec_info(rt->ex, &info);
+	if (!info.idle)
+		return false;
+	for (size_t i = 0; i < rt->nedges; i++) {
+		struct rt_edge *re = &rt->edges[i];
+
+		if (!sc_runtime_remote_local(rt, re->from) ||
+		    sc_runtime_remote_local(rt, re->to))
+			continue;
+		if (sc_edge_pending(re->edge) > 0 ||
+		    sc_edge_outbox_rows(re->edge) > 0)
+			return false;
+	}
+	return true;
+}
+
+void
+sc_runtime_remote_popped(struct sc_runtime *rt, uint32_t from)
+{
+	if (from == RT_HOST)
+		host_popped(rt);
+	else
+		(void)sc_exec_kick(rt->ex, from);
+}
+
+void
+sc_runtime_remote_pushed(struct sc_runtime *rt, uint32_t to)
+{
+	(void)sc_exec_kick(rt->ex, to);
+}
+
+void
+sc_runtime_remote_frame_done(struct sc_edge *e, struct sc_batch *b)
+{
+	sc__edge_frame_done(e, b);
+}
+
+void
+sc_runtime_remote_rank_dead(struct sc_runtime *rt, int rank)
+{
+	if (!rt->o.remote || rank < 0 || rank >= rt->o.remote->nranks ||
+	    atomic_exchange(&rt->rank_dead[rank], true))
+		return;
+	/* This thread is the consumer end of the edges into the dead
+	 * rank's replicas: close them here (a proxy's destroy runs on a
+	 * worker, which must not touch that end). */
+	for (size_t i = 0; i < rt->nedges; i++)
+		if (inst_rank(rt, rt->edges[i].to) == rank &&
+		    sc_runtime_remote_local(rt, rt->edges[i].from))
+			sc_edge_close(rt->edges[i].edge);
+	for (uint32_t i = 0; i < rt->ninst; i++)
+		if (inst_rank(rt, i) == rank)
+			(void)sc_exec_kick(rt->ex, i);
+}
+
+/* wait_idle across ranks: the transport's quiet, then this rank's panics
+ * (a dead rank's proxies among them). */
+static int
+remote_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
+		 struct sc_panic_record *first)
+{
+	int rc = rt->o.remote->ops->wait_idle(rt->o.remote->ctx, timeout_ns);
+
+	if (rc == SC_ETIMEDOUT)
+		return sc__fail(SC_ETIMEDOUT,
+				"sc_runtime_wait_idle: the ranks are still "
+				"busy");
+	if (rc && rc != SC_EDEAD)
+		return rc;
+	return first_panic(rt, first);
+}
+
+/* This rank's part of output's integral, gathered to rank 0. */
+static int
+remote_gather(struct sc_runtime *rt, int output, struct sc_batch **inout)
+{
+	struct sc_batch *all = NULL;
+	int rc =
+	    rt->o.remote->ops->gather(rt->o.remote->ctx, output, *inout, &all);
+
+	sc_batch_release(*inout);
+	*inout = rc ? NULL : all;
+	return rc;
 }

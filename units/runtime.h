@@ -183,6 +183,7 @@ extern "C" {
 
 struct sc_runtime;
 struct sc_timeline;
+struct sc_runtime_remote;
 
 /* What happens to a unit that dies (see Restarts above). */
 enum sc_restart_kind {
@@ -229,6 +230,9 @@ struct sc_runtime_opts {
 					 (sc_circuit_set_cleanup off), for
 					 the exactness comparison; default
 					 false, cleanup on */
+	/* NULL; or the transport of a circuit placed across process ranks
+	 * (units/runtime_remote.h), borrowed: it must outlive the runtime */
+	const struct sc_runtime_remote *remote;
 };
 
 /* The default of opts.shutdown_timeout_ns: 30 s. */

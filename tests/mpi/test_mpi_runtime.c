@@ -1,0 +1,404 @@
+/*
+ * test_mpi_runtime.c - a runtime placed across MPI ranks
+ * (units/mpi_runtime.h) under mpirun: a plain driver (Criterion forks its
+ * tests, which MPI does not survive), registered by tests/mpi/CMakeLists.txt:
+ *
+ *   settle WORKLOAD STRATEGY WORKERS SEEDS
+ *        WORKLOAD random (bench/workloads/random.h) or grid
+ *        (bench/workloads/grid.h); STRATEGY ranks (chains@ranks:N),
+ *        sharded (sharded:2@ranks:N: replica i on rank i mod N) or manual
+ *        (every replica slot on rank (N - 1 - i mod N), by
+ *        sc_placement_set_ranks); for each seed 1..SEEDS, rank 0 submits
+ *        the workload's batches, every rank waits for idle and gathers
+ *        every output, and rank 0's integrals must equal the single
+ *        circuit's fed the same batches; a failing seed prints its
+ *        replay command;
+ *   backpressure WORKERS SEEDS
+ *        the random circuits over ranks:N with one credit, an outbox of
+ *        one frame and edges of one frame: the ranks wait on credits,
+ *        and still settle to the single circuit with no frame lost;
+ *   kill WORKERS
+ *        rank 1 kills itself mid-run; the others report its units dead
+ *        (wait_idle says SC_EPANIC, an output behind it is partial) and
+ *        end on their own within the deadline.
+ *
+ * Any failed check prints the rank and the reason and exits 1 (mpirun
+ * then fails); alarm() ends a hung rank.
+ */
+#include <inttypes.h>
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bench/workloads/grid.h"
+#include "bench/workloads/random.h"
+#include "operators/base.h"
+#include "operators/batch.h"
+#include "operators/circuit.h"
+#include "units/mpi_runtime.h"
+#include "units/placement.h"
+
+static int me, nranks;
+static char replay[256];
+
+#define CHECK(cond, ...)                                                       \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			(void)fprintf(stderr, "rank %d: %s:%d: ", me,          \
+				      __FILE__, __LINE__);                     \
+			(void)fprintf(stderr, __VA_ARGS__);                    \
+			(void)fprintf(stderr, " (%s)\n", sc_errmsg());         \
+			if (replay[0])                                         \
+				(void)fprintf(stderr, "replay: %s\n", replay); \
+			exit(1);                                               \
+		}                                                              \
+	} while (0)
+
+/* One workload: its graph, its inputs' batches, its outputs. */
+struct wl {
+	struct sc_randc *rc;
+	struct sc_grid *gr;
+	int out[SC_RANDC_MAX_IO];
+	size_t nout;
+};
+
+static void
+wl_make(const char *kind, uint64_t seed, struct wl *w)
+{
+	memset(w, 0, sizeof(*w));
+	if (!strcmp(kind, "random")) {
+		CHECK(sc_randc_create(seed, &w->rc) == 0, "randc %" PRIu64,
+		      seed);
+		w->nout = sc_randc_outputs(w->rc, w->out, SC_RANDC_MAX_IO);
+	} else {
+		struct sc_grid_opts o = {.rows = 6, .cols = 5, .seed = seed};
+		struct sc_grid_nodes n;
+
+		CHECK(!strcmp(kind, "grid"), "unknown workload '%s'", kind);
+		CHECK(sc_grid_create(&o, &w->gr) == 0, "grid");
+		sc_grid_nodes(w->gr, &n);
+		w->out[0] = n.out_grid;
+		w->out[1] = n.out_totals;
+		w->nout = 2;
+	}
+}
+
+static struct sc_graph *
+wl_graph(const struct wl *w)
+{
+	return w->rc ? sc_randc_graph(w->rc) : sc_grid_graph(w->gr);
+}
+
+static void
+wl_next(struct wl *w, int *input, struct sc_batch **b)
+{
+	if (w->rc) {
+		CHECK(sc_randc_next(w->rc, input, b) == 0, "next");
+	} else {
+		struct sc_grid_nodes n;
+
+		sc_grid_nodes(w->gr, &n);
+		*input = n.cells;
+		CHECK(sc_grid_next(w->gr, 3, b) == 0, "grid next");
+	}
+}
+
+static void
+wl_free(struct wl *w)
+{
+	CHECK(sc_randc_destroy(w->rc) == 0 && sc_grid_destroy(w->gr) == 0,
+	      "workload destroy");
+}
+
+/* The placement of `strategy` over every rank. */
+static struct sc_placement *
+place(struct sc_graph *g, const char *strategy, uint64_t seed)
+{
+	struct sc_placement *p = NULL;
+	char spec[64];
+
+	if (!strcmp(strategy, "ranks") || !strcmp(strategy, "manual"))
+		(void)snprintf(spec, sizeof(spec), "chains@ranks:%d", nranks);
+	else if (!strcmp(strategy, "sharded"))
+		(void)snprintf(spec, sizeof(spec), "sharded:2@ranks:%d",
+			       nranks);
+	else
+		CHECK(0, "unknown strategy '%s'", strategy);
+	CHECK(sc_placement_parse(g, spec, seed, &p) == 0, "placement %s", spec);
+	if (!strcmp(strategy, "manual")) {
+		size_t n = sc_placement_replicas(p);
+		uint32_t *r = calloc(n ? n : 1, sizeof(*r));
+
+		CHECK(r != NULL, "memory");
+		for (size_t i = 0; i < n; i++)
+			r[i] =
+			    (uint32_t)(nranks - 1 - (int)(i % (size_t)nranks));
+		CHECK(sc_placement_set_ranks(p, (uint32_t)nranks, r, n) == 0,
+		      "manual ranks");
+		free(r);
+	}
+	return p;
+}
+
+/* Rank 0: submit `steps` batches (feeding the reference circuit the same
+ * ones) and step the reference after each. */
+static void
+submit_all(struct sc_runtime *rt, struct wl *w, struct wl *ref,
+	   struct sc_circuit *c, size_t steps)
+{
+	for (size_t i = 0; i < steps; i++) {
+		struct sc_batch *b = NULL, *rb = NULL;
+		int in = 0, rin = 0;
+
+		wl_next(w, &in, &b);
+		wl_next(ref, &rin, &rb);
+		CHECK(in == rin, "the reference drew another input");
+		CHECK(sc_runtime_submit_wait(rt, in, b, 20000000000ull) == 0,
+		      "submit %zu", i);
+		sc_batch_release(b);
+		CHECK(sc_circuit_feed(c, rin, rb) == 0, "reference feed");
+		sc_batch_release(rb);
+		CHECK(sc_circuit_step(c) == 0, "reference step");
+	}
+}
+
+/* Every rank: wait for idle, gather every output; rank 0 compares. */
+static void
+compare(struct sc_runtime *rt, struct wl *w, struct sc_circuit *c)
+{
+	struct sc_panic_record first;
+	struct sc_runtime_stats st;
+
+	CHECK(sc_runtime_wait_idle(rt, 30000000000ull, &first) == 0,
+	      "wait_idle");
+	for (size_t o = 0; o < w->nout; o++) {
+		struct sc_batch *got = NULL, *want = NULL;
+
+		CHECK(sc_runtime_integral(rt, w->out[o], &got) == 0,
+		      "integral of %d", w->out[o]);
+		if (me == 0) {
+			CHECK(sc_circuit_integral(c, w->out[o], &want) == 0,
+			      "reference integral");
+			CHECK(sc_batch_equal(got, want),
+			      "output %d: %zu rows across ranks, %zu in the "
+			      "single circuit",
+			      w->out[o], sc_batch_count(got),
+			      sc_batch_count(want));
+			sc_batch_release(want);
+		}
+		sc_batch_release(got);
+	}
+	CHECK(sc_runtime_check_idle(rt) == 0, "check_idle");
+	sc_runtime_stats(rt, &st);
+	CHECK(st.frames_undeliverable == 0 && st.panics == 0,
+	      "%" PRIu64 " frames undeliverable, %u panics",
+	      st.frames_undeliverable, st.panics);
+}
+
+/* One seed of one workload and strategy; the link stats summed over
+ * ranks into *all (rank 0). */
+static void
+settle_one(const char *kind, const char *strategy, uint32_t workers,
+	   uint64_t seed, const struct sc_mpi_link_opts *lo, uint32_t cap,
+	   struct sc_mpi_link_stats *mine)
+{
+	struct sc_runtime_opts o = {.workers = workers};
+	struct sc_mpi_runtime *m = NULL;
+	struct sc_circuit *c = NULL;
+	struct sc_mpi_link_opts dlo;
+	struct sc_placement *p;
+	struct wl w, ref;
+
+	/* A loaded test machine may starve a rank for a while: only the
+	 * kill scenario wants deaths found fast. */
+	sc_mpi_link_opts_default(&dlo);
+	dlo.dead_ns = 20000000000ull;
+	if (lo)
+		dlo.credits = lo->credits, dlo.outbox = lo->outbox;
+	lo = &dlo;
+	wl_make(kind, seed, &w);
+	p = place(wl_graph(&w), strategy, seed);
+	o.edge_capacity = cap;
+	o.outbox_bound = cap ? 8 : 0;
+	CHECK(sc_mpi_runtime_create(wl_graph(&w), p, &o, lo, &m) == 0,
+	      "create");
+	if (me == 0) {
+		wl_make(kind, seed, &ref);
+		CHECK(sc_circuit_create(wl_graph(&ref), &c) == 0, "reference");
+		submit_all(sc_mpi_runtime_rt(m), &w, &ref, c, w.rc ? 40 : 30);
+	}
+	compare(sc_mpi_runtime_rt(m), &w, c);
+	sc_mpi_runtime_stats(m, mine);
+	sc_mpi_runtime_destroy(m);
+	sc_placement_destroy(p);
+	if (me == 0) {
+		sc_circuit_destroy(c);
+		wl_free(&ref);
+	}
+	wl_free(&w);
+}
+
+/* "N" is seeds 1..N, "A:B" seeds A..B. */
+static void
+seed_range(const char *arg, uint64_t *lo, uint64_t *hi)
+{
+	const char *colon = strchr(arg, ':');
+
+	*lo = colon ? strtoull(arg, NULL, 10) : 1;
+	*hi = strtoull(colon ? colon + 1 : arg, NULL, 10);
+	CHECK(*lo >= 1 && *hi >= *lo, "seeds '%s'", arg);
+}
+
+static void
+settle(const char *argv0, const char *kind, const char *strategy,
+       uint32_t workers, const char *seeds)
+{
+	uint64_t lo, hi, sent = 0;
+
+	seed_range(seeds, &lo, &hi);
+	for (uint64_t s = lo; s <= hi; s++) {
+		struct sc_mpi_link_stats st;
+
+		(void)snprintf(replay, sizeof(replay),
+			       "mpirun --oversubscribe --allow-run-as-root -np "
+			       "%d %s settle %s %s %u %" PRIu64 ":%" PRIu64,
+			       nranks, argv0, kind, strategy, workers, s, s);
+		settle_one(kind, strategy, workers, s, NULL, 0, &st);
+		sent += st.frames_sent;
+	}
+	replay[0] = 0;
+	/* The placements must have cut edges: frames crossed ranks. */
+	CHECK(MPI_Allreduce(MPI_IN_PLACE, &sent, 1, MPI_UINT64_T, MPI_SUM,
+			    MPI_COMM_WORLD) == MPI_SUCCESS,
+	      "allreduce");
+	CHECK(sent > 0, "no frame crossed ranks");
+	if (me == 0)
+		printf("OK settle %s %s: %d ranks x %u workers, seeds %" PRIu64
+		       "..%" PRIu64 ", %" PRIu64 " frames across ranks\n",
+		       kind, strategy, nranks, workers, lo, hi, sent);
+}
+
+/* One credit, one frame of outbox, one-frame edges: every rank's credit
+ * waits are summed on rank 0, which needs some (backpressure happened). */
+static void
+backpressure(const char *argv0, uint32_t workers, uint64_t seeds)
+{
+	struct sc_mpi_link_opts lo;
+	uint64_t waits = 0, sent = 0;
+
+	sc_mpi_link_opts_default(&lo);
+	lo.credits = 1;
+	lo.outbox = 1;
+	for (uint64_t s = 1; s <= seeds; s++) {
+		struct sc_mpi_link_stats st;
+
+		(void)snprintf(replay, sizeof(replay),
+			       "mpirun --oversubscribe --allow-run-as-root -np "
+			       "%d %s backpressure %u %" PRIu64,
+			       nranks, argv0, workers, s);
+		settle_one("random", "ranks", workers, s, &lo, 1, &st);
+		CHECK(st.undeliverable == 0, "%" PRIu64 " undeliverable",
+		      st.undeliverable);
+		waits += st.credit_waits;
+		sent += st.frames_sent;
+	}
+	replay[0] = 0;
+	CHECK(MPI_Allreduce(MPI_IN_PLACE, &waits, 1, MPI_UINT64_T, MPI_SUM,
+			    MPI_COMM_WORLD) == MPI_SUCCESS,
+	      "allreduce");
+	CHECK(waits > 0, "no credit wait in %" PRIu64 " seeds", seeds);
+	if (me == 0)
+		printf("OK backpressure: %" PRIu64 " credit waits, rank 0 sent "
+		       "%" PRIu64 " frames\n",
+		       waits, sent);
+}
+
+/* Rank 1 dies mid-run; the survivors report it and end. */
+static void
+kill_one(uint32_t workers)
+{
+	struct sc_runtime_opts o = {.workers = workers};
+	struct sc_mpi_link_opts lo;
+	struct sc_mpi_runtime *m = NULL;
+	struct sc_placement *p;
+	struct sc_runtime *rt;
+	struct sc_panic_record first;
+	uint64_t t0 = sc_clock_ns();
+	uint32_t dead = 0;
+	int rc, partial = 0;
+	struct wl w;
+
+	sc_mpi_link_opts_default(&lo);
+	lo.heartbeat_ns = 50000000;
+	lo.dead_ns = 1000000000;
+	wl_make("grid", 7, &w);
+	p = place(wl_graph(&w), "ranks", 7);
+	CHECK(sc_mpi_runtime_create(wl_graph(&w), p, &o, &lo, &m) == 0,
+	      "create");
+	rt = sc_mpi_runtime_rt(m);
+	if (me == 1) {
+		struct sc_mpi_link_stats st;
+
+		do {
+			sc_mpi_runtime_stats(m, &st);
+			CHECK(sc_clock_ns() - t0 < 10000000000ull,
+			      "no frame came");
+		} while (st.frames_recv < 3);
+		(void)raise(SIGKILL); /* dies here, mid-run */
+	}
+	for (int i = 0; me == 0 && i < 400; i++) {
+		struct sc_batch *b = NULL;
+		int in = 0;
+
+		wl_next(&w, &in, &b);
+		rc = sc_runtime_submit_wait(rt, in, b, 3000000000ull);
+		sc_batch_release(b);
+		CHECK(rc == 0 || rc == SC_EDEAD || rc == SC_ETIMEDOUT,
+		      "submit: %d", rc);
+	}
+	rc = sc_runtime_wait_idle(rt, 20000000000ull, &first);
+	CHECK(rc == SC_EPANIC, "wait_idle said %d, not SC_EPANIC", rc);
+	for (size_t i = 0; i < w.nout; i++)
+		if (sc_runtime_upstream_dead(rt, w.out[i], &dead) == SC_EDEAD)
+			partial++;
+	CHECK(partial > 0, "no output reported partial");
+	CHECK(sc_clock_ns() - t0 < 30000000000ull, "past the deadline");
+	printf("OK rank %d: rank 1 reported dead (%s), %d outputs partial, "
+	       "%.1f s\n",
+	       me, first.message, partial, (double)(sc_clock_ns() - t0) / 1e9);
+	(void)fflush(stdout);
+	sc_mpi_runtime_destroy(m);
+	sc_placement_destroy(p);
+	wl_free(&w);
+}
+
+int
+main(int argc, char **argv)
+{
+	const char *what = argc > 1 ? argv[1] : "";
+	int level = 0;
+
+	alarm(240);
+	if (MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &level) !=
+	    MPI_SUCCESS)
+		return 1;
+	MPI_Comm_rank(MPI_COMM_WORLD, &me);
+	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+	CHECK(level >= MPI_THREAD_SERIALIZED, "thread level %d", level);
+	if (!strcmp(what, "settle") && argc == 6)
+		settle(argv[0], argv[2], argv[3], (uint32_t)atoi(argv[4]),
+		       argv[5]);
+	else if (!strcmp(what, "backpressure") && argc == 4)
+		backpressure(argv[0], (uint32_t)atoi(argv[2]),
+			     strtoull(argv[3], NULL, 10));
+	else if (!strcmp(what, "kill") && argc == 3)
+		kill_one((uint32_t)atoi(argv[2]));
+	else
+		CHECK(0, "usage: settle WORKLOAD STRATEGY WORKERS SEEDS | "
+			 "backpressure WORKERS SEEDS | kill WORKERS");
+	MPI_Finalize();
+	return 0;
+}
