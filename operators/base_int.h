@@ -8,6 +8,7 @@
 #define SC_BASE_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
@@ -183,6 +184,19 @@ sc__tsan_release(void *addr)
 	__tsan_release(addr);
 }
 
+/* sc__fence_seq_cst - a full fence (the store-load order of a Dekker
+ * handshake: "I published, now I look at yours"). gcc refuses
+ * atomic_thread_fence under TSan (-Wtsan: it cannot model fences), so
+ * there a seq_cst read-modify-write stands in: on x86 a locked
+ * instruction is a full barrier too, and TSan sees an atomic. */
+static inline void
+sc__fence_seq_cst(void)
+{
+	static _Atomic unsigned sc__fence_word;
+
+	atomic_fetch_add_explicit(&sc__fence_word, 1, memory_order_seq_cst);
+}
+
 #else
 
 static inline void
@@ -195,6 +209,12 @@ static inline void
 sc__tsan_release(void *addr)
 {
 	(void)addr;
+}
+
+static inline void
+sc__fence_seq_cst(void)
+{
+	atomic_thread_fence(memory_order_seq_cst);
 }
 
 #endif

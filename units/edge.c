@@ -345,7 +345,7 @@ producer_saw_close(struct sc_edge *e)
 		atomic_store_explicit(&e->outbox_frames, 0,
 				      memory_order_relaxed);
 	}
-	atomic_thread_fence(memory_order_seq_cst);
+	sc__fence_seq_cst();
 	drain_closed(e);
 }
 

@@ -787,7 +787,7 @@ host_popped(void *ctx)
 
 	/* Pairs with the waiter's increment before its last look at the
 	 * edge: either it sees the room, or we see it waiting. */
-	atomic_thread_fence(memory_order_seq_cst);
+	sc__fence_seq_cst();
 	if (atomic_load(&rt->waiters) == 0)
 		return;
 	pthread_mutex_lock(&rt->wait_mu);
