@@ -54,8 +54,10 @@
  * input has settled, it names exactly the settled values that do not fit.
  * AVG is an f64 and always has a row: with a count outside int64 it reads
  * the exact sum rounded divided by the count rounded. A row's integrated
- * weight is still an int64 (trace.h): a step that would take one outside
- * int64 fails, partial or not (see Errors).
+ * weight outside int64 fails no step either: COUNT/SUM/AVG hold it
+ * exactly (rowhash_int.h), and MIN/MAX read it only for its sign (live
+ * or not) from a trace that keeps it exactly (trace.h), their output rows
+ * weighing 1 (see Errors).
  *
  * State. COUNT, SUM and AVG keep only what a delta row asks for, in hash
  * tables updated once per delta row: the integrated weight of every row of
@@ -87,10 +89,12 @@
  * COUNT/SUM/AVG update the row table as they read it and, on failure,
  * apply the rows done so far again with the opposite weight, which cannot
  * fail): a delta of the wrong width is SC_ESCHEMA. An integrated row
- * weight beyond int64 is SC_EOVERFLOW for MIN/MAX only; COUNT/SUM/AVG hold
- * it exactly (rowhash_int.h), as their NaN and infinity counts (xsum.h),
- * since between steps it may be a partial integral. An i64 sum or count
- * beyond int64 is not a step error (above).
+ * weight beyond int64 is no step error for any kind, since between steps
+ * it may be a partial integral: COUNT/SUM/AVG hold it exactly
+ * (rowhash_int.h), as their NaN and infinity counts (xsum.h); MIN/MAX
+ * ask the trace only whether the row is live (probe_int.h,
+ * sc__probe_next_live). An i64 sum or count beyond int64 is not a step
+ * error (above).
  * Single-threaded, like everything in operators/.
  */
 #ifndef SC_AGGREGATE_H
@@ -151,8 +155,8 @@ uint32_t sc_aggregate_out_ncols(const struct sc_aggregate *agg);
  * NULL means empty) is added to the integral and the output delta (a new
  * batch of k + 1 columns, one reference for the caller) is written to
  * *out. Returns 0, SC_EINVAL (agg or out NULL), SC_ESCHEMA (wrong width),
- * SC_EOVERFLOW (MIN/MAX: a row's integrated weight would leave int64;
- * never a count or sum, which only lose their row), SC_ENOMEM; on failure
+ * SC_ENOMEM (no row weight, count or sum outside int64 fails a step, of
+ * any kind: a count or sum only loses its row, above); on failure
  * nothing changed and *out is unwritten.
  */
 int sc_aggregate_step(struct sc_aggregate *agg, const struct sc_batch *delta,

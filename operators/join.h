@@ -48,6 +48,17 @@
  * integrated weight leave int64 (checked only when the sum of |weights|
  * ever inserted gets near 2^63, so it is free in practice).
  *
+ * These errors are NOT defined on settled values alone (issue 14, bug 21,
+ * left open here): a product da * Ib, Ia * db or da * db, and an
+ * integrated weight, involve the partial integrals a schedule's grouping
+ * of deltas into steps happens to build, so a step may fail in one
+ * placement and not in another. What is the same in every placement: with
+ * M_a and M_b the sums of |weight| of every row ever fed to each side, a
+ * join whose 2 * M_a * M_b fits int64 (and whose sides' M_a, M_b fit)
+ * never fails a step for overflow in any placement, since every partial
+ * integral, delta and product is bounded by those sums. Past that bound a
+ * run may or may not fail, and which step fails depends on the schedule.
+ *
  * Threads: a join is single-threaded, like everything in operators/. The
  * batches given to and returned by a step are immutable and may be shared.
  */

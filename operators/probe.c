@@ -449,7 +449,8 @@ sc__probe_weight(struct sc__probe *p, const uint64_t *row, int64_t *w)
  * copy consumed. 1 with the row, 0 when the ranges are exhausted.
  */
 static int
-walk_step(struct sc__probe *p, bool back, const uint64_t **row, int64_t *w)
+walk_step(struct sc__probe *p, bool back, bool clamp, const uint64_t **row,
+	  int64_t *w)
 {
 	const uint64_t *best = NULL;
 	__int128 sum = 0; /* wide: only the total must fit */
@@ -479,6 +480,8 @@ walk_step(struct sc__probe *p, bool back, const uint64_t **row, int64_t *w)
 		else
 			p->lo[i]++;
 	}
+	if (clamp && (sum > INT64_MAX || sum < INT64_MIN))
+		sum = sum > 0 ? INT64_MAX : INT64_MIN;
 	if (sum > INT64_MAX || sum < INT64_MIN)
 		return sc__fail(SC_EOVERFLOW, "probe: a row's integrated "
 					      "weight leaves int64");
@@ -488,11 +491,12 @@ walk_step(struct sc__probe *p, bool back, const uint64_t **row, int64_t *w)
 }
 
 static int
-walk(struct sc__probe *p, bool back, const uint64_t **row, int64_t *w)
+walk(struct sc__probe *p, bool back, bool clamp, const uint64_t **row,
+     int64_t *w)
 {
 	int rc;
 
-	while ((rc = walk_step(p, back, row, w)) == 1)
+	while ((rc = walk_step(p, back, clamp, row, w)) == 1)
 		if (*w != 0)
 			return 1;
 	return rc;
@@ -501,13 +505,25 @@ walk(struct sc__probe *p, bool back, const uint64_t **row, int64_t *w)
 int
 sc__probe_next(struct sc__probe *p, const uint64_t **row, int64_t *w)
 {
-	return walk(p, false, row, w);
+	return walk(p, false, false, row, w);
 }
 
 int
 sc__probe_prev(struct sc__probe *p, const uint64_t **row, int64_t *w)
 {
-	return walk(p, true, row, w);
+	return walk(p, true, false, row, w);
+}
+
+int
+sc__probe_next_live(struct sc__probe *p, const uint64_t **row, int64_t *w)
+{
+	return walk(p, false, true, row, w);
+}
+
+int
+sc__probe_prev_live(struct sc__probe *p, const uint64_t **row, int64_t *w)
+{
+	return walk(p, true, true, row, w);
 }
 
 uint64_t

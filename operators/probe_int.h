@@ -133,6 +133,16 @@ int sc__probe_next(struct sc__probe *p, const uint64_t **row, int64_t *w);
 int sc__probe_prev(struct sc__probe *p, const uint64_t **row, int64_t *w);
 
 /*
+ * sc__probe_next_live / sc__probe_prev_live - as sc__probe_next/prev, but
+ * a summed weight outside int64 is no error: *w is clamped into int64
+ * (its sign, and whether it is zero, stay exact). For callers that ask
+ * only whether a row is live (MIN/MAX), so that a partial integral past
+ * int64 fails no step (issue 14, bug 21). 1 or 0, never SC_EOVERFLOW.
+ */
+int sc__probe_next_live(struct sc__probe *p, const uint64_t **row, int64_t *w);
+int sc__probe_prev_live(struct sc__probe *p, const uint64_t **row, int64_t *w);
+
+/*
  * sc__probe_weight - the summed weight of the exact row `row` (0 if
  * absent). Rows of successive calls must not decrease. 0 or SC_EOVERFLOW.
  */

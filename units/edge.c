@@ -25,6 +25,12 @@
 
 #define SC_EDGE_LINE 64
 
+/* An outbox frame queued behind the first: see outbox_add. */
+struct sc__outbox_more {
+	struct sc_batch *b;
+	uint64_t sends; /* sends coalesced into b */
+};
+
 struct sc_edge {
 	/* Read-mostly: set at create, or written once (close). */
 	struct ck_ring ring;	      /* ck's indices (own padding inside) */
@@ -53,6 +59,12 @@ struct sc_edge {
 	atomic_bool in_producer;	/* a producer call runs (asserts) */
 	uint64_t front;			/* tick edges: the last frontier
 					   pushed; data is stamped with it */
+	/* Frames queued behind `outbox` where a sum would leave int64
+	 * (outbox_add): oldest first, never set unless outbox is. Rows and
+	 * sends of all of them are in outbox_rows and outbox_frames. */
+	struct sc__outbox_more *more;
+	size_t nmore, cmore;
+	uint64_t head_sends; /* sends coalesced into outbox itself */
 	/* The waterlines published (edge.h, "Waterlines"), under wl_busy:
 	 * the producer writes them, the consumer reads. */
 	atomic_bool wl_busy;			    /* the spin lock */
@@ -329,6 +341,21 @@ drain_closed(struct sc_edge *e)
 	}
 }
 
+/* Release every outbox frame (the caller counted them) and empty it.
+ * Producer end, or destroy. */
+static void
+outbox_release(struct sc_edge *e)
+{
+	let_go(e, e->outbox);
+	for (size_t i = 0; i < e->nmore; i++)
+		let_go(e, e->more[i].b);
+	e->outbox = NULL;
+	e->nmore = 0;
+	e->head_sends = 0;
+	atomic_store_explicit(&e->outbox_rows, 0, memory_order_relaxed);
+	atomic_store_explicit(&e->outbox_frames, 0, memory_order_relaxed);
+}
+
 /* The producer saw the close: count and release its outbox, then drain
  * what it may have pushed while the close ran. Producer end. */
 static void
@@ -339,11 +366,7 @@ producer_saw_close(struct sc_edge *e)
 				    atomic_load_explicit(&e->outbox_frames,
 							 memory_order_relaxed),
 				    sc_batch_count(e->outbox));
-		let_go(e, e->outbox);
-		e->outbox = NULL;
-		atomic_store_explicit(&e->outbox_rows, 0, memory_order_relaxed);
-		atomic_store_explicit(&e->outbox_frames, 0,
-				      memory_order_relaxed);
+		outbox_release(e);
 	}
 	sc__fence_seq_cst();
 	drain_closed(e);
@@ -393,50 +416,154 @@ sc_edge_is_closed(const struct sc_edge *e)
 /* --- the producer end ------------------------------------------------------
  */
 
+/* Push the outbox's frames, oldest first, while the ring has room. */
+static int
+outbox_flush_slow(struct sc_edge *e)
+{
+	while (e->outbox) {
+		uint64_t rows = sc_batch_count(e->outbox);
+
+		if (!ring_has_room(e))
+			return SC_EFULL;
+		ring_push(e, e->outbox);
+		atomic_store_explicit(
+		    &e->outbox_rows,
+		    atomic_load_explicit(&e->outbox_rows,
+					 memory_order_relaxed) -
+			rows,
+		    memory_order_relaxed);
+		atomic_store_explicit(
+		    &e->outbox_frames,
+		    atomic_load_explicit(&e->outbox_frames,
+					 memory_order_relaxed) -
+			e->head_sends,
+		    memory_order_relaxed);
+		e->outbox = NULL;
+		e->head_sends = 0;
+		if (e->nmore) {
+			e->outbox = e->more[0].b;
+			e->head_sends = e->more[0].sends;
+			e->nmore--;
+			memmove(e->more, e->more + 1,
+				e->nmore * sizeof(*e->more));
+		}
+	}
+	return 0;
+}
+
 /* Move the outbox into the ring if there is room. Returns 0 or SC_EFULL. */
 static inline int
 outbox_flush(struct sc_edge *e)
 {
 	if (!e->outbox)
 		return 0;
-	if (!ring_has_room(e))
-		return SC_EFULL;
-	ring_push(e, e->outbox);
-	e->outbox = NULL;
-	atomic_store_explicit(&e->outbox_rows, 0, memory_order_relaxed);
-	atomic_store_explicit(&e->outbox_frames, 0, memory_order_relaxed);
-	return 0;
+	return outbox_flush_slow(e);
 }
 
-/* Add b into the outbox (taking b on success). 0, SC_ENOMEM, SC_EOVERFLOW;
- * on failure the outbox and b are as they were. */
-static int
-outbox_add(struct sc_edge *e, struct sc_batch *b)
+/* One more send into the outbox, with `rows` more rows (mod 2^64). */
+static void
+outbox_count(struct sc_edge *e, uint64_t rows)
 {
-	struct sc_batch *sum = b;
-	int rc;
-
-	if (e->outbox) {
-		rc = sc_batch_add(e->outbox, b, &sum);
-		if (rc)
-			return rc;
-		/* The sum holds before the old outbox lets go: an id the two
-		 * share never reaches zero in between. b was never held. */
-		if (sc__symcols_any(&e->syms))
-			sc__symtab_hold(&e->syms, sum);
-		let_go(e, e->outbox);
-		sc_batch_release(b);
-	} else if (sc__symcols_any(&e->syms)) {
-		sc__symtab_hold(&e->syms, b);
-	}
-	e->outbox = sum;
-	atomic_store_explicit(&e->outbox_rows, sc_batch_count(sum),
-			      memory_order_relaxed);
+	atomic_store_explicit(
+	    &e->outbox_rows,
+	    atomic_load_explicit(&e->outbox_rows, memory_order_relaxed) + rows,
+	    memory_order_relaxed);
 	atomic_store_explicit(
 	    &e->outbox_frames,
 	    atomic_load_explicit(&e->outbox_frames, memory_order_relaxed) + 1,
 	    memory_order_relaxed);
+}
+
+/* Queue b as a frame of its own behind the outbox's last: its sum with
+ * that frame would leave int64. 0 or SC_ENOMEM (nothing changed). */
+static int
+outbox_queue(struct sc_edge *e, struct sc_batch *b)
+{
+	if (e->nmore == e->cmore) {
+		size_t c = e->cmore ? 2 * e->cmore : 2;
+		struct sc__outbox_more *m = realloc(e->more, c * sizeof(*m));
+
+		if (!m)
+			return sc__fail(SC_ENOMEM,
+					"sc_edge_send: an outbox of %zu "
+					"frames",
+					c + 1);
+		e->more = m;
+		e->cmore = c;
+	}
+	if (sc__symcols_any(&e->syms))
+		sc__symtab_hold(&e->syms, b);
+	e->more[e->nmore].b = b;
+	e->more[e->nmore].sends = 1;
+	e->nmore++;
 	return 0;
+}
+
+/* Sum b into the outbox's frame i (0: outbox itself, then more[i - 1]),
+ * taking b. 0, SC_ENOMEM or SC_EOVERFLOW (nothing changed). */
+static int
+outbox_sum_into(struct sc_edge *e, size_t i, struct sc_batch *b)
+{
+	struct sc_batch **at = i ? &e->more[i - 1].b : &e->outbox;
+	uint64_t *sends = i ? &e->more[i - 1].sends : &e->head_sends;
+	uint64_t before = sc_batch_count(*at);
+	struct sc_batch *sum = NULL;
+	int rc = sc_batch_add(*at, b, &sum);
+
+	if (rc)
+		return rc;
+	/* The sum holds before the old frame lets go: an id the two share
+	 * never reaches zero in between. b was never held. */
+	if (sc__symcols_any(&e->syms))
+		sc__symtab_hold(&e->syms, sum);
+	let_go(e, *at);
+	sc_batch_release(b);
+	*at = sum;
+	(*sends)++;
+	/* Wraps where the sum has fewer rows: the add below wraps back. */
+	outbox_count(e, sc_batch_count(sum) - before);
+	return 0;
+}
+
+/*
+ * Add b into the outbox (taking b on success). 0 or SC_ENOMEM; on failure
+ * the outbox and b are as they were.
+ *
+ * b is summed into the outbox's last frame. Where a row's weight in that
+ * sum would leave int64, it is summed into the first earlier frame where
+ * none would, and where every frame would overflow it waits as a frame of
+ * its own behind them: a partial sum is not a settled value (the
+ * consumer's integral may well fit: issue 14, bug 21), and Z-set addition
+ * is commutative, so the frames sum to the same input however the sends
+ * are grouped, and no schedule turns a sum the consumer could take into an
+ * error here. The ring's bound on frames in flight holds (frames leave the
+ * outbox only into room); backpressure counts the rows of every frame.
+ * A new frame appears only when the sum of the outbox's frames on some
+ * row passes int64 on every frame, so there are at most about
+ * |that sum| / 2^62 + 1 of them.
+ */
+static int
+outbox_add(struct sc_edge *e, struct sc_batch *b)
+{
+	int rc;
+
+	if (!e->outbox) {
+		if (sc__symcols_any(&e->syms))
+			sc__symtab_hold(&e->syms, b);
+		e->outbox = b;
+		e->head_sends = 1;
+		outbox_count(e, sc_batch_count(b));
+		return 0;
+	}
+	rc = outbox_sum_into(e, e->nmore, b);
+	for (size_t i = e->nmore; rc == SC_EOVERFLOW && i-- > 0;)
+		rc = outbox_sum_into(e, i, b);
+	if (rc != SC_EOVERFLOW)
+		return rc;
+	rc = outbox_queue(e, b);
+	if (rc == 0)
+		outbox_count(e, sc_batch_count(b));
+	return rc;
 }
 
 static int
@@ -850,7 +977,8 @@ sc_edge_destroy(struct sc_edge *e)
 		return;
 	c = atomic_load(&e->popped);
 	ring_pop(e, c, c + ck_ring_size(&e->ring), NULL, NULL);
-	let_go(e, e->outbox);
+	outbox_release(e);
+	free(e->more);
 	free(e->stamps);
 	free(e->slots);
 	free(e);

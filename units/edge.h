@@ -206,10 +206,11 @@ void sc_edge_destroy(struct sc_edge *e);
  *   SC_EDEAD    the edge is closed: the batch (and any outbox) was released
  *               and counted as undeliverable;
  *   SC_EINVAL   e or batch NULL; SC_ESCHEMA: the batch's column count is
- *               not the edge's; SC_ENOMEM or SC_EOVERFLOW: coalescing into
- *               the outbox failed (allocation, or a weight sum beyond
- *               int64). On these the caller keeps the batch and the edge
- *               is unchanged.
+ *               not the edge's; SC_ENOMEM: coalescing into the outbox
+ *               could not allocate. On these the caller keeps the batch
+ *               and the edge is unchanged. Never SC_EOVERFLOW: a send whose
+ *               sum with the outbox would leave int64 waits there as a
+ *               frame of its own (edge.c, outbox_add).
  * Never blocks, never spins.
  */
 int sc_edge_send(struct sc_edge *e, struct sc_batch *batch);

@@ -34,11 +34,11 @@
 #define NPAIRS	  3 /* transient submissions per group and input */
 #define NSUBS	  ((size_t)2 * NGROUPS * (1 + 2 * NPAIRS))
 #define NSCHEDULE 10
-/* Edges that never fill (more frames than any run sends one): a full
- * edge coalesces frames into its outbox with int64 weights, and that sum
- * may still pass int64 where the consumer's step would not (units/edge.c,
- * outbox_add; not covered here). */
-#define EDGE_CAP 64
+/* Edge capacities: 64 never fills (more frames than any run sends one),
+ * 2 fills, so a full edge coalesces frames into its outbox, whose partial
+ * sums pass int64 too (units/edge.c, outbox_add queues a frame there). */
+static const uint32_t edge_caps[] = {2, 64};
+#define NCAPS (sizeof(edge_caps) / sizeof(edge_caps[0]))
 
 static const char *const strategies[] = {"single",   "per-node",  "chains",
 					 "random:2", "sharded:2", "sharded:3"};
@@ -194,13 +194,15 @@ Test(settle_row_weights, row_weights_past_int64_between_steps_settle_everywhere)
 				    .mode = SC_SETTLE_SIM,
 				    .seed = seed * 1000 + sched,
 				    .units = 1 + (uint32_t)(sched % 3),
-				    .edge_capacity = EDGE_CAP};
+				    .edge_capacity = edge_caps[sched % NCAPS]};
 				struct sc_settle_result res;
 
 				cr_assert_eq(sc_settle_run(work, p, &o, &res),
 					     0, "%s", sc_errmsg());
-				cr_assert(res.ok, "%s: %s\nreplay: %s",
-					  strategies[si], res.why, res.replay);
+				cr_assert(res.ok,
+					  "%s, capacity %u: %s\nreplay: %s",
+					  strategies[si], o.edge_capacity,
+					  res.why, res.replay);
 				cr_assert_eq(res.outputs_compared, 4);
 				sc_settle_result_fini(&res);
 				runs++;
