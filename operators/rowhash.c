@@ -357,6 +357,10 @@ sc__rowhash_sweep(struct sc__rowhash *rh, const struct sc__horizon *h,
 
 	if (!rh->recs || rh->n == 0)
 		return;
+	/* The budget counts records, the walk slots: a table is at most about
+	 * half full, so a walk of `budget` slots would go round more slowly
+	 * than records come in, and the dead ones would pile up. */
+	budget *= (rh->mask + 1 + rh->n - 1) / rh->n;
 	s &= rh->mask;
 	while (budget-- > 0) {
 		const uint64_t *rec = rec_at(rh, s);

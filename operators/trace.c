@@ -37,6 +37,7 @@ struct sc__sweep {
 	uint64_t *buf;	      /* the live rows, records of ncols + 1 words */
 	size_t n;	      /* records in buf */
 	size_t next;	      /* index of the next run to take */
+	struct sc__horizon h; /* the latest horizon given, for merges */
 };
 
 int
@@ -453,10 +454,13 @@ merge_overflowed(struct sc_trace *t, int rc)
 }
 
 /* Advance the merge in hand; on completion swap its result in. */
+static void merge_clean(struct sc_trace *t, const struct sc_batch *run);
+
 static int
 advance_merge(struct sc_trace *t, size_t budget, size_t *moved)
 {
 	struct sc_batch *merged;
+	bool keep;
 	int rc = sc__merge_step(&t->merge, budget, moved);
 
 	if (rc == SC_EOVERFLOW)
@@ -469,7 +473,10 @@ advance_merge(struct sc_trace *t, size_t budget, size_t *moved)
 	t->merging = false;
 	if (rc)
 		return rc;
+	keep = merged && merged->count;
 	replace_pair(t, t->mi, merged);
+	if (keep)
+		merge_clean(t, merged);
 	return 0;
 }
 
@@ -751,27 +758,15 @@ sweep_first_dead(const struct sc_trace *t, struct sc__sweep *sw)
 	return true;
 }
 
-/* The run has been read: swap the live rows in, if it is still a run and
- * not in the merge in hand. */
+/* Put the live rows buf[0..n) (capacity cap records) in place of runs[i];
+ * no merge may be in hand on runs[i]. Short of memory the run stays. */
 static void
-sweep_finish(struct sc_trace *t, struct sc__sweep *sw)
+swap_live(struct sc_trace *t, size_t i, uint64_t *buf, size_t n, size_t cap)
 {
 	struct sc_batch *live;
-	uint64_t *buf;
-	size_t i;
 
-	for (i = 0; i < t->nruns && t->runs[i] != sw->run; i++)
-		;
-	if (!sw->dead || i == t->nruns || in_merge(t, i)) {
-		sweep_drop(sw);
-		return;
-	}
-	buf = sw->buf;
-	sw->buf = NULL; /* the batch owns it, or adopt frees it */
-	if (sc__batch_adopt(t->ncols, buf, sw->n, sw->run->count, &live)) {
-		sweep_drop(sw);
-		return;
-	}
+	if (sc__batch_adopt(t->ncols, buf, n, cap, &live))
+		return; /* adopt freed buf */
 	/* The live rows hold their ids before the run lets go of its. */
 	sc__symtab_hold(&t->sym, live);
 	sc__symtab_unhold(&t->sym, t->runs[i]);
@@ -785,7 +780,70 @@ sweep_finish(struct sc_trace *t, struct sc__sweep *sw)
 		place_run(t, live);
 	else
 		sc_batch_release(live);
+}
+
+/* The run has been read: swap the live rows in, if it is still a run and
+ * not in the merge in hand. */
+static void
+sweep_finish(struct sc_trace *t, struct sc__sweep *sw)
+{
+	uint64_t *buf;
+	size_t i;
+
+	for (i = 0; i < t->nruns && t->runs[i] != sw->run; i++)
+		;
+	if (!sw->dead || i == t->nruns || in_merge(t, i)) {
+		sweep_drop(sw);
+		return;
+	}
+	buf = sw->buf;
+	sw->buf = NULL; /* the batch owns it, or adopt frees it */
+	swap_live(t, i, buf, sw->n, sw->run->count);
 	sweep_drop(sw);
+}
+
+/*
+ * A merge has just put `run` in the trace: drop its rows below the latest
+ * horizon a sweep was given (waterlines only rise, so it still holds). A
+ * sweep alone could not keep up: the large runs it reads are often folded
+ * into a merge before it has read them whole, and its work on them is
+ * lost, so dead rows would pile up in the runs that merge most. This pass
+ * reads each row a merge wrote once more, which the merge's own budget
+ * has paid for; the copy is made only when a row is dead.
+ */
+static void
+merge_clean(struct sc_trace *t, const struct sc_batch *run)
+{
+	const struct sc__horizon *h;
+	uint64_t *buf, *rec;
+	size_t i, first, n = 0;
+
+	if (!t->sw || t->sw->h.n == 0)
+		return;
+	h = &t->sw->h;
+	for (i = 0; i < t->nruns && t->runs[i] != run; i++)
+		;
+	if (i == t->nruns || in_merge(t, i))
+		return;
+	for (first = 0; first < run->count; first++)
+		if (sc__horizon_dead(h, sc_batch_row(run, first)))
+			break;
+	if (first == run->count)
+		return;
+	buf = sc__mem_alloc(run->count * (t->ncols + 1) * sizeof(uint64_t));
+	if (!buf)
+		return;
+	for (size_t r = 0; r < run->count; r++) {
+		const uint64_t *row = sc_batch_row(run, r);
+
+		if (r >= first && sc__horizon_dead(h, row))
+			continue;
+		rec = buf + n * (t->ncols + 1);
+		memcpy(rec, row, t->ncols * sizeof(uint64_t));
+		rec[t->ncols] = (uint64_t)sc_batch_weight(run, r);
+		n++;
+	}
+	swap_live(t, i, buf, n, run->count);
 }
 
 void
@@ -799,6 +857,7 @@ sc__trace_sweep(struct sc_trace *t, const struct sc__horizon *h, size_t budget)
 			return;
 		t->sw = sw;
 	}
+	sw->h = *h;
 	while (budget > 0) {
 		if (!sw->run && !sweep_take(t, sw))
 			return;

@@ -996,3 +996,92 @@ Test(lateness, u64_times_are_read_clamped_to_int64)
 	sc_circuit_destroy(c);
 	cr_assert_eq(sc_graph_destroy(g), 0);
 }
+
+/*
+ * A q7/q5-like circuit over a long run with many distinct rows a step, as
+ * Nexmark feeds it: MAX per time (a trace), COUNT per (time, id) (a row
+ * table) and a join on time. Its traces then hold large runs that merge
+ * while a sweep reads them (the sweep's work on a merged run used to be
+ * lost, so dead rows piled up), and the row table is walked by slot (its
+ * sweep used to go round more slowly than rows came in). State at step 3N
+ * stays within that at step N, plus slack, and every delta equals cleanup
+ * off.
+ */
+struct lr {
+	struct sc_rng r;
+	int64_t now, id;
+};
+
+static struct sc_batch *
+lr_step(struct lr *l, size_t rows, int64_t lateness)
+{
+	uint64_t words[256 * 3] = {0};
+	struct sc_batch *b = NULL;
+
+	cr_assert(rows <= 256);
+	for (size_t i = 0; i < rows; i++) {
+		words[3 * i] = sc_enc_i64(
+		    l->now - (int64_t)sc_rng_below(&l->r, (uint64_t)lateness));
+		words[3 * i + 1] = sc_enc_i64(l->id++);
+		words[3 * i + 2] = sc_enc_i64(sc_rng_range(&l->r, 0, 1000));
+	}
+	cr_assert_eq(sc_batch_from_records(3, words, NULL, rows, &b), 0, "%s",
+		     sc_errmsg());
+	return b;
+}
+
+Test(cleanup, state_stays_bounded_on_a_long_run_of_large_steps)
+{
+	enum { N = 400, L = 40 };
+	const char *names[] = {"max", "count", "join"};
+	struct sc_schema s3 = schema_i64(3);
+	struct sc_aggregate_spec mx = {3, 1, SC_AGG_MAX, 2, SC_TYPE_I64};
+	struct sc_aggregate_spec cnt = {3, 2, SC_AGG_COUNT, 2, SC_TYPE_I64};
+	struct sc_circuit *on, *off;
+	size_t mid_on[3];
+	struct lr la, lb;
+	struct cl x;
+
+	memset(&x, 0, sizeof(x));
+	memset(&la, 0, sizeof(la));
+	memset(&lb, 0, sizeof(lb));
+	sc_rng_seed(&la.r, 31);
+	sc_rng_seed(&lb.r, 32);
+	cr_assert_eq(sc_graph_create(&x.g), 0);
+	x.a = sc_graph_input(x.g, "a", &s3);
+	x.b = sc_graph_input(x.g, "b", &s3);
+	cr_assert_eq(sc_graph_lateness(x.g, x.a, 0, L, 0), 0);
+	cr_assert_eq(sc_graph_lateness(x.g, x.b, 0, L, 0), 0);
+	cl_out(&x, "max", sc_graph_aggregate(x.g, x.a, &mx));
+	cl_out(&x, "count", sc_graph_aggregate(x.g, x.a, &cnt));
+	cl_out(&x, "join", sc_graph_join(x.g, x.a, x.b, 1));
+	cr_assert_eq(x.nout, 3);
+	cr_assert_eq(sc_circuit_create(x.g, &on), 0);
+	cr_assert_eq(sc_circuit_create(x.g, &off), 0);
+	cr_assert_eq(sc_circuit_set_cleanup(off, false), 0);
+	for (int step = 0; step < 3 * N; step++) {
+		la.now = lb.now = L + step;
+		feed_both(on, off, x.a, lr_step(&la, 200, L));
+		feed_both(on, off, x.b, lr_step(&lb, 2, L));
+		cr_assert_eq(sc_circuit_step(on), 0, "%s", sc_errmsg());
+		cr_assert_eq(sc_circuit_step(off), 0, "%s", sc_errmsg());
+		for (int o = 0; o < 3; o++)
+			cr_assert(same_delta(on, off, x.out[o]),
+				  "%s: deltas differ at step %d", names[o],
+				  step);
+		if (step != N - 1)
+			continue;
+		for (int o = 0; o < 3; o++)
+			mid_on[o] = kernel_rows(on, x.kernel[o]);
+	}
+	for (int o = 0; o < 3; o++) {
+		size_t end_on = kernel_rows(on, x.kernel[o]);
+
+		cr_assert_leq(end_on, mid_on[o] + mid_on[o] / 2 + 256,
+			      "%s: %zu rows at step %d, %zu at %d (cleanup on)",
+			      names[o], end_on, 3 * N, mid_on[o], N);
+	}
+	sc_circuit_destroy(on);
+	sc_circuit_destroy(off);
+	cr_assert_eq(sc_graph_destroy(x.g), 0);
+}
