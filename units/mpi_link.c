@@ -7,11 +7,14 @@
  */
 #include "units/mpi_link.h"
 
+#include <inttypes.h>
 #include <mpi.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "operators/base.h"
+#include "operators/base_int.h"
 
 enum { TAG_DATA = 1, TAG_CREDIT = 2, TAG_HB = 3 };
 
@@ -176,7 +179,8 @@ sc_mpi_link_opts_default(struct sc_mpi_link_opts *o)
 		*o = (struct sc_mpi_link_opts){.credits = 32,
 					       .outbox = 64,
 					       .heartbeat_ns = 100000000,
-					       .dead_ns = 2000000000};
+					       .dead_ns = 2000000000,
+					       .collective_ns = 60000000000};
 }
 
 static int
@@ -199,13 +203,47 @@ check_mpi(void)
 	return 0;
 }
 
+/* The duplicate by MPI_Comm_idup, tested (and yielding) to a deadline:
+ * under a loaded host, MPI_Comm_dup of a second link (after the first was
+ * freed) hung on every rank in ompi_comm_nextcid's blocking wait (seen in
+ * tests/mpi's runtime tests, two jobs at once on 2 cores); polling the
+ * request drives MPI's progress from this thread instead, and a rank that
+ * never joins is an error that says so. */
+static int
+dup_world(struct sc_mpi_link *l)
+{
+	uint64_t deadline =
+	    l->o.collective_ns
+		? sc__deadline_add(sc_clock_ns(), l->o.collective_ns)
+		: UINT64_MAX;
+	MPI_Request r;
+	int done = 0, rc = MPI_Comm_idup(MPI_COMM_WORLD, &l->comm, &r);
+
+	if (rc != MPI_SUCCESS)
+		return mpi_fail(rc, "MPI_Comm_idup");
+	for (;;) {
+		rc = MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+		if (rc != MPI_SUCCESS)
+			return mpi_fail(rc, "MPI_Test (MPI_Comm_idup)");
+		if (done)
+			return 0;
+		if (sc_clock_ns() >= deadline)
+			return sc__fail(SC_ETIMEDOUT,
+					"mpi_link: MPI_Comm_idup: not every "
+					"rank joined within %" PRIu64 " ms",
+					l->o.collective_ns / 1000000);
+		(void)sched_yield();
+	}
+}
+
+// NOLINTBEGIN(clang-analyzer-optin.mpi.MPI-Checker)
 static int
 link_comm(struct sc_mpi_link *l)
 {
-	int rc = MPI_Comm_dup(MPI_COMM_WORLD, &l->comm);
+	int rc = dup_world(l);
 
-	if (rc != MPI_SUCCESS)
-		return mpi_fail(rc, "MPI_Comm_dup");
+	if (rc)
+		return rc;
 	rc = MPI_Comm_set_errhandler(l->comm, MPI_ERRORS_RETURN);
 	if (rc == MPI_SUCCESS)
 		rc = MPI_Comm_rank(l->comm, &l->rank);
@@ -217,6 +255,7 @@ link_comm(struct sc_mpi_link *l)
 	}
 	return 0;
 }
+// NOLINTEND(clang-analyzer-optin.mpi.MPI-Checker)
 
 int
 sc_mpi_link_create(const struct sc_mpi_link_opts *o, struct sc_mpi_link **out)
@@ -800,9 +839,13 @@ sc_mpi_link_stats(const struct sc_mpi_link *l, struct sc_mpi_link_stats *out)
  */
 
 /* Wait for request r while the link keeps moving (heartbeats, frames),
- * so a peer that dies meanwhile is found instead of waited for. */
+ * so a peer that dies meanwhile is found instead of waited for, and a
+ * live peer that never joins is an error at `deadline`, not a hang. It
+ * yields between tests: a spinning rank on an oversubscribed host takes
+ * the core from the very peer it waits for. */
 static int
-wait_progressing(struct sc_mpi_link *l, MPI_Request *r, const char *what)
+wait_progressing(struct sc_mpi_link *l, MPI_Request *r, const char *what,
+		 uint64_t deadline)
 {
 	int done = 0, rc;
 
@@ -817,7 +860,14 @@ wait_progressing(struct sc_mpi_link *l, MPI_Request *r, const char *what)
 		if (l->any_dead)
 			return sc__fail(SC_EDEAD,
 					"mpi_link: %s: a peer is dead", what);
-		sc_cpu_relax();
+		if (sc_clock_ns() >= deadline)
+			return sc__fail(SC_ETIMEDOUT,
+					"mpi_link: %s: rank %d of %d waited "
+					"%" PRIu64 " ms and not every rank "
+					"joined it",
+					what, l->rank, l->size,
+					l->o.collective_ns / 1000000);
+		(void)sched_yield();
 	}
 }
 
@@ -830,6 +880,7 @@ sc_mpi_link_gather(struct sc_mpi_link *l, const void *buf, size_t len,
 	MPI_Request r;
 	uint8_t *all = NULL;
 	size_t *ls = NULL, total = 0;
+	uint64_t deadline;
 	bool root;
 
 	if (!l || (!buf && len) || !parts || !lens || len > INT32_MAX)
@@ -837,6 +888,9 @@ sc_mpi_link_gather(struct sc_mpi_link *l, const void *buf, size_t len,
 				"mpi_link: gather: NULL or %zu "
 				"bytes",
 				len);
+	deadline = l->o.collective_ns
+		       ? sc__deadline_add(sc_clock_ns(), l->o.collective_ns)
+		       : UINT64_MAX;
 	root = l->rank == 0;
 	if (root) {
 		counts = calloc((size_t)l->size, sizeof(*counts));
@@ -852,7 +906,7 @@ sc_mpi_link_gather(struct sc_mpi_link *l, const void *buf, size_t len,
 		rc = mpi_fail(rc, "MPI_Igather");
 		goto undo_counts;
 	}
-	if ((rc = wait_progressing(l, &r, "gather (sizes)")) != 0)
+	if ((rc = wait_progressing(l, &r, "gather (sizes)", deadline)) != 0)
 		goto undo_counts;
 	for (int i = 0; root && counts && displs && ls && i < l->size; i++) {
 		displs[i] = (int)total;
@@ -875,7 +929,7 @@ sc_mpi_link_gather(struct sc_mpi_link *l, const void *buf, size_t len,
 		rc = mpi_fail(rc, "MPI_Igatherv");
 		goto undo_all;
 	}
-	if ((rc = wait_progressing(l, &r, "gather")) != 0)
+	if ((rc = wait_progressing(l, &r, "gather", deadline)) != 0)
 		goto undo_all;
 	*parts = all;
 	*lens = ls;

@@ -133,18 +133,21 @@ extern "C" {
 struct sc_mpi_link;
 
 struct sc_mpi_link_opts {
-	uint32_t credits;      /* W: frames in flight per edge, >= 1 */
-	uint32_t outbox;       /* frames kept beyond the credit, >= 1 */
-	uint64_t heartbeat_ns; /* a heartbeat to each peer this often */
-	uint64_t dead_ns;      /* a peer silent this long is dead;
-				* > heartbeat_ns */
+	uint32_t credits;	/* W: frames in flight per edge, >= 1 */
+	uint32_t outbox;	/* frames kept beyond the credit, >= 1 */
+	uint64_t heartbeat_ns;	/* a heartbeat to each peer this often */
+	uint64_t dead_ns;	/* a peer silent this long is dead;
+				 * > heartbeat_ns */
+	uint64_t collective_ns; /* a gather not done in this long is
+				 * SC_ETIMEDOUT; 0: no deadline */
 };
 
 /*
  * sc_mpi_link_opts_default - 32 credits (with 8, a credit message went
  * back every 4 frames and bench_mpi's 256-row stream ran at half the
  * rate), 64 frames of outbox, a heartbeat each 100 ms, and a peer dead
- * after 2 s of silence.
+ * after 2 s of silence, and a gather given 60 s (a live peer that never
+ * joins it, a program bug, is then an error that says so, not a hang).
  */
 void sc_mpi_link_opts_default(struct sc_mpi_link_opts *o);
 
@@ -259,6 +262,9 @@ int sc_mpi_link_quiet(struct sc_mpi_link *l, bool passive, bool *idle);
  *   0          done;
  *   SC_EDEAD   a peer is dead: the gather cannot complete (its request
  *              is left to MPI);
+ *   SC_ETIMEDOUT  not done within opts.collective_ns: some rank did not
+ *              join it (the message says which step; the request is
+ *              left to MPI, so the link is unusable for collectives);
  *   SC_EINVAL  NULL, or more than 2 GiB;
  *   SC_EIO, SC_ENOMEM.
  */

@@ -4,6 +4,7 @@
  */
 #include "units/mpi_runtime.h"
 
+#include <inttypes.h>
 #include <mpi.h>
 #include <pthread.h>
 #include <sched.h>
@@ -175,8 +176,19 @@ idle_step(struct sc_mpi_runtime *m, int *quiet_seen)
 		return rc;
 	if (idle)
 		return 0;
-	if (m->deadline != UINT64_MAX && sc_clock_ns() >= m->deadline)
-		return SC_ETIMEDOUT;
+	if (m->deadline != UINT64_MAX && sc_clock_ns() >= m->deadline) {
+		struct sc_mpi_link_stats st;
+
+		sc_mpi_link_stats(m->link, &st);
+		return sc__fail(SC_ETIMEDOUT,
+				"wait_idle: rank %d of %d: no two agreeing "
+				"quiet waves in time (%" PRIu64 " waves done; "
+				"this rank %s, %" PRIu64
+				" frames sent, %" PRIu64 " received)",
+				m->rank, m->size, st.waves,
+				passive ? "passive" : "busy", st.frames_sent,
+				st.frames_recv);
+	}
 	return 1;
 }
 

@@ -13,7 +13,10 @@
  *                quiet says idle only once every hop is done, and no frame
  *                arrives after it says so;
  *   kill         rank 1 kills itself mid-run; the others report it dead
- *                within the deadline, refuse to send to it, and end.
+ *                within the deadline, refuse to send to it, and end;
+ *   gather_late  the last rank joins a gather 3 s late (alive, its
+ *                heartbeats going): rank 0's gather, given 1 s, says
+ *                SC_ETIMEDOUT naming the gather instead of waiting.
  *
  * Any failed check prints the rank and the reason and exits 1 (mpirun
  * then fails); alarm() ends a hung rank.
@@ -40,7 +43,7 @@ static int me, nranks;
 				      __FILE__, __LINE__);                     \
 			(void)fprintf(stderr, __VA_ARGS__);                    \
 			(void)fprintf(stderr, " (%s)\n", sc_errmsg());         \
-			exit(1);                                               \
+			_exit(1);                                              \
 		}                                                              \
 	} while (0)
 
@@ -218,7 +221,6 @@ idle(void)
 		}
 	while (!quiet) {
 		uint64_t seq;
-		int rc;
 
 		loops++;
 		for (size_t i = 0; i < nheld;) {
@@ -235,8 +237,7 @@ idle(void)
 			held[i] = held[nheld];
 			until[i] = until[nheld];
 		}
-		while (nheld < HELD &&
-		       (rc = sc_mpi_link_recv(l, in, &got)) == 0) {
+		while (nheld < HELD && sc_mpi_link_recv(l, in, &got) == 0) {
 			held[nheld] = frame_number(&got, &rx, 1, &seq);
 			until[nheld++] = loops + (sc_splitmix_next(&rng) % 200);
 		}
@@ -256,7 +257,7 @@ idle(void)
 	CHECK(MPI_Allreduce(&recv, &all, 1, MPI_INT64_T, MPI_SUM,
 			    MPI_COMM_WORLD) == MPI_SUCCESS,
 	      "allreduce");
-	CHECK(all == TOKENS * HOPS, "%" PRId64 " hops of %d", all,
+	CHECK(all == (int64_t)TOKENS * HOPS, "%" PRId64 " hops of %d", all,
 	      TOKENS * HOPS);
 	printf("rank %d: idle after %" PRIu64 " waves, %" PRId64
 	       " hops in all\n",
@@ -316,6 +317,53 @@ kill_one(void)
 	sc_mpi_link_destroy(l);
 }
 
+static void
+gather_late(void)
+{
+	struct sc_mpi_link_opts o;
+	struct sc_mpi_link *l = NULL;
+	uint8_t *parts = NULL, byte = (uint8_t)me;
+	size_t *lens = NULL;
+	uint64_t t0;
+	int rc;
+
+	sc_mpi_link_opts_default(&o);
+	o.heartbeat_ns = 50000000;
+	o.dead_ns = 20000000000ULL;
+	o.collective_ns = 1000000000ULL;
+	CHECK(sc_mpi_link_create(&o, &l) == 0, "link");
+	if (me == nranks - 1) {
+		/* Alive but late: heartbeats go on. */
+		for (t0 = sc_clock_ns(); sc_clock_ns() - t0 < 3000000000ULL;)
+			CHECK(sc_mpi_link_progress(l) == 0, "progress");
+		rc = sc_mpi_link_gather(l, &byte, 1, &parts, &lens);
+		CHECK(rc == 0 || rc == SC_ETIMEDOUT, "late gather %d", rc);
+	} else {
+		t0 = sc_clock_ns();
+		rc = sc_mpi_link_gather(l, &byte, 1, &parts, &lens);
+		/* Rank 0 gathers: it cannot finish without the late rank.
+		 * Another may finish at once (its part sent eagerly). */
+		CHECK(rc == SC_ETIMEDOUT || (me != 0 && rc == 0),
+		      "gather said %d, not SC_ETIMEDOUT", rc);
+		CHECK(sc_clock_ns() - t0 < 2500000000ULL,
+		      "the deadline took %" PRIu64 " ms",
+		      (sc_clock_ns() - t0) / 1000000);
+		if (rc) {
+			CHECK(strstr(sc_errmsg(), "gather") != NULL,
+			      "the message names no gather: %s", sc_errmsg());
+			printf("OK rank %d: %s\n", me, sc_errmsg());
+		}
+		/* Stay alive until the late rank has joined. */
+		for (t0 = sc_clock_ns(); sc_clock_ns() - t0 < 3000000000ULL;)
+			CHECK(sc_mpi_link_progress(l) == 0, "progress");
+	}
+	(void)fflush(stdout);
+	free(parts);
+	free(lens);
+	/* The timed-out requests are MPI's: the link is not destroyed
+	 * (its communicator holds them). */
+}
+
 int
 main(int argc, char **argv)
 {
@@ -339,6 +387,8 @@ main(int argc, char **argv)
 		idle();
 	else if (!strcmp(what, "kill"))
 		kill_one();
+	else if (!strcmp(what, "gather_late"))
+		gather_late();
 	else
 		CHECK(0, "unknown scenario '%s'", what);
 	MPI_Finalize();

@@ -53,7 +53,7 @@ static char replay[256];
 			(void)fprintf(stderr, " (%s)\n", sc_errmsg());         \
 			if (replay[0])                                         \
 				(void)fprintf(stderr, "replay: %s\n", replay); \
-			exit(1);                                               \
+			_exit(1);                                              \
 		}                                                              \
 	} while (0)
 
@@ -210,7 +210,7 @@ settle_one(const char *kind, const char *strategy, uint32_t workers,
 	struct sc_circuit *c = NULL;
 	struct sc_mpi_link_opts dlo;
 	struct sc_placement *p;
-	struct wl w, ref;
+	struct wl w, ref = {0};
 
 	/* A loaded test machine may starve a rank for a while: only the
 	 * kill scenario wants deaths found fast. */
