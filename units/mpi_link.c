@@ -937,8 +937,12 @@ sc_mpi_link_gather(struct sc_mpi_link *l, const void *buf, size_t len,
 	free(displs);
 	return 0;
 undo_all:
+	if (rc == SC_ETIMEDOUT)
+		return rc; /* MPI may still write them: left to it */
 	free(all);
 undo_counts:
+	if (rc == SC_ETIMEDOUT)
+		return rc; /* as above */
 	free(counts);
 	free(displs);
 	free(ls);

@@ -264,7 +264,8 @@ int sc_mpi_link_quiet(struct sc_mpi_link *l, bool passive, bool *idle);
  *              is left to MPI);
  *   SC_ETIMEDOUT  not done within opts.collective_ns: some rank did not
  *              join it (the message says which step; the request is
- *              left to MPI, so the link is unusable for collectives);
+ *              left to MPI with its buffers, buf among them: keep buf
+ *              alive; the link is unusable for collectives);
  *   SC_EINVAL  NULL, or more than 2 GiB;
  *   SC_EIO, SC_ENOMEM.
  */
