@@ -54,6 +54,17 @@ soname=$(readelf -d "$P/lib/libsubcirc.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p
 [[ $soname == "libsubcirc.so.${version%%.*}" ]] ||
 	fail "SONAME is '$soname', not libsubcirc.so.${version%%.*}"
 
+step "the shared library exports the API and no other internals (cmake/subcirc.map)"
+allowed="sc__assert_fail sc__batch_builder_push_slow sc__xsum_add_slow sc__xsum_tick"
+nm -D --defined-only "$P/lib/libsubcirc.so" | awk '{print $3}' >"$work/exports"
+grep -q '^sc_runtime_create$' "$work/exports" ||
+	fail "libsubcirc.so does not export sc_runtime_create"
+for s in $(grep '^sc__' "$work/exports"); do
+	[[ " $allowed " == *" $s "* ]] || fail "libsubcirc.so exports the internal $s"
+done
+other=$(grep -v '^sc_' "$work/exports" || true)
+[[ -z $other ]] || fail "libsubcirc.so exports names without the sc_ prefix: $other"
+
 step "the archive is position-independent (it links into a shared object)"
 if readelf -r "$P/lib/libsubcirc.a" | grep -q 'R_X86_64_TPOFF32'; then
 	fail "libsubcirc.a has TPOFF32 relocations (not -fPIC)"
