@@ -4,10 +4,12 @@
  * tests, which MPI does not survive), registered by tests/mpi/CMakeLists.txt:
  *
  *   settle WORKLOAD STRATEGY WORKERS SEEDS
- *        WORKLOAD random (bench/workloads/random.h) or grid
- *        (bench/workloads/grid.h); STRATEGY ranks (chains@ranks:N),
- *        sharded (sharded:2@ranks:N: replica i on rank i mod N) or manual
- *        (every replica slot on rank (N - 1 - i mod N), by
+ *        WORKLOAD random (bench/workloads/random.h), grid
+ *        (bench/workloads/grid.h) or nexmark (the seed draws the query of
+ *        bench/workloads/nexmark_queries.h and the generator's streams,
+ *        symbols included, whose bytes then cross ranks); STRATEGY ranks
+ * (chains@ranks:N), sharded (sharded:2@ranks:N: replica i on rank i mod N) or
+ * manual (every replica slot on rank (N - 1 - i mod N), by
  *        sc_placement_set_ranks); for each seed 1..SEEDS, rank 0 submits
  *        the workload's batches, every rank waits for idle and gathers
  *        every output, and rank 0's integrals must equal the single
@@ -34,6 +36,8 @@
 #include <unistd.h>
 
 #include "bench/workloads/grid.h"
+#include "bench/workloads/nexmark.h"
+#include "bench/workloads/nexmark_queries.h"
 #include "bench/workloads/random.h"
 #include "operators/base.h"
 #include "operators/batch.h"
@@ -61,15 +65,52 @@ static char replay[256];
 struct wl {
 	struct sc_randc *rc;
 	struct sc_grid *gr;
+	struct sc_symtab *syms;	    /* nexmark: owned unless shared */
+	bool own_syms;		    /* nexmark: syms is this workload's */
+	struct sc_nexmark *nx;	    /* nexmark: the generator */
+	struct sc_nexmark_query *q; /* nexmark: the query */
+	struct sc_nexmark_feed feed;
+	size_t next; /* nexmark: submissions made */
 	int out[SC_RANDC_MAX_IO];
 	size_t nout;
 };
 
+/* A Nexmark query drawn by the seed, its generator interning into syms
+ * (NULL: a table of its own). The reference on rank 0 shares the runtime's
+ * table, so that both intern the same texts to the same symbols and the
+ * integrals compare word for word. Events 10 ms apart, so that windows
+ * close within a run. */
 static void
-wl_make(const char *kind, uint64_t seed, struct wl *w)
+wl_make_nexmark(uint64_t seed, struct sc_symtab *syms, struct wl *w)
+{
+	const char *const *names;
+	size_t nq = sc_nexmark_query_names(&names);
+	struct sc_nexmark_opts o;
+
+	w->own_syms = syms == NULL;
+	if (w->own_syms)
+		CHECK(sc_symtab_create(&syms) == 0, "symtab");
+	w->syms = syms;
+	CHECK(sc_nexmark_query_create(names[seed % nq], syms, 0, &w->q) == 0,
+	      "query %s", names[seed % nq]);
+	sc_nexmark_opts_default(&o);
+	o.seed = seed;
+	o.gap_us = 10000;
+	CHECK(sc_nexmark_create(&o, syms, &w->nx) == 0, "generator");
+	w->feed.nx = w->nx;
+	w->feed.q = w->q;
+	w->feed.events = 20 + (size_t)(seed % 41);
+	w->out[0] = sc_nexmark_query_output(w->q);
+	w->nout = 1;
+}
+
+static void
+wl_make(const char *kind, uint64_t seed, struct sc_symtab *syms, struct wl *w)
 {
 	memset(w, 0, sizeof(*w));
-	if (!strcmp(kind, "random")) {
+	if (!strcmp(kind, "nexmark")) {
+		wl_make_nexmark(seed, syms, w);
+	} else if (!strcmp(kind, "random")) {
 		CHECK(sc_randc_create(seed, &w->rc) == 0, "randc %" PRIu64,
 		      seed);
 		w->nout = sc_randc_outputs(w->rc, w->out, SC_RANDC_MAX_IO);
@@ -89,7 +130,9 @@ wl_make(const char *kind, uint64_t seed, struct wl *w)
 static struct sc_graph *
 wl_graph(const struct wl *w)
 {
-	return w->rc ? sc_randc_graph(w->rc) : sc_grid_graph(w->gr);
+	return w->rc  ? sc_randc_graph(w->rc)
+	       : w->q ? sc_nexmark_query_graph(w->q)
+		      : sc_grid_graph(w->gr);
 }
 
 static void
@@ -97,6 +140,13 @@ wl_next(struct wl *w, int *input, struct sc_batch **b)
 {
 	if (w->rc) {
 		CHECK(sc_randc_next(w->rc, input, b) == 0, "next");
+	} else if (w->q) {
+		struct sc_settle_step st;
+
+		CHECK(sc_nexmark_settle_step(&w->feed, w->next++, &st) == 0,
+		      "nexmark step");
+		*input = st.input;
+		*b = st.batch;
 	} else {
 		struct sc_grid_nodes n;
 
@@ -111,6 +161,11 @@ wl_free(struct wl *w)
 {
 	CHECK(sc_randc_destroy(w->rc) == 0 && sc_grid_destroy(w->gr) == 0,
 	      "workload destroy");
+	sc_nexmark_feed_fini(&w->feed);
+	sc_nexmark_destroy(w->nx);
+	CHECK(sc_nexmark_query_destroy(w->q) == 0, "query destroy");
+	if (w->own_syms)
+		sc_symtab_destroy(w->syms);
 }
 
 /* The placement of `strategy` over every rank. */
@@ -219,14 +274,14 @@ settle_one(const char *kind, const char *strategy, uint32_t workers,
 	if (lo)
 		dlo.credits = lo->credits, dlo.outbox = lo->outbox;
 	lo = &dlo;
-	wl_make(kind, seed, &w);
+	wl_make(kind, seed, NULL, &w);
 	p = place(wl_graph(&w), strategy, seed);
 	o.edge_capacity = cap;
 	o.outbox_bound = cap ? 8 : 0;
 	CHECK(sc_mpi_runtime_create(wl_graph(&w), p, &o, lo, &m) == 0,
 	      "create");
 	if (me == 0) {
-		wl_make(kind, seed, &ref);
+		wl_make(kind, seed, w.syms, &ref);
 		CHECK(sc_circuit_create(wl_graph(&ref), &c) == 0, "reference");
 		submit_all(sc_mpi_runtime_rt(m), &w, &ref, c, w.rc ? 40 : 30);
 	}
@@ -334,7 +389,7 @@ kill_one(uint32_t workers)
 	sc_mpi_link_opts_default(&lo);
 	lo.heartbeat_ns = 50000000;
 	lo.dead_ns = 1000000000;
-	wl_make("grid", 7, &w);
+	wl_make("grid", 7, NULL, &w);
 	p = place(wl_graph(&w), "ranks", 7);
 	CHECK(sc_mpi_runtime_create(wl_graph(&w), p, &o, &lo, &m) == 0,
 	      "create");

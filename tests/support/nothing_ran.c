@@ -15,8 +15,8 @@
 
 ReportHook(POST_ALL)(struct criterion_global_stats *stats)
 {
-	size_t ran = stats->tests_passed + stats->tests_failed +
-		     stats->tests_crashed;
+	size_t ran =
+	    stats->tests_passed + stats->tests_failed + stats->tests_crashed;
 
 	if (ran == 0) {
 		(void)fprintf(stderr, "no test matched the filter: nothing ran "
