@@ -7,14 +7,14 @@
  *        WORKLOAD random (bench/workloads/random.h), grid
  *        (bench/workloads/grid.h) or nexmark (the seed draws the query of
  *        bench/workloads/nexmark_queries.h and the generator's streams,
- *        symbols included, whose bytes then cross ranks); STRATEGY ranks
- * (chains@ranks:N), sharded (sharded:2@ranks:N: replica i on rank i mod N) or
- * manual (every replica slot on rank (N - 1 - i mod N), by
- *        sc_placement_set_ranks); for each seed 1..SEEDS, rank 0 submits
- *        the workload's batches, every rank waits for idle and gathers
- *        every output, and rank 0's integrals must equal the single
- *        circuit's fed the same batches; a failing seed prints its
- *        replay command;
+ *        symbols included, whose bytes then cross ranks); STRATEGY
+ *        ranks (chains@ranks:N), sharded (sharded:2@ranks:N: replica i
+ *        on rank i mod N) or manual (every replica slot on rank
+ *        (N - 1 - i mod N), by sc_placement_set_ranks); for each seed
+ *        1..SEEDS, rank 0 submits the workload's batches, every rank
+ *        waits for idle and gathers every output, and rank 0's integrals
+ *        must equal the single circuit's fed the same batches; a failing
+ *        seed prints its replay command;
  *   backpressure WORKERS SEEDS
  *        the random circuits over ranks:N with one credit, an outbox of
  *        one frame and edges of one frame: the ranks wait on credits,
