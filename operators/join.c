@@ -11,6 +11,8 @@
 #include "operators/trace.h"
 #include "operators/waterline_int.h"
 
+struct wlist;
+
 /* The state both operators share: the two integrals. */
 struct sides {
 	uint32_t a_ncols;    /* width of a's rows */
@@ -27,6 +29,8 @@ struct sides {
 					a[lo] <= b[t] <= a[hi] */
 	uint32_t lo, hi, t;	     /* those columns (encoded words of one
 					order-preserving type) */
+	struct wlist *wide;	     /* the wide step's scratch, or NULL
+					until a step first needs it */
 };
 
 struct sc_join {
@@ -68,6 +72,7 @@ sides_init(struct sides *s, const char *fn, uint32_t a_ncols, uint32_t b_ncols,
 	s->k = k;
 	s->mass_a = s->mass_b = 0;
 	s->within = false;
+	s->wide = NULL;
 	s->ta = s->tb = NULL;
 	sc__fences_init(&s->fa);
 	sc__fences_init(&s->fb);
@@ -83,9 +88,12 @@ sides_init(struct sides *s, const char *fn, uint32_t a_ncols, uint32_t b_ncols,
 	return rc;
 }
 
+static void wide_free(struct wlist *w);
+
 static void
 sides_fini(struct sides *s)
 {
+	wide_free(s->wide);
 	sc_trace_destroy(s->ta);
 	sc_trace_destroy(s->tb);
 	sc_batch_builder_fini(&s->out);
@@ -142,11 +150,12 @@ check_integral(const char *fn, const struct sc_trace *t, uint64_t mass,
 
 /*
  * Everything a step does before it computes: arguments, widths, room in
- * both spines, and integrals that stay within int64.
+ * both spines, and (`integrals`: the antijoin's) an integral of a that
+ * stays within int64.
  */
 static int
 sides_validate(struct sides *s, const char *fn, const struct sc_batch *da,
-	       const struct sc_batch *db, struct sc_batch **out)
+	       const struct sc_batch *db, bool integrals, struct sc_batch **out)
 {
 	int rc;
 
@@ -155,10 +164,8 @@ sides_validate(struct sides *s, const char *fn, const struct sc_batch *da,
 	rc = sc__check_delta(fn, "delta a", da, s->a_ncols);
 	if (rc == 0)
 		rc = sc__check_delta(fn, "delta b", db, s->b_ncols);
-	if (rc == 0)
+	if (rc == 0 && integrals)
 		rc = check_integral(fn, s->ta, s->mass_a, da);
-	if (rc == 0)
-		rc = check_integral(fn, s->tb, s->mass_b, db);
 	if (rc == 0)
 		rc = sc__trace_make_room(s->ta);
 	if (rc == 0)
@@ -174,7 +181,8 @@ sides_validate(struct sides *s, const char *fn, const struct sc_batch *da,
  */
 static int
 sides_commit(struct sides *s, const struct sc_batch *da,
-	     const struct sc_batch *db, struct sc_batch **out)
+	     const struct sc_batch *db, uint64_t mass_a, uint64_t mass_b,
+	     struct sc_batch **out)
 {
 	struct sc_batch *res;
 	int rc = sc_batch_builder_finish(&s->out, &res);
@@ -184,16 +192,23 @@ sides_commit(struct sides *s, const struct sc_batch *da,
 		return rc;
 	}
 	/* A trace keeps a reference; the batch itself is never written. */
-	if (da && sc_batch_count(da)) {
+	if (da && sc_batch_count(da))
 		(void)sc_trace_insert(s->ta, (struct sc_batch *)da);
-		s->mass_a = sc__mass_add(s->mass_a, sc__batch_mass(da));
-	}
-	if (db && sc_batch_count(db)) {
+	if (db && sc_batch_count(db))
 		(void)sc_trace_insert(s->tb, (struct sc_batch *)db);
-		s->mass_b = sc__mass_add(s->mass_b, sc__batch_mass(db));
-	}
+	s->mass_a = mass_a;
+	s->mass_b = mass_b;
 	*out = res;
 	return 0;
+}
+
+/* The masses after this step's deltas (sums of |w| ever inserted). */
+static void
+sides_masses(const struct sides *s, const struct sc_batch *da,
+	     const struct sc_batch *db, uint64_t *ma, uint64_t *mb)
+{
+	*ma = da ? sc__mass_add(s->mass_a, sc__batch_mass(da)) : s->mass_a;
+	*mb = db ? sc__mass_add(s->mass_b, sc__batch_mass(db)) : s->mass_b;
 }
 
 /* --- join ---------------------------------------------------------------- */
@@ -261,6 +276,241 @@ join_delta(struct sides *s, const struct sc_batch *delta, struct sc__probe *p,
 	return 0;
 }
 
+/* --- the wide step (issue 14, bug 21) -------------------------------------
+ *
+ * Past the mass bound (join.h) a product, a partial integral or an output
+ * row's integral may leave int64, and which of them does is up to how a
+ * schedule grouped deltas into steps. The wide step computes, for every
+ * output row the step touches (one pair (a, b): an output row names its a
+ * row and its b row), its integral before, Ia * Ib, and after, (Ia + da) *
+ * (Ib + db), in 128 bits (saturating, which clamping cannot tell from
+ * exact), and emits clamp(after) - clamp(before), so the output's integral
+ * is always the join of the inputs' integrals with each row's weight
+ * clamped into int64: exact whenever it fits, as settled values do. Cold
+ * and out of line: the narrow step never reaches it.
+ */
+
+#define WIDE_MAX ((__int128)(((unsigned __int128)1 << 127) - 1))
+#define WIDE_MIN (-WIDE_MAX - 1)
+
+/* One row of a side for one key: its integral before the step, its delta. */
+struct wrow {
+	const uint64_t *row; /* borrowed from a run or the delta */
+	__int128 old;	     /* integral before the step (exact) */
+	int64_t d;	     /* this step's delta (0: none) */
+};
+
+struct wside {
+	struct wrow *r;
+	size_t n, cap;
+};
+
+struct wlist {
+	struct wside a, b; /* the key's rows of each side */
+	size_t *db_at;	   /* indices into b.r of rows with a delta */
+	size_t db_cap;
+};
+
+static void
+wide_free(struct wlist *w)
+{
+	if (!w)
+		return;
+	free(w->a.r);
+	free(w->b.r);
+	free(w->db_at);
+	free(w);
+}
+
+static __int128
+mul_sat(__int128 x, __int128 y)
+{
+	__int128 r;
+
+	if (!__builtin_mul_overflow(x, y, &r))
+		return r;
+	return (x < 0) != (y < 0) ? WIDE_MIN : WIDE_MAX;
+}
+
+static int64_t
+clamp64(__int128 x)
+{
+	return x > INT64_MAX   ? INT64_MAX
+	       : x < INT64_MIN ? INT64_MIN
+			       : (int64_t)x;
+}
+
+static int
+wside_push(struct wside *ws, const uint64_t *row, __int128 old, int64_t d)
+{
+	if (ws->n == ws->cap) {
+		size_t cap = ws->cap ? 2 * ws->cap : 16;
+		struct wrow *r = realloc(ws->r, cap * sizeof(*r));
+
+		if (!r)
+			return sc__fail(SC_ENOMEM,
+					"sc_join_step: out of memory");
+		ws->r = r;
+		ws->cap = cap;
+	}
+	ws->r[ws->n++] = (struct wrow){row, old, d};
+	return 0;
+}
+
+/*
+ * The rows of one key on one side: the integral's (probe p, seeked) merged
+ * with the delta's rows [lo, hi), in row order.
+ */
+static int
+wside_collect(struct wside *ws, struct sc__probe *p, uint32_t ncols,
+	      const struct sc_batch *delta, size_t lo, size_t hi)
+{
+	const uint64_t *row = NULL;
+	__int128 w = 0;
+	int more = sc__probe_next_wide(p, &row, &w), rc = 0;
+
+	ws->n = 0;
+	while (rc == 0 && (more == 1 || lo < hi)) {
+		int c = more != 1 ? 1
+			: lo == hi
+			    ? -1
+			    : sc_row_cmp(row, sc_batch_row(delta, lo), ncols);
+
+		if (c < 0) {
+			rc = wside_push(ws, row, w, 0);
+		} else if (c > 0) {
+			rc = wside_push(ws, sc_batch_row(delta, lo), 0,
+					sc_batch_weight(delta, lo));
+			lo++;
+		} else {
+			rc = wside_push(ws, row, w, sc_batch_weight(delta, lo));
+			lo++;
+		}
+		if (c <= 0)
+			more = sc__probe_next_wide(p, &row, &w);
+	}
+	return rc;
+}
+
+/* Push pair (a, b)'s change of its clamped integral. */
+static int
+wide_pair(struct sides *s, const struct wrow *a, const struct wrow *b)
+{
+	uint64_t row[SC_SCHEMA_MAX_COLS];
+	uint32_t n = s->a_ncols;
+	__int128 before, after, d;
+
+	if (s->within && !in_bounds(s, a->row, b->row))
+		return 0;
+	before = mul_sat(a->old, b->old);
+	after = mul_sat(a->old + a->d, b->old + b->d);
+	d = (__int128)clamp64(after) - clamp64(before);
+	if (d == 0)
+		return 0;
+	if (d > INT64_MAX || d < INT64_MIN)
+		return sc__fail(SC_EOVERFLOW,
+				"sc_join_step: an output row's weight moves "
+				"from %lld to %lld in one step, a change "
+				"beyond int64",
+				(long long)clamp64(before),
+				(long long)clamp64(after));
+	for (uint32_t i = 0; i < n; i++)
+		row[i] = a->row[i];
+	for (uint32_t i = s->k; i < s->b_ncols; i++)
+		row[n++] = b->row[i];
+	return sc_batch_builder_push(&s->out, row, n, (int64_t)d);
+}
+
+/* Every touched pair of one key: a with a delta meets every b, a without
+ * one only the b rows with a delta. */
+static int
+wide_key(struct sides *s)
+{
+	struct wlist *w = s->wide;
+	size_t nd = 0;
+	int rc = 0;
+
+	if (w->b.n > w->db_cap) {
+		size_t *at = realloc(w->db_at, w->b.n * sizeof(*at));
+
+		if (!at)
+			return sc__fail(SC_ENOMEM,
+					"sc_join_step: out of memory");
+		w->db_at = at;
+		w->db_cap = w->b.n;
+	}
+	for (size_t j = 0; j < w->b.n; j++)
+		if (w->b.r[j].d)
+			w->db_at[nd++] = j;
+	for (size_t i = 0; rc == 0 && i < w->a.n; i++) {
+		const struct wrow *a = &w->a.r[i];
+
+		if (a->d)
+			for (size_t j = 0; rc == 0 && j < w->b.n; j++)
+				rc = wide_pair(s, a, &w->b.r[j]);
+		else
+			for (size_t j = 0; rc == 0 && j < nd; j++)
+				rc = wide_pair(s, a, &w->b.r[w->db_at[j]]);
+	}
+	return rc;
+}
+
+/* The rows [*at, end) of delta d (NULL: none) with key `key`, from *at. */
+static void
+key_rows(const struct sc_batch *d, const uint64_t *key, uint32_t k, size_t *at,
+	 size_t *end)
+{
+	size_t n = d ? sc_batch_count(d) : 0;
+
+	if (*at < n && sc_row_eq(sc_batch_row(d, *at), key, k))
+		*end = sc__batch_key_end(d, *at, k);
+	else
+		*end = *at;
+}
+
+/* The wide step's output, into s->out: every key of da or db in order. */
+static __attribute__((noinline, cold)) int
+join_wide(struct sides *s, const struct sc_batch *da, const struct sc_batch *db)
+{
+	struct sc__probe pa, pb;
+	size_t na = da ? sc_batch_count(da) : 0,
+	       nb = db ? sc_batch_count(db) : 0;
+	size_t ia = 0, ib = 0;
+	int rc = 0;
+
+	if (!s->wide) {
+		s->wide = calloc(1, sizeof(*s->wide));
+		if (!s->wide)
+			return sc__fail(SC_ENOMEM,
+					"sc_join_step: out of memory");
+	}
+	sc__probe_init(&pa, s->a_ncols, s->ta, NULL);
+	sc__probe_init(&pb, s->b_ncols, s->tb, NULL);
+	while (rc == 0 && (ia < na || ib < nb)) {
+		const uint64_t *key;
+		size_t ea, eb;
+		int c = ia == na   ? 1
+			: ib == nb ? -1
+				   : sc_row_cmp(sc_batch_row(da, ia),
+						sc_batch_row(db, ib), s->k);
+
+		key = c <= 0 ? sc_batch_row(da, ia) : sc_batch_row(db, ib);
+		key_rows(da, key, s->k, &ia, &ea);
+		key_rows(db, key, s->k, &ib, &eb);
+		sc__probe_seek(&pa, key, s->k);
+		sc__probe_seek(&pb, key, s->k);
+		rc = wside_collect(&s->wide->a, &pa, s->a_ncols, da, ia, ea);
+		if (rc == 0)
+			rc = wside_collect(&s->wide->b, &pb, s->b_ncols, db, ib,
+					   eb);
+		if (rc == 0)
+			rc = wide_key(s);
+		ia = ea;
+		ib = eb;
+	}
+	return rc;
+}
+
 int
 sc_join_create(uint32_t a_ncols, uint32_t b_ncols, uint32_t k,
 	       struct sc_join **out)
@@ -285,19 +535,37 @@ sc_join_create(uint32_t a_ncols, uint32_t b_ncols, uint32_t k,
 	return 0;
 }
 
+/* Within the mass bound (join.h): 2 * M_a * M_b fits int64, so every
+ * integral, product and output weight does, and clamping changes nothing. */
+static bool
+narrow(uint64_t ma, uint64_t mb)
+{
+	return (unsigned __int128)ma * mb <= (uint64_t)INT64_MAX / 2;
+}
+
 int
 sc_join_step(struct sc_join *j, const struct sc_batch *da,
 	     const struct sc_batch *db, struct sc_batch **out)
 {
 	struct sc__probe p;
+	uint64_t ma, mb;
 	int rc;
 
 	if (!j)
 		return sc__fail(SC_EINVAL, "sc_join_step: join is NULL");
-	rc = sides_validate(&j->s, "sc_join_step", da, db, out);
+	rc = sides_validate(&j->s, "sc_join_step", da, db, false, out);
 	if (rc)
 		return rc;
 	sc_batch_builder_clear(&j->s.out);
+	sides_masses(&j->s, da, db, &ma, &mb);
+	if (!narrow(ma, mb)) {
+		rc = join_wide(&j->s, da, db);
+		if (rc) {
+			sc_batch_builder_clear(&j->s.out);
+			return rc;
+		}
+		return sides_commit(&j->s, da, db, ma, mb, out);
+	}
 	/* da x Ib, then (Ia + da) x db = Ia x db + da x db: the traces as
 	 * they were before this step, the deltas seen as extra runs. */
 	if (da && sc_batch_count(da)) {
@@ -316,7 +584,7 @@ sc_join_step(struct sc_join *j, const struct sc_batch *da,
 		sc_batch_builder_clear(&j->s.out);
 		return rc;
 	}
-	return sides_commit(&j->s, da, db, out);
+	return sides_commit(&j->s, da, db, ma, mb, out);
 }
 
 int
@@ -389,7 +657,8 @@ present(struct sc__probe *p, const uint64_t *key, uint32_t k, bool *yes)
 	int rc;
 
 	sc__probe_seek(p, key, k);
-	while ((rc = sc__probe_next(p, &row, &w)) == 1)
+	/* Only the sign counts: a b row past int64 fails no step. */
+	while ((rc = sc__probe_next_live(p, &row, &w)) == 1)
 		if (w > 0)
 			break;
 	if (rc < 0)
@@ -497,14 +766,16 @@ int
 sc_antijoin_step(struct sc_antijoin *aj, const struct sc_batch *da,
 		 const struct sc_batch *db, struct sc_batch **out)
 {
+	uint64_t ma, mb;
 	int rc;
 
 	if (!aj)
 		return sc__fail(SC_EINVAL,
 				"sc_antijoin_step: antijoin is NULL");
-	rc = sides_validate(&aj->s, "sc_antijoin_step", da, db, out);
+	rc = sides_validate(&aj->s, "sc_antijoin_step", da, db, true, out);
 	if (rc)
 		return rc;
+	sides_masses(&aj->s, da, db, &ma, &mb);
 	sc_batch_builder_clear(&aj->s.out);
 	if (db && sc_batch_count(db))
 		rc = anti_presence_changes(&aj->s, db);
@@ -514,7 +785,7 @@ sc_antijoin_step(struct sc_antijoin *aj, const struct sc_batch *da,
 		sc_batch_builder_clear(&aj->s.out);
 		return rc;
 	}
-	return sides_commit(&aj->s, da, db, out);
+	return sides_commit(&aj->s, da, db, ma, mb, out);
 }
 
 int

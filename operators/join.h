@@ -43,21 +43,30 @@
  *
  * Errors: every step validates before it changes anything, so a failing
  * step leaves both traces as they were and writes no output: a delta of the
- * wrong width is SC_ESCHEMA, a weight product or a consolidated output
- * weight beyond int64 is SC_EOVERFLOW, as is a delta that would make an
- * integrated weight leave int64 (checked only when the sum of |weights|
- * ever inserted gets near 2^63, so it is free in practice).
+ * wrong width is SC_ESCHEMA.
  *
- * These errors are NOT defined on settled values alone (issue 14, bug 21,
- * left open here): a product da * Ib, Ia * db or da * db, and an
- * integrated weight, involve the partial integrals a schedule's grouping
- * of deltas into steps happens to build, so a step may fail in one
- * placement and not in another. What is the same in every placement: with
- * M_a and M_b the sums of |weight| of every row ever fed to each side, a
- * join whose 2 * M_a * M_b fits int64 (and whose sides' M_a, M_b fit)
- * never fails a step for overflow in any placement, since every partial
- * integral, delta and product is bounded by those sums. Past that bound a
- * run may or may not fail, and which step fails depends on the schedule.
+ * Weights past int64 (issue 14, bug 21). A product da * Ib, Ia * db or
+ * da * db, an integrated weight, and an output row's integral involve the
+ * partial integrals that a schedule's grouping of deltas into steps
+ * happens to build, so none of them may fail a step. With M_a and M_b the
+ * sums of |weight| of every row ever fed to each side, a step within the
+ * bound 2 * M_a * M_b <= INT64_MAX is the narrow step above: every partial
+ * integral, delta and product is bounded by those sums and fits. Past the
+ * bound the step is wide (join.c): the traces hold integrals past int64
+ * exactly (trace.h), and for each output row the step touches (one pair of
+ * an a row and a b row) it computes the row's integral before and after in
+ * 128 bits and emits the change of its value clamped into int64. So the
+ * output's integral is always the join of the inputs' integrals with each
+ * row's weight clamped into int64: exact whenever the row fits, as every
+ * settled value does, and the same in every placement once settled. What
+ * is still SC_EOVERFLOW: a step that moves one output row's clamped
+ * integral by more than int64 at once (from below -2^62 to above 2^62 or
+ * back, with weights near int64 on both sides); the wide step costs a walk
+ * of the touched keys' rows on both sides. The antijoin's presence reads
+ * only signs, so b's integrals may pass int64; a delta that takes one of
+ * a's integrated weights beyond int64 is still SC_EOVERFLOW there (its
+ * output rows carry a's weights), checked only when the sum of |weights|
+ * ever inserted into a gets near 2^63.
  *
  * Threads: a join is single-threaded, like everything in operators/. The
  * batches given to and returned by a step are immutable and may be shared.
@@ -94,8 +103,9 @@ int sc_join_create(uint32_t a_ncols, uint32_t b_ncols, uint32_t k,
  * references). Writes the output delta (a new batch of sc_join_out_ncols
  * columns, possibly empty, one reference owned by the caller) to *out.
  * Returns 0; SC_EINVAL (j or out NULL); SC_ESCHEMA (a delta's width is not
- * a_ncols / b_ncols); SC_EOVERFLOW; SC_ENOMEM. On failure nothing changed
- * and *out is unwritten.
+ * a_ncols / b_ncols); SC_EOVERFLOW (an output row's clamped integral
+ * would move by more than int64 in this step: see "Weights past int64"
+ * above); SC_ENOMEM. On failure nothing changed and *out is unwritten.
  */
 int sc_join_step(struct sc_join *j, const struct sc_batch *da,
 		 const struct sc_batch *db, struct sc_batch **out);

@@ -448,9 +448,8 @@ sc__probe_weight(struct sc__probe *p, const uint64_t *row, int64_t *w)
  * going back) among the runs' range ends, its weights summed and every
  * copy consumed. 1 with the row, 0 when the ranges are exhausted.
  */
-static int
-walk_step(struct sc__probe *p, bool back, bool clamp, const uint64_t **row,
-	  int64_t *w)
+static inline __attribute__((always_inline)) int
+walk_core(struct sc__probe *p, bool back, const uint64_t **row, __int128 *w)
 {
 	const uint64_t *best = NULL;
 	__int128 sum = 0; /* wide: only the total must fit */
@@ -480,12 +479,24 @@ walk_step(struct sc__probe *p, bool back, bool clamp, const uint64_t **row,
 		else
 			p->lo[i]++;
 	}
+	*row = best;
+	*w = sum;
+	return 1;
+}
+
+static int
+walk_step(struct sc__probe *p, bool back, bool clamp, const uint64_t **row,
+	  int64_t *w)
+{
+	__int128 sum;
+
+	if (walk_core(p, back, row, &sum) == 0)
+		return 0;
 	if (clamp && (sum > INT64_MAX || sum < INT64_MIN))
 		sum = sum > 0 ? INT64_MAX : INT64_MIN;
 	if (sum > INT64_MAX || sum < INT64_MIN)
 		return sc__fail(SC_EOVERFLOW, "probe: a row's integrated "
 					      "weight leaves int64");
-	*row = best;
 	*w = (int64_t)sum;
 	return 1;
 }
@@ -512,6 +523,17 @@ int
 sc__probe_prev(struct sc__probe *p, const uint64_t **row, int64_t *w)
 {
 	return walk(p, true, false, row, w);
+}
+
+int
+sc__probe_next_wide(struct sc__probe *p, const uint64_t **row, __int128 *w)
+{
+	int rc;
+
+	while ((rc = walk_core(p, false, row, w)) == 1)
+		if (*w != 0)
+			return 1;
+	return rc;
 }
 
 int

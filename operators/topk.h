@@ -60,8 +60,15 @@
  *
  * Errors: the step computes everything before it changes anything, so a
  * failing step leaves the state as it was and writes no output: a delta of
- * the wrong width is SC_ESCHEMA, an integrated row weight beyond int64 is
- * SC_EOVERFLOW. Single-threaded, like everything in operators/.
+ * the wrong width is SC_ESCHEMA. A row whose integrated weight is outside
+ * int64 is no error (issue 14, bug 21: which partial integrals a step sees
+ * is up to how a schedule grouped deltas into steps): the trace holds it
+ * exactly, and the output's integral is always the top of the input's
+ * integral with each row's weight clamped into int64 (the walk's clamp,
+ * probe_int.h), so it is exact whenever the row's weight fits, as settled
+ * values do; ranking counts such a row as INT64_MAX copies, which only a
+ * limit above INT64_MAX tells apart. Single-threaded, like everything in
+ * operators/.
  */
 #ifndef SC_TOPK_H
 #define SC_TOPK_H
@@ -117,7 +124,6 @@ int sc_topk_create(const struct sc_topk_spec *spec, struct sc_topk **out);
  *   0            *out written
  *   SC_EINVAL    topk or out NULL
  *   SC_ESCHEMA   the delta's width is not spec.ncols
- *   SC_EOVERFLOW a row's integrated weight would leave int64
  *   SC_ENOMEM
  * On failure nothing changed and *out is unwritten.
  */

@@ -238,48 +238,74 @@ Test(join, wrong_width_is_eschema_and_changes_nothing)
 	sc_join_destroy(j);
 }
 
-Test(join, weight_overflow_is_eoverflow_and_changes_nothing)
+/* Step j with da, db (NULL: none); the output's one row's weight, or 0
+ * when the output is empty. */
+static int64_t
+step_weight(struct sc_join *j, const uint64_t *row, int64_t wa, int64_t wb)
 {
-	struct sc_join *j;
-	uint64_t ra[2] = {1, 10}, rb[2] = {1, 20};
-	struct sc_batch *a = one(2, ra, INT64_C(1) << 62);
-	struct sc_batch *b = one(2, rb, 4), *b1 = one(2, rb, 1);
-	struct sc_batch *out = NULL;
+	struct sc_batch *a = wa ? one(2, row, wa) : NULL;
+	uint64_t rb[2] = {row[0], 20};
+	struct sc_batch *b = wb ? one(2, rb, wb) : NULL, *out = NULL;
+	int64_t w;
+	int rc = sc_join_step(j, a, b, &out);
 
-	cr_assert_eq(sc_join_create(2, 2, 1, &j), 0);
-	cr_assert_eq(sc_join_step(j, a, NULL, &out), 0);
-	sc_batch_release(out);
-	out = NULL;
-	cr_assert_eq(sc_join_step(j, NULL, b, &out), SC_EOVERFLOW);
-	cr_assert_null(out);
-	cr_assert_eq(sc_join_rows(j), 1, "b's delta must not be absorbed");
-	/* The state is as before: a weight-1 b row joins the a row once. */
-	cr_assert_eq(sc_join_step(j, NULL, b1, &out), 0);
-	cr_assert_eq(sc_batch_count(out), 1);
-	cr_assert_eq(sc_batch_weight(out, 0), INT64_C(1) << 62);
+	cr_assert_eq(rc, 0, "%s: %s", sc_errname(rc), sc_errdetail());
+	cr_assert_leq(sc_batch_count(out), 1);
+	w = sc_batch_count(out) ? sc_batch_weight(out, 0) : 0;
 	sc_batch_release(out);
 	sc_batch_release(a);
 	sc_batch_release(b);
-	sc_batch_release(b1);
-	sc_join_destroy(j);
+	return w;
 }
 
-Test(join, integral_overflow_is_eoverflow_and_changes_nothing)
+/* A product past int64 is no error (issue 14, bug 21): the output row's
+ * integral is clamped at INT64_MAX, and exact again once it fits. */
+Test(join, a_weight_product_past_int64_clamps_the_output_and_fails_no_step)
 {
 	struct sc_join *j;
 	uint64_t ra[2] = {1, 10};
-	struct sc_batch *a = one(2, ra, INT64_MAX), *a1 = one(2, ra, 1);
-	struct sc_batch *out = NULL;
 
 	cr_assert_eq(sc_join_create(2, 2, 1, &j), 0);
-	cr_assert_eq(sc_join_step(j, a, NULL, &out), 0);
-	sc_batch_release(out);
-	out = NULL;
-	cr_assert_eq(sc_join_step(j, a1, NULL, &out), SC_EOVERFLOW);
+	cr_assert_eq(step_weight(j, ra, INT64_C(1) << 62, 0), 0);
+	/* 2^62 * 4 = 2^64: clamped. */
+	cr_assert_eq(step_weight(j, ra, 0, 4), INT64_MAX);
+	/* b back to 1: 2^62, exact. */
+	cr_assert_eq(step_weight(j, ra, 0, -3), (INT64_C(1) << 62) - INT64_MAX);
+	sc_join_destroy(j);
+}
+
+/* An integral past int64 is no error either: a's row at MAX + 1 meets b,
+ * and comes back to MAX - 1. */
+Test(join, an_integral_past_int64_fails_no_step)
+{
+	struct sc_join *j;
+	uint64_t ra[2] = {1, 10};
+
+	cr_assert_eq(sc_join_create(2, 2, 1, &j), 0);
+	cr_assert_eq(step_weight(j, ra, INT64_MAX, 0), 0);
+	cr_assert_eq(step_weight(j, ra, 1, 0), 0);
+	cr_assert_eq(step_weight(j, ra, 0, 1), INT64_MAX);
+	cr_assert_eq(step_weight(j, ra, -2, 0), -1);
+	sc_join_destroy(j);
+}
+
+/* What stays SC_EOVERFLOW: a step that moves an output row's (clamped)
+ * integral by more than int64, from INT64_MIN to INT64_MAX; it changes
+ * nothing. */
+Test(join, a_change_beyond_int64_in_one_step_is_eoverflow_and_changes_nothing)
+{
+	struct sc_join *j;
+	uint64_t ra[2] = {1, 10}, rb[2] = {1, 20};
+	struct sc_batch *b = one(2, rb, 4), *out = NULL;
+
+	cr_assert_eq(sc_join_create(2, 2, 1, &j), 0);
+	cr_assert_eq(step_weight(j, ra, INT64_C(1) << 62, -2), INT64_MIN);
+	cr_assert_eq(sc_join_step(j, NULL, b, &out), SC_EOVERFLOW);
 	cr_assert_null(out);
-	cr_assert_eq(sc_join_rows(j), 1);
-	sc_batch_release(a);
-	sc_batch_release(a1);
+	cr_assert_eq(sc_join_rows(j), 2, "b's delta must not be absorbed");
+	/* The state is as before: b at -1 gives -2^62. */
+	cr_assert_eq(step_weight(j, ra, 0, 1), -(INT64_C(1) << 62) - INT64_MIN);
+	sc_batch_release(b);
 	sc_join_destroy(j);
 }
 

@@ -489,7 +489,9 @@ Test(topk, wrong_width_is_eschema_and_changes_nothing)
 	sc_topk_destroy(tk);
 }
 
-Test(topk, weight_overflow_is_eoverflow_and_changes_nothing)
+/* A row's integrated weight past int64 is no error (issue 14, bug 21): the
+ * output holds it clamped at INT64_MAX and exact again once it fits. */
+Test(topk, a_weight_past_int64_clamps_the_output_and_fails_no_step)
 {
 	static const uint32_t order[] = {1};
 	static const bool desc[] = {true};
@@ -497,14 +499,17 @@ Test(topk, weight_overflow_is_eoverflow_and_changes_nothing)
 	static const int64_t big[][5] = {{1, 9, 1, 1, INT64_MAX}};
 	static const int64_t one[][5] = {{1, 9, 1, 1, 1}};
 	static const int64_t back[][5] = {{1, 9, 1, 1, -INT64_MAX}};
-	struct sc_batch *d = bids(1, one), *out = NULL, *empty;
+	static const int64_t down[][5] = {{1, 9, 1, 1, -INT64_MAX + 1}};
+	static const int64_t minus[][5] = {{1, 9, 1, 1, -1}};
+	struct sc_batch *empty;
 
 	step_expect(tk, bids(1, big), bids(1, big));
-	cr_assert_eq(sc_topk_step(tk, d, &out), SC_EOVERFLOW);
-	cr_assert_null(out);
-	sc_batch_release(d);
-	/* Unchanged: retracting what went in empties the output. */
-	step_expect(tk, bids(1, back), bids(1, back));
+	/* MAX + 1, clamped: the output's integral stays at MAX. */
+	cr_assert_eq(sc_batch_empty(4, &empty), 0);
+	step_expect(tk, bids(1, one), empty);
+	/* Back to 1: exact again. */
+	step_expect(tk, bids(1, back), bids(1, down));
+	step_expect(tk, bids(1, minus), bids(1, minus));
 	cr_assert_eq(sc_batch_empty(4, &empty), 0);
 	step_expect(tk, NULL, empty);
 	sc_topk_destroy(tk);
