@@ -315,9 +315,9 @@ feed_syms(struct sc_circuit *circ, int in, uint64_t sym, int n, int64_t w)
 	int64_t ws[8];
 	struct sc_batch *b;
 
-	for (int i = 0; i < n; i++) {
+	for (size_t i = 0; i < (size_t)n; i++) {
 		rows[2 * i] = sc_enc_symbol(sym);
-		rows[2 * i + 1] = sc_enc_i64(i);
+		rows[2 * i + 1] = sc_enc_i64((int64_t)i);
 		ws[i] = w;
 	}
 	cr_assert_eq(sc_batch_from_records(2, rows, ws, (size_t)n, &b), 0);
