@@ -11,6 +11,7 @@
  * it cannot fail (room in the spine and in the tables is made first).
  */
 #include "operators/aggregate.h"
+#include "operators/aggregate_int.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -36,12 +37,15 @@ struct pending {
 	struct sc__gstate st; /* the new state */
 	struct sc_xsum xs;    /* the new exact sum (if exact), owned */
 	int dwide;	      /* change in the live groups out of range */
+	int dbad;	      /* SC_AGG_NONNEGATIVE: change in the groups
+				 whose state breaks the declaration */
 };
 
 struct sc_aggregate {
 	struct sc_aggregate_spec spec; /* as created */
 	bool minmax;		       /* MIN or MAX: no group table */
 	bool exact;		       /* f64 SUM or any AVG: exact sums */
+	bool nonneg;		       /* SC_AGG_NONNEGATIVE: no row table */
 	bool permuted;		       /* trace rows are (key, value, rest) */
 	uint32_t perm[SC_SCHEMA_MAX_COLS]; /* input column of trace column i */
 	uint32_t vpos;	    /* the value's column in trace rows */
@@ -53,6 +57,13 @@ struct sc_aggregate {
 	size_t hv_cap;		 /* entries hv and gend hold */
 	size_t napplied;	 /* rows of this step applied to `rows` */
 	size_t nwide; /* live groups whose value is outside int64 (no row) */
+	size_t nbad;  /* SC_AGG_NONNEGATIVE: groups whose total weight is
+			 negative, or 0 with a sum that is not (aggregate.h,
+			 "Nonnegative inputs") */
+	struct sc_xsum zero;	     /* the empty exact sum, to compare */
+	struct sc__symcols ksym;     /* SC_AGG_NONNEGATIVE: the symbol
+					columns of the key, which each group
+					entry holds (no row holds them) */
 	struct sc__groups g;	     /* group states (COUNT/SUM/AVG) */
 	struct pending *pend;	     /* phase-1 scratch */
 	size_t npend, pend_cap;	     /* in use, allocated */
@@ -72,10 +83,30 @@ row_weight_now(void *ctx, const uint64_t *row)
 	return sc__rowhash_get(&((struct sc_aggregate *)ctx)->rows, row);
 }
 
+/* SC_AGG_NONNEGATIVE: take (hold) or drop one reference per symbol word
+ * of a group's key, for as long as its entry is kept. Keys come from
+ * delta rows, which hold their ids, so a take cannot find one dead. */
+static void
+key_syms(const struct sc_aggregate *agg, const uint64_t *key, bool hold)
+{
+	const struct sc__symcols *s = &agg->ksym;
+
+	if (!sc__symcols_any(s))
+		return;
+	for (uint32_t m = s->mask; m; m &= m - 1) {
+		uint64_t id = key[__builtin_ctz(m)];
+
+		if (hold)
+			(void)sc_symtab_retain(s->tab, id);
+		else
+			(void)sc_symtab_release(s->tab, id);
+	}
+}
+
 /* --- creation ------------------------------------------------------------ */
 
 static int
-spec_check(const struct sc_aggregate_spec *s)
+spec_check(const struct sc_aggregate_spec *s, uint32_t flags)
 {
 	bool numeric;
 
@@ -90,6 +121,16 @@ spec_check(const struct sc_aggregate_spec *s)
 				"sc_aggregate_create: %u columns grouped by "
 				"%u, want 1..%d columns and k <= ncols",
 				s->ncols, s->k, SC_SCHEMA_MAX_COLS);
+	if (flags & ~(uint32_t)SC_AGG_NONNEGATIVE)
+		return sc__fail(SC_EINVAL,
+				"sc_aggregate_create: unknown flags 0x%x",
+				flags & ~(uint32_t)SC_AGG_NONNEGATIVE);
+	if ((flags & SC_AGG_NONNEGATIVE) &&
+	    (s->kind == SC_AGG_MIN || s->kind == SC_AGG_MAX))
+		return sc__fail(SC_EINVAL,
+				"sc_aggregate_create: SC_AGG_NONNEGATIVE is "
+				"for COUNT, SUM and AVG, not %s",
+				s->kind == SC_AGG_MIN ? "MIN" : "MAX");
 	if (s->kind == SC_AGG_COUNT)
 		return 0;
 	if (s->col >= s->ncols)
@@ -138,13 +179,28 @@ int
 sc_aggregate_create(const struct sc_aggregate_spec *spec,
 		    struct sc_aggregate **out)
 {
+	return sc_aggregate_create_flags(spec, 0, out);
+}
+
+int
+sc__aggregate_create_decl(const struct sc__aggregate_decl *d,
+			  struct sc_aggregate **out)
+{
+	return sc_aggregate_create_flags(d ? &d->spec : NULL, d ? d->flags : 0,
+					 out);
+}
+
+int
+sc_aggregate_create_flags(const struct sc_aggregate_spec *spec, uint32_t flags,
+			  struct sc_aggregate **out)
+{
 	struct sc_aggregate *agg;
 	int rc;
 
 	if (!spec || !out)
 		return sc__fail(SC_EINVAL, "sc_aggregate_create: %s is NULL",
 				!spec ? "spec" : "out");
-	rc = spec_check(spec);
+	rc = spec_check(spec, flags);
 	if (rc)
 		return rc;
 	agg = calloc(1, sizeof(*agg));
@@ -156,6 +212,8 @@ sc_aggregate_create(const struct sc_aggregate_spec *spec,
 	agg->exact =
 	    spec->kind == SC_AGG_AVG ||
 	    (spec->kind == SC_AGG_SUM && spec->col_type == SC_TYPE_F64);
+	agg->nonneg = (flags & SC_AGG_NONNEGATIVE) != 0;
+	sc_xsum_init(&agg->zero);
 	layout(agg);
 	sc__groups_init(&agg->g, spec->k, agg->exact);
 	sc__fences_init(&agg->fences);
@@ -182,6 +240,9 @@ sc_aggregate_destroy(struct sc_aggregate *agg)
 					agg->rows.mask + 1, agg->rows.stride,
 					agg->spec.ncols);
 	sc__rowhash_fini(&agg->rows);
+	for (size_t i = 0; agg->nonneg && i < agg->g.n; i++)
+		key_syms(agg, agg->g.keys + i * agg->g.k, false);
+	sc_xsum_fini(&agg->zero);
 	free(agg->hv);
 	free(agg->gend);
 	sc__groups_fini(&agg->g);
@@ -371,6 +432,50 @@ int_product(enum sc_type t, uint64_t v, int64_t w)
 	return (__int128)v * w;
 }
 
+/* The sign of a 128-bit count: -1, 0 or 1. */
+static int
+count_sign(const uint64_t c[2])
+{
+	__int128 v = (__int128)(((unsigned __int128)c[1] << 64) | c[0]);
+
+	return (v > 0) - (v < 0);
+}
+
+/* SC_AGG_NONNEGATIVE: whether a group's state is all zero (total weight,
+ * sum, exact sum and its special counts), so its entry can go. */
+static bool
+state_empty(const struct sc_aggregate *agg, const struct sc__gstate *st,
+	    const struct sc_xsum *xs)
+{
+	if (st->count[0] | st->count[1])
+		return false;
+	if (agg->spec.kind == SC_AGG_SUM && !agg->exact)
+		return !(st->isum[0] | st->isum[1] | st->isum[2]);
+	return !agg->exact || sc_xsum_equal(xs, &agg->zero);
+}
+
+/* SC_AGG_NONNEGATIVE: whether a group's state can only come from an
+ * integral with a negative row: a negative total weight, or a zero one
+ * with a sum that is not zero (rows of weight >= 0 summing to 0 are all
+ * 0). */
+static bool
+state_bad(const struct sc_aggregate *agg, const struct sc__gstate *st,
+	  const struct sc_xsum *xs)
+{
+	int sign = count_sign(st->count);
+
+	return sign < 0 || (sign == 0 && !state_empty(agg, st, xs));
+}
+
+/* Whether a group has a value to emit: one of its rows has a non-zero
+ * integrated weight, or, under SC_AGG_NONNEGATIVE (where that is the same
+ * for an input that keeps the declaration), its total weight is > 0. */
+static bool
+group_on(const struct sc_aggregate *agg, const struct sc__gstate *st)
+{
+	return agg->nonneg ? count_sign(st->count) > 0 : st->live > 0;
+}
+
 static int
 pend_reserve(struct sc_aggregate *agg, size_t n)
 {
@@ -422,15 +527,18 @@ group_fold(struct sc_aggregate *agg, const struct sc_batch *d, size_t i,
 	for (; i < e; i++) {
 		const uint64_t *row = sc_batch_row(d, i);
 
-		if (i + PREFETCH < sc_batch_count(d))
-			sc__rowhash_prefetch(&agg->rows, agg->hv[i + PREFETCH]);
 		w = sc_batch_weight(d, i);
-		rc =
-		    sc__rowhash_add(&agg->rows, row, agg->hv[i], w, &was, &now);
-		if (rc) /* SC_ENOMEM widening past int64 */
-			return rc;
-		agg->napplied++; /* undone if the step fails later */
-		live += (now != 0) - (was != 0);
+		if (!agg->nonneg) {
+			if (i + PREFETCH < sc_batch_count(d))
+				sc__rowhash_prefetch(&agg->rows,
+						     agg->hv[i + PREFETCH]);
+			rc = sc__rowhash_add(&agg->rows, row, agg->hv[i], w,
+					     &was, &now);
+			if (rc) /* SC_ENOMEM widening past int64 */
+				return rc;
+			agg->napplied++; /* undone if the step fails later */
+			live += (now != 0) - (was != 0);
+		}
 		dc += w;
 		if (isum) {
 			prod = int_product(s->col_type, row[s->col], w);
@@ -446,10 +554,14 @@ group_fold(struct sc_aggregate *agg, const struct sc_batch *d, size_t i,
 		if (rc)
 			return rc;
 	}
-	pd->st.live = live;
 	wide_add(pd->st.count, 2, dc);
 	if (isum)
 		wide_add(pd->st.isum, 3, ds);
+	/* Under SC_AGG_NONNEGATIVE no row is kept: `live` says only whether
+	 * the entry must stay (its state is not all zero). */
+	pd->st.live = agg->nonneg ? !state_empty(agg, &pd->st,
+						 agg->exact ? &pd->xs : NULL)
+				  : live;
 	return 0;
 }
 
@@ -479,12 +591,19 @@ group_step(struct sc_aggregate *agg, const struct sc_batch *d, size_t i,
 		return rc;
 	/* A live group out of range has no row, and is counted in nwide. */
 	pd->dwide = 0;
-	if (old && old->live > 0) {
+	pd->dbad = 0;
+	if (agg->nonneg)
+		pd->dbad =
+		    (int)state_bad(agg, &pd->st, agg->exact ? &pd->xs : NULL) -
+		    (int)(old &&
+			  state_bad(agg, old,
+				    agg->exact ? &agg->g.xs[pd->idx] : NULL));
+	if (old && group_on(agg, old)) {
 		was = old->has_out != 0;
 		ov = old->out;
 		pd->dwide -= !was;
 	}
-	if (pd->st.live > 0) {
+	if (group_on(agg, &pd->st)) {
 		is =
 		    state_value(agg, &pd->st, agg->exact ? &pd->xs : NULL, &nv);
 		pd->dwide += !is;
@@ -516,11 +635,14 @@ groups_apply(struct sc_aggregate *agg)
 			agg->nwide++;
 		else if (pd->dwide < 0)
 			agg->nwide--;
+		agg->nbad += (size_t)(ptrdiff_t)pd->dbad;
 		if (pd->idx == SC__GROUPS_NONE) {
-			if (pd->st.live > 0)
+			if (pd->st.live > 0) {
 				(void)sc__groups_insert(&agg->g, pd->key,
 							&pd->st, &pd->xs);
-			else if (agg->exact)
+				if (agg->nonneg)
+					key_syms(agg, pd->key, true);
+			} else if (agg->exact)
 				sc_xsum_fini(&pd->xs);
 			continue;
 		}
@@ -535,8 +657,12 @@ groups_apply(struct sc_aggregate *agg)
 	/* Remove emptied groups from the highest index down: a removal moves
 	 * the last entry, which is then never one still to remove. */
 	qsort(agg->pend, ndel, sizeof(agg->pend[0]), idx_descending);
-	for (size_t i = 0; i < ndel; i++)
+	for (size_t i = 0; i < ndel; i++) {
+		if (agg->nonneg)
+			key_syms(agg, agg->g.keys + agg->pend[i].idx * agg->g.k,
+				 false);
 		sc__groups_remove(&agg->g, agg->pend[i].idx);
+	}
 	agg->npend = 0;
 }
 
@@ -559,6 +685,8 @@ row_hashes(struct sc_aggregate *agg, const struct sc_batch *d)
 		agg->gend = ge;
 		agg->hv_cap = n;
 	}
+	if (agg->nonneg)
+		return 0; /* no row table to probe */
 	for (size_t i = 0; i < n; i++)
 		agg->hv[i] = sc__rowhash_hash(&agg->rows, sc_batch_row(d, i));
 	for (size_t i = 0; i < n && i < PREFETCH; i++)
@@ -602,7 +730,7 @@ linear_compute(struct sc_aggregate *agg, const struct sc_batch *d)
 
 	agg->napplied = 0;
 	rc = row_hashes(agg, d);
-	if (rc == 0)
+	if (rc == 0 && !agg->nonneg)
 		rc = sc__rowhash_reserve(&agg->rows, sc_batch_count(d));
 	if (rc)
 		return rc;
@@ -752,8 +880,11 @@ sc_aggregate_step(struct sc_aggregate *agg, const struct sc_batch *delta,
 		groups_apply(agg);
 		agg->napplied = 0;
 		/* Rows the table took in hold their ids, rows it let go drop
-		 * them (d holds them meanwhile). */
-		sc__symtab_hold_changes(&agg->sym, d, row_weight_now, agg);
+		 * them (d holds them meanwhile). Under SC_AGG_NONNEGATIVE
+		 * no row is kept: the group entries hold their keys'. */
+		if (!agg->nonneg)
+			sc__symtab_hold_changes(&agg->sym, d, row_weight_now,
+						agg);
 	}
 	sc_batch_release(d);
 	*out = res;
@@ -813,6 +944,15 @@ sc_aggregate_check(const struct sc_aggregate *agg)
 	if (!agg)
 		return sc__fail(SC_EINVAL,
 				"sc_aggregate_check: aggregate is NULL");
+	if (agg->nbad > 0)
+		return sc__fail(
+		    SC_ESCHEMA,
+		    "sc_aggregate_check: %zu group%s of an aggregate declared "
+		    "SC_AGG_NONNEGATIVE %s a negative total weight, or a zero "
+		    "one with a non-zero sum: its input holds a row of "
+		    "negative integrated weight",
+		    agg->nbad, agg->nbad == 1 ? "" : "s",
+		    agg->nbad == 1 ? "has" : "have");
 	if (agg->nwide == 0)
 		return 0;
 	return sc__fail(SC_EOVERFLOW,
@@ -834,6 +974,9 @@ sc__aggregate_set_symbols(struct sc_aggregate *agg, const struct sc__symcols *s)
 		sc__trace_set_symbols(agg->t, &t);
 	else
 		agg->sym = t; /* the row table's, kept in trace order too */
+	agg->ksym = t;
+	/* The key is the first k columns in either order (k < 32). */
+	agg->ksym.mask &= (UINT32_C(1) << agg->spec.k) - 1;
 }
 
 /* --- cleanup (waterline.h) ------------------------------------------------ */
@@ -863,9 +1006,11 @@ groups_sweep(struct sc_aggregate *agg, const struct sc__horizon *h,
 	while (budget-- > 0 && g->n > 0) {
 		if (i >= g->n)
 			i = 0;
-		if (sc__horizon_dead(h, g->keys + i * g->k))
+		if (sc__horizon_dead(h, g->keys + i * g->k)) {
+			if (agg->nonneg)
+				key_syms(agg, g->keys + i * g->k, false);
 			sc__groups_remove(g, i); /* the last entry moves in */
-		else
+		} else
 			i++;
 	}
 	agg->sweep_group = i;
@@ -881,6 +1026,8 @@ sc__aggregate_sweep(struct sc_aggregate *agg, const struct sc__horizon *h,
 		return;
 	}
 	groups_sweep(agg, h, budget / 2 + 1);
+	if (agg->nonneg)
+		return; /* no row table */
 	sc__rowhash_sweep(&agg->rows, h, &agg->sweep_row, budget / 2 + 1,
 			  agg_row_drop, agg);
 }

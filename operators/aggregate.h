@@ -72,6 +72,40 @@
  * record, (ncols + 1) * 8, over a load of 0.25..0.5, plus the group's
  * entry shared by its rows.
  *
+ * Nonnegative inputs (SC_AGG_NONNEGATIVE, COUNT/SUM/AVG only: a flag of
+ * sc_aggregate_create_flags and sc_graph_aggregate_flags). The row
+ * table above is what makes the edge cases exact for ANY Z-set, and it
+ * grows with the distinct rows of the input's integral, which on an
+ * endless stream (Nexmark q4's AVG over (category, closing price)) no
+ * waterline can shrink. A user who knows more declares it by the flag:
+ * every row's integrated weight in this aggregate's input is never
+ * negative once the input has settled (the input is a set, or a Z-set of
+ * multiplicities: a projection of a distinct or of another aggregate's
+ * output, say). Then a group is live exactly when its total weight is
+ * > 0, so the aggregate keeps per group only its total weight and exact
+ * sum (groups_int.h), no row at all: state O(groups), a step of d rows
+ * O(d) with no row probe. Contract:
+ *   - For an input that keeps the declaration, every output delta equals
+ *     the row-keeping aggregate's, step by step, whatever the schedule.
+ *   - Whatever the input, the output's integral is a function of the
+ *     input's integral alone (the state is (total weight, sum) per group,
+ *     a sum over the integral), so every placement and schedule settles
+ *     where the single circuit does, even where a PARTIAL integral has a
+ *     negative row (a retraction that arrived before its insertion): that
+ *     is no step error.
+ *   - A group has an output row while its total weight is > 0; one whose
+ *     total weight is < 0, or 0 with a sum that is not 0, has none, and
+ *     is a breach of the declaration that sc_aggregate_check reports
+ *     (SC_ESCHEMA, before SC_EOVERFLOW): read it once the input has
+ *     settled, as the overflow report, and it names exactly the settled
+ *     breaches. A breach whose rows cancel in both the weight and the sum
+ *     (+1 of value v and -1 of another row of value v) leaves no trace in
+ *     (count, sum) and is not detected: those groups then have no output
+ *     row, where the row-keeping aggregate would emit COUNT 0 / AVG NaN.
+ *   - Cleanup (waterline.h) drops groups below the key's waterline as
+ *     before; a breach swept so stays counted by sc_aggregate_check.
+ *   - MIN and MAX refuse the flag (SC_EINVAL: they keep a trace anyway).
+ *
  * MIN and MAX need order, so they keep the integral of their input in a
  * trace (trace.h) indexed by (key, value, the other columns): a group's
  * rows are one range per run, sorted by value, and min and max are the
@@ -129,6 +163,14 @@ struct sc_aggregate_spec {
 				* the same; MIN/MAX any; ignored by COUNT */
 };
 
+/* A flag of sc_aggregate_create_flags (and sc_graph_aggregate_flags): the
+ * user declares that no row of the aggregate's input has a negative
+ * integrated weight once settled, so COUNT/SUM/AVG keep only (total
+ * weight, exact sum) per group ("Nonnegative inputs"). The flags are an
+ * argument, not a spec field, so every spec written as a positional
+ * initializer stays complete. */
+#define SC_AGG_NONNEGATIVE 0x1u
+
 struct sc_aggregate;
 
 /*
@@ -139,6 +181,15 @@ struct sc_aggregate;
  */
 int sc_aggregate_create(const struct sc_aggregate_spec *spec,
 			struct sc_aggregate **out);
+
+/*
+ * sc_aggregate_create_flags - sc_aggregate_create with `flags` (0, or
+ * SC_AGG_NONNEGATIVE for COUNT/SUM/AVG: "Nonnegative inputs"). Returns as
+ * sc_aggregate_create, and SC_EINVAL for an unknown flag or
+ * SC_AGG_NONNEGATIVE on MIN or MAX.
+ */
+int sc_aggregate_create_flags(const struct sc_aggregate_spec *spec,
+			      uint32_t flags, struct sc_aggregate **out);
 
 /*
  * sc_aggregate_out_type - the type of the output's value column (the last
@@ -170,8 +221,13 @@ int sc_aggregate_step(struct sc_aggregate *agg, const struct sc_batch *delta,
 int sc_aggregate_work(struct sc_aggregate *agg, size_t budget);
 
 /*
- * sc_aggregate_check - are all the live groups' values encodable? Returns
+ * sc_aggregate_check - are all the live groups' values encodable, and does
+ * the input keep its SC_AGG_NONNEGATIVE declaration? Returns
  *   0             every live group has its output row;
+ *   SC_ESCHEMA    (SC_AGG_NONNEGATIVE only) some group's total weight is
+ *                 negative, or 0 with a non-zero sum, now: the input holds
+ *                 a row of negative integrated weight (the message says
+ *                 how many groups); reported before SC_EOVERFLOW;
  *   SC_EOVERFLOW  some live group's COUNT or integer SUM is outside int64
  *                 now, so it has no row (the message says how many);
  *   SC_EINVAL     agg is NULL.
@@ -185,8 +241,10 @@ int sc_aggregate_check(const struct sc_aggregate *agg);
 size_t sc_aggregate_pending(const struct sc_aggregate *agg);
 
 /* sc_aggregate_groups - live groups of COUNT/SUM/AVG (0 for MIN/MAX, which
- * keep no group table); _rows - rows held (COUNT/SUM/AVG: rows of non-zero
- * integrated weight; MIN/MAX: the trace's rows, over its runs); _bytes -
+ * keep no group table; under SC_AGG_NONNEGATIVE, groups whose state is not
+ * all zero); _rows - rows held (COUNT/SUM/AVG: rows of non-zero
+ * integrated weight, 0 under SC_AGG_NONNEGATIVE; MIN/MAX: the trace's
+ * rows, over its runs); _bytes -
  * bytes of the state (hash tables, or trace and fences). For benchmarks. */
 size_t sc_aggregate_groups(const struct sc_aggregate *agg);
 size_t sc_aggregate_rows(const struct sc_aggregate *agg);

@@ -4,6 +4,7 @@
  */
 #include "operators/circuit.h"
 #include "operators/aggregate.h"
+#include "operators/aggregate_int.h"
 #include "operators/distinct.h"
 #include "operators/graph_int.h"
 #include "operators/join.h"
@@ -152,7 +153,8 @@ kernel_create(const struct sc_circuit *c, const struct sc__node *nd, void **k)
 	case SC_NODE_DISTINCT:
 		return sc_distinct_create(a, (struct sc_distinct **)k);
 	case SC_NODE_AGGREGATE:
-		return sc_aggregate_create(nd->spec, (struct sc_aggregate **)k);
+		return sc__aggregate_create_decl(nd->spec,
+						 (struct sc_aggregate **)k);
 	case SC_NODE_TOPK:
 		return sc_topk_create(nd->spec, (struct sc_topk **)k);
 	default:
@@ -867,17 +869,19 @@ sc_circuit_check(const struct sc_circuit *c, int node)
 	stack[sp++] = slot;
 	while (sp > 0 && !rc) {
 		const struct rt *r = &c->rt[stack[--sp]];
+		int arc = r->role == ROLE_OP &&
+				  r->nd->kind == SC_NODE_AGGREGATE && r->kernel
+			      ? sc_aggregate_check(r->kernel)
+			      : 0;
 
-		if (r->role == ROLE_OP && r->nd->kind == SC_NODE_AGGREGATE &&
-		    r->kernel &&
-		    sc_aggregate_check(r->kernel) == SC_EOVERFLOW) {
-			char why[160];
+		/* SC_ESCHEMA: a settled breach of SC_AGG_NONNEGATIVE. */
+		if (arc == SC_EOVERFLOW || arc == SC_ESCHEMA) {
+			char why[240];
 
 			/* sc__fail formats into the buffer sc_errdetail
 			 * reads: copy it first. */
 			(void)snprintf(why, sizeof(why), "%s", sc_errdetail());
-			rc = sc__fail(SC_EOVERFLOW,
-				      "'%s' reads aggregate '%s': %s",
+			rc = sc__fail(arc, "'%s' reads aggregate '%s': %s",
 				      c->rt[slot].nd->name, r->nd->name, why);
 		}
 		if ((size_t)(r - c->rt) >= c->norder)

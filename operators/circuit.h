@@ -207,6 +207,10 @@ int sc_circuit_delta(const struct sc_circuit *c, int node,
  * every aggregate of the part on the way.
  *   0             no aggregate upstream in this circuit holds such a group
  *   SC_EOVERFLOW  one does: the message names `node` and the aggregate
+ *   SC_ESCHEMA    an aggregate declared SC_AGG_NONNEGATIVE holds a group
+ *                 whose total weight is negative (aggregate.h,
+ *                 "Nonnegative inputs"): its input breaks the declaration
+ *                 now; the message names `node` and the aggregate
  *   SC_EINVAL     c is NULL
  *   SC_ENOENT     node is not read or computed by this circuit
  *   SC_ENOMEM     no room for the walk
@@ -220,7 +224,7 @@ int sc_circuit_check(const struct sc_circuit *c, int node);
  * SC_ESTATE (a stream output, graph.h: it keeps no integral), SC_ENOENT,
  * SC_ENOMEM, SC_EOVERFLOW (as sc_circuit_check: an aggregate upstream holds
  * a live group whose value is outside int64, so the integral would miss its
- * row).
+ * row), SC_ESCHEMA (as sc_circuit_check: a breach of SC_AGG_NONNEGATIVE).
  */
 int sc_circuit_integral(const struct sc_circuit *c, int node,
 			struct sc_batch **out);

@@ -4,6 +4,7 @@
  */
 #include "operators/graph_int.h"
 #include "operators/aggregate.h"
+#include "operators/aggregate_int.h"
 #include "operators/topk.h"
 #include "operators/waterline_int.h"
 
@@ -661,7 +662,7 @@ agg_out_type(const struct sc_aggregate_spec *spec, enum sc_type *out)
 /* The spec must describe the input stream it aggregates. */
 static int
 check_agg_spec(const struct sc_graph *g, int a,
-	       const struct sc_aggregate_spec *spec)
+	       const struct sc_aggregate_spec *spec, uint32_t flags)
 {
 	const struct sc_schema *s = schema_of(g, a);
 
@@ -675,6 +676,15 @@ check_agg_spec(const struct sc_graph *g, int a,
 				"sc_graph_aggregate: key of %u columns leaves "
 				"no value column in '%s' (%u columns)",
 				spec->k, g->nodes[a].name, s->ncols);
+	if (flags & ~(uint32_t)SC_AGG_NONNEGATIVE)
+		return sc__fail(SC_EINVAL,
+				"sc_graph_aggregate: unknown flags 0x%x",
+				flags & ~(uint32_t)SC_AGG_NONNEGATIVE);
+	if ((flags & SC_AGG_NONNEGATIVE) &&
+	    (spec->kind == SC_AGG_MIN || spec->kind == SC_AGG_MAX))
+		return sc__fail(SC_EINVAL,
+				"sc_graph_aggregate: SC_AGG_NONNEGATIVE is for "
+				"COUNT, SUM and AVG");
 	if (spec->kind == SC_AGG_COUNT)
 		return 0;
 	if (spec->col >= s->ncols || s->types[spec->col] != spec->col_type)
@@ -690,6 +700,14 @@ int
 sc_graph_aggregate(struct sc_graph *g, int a,
 		   const struct sc_aggregate_spec *spec)
 {
+	return sc_graph_aggregate_flags(g, a, spec, 0);
+}
+
+int
+sc_graph_aggregate_flags(struct sc_graph *g, int a,
+			 const struct sc_aggregate_spec *spec, uint32_t flags)
+{
+	struct sc__aggregate_decl *decl;
 	struct sc_schema s;
 	struct sc__node t;
 	enum sc_type vt = SC_TYPE_I64;
@@ -701,7 +719,7 @@ sc_graph_aggregate(struct sc_graph *g, int a,
 		return rc;
 	if (!spec)
 		return sc__fail(SC_EINVAL, "sc_graph_aggregate: spec is NULL");
-	rc = check_agg_spec(g, a, spec);
+	rc = check_agg_spec(g, a, spec, flags);
 	if (rc == 0)
 		rc = agg_out_type(spec, &vt);
 	if (rc)
@@ -711,10 +729,12 @@ sc_graph_aggregate(struct sc_graph *g, int a,
 	s.types[spec->k] = vt;
 	memset(&t, 0, sizeof(t));
 	t.key = spec->k;
-	t.spec = malloc(sizeof(*spec));
-	if (!t.spec)
+	decl = malloc(sizeof(*decl));
+	if (!decl)
 		return sc__fail(SC_ENOMEM, "sc_graph_aggregate: no memory");
-	memcpy(t.spec, spec, sizeof(*spec));
+	decl->spec = *spec;
+	decl->flags = flags;
+	t.spec = decl; /* circuit.c: sc__aggregate_create_decl */
 	id = node_add(g, SC_NODE_AGGREGATE, NULL, &s, &a, 1, &t);
 	if (id < 0)
 		free(t.spec);

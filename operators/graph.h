@@ -281,6 +281,24 @@ int sc_graph_aggregate(struct sc_graph *g, int a,
 		       const struct sc_aggregate_spec *spec);
 
 /*
+ * sc_graph_aggregate_flags - sc_graph_aggregate declared with `flags`: 0,
+ * or SC_AGG_NONNEGATIVE (COUNT/SUM/AVG), the user's promise that no row of
+ * `a`'s integral has a negative weight once settled (a set, or
+ * multiplicities such as a projection of another aggregate's output). The
+ * node then keeps O(groups) state, not a row per distinct input row, and
+ * its output equals sc_graph_aggregate's for every input that keeps the
+ * promise; whatever the input, it settles under every placement where the
+ * single circuit does. A settled breach (a group of negative total weight)
+ * is reported by sc_circuit_check and sc_circuit_integral as SC_ESCHEMA
+ * naming the node (aggregate.h, "Nonnegative inputs"). Returns the node
+ * id, or SC_EINVAL (NULL spec, an unknown flag, the flag on MIN/MAX) and
+ * sc_graph_aggregate's other codes.
+ */
+int sc_graph_aggregate_flags(struct sc_graph *g, int a,
+			     const struct sc_aggregate_spec *spec,
+			     uint32_t flags);
+
+/*
  * sc_graph_topk - per group of the first spec->key columns of `a`, its
  * rows ranked at most spec->limit by spec's order (topk.h says how ranks,
  * ties and weights behave). Output: a's schema, a's rows. The spec is

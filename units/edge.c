@@ -381,6 +381,9 @@ sc_edge_close(struct sc_edge *e)
 	drain_closed(e);
 }
 
+static bool wl_read(struct sc_edge *e, struct sc_edge_waterline *w,
+		    uint64_t *seq);
+
 /*
  * Reopen: the consumer's unit was rebuilt (a restart, runtime.h) from the
  * integral of everything sent on this edge, so whatever still waits for
@@ -399,10 +402,22 @@ sc_edge_reopen(struct sc_edge *e)
 	producer_saw_close(e);
 	end_leave(&e->in_producer);
 	SC_ASSERT(ck_ring_size(&e->ring) == 0 && !e->outbox);
-	/* A rebuilt consumer starts with no waterline; what it was due
-	 * stays true of the frames to come, but a fresh start is simpler
-	 * to reason about and costs one publication's wait. */
-	e->wl_pend.mask = 0;
+	/* The rebuilt consumer takes the newest publication at once: every
+	 * frame pushed before it is in the integral the rebuild feeds, and
+	 * the frames to come are above it (its promise), so it is due now.
+	 * Without it the rebuilt unit knew no waterline, and kept state it
+	 * could drop, until the producer next published. */
+	{
+		struct sc_edge_waterline w;
+		uint64_t seq = 0;
+
+		e->wl_pend.mask = 0;
+		if (wl_read(e, &w, &seq) && w.mask) {
+			w.after = 0;
+			e->wl_pend = w;
+		}
+		e->wl_read = seq;
+	}
 	atomic_store(&e->closed, false);
 	return 0;
 }

@@ -313,7 +313,10 @@ void sc_edge_close(struct sc_edge *e);
  * restart, units/runtime.h): what still waits in the ring and the outbox
  * is released first and counted as a close counts it (frames drained and
  * refused), since the rebuild took the integral of everything sent
- * instead. Returns
+ * instead. The newest waterline publication, if any, is due to the
+ * rebuilt consumer at its first sc_edge_waterline_due (every frame sent
+ * before it is in that integral), so it knows its input's waterline
+ * from its first step. Returns
  *   0           open and empty;
  *   SC_ESTATE   the edge is open (nothing changed);
  *   SC_EINVAL   e is NULL.

@@ -419,6 +419,10 @@ rebuild(struct sc_subcircuit *s)
 	}
 	free(s->restore);
 	s->restore = NULL;
+	/* The inputs' waterlines as they stand (sc_edge_reopen left each
+	 * edge's newest publication due): the integrals just fed are what
+	 * they were published after. */
+	raise_waterlines(s);
 	if ((rc = sc_circuit_step(s->circuit)) != 0)
 		sc_panic("unit %s: rebuild step failed: %s: %s", s->name,
 			 sc_errname(rc), sc_errdetail());

@@ -2,7 +2,7 @@
  * test_edge_waterline.c - waterlines on an edge (units/edge.h,
  * "Waterlines"): a publication is due only once every frame pushed before
  * it was popped, waits while the outbox holds rows, a newer one replaces
- * a pending one, and a reopen forgets the pending one.
+ * a pending one, and a reopen makes the newest one due at once.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
@@ -111,7 +111,9 @@ Test(edge_waterline, a_newer_publication_replaces_the_pending_one)
 	sc_edge_destroy(e);
 }
 
-Test(edge_waterline, a_reopen_forgets_the_pending_publication)
+/* A reopen is for a rebuilt consumer, fed the integral of every frame
+ * sent: the newest publication is due to it at once, not forgotten. */
+Test(edge_waterline, a_reopen_makes_the_newest_publication_due)
 {
 	struct sc_edge *e = edge_of(8);
 	struct sc_edge_waterline w;
@@ -121,7 +123,9 @@ Test(edge_waterline, a_reopen_forgets_the_pending_publication)
 	cr_assert_not(sc_edge_waterline_due(e, &w)); /* pending */
 	sc_edge_close(e);
 	cr_assert_eq(sc_edge_reopen(e), 0);
-	cr_assert_not(sc_edge_waterline_due(e, &w), "forgotten");
+	cr_assert(sc_edge_waterline_due(e, &w), "due after the reopen");
+	cr_assert_eq(w.value[0], 10);
+	cr_assert_not(sc_edge_waterline_due(e, &w), "due once");
 	publish(e, 30, 0);
 	cr_assert(sc_edge_waterline_due(e, &w), "nothing before it");
 	cr_assert_eq(w.value[0], 30);

@@ -69,19 +69,37 @@ struct wl_units {
 	int nprod;
 };
 
+/* The consumer {distinct, out} on the producers' edges; restore: NULL, or
+ * each edge's integral for a rebuild (subcircuit.h, "A rebuild"). */
+static void
+wl_cons_create(struct wl_units *w, struct sc_batch **restore)
+{
+	struct sc_subcircuit_in cin[2];
+	int cn[2] = {w->c.d, w->c.out};
+	struct sc_subcircuit_desc d = {.name = "C",
+				       .graph = w->c.g,
+				       .nodes = cn,
+				       .nnodes = 2,
+				       .in = cin,
+				       .nin = (size_t)w->nprod,
+				       .restore = restore};
+
+	for (int i = 0; i < w->nprod; i++)
+		cin[i] = (struct sc_subcircuit_in){
+		    .edge = w->mid[i], .stream = w->c.in, .peer = (uint32_t)i};
+	cr_assert_eq(sc_subcircuit_create(&d, &w->cons), 0, "%s", sc_errmsg());
+}
+
 static void
 wl_units_init(struct wl_units *w, int nprod)
 {
 	static const uint32_t to_c = 2;
 	struct sc_edge_opts eo = {.ncols = 2, .capacity = 8};
-	struct sc_subcircuit_in cin[2];
-	int pn[1], cn[2];
+	int pn[1];
 
 	wl_graph_init(&w->c);
 	w->nprod = nprod;
 	pn[0] = w->c.in;
-	cn[0] = w->c.d;
-	cn[1] = w->c.out;
 	for (int i = 0; i < nprod; i++) {
 		struct sc_subcircuit_in hin;
 		struct sc_subcircuit_out pout;
@@ -106,20 +124,8 @@ wl_units_init(struct wl_units *w, int nprod)
 						.nout = 1};
 		cr_assert_eq(sc_subcircuit_create(&d, &w->prod[i]), 0, "%s",
 			     sc_errmsg());
-		cin[i] = (struct sc_subcircuit_in){
-		    .edge = w->mid[i], .stream = w->c.in, .peer = (uint32_t)i};
 	}
-	{
-		struct sc_subcircuit_desc d = {.name = "C",
-					       .graph = w->c.g,
-					       .nodes = cn,
-					       .nnodes = 2,
-					       .in = cin,
-					       .nin = (size_t)nprod};
-
-		cr_assert_eq(sc_subcircuit_create(&d, &w->cons), 0, "%s",
-			     sc_errmsg());
-	}
+	wl_cons_create(w, NULL);
 }
 
 static void
@@ -215,4 +221,42 @@ Test(subcircuit_waterline, cleanup_in_the_consumer_drops_rows_below_it)
 
 	cr_assert_eq(kept, 120);
 	cr_assert_lt(cleaned, 60, "kept %zu of 120 rows", cleaned);
+}
+
+/* A restart (units/runtime.h, "Restarts") as the runtime makes one: the
+ * consumer dies (its input edge closed), is destroyed, its edge reopened
+ * and a new one built from the edge's integral. The rebuilt consumer must
+ * know its producer's waterline from its first turn, with no publication
+ * since (the producer has nothing new to say), so its state stays bounded;
+ * it used to start with none until the next publication. */
+Test(subcircuit_waterline, a_rebuilt_consumer_takes_its_inputs_waterline)
+{
+	struct wl_units w;
+	struct sc_batch *restore[1];
+	struct sc_node_state st;
+
+	wl_units_init(&w, 1);
+	cr_assert_eq(sc_edge_send(w.host[0], span(0, 39)), 0);
+	turn(w.prod[0]); /* W = 39 - 5, published */
+	turn(w.cons);
+	cr_assert_eq(consumer_waterline(&w), 34);
+	sc_edge_close(w.mid[0]);
+	sc_subcircuit_destroy(w.cons);
+	cr_assert_eq(sc_edge_reopen(w.mid[0]), 0, "%s", sc_errmsg());
+	restore[0] = span(0, 39); /* what the edge's trace would give */
+	wl_cons_create(&w, restore);
+	sc_batch_release(restore[0]);
+	turn(w.cons); /* the rebuild's turn: no frame, no publication */
+	cr_assert_eq(consumer_waterline(&w), 34,
+		     "the rebuilt consumer's waterline is %lld",
+		     (long long)consumer_waterline(&w));
+	/* And the rebuilt distinct drops what lies below it. */
+	for (int i = 0; i < 4; i++)
+		turn(w.cons);
+	cr_assert_eq(
+	    sc_circuit_node_state(sc_subcircuit_circuit(w.cons), w.c.d, &st),
+	    0);
+	cr_assert_lt(st.rows, 40, "the rebuilt distinct keeps %zu of 40 rows",
+		     st.rows);
+	wl_units_fini(&w);
 }

@@ -1763,3 +1763,66 @@ Test(nexmark,
 {
 	check_query_settles_with_lateness("q9", eval_q9);
 }
+
+/*
+ * q4 with lateness: its AVG of the closing prices per category is declared
+ * SC_AGG_NONNEGATIVE (its input is a projection of the MAX's output, one
+ * row per auction), so it keeps a group per category and no row per
+ * distinct (category, price), which no waterline could drop; and its input
+ * never breaks that declaration once settled (sc_circuit_check). The
+ * output itself is q4_with_lateness_equals_its_sql_with_and_without_cleanup's.
+ */
+Test(nexmark, q4_avg_keeps_a_group_per_category_and_no_row)
+{
+	const struct nx_case c = {sc_prop_seed(21), 6000, 5000, 250, 300};
+	struct sc_nexmark_opts o;
+	struct sc_nexmark_query_opts qo;
+	struct sc_nexmark_query *q = NULL;
+	struct sc_nexmark *nx = NULL;
+	struct sc_circuit *cir = NULL;
+	struct sc_nexmark_feed f;
+	struct sc_node_info out, avg;
+	struct sc_node_state st;
+	struct events e;
+	size_t steps;
+
+	case_opts(&c, &o);
+	events_make(&e, &o, c.events);
+	sc_nexmark_query_opts_default(&qo);
+	qo.lateness_ms = (int64_t)c.disorder_ms;
+	cr_assert_eq(sc_nexmark_query_create_opts("q4", e.t, &qo, &q), 0, "%s",
+		     sc_errmsg());
+	cr_assert_eq(sc_nexmark_create(&o, e.t, &nx), 0);
+	memset(&f, 0, sizeof(f));
+	f.nx = nx;
+	f.q = q;
+	f.events = c.chunk;
+	steps = sc_nexmark_feed_steps(&f, c.events);
+	cr_assert_eq(sc_circuit_create(sc_nexmark_query_graph(q), &cir), 0);
+	for (size_t i = 0; i < steps; i++) {
+		struct sc_settle_step s;
+
+		cr_assert_eq(sc_nexmark_settle_step(&f, i, &s), 0);
+		cr_assert_eq(sc_circuit_feed(cir, s.input, s.batch), 0, "%s",
+			     sc_errmsg());
+		sc_batch_release(s.batch);
+		cr_assert_eq(sc_circuit_step(cir), 0, "%s", sc_errmsg());
+	}
+	cr_assert_eq(sc_graph_node_info(sc_nexmark_query_graph(q),
+					sc_nexmark_query_output(q), &out),
+		     0);
+	cr_assert_eq(
+	    sc_graph_node_info(sc_nexmark_query_graph(q), out.inputs[0], &avg),
+	    0);
+	cr_assert_eq(avg.kind, SC_NODE_AGGREGATE);
+	cr_assert_eq(sc_circuit_node_state(cir, out.inputs[0], &st), 0);
+	cr_assert_eq(st.rows, 0, "q4's AVG keeps %zu rows", st.rows);
+	cr_assert_gt(st.bytes, 0, "the groups take room");
+	cr_assert_eq(sc_circuit_check(cir, sc_nexmark_query_output(q)), 0, "%s",
+		     sc_errmsg());
+	sc_nexmark_feed_fini(&f);
+	sc_circuit_destroy(cir);
+	sc_nexmark_destroy(nx);
+	cr_assert_eq(sc_nexmark_query_destroy(q), 0);
+	events_free(&e);
+}
