@@ -212,6 +212,14 @@ reexec_without_tcache(char **argv)
 	(void)unsetenv("MALLOC_CONF");
 }
 
+/* After a command under mpirun: MPI_Finalize (tools/subcirc_mpi.c). */
+static int
+ranks_end(int rc)
+{
+	ranks_stop();
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -240,11 +248,11 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(cmd, "run"))
-		return cmd_run(argc - 2, argv + 2);
+		return ranks_end(cmd_run(argc - 2, argv + 2));
 	if (!strcmp(cmd, "place"))
 		return cmd_place(argc - 2, argv + 2);
 	if (!strcmp(cmd, "stress"))
-		return cmd_stress(argc - 2, argv + 2, argv[0]);
+		return ranks_end(cmd_stress(argc - 2, argv + 2, argv[0]));
 	(void)fprintf(stderr, "subcirc: unknown command '%s'\n\n%s", cmd,
 		      usage_main);
 	return EXIT_USAGE;
