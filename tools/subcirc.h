@@ -388,10 +388,11 @@ int ranks_agree(int rc);
 void ranks_figs_total(const struct rank_figs *all, int n,
 		      struct rank_figs *sum);
 
-/* The per-rank table of the summary; the JSON's "ranks" member (a
- * line of its own, with a comma after it). */
+/* The per-rank table of the summary; the JSON's "ranks" member, then
+ * sep. */
 void ranks_print(FILE *o, const struct rank_figs *all, int n);
-void ranks_write_json(FILE *f, const struct rank_figs *all, int n);
+void ranks_write_json(FILE *f, const struct rank_figs *all, int n,
+		      const char *sep);
 
 /* --- the commands ----------------------------------------------------------
  */

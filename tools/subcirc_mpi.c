@@ -366,9 +366,9 @@ ranks_print(FILE *o, const struct rank_figs *all, int n)
 }
 
 void
-ranks_write_json(FILE *f, const struct rank_figs *all, int n)
+ranks_write_json(FILE *f, const struct rank_figs *all, int n, const char *sep)
 {
-	(void)fprintf(f, " \"ranks\": [");
+	(void)fprintf(f, "\"ranks\": [");
 	for (int r = 0; r < n; r++) {
 		const struct rank_figs *x = &all[r];
 
@@ -384,5 +384,5 @@ ranks_write_json(FILE *f, const struct rank_figs *all, int n)
 		    x->credit_waits, x->credit_msgs, x->undeliverable,
 		    x->waves);
 	}
-	(void)fprintf(f, "\n  ],\n");
+	(void)fprintf(f, "\n  ]%s", sep);
 }

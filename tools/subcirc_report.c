@@ -199,9 +199,10 @@ run_write_json(const struct run_cfg *c, const struct run_result *r, FILE *f)
 		      ", \"units\": %u, \"edges\": %u, \"ok\": %s,\n",
 		      r->turns, r->kicks, r->efull, r->units, r->edges,
 		      r->ok ? "true" : "false");
-	if (r->ranks)
-		ranks_write_json(f, r->ranks, r->nranks);
-	else
+	if (r->ranks) {
+		(void)fputc(' ', f);
+		ranks_write_json(f, r->ranks, r->nranks, ",\n");
+	} else
 		(void)fprintf(f, " \"ranks\": null,\n");
 	(void)fprintf(f, " \"progress\": [");
 	for (size_t i = 0; i < r->ns; i++)
