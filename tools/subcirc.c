@@ -96,7 +96,10 @@ const char usage_run[] =
     "\n"
     "  --workers N       worker threads (default: all cores)\n"
     "  --placement P     single | per-node | chains | random:N | sharded:K\n"
-    "                    | balanced[:K] (default chains)\n"
+    "                    | balanced[:K] (default chains); across MPI\n"
+    "                    ranks: ranks:N, or P@ranks:N (P@ranks:R,R,..)\n"
+    "                    under `mpirun -np N subcirc run ...`: rank 0\n"
+    "                    submits and reports, with per-rank figures\n"
     "  --events N        stop after N cell edits, or\n"
     "  --seconds S       stop after S seconds (default 3 when neither)\n"
     "  --batch R         cell edits per submitted batch (default 256)\n"
@@ -180,7 +183,14 @@ const char usage_stress[] =
     "  --plant-difference  the reference misses the last submission (to\n"
     "                    test the campaign itself: a case whose last\n"
     "                    submission reaches a compared output fails)\n"
-    "  --verbose         one line per case\n";
+    "  --verbose         one line per case\n"
+    "\n"
+    "  Under `mpirun -np N subcirc stress ...` every case runs across the N\n"
+    "  ranks on worker threads (a placement without @ranks is spread over\n"
+    "  them: chains@ranks:N...), checked against the single circuit on\n"
+    "  rank 0, with the frames sent and received per rank; faults other\n"
+    "  than none, --modes sim, --ticks, --restart, --panic-rate, --shrink\n"
+    "  and nexmark are refused there.\n";
 
 /* Whether an address-space or data limit is set (`ulimit -v`, `-d`). */
 static bool

@@ -388,6 +388,33 @@ int ranks_agree(int rc);
 void ranks_figs_total(const struct rank_figs *all, int n,
 		      struct rank_figs *sum);
 
+/* v[0..n) summed over the ranks, on every rank (after the runtime is
+ * destroyed; a deadline of 60 s); 0 or EXIT_LIBRARY. */
+int ranks_sum(uint64_t *v, size_t n);
+
+/* End the whole job with exit code rc (MPI_Abort), or this process
+ * alone without MPI. */
+void __attribute__((noreturn)) ranks_abort(int rc);
+
+/* `stress` under mpirun (subcirc_stress_ranks.c): what cmd_stress parsed
+ * that applies across ranks; every placement spans every rank. */
+struct stress_ranks_cfg {
+	uint64_t seed_lo, seed_hi;
+	uint32_t workers[MAX_LIST];
+	size_t nw;
+	char places[MAX_LIST][48];
+	size_t np;
+	bool grid, random; /* the workloads */
+	uint64_t events;   /* submissions per case; 0: from the seed */
+	bool keep_going, quiet, verbose;
+	bool plant; /* the reference misses the last submission */
+	const char *json;
+	FILE *json_f;
+};
+
+/* The campaign across ranks; the exit code (the same on every rank). */
+int stress_ranks(const struct stress_ranks_cfg *c, const char *exe);
+
 /* The per-rank table of the summary; the JSON's "ranks" member, then
  * sep. */
 void ranks_print(FILE *o, const struct rank_figs *all, int n);

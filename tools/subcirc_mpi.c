@@ -318,7 +318,41 @@ ranks_agree(int rc)
 #endif
 	return rc;
 }
+int
+ranks_sum(uint64_t *v, size_t n)
+{
+#ifdef SC_CLI_MPI
+	if (ranks_on) {
+		MPI_Request q;
+
+		if (MPI_Iallreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T,
+				   MPI_SUM, MPI_COMM_WORLD,
+				   &q) != MPI_SUCCESS) {
+			(void)fprintf(stderr,
+				      "subcirc: rank %d: MPI_Iallreduce "
+				      "failed\n",
+				      ranks_me);
+			return EXIT_LIBRARY;
+		}
+		return ranks_wait(&q, "a sum over the ranks");
+	}
+#endif
+	(void)v;
+	(void)n;
+	return 0;
+}
 // NOLINTEND(clang-analyzer-optin.mpi.MPI-Checker)
+
+void
+ranks_abort(int rc)
+{
+	(void)fflush(stdout);
+#ifdef SC_CLI_MPI
+	if (ranks_on)
+		MPI_Abort(MPI_COMM_WORLD, rc);
+#endif
+	subcirc_exit(rc);
+}
 
 void
 ranks_figs_total(const struct rank_figs *all, int n, struct rank_figs *sum)
