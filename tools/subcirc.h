@@ -189,6 +189,8 @@ struct run_cfg {
 	int (*make_placement)(void *ctx, const struct sc_graph *g,
 			      struct sc_placement **out);
 	void *place_ctx;
+	uint32_t credits;   /* run --credits: the MPI link's window; 0:
+			       its default */
 	double units_every; /* run --units-every S; 0: none */
 	bool units;	    /* run --units: the unit table at the end */
 	const char *trace;  /* run --trace FILE, or NULL */
@@ -351,9 +353,11 @@ void ranks_stop(void);
 struct sc_runtime_opts;
 
 /* sc_runtime_create, or across ranks sc_mpi_runtime_create (*mpi its
- * handle, else NULL); destroy either (collective across ranks). */
+ * handle, else NULL) with a link of `credits` frames in flight and as
+ * many kept beyond per remote edge (0: the link's defaults, 32 and 64);
+ * destroy either (collective across ranks). */
 int ranks_runtime_create(struct sc_graph *g, const struct sc_placement *p,
-			 const struct sc_runtime_opts *ro,
+			 const struct sc_runtime_opts *ro, uint32_t credits,
 			 struct sc_runtime **rt, void **mpi);
 void ranks_runtime_destroy(struct sc_runtime *rt, void *mpi);
 

@@ -44,6 +44,8 @@
 
 /* How long a gather after the run waits for every rank. */
 #define RANKS_GATHER_NS 60000000000ull
+/* A peer silent this long is dead (the link's heartbeats). */
+#define RANKS_DEAD_NS 10000000000ull
 
 static int ranks_me, ranks_n = 1;
 static bool ranks_on; /* MPI initialised by ranks_start */
@@ -184,14 +186,24 @@ ranks_stop(void)
 
 int
 ranks_runtime_create(struct sc_graph *g, const struct sc_placement *p,
-		     const struct sc_runtime_opts *ro, struct sc_runtime **rt,
-		     void **mpi)
+		     const struct sc_runtime_opts *ro, uint32_t credits,
+		     struct sc_runtime **rt, void **mpi)
 {
 	*mpi = NULL;
 #ifdef SC_CLI_MPI
 	if (ranks_on) {
 		struct sc_mpi_runtime *m = NULL;
-		int rc = sc_mpi_runtime_create(g, p, ro, NULL, &m);
+		struct sc_mpi_link_opts lo;
+		int rc;
+
+		sc_mpi_link_opts_default(&lo);
+		/* A rank starved of the cores for 2 s (the link's default)
+		 * is not dead: on a loaded machine, with more ranks than
+		 * cores, it happens. */
+		lo.dead_ns = RANKS_DEAD_NS;
+		if (credits) /* a small window: backpressure across ranks */
+			lo.credits = lo.outbox = credits;
+		rc = sc_mpi_runtime_create(g, p, ro, &lo, &m);
 
 		if (rc)
 			return rc;

@@ -556,7 +556,7 @@ nx_setup(struct nx_run *x, const struct nx_cfg *cfg)
 	if ((rc = nx_open_dump(x)) != 0)
 		return rc;
 	if ((rc = ranks_runtime_create(sc_nexmark_query_graph(x->q), x->p, &ro,
-				       &x->rt, &x->mpi)) != 0)
+				       0, &x->rt, &x->mpi)) != 0)
 		return lib_error("sc_runtime_create", rc);
 	return 0;
 }

@@ -230,8 +230,8 @@ run_setup(struct run_ctx *x, const struct run_cfg *cfg)
 				      cfg->seed, &x->p);
 	if (rc != 0)
 		return lib_error("sc_placement_parse", rc);
-	if ((rc = ranks_runtime_create(sc_grid_graph(x->gr), x->p, &ro, &x->rt,
-				       &x->mpi)) != 0)
+	if ((rc = ranks_runtime_create(sc_grid_graph(x->gr), x->p, &ro,
+				       cfg->credits, &x->rt, &x->mpi)) != 0)
 		return lib_error(x->mpi || !ranks_active()
 				     ? "sc_runtime_create"
 				     : "sc_mpi_runtime_create",
@@ -1047,6 +1047,9 @@ run_parse(struct args *a, struct run_cfg *c)
 		} else if (args_opt(a, "--panic-rate", &v)) {
 			c->panic_rate =
 			    parse_double("run", "--panic-rate", v, 0.0, 1.0);
+		} else if (args_opt(a, "--credits", &v)) {
+			c->credits = (uint32_t)parse_u64("run", "--credits", v,
+							 1, 1u << 20);
 		} else if (args_opt(a, "--quiet", NULL)) {
 			c->quiet = true;
 		} else if (args_opt(a, "--json", &v)) {

@@ -8,7 +8,8 @@
  * per rank and a placement over every rank. Every rank builds the same
  * workload, placement and runtime (sc_mpi_runtime_create, with the edge
  * capacity and outbox bound drawn from the seed, so small windows press
- * on the credits); rank 0 submits the seed's batches, feeding the same
+ * on the credits, and one case in four has a link of one credit per
+ * remote edge); rank 0 submits the seed's batches, feeding the same
  * ones to the single circuit (operators/circuit.h) and stepping it after
  * each; then every rank waits for idle, takes the integral of every
  * output (gathered to rank 0, which compares it with the single
@@ -303,7 +304,9 @@ sr_case(const struct stress_ranks_cfg *c, uint64_t seed, bool random,
 	/* Small windows now and then, so credits and outboxes fill. */
 	o.edge_capacity = 1u << (seed % 7);
 	o.outbox_bound = seed % 3 == 0 ? 1 : 0;
-	if (rc || ranks_runtime_create(sr_wl_graph(&w), p, &o, &rt, &mpi) != 0)
+	/* One credit in four cases: the ranks wait on credits. */
+	if (rc || ranks_runtime_create(sr_wl_graph(&w), p, &o,
+				       seed % 4 == 1 ? 1 : 0, &rt, &mpi) != 0)
 		sr_abort("creating the case", replay);
 	if (ranks_rank() == 0) {
 		if (sr_wl_make(random, seed, &ref) != 0 ||

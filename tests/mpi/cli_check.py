@@ -7,6 +7,7 @@ run:    the output check passed, one entry of figures per rank, the frames
         ranks, and some crossed.
 stress: runs were made, none failed, diverged, lost a frame or erred, and
         the per-rank figures add up as for run.
+backpressure: run's, and the ranks waited on credits (a window of one).
 Prints what it read; exits non-zero with the reason otherwise.
 """
 import json
@@ -31,10 +32,13 @@ def ranks_add_up(d, n):
 def main():
     kind, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
     d = json.load(open(path))
-    if kind == "run":
+    if kind in ("run", "backpressure"):
         assert d["ok"] is True, d
         sent, bs = ranks_add_up(d, n)
-        print("ok: run over", n, "ranks,", sent, "frames,", bs, "bytes")
+        waits = sum(x["credit_waits"] for x in d["ranks"])
+        assert kind == "run" or waits > 0, ("no credit waits", d["ranks"])
+        print("ok: run over", n, "ranks,", sent, "frames,", bs, "bytes,",
+              waits, "credit waits")
     elif kind == "stress":
         for k in ("failures", "divergences", "frames_lost", "hangs", "errors"):
             assert d[k] == 0, (k, d[k])
