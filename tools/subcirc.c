@@ -262,8 +262,15 @@ main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "run"))
 		return ranks_end(cmd_run(argc - 2, argv + 2));
-	if (!strcmp(cmd, "place"))
+	if (!strcmp(cmd, "place")) {
+		/* Each rank would rank the strategies on its own, N times. */
+		if (ranks_launched() > 1)
+			die_usage("place",
+				  "not under mpirun (%u ranks): place "
+				  "ranks strategies in one process",
+				  ranks_launched());
 		return cmd_place(argc - 2, argv + 2);
+	}
 	if (!strcmp(cmd, "stress"))
 		return ranks_end(cmd_stress(argc - 2, argv + 2, argv[0]));
 	(void)fprintf(stderr, "subcirc: unknown command '%s'\n\n%s", cmd,

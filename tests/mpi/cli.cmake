@@ -96,3 +96,14 @@ sc_mpi_cli_exits(stress_fault_across_ranks_is_refused_np2 2 2
 sc_mpi_cli_exits(stress_sim_across_ranks_is_refused_np2 2 2
                  "--modes sim: the seeded scheduler"
                  stress --seeds 1 --modes sim)
+sc_mpi_cli_exits(place_under_mpirun_is_refused_np2 2 2
+                 "place: not under mpirun (2 ranks)"
+                 place --placements single --events 1000)
+# The same run through the kernel's TCP stack (Open MPI's tcp BTL).
+set(sc_cli_mpirun ${MPIEXEC_EXECUTABLE} --oversubscribe --allow-run-as-root
+    --mca btl self,tcp)
+sc_mpi_cli_json(run_sharded_ranks_over_tcp_np2 2 run
+                run --placement sharded:2@ranks:2 --workers 1
+                    --events 60000 --quiet)
+sc_mpi_cli_json(stress_over_tcp_np3 3 stress
+                stress --seeds 1..2 --workers 1 --quiet)
