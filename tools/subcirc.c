@@ -96,7 +96,10 @@ const char usage_run[] =
     "\n"
     "  --workers N       worker threads (default: all cores)\n"
     "  --placement P     single | per-node | chains | random:N | sharded:K\n"
-    "                    | balanced[:K] (default chains)\n"
+    "                    | balanced[:K] (default chains); across MPI\n"
+    "                    ranks: ranks:N, or P@ranks:N (P@ranks:R,R,..)\n"
+    "                    under `mpirun -np N subcirc run ...`: rank 0\n"
+    "                    submits and reports, with per-rank figures\n"
     "  --events N        stop after N cell edits, or\n"
     "  --seconds S       stop after S seconds (default 3 when neither)\n"
     "  --batch R         cell edits per submitted batch (default 256)\n"
@@ -116,6 +119,9 @@ const char usage_run[] =
     "  --panic-rate X    share (0..1) of projection rows whose callback\n"
     "                    fails, so the unit that runs it panics (a test\n"
     "                    of how a run ends when a unit dies)\n"
+    "  --credits W       across ranks: frames in flight per remote edge\n"
+    "                    (the MPI link's window, and as many kept beyond\n"
+    "                    it; default 32 and 64)\n"
     "  --quiet           no progress lines\n"
     "  --units           the per-unit table at the end (turns, kicks,\n"
     "                    frames moved, state, worker, pending input)\n"
@@ -180,7 +186,14 @@ const char usage_stress[] =
     "  --plant-difference  the reference misses the last submission (to\n"
     "                    test the campaign itself: a case whose last\n"
     "                    submission reaches a compared output fails)\n"
-    "  --verbose         one line per case\n";
+    "  --verbose         one line per case\n"
+    "\n"
+    "  Under `mpirun -np N subcirc stress ...` every case runs across the N\n"
+    "  ranks on worker threads (a placement without @ranks is spread over\n"
+    "  them: chains@ranks:N...), checked against the single circuit on\n"
+    "  rank 0, with the frames sent and received per rank; faults other\n"
+    "  than none, --modes sim, --ticks, --restart, --panic-rate, --shrink\n"
+    "  and nexmark are refused there.\n";
 
 /* Whether an address-space or data limit is set (`ulimit -v`, `-d`). */
 static bool
@@ -212,6 +225,14 @@ reexec_without_tcache(char **argv)
 	(void)unsetenv("MALLOC_CONF");
 }
 
+/* After a command under mpirun: MPI_Finalize (tools/subcirc_mpi.c). */
+static int
+ranks_end(int rc)
+{
+	ranks_stop();
+	return rc;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -240,11 +261,18 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(cmd, "run"))
-		return cmd_run(argc - 2, argv + 2);
-	if (!strcmp(cmd, "place"))
+		return ranks_end(cmd_run(argc - 2, argv + 2));
+	if (!strcmp(cmd, "place")) {
+		/* Each rank would rank the strategies on its own, N times. */
+		if (ranks_launched() > 1)
+			die_usage("place",
+				  "not under mpirun (%u ranks): place "
+				  "ranks strategies in one process",
+				  ranks_launched());
 		return cmd_place(argc - 2, argv + 2);
+	}
 	if (!strcmp(cmd, "stress"))
-		return cmd_stress(argc - 2, argv + 2, argv[0]);
+		return ranks_end(cmd_stress(argc - 2, argv + 2, argv[0]));
 	(void)fprintf(stderr, "subcirc: unknown command '%s'\n\n%s", cmd,
 		      usage_main);
 	return EXIT_USAGE;

@@ -18,6 +18,9 @@
  *                     `stress --faults alloc` fail the Nth allocation
  *   subcirc_failalloc.c  not the CLI: the LD_PRELOAD that fails the Nth
  *                     allocation, for the CLI's out-of-memory tests
+ *   subcirc_mpi.c     run and stress under mpirun: MPI started when the
+ *                     placement spans ranks, the runtime across ranks,
+ *                     the per-rank figures gathered to rank 0
  *
  * Exit codes: 0 success, 1 a failed check (a result that is not the
  * reference, a stress case that does not settle), 2 a bad argument (an
@@ -160,6 +163,7 @@ double hist_quantile_us(const struct hist_counts *c, double q);
  */
 
 struct sc_timeline;
+struct rank_figs;
 
 struct run_cfg {
 	uint32_t workers;
@@ -185,6 +189,8 @@ struct run_cfg {
 	int (*make_placement)(void *ctx, const struct sc_graph *g,
 			      struct sc_placement **out);
 	void *place_ctx;
+	uint32_t credits;   /* run --credits: the MPI link's window; 0:
+			       its default */
 	double units_every; /* run --units-every S; 0: none */
 	bool units;	    /* run --units: the unit table at the end */
 	const char *trace;  /* run --trace FILE, or NULL */
@@ -232,6 +238,13 @@ struct run_result {
 	char why[512];	  /* when not ok */
 	struct sample *s; /* progress samples (the caller frees) */
 	size_t ns, cap_s;
+	/* Across ranks (rank 0): every rank's figures, and whether rank 0 read
+	 * the stamps (the totals output runs there): else no latency is
+	 * measured, and the progress line counts the events submitted. */
+	int nranks;		       /* 1 in one process */
+	const struct rank_figs *ranks; /* nranks of them (the run's own
+					* memory), or NULL */
+	bool latency_measured;
 };
 
 /* The defaults of run (and place). */
@@ -306,6 +319,111 @@ void run_print_summary(const struct run_cfg *c, const struct run_result *r);
 void run_write_json(const struct run_cfg *c, const struct run_result *r,
 		    FILE *f);
 void run_write_csv(const struct run_result *r, FILE *f);
+
+/* --- across ranks (subcirc_mpi.c) ------------------------------------------
+ * SPMD under mpirun: every rank parses the same arguments, builds the same
+ * graph and placement and runs its own replicas; the host (submissions,
+ * progress line, summary, files) is rank 0's. */
+
+/* The ranks the launcher started (OMPI_COMM_WORLD_SIZE, PMI_SIZE), read
+ * from the environment without starting MPI; 1 outside mpirun. */
+uint32_t ranks_launched(void);
+
+/* Whether subcirc was built with MPI (sc_mpi). */
+bool ranks_built(void);
+
+/* For a placement over `span` ranks: exit 2, saying why, when it cannot
+ * run here (several ranks outside mpirun, or without MPI; a launch of
+ * another number of ranks; a placement on one rank under mpirun -np N >
+ * 1); else initialise MPI when span > 1. Returns this rank (0 alone). */
+int ranks_start(const char *cmd, uint32_t span);
+
+/* ranks_start for the placement `spec` of g (already checked). */
+int ranks_start_placement(const char *cmd, const struct sc_graph *g,
+			  const char *spec, uint64_t seed);
+
+/* Whether ranks_start initialised MPI; this rank; the number of ranks. */
+bool ranks_active(void);
+int ranks_rank(void);
+int ranks_size(void);
+
+/* MPI_Finalize, when ranks_start initialised MPI (main calls it). */
+void ranks_stop(void);
+
+struct sc_runtime_opts;
+
+/* sc_runtime_create, or across ranks sc_mpi_runtime_create (*mpi its
+ * handle, else NULL) with a link of `credits` frames in flight and as
+ * many kept beyond per remote edge (0: the link's defaults, 32 and 64);
+ * destroy either (collective across ranks). */
+int ranks_runtime_create(struct sc_graph *g, const struct sc_placement *p,
+			 const struct sc_runtime_opts *ro, uint32_t credits,
+			 struct sc_runtime **rt, void **mpi);
+void ranks_runtime_destroy(struct sc_runtime *rt, void *mpi);
+
+/* One rank's figures, gathered to rank 0 after the run. */
+struct rank_figs {
+	uint64_t frames_sent, frames_recv; /* data frames over MPI */
+	uint64_t bytes_sent, bytes_recv;   /* their bytes */
+	uint64_t credit_waits;		   /* progress passes that left a
+					      frame waiting for credit */
+	uint64_t credit_msgs;		   /* credit messages sent */
+	uint64_t undeliverable;		   /* frames for a dead rank */
+	uint64_t waves;			   /* termination waves done */
+	uint64_t turns;			   /* this rank's turns */
+	uint64_t frames_delivered;	   /* frames its units polled */
+	uint64_t stamp;			   /* newest stamp seen here */
+	uint32_t units_here;		   /* replicas run here */
+	int32_t failed;			   /* a check failed here (1) */
+};
+
+/* The link's counters of handle mpi into f (nothing when NULL). */
+void ranks_link_figs(void *mpi, struct rank_figs *f);
+
+/* Every rank's figures into all[0..ranks_size()) on rank 0 (after the
+ * runtime is destroyed; a deadline of 60 s); 0 or EXIT_LIBRARY. */
+int ranks_gather(const struct rank_figs *mine, struct rank_figs *all);
+
+/* Rank 0's exit code rc to every rank: each returns its own failure, or
+ * rank 0's code. Collective (after ranks_gather). */
+int ranks_agree(int rc);
+
+/* Sums over n ranks (stamp and waves: the largest). */
+void ranks_figs_total(const struct rank_figs *all, int n,
+		      struct rank_figs *sum);
+
+/* v[0..n) summed over the ranks, on every rank (after the runtime is
+ * destroyed; a deadline of 60 s); 0 or EXIT_LIBRARY. */
+int ranks_sum(uint64_t *v, size_t n);
+
+/* End the whole job with exit code rc (MPI_Abort), or this process
+ * alone without MPI. */
+void __attribute__((noreturn)) ranks_abort(int rc);
+
+/* `stress` under mpirun (subcirc_stress_ranks.c): what cmd_stress parsed
+ * that applies across ranks; every placement spans every rank. */
+struct stress_ranks_cfg {
+	uint64_t seed_lo, seed_hi;
+	uint32_t workers[MAX_LIST];
+	size_t nw;
+	char places[MAX_LIST][48];
+	size_t np;
+	bool grid, random; /* the workloads */
+	uint64_t events;   /* submissions per case; 0: from the seed */
+	bool keep_going, quiet, verbose;
+	bool plant; /* the reference misses the last submission */
+	const char *json;
+	FILE *json_f;
+};
+
+/* The campaign across ranks; the exit code (the same on every rank). */
+int stress_ranks(const struct stress_ranks_cfg *c, const char *exe);
+
+/* The per-rank table of the summary; the JSON's "ranks" member, then
+ * sep. */
+void ranks_print(FILE *o, const struct rank_figs *all, int n);
+void ranks_write_json(FILE *f, const struct rank_figs *all, int n,
+		      const char *sep);
 
 /* --- the commands ----------------------------------------------------------
  */

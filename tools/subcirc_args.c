@@ -175,7 +175,10 @@ void
 check_placement(const char *cmd, const char *opt, const char *spec)
 {
 	const char *num = strchr(spec, ':');
+	const char *at = strchr(spec, '@');
+	char digits[32];
 	uint64_t hi, v = 0;
+	size_t len;
 
 	if (!strncmp(spec, "random:", 7))
 		hi = UINT32_MAX;
@@ -184,9 +187,16 @@ check_placement(const char *cmd, const char *opt, const char *spec)
 	else
 		return;
 	num++;
+	/* The parameter ends at an "@ranks:..." suffix (the library's
+	 * parser checks that part). */
+	len = at ? (size_t)(at - num) : strlen(num);
+	if (len >= sizeof(digits))
+		len = sizeof(digits) - 1;
+	memcpy(digits, num, len);
+	digits[len] = '\0';
 	/* Past 2^64 strtoull saturates, which is out of range too. */
-	if (all_digits(num))
-		v = strtoull(num, NULL, 10);
+	if (all_digits(digits))
+		v = strtoull(digits, NULL, 10);
 	if (v < 1 || v > hi)
 		die_usage(
 		    cmd, "%s: '%s': %s takes a whole number in 1..%" PRIu64,

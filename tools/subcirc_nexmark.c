@@ -138,6 +138,7 @@ struct nx_run {
 	struct sc_nexmark_query *q;
 	struct sc_placement *p;
 	struct sc_runtime *rt;
+	void *mpi; /* across ranks (tools/subcirc_mpi.c), else NULL */
 	struct nx_source src;
 	struct sc_batch_builder b[SC_NEXMARK_KINDS];
 	struct sc_schema schema[SC_NEXMARK_KINDS];
@@ -462,7 +463,7 @@ nx_rewind(struct nx_run *x)
 static void
 nx_teardown(struct nx_run *x)
 {
-	sc_runtime_destroy(x->rt);
+	ranks_runtime_destroy(x->rt, x->mpi);
 	sc_placement_destroy(x->p);
 	sc_nexmark_destroy(x->src.gen);
 	sc_nexmark_destroy(x->src.old);
@@ -481,8 +482,8 @@ nx_open_dump(struct nx_run *x)
 {
 	const char *dir = x->cfg->dump;
 
-	if (!dir)
-		return 0;
+	if (!dir || ranks_rank() != 0)
+		return 0; /* across ranks, rank 0 (the host) writes it */
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
 		char msg[128] = "";
 
@@ -540,6 +541,9 @@ nx_setup(struct nx_run *x, const struct nx_cfg *cfg)
 				  : sc_nexmark_query_placement(x->q);
 	check_placement_of("run", "--placement", sc_nexmark_query_graph(x->q),
 			   place, cfg->seed);
+	/* MPI starts here when the placement spans ranks. */
+	(void)ranks_start_placement("run", sc_nexmark_query_graph(x->q), place,
+				    cfg->seed);
 	if ((rc = sc_placement_parse(sc_nexmark_query_graph(x->q), place,
 				     cfg->seed, &x->p)) != 0)
 		return lib_error("sc_placement_parse", rc);
@@ -551,8 +555,8 @@ nx_setup(struct nx_run *x, const struct nx_cfg *cfg)
 	}
 	if ((rc = nx_open_dump(x)) != 0)
 		return rc;
-	if ((rc = sc_runtime_create(sc_nexmark_query_graph(x->q), x->p, &ro,
-				    &x->rt)) != 0)
+	if ((rc = ranks_runtime_create(sc_nexmark_query_graph(x->q), x->p, &ro,
+				       0, &x->rt, &x->mpi)) != 0)
 		return lib_error("sc_runtime_create", rc);
 	return 0;
 }
@@ -838,6 +842,10 @@ nx_finish(struct nx_run *x)
 				      &got)) != 0 ||
 	    !got)
 		return lib_error("sc_runtime_integral", rc ? rc : SC_ENOMEM);
+	if (ranks_rank() != 0) { /* its part went to rank 0 */
+		sc_batch_release(got);
+		return 0;
+	}
 	if (x->cfg->dump && (rc = nx_write_output(x, got)) != 0)
 		goto out;
 	if (x->cfg->check && (rc = nx_single(x, &want)) == 0 && want &&
@@ -890,7 +898,7 @@ nx_summary_late(const struct nx_run *x, FILE *json)
 		    "\"disorder_ms\": %llu, \"lateness_ms\": %lld, "
 		    "\"cleanup\": %s, \"late_admitted\": %llu, "
 		    "\"late_refused\": %llu, "
-		    "\"refused_submissions\": %llu}}\n",
+		    "\"refused_submissions\": %llu}",
 		    (unsigned long long)x->cfg->disorder_ms, (long long)l,
 		    x->cfg->no_cleanup ? "false" : "true",
 		    (unsigned long long)admitted, (unsigned long long)refused,
@@ -943,13 +951,65 @@ nx_summary(const struct nx_run *x, FILE *json)
 	nx_summary_late(x, json);
 }
 
+/* Across ranks, after the runtime: every rank's figures to rank 0, which
+ * prints them (and writes them into the JSON when there is one); 0, or
+ * an exit code when the gather failed or another rank did. */
+static int
+nx_ranks(struct rank_figs *mine, FILE *json, bool printed)
+{
+	/* The process's last run (not freed). */
+	static struct rank_figs all[SC_PLACEMENT_MAX_RANKS];
+	int rc = ranks_gather(mine, all), bad = 0;
+
+	if (rc || ranks_rank() != 0)
+		return rc;
+	if (printed)
+		ranks_print(stdout, all, ranks_size());
+	if (printed && json) {
+		(void)fputs(", ", json);
+		ranks_write_json(json, all, ranks_size(), "");
+	}
+	for (int k = 1; k < ranks_size(); k++)
+		if (all[k].failed) {
+			(void)printf(
+			    "  rank %d failed (its messages say why)\n", k);
+			bad = EXIT_LIBRARY;
+		}
+	return bad;
+}
+
+/* This rank's figures, before its runtime goes. */
+static void
+nx_rank_figs(const struct nx_run *x, int rc, struct rank_figs *f)
+{
+	memset(f, 0, sizeof(*f));
+	if (x->rt) {
+		struct sc_runtime_stats st;
+
+		sc_runtime_stats(x->rt, &st);
+		f->turns = st.turns;
+		f->frames_delivered = st.frames_delivered;
+	}
+	ranks_link_figs(x->mpi, f);
+	if (x->p)
+		for (uint32_t u = 0; u < sc_placement_units(x->p); u++)
+			for (uint32_t i = 0; i < sc_placement_shards(x->p, u);
+			     i++)
+				f->units_here +=
+				    sc_placement_rank_of(x->p, u, i) ==
+				    ranks_rank();
+	f->failed = rc != 0;
+}
+
 int
 cmd_run_nexmark(int argc, char **argv)
 {
 	struct nx_cfg c;
 	struct nx_run x;
 	struct sc_panic_record pr;
+	struct rank_figs mine;
 	FILE *json, *trace;
+	bool host, across, printed = false;
 	int rc, rc2, wrc;
 
 	if (!nx_parse(argc, argv, &c))
@@ -961,34 +1021,56 @@ cmd_run_nexmark(int argc, char **argv)
 		return rc;
 	if ((rc = nx_setup(&x, &c)) != 0)
 		goto out;
+	/* Across ranks (tools/subcirc_run.c says how): rank 0 submits and
+	 * reports; every rank makes the same collective calls whatever
+	 * happened before. */
+	host = ranks_rank() == 0;
+	across = ranks_active();
+	if (!host)
+		c.quiet = true;
 	x.t0 = x.last_ns = sc_bench_now_ns();
 	x.cpu0 = nx_cpu_s();
-	if ((rc = nx_loop(&x)) != 0)
+	if (host && (rc = nx_loop(&x)) != 0 && !across)
 		goto out;
-	if ((rc = sc_runtime_wait_idle(x.rt, NX_IDLE_NS, &pr)) != 0) {
-		if (rc == SC_EPANIC)
+	if ((rc2 = sc_runtime_wait_idle(x.rt, host ? NX_IDLE_NS : 0, &pr)) !=
+	    0) {
+		if (rc2 == SC_EPANIC)
 			(void)fprintf(stderr, "subcirc: unit %s panicked: %s\n",
 				      pr.name, pr.message);
-		rc = lib_error("sc_runtime_wait_idle", rc);
-		goto out;
+		rc2 = lib_error("sc_runtime_wait_idle", rc2);
+		rc = rc ? rc : rc2;
+		if (!across)
+			goto out;
 	}
 	x.t_end = sc_bench_now_ns();
 	x.cpu_end = nx_cpu_s();
-	if ((rc = nx_finish(&x)) == 0)
+	rc2 = nx_finish(&x);
+	rc = rc ? rc : rc2;
+	if (rc == 0 && host) {
 		nx_summary(&x, json);
+		printed = true;
+	}
 out:
+	if (ranks_active())
+		nx_rank_figs(&x, rc, &mine);
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++)
 		if (x.dump[k])
 			(void)fclose(x.dump[k]);
-	wrc = close_out("run", c.json, json);
 	nx_teardown(&x);
+	if (ranks_active() && (rc2 = nx_ranks(&mine, json, printed)) != 0)
+		rc = rc ? rc : rc2;
+	if (printed && json)
+		(void)fputs("}\n", json);
+	wrc = close_out("run", c.json, json);
 	/* After the runtime: no turn records any more. What ran is in the
 	 * trace even when the run failed. */
-	if ((rc2 = trace_close(c.timeline, trace)) != 0 && !wrc)
+	if ((rc2 = trace_close(c.timeline, ranks_rank() == 0 ? trace : NULL)) !=
+		0 &&
+	    !wrc)
 		wrc = rc2;
 	if (close_out("run", c.trace, trace) && !wrc)
 		wrc = EXIT_LIBRARY;
 	if (rc || wrc)
-		return rc ? rc : wrc;
-	return x.ok ? 0 : EXIT_CHECK;
+		return ranks_agree(rc ? rc : wrc);
+	return ranks_agree(x.ok ? 0 : EXIT_CHECK);
 }

@@ -143,14 +143,18 @@ json_latency(const struct run_cfg *c, const struct run_result *r, FILE *f)
 {
 	const struct run_floor *fl = &r->floor;
 
-	(void)fprintf(f,
-		      " \"latency\": {\"per\": \"event\", \"from\": \"%s\", "
-		      "\"to\": \"output visible\", \"unit\": \"us\", "
-		      "\"better\": \"lower\", \"relative_error\": 0.03125, "
-		      "\"p50_us\": %.2f, \"p90_us\": %.2f, \"p99_us\": %.2f, "
-		      "\"p999_us\": %.2f, \"max_us\": %.2f},\n",
-		      c->rate > 0 ? "arrival (due time)" : "submit", r->p50_us,
-		      r->p90_us, r->p99_us, r->p999_us, r->max_us);
+	if (!r->latency_measured)
+		(void)fprintf(f, " \"latency\": null,\n");
+	else
+		(void)fprintf(
+		    f,
+		    " \"latency\": {\"per\": \"event\", \"from\": \"%s\", "
+		    "\"to\": \"output visible\", \"unit\": \"us\", "
+		    "\"better\": \"lower\", \"relative_error\": 0.03125, "
+		    "\"p50_us\": %.2f, \"p90_us\": %.2f, \"p99_us\": %.2f, "
+		    "\"p999_us\": %.2f, \"max_us\": %.2f},\n",
+		    c->rate > 0 ? "arrival (due time)" : "submit", r->p50_us,
+		    r->p90_us, r->p99_us, r->p999_us, r->max_us);
 	if (c->rate > 0)
 		(void)fprintf(f,
 			      " \"rate\": {\"offered_events_per_s\": %.1f, "
@@ -192,10 +196,15 @@ run_write_json(const struct run_cfg *c, const struct run_result *r, FILE *f)
 	(void)fprintf(f,
 		      " \"turns\": %" PRIu64 ", \"kicks\": %" PRIu64
 		      ", \"efull\": %" PRIu64
-		      ", \"units\": %u, \"edges\": %u, \"ok\": %s,\n"
-		      " \"progress\": [",
+		      ", \"units\": %u, \"edges\": %u, \"ok\": %s,\n",
 		      r->turns, r->kicks, r->efull, r->units, r->edges,
 		      r->ok ? "true" : "false");
+	if (r->ranks) {
+		(void)fputc(' ', f);
+		ranks_write_json(f, r->ranks, r->nranks, ",\n");
+	} else
+		(void)fprintf(f, " \"ranks\": null,\n");
+	(void)fprintf(f, " \"progress\": [");
 	for (size_t i = 0; i < r->ns; i++)
 		(void)fprintf(f,
 			      "%s\n  {\"t\": %.3f, \"events\": %" PRIu64
@@ -255,10 +264,14 @@ run_print_summary(const struct run_cfg *c, const struct run_result *r)
 
 	(void)fprintf(o,
 		      "subcirc run: grid %" PRId64 "x%" PRId64
-		      ", placement %s (%u units, %u edges), %u workers, "
+		      ", placement %s (%u units, %u edges), %u workers%s, "
 		      "batch %u\n",
 		      c->rows, c->cols, c->placement, r->units, r->edges,
-		      c->workers, c->batch);
+		      c->workers, r->nranks > 1 ? " per rank" : "", c->batch);
+	if (r->nranks > 1)
+		(void)fprintf(o,
+			      "  across %d ranks (MPI), the host on rank 0\n",
+			      r->nranks);
 	if (r->interrupted)
 		(void)fprintf(o,
 			      "  interrupted by %s: the figures are for what "
@@ -273,16 +286,23 @@ run_print_summary(const struct run_cfg *c, const struct run_result *r)
 			      "  open loop: offered %.0f events/s, schedule "
 			      "kept at %.0f events/s\n",
 			      c->rate, r->achieved_eps);
-	(void)fprintf(o,
-		      "  latency per event, %s -> output: p50 %.1f us, p90 "
-		      "%.1f us, p99 %.1f us, p99.9 %.1f us, max %.1f us\n",
-		      c->rate > 0 ? "arrival" : "submit", r->p50_us, r->p90_us,
-		      r->p99_us, r->p999_us, r->max_us);
+	if (r->latency_measured)
+		(void)fprintf(o,
+			      "  latency per event, %s -> output: p50 %.1f "
+			      "us, p90 %.1f us, p99 %.1f us, p99.9 %.1f us, "
+			      "max %.1f us\n",
+			      c->rate > 0 ? "arrival" : "submit", r->p50_us,
+			      r->p90_us, r->p99_us, r->p999_us, r->max_us);
+	else
+		(void)fprintf(o, "  latency: not measured (the totals output "
+				 "runs on another rank than the host's)\n");
 	run_print_floor(o, r);
 	(void)fprintf(o,
 		      "  turns %" PRIu64 ", kicks %" PRIu64
 		      ", submits that met a full edge %" PRIu64 "\n",
 		      r->turns, r->kicks, r->efull);
+	if (r->ranks)
+		ranks_print(o, r->ranks, r->nranks);
 	(void)fprintf(o, "  output %s\n",
 		      r->ok ? "equals the reference"
 			    : "DIFFERS from the reference");

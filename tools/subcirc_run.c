@@ -31,6 +31,22 @@
  * SIGINT and SIGTERM end the run as its end would: the batch in hand is
  * submitted, the runtime drains, and the summary and files are written
  * for what ran (a second signal kills, as usual).
+ *
+ * Across ranks (mpirun -np N subcirc run --placement ranks:N, see
+ * tools/subcirc_mpi.c): every rank builds the same grid, placement and
+ * runtime (sc_mpi_runtime_create); rank 0 is the host and the only one
+ * that prints or writes a file, while the others go straight to the
+ * collective wait for idle, with no deadline of their own (it ends when
+ * rank 0 comes, or when the link finds rank 0 dead). Then every rank
+ * makes the same collective calls in the same order, whatever happened
+ * before (wait_idle, an integral of each output, destroy), so that no
+ * rank waits for a call another skipped; the integrals gather to rank 0,
+ * which compares them with the reference. The stamps are read where the
+ * totals output runs: when that is not rank 0 there is no latency, and
+ * the newest stamp seen is gathered with the figures for the check that
+ * every batch came through. Open loop across ranks measures the floor's
+ * wake-ups only (its service time would be a wait for idle per batch,
+ * collective).
  */
 #include <inttypes.h>
 #include <math.h>
@@ -138,6 +154,8 @@ struct run_ctx {
 	struct sc_grid_nodes nodes;
 	struct sc_placement *p;
 	struct sc_runtime *rt;
+	void *mpi;	  /* across ranks: the sc_mpi_runtime, else NULL */
+	bool stamps_here; /* the totals output runs on this rank */
 	struct sc_watchdog *wd;
 	struct latency *lat;
 	double step_ns;	    /* open loop: between two arrivals; 0 closed */
@@ -147,13 +165,27 @@ struct run_ctx {
 	uint64_t trace_ns, trace_events; /* --trace: the last host sample */
 };
 
+/* Whether every replica of the unit that holds node `totals` runs on this
+ * rank (always, in one process). */
+static bool
+run_stamps_here(const struct sc_placement *p, int totals)
+{
+	int u = sc_placement_unit_of(p, totals);
+
+	if (u < 0)
+		return false;
+	for (uint32_t i = 0; i < sc_placement_shards(p, (uint32_t)u); i++)
+		if (sc_placement_rank_of(p, (uint32_t)u, i) != ranks_rank())
+			return false;
+	return true;
+}
+
 static void
 run_teardown(struct run_ctx *x)
 {
 	sc_watchdog_destroy(x->wd);
-	sc_runtime_destroy(x->rt);
+	ranks_runtime_destroy(x->rt, x->mpi);
 	sc_placement_destroy(x->p);
-	sc_grid_destroy(x->gr);
 	free(x->lat);
 }
 
@@ -176,7 +208,8 @@ run_setup(struct run_ctx *x, const struct run_cfg *cfg)
 				      .stall_ns = 5000000000ull,
 				      .starve_ns = 5000000000ull,
 				      .no_progress_ns = 10000000000ull,
-				      .rate_limit_ns = 5000000000ull};
+				      .rate_limit_ns = 5000000000ull,
+				      .waits = sc_runtime_waits};
 	int rc;
 
 	memset(x, 0, sizeof(*x));
@@ -197,12 +230,17 @@ run_setup(struct run_ctx *x, const struct run_cfg *cfg)
 				      cfg->seed, &x->p);
 	if (rc != 0)
 		return lib_error("sc_placement_parse", rc);
-	if ((rc = sc_runtime_create(sc_grid_graph(x->gr), x->p, &ro, &x->rt)) !=
-	    0)
-		return lib_error("sc_runtime_create", rc);
+	if ((rc = ranks_runtime_create(sc_grid_graph(x->gr), x->p, &ro,
+				       cfg->credits, &x->rt, &x->mpi)) != 0)
+		return lib_error(x->mpi || !ranks_active()
+				     ? "sc_runtime_create"
+				     : "sc_mpi_runtime_create",
+				 rc);
+	x->stamps_here = run_stamps_here(x->p, x->nodes.out_totals);
 	if ((rc = sc_runtime_on_delta(x->rt, x->nodes.out_totals, on_totals,
 				      x->lat)) != 0)
 		return lib_error("sc_runtime_on_delta", rc);
+	wo.waits_arg = x->rt; /* FRONTIER reports (tick mode only) */
 	if ((rc = sc_watchdog_create(sc_runtime_exec(x->rt), &wo, &x->wd)) != 0)
 		return lib_error("sc_watchdog_create", rc);
 	return 0;
@@ -244,7 +282,8 @@ run_progress(struct run_ctx *x, struct run_result *r, uint64_t now)
 	static struct hist_counts counts;
 	struct sc_runtime_stats st;
 	struct sample s;
-	uint64_t done = atomic_load(&x->lat->events);
+	uint64_t done = x->stamps_here ? atomic_load(&x->lat->events)
+				       : r->events; /* submitted */
 	double dt = (double)(now - x->last_ns) / 1e9;
 
 	(void)hist_take(&x->lat->interval, &counts, true);
@@ -266,6 +305,10 @@ run_progress(struct run_ctx *x, struct run_result *r, uint64_t now)
 
 		fmt_latency(s.p50_us, p50, sizeof(p50));
 		fmt_latency(s.p99_us, p99, sizeof(p99));
+		if (!x->stamps_here) /* the totals output runs elsewhere */
+			(void)snprintf(p50, sizeof(p50), "%10s", "-");
+		if (!x->stamps_here)
+			(void)snprintf(p99, sizeof(p99), "%10s", "-");
 		/* On a terminal the line is drawn again in place; into a
 		 * file or a pipe, a line a second. */
 		(void)fprintf(
@@ -347,7 +390,10 @@ run_wait_ring(struct run_ctx *x, uint64_t seq)
 	uint64_t deadline = sc_bench_now_ns() + RUN_STUCK_NS;
 	int rc;
 
-	while (seq - atomic_load(&x->lat->done) >= SENT_RING) {
+	/* No stamp comes back to a host whose totals output runs on
+	 * another rank: the edges' backpressure bounds what is in flight. */
+	while (x->stamps_here &&
+	       seq - atomic_load(&x->lat->done) >= SENT_RING) {
 		if ((rc = run_check_alive(x)) != 0)
 			return rc;
 		if (sc_bench_now_ns() >= deadline) {
@@ -406,6 +452,11 @@ static int
 run_verify(struct run_ctx *x, struct run_result *r)
 {
 	const int outs[2] = {x->nodes.out_grid, x->nodes.out_totals};
+	/* Across ranks every rank takes both integrals whatever it found
+	 * before (they are collective); only rank 0 compares them, and the
+	 * stamps are checked once gathered (run_ranks_check). */
+	const bool across = ranks_active(), host = ranks_rank() == 0;
+	bool ok = true;
 	int rc;
 
 	r->ok = false;
@@ -414,31 +465,34 @@ run_verify(struct run_ctx *x, struct run_result *r)
 			return lib_error("sc_runtime_check_idle", rc);
 		(void)snprintf(r->why, sizeof(r->why), "idle check: %s",
 			       sc_errmsg());
-		return 0;
+		if (across)
+			(void)fprintf(stderr, "subcirc run: rank %d: %s\n",
+				      ranks_rank(), r->why);
+		ok = false;
 	}
-	if (atomic_load(&x->lat->done) != sc_grid_seq(x->gr)) {
+	if (ok && !across && atomic_load(&x->lat->done) != sc_grid_seq(x->gr)) {
 		(void)snprintf(r->why, sizeof(r->why),
 			       "last stamp seen %" PRIu64
 			       ", submitted %" PRIu64,
 			       atomic_load(&x->lat->done), sc_grid_seq(x->gr));
-		return 0;
+		ok = false;
 	}
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 2 && (ok || across); i++) {
 		struct sc_batch *got = NULL;
 
 		if ((rc = sc_runtime_integral(x->rt, outs[i], &got)) != 0)
 			return lib_error("sc_runtime_integral", rc);
-		rc = sc_grid_verify(x->gr, outs[i], got);
+		rc = ok && host ? sc_grid_verify(x->gr, outs[i], got) : 0;
 		sc_batch_release(got);
 		if (rc && rc != SC_ESTATE)
 			return lib_error("sc_grid_verify", rc);
 		if (rc) {
 			(void)snprintf(r->why, sizeof(r->why), "%s",
 				       sc_errmsg());
-			return 0;
+			ok = false;
 		}
 	}
-	r->ok = true;
+	r->ok = ok;
 	return 0;
 }
 
@@ -466,6 +520,7 @@ run_finish(struct run_ctx *x, struct run_result *r, uint64_t t_end)
 	struct sc_runtime_stats st;
 
 	(void)hist_take(&x->lat->all, &counts, false);
+	r->latency_measured = x->stamps_here;
 	r->seconds = (double)(t_end - x->t0) / 1e9;
 	r->eps = r->seconds > 0 ? (double)r->events / r->seconds : 0.0;
 	r->p50_us = hist_quantile_us(&counts, 0.50);
@@ -476,7 +531,8 @@ run_finish(struct run_ctx *x, struct run_result *r, uint64_t t_end)
 	sc_runtime_stats(x->rt, &st);
 	r->turns = st.turns;
 	r->frames = st.frames_delivered;
-	units_print(x->cfg, x->rt, r->seconds);
+	if (ranks_rank() == 0)
+		units_print(x->cfg, x->rt, r->seconds);
 	r->units = st.units;
 	r->edges = st.edges;
 	r->kicks = run_kicks(sc_runtime_exec(x->rt));
@@ -755,9 +811,66 @@ run_floor(struct run_ctx *x, struct run_floor *f)
 	run_floor_wake(f, interval < (double)NAP_MAX_NS ? (uint64_t)interval
 							: NAP_MAX_NS);
 	f->measured = true;
+	if (ranks_active())
+		return 0; /* its service time: a collective wait per batch */
 	atomic_store(&x->lat->measured_from,
 		     sc_grid_seq(x->gr) + SERVICE_BATCHES + 1);
 	return run_floor_service(x, f);
+}
+
+/* This rank's figures after the run (before its runtime goes). */
+static void
+run_rank_figs(struct run_ctx *x, const struct run_result *r, int rc,
+	      struct rank_figs *f)
+{
+	struct sc_runtime_stats st;
+
+	memset(f, 0, sizeof(*f));
+	if (x->rt) {
+		sc_runtime_stats(x->rt, &st);
+		f->turns = st.turns;
+		f->frames_delivered = st.frames_delivered;
+	}
+	ranks_link_figs(x->mpi, f);
+	f->stamp = x->lat ? atomic_load(&x->lat->done) : 0;
+	if (x->p)
+		for (uint32_t u = 0; u < sc_placement_units(x->p); u++)
+			for (uint32_t i = 0; i < sc_placement_shards(x->p, u);
+			     i++)
+				f->units_here +=
+				    sc_placement_rank_of(x->p, u, i) ==
+				    ranks_rank();
+	f->failed = rc != 0 || !r->ok;
+}
+
+/* Rank 0, with every rank's figures: the stamps and the other ranks'
+ * checks (the totals output may run elsewhere), and the sums. */
+static void
+run_ranks_check(const struct run_ctx *x, struct run_result *r,
+		struct rank_figs *all, int n)
+{
+	struct rank_figs sum;
+
+	ranks_figs_total(all, n, &sum);
+	r->nranks = n;
+	r->ranks = all;
+	r->turns = sum.turns;
+	r->frames = sum.frames_delivered;
+	for (int k = 1; k < n && r->ok; k++)
+		if (all[k].failed) {
+			(void)snprintf(r->why, sizeof(r->why),
+				       "rank %d: its checks failed (its "
+				       "messages say why)",
+				       k);
+			r->ok = false;
+		}
+	if (r->ok && sum.stamp != sc_grid_seq(x->gr)) {
+		(void)snprintf(r->why, sizeof(r->why),
+			       "last stamp seen %" PRIu64
+			       " (on any rank), submitted %" PRIu64,
+			       sum.stamp, sc_grid_seq(x->gr));
+		r->ok = false;
+	}
 }
 
 /* One run of the workload as cfg says; 0 or an exit code. */
@@ -766,29 +879,51 @@ run_once(const struct run_cfg *cfg, struct run_result *r)
 {
 	struct run_ctx x;
 	struct sc_panic_record pr;
-	int rc = run_setup(&x, cfg);
+	const bool host = ranks_rank() == 0, across = ranks_active();
+	/* The figures gathered: the process's last run (not freed). */
+	static struct rank_figs all[SC_PLACEMENT_MAX_RANKS];
+	struct rank_figs mine;
+	int rc = run_setup(&x, cfg), rc2;
 
 	memset(r, 0, sizeof(*r));
+	r->nranks = 1;
 	if (rc)
 		goto cleanup;
-	if (x.step_ns > 0 && (rc = run_floor(&x, &r->floor)) != 0)
+	if (host && x.step_ns > 0 && (rc = run_floor(&x, &r->floor)) != 0 &&
+	    !across)
 		goto cleanup;
 	atomic_store(&x.lat->measured_from, sc_grid_seq(x.gr) + 1);
 	x.t0 = x.last_ns = x.checked = sc_bench_now_ns();
 	x.last_done = 0; /* events of measured batches seen */
-	if ((rc = run_loop(&x, r)) != 0)
+	/* Across ranks a failure of the host's loop still goes through
+	 * every collective call below (the other ranks make them). */
+	if (!rc && host && (rc = run_loop(&x, r)) != 0 && !across)
 		goto cleanup;
 	r->interrupted = run_signal; /* what ended the loop, not the drain */
-	if ((rc = sc_runtime_wait_idle(x.rt, 60000000000ull, &pr)) != 0) {
-		if (rc == SC_EPANIC)
+	rc2 = sc_runtime_wait_idle(x.rt, host ? 60000000000ull : 0, &pr);
+	if (rc2 != 0) {
+		if (rc2 == SC_EPANIC)
 			(void)fprintf(stderr, "subcirc: unit %s panicked: %s\n",
 				      pr.name, pr.message);
-		rc = lib_error("sc_runtime_wait_idle", rc);
-		goto cleanup;
+		rc2 = lib_error("sc_runtime_wait_idle", rc2);
+		if (!across)
+			rc = rc2;
+		if (!across)
+			goto cleanup;
 	}
-	rc = run_finish(&x, r, sc_bench_now_ns());
+	rc2 = run_finish(&x, r, sc_bench_now_ns());
+	rc = rc ? rc : rc2;
 cleanup:
+	if (across)
+		run_rank_figs(&x, r, rc, &mine);
 	run_teardown(&x);
+	if (across) {
+		rc2 = ranks_gather(&mine, all);
+		if (host && !rc2)
+			run_ranks_check(&x, r, all, ranks_size());
+		rc = rc ? rc : rc2;
+	}
+	sc_grid_destroy(x.gr);
 	return rc;
 }
 
@@ -832,6 +967,10 @@ run_check_cfg(struct run_cfg *c)
 		die_library("sc_grid_create", rc);
 	check_placement_of("run", "--placement", sc_grid_graph(gr),
 			   c->placement, c->seed);
+	/* MPI starts here when the placement spans ranks (every rank has
+	 * checked the same arguments: a bad one ended them all before). */
+	(void)ranks_start_placement("run", sc_grid_graph(gr), c->placement,
+				    c->seed);
 	(void)sc_grid_destroy(gr);
 }
 
@@ -908,6 +1047,9 @@ run_parse(struct args *a, struct run_cfg *c)
 		} else if (args_opt(a, "--panic-rate", &v)) {
 			c->panic_rate =
 			    parse_double("run", "--panic-rate", v, 0.0, 1.0);
+		} else if (args_opt(a, "--credits", &v)) {
+			c->credits = (uint32_t)parse_u64("run", "--credits", v,
+							 1, 1u << 20);
 		} else if (args_opt(a, "--quiet", NULL)) {
 			c->quiet = true;
 		} else if (args_opt(a, "--json", &v)) {
@@ -985,6 +1127,7 @@ cmd_run(int argc, char **argv)
 	struct run_result r;
 	FILE *json, *csv, *trace;
 	int rc, rc2, wrc = 0;
+	bool host;
 
 	if (run_is_nexmark(argc, argv)) /* tools/subcirc_nexmark.c */
 		return cmd_run_nexmark(argc, argv);
@@ -997,6 +1140,9 @@ cmd_run(int argc, char **argv)
 	if (c.linger > 0 && c.rate <= 0)
 		die_usage("run", "--linger needs --rate (an open-loop run)");
 	run_check_cfg(&c);
+	host = ranks_rank() == 0;
+	if (!host)
+		c.quiet = true; /* rank 0 prints and writes */
 	json = open_out("run", "--json", c.json);
 	csv = open_out("run", "--csv", c.csv);
 	trace = open_out("run", "--trace", c.trace);
@@ -1010,7 +1156,7 @@ cmd_run(int argc, char **argv)
 	progress_tty = !c.quiet && isatty(fileno(report_text()));
 	rc = run_once(&c, &r);
 	progress_end();
-	if (!rc) {
+	if (!rc && host) {
 		run_print_summary(&c, &r);
 		run_warn_rate(&c, &r);
 		if (json)
@@ -1021,13 +1167,13 @@ cmd_run(int argc, char **argv)
 	/* Closed even after a failed run (the files stay empty); a write
 	 * error is the first failure only when the run succeeded. */
 	/* What ran is in the trace even when the run failed or was cut. */
-	if ((rc2 = trace_close(c.timeline, trace)) != 0)
+	if ((rc2 = trace_close(c.timeline, host ? trace : NULL)) != 0)
 		wrc = rc2;
 	wrc = close_out("run", c.json, json) ? EXIT_LIBRARY : wrc;
 	wrc = close_out("run", c.csv, csv) ? EXIT_LIBRARY : wrc;
 	wrc = close_out("run", c.trace, trace) ? EXIT_LIBRARY : wrc;
 	free(r.s); /* the samples, also those taken before a failure */
 	if (rc || wrc)
-		return rc ? rc : wrc;
-	return r.ok ? 0 : EXIT_CHECK;
+		return ranks_agree(rc ? rc : wrc);
+	return ranks_agree(r.ok || !host ? 0 : EXIT_CHECK);
 }

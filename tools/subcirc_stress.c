@@ -72,6 +72,7 @@ struct stress_cfg {
 	bool verbose;
 	bool grid, random, nexmark; /* the workloads */
 	bool modes[2];		    /* sim, pool */
+	bool modes_given;	    /* --modes or --pool */
 	enum sc_settle_fault_kind faults[SC_SETTLE_FAULT_KINDS];
 	size_t nfaults;	    /* 0: none */
 	int32_t fault_unit; /* -1: drawn */
@@ -495,6 +496,7 @@ stress_parse_modes(const char *v, struct stress_cfg *s)
 			  "--modes: '%s' is not sim, pool or sim,pool", v);
 	s->modes[0] = sim;
 	s->modes[1] = pool;
+	s->modes_given = true;
 }
 
 static void
@@ -647,6 +649,7 @@ stress_parse(int argc, char **argv, struct stress_cfg *s)
 		} else if (args_opt(&a, "--pool", NULL)) {
 			s->modes[0] = false;
 			s->modes[1] = true;
+			s->modes_given = true;
 		} else if (args_opt(&a, "--verbose", NULL)) {
 			s->verbose = true;
 		} else if (!stress_parse_campaign(&a, s)) {
@@ -1043,6 +1046,98 @@ stress_worst(int a, int b)
 						      : b;
 }
 
+/* The ranks placement spec spans on the grid's graph (1 if it does not
+ * parse: then it spans none, and the campaign skips it as usual). */
+static uint32_t
+stress_span(const char *spec)
+{
+	static struct sc_grid *gr; /* kept, as parse_placements' */
+	struct sc_grid_opts go = {.rows = 1, .cols = 1};
+	struct sc_placement *p = NULL;
+	uint32_t n;
+
+	if (!gr && sc_grid_create(&go, &gr) != 0)
+		die_library("sc_grid_create", SC_ENOMEM);
+	if (sc_placement_parse(sc_grid_graph(gr), spec, 1, &p) != 0)
+		return 1;
+	n = sc_placement_ranks(p);
+	sc_placement_destroy(p);
+	return n;
+}
+
+/* Under mpirun (or with a placement over ranks): the campaign across
+ * ranks (tools/subcirc_stress_ranks.c), refusing what does not apply
+ * there; a placement with no ranks of its own is spread over all of
+ * them. -1 when the campaign runs in this process as usual. */
+static int
+stress_across(const struct stress_cfg *s, const char *exe)
+{
+	static struct stress_ranks_cfg c;
+	uint32_t n = ranks_launched(), span = 1;
+
+	for (size_t i = 0; i < s->np; i++) {
+		uint32_t k = stress_span(s->places[i]);
+
+		span = k > span ? k : span;
+	}
+	if (n <= 1 && span <= 1)
+		return -1;
+	if (s->nexmark)
+		die_usage("stress", "--workloads nexmark: not across ranks "
+				    "(grid and random are)");
+	if (s->modes_given && s->modes[0])
+		die_usage("stress", "--modes sim: the seeded scheduler runs "
+				    "turns on the host (workers 0), which a "
+				    "runtime across ranks cannot; every case "
+				    "there runs on worker threads (pool)");
+	for (size_t i = 0; i < s->nfaults; i++)
+		if (s->faults[i] != SC_SETTLE_FAULT_NONE)
+			die_usage("stress",
+				  "--faults %s: not across ranks (a case "
+				  "there is judged whole, every unit alive; "
+				  "only none)",
+				  sc_settle_fault_name(s->faults[i]));
+	if (s->panic_rate > 0 || s->ticks || s->restart.kind || s->shrink ||
+	    s->fault_unit >= 0 || s->fault_at)
+		die_usage("stress", "--panic-rate, --panic-at, --ticks, "
+				    "--restart and --shrink: not across "
+				    "ranks (units/runtime_remote.h)");
+	if (span <= 1)
+		span = n; /* every placement spread over mpirun's ranks */
+	memset(&c, 0, sizeof(c));
+	for (size_t i = 0; i < s->np; i++) {
+		uint32_t k = stress_span(s->places[i]);
+
+		if (k <= 1 && !strchr(s->places[i], '@'))
+			(void)snprintf(c.places[i], sizeof(c.places[i]),
+				       "%s@ranks:%u", s->places[i], span);
+		else if (k != span)
+			die_usage("stress",
+				  "--placements: '%s' spans %u ranks, "
+				  "another spans %u: one count for all",
+				  s->places[i], k, span);
+		else
+			(void)snprintf(c.places[i], sizeof(c.places[i]), "%s",
+				       s->places[i]);
+	}
+	(void)ranks_start("stress", span); /* exit 2 if it cannot run */
+	c.np = s->np;
+	c.seed_lo = s->seed_lo;
+	c.seed_hi = s->seed_hi;
+	memcpy(c.workers, s->workers, sizeof(c.workers));
+	c.nw = s->nw;
+	c.grid = s->grid;
+	c.random = s->random;
+	c.events = s->events;
+	c.keep_going = s->keep_going;
+	c.quiet = s->quiet || ranks_rank() != 0;
+	c.verbose = s->verbose && ranks_rank() == 0;
+	c.plant = s->plant;
+	c.json = s->json;
+	c.json_f = s->json_f;
+	return stress_ranks(&c, exe);
+}
+
 int
 cmd_stress(int argc, char **argv, const char *exe)
 {
@@ -1056,6 +1151,8 @@ cmd_stress(int argc, char **argv, const char *exe)
 
 	cli_alloc_hook_install(); /* before --faults alloc is parsed */
 	stress_parse(argc, argv, &s);
+	if ((rc = stress_across(&s, exe)) >= 0)
+		return rc;
 	total = (s.seed_hi - s.seed_lo + 1) *
 		(uint64_t)((s.grid ? 1 : 0) + (s.random ? 1 : 0) +
 			   (s.nexmark ? 1 : 0)) *

@@ -624,8 +624,10 @@ fault_arm(struct run *r, const struct sc_placement *p)
 					      .starve_ns = SC_WATCHDOG_OFF,
 					      .lost_kick_ns = SC_WATCHDOG_OFF,
 					      .no_progress_ns = SC_WATCHDOG_OFF,
-					      .report = fault_report_quiet};
+					      .report = fault_report_quiet,
+					      .waits = sc_runtime_waits};
 
+		wo.waits_arg = r->rt; /* FRONTIER, in tick mode */
 		if ((rc = sc_watchdog_create(sc_runtime_exec(r->rt), &wo,
 					     &r->wd)) != 0)
 			return rc;

@@ -1,0 +1,434 @@
+/*
+ * subcirc_mpi.c - `subcirc run` (and `stress`) under mpirun: one process
+ * per rank, each running its own replicas of the same graph and placement
+ * (units/mpi_runtime.h), the host on rank 0 (tools/subcirc.h, "Across
+ * ranks").
+ *
+ * When MPI starts. A plain `subcirc run` must not need mpirun, and a
+ * process that calls MPI_Init outside mpirun becomes a singleton that
+ * spawns Open MPI's daemon: so MPI is initialised only when the placement
+ * spans more than one rank and the launcher says how many ranks it
+ * started (OMPI_COMM_WORLD_SIZE from Open MPI's mpirun, PMI_SIZE from
+ * Hydra's mpiexec), read before MPI starts so that a wrong count is a bad
+ * argument (exit 2) on every rank at once, before any rank waits for
+ * another. A placement over several ranks outside mpirun, or under a
+ * build without MPI, is refused the same way, saying which.
+ *
+ * Built twice over: with SC_CLI_MPI (sc_mpi was built, MPI found) the
+ * runtime across ranks is sc_mpi_runtime_create; without it every
+ * placement over several ranks is refused, saying subcirc was built
+ * without MPI, and the rest runs as before.
+ *
+ * After the runtime. The figures are gathered to rank 0 and the verdict
+ * sent back with MPI calls made only once the runtime is destroyed (while
+ * it lives the program makes none of its own: units/mpi_runtime.h), each
+ * non-blocking and polled to a deadline, so a rank that never comes ends
+ * the gather with an error naming it instead of a hang.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "operators/error.h"
+#include "tools/subcirc.h"
+#include "units/placement.h"
+#include "units/runtime.h"
+
+#ifdef SC_CLI_MPI
+#include <mpi.h>
+
+#include "units/mpi_runtime.h"
+#endif
+
+/* How long a gather after the run waits for every rank. */
+#define RANKS_GATHER_NS 60000000000ull
+/* A peer silent this long is dead (the link's heartbeats). */
+#define RANKS_DEAD_NS 10000000000ull
+
+static int ranks_me, ranks_n = 1;
+static bool ranks_on; /* MPI initialised by ranks_start */
+
+uint32_t
+ranks_launched(void)
+{
+	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		// NOLINTNEXTLINE(concurrency-mt-unsafe): before any thread
+		const char *v = getenv(vars[i]);
+		char *end = NULL;
+		unsigned long n;
+
+		if (!v || !*v)
+			continue;
+		n = strtoul(v, &end, 10);
+		if (*end == '\0' && n >= 1 && n <= UINT32_MAX)
+			return (uint32_t)n;
+	}
+	return 1;
+}
+
+bool
+ranks_built(void)
+{
+#ifdef SC_CLI_MPI
+	return true;
+#else
+	return false;
+#endif
+}
+
+int
+ranks_start(const char *cmd, uint32_t span)
+{
+	uint32_t n = ranks_launched();
+
+	if (span <= 1 && n <= 1)
+		return 0;
+	if (span <= 1)
+		die_usage(cmd,
+			  "mpirun started %u ranks, but the placement runs "
+			  "on one: give a placement over %u ranks (ranks:%u, "
+			  "or a strategy and @ranks:%u)",
+			  n, n, n, n);
+	if (!ranks_built())
+		die_usage(cmd,
+			  "the placement spans %u ranks, but subcirc was "
+			  "built without MPI (no sc_mpi: install Open MPI, "
+			  "tools/deps --optional, and build again)",
+			  span);
+	if (n == 1)
+		die_usage(cmd,
+			  "the placement spans %u ranks: run one process "
+			  "per rank, `mpirun -np %u subcirc %s ...`",
+			  span, span, cmd);
+	if (n != span)
+		die_usage(cmd,
+			  "the placement spans %u ranks, but mpirun started "
+			  "%u: give -np %u, or a placement over %u ranks",
+			  span, n, span, n);
+#ifdef SC_CLI_MPI
+	{
+		int level = 0, size = 0;
+
+		if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED,
+				    &level) != MPI_SUCCESS)
+			die_library("MPI_Init_thread", SC_EIO);
+		if (level < MPI_THREAD_SERIALIZED) {
+			(void)fprintf(stderr,
+				      "subcirc %s: MPI gives thread level "
+				      "%d, below MPI_THREAD_SERIALIZED\n",
+				      cmd, level);
+			MPI_Abort(MPI_COMM_WORLD, EXIT_LIBRARY);
+		}
+		ranks_on = true;
+		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+		MPI_Comm_rank(MPI_COMM_WORLD, &ranks_me);
+		MPI_Comm_size(MPI_COMM_WORLD, &size);
+		ranks_n = size;
+		if ((uint32_t)size != span) {
+			(void)fprintf(stderr,
+				      "subcirc %s: MPI_COMM_WORLD has %d "
+				      "ranks, the placement spans %u\n",
+				      cmd, size, span);
+			ranks_stop();
+			subcirc_exit(EXIT_USAGE);
+		}
+	}
+#endif
+	return ranks_me;
+}
+
+int
+ranks_start_placement(const char *cmd, const struct sc_graph *g,
+		      const char *spec, uint64_t seed)
+{
+	struct sc_placement *p = NULL;
+	uint32_t span;
+	int rc = sc_placement_parse(g, spec, seed, &p);
+
+	if (rc)
+		die_library("sc_placement_parse", rc); /* checked before */
+	span = sc_placement_ranks(p);
+	sc_placement_destroy(p);
+	return ranks_start(cmd, span);
+}
+
+bool
+ranks_active(void)
+{
+	return ranks_on;
+}
+
+int
+ranks_rank(void)
+{
+	return ranks_me;
+}
+
+int
+ranks_size(void)
+{
+	return ranks_n;
+}
+
+void
+ranks_stop(void)
+{
+#ifdef SC_CLI_MPI
+	if (ranks_on)
+		MPI_Finalize();
+#endif
+	ranks_on = false;
+}
+
+int
+ranks_runtime_create(struct sc_graph *g, const struct sc_placement *p,
+		     const struct sc_runtime_opts *ro, uint32_t credits,
+		     struct sc_runtime **rt, void **mpi)
+{
+	*mpi = NULL;
+#ifdef SC_CLI_MPI
+	if (ranks_on) {
+		struct sc_mpi_runtime *m = NULL;
+		struct sc_mpi_link_opts lo;
+		int rc;
+
+		sc_mpi_link_opts_default(&lo);
+		/* A rank starved of the cores for 2 s (the link's default)
+		 * is not dead: on a loaded machine, with more ranks than
+		 * cores, it happens. */
+		lo.dead_ns = RANKS_DEAD_NS;
+		if (credits) /* a small window: backpressure across ranks */
+			lo.credits = lo.outbox = credits;
+		rc = sc_mpi_runtime_create(g, p, ro, &lo, &m);
+
+		if (rc)
+			return rc;
+		*mpi = m;
+		*rt = sc_mpi_runtime_rt(m);
+		return 0;
+	}
+#endif
+	return sc_runtime_create(g, p, ro, rt);
+}
+
+void
+ranks_runtime_destroy(struct sc_runtime *rt, void *mpi)
+{
+#ifdef SC_CLI_MPI
+	if (mpi) {
+		sc_mpi_runtime_destroy(mpi);
+		return;
+	}
+#endif
+	(void)mpi;
+	sc_runtime_destroy(rt);
+}
+
+void
+ranks_link_figs(void *mpi, struct rank_figs *f)
+{
+#ifdef SC_CLI_MPI
+	struct sc_mpi_link_stats st;
+
+	if (!mpi)
+		return;
+	sc_mpi_runtime_stats(mpi, &st);
+	f->frames_sent = st.frames_sent;
+	f->frames_recv = st.frames_recv;
+	f->bytes_sent = st.bytes_sent;
+	f->bytes_recv = st.bytes_recv;
+	f->credit_waits = st.credit_waits;
+	f->undeliverable = st.undeliverable;
+	f->credit_msgs = st.credit_msgs;
+	f->waves = st.waves;
+#else
+	(void)mpi;
+	(void)f;
+#endif
+}
+
+#ifdef SC_CLI_MPI
+/* Wait for request q until the deadline, yielding; 0, or EXIT_LIBRARY
+ * after a message naming what did not come. */
+static int
+ranks_wait(MPI_Request *q, const char *what)
+{
+	struct timespec t0, now, nap = {0, 100000};
+	int done = 0;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		if (MPI_Test(q, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS) {
+			(void)fprintf(stderr, "subcirc: rank %d: %s failed\n",
+				      ranks_me, what);
+			return EXIT_LIBRARY;
+		}
+		if (done)
+			return 0;
+		(void)clock_gettime(CLOCK_MONOTONIC, &now);
+		if ((uint64_t)(now.tv_sec - t0.tv_sec) * 1000000000ull +
+			(uint64_t)(now.tv_nsec - t0.tv_nsec) >=
+		    RANKS_GATHER_NS) {
+			(void)fprintf(stderr,
+				      "subcirc: rank %d: %s: not every rank "
+				      "came in %llu s\n",
+				      ranks_me, what,
+				      RANKS_GATHER_NS / 1000000000ull);
+			return EXIT_LIBRARY;
+		}
+		(void)nanosleep(&nap, NULL);
+	}
+}
+#endif
+
+/* The requests below end in ranks_wait's MPI_Test loop, which the MPI
+ * checker does not follow. */
+// NOLINTBEGIN(clang-analyzer-optin.mpi.MPI-Checker)
+int
+ranks_gather(const struct rank_figs *mine, struct rank_figs *all)
+{
+#ifdef SC_CLI_MPI
+	if (ranks_on) {
+		MPI_Request q;
+
+		if (MPI_Igather(mine, (int)sizeof(*mine), MPI_BYTE, all,
+				(int)sizeof(*mine), MPI_BYTE, 0, MPI_COMM_WORLD,
+				&q) != MPI_SUCCESS) {
+			(void)fprintf(stderr,
+				      "subcirc: rank %d: MPI_Igather of the "
+				      "figures failed\n",
+				      ranks_me);
+			return EXIT_LIBRARY;
+		}
+		return ranks_wait(&q, "the gather of the per-rank figures");
+	}
+#endif
+	all[0] = *mine;
+	return 0;
+}
+
+int
+ranks_agree(int rc)
+{
+#ifdef SC_CLI_MPI
+	if (ranks_on) {
+		MPI_Request q;
+		int v = rc;
+
+		if (MPI_Ibcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD, &q) !=
+		    MPI_SUCCESS)
+			return EXIT_LIBRARY;
+		if (ranks_wait(&q, "the verdict from rank 0") != 0)
+			return EXIT_LIBRARY;
+		/* A rank's own failure stands; else rank 0's verdict. */
+		return rc ? rc : v;
+	}
+#endif
+	return rc;
+}
+int
+ranks_sum(uint64_t *v, size_t n)
+{
+#ifdef SC_CLI_MPI
+	if (ranks_on) {
+		MPI_Request q;
+
+		if (MPI_Iallreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T,
+				   MPI_SUM, MPI_COMM_WORLD,
+				   &q) != MPI_SUCCESS) {
+			(void)fprintf(stderr,
+				      "subcirc: rank %d: MPI_Iallreduce "
+				      "failed\n",
+				      ranks_me);
+			return EXIT_LIBRARY;
+		}
+		return ranks_wait(&q, "a sum over the ranks");
+	}
+#endif
+	(void)v;
+	(void)n;
+	return 0;
+}
+// NOLINTEND(clang-analyzer-optin.mpi.MPI-Checker)
+
+void
+ranks_abort(int rc)
+{
+	(void)fflush(stdout);
+#ifdef SC_CLI_MPI
+	if (ranks_on)
+		MPI_Abort(MPI_COMM_WORLD, rc);
+#endif
+	subcirc_exit(rc);
+}
+
+void
+ranks_figs_total(const struct rank_figs *all, int n, struct rank_figs *sum)
+{
+	memset(sum, 0, sizeof(*sum));
+	for (int r = 0; r < n; r++) {
+		const struct rank_figs *f = &all[r];
+
+		sum->frames_sent += f->frames_sent;
+		sum->frames_recv += f->frames_recv;
+		sum->bytes_sent += f->bytes_sent;
+		sum->bytes_recv += f->bytes_recv;
+		sum->credit_waits += f->credit_waits;
+		sum->undeliverable += f->undeliverable;
+		sum->credit_msgs += f->credit_msgs;
+		sum->turns += f->turns;
+		sum->frames_delivered += f->frames_delivered;
+		sum->units_here += f->units_here;
+		if (f->stamp > sum->stamp)
+			sum->stamp = f->stamp;
+		if (f->waves > sum->waves)
+			sum->waves = f->waves;
+	}
+}
+
+void
+ranks_print(FILE *o, const struct rank_figs *all, int n)
+{
+	(void)fprintf(o,
+		      "  per rank:  %4s %6s %7s %12s %12s %12s %12s %9s "
+		      "%9s\n",
+		      "rank", "units", "turns", "frames sent", "frames recv",
+		      "bytes sent", "bytes recv", "credit w.", "undeliv.");
+	for (int r = 0; r < n; r++) {
+		const struct rank_figs *f = &all[r];
+
+		(void)fprintf(o,
+			      "             %4d %6u %7" PRIu64 " %12" PRIu64
+			      " %12" PRIu64 " %12" PRIu64 " %12" PRIu64
+			      " %9" PRIu64 " %9" PRIu64 "\n",
+			      r, f->units_here, f->turns, f->frames_sent,
+			      f->frames_recv, f->bytes_sent, f->bytes_recv,
+			      f->credit_waits, f->undeliverable);
+	}
+}
+
+void
+ranks_write_json(FILE *f, const struct rank_figs *all, int n, const char *sep)
+{
+	(void)fprintf(f, "\"ranks\": [");
+	for (int r = 0; r < n; r++) {
+		const struct rank_figs *x = &all[r];
+
+		(void)fprintf(
+		    f,
+		    "%s\n    {\"rank\": %d, \"units\": %u, \"turns\": %" PRIu64
+		    ", \"frames_sent\": %" PRIu64 ", \"frames_recv\": %" PRIu64
+		    ", \"bytes_sent\": %" PRIu64 ", \"bytes_recv\": %" PRIu64
+		    ", \"credit_waits\": %" PRIu64 ", \"credit_msgs\": %" PRIu64
+		    ", \"undeliverable\": %" PRIu64 ", \"waves\": %" PRIu64 "}",
+		    r ? "," : "", r, x->units_here, x->turns, x->frames_sent,
+		    x->frames_recv, x->bytes_sent, x->bytes_recv,
+		    x->credit_waits, x->credit_msgs, x->undeliverable,
+		    x->waves);
+	}
+	(void)fprintf(f, "\n  ]%s", sep);
+}
