@@ -1,7 +1,8 @@
 /*
  * bench_mpi.c - a remote edge (units/mpi_link.h) against MPI itself, on
- * two ranks: `mpirun -np 2 build/bench/bench_mpi [--quick]` (rank 0
- * prints). Built only with MPI (sc_mpi).
+ * two ranks: `mpirun -np 2 build/bench/bench_mpi [--quick] [latency |
+ * throughput]` (rank 0 prints; a word runs only that part). Built only
+ * with MPI (sc_mpi).
  *
  * 1. Latency of one frame across the link, one way: a ping-pong of a
  *    1-row frame, edge 0 from rank 0 to 1 and edge 1 back, each leg
@@ -155,6 +156,64 @@ latency_mpi(size_t n, size_t bytes, uint64_t *ns)
 	}
 }
 
+/* The link's own MPI calls without the link: MPI_Isend, then polling
+ * MPI_Improbe until the message is there, MPI_Imrecv into a new buffer
+ * and MPI_Test to completion. Between the link and MPI_Send/MPI_Recv:
+ * what its mechanism costs before any code of ours. */
+// NOLINTBEGIN(clang-analyzer-optin.mpi.MPI-Checker)
+static void
+nb_leg(const uint8_t *msg, int bytes, int to)
+{
+	MPI_Request r;
+	int done = 0;
+
+	MPI_Isend(msg, bytes, MPI_BYTE, to, 9, MPI_COMM_WORLD, &r);
+	while (!done)
+		MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+}
+
+static void
+nb_take(int from)
+{
+	MPI_Message m;
+	MPI_Status st;
+	MPI_Request r;
+	int flag = 0, count = 0, done = 0;
+	uint8_t *buf;
+
+	while (!flag)
+		MPI_Improbe(from, 9, MPI_COMM_WORLD, &flag, &m, &st);
+	MPI_Get_count(&st, MPI_BYTE, &count);
+	buf = malloc((size_t)count + 1);
+	if (!buf)
+		sc_bench_fail("malloc");
+	MPI_Imrecv(buf, count, MPI_BYTE, &m, &r);
+	while (!done)
+		MPI_Test(&r, &done, MPI_STATUS_IGNORE);
+	free(buf);
+}
+
+// NOLINTEND(clang-analyzer-optin.mpi.MPI-Checker)
+
+static void
+latency_mpi_nb(size_t n, size_t bytes, uint64_t *ns)
+{
+	uint8_t msg[512] = {0};
+
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t0 = sc_bench_now_ns();
+
+		if (me == 0) {
+			nb_leg(msg, (int)bytes, 1);
+			nb_take(1);
+		} else {
+			nb_take(0);
+			nb_leg(msg, (int)bytes, 0);
+		}
+		ns[i] = (sc_bench_now_ns() - t0) / 2;
+	}
+}
+
 /* Rows per second of `frames` frames of `rows` rows on edge 0, rank 0
  * to 1, until rank 1's acknowledgement (edge 1). */
 static double
@@ -251,6 +310,7 @@ static void
 latency(struct sc_mpi_link *l, int reps, size_t n)
 {
 	double l50[REPS_MAX], l99[REPS_MAX], m50[REPS_MAX], m99[REPS_MAX];
+	double b50[REPS_MAX], b99[REPS_MAX];
 	uint64_t *ns = malloc(n * sizeof(*ns));
 	struct sc_wire_buf one;
 
@@ -265,6 +325,9 @@ latency(struct sc_mpi_link *l, int reps, size_t n)
 		MPI_Barrier(MPI_COMM_WORLD);
 		latency_mpi(n, one.len, ns);
 		percentiles(ns, n, &m50[r], &m99[r]);
+		MPI_Barrier(MPI_COMM_WORLD);
+		latency_mpi_nb(n, one.len, ns);
+		percentiles(ns, n, &b50[r], &b99[r]);
 	}
 	if (me == 0) {
 		sc_bench_emit("mpi", "1-row frame one way p50", "us",
@@ -275,6 +338,14 @@ latency(struct sc_mpi_link *l, int reps, size_t n)
 			      sc_bench_median(l99, (size_t)reps),
 			      "mpi_pingpong_p99",
 			      sc_bench_median(m99, (size_t)reps));
+		sc_bench_emit("mpi", "1-row frame one way p50, vs its calls",
+			      "us", sc_bench_median(l50, (size_t)reps),
+			      "mpi_isend_improbe_imrecv_p50",
+			      sc_bench_median(b50, (size_t)reps));
+		sc_bench_emit("mpi", "1-row frame one way p99, vs its calls",
+			      "us", sc_bench_median(l99, (size_t)reps),
+			      "mpi_isend_improbe_imrecv_p99",
+			      sc_bench_median(b99, (size_t)reps));
 	}
 	sc_wire_buf_fini(&one);
 	free(ns);
@@ -288,6 +359,7 @@ main(int argc, char **argv)
 	struct sc_mpi_link *l;
 	bool quick = sc_bench_init(argc, argv);
 	int reps = quick ? 3 : REPS_MAX, level, size;
+	const char *only = NULL;
 	/* Read once, before any thread: MPI's come later. */
 	const char *credits =
 	    getenv("SC_BENCH_CREDITS"); // NOLINT(concurrency-mt-unsafe)
@@ -295,6 +367,9 @@ main(int argc, char **argv)
 	if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &level) !=
 	    MPI_SUCCESS)
 		return 1;
+	for (int i = 1; i < argc; i++)
+		if (argv[i][0] != '-')
+			only = argv[i];
 	MPI_Comm_rank(MPI_COMM_WORLD, &me);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	if (size != 2) {
@@ -314,9 +389,12 @@ main(int argc, char **argv)
 	if (sc_mpi_link_add_edge(l, 0, 0, 1) != 0 ||
 	    sc_mpi_link_add_edge(l, 1, 1, 0) != 0)
 		sc_bench_fail("add_edge");
-	latency(l, reps, quick ? 500 : 5000);
-	throughput(l, reps, 1, quick ? 20000 : 200000);
-	throughput(l, reps, 256, quick ? 2000 : 20000);
+	if (!only || !strcmp(only, "latency"))
+		latency(l, reps, quick ? 500 : 5000);
+	if (!only || !strcmp(only, "throughput")) {
+		throughput(l, reps, 1, quick ? 20000 : 200000);
+		throughput(l, reps, 256, quick ? 2000 : 20000);
+	}
 	sc_mpi_link_destroy(l);
 	MPI_Finalize();
 	return 0;

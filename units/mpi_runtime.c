@@ -26,6 +26,12 @@ struct cut {
 	bool send_here;			/* the producer is here: poll, send */
 	bool recv_here;			/* the consumer is here: recv, push */
 	struct sc_wire_rx rx;		/* recv_here: its symbols */
+	/* Waterlines (units/edge.h, "Waterlines"), one publication each
+	 * way: send_here, the last sent (mask 0: none yet), so a producer
+	 * that publishes the same values after every turn sends them once;
+	 * recv_here, one arrived and not yet published on the edge (mask
+	 * 0: none), which waits while the edge's outbox holds rows. */
+	struct sc_edge_waterline wl;
 };
 
 /* What the host asked the link thread to do. */
@@ -63,6 +69,46 @@ struct sc_mpi_runtime {
 /* --- the link thread ------------------------------------------------------
  */
 
+/* Producer here: the edge's newest publication whose frames before it
+ * the link has all taken (so it follows them on the wire), as a
+ * waterline message, when the link has room for it and it says
+ * something new. Values only rise, so skipping one is only a delay. */
+static int
+waterline_out(struct sc_mpi_runtime *m, struct cut *k)
+{
+	struct sc_edge_waterline w;
+	int rc;
+
+	if (!sc_mpi_link_room(m->link, k->c.id) ||
+	    !sc_edge_waterline_due(k->c.edge, &w) || !w.mask)
+		return 0;
+	if (w.mask == k->wl.mask &&
+	    !memcmp(w.value, k->wl.value, sizeof(w.value)))
+		return 0;
+	rc = sc_wire_encode_waterline(k->c.id, 1, 0, k->schema->ncols, w.mask,
+				      w.value, &m->wb);
+	if (!rc)
+		rc = sc_mpi_link_send(m->link, k->c.id, &m->wb);
+	if (rc == SC_EDEAD)
+		return 0;
+	if (!rc)
+		k->wl = w;
+	return rc;
+}
+
+/* Consumer here: publish the waterline that arrived, once the edge takes
+ * it (SC_EFULL while its outbox holds rows: the next pass tries again);
+ * whether it was published. */
+static bool
+waterline_in(struct cut *k)
+{
+	if (!k->wl.mask ||
+	    sc_edge_set_waterline(k->c.edge, k->wl.mask, k->wl.value) != 0)
+		return false;
+	k->wl.mask = 0;
+	return true;
+}
+
 /* Producer here: poll what the link has credit for, encode, send. */
 static int
 pump_out(struct sc_mpi_runtime *m, struct cut *k, bool *moved)
@@ -88,6 +134,8 @@ pump_out(struct sc_mpi_runtime *m, struct cut *k, bool *moved)
 		if (rc)
 			break;
 	}
+	if (!rc)
+		rc = waterline_out(m, k);
 	if (popped) {
 		*moved = true;
 		sc_runtime_remote_popped(m->rt, k->c.from);
@@ -105,13 +153,28 @@ pump_in(struct sc_mpi_runtime *m, struct cut *k, bool *moved)
 	int rc = 0;
 
 	sc_wire_buf_init(&in);
+	pushed = waterline_in(k);
 	while (!sc_edge_is_closed(k->c.edge) && sc_edge_room(k->c.edge) > 0) {
+		struct sc_wire_header h;
 		struct sc_batch *b = NULL;
 
 		rc = sc_mpi_link_recv(m->link, k->c.id, &in);
 		if (rc == SC_EEMPTY || rc == SC_EDEAD) {
 			rc = 0;
 			break;
+		}
+		if (!rc)
+			rc = sc_wire_peek(in.data, in.len, &h);
+		if (!rc && h.kind == SC_WIRE_WATERLINE) {
+			/* In order: after the frames before it, which are
+			 * pushed; a newer one replaces one not yet taken. */
+			rc = sc_wire_decode_waterline(in.data, in.len, NULL,
+						      &k->wl.mask, k->wl.value);
+			if (!rc && waterline_in(k))
+				pushed = true;
+			if (rc)
+				break;
+			continue;
 		}
 		if (!rc)
 			rc = sc_wire_decode(in.data, in.len, &k->rx, NULL, &b);

@@ -1879,6 +1879,14 @@ sc_runtime_unit_stats(const struct sc_runtime *rt, uint32_t id,
 	return 0;
 }
 
+const struct sc_circuit *
+sc_runtime_unit_circuit(const struct sc_runtime *rt, uint32_t id)
+{
+	if (!rt || id >= rt->ninst || !rt->inst[id].sub)
+		return NULL;
+	return sc_subcircuit_circuit(rt->inst[id].sub);
+}
+
 void
 sc_runtime_trace_sample(struct sc_runtime *rt)
 {

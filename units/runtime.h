@@ -482,6 +482,16 @@ int sc_runtime_unit_stats(const struct sc_runtime *rt, uint32_t id,
 			  struct sc_subcircuit_stats *out, const char **name);
 
 /*
+ * sc_runtime_unit_circuit - unit `id`'s circuit in this process, to read
+ * its state and waterlines (sc_circuit_state, sc_circuit_waterline) in
+ * tests and figures; NULL for no such unit or a replica another rank
+ * runs. Only while no turn runs (at idle, no submitter): a turn changes
+ * the circuit under the reader.
+ */
+const struct sc_circuit *sc_runtime_unit_circuit(const struct sc_runtime *rt,
+						 uint32_t id);
+
+/*
  * sc_runtime_trace_sample - sample every edge's fill (frames in its ring
  * now) into opts.timeline as counter tracks named after the edge, at the
  * time of the call, from the calling thread (a host loop calls it now and

@@ -297,6 +297,52 @@ free_ids:
 
 /* --- decoding ------------------------------------------------------------ */
 
+/* The header of a waterline message (wire.h, "Waterlines"); p holds
+ * at least 8 bytes. */
+static int
+peek_waterline(const uint8_t *p, size_t len, struct sc_wire_header *h)
+{
+	struct sc_wire_header t = {.kind = SC_WIRE_WATERLINE};
+	uint16_t version = get_u16(p + 4);
+	uint64_t want;
+
+	if (len < SC_WIRE_WL_HEADER_BYTES)
+		return sc__fail(SC_EINVAL,
+				"wire: truncated waterline header (%zu of %u "
+				"bytes)",
+				len, SC_WIRE_WL_HEADER_BYTES);
+	if (version != SC_WIRE_VERSION)
+		return sc__fail(SC_EINVAL, "wire: version %u, not %u", version,
+				SC_WIRE_VERSION);
+	t.ncols = get_u16(p + 6);
+	t.bytes = get_u64(p + 8);
+	t.edge = get_u32(p + 16);
+	t.mask = get_u32(p + 20);
+	t.seq = get_u64(p + 24);
+	t.tick = get_u64(p + 32);
+	if (t.ncols < 1 || t.ncols > SC_SCHEMA_MAX_COLS)
+		return sc__fail(SC_EINVAL, "wire: %u columns (1..%d)", t.ncols,
+				SC_SCHEMA_MAX_COLS);
+	if (!t.mask || (t.ncols < 32 && t.mask >> t.ncols))
+		return sc__fail(SC_EINVAL,
+				"wire: waterline mask 0x%x for %u columns",
+				t.mask, t.ncols);
+	if (t.bytes != len)
+		return sc__fail(SC_EINVAL,
+				"wire: the waterline says %" PRIu64
+				" bytes, the buffer has %zu",
+				t.bytes, len);
+	want =
+	    SC_WIRE_WL_HEADER_BYTES + 8u * (uint64_t)__builtin_popcount(t.mask);
+	if (t.bytes != want)
+		return sc__fail(SC_EINVAL,
+				"wire: a waterline of mask 0x%x takes %" PRIu64
+				" bytes, not %" PRIu64,
+				t.mask, want, t.bytes);
+	*h = t;
+	return 0;
+}
+
 int
 sc_wire_peek(const void *buf, size_t len, struct sc_wire_header *h)
 {
@@ -307,6 +353,8 @@ sc_wire_peek(const void *buf, size_t len, struct sc_wire_header *h)
 
 	if (!buf || !h)
 		return sc__fail(SC_EINVAL, "wire: NULL buffer or header");
+	if (len >= 8 && get_u32(p) == SC_WIRE_WL_MAGIC)
+		return peek_waterline(p, len, h);
 	if (len < SC_WIRE_HEADER_BYTES)
 		return sc__fail(SC_EINVAL,
 				"wire: truncated header (%zu of %u bytes)", len,
@@ -526,6 +574,9 @@ sc_wire_decode(const void *buf, size_t len, struct sc_wire_rx *rx,
 	rc = sc_wire_peek(buf, len, &t);
 	if (rc)
 		return rc;
+	if (t.kind != SC_WIRE_FRAME)
+		return sc__fail(SC_EINVAL,
+				"wire: a waterline message, not a frame");
 	p = (const uint8_t *)buf + SC_WIRE_HEADER_BYTES + t.ncols;
 	end = (const uint8_t *)buf + len;
 	/* Each entry takes at least 4 bytes: a count beyond what is left
@@ -546,6 +597,76 @@ sc_wire_decode(const void *buf, size_t len, struct sc_wire_rx *rx,
 	if (rc == 0 && h)
 		*h = t;
 	return rc;
+}
+
+int
+sc_wire_encode_waterline(uint32_t edge, uint64_t seq, uint64_t tick,
+			 uint32_t ncols, uint32_t mask, const int64_t *values,
+			 struct sc_wire_buf *out)
+{
+	size_t total;
+	uint8_t *p;
+	int rc;
+
+	if (!values || !out || seq == 0)
+		return sc__fail(SC_EINVAL, "wire: NULL values or out, or "
+					   "sequence number 0");
+	if (ncols < 1 || ncols > SC_SCHEMA_MAX_COLS || !mask ||
+	    (ncols < 32 && mask >> ncols))
+		return sc__fail(SC_EINVAL,
+				"wire: waterline mask 0x%x for %u columns",
+				mask, ncols);
+	total = SC_WIRE_WL_HEADER_BYTES + 8u * (size_t)__builtin_popcount(mask);
+	rc = buf_reserve(out, total);
+	if (rc)
+		return rc;
+	p = out->data;
+	put_u32(p, SC_WIRE_WL_MAGIC);
+	put_u16(p + 4, SC_WIRE_VERSION);
+	put_u16(p + 6, (uint16_t)ncols);
+	put_u64(p + 8, (uint64_t)total);
+	put_u32(p + 16, edge);
+	put_u32(p + 20, mask);
+	put_u64(p + 24, seq);
+	put_u64(p + 32, tick);
+	p += SC_WIRE_WL_HEADER_BYTES;
+	for (uint32_t c = 0; c < ncols; c++)
+		if (mask >> c & 1) {
+			put_u64(p, (uint64_t)values[c]);
+			p += 8;
+		}
+	out->len = total;
+	return 0;
+}
+
+int
+sc_wire_decode_waterline(const void *buf, size_t len, struct sc_wire_header *h,
+			 uint32_t *mask, int64_t *values)
+{
+	struct sc_wire_header t;
+	const uint8_t *p;
+	int rc;
+
+	if (!buf || !mask || !values)
+		return sc__fail(SC_EINVAL, "wire: NULL buffer, mask or values");
+	rc = sc_wire_peek(buf, len, &t);
+	if (rc)
+		return rc;
+	if (t.kind != SC_WIRE_WATERLINE)
+		return sc__fail(SC_EINVAL,
+				"wire: a frame, not a waterline message");
+	p = (const uint8_t *)buf + SC_WIRE_WL_HEADER_BYTES;
+	for (uint32_t c = 0; c < SC_SCHEMA_MAX_COLS; c++)
+		if (t.mask >> c & 1) {
+			values[c] = (int64_t)get_u64(p);
+			p += 8;
+		} else {
+			values[c] = 0;
+		}
+	*mask = t.mask;
+	if (h)
+		*h = t;
+	return 0;
 }
 
 int

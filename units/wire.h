@@ -53,6 +53,28 @@
  * the row) that was wrong. It never crashes on any bytes
  * (tests/fuzz/fuzz_wire.c).
  *
+ * Waterlines (units/edge.h, "Waterlines"). An edge also carries its
+ * producer's waterline publications, in order with its frames: a
+ * WATERLINE MESSAGE, numbered in the same sequence as the edge's frames
+ * (so a lost one is a gap too), says "every row of every frame after me
+ * has column c >= value[c]" for each c in its mask:
+ *
+ *   offset size  field
+ *   0      4     magic "SCWL"
+ *   4      2     version (1)
+ *   6      2     ncols of the edge's rows, 1 .. SC_SCHEMA_MAX_COLS
+ *   8      8     total bytes, 40 + 8 * popcount(mask)
+ *   16     4     edge id
+ *   20     4     mask: the columns with a value, none >= ncols, not 0
+ *   24     8     sequence number (as a frame's)
+ *   32     8     tick, or 0
+ *   40     8 *   the values, int64, one per column of mask, lowest first
+ *
+ * sc_wire_peek reads both kinds (h->kind says which); sc_wire_decode
+ * refuses a waterline message and sc_wire_decode_waterline a frame, each
+ * naming what it got. The byte form of a message is canonical: decoding
+ * and encoding again gives the same bytes (tests/fuzz/fuzz_wire.c).
+ *
  * Gaps. Frames of one edge are numbered 1, 2, 3, ... by the producer;
  * sc_wire_seq_check on the receiving side refuses a frame that is not the
  * next one (a lost, duplicated or reordered frame) instead of merging it.
@@ -79,20 +101,32 @@ extern "C" {
 
 struct sc_symtab;
 
-#define SC_WIRE_MAGIC	0x31574353u /* "SCW1" read as a little-endian u32 */
-#define SC_WIRE_VERSION 1u
+#define SC_WIRE_MAGIC	 0x31574353u /* "SCW1" read as a little-endian u32 */
+#define SC_WIRE_WL_MAGIC 0x4c574353u /* "SCWL": a waterline message */
+#define SC_WIRE_VERSION	 1u
 /* Bytes before the column types. */
 #define SC_WIRE_HEADER_BYTES 48u
+/* Bytes of a waterline message before its values. */
+#define SC_WIRE_WL_HEADER_BYTES 40u
 
-/* The header of a frame, as sc_wire_peek reads it. */
+/* What a message is (sc_wire_header.kind). */
+enum sc_wire_kind {
+	SC_WIRE_FRAME = 0,     /* a frame of rows */
+	SC_WIRE_WATERLINE = 1, /* a waterline publication */
+};
+
+/* The header of a message, as sc_wire_peek reads it. A waterline
+ * message has no rows, symbols or types (0), and its mask. */
 struct sc_wire_header {
-	uint32_t edge;	/* the edge the frame travels on */
-	uint64_t seq;	/* its number on that edge, from 1 */
-	uint64_t tick;	/* the sender's tick, or 0 */
-	uint64_t nrows; /* rows it carries */
-	uint64_t bytes; /* the whole frame's size */
-	uint32_t nsyms; /* entries of its symbol dictionary */
-	uint32_t ncols; /* columns of a row */
+	enum sc_wire_kind kind; /* frame or waterline */
+	uint32_t mask;		/* a waterline's columns; 0 for a frame */
+	uint32_t edge;		/* the edge the frame travels on */
+	uint64_t seq;		/* its number on that edge, from 1 */
+	uint64_t tick;		/* the sender's tick, or 0 */
+	uint64_t nrows;		/* rows it carries */
+	uint64_t bytes;		/* the whole frame's size */
+	uint32_t nsyms;		/* entries of its symbol dictionary */
+	uint32_t ncols;		/* columns of a row */
 	enum sc_type types[SC_SCHEMA_MAX_COLS]; /* ncols types */
 };
 
@@ -125,9 +159,11 @@ int sc_wire_encode(const struct sc_batch *b, const struct sc_schema *s,
 		   uint64_t tick, struct sc_wire_buf *out);
 
 /*
- * sc_wire_peek - read and check the header of the frame in buf[0..len):
- * magic, version, a column count in range, known types, and a declared
- * size equal to len. The rows are not read. Returns 0 and *h, or
+ * sc_wire_peek - read and check the header of the message in
+ * buf[0..len): magic (a frame's or a waterline's), version, a column
+ * count in range, and a declared size equal to len; for a frame known
+ * types, for a waterline a mask within the columns and a size that
+ * holds its values. The rows are not read. Returns 0 and *h, or
  * SC_EINVAL naming the field that is wrong (h unwritten).
  */
 int sc_wire_peek(const void *buf, size_t len, struct sc_wire_header *h);
@@ -164,6 +200,31 @@ void sc_wire_rx_fini(struct sc_wire_rx *rx);
  */
 int sc_wire_decode(const void *buf, size_t len, struct sc_wire_rx *rx,
 		   struct sc_wire_header *h, struct sc_batch **out);
+
+/*
+ * sc_wire_encode_waterline - the waterline message of edge `edge` with
+ * number `seq` at `tick`: values[c] (indexed by column) for each column c
+ * in mask, of an edge whose rows have `ncols` columns, into `out`
+ * (replacing what it held). Returns
+ *   0           out->len bytes in out->data;
+ *   SC_EINVAL   NULL values or out, seq 0, ncols out of 1 ..
+ *               SC_SCHEMA_MAX_COLS, mask 0 or naming a column >= ncols;
+ *   SC_ENOMEM   out is unchanged but for its capacity.
+ */
+int sc_wire_encode_waterline(uint32_t edge, uint64_t seq, uint64_t tick,
+			     uint32_t ncols, uint32_t mask,
+			     const int64_t *values, struct sc_wire_buf *out);
+
+/*
+ * sc_wire_decode_waterline - the waterline message in buf[0..len):
+ * *mask and values[c] for each c in it (the other entries of values,
+ * SC_SCHEMA_MAX_COLS of them, set to 0), and *h if not NULL. Returns 0,
+ * or SC_EINVAL (NULL, a malformed message, or a frame: the message says
+ * which), nothing written.
+ */
+int sc_wire_decode_waterline(const void *buf, size_t len,
+			     struct sc_wire_header *h, uint32_t *mask,
+			     int64_t *values);
 
 /*
  * sc_wire_seq_check - the receiver's gap check: *expected is the number

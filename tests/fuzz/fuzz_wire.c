@@ -6,8 +6,12 @@
  * decoder promises, checked here independently: sc_wire_peek agrees with
  * the header it returned, the batch has the header's rows (or fewer, when
  * two texts of the dictionary were one), and encoding the batch again
- * with the receiver's table decodes to the same Z-set. A broken promise
- * aborts, which libFuzzer reports with the input that broke it.
+ * with the receiver's table decodes to the same Z-set. A waterline
+ * message (wire.h, "Waterlines") is refused by the frame decoder and
+ * read by sc_wire_decode_waterline, which takes or refuses it with
+ * SC_EINVAL alike; one it takes is canonical: encoding its mask and
+ * values again gives the same bytes. A broken promise aborts, which
+ * libFuzzer reports with the input that broke it.
  *
  * Built by tools/fuzz (clang, libFuzzer, ASan+UBSan); tools/test runs it
  * for a bounded time over tests/fuzz/corpus/wire/ (frames of every type).
@@ -59,6 +63,39 @@ check_taken(const uint8_t *data, size_t size, struct sc_symtab *syms,
 	sc_wire_buf_fini(&buf);
 }
 
+/* The waterline decoder on the same bytes: it takes or refuses them
+ * (SC_EINVAL naming the field), and what it takes encodes again to the
+ * very bytes it read. */
+static void
+check_waterline(const uint8_t *data, size_t size)
+{
+	int64_t v[SC_SCHEMA_MAX_COLS];
+	struct sc_wire_header h, p;
+	struct sc_wire_buf buf;
+	uint32_t mask = 0;
+	int rc = sc_wire_decode_waterline(data, size, &h, &mask, v);
+
+	if (rc != 0) {
+		if (rc != SC_EINVAL ||
+		    strncmp(sc_errmsg(), "SC_EINVAL: wire: ", 17))
+			broken("the waterline decoder refused without naming "
+			       "what was wrong");
+		return;
+	}
+	if (h.kind != SC_WIRE_WATERLINE || h.mask != mask || !mask ||
+	    sc_wire_peek(data, size, &p) != 0 || p.kind != SC_WIRE_WATERLINE)
+		broken("a waterline taken disagrees with its header");
+	if (h.seq == 0)
+		return; /* encode refuses seq 0 */
+	sc_wire_buf_init(&buf);
+	if (sc_wire_encode_waterline(h.edge, h.seq, h.tick, h.ncols, mask, v,
+				     &buf) != 0)
+		broken("a decoded waterline does not encode");
+	if (buf.len != size || memcmp(buf.data, data, size))
+		broken("a waterline re-encoded is not the same bytes");
+	sc_wire_buf_fini(&buf);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int
@@ -86,6 +123,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		   strncmp(sc_errmsg(), "SC_EINVAL: wire: ", 17)) {
 		broken("decode refused without naming what was wrong");
 	}
+	check_waterline(data, size);
 	sc_wire_rx_fini(&rx);
 	sc_symtab_destroy(syms);
 	return 0;

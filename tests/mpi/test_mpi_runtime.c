@@ -22,7 +22,19 @@
  *   kill WORKERS
  *        rank 1 kills itself mid-run; the others report its units dead
  *        (wait_idle says SC_EPANIC, an output behind it is partial) and
- *        end on their own within the deadline.
+ *        end on their own within the deadline;
+ *   lateness STRATEGY WORKERS SEEDS
+ *        a windowed circuit with lateness (in(t, k), t at most LATE
+ *        behind; a distinct of its rows, a tumbling window, the COUNT
+ *        per window) with the input, distinct and window in a unit on
+ *        rank 0 and the COUNT on rank 1 (STRATEGY ranks), or the first
+ *        unit sharded over both ranks
+ *        (sharded: the consumer takes the lower of its two producers'
+ *        waterlines, one of them remote), cleanup on: the outputs equal
+ *        the single circuit's with cleanup off, the consumer's waterline
+ *        on t came across the remote edge (it is at least the input's
+ *        max t before the last submission less LATE) and its state is a
+ *        small part of the rows it was fed.
  *
  * Any failed check prints the rank and the reason and exits 1 (mpirun
  * then fails); alarm() ends a hung rank.
@@ -41,7 +53,10 @@
 #include "bench/workloads/random.h"
 #include "operators/base.h"
 #include "operators/batch.h"
+#include "operators/aggregate.h"
 #include "operators/circuit.h"
+#include "operators/waterline.h"
+#include "operators/window.h"
 #include "units/mpi_runtime.h"
 #include "units/placement.h"
 
@@ -430,6 +445,210 @@ kill_one(uint32_t workers)
 	wl_free(&w);
 }
 
+/* --- lateness across ranks ------------------------------------------------ */
+
+#define LATE   10 /* the input's lateness on t */
+#define ROUNDS 8  /* rounds of submissions, each ending at idle */
+#define PER    20 /* submissions a round */
+#define ROWS   16 /* rows a submission */
+#define WIDTH  32 /* the tumbling window's width */
+
+struct late_graph {
+	struct sc_graph *g;
+	int in, win, by, count, dist, out_count, out_dist;
+};
+
+static void
+late_graph(struct late_graph *c)
+{
+	enum sc_type t[2] = {SC_TYPE_I64, SC_TYPE_I64};
+	static const uint32_t by[2] = {2, 0}; /* (start, t) */
+	struct sc_aggregate_spec sp = {
+	    .ncols = 2, .k = 1, .kind = SC_AGG_COUNT};
+	struct sc_schema s;
+
+	CHECK(sc_schema_init(&s, 2, t, NULL) == 0 &&
+		  sc_graph_create(&c->g) == 0,
+	      "late graph");
+	c->in = sc_graph_input(c->g, "in", &s);
+	CHECK(sc_graph_lateness(c->g, c->in, 0, LATE, 0) == 0, "lateness");
+	c->dist = sc_graph_distinct(c->g, c->in);
+	c->out_dist = sc_graph_output(c->g, "seen", c->dist);
+	c->win = sc_window_tumbling(c->g, c->dist, 0, WIDTH);
+	c->by = sc_graph_index_by(c->g, c->win, by, 2);
+	c->count = sc_graph_aggregate(c->g, c->by, &sp);
+	c->out_count = sc_graph_output(c->g, "count", c->count);
+	CHECK(c->out_dist >= 0 && c->out_count >= 0, "late graph");
+}
+
+/* Unit 0 = the input, its distinct (a keyed node, so it can be sharded)
+ * and the window; unit 1 = the rest (the COUNT per window, both
+ * outputs), on rank 1: its inputs are unit 0's streams, whose
+ * waterline only a publication can bring (a unit fed by an input node
+ * computes that input's own). Sharded: unit 0 in two replicas, on ranks
+ * 0 and 1. */
+static struct sc_placement *
+late_place(const struct late_graph *c, const char *strategy)
+{
+	size_t n = sc_graph_node_count(c->g);
+	int32_t *map = calloc(n, sizeof(*map));
+	uint32_t ranks[3] = {0, 1, 1};
+	struct sc_placement *p = NULL;
+	bool sharded = !strcmp(strategy, "sharded");
+
+	CHECK(map && (sharded || !strcmp(strategy, "ranks")),
+	      "strategy '%s' (ranks or sharded)", strategy);
+	for (size_t i = 0; i < n; i++)
+		map[i] =
+		    (int)i == c->in || (int)i == c->win || (int)i == c->dist
+			? 0
+			: 1;
+	CHECK(sc_placement_manual(c->g, map, n, 2, &p) == 0, "manual");
+	if (sharded)
+		CHECK(sc_placement_set_shards(p, 0, 2) == 0, "shards");
+	CHECK(sc_placement_set_ranks(p, 2, ranks, sharded ? 3 : 2) == 0,
+	      "ranks");
+	free(map);
+	return p;
+}
+
+/* Submission i: ROWS rows (t, k), t rising by ROWS a submission, each
+ * row up to LATE - 1 behind the submission's top (within the lateness). */
+static struct sc_batch *
+late_batch(uint64_t *rng, uint64_t i, int64_t *max_t)
+{
+	uint64_t rows[2 * ROWS];
+	struct sc_batch *b = NULL;
+
+	for (size_t r = 0; r < ROWS; r++) {
+		int64_t t = (int64_t)(i * ROWS + r) -
+			    (int64_t)(sc_splitmix_next(rng) % (LATE - 1));
+
+		if (t > *max_t)
+			*max_t = t;
+		rows[2 * r] = sc_enc_i64(t);
+		rows[2 * r + 1] =
+		    sc_enc_i64((int64_t)(sc_splitmix_next(rng) % 5));
+	}
+	CHECK(sc_batch_from_records(2, rows, NULL, ROWS, &b) == 0, "batch");
+	return b;
+}
+
+static void
+late_one(const char *strategy, uint32_t workers, uint64_t seed)
+{
+	struct sc_runtime_opts o = {.workers = workers};
+	struct sc_mpi_link_opts lo;
+	struct sc_mpi_runtime *m = NULL;
+	struct sc_circuit *ref = NULL;
+	const struct sc_circuit *cons;
+	struct sc_node_state st = {0};
+	struct late_graph c;
+	struct sc_placement *p;
+	struct sc_runtime *rt;
+	uint64_t rng = seed, i = 0;
+	int64_t max_t = INT64_MIN, before_last = INT64_MIN, wl = 0;
+
+	sc_mpi_link_opts_default(&lo);
+	lo.dead_ns = 20000000000ull;
+	late_graph(&c);
+	p = late_place(&c, strategy);
+	CHECK(sc_mpi_runtime_create(c.g, p, &o, &lo, &m) == 0, "create");
+	rt = sc_mpi_runtime_rt(m);
+	if (me == 0) {
+		CHECK(sc_circuit_create(c.g, &ref) == 0, "reference");
+		CHECK(sc_circuit_set_cleanup(ref, false) == 0, "no cleanup");
+	}
+	/* Rounds that end at idle, so every waterline message of a round
+	 * has crossed before the next; one submission more at the end,
+	 * whose step raises the consumer to the last round's waterline. */
+	for (int round = 0; round <= ROUNDS; round++) {
+		for (int k = 0; me == 0 && k < (round < ROUNDS ? PER : 1);
+		     k++, i++) {
+			struct sc_batch *b;
+
+			if (round == ROUNDS && k == 0)
+				before_last = max_t;
+			b = late_batch(&rng, i, &max_t);
+			CHECK(sc_runtime_submit_wait(rt, c.in, b,
+						     20000000000ull) == 0,
+			      "submit %" PRIu64, i);
+			CHECK(sc_circuit_feed(ref, c.in, b) == 0 &&
+				  sc_circuit_step(ref) == 0,
+			      "reference step");
+			sc_batch_release(b);
+		}
+		CHECK(sc_runtime_wait_idle(rt, 30000000000ull, NULL) == 0,
+		      "wait_idle, round %d", round);
+	}
+	for (int k = 0; k < 2; k++) {
+		int out = k ? c.out_dist : c.out_count;
+		struct sc_batch *got = NULL, *want = NULL;
+
+		CHECK(sc_runtime_integral(rt, out, &got) == 0, "integral");
+		if (me == 0) {
+			CHECK(sc_circuit_integral(ref, out, &want) == 0, "ref");
+			CHECK(sc_batch_equal(got, want),
+			      "output %s: %zu rows across ranks with cleanup, "
+			      "%zu in the single circuit without",
+			      k ? "seen" : "count", sc_batch_count(got),
+			      sc_batch_count(want));
+			sc_batch_release(want);
+		}
+		sc_batch_release(got);
+	}
+	if (me == 1) {
+		/* The consumer: the last instance, rank 1's. */
+		cons = sc_runtime_unit_circuit(rt, sc_runtime_units(rt) - 1);
+		CHECK(cons != NULL, "the consumer is not on rank 1");
+		CHECK(sc_circuit_waterline(cons, c.win, 0, &wl) == 0,
+		      "the consumer's waterline");
+		CHECK(sc_circuit_node_state(cons, c.count, &st) == 0, "state");
+	}
+	/* Rank 0 knows the rows, rank 1 the consumer: swap what each needs. */
+	CHECK(MPI_Bcast(&before_last, 1, MPI_INT64_T, 0, MPI_COMM_WORLD) ==
+		      MPI_SUCCESS &&
+		  MPI_Bcast(&wl, 1, MPI_INT64_T, 1, MPI_COMM_WORLD) ==
+		      MPI_SUCCESS,
+	      "bcast");
+	/* A replica's largest t may trail the largest of all by a few rows
+	 * (each sees its share): ROWS of slack. */
+	CHECK(wl != SC_WATERLINE_NONE && wl >= before_last - LATE - ROWS,
+	      "the consumer's waterline on t is %" PRId64 ", not at least "
+	      "%" PRId64 " (max t %" PRId64 " before the last submission, "
+	      "less %d and %d): no waterline came across the remote edge",
+	      wl, before_last - LATE - ROWS, before_last, LATE, ROWS);
+	CHECK(me != 1 || st.rows * 4 < (size_t)(ROUNDS * PER * ROWS),
+	      "the consumer's COUNT keeps %zu rows of %d fed", st.rows,
+	      ROUNDS * PER * ROWS);
+	if (me == 1)
+		printf("OK lateness %s: consumer waterline %" PRId64
+		       " (max t %" PRId64 "), COUNT keeps %zu of %d rows\n",
+		       strategy, wl, before_last, st.rows, ROUNDS * PER * ROWS);
+	sc_mpi_runtime_destroy(m);
+	sc_circuit_destroy(ref);
+	sc_placement_destroy(p);
+	CHECK(sc_graph_destroy(c.g) == 0, "graph");
+}
+
+static void
+lateness(const char *argv0, const char *strategy, uint32_t workers,
+	 const char *seeds)
+{
+	uint64_t lo, hi;
+
+	CHECK(nranks == 2, "lateness runs on 2 ranks");
+	seed_range(seeds, &lo, &hi);
+	for (uint64_t s = lo; s <= hi; s++) {
+		(void)snprintf(replay, sizeof(replay),
+			       "mpirun --oversubscribe --allow-run-as-root -np "
+			       "2 %s lateness %s %u %" PRIu64 ":%" PRIu64,
+			       argv0, strategy, workers, s, s);
+		late_one(strategy, workers, s);
+	}
+	replay[0] = 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -451,9 +670,12 @@ main(int argc, char **argv)
 			     strtoull(argv[3], NULL, 10));
 	else if (!strcmp(what, "kill") && argc == 3)
 		kill_one((uint32_t)atoi(argv[2]));
+	else if (!strcmp(what, "lateness") && argc == 5)
+		lateness(argv[0], argv[2], (uint32_t)atoi(argv[3]), argv[4]);
 	else
 		CHECK(0, "usage: settle WORKLOAD STRATEGY WORKERS SEEDS | "
-			 "backpressure WORKERS SEEDS | kill WORKERS");
+			 "backpressure WORKERS SEEDS | kill WORKERS | lateness "
+			 "STRATEGY WORKERS SEEDS");
 	MPI_Finalize();
 	return 0;
 }
