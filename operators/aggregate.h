@@ -85,8 +85,11 @@
  * > 0, so the aggregate keeps per group only its total weight and exact
  * sum (groups_int.h), no row at all: state O(groups), a step of d rows
  * O(d) with no row probe. Contract:
- *   - For an input that keeps the declaration, every output delta equals
- *     the row-keeping aggregate's, step by step, whatever the schedule.
+ *   - Where the integral has no negative row after each step, every
+ *     output delta equals the row-keeping aggregate's, step by step; where
+ *     it has none once settled, the settled output integrals are equal
+ *     (the values are sums either way, so only liveness can differ, and
+ *     only while a row is negative).
  *   - Whatever the input, the output's integral is a function of the
  *     input's integral alone (the state is (total weight, sum) per group,
  *     a sum over the integral), so every placement and schedule settles

@@ -73,7 +73,10 @@
  * of a sharded producer each bound only their own share). Host edges
  * carry none: an input node's waterline comes from its rows. Tick mode
  * does the same around each tick's step. Edges between ranks (mpi_link.h)
- * carry none either, so a unit fed from another rank keeps its state.
+ * carry none either, so a unit fed from another rank keeps its state. A
+ * rebuild's first step raises its inputs' waterlines too, after feeding
+ * the integrals: its edges' newest publications are due at once
+ * (sc_edge_reopen), so a rebuilt unit is bounded from its first step.
  *
  * Tick mode (desc.ticks; units/runtime.h, Modes). Every edge is a tick
  * edge (edge.h, "Tick edges"), and the unit steps tick by tick as the
