@@ -31,6 +31,8 @@ struct sides {
 					order-preserving type) */
 	struct wlist *wide;	     /* the wide step's scratch, or NULL
 					until a step first needs it */
+	struct sc__wide *spill;	     /* a change's part past int64 goes
+					here, or NULL (sc__join_set_spill) */
 };
 
 struct sc_join {
@@ -73,6 +75,7 @@ sides_init(struct sides *s, const char *fn, uint32_t a_ncols, uint32_t b_ncols,
 	s->mass_a = s->mass_b = 0;
 	s->within = false;
 	s->wide = NULL;
+	s->spill = NULL;
 	s->ta = s->tb = NULL;
 	sc__fences_init(&s->fa);
 	sc__fences_init(&s->fb);
@@ -407,6 +410,16 @@ wide_pair(struct sides *s, const struct wrow *a, const struct wrow *b)
 	d = (__int128)clamp64(after) - clamp64(before);
 	if (d == 0)
 		return 0;
+	for (uint32_t i = 0; i < n; i++)
+		row[i] = a->row[i];
+	for (uint32_t i = s->k; i < s->b_ncols; i++)
+		row[n++] = b->row[i];
+	if ((d > INT64_MAX || d < INT64_MIN) && s->spill) {
+		int rc = sc__wide_add(s->spill, row, d - clamp64(d));
+
+		return rc ? rc
+			  : sc_batch_builder_push(&s->out, row, n, clamp64(d));
+	}
 	if (d > INT64_MAX || d < INT64_MIN)
 		return sc__fail(SC_EOVERFLOW,
 				"sc_join_step: an output row's weight moves "
@@ -414,10 +427,6 @@ wide_pair(struct sides *s, const struct wrow *a, const struct wrow *b)
 				"beyond int64",
 				(long long)clamp64(before),
 				(long long)clamp64(after));
-	for (uint32_t i = 0; i < n; i++)
-		row[i] = a->row[i];
-	for (uint32_t i = s->k; i < s->b_ncols; i++)
-		row[n++] = b->row[i];
 	return sc_batch_builder_push(&s->out, row, n, (int64_t)d);
 }
 
@@ -559,12 +568,16 @@ sc_join_step(struct sc_join *j, const struct sc_batch *da,
 	sc_batch_builder_clear(&j->s.out);
 	sides_masses(&j->s, da, db, &ma, &mb);
 	if (!narrow(ma, mb)) {
+		size_t spilled = j->s.spill ? j->s.spill->n : 0;
+
 		rc = join_wide(&j->s, da, db);
-		if (rc) {
+		if (rc == 0)
+			rc = sides_commit(&j->s, da, db, ma, mb, out);
+		if (rc && j->s.spill) /* as it was */
+			j->s.spill->n = spilled;
+		if (rc)
 			sc_batch_builder_clear(&j->s.out);
-			return rc;
-		}
-		return sides_commit(&j->s, da, db, ma, mb, out);
+		return rc;
 	}
 	/* da x Ib, then (Ia + da) x db = Ia x db + da x db: the traces as
 	 * they were before this step, the deltas seen as extra runs. */
@@ -826,6 +839,12 @@ sc__antijoin_set_symbols(struct sc_antijoin *aj, const struct sc__symcols *a,
 {
 	sc__trace_set_symbols(aj->s.ta, a);
 	sc__trace_set_symbols(aj->s.tb, b);
+}
+
+void
+sc__join_set_spill(struct sc_join *j, struct sc__wide *spill)
+{
+	j->s.spill = spill;
 }
 
 /* --- time bounds and cleanup (waterline.h) -------------------------------- */
