@@ -162,3 +162,39 @@ Test(partial_linear, one_row_a_step_agrees_and_carries_nothing)
 	sc_circuit_destroy(c);
 	cr_assert_eq(sc_graph_destroy(l.g), 0);
 }
+
+/* A join whose output row moves from INT64_MIN to past INT64_MAX in one
+ * step (a = 2^62; b from -2 to 2): the change does not fit int64, so the
+ * join emits it clamped and the circuit carries the rest into the next
+ * step; b back to 1 settles the row at 2^62. */
+Test(partial_linear, a_join_change_past_int64_in_one_step_is_carried)
+{
+	enum sc_type types[2] = {SC_TYPE_I64, SC_TYPE_I64};
+	struct sc_schema sch;
+	struct sc_graph *g;
+	struct sc_circuit *c;
+	struct sc_batch *got;
+	int a, b, out;
+	const int64_t id[1] = {1}, wa = BIG, wb[3] = {-2, 4, -1};
+
+	sc_schema_init(&sch, 2, types, NULL);
+	cr_assert_eq(sc_graph_create(&g), 0);
+	a = sc_graph_input(g, "a", &sch);
+	b = sc_graph_input(g, "b", &sch);
+	out = sc_graph_output(g, "joined", sc_graph_join(g, a, b, 1));
+	cr_assert_geq(out, 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_circuit_create(g, &c), 0);
+	got = rows(1, id, &wa);
+	cr_assert_eq(sc_circuit_feed(c, a, got), 0);
+	sc_batch_release(got);
+	cr_assert_eq(feed_step(c, b, rows(1, id, &wb[0])), 1);
+	cr_assert_geq(feed_step(c, b, rows(1, id, &wb[1])), 2,
+		      "the change is emitted over two steps");
+	cr_assert_eq(feed_step(c, b, rows(1, id, &wb[2])), 1);
+	cr_assert_eq(sc_circuit_integral(c, out, &got), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_batch_count(got), 1);
+	cr_assert_eq(sc_batch_weight(got, 0), BIG);
+	sc_batch_release(got);
+	sc_circuit_destroy(c);
+	cr_assert_eq(sc_graph_destroy(g), 0);
+}
