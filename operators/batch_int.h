@@ -282,4 +282,10 @@ int sc__wide_take(struct sc__wide *x, struct sc_batch **out);
 struct sc_join;
 void sc__join_set_spill(struct sc_join *j, struct sc__wide *spill);
 
+/* sc__antijoin_set_spill - the same for an antijoin: a step whose output
+ * has a row past int64 puts its whole output in the spill (its own batch
+ * is then empty). */
+struct sc_antijoin;
+void sc__antijoin_set_spill(struct sc_antijoin *aj, struct sc__wide *spill);
+
 #endif /* SC_BATCH_INT_H */

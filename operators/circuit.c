@@ -322,7 +322,8 @@ rt_init(struct sc_circuit *c, size_t slot)
 		rc = kernel_create(c, nd, &r->kernel);
 		if (rc == 0 && r->kernel)
 			kernel_symbols(c, r);
-		if (rc == 0 && nd->kind == SC_NODE_JOIN) {
+		if (rc == 0 && (nd->kind == SC_NODE_JOIN ||
+				nd->kind == SC_NODE_ANTIJOIN)) {
 			/* A change past int64 is emitted over passes. */
 			r->carry = malloc(sizeof(*r->carry));
 			if (!r->carry)
@@ -330,7 +331,10 @@ rt_init(struct sc_circuit *c, size_t slot)
 						"sc_circuit_create: out of "
 						"memory");
 			sc__wide_init(r->carry, nd->schema.ncols);
-			sc__join_set_spill(r->kernel, r->carry);
+			if (nd->kind == SC_NODE_JOIN)
+				sc__join_set_spill(r->kernel, r->carry);
+			else
+				sc__antijoin_set_spill(r->kernel, r->carry);
 		}
 		return rc;
 	}

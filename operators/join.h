@@ -66,10 +66,12 @@
  * batch_int.h, sc__join_set_spill); a join stepped on its own says
  * SC_EOVERFLOW then. The wide step costs a walk of the touched keys' rows
  * on both sides. The antijoin's presence reads
- * only signs, so b's integrals may pass int64; a delta that takes one of
- * a's integrated weights beyond int64 is still SC_EOVERFLOW there (its
- * output rows carry a's weights), checked only when the sum of |weights|
- * ever inserted into a gets near 2^63.
+ * only signs, so b's integrals may pass int64, and a's are held exactly;
+ * its output (a's rows, with a's weights) is exact, and a step whose
+ * output has a row past int64 (an a row past int64 whose key turns
+ * absent) puts its whole output in the circuit's carry, emitted clamped
+ * over the next steps; an antijoin stepped on its own says SC_EOVERFLOW
+ * then.
  *
  * Threads: a join is single-threaded, like everything in operators/. The
  * batches given to and returned by a step are immutable and may be shared.
@@ -147,7 +149,8 @@ int sc_antijoin_create(uint32_t a_ncols, uint32_t b_ncols, uint32_t k,
 
 /*
  * sc_antijoin_step - one tick, as sc_join_step; the output has a_ncols
- * columns. Errors as sc_join_step; on failure nothing changed.
+ * columns. Errors as sc_join_step (SC_EOVERFLOW: an output row's change
+ * past int64 with no spill); on failure nothing changed.
  */
 int sc_antijoin_step(struct sc_antijoin *aj, const struct sc_batch *da,
 		     const struct sc_batch *db, struct sc_batch **out);

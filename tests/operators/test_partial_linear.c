@@ -198,3 +198,38 @@ Test(partial_linear, a_join_change_past_int64_in_one_step_is_carried)
 	sc_circuit_destroy(c);
 	cr_assert_eq(sc_graph_destroy(g), 0);
 }
+
+/* An antijoin whose a row is at MAX + 1 when b's row leaves: the output
+ * gains the row at MAX + 1, past int64, so the antijoin's output goes to
+ * the carry and out over two steps; a's row back at MAX - 1 settles it. */
+Test(partial_linear, an_antijoin_output_past_int64_in_one_step_is_carried)
+{
+	enum sc_type types[2] = {SC_TYPE_I64, SC_TYPE_I64};
+	struct sc_schema sch;
+	struct sc_graph *g;
+	struct sc_circuit *c;
+	struct sc_batch *got;
+	int a, b, out;
+	const int64_t id[1] = {1}, one = 1, minus = -1, max = INT64_MAX,
+		      back = -2;
+
+	sc_schema_init(&sch, 2, types, NULL);
+	cr_assert_eq(sc_graph_create(&g), 0);
+	a = sc_graph_input(g, "a", &sch);
+	b = sc_graph_input(g, "b", &sch);
+	out = sc_graph_output(g, "anti", sc_graph_antijoin(g, a, b, 1));
+	cr_assert_geq(out, 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_circuit_create(g, &c), 0);
+	cr_assert_eq(feed_step(c, b, rows(1, id, &one)), 1);
+	cr_assert_eq(feed_step(c, a, rows(1, id, &max)), 1);
+	cr_assert_eq(feed_step(c, a, rows(1, id, &one)), 1);
+	cr_assert_geq(feed_step(c, b, rows(1, id, &minus)), 2,
+		      "the output row is emitted over two steps");
+	cr_assert_eq(feed_step(c, a, rows(1, id, &back)), 1);
+	cr_assert_eq(sc_circuit_integral(c, out, &got), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_batch_count(got), 1);
+	cr_assert_eq(sc_batch_weight(got, 0), INT64_MAX - 1);
+	sc_batch_release(got);
+	sc_circuit_destroy(c);
+	cr_assert_eq(sc_graph_destroy(g), 0);
+}

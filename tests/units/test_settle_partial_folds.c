@@ -14,7 +14,10 @@
  * their deltas pass int64 sooner. Inputs `y` and `z` get, per group, a row of
  * weight 2^31 that stays and transients of +-2^40 of the same row: the join of
  * y and z on g has products and output integrals near 2^71 between submissions,
- * while the settled output (2^62) fits. The single circuit steps once per
+ * while the settled output (2^62) fits. An antijoin of the fold by z sees
+ * z's group 1 present only while a transient is in, so it emits and
+ * retracts the fold's partial integrals, past int64 (the carry,
+ * circuit.h). The single circuit steps once per
  * submission. Every placement and schedule must settle where one consolidated
  * submission per input does, with no unit panicking. Seeded scheduler, budgets
  * of 1..4 frames a turn, edge capacities 2 and
@@ -34,7 +37,7 @@
 #define NINPUTS	  3
 #define NSUBS	  ((size_t)NINPUTS * NGROUPS * (1 + 2 * NPAIRS))
 #define NSCHEDULE 8
-#define NOUTPUTS  5
+#define NOUTPUTS  6
 
 static const uint32_t edge_caps[] = {2, 64};
 #define NCAPS (sizeof(edge_caps) / sizeof(edge_caps[0]))
@@ -137,6 +140,11 @@ fold_graph(int *inputs)
 		      "%s", sc_errmsg());
 	cr_assert_geq(sc_graph_output(g, "twice", sc_graph_minus(g, m, neg)), 0,
 		      "%s", sc_errmsg());
+	/* The fold's rows whose group has no positive row in z: z's group 1
+	 * is present only while a transient is in. */
+	cr_assert_geq(
+	    sc_graph_output(g, "anti", sc_graph_antijoin(g, m, inputs[2], 1)),
+	    0, "%s", sc_errmsg());
 	cr_assert_geq(
 	    sc_graph_output(g, "joined",
 			    sc_graph_join(g, inputs[1], inputs[2], 1)),
