@@ -902,3 +902,169 @@ sc_batch_to_string(const struct sc_batch *b, const struct sc_schema *s,
 	*out = text;
 	return 0;
 }
+
+/* --- wide Z-sets (batch_int.h) ---------------------------------------------
+ * Cold: only a step whose narrow delta overflowed comes here. */
+
+void
+sc__wide_init(struct sc__wide *x, uint32_t ncols)
+{
+	x->ncols = ncols;
+	x->n = x->cap = 0;
+	x->rows = NULL;
+	x->w = NULL;
+}
+
+void
+sc__wide_fini(struct sc__wide *x)
+{
+	if (!x)
+		return;
+	free(x->rows);
+	free(x->w);
+	sc__wide_init(x, x->ncols);
+}
+
+/* Room for `more` rows. */
+static int
+wide_room(struct sc__wide *x, size_t more)
+{
+	size_t cap = x->cap ? x->cap : 16;
+	uint64_t *rows;
+	__int128 *w;
+
+	if (more <= x->cap - x->n)
+		return 0;
+	while (cap - x->n < more)
+		cap *= 2;
+	rows = realloc(x->rows, cap * x->ncols * sizeof(uint64_t));
+	if (!rows)
+		return sc__fail(SC_ENOMEM, "wide delta: out of memory");
+	x->rows = rows;
+	w = realloc(x->w, cap * sizeof(__int128));
+	if (!w)
+		return sc__fail(SC_ENOMEM, "wide delta: out of memory");
+	x->w = w;
+	x->cap = cap;
+	return 0;
+}
+
+static void
+wide_put(struct sc__wide *x, const uint64_t *row, __int128 w)
+{
+	memcpy(x->rows + x->n * x->ncols, row, x->ncols * sizeof(uint64_t));
+	x->w[x->n++] = w;
+}
+
+int
+sc__wide_add(struct sc__wide *x, const uint64_t *row, __int128 w)
+{
+	int rc;
+
+	if (w == 0)
+		return 0;
+	rc = wide_room(x, 1);
+	if (rc == 0)
+		wide_put(x, row, w);
+	return rc;
+}
+
+int
+sc__wide_add_batch(struct sc__wide *x, const struct sc_batch *b, int sign)
+{
+	int rc;
+
+	if (!b || b->count == 0)
+		return 0;
+	rc = wide_room(x, b->count);
+	for (size_t i = 0; rc == 0 && i < b->count; i++)
+		wide_put(x, sc_batch_row(b, i),
+			 (__int128)sign * sc_batch_weight(b, i));
+	return rc;
+}
+
+int
+sc__wide_add_builder(struct sc__wide *x, const struct sc_batch_builder *b)
+{
+	int rc = wide_room(x, b->count);
+
+	for (size_t i = 0; rc == 0 && i < b->count; i++) {
+		const uint64_t *rec = b->data + i * b->stride;
+
+		wide_put(x, rec, (int64_t)rec[b->ncols]);
+	}
+	return rc;
+}
+
+/* Merge sort of row indices by row (stable; cold, small n). */
+static void
+wide_sort(const struct sc__wide *x, size_t *idx, size_t *tmp, size_t n)
+{
+	size_t h = n / 2, i = 0, j = h, k = 0;
+
+	if (n < 2)
+		return;
+	wide_sort(x, idx, tmp, h);
+	wide_sort(x, idx + h, tmp, n - h);
+	while (i < h || j < n) {
+		if (j == n || (i < h && sc_row_cmp(x->rows + idx[i] * x->ncols,
+						   x->rows + idx[j] * x->ncols,
+						   x->ncols) <= 0))
+			tmp[k++] = idx[i++];
+		else
+			tmp[k++] = idx[j++];
+	}
+	memcpy(idx, tmp, n * sizeof(size_t));
+}
+
+int
+sc__wide_take(struct sc__wide *x, struct sc_batch **out)
+{
+	struct sc_batch_builder bld = {0};
+	struct sc__wide rest;
+	size_t *idx, *tmp;
+	int rc;
+
+	*out = NULL;
+	if (x->n == 0)
+		return 0;
+	idx = malloc(2 * x->n * sizeof(size_t));
+	if (!idx)
+		return sc__fail(SC_ENOMEM, "wide delta: out of memory");
+	tmp = idx + x->n;
+	for (size_t i = 0; i < x->n; i++)
+		idx[i] = i;
+	wide_sort(x, idx, tmp, x->n);
+	sc__wide_init(&rest, x->ncols);
+	rc = sc_batch_builder_init(&bld, x->ncols);
+	for (size_t i = 0, e; rc == 0 && i < x->n; i = e) {
+		const uint64_t *row = x->rows + idx[i] * x->ncols;
+		__int128 sum = 0;
+		int64_t part;
+
+		for (e = i; e < x->n && sc_row_eq(x->rows + idx[e] * x->ncols,
+						  row, x->ncols);
+		     e++)
+			sum += x->w[idx[e]];
+		part = sum > INT64_MAX	 ? INT64_MAX
+		       : sum < INT64_MIN ? INT64_MIN
+					 : (int64_t)sum;
+		rc = sc_batch_builder_push(&bld, row, x->ncols, part);
+		if (rc == 0)
+			rc = sc__wide_add(&rest, row, sum - part);
+	}
+	if (rc == 0 && sc_batch_builder_count(&bld))
+		rc = sc_batch_builder_finish(&bld, out);
+	sc_batch_builder_fini(&bld);
+	free(idx);
+	if (rc) {
+		sc__wide_fini(&rest);
+		if (*out)
+			sc_batch_release(*out);
+		*out = NULL;
+		return rc;
+	}
+	sc__wide_fini(x);
+	*x = rest;
+	return 0;
+}

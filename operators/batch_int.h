@@ -230,4 +230,62 @@ sc__batch_search(const struct sc_batch *b, size_t lo, size_t hi,
 	return lo;
 }
 
+/* --- wide Z-sets (issue 14, bug 21) ----------------------------------------
+ *
+ * A step's delta is a batch, whose weights are int64; a delta whose row
+ * weight leaves int64 only because of how a schedule grouped deltas into
+ * steps (two rows of 2^62 mapped to one key, a join's change past int64)
+ * is held here, with 128-bit weights, and emitted in int64-sized parts over
+ * successive passes of the step (circuit.h, sc_circuit_carried). Cold: only
+ * a step whose narrow result overflowed ever builds one.
+ */
+struct sc__wide {
+	uint32_t ncols; /* row width */
+	size_t n, cap;	/* rows held (unsorted, repeats allowed), room */
+	uint64_t *rows; /* n * ncols words */
+	__int128 *w;	/* their weights */
+};
+
+/* sc__wide_init - empty, no allocation. sc__wide_fini frees. */
+void sc__wide_init(struct sc__wide *x, uint32_t ncols);
+void sc__wide_fini(struct sc__wide *x);
+
+/* sc__wide_add - add w times row (w == 0: nothing). 0 or SC_ENOMEM (then
+ * unchanged). */
+int sc__wide_add(struct sc__wide *x, const uint64_t *row, __int128 w);
+
+/* sc__wide_add_batch - add every row of b (NULL: none) times sign (+1 or
+ * -1, exact: -INT64_MIN fits). 0 or SC_ENOMEM (then unchanged). */
+int sc__wide_add_batch(struct sc__wide *x, const struct sc_batch *b, int sign);
+
+/* sc__wide_add_builder - add what builder b holds (its records, unsorted).
+ * 0 or SC_ENOMEM (then unchanged). */
+int sc__wide_add_builder(struct sc__wide *x, const struct sc_batch_builder *b);
+
+/*
+ * sc__wide_take - consolidate x and take from each row the part of its
+ * weight that fits int64 (the weight clamped into int64): *out is the batch
+ * of those parts (NULL when x sums to zero), and x keeps the remainders
+ * (rows left at zero dropped). Repeated takes emit the whole Z-set. 0 or
+ * SC_ENOMEM (then x and *out are unchanged).
+ */
+int sc__wide_take(struct sc__wide *x, struct sc_batch **out);
+
+/*
+ * sc__join_set_spill - where join j's wide step (join.c) puts the part of
+ * an output row's change that does not fit int64 in this step, instead of
+ * failing with SC_EOVERFLOW: the step's output holds the change clamped
+ * into int64, `spill` (rows of the join's output width; NULL: none, fail)
+ * the rest, for the circuit to emit in the next passes. A failing step
+ * leaves the spill as it was.
+ */
+struct sc_join;
+void sc__join_set_spill(struct sc_join *j, struct sc__wide *spill);
+
+/* sc__antijoin_set_spill - the same for an antijoin: a step whose output
+ * has a row past int64 puts its whole output in the spill (its own batch
+ * is then empty). */
+struct sc_antijoin;
+void sc__antijoin_set_spill(struct sc_antijoin *aj, struct sc__wide *spill);
+
 #endif /* SC_BATCH_INT_H */

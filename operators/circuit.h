@@ -186,6 +186,26 @@ int sc_circuit_feed(struct sc_circuit *c, int stream, struct sc_batch *b);
  */
 int sc_circuit_step(struct sc_circuit *c);
 
+/*
+ * sc_circuit_carried - how many nodes still owe part of a delta to later
+ * steps. A step's delta is a batch (int64 weights), but a node's delta
+ * can leave int64 only because of how the deltas were grouped into steps
+ * (issue 14, bug 21): a map, flat_map or index_by folding two rows of 2^62
+ * into one, a plus, minus or negate of such deltas, or a join's change past
+ * int64 (join.h). Such a node computes its delta again with 128-bit
+ * weights, emits each row's weight clamped into int64 and carries the
+ * rest, and every later step emits the next part with whatever else it
+ * computes, until nothing is carried. So only a value that is outside
+ * int64 once settled is ever an error (the nodes that are not linear, and
+ * integrate and differentiate, still fail with SC_EOVERFLOW: their deltas
+ * are bounded by other rules, aggregate.h, distinct.h, topk.h). A caller
+ * that groups steps as it likes (a coalescing unit, the settle
+ * reference) steps again, with no new feeds, while this is not 0, and
+ * reads the outputs' deltas after each step; in tick mode the carry goes
+ * out with the next tick. 0 for NULL.
+ */
+size_t sc_circuit_carried(const struct sc_circuit *c);
+
 /* sc_circuit_steps - ticks run so far. */
 uint64_t sc_circuit_steps(const struct sc_circuit *c);
 

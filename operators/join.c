@@ -31,6 +31,10 @@ struct sides {
 					order-preserving type) */
 	struct wlist *wide;	     /* the wide step's scratch, or NULL
 					until a step first needs it */
+	struct sc__wide *spill;	     /* a change's part past int64 goes
+					here, or NULL (sc__join_set_spill) */
+	struct sc__wide *emit;	     /* the antijoin's wide redo: output
+					rows go here, or NULL: the builder */
 };
 
 struct sc_join {
@@ -73,6 +77,8 @@ sides_init(struct sides *s, const char *fn, uint32_t a_ncols, uint32_t b_ncols,
 	s->mass_a = s->mass_b = 0;
 	s->within = false;
 	s->wide = NULL;
+	s->spill = NULL;
+	s->emit = NULL;
 	s->ta = s->tb = NULL;
 	sc__fences_init(&s->fa);
 	sc__fences_init(&s->fb);
@@ -121,41 +127,13 @@ sides_pending(const struct sides *s)
 }
 
 /*
- * Would adding delta to t make an integrated weight leave int64? Only
- * asked when the mass bound cannot rule it out.
- */
-static int
-check_integral(const char *fn, const struct sc_trace *t, uint64_t mass,
-	       const struct sc_batch *delta)
-{
-	struct sc__probe p;
-	int64_t old, w;
-	int rc;
-
-	if (!delta || sc__mass_safe(sc__mass_add(mass, sc__batch_mass(delta))))
-		return 0;
-	sc__probe_init(&p, sc_batch_ncols(delta), t, NULL);
-	for (size_t i = 0; i < sc_batch_count(delta); i++) {
-		rc = sc__probe_weight(&p, sc_batch_row(delta, i), &old);
-		if (rc)
-			return rc;
-		if (__builtin_add_overflow(old, sc_batch_weight(delta, i), &w))
-			return sc__fail(SC_EOVERFLOW,
-					"%s: row %zu of the delta takes its "
-					"integrated weight beyond int64",
-					fn, i);
-	}
-	return 0;
-}
-
-/*
- * Everything a step does before it computes: arguments, widths, room in
- * both spines, and (`integrals`: the antijoin's) an integral of a that
- * stays within int64.
+ * Everything a step does before it computes: arguments, widths and room
+ * in both spines. An integral may pass int64 (trace.h), so none is
+ * checked.
  */
 static int
 sides_validate(struct sides *s, const char *fn, const struct sc_batch *da,
-	       const struct sc_batch *db, bool integrals, struct sc_batch **out)
+	       const struct sc_batch *db, struct sc_batch **out)
 {
 	int rc;
 
@@ -164,8 +142,6 @@ sides_validate(struct sides *s, const char *fn, const struct sc_batch *da,
 	rc = sc__check_delta(fn, "delta a", da, s->a_ncols);
 	if (rc == 0)
 		rc = sc__check_delta(fn, "delta b", db, s->b_ncols);
-	if (rc == 0 && integrals)
-		rc = check_integral(fn, s->ta, s->mass_a, da);
 	if (rc == 0)
 		rc = sc__trace_make_room(s->ta);
 	if (rc == 0)
@@ -407,6 +383,16 @@ wide_pair(struct sides *s, const struct wrow *a, const struct wrow *b)
 	d = (__int128)clamp64(after) - clamp64(before);
 	if (d == 0)
 		return 0;
+	for (uint32_t i = 0; i < n; i++)
+		row[i] = a->row[i];
+	for (uint32_t i = s->k; i < s->b_ncols; i++)
+		row[n++] = b->row[i];
+	if ((d > INT64_MAX || d < INT64_MIN) && s->spill) {
+		int rc = sc__wide_add(s->spill, row, d - clamp64(d));
+
+		return rc ? rc
+			  : sc_batch_builder_push(&s->out, row, n, clamp64(d));
+	}
 	if (d > INT64_MAX || d < INT64_MIN)
 		return sc__fail(SC_EOVERFLOW,
 				"sc_join_step: an output row's weight moves "
@@ -414,10 +400,6 @@ wide_pair(struct sides *s, const struct wrow *a, const struct wrow *b)
 				"beyond int64",
 				(long long)clamp64(before),
 				(long long)clamp64(after));
-	for (uint32_t i = 0; i < n; i++)
-		row[i] = a->row[i];
-	for (uint32_t i = s->k; i < s->b_ncols; i++)
-		row[n++] = b->row[i];
 	return sc_batch_builder_push(&s->out, row, n, (int64_t)d);
 }
 
@@ -553,18 +535,22 @@ sc_join_step(struct sc_join *j, const struct sc_batch *da,
 
 	if (!j)
 		return sc__fail(SC_EINVAL, "sc_join_step: join is NULL");
-	rc = sides_validate(&j->s, "sc_join_step", da, db, false, out);
+	rc = sides_validate(&j->s, "sc_join_step", da, db, out);
 	if (rc)
 		return rc;
 	sc_batch_builder_clear(&j->s.out);
 	sides_masses(&j->s, da, db, &ma, &mb);
 	if (!narrow(ma, mb)) {
+		size_t spilled = j->s.spill ? j->s.spill->n : 0;
+
 		rc = join_wide(&j->s, da, db);
-		if (rc) {
+		if (rc == 0)
+			rc = sides_commit(&j->s, da, db, ma, mb, out);
+		if (rc && j->s.spill) /* as it was */
+			j->s.spill->n = spilled;
+		if (rc)
 			sc_batch_builder_clear(&j->s.out);
-			return rc;
-		}
-		return sides_commit(&j->s, da, db, ma, mb, out);
+		return rc;
 	}
 	/* da x Ib, then (Ia + da) x db = Ia x db + da x db: the traces as
 	 * they were before this step, the deltas seen as extra runs. */
@@ -667,22 +653,34 @@ present(struct sc__probe *p, const uint64_t *key, uint32_t k, bool *yes)
 	return 0;
 }
 
-/* Push `sign` times every row of Ia with this key. */
+/* An output row of the antijoin, w times: into the builder, or in the
+ * wide redo into s->emit. A weight past int64 is SC_EOVERFLOW in the first
+ * (the step is then redone wide where a spill takes the rest). */
+static int
+anti_push(struct sides *s, const uint64_t *row, __int128 w)
+{
+	if (s->emit)
+		return sc__wide_add(s->emit, row, w);
+	if (w > INT64_MAX || w < INT64_MIN)
+		return sc__fail(SC_EOVERFLOW,
+				"sc_antijoin_step: an output row's change "
+				"leaves int64");
+	return sc_batch_builder_push(&s->out, row, s->a_ncols, (int64_t)w);
+}
+
+/* Push `sign` times every row of Ia with this key (exact: an integral
+ * may be past int64, trace.h). */
 static int
 push_key_rows(struct sides *s, struct sc__probe *pa, const uint64_t *key,
 	      int64_t sign)
 {
 	const uint64_t *row;
-	int64_t w;
+	__int128 w;
 	int rc;
 
 	sc__probe_seek(pa, key, s->k);
-	while ((rc = sc__probe_next(pa, &row, &w)) == 1) {
-		if (sign < 0 && w == INT64_MIN)
-			return sc__fail(SC_EOVERFLOW,
-					"sc_antijoin_step: cannot retract a "
-					"row of weight INT64_MIN");
-		rc = sc_batch_builder_push(&s->out, row, s->a_ncols, sign * w);
+	while ((rc = sc__probe_next_wide(pa, &row, &w)) == 1) {
+		rc = anti_push(s, row, sign * w);
 		if (rc)
 			return rc;
 	}
@@ -732,9 +730,8 @@ anti_new_rows(struct sides *s, const struct sc_batch *da,
 		e = sc__batch_key_end(da, i, s->k);
 		rc = present(&new_b, sc_batch_row(da, i), s->k, &is);
 		for (size_t r = i; rc == 0 && !is && r < e; r++)
-			rc = sc_batch_builder_push(&s->out, sc_batch_row(da, r),
-						   s->a_ncols,
-						   sc_batch_weight(da, r));
+			rc = anti_push(s, sc_batch_row(da, r),
+				       sc_batch_weight(da, r));
 	}
 	sc__probe_fini(&new_b);
 	return rc;
@@ -762,6 +759,44 @@ sc_antijoin_create(uint32_t a_ncols, uint32_t b_ncols, uint32_t k,
 	return 0;
 }
 
+/* The antijoin's output for da, db, into the builder (or s->emit). */
+static int
+anti_compute(struct sides *s, const struct sc_batch *da,
+	     const struct sc_batch *db)
+{
+	int rc = 0;
+
+	sc_batch_builder_clear(&s->out);
+	if (db && sc_batch_count(db))
+		rc = anti_presence_changes(s, db);
+	if (rc == 0 && da && sc_batch_count(da))
+		rc = anti_new_rows(s, da, db);
+	return rc;
+}
+
+/*
+ * A step whose output has a row past int64 (a's integral past it, or a
+ * sum of its rows), in a circuit: the output goes whole into the spill,
+ * the step's own batch is empty, and the circuit emits the spill clamped
+ * over the next passes (batch_int.h). Cold.
+ */
+static __attribute__((noinline, cold)) int
+anti_wide(struct sides *s, const struct sc_batch *da, const struct sc_batch *db,
+	  uint64_t ma, uint64_t mb, struct sc_batch **out)
+{
+	size_t n0 = s->spill->n;
+	int rc;
+
+	s->emit = s->spill;
+	rc = anti_compute(s, da, db);
+	s->emit = NULL;
+	if (rc == 0)
+		rc = sides_commit(s, da, db, ma, mb, out);
+	if (rc)
+		s->spill->n = n0;
+	return rc;
+}
+
 int
 sc_antijoin_step(struct sc_antijoin *aj, const struct sc_batch *da,
 		 const struct sc_batch *db, struct sc_batch **out)
@@ -772,20 +807,18 @@ sc_antijoin_step(struct sc_antijoin *aj, const struct sc_batch *da,
 	if (!aj)
 		return sc__fail(SC_EINVAL,
 				"sc_antijoin_step: antijoin is NULL");
-	rc = sides_validate(&aj->s, "sc_antijoin_step", da, db, true, out);
+	rc = sides_validate(&aj->s, "sc_antijoin_step", da, db, out);
 	if (rc)
 		return rc;
 	sides_masses(&aj->s, da, db, &ma, &mb);
-	sc_batch_builder_clear(&aj->s.out);
-	if (db && sc_batch_count(db))
-		rc = anti_presence_changes(&aj->s, db);
-	if (rc == 0 && da && sc_batch_count(da))
-		rc = anti_new_rows(&aj->s, da, db);
-	if (rc) {
+	rc = anti_compute(&aj->s, da, db);
+	if (rc == 0)
+		rc = sides_commit(&aj->s, da, db, ma, mb, out);
+	if (rc == SC_EOVERFLOW && aj->s.spill)
+		rc = anti_wide(&aj->s, da, db, ma, mb, out);
+	if (rc)
 		sc_batch_builder_clear(&aj->s.out);
-		return rc;
-	}
-	return sides_commit(&aj->s, da, db, ma, mb, out);
+	return rc;
 }
 
 int
@@ -826,6 +859,18 @@ sc__antijoin_set_symbols(struct sc_antijoin *aj, const struct sc__symcols *a,
 {
 	sc__trace_set_symbols(aj->s.ta, a);
 	sc__trace_set_symbols(aj->s.tb, b);
+}
+
+void
+sc__join_set_spill(struct sc_join *j, struct sc__wide *spill)
+{
+	j->s.spill = spill;
+}
+
+void
+sc__antijoin_set_spill(struct sc_antijoin *aj, struct sc__wide *spill)
+{
+	aj->s.spill = spill;
 }
 
 /* --- time bounds and cleanup (waterline.h) -------------------------------- */

@@ -58,15 +58,20 @@
  * 128 bits and emits the change of its value clamped into int64. So the
  * output's integral is always the join of the inputs' integrals with each
  * row's weight clamped into int64: exact whenever the row fits, as every
- * settled value does, and the same in every placement once settled. What
- * is still SC_EOVERFLOW: a step that moves one output row's clamped
- * integral by more than int64 at once (from below -2^62 to above 2^62 or
- * back, with weights near int64 on both sides); the wide step costs a walk
- * of the touched keys' rows on both sides. The antijoin's presence reads
- * only signs, so b's integrals may pass int64; a delta that takes one of
- * a's integrated weights beyond int64 is still SC_EOVERFLOW there (its
- * output rows carry a's weights), checked only when the sum of |weights|
- * ever inserted into a gets near 2^63.
+ * settled value does, and the same in every placement once settled. A
+ * step that moves one output row's clamped integral by more than int64 at
+ * once (from below -2^62 to above 2^62 or back) cannot put that change in
+ * one batch: in a circuit the step emits it clamped and the circuit
+ * carries the rest into the next steps (circuit.h, sc_circuit_carried;
+ * batch_int.h, sc__join_set_spill); a join stepped on its own says
+ * SC_EOVERFLOW then. The wide step costs a walk of the touched keys' rows
+ * on both sides. The antijoin's presence reads
+ * only signs, so b's integrals may pass int64, and a's are held exactly;
+ * its output (a's rows, with a's weights) is exact, and a step whose
+ * output has a row past int64 (an a row past int64 whose key turns
+ * absent) puts its whole output in the circuit's carry, emitted clamped
+ * over the next steps; an antijoin stepped on its own says SC_EOVERFLOW
+ * then.
  *
  * Threads: a join is single-threaded, like everything in operators/. The
  * batches given to and returned by a step are immutable and may be shared.
@@ -104,8 +109,9 @@ int sc_join_create(uint32_t a_ncols, uint32_t b_ncols, uint32_t k,
  * columns, possibly empty, one reference owned by the caller) to *out.
  * Returns 0; SC_EINVAL (j or out NULL); SC_ESCHEMA (a delta's width is not
  * a_ncols / b_ncols); SC_EOVERFLOW (an output row's clamped integral
- * would move by more than int64 in this step: see "Weights past int64"
- * above); SC_ENOMEM. On failure nothing changed and *out is unwritten.
+ * would move by more than int64 in this step and the join has no spill:
+ * see "Weights past int64" above); SC_ENOMEM. On failure nothing changed and
+ * *out is unwritten.
  */
 int sc_join_step(struct sc_join *j, const struct sc_batch *da,
 		 const struct sc_batch *db, struct sc_batch **out);
@@ -143,7 +149,8 @@ int sc_antijoin_create(uint32_t a_ncols, uint32_t b_ncols, uint32_t k,
 
 /*
  * sc_antijoin_step - one tick, as sc_join_step; the output has a_ncols
- * columns. Errors as sc_join_step; on failure nothing changed.
+ * columns. Errors as sc_join_step (SC_EOVERFLOW: an output row's change
+ * past int64 with no spill); on failure nothing changed.
  */
 int sc_antijoin_step(struct sc_antijoin *aj, const struct sc_batch *da,
 		     const struct sc_batch *db, struct sc_batch **out);

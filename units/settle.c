@@ -122,6 +122,9 @@ single_run(struct sc_settle_work *w, const struct sc_settle_step *steps,
 		rc = sc_circuit_feed(c, steps[i].input, steps[i].batch);
 		if (!rc)
 			rc = sc_circuit_step(c);
+		/* What a node carried past int64 (circuit.h). */
+		while (!rc && sc_circuit_carried(c))
+			rc = sc_circuit_step(c);
 	}
 	if (rc == SC_ECALLBACK && (w->flags & SC_SETTLE_FAULTS)) {
 		*faulted = true;

@@ -161,6 +161,21 @@ feed_frame(struct sc_subcircuit *s, struct sc_edge *e, int stream,
 
 static void send_outputs(struct sc_subcircuit *s);
 
+/* A coalescing step and its sends, then the steps that emit what a node
+ * carried past int64 (circuit.h, sc_circuit_carried), each sent too. */
+static void
+step_send(struct sc_subcircuit *s)
+{
+	do {
+		int rc = sc_circuit_step(s->circuit);
+
+		if (rc)
+			sc_panic("unit %s: step failed: %s: %s", s->name,
+				 sc_errname(rc), sc_errdetail());
+		send_outputs(s);
+	} while (sc_circuit_carried(s->circuit));
+}
+
 /* feed_frame for a frame of this turn. A frame whose sum with the frames
  * held would leave int64 is refused by the feed (circuit.h): coalescing,
  * the turn chose which frames share a step, so it steps what it holds and
@@ -178,10 +193,7 @@ feed_turn_frame(struct sc_subcircuit *s, struct sc_edge *e, int stream,
 	}
 	rc = sc_circuit_feed(s->circuit, stream, b);
 	if (rc == SC_EOVERFLOW) {
-		if ((rc = sc_circuit_step(s->circuit)) != 0)
-			sc_panic("unit %s: step failed: %s: %s", s->name,
-				 sc_errname(rc), sc_errdetail());
-		send_outputs(s);
+		step_send(s);
 		rc = sc_circuit_feed(s->circuit, stream, b);
 	}
 	sc__edge_frame_done(e, b);
@@ -667,15 +679,8 @@ sub_turn(struct sc_unit *self, uint32_t budget)
 		polled = poll_inputs(s, budget, blocked);
 	}
 	if (polled && !s->ticks) {
-		int rc;
-
 		raise_waterlines(s);
-		rc = sc_circuit_step(s->circuit);
-
-		if (rc)
-			sc_panic("unit %s: step failed: %s: %s", s->name,
-				 sc_errname(rc), sc_errdetail());
-		send_outputs(s);
+		step_send(s);
 		/* The sends may have pushed a gating outbox past its bound:
 		 * then the rest of the gated input waits for the consumer's
 		 * kick, and is not `more`. */

@@ -244,3 +244,47 @@ Test(partial_join, the_wide_step_agrees_with_the_narrow_one_where_weights_fit)
 		sc_join_destroy(narrow);
 	}
 }
+
+/* An antijoin whose a row passes int64 (MAX + 1) while its key is present
+ * in b, and settles at MAX - 1 once b's row is gone: no step fails, and
+ * stepped one delta at a time or all at once it settles there. */
+Test(partial_join, an_antijoin_side_past_int64_between_steps_fails_no_step)
+{
+	const struct pair_step s[] = {
+	    {0, 1}, {INT64_MAX, 0}, {1, 0}, {-2, 0}, {0, -1}};
+
+	for (size_t group = 1; group <= 5; group += 4) {
+		struct sc_antijoin *aj;
+		struct sc_batch *acc;
+
+		cr_assert_eq(sc_antijoin_create(2, 2, 1, &aj), 0);
+		cr_assert_eq(sc_batch_empty(2, &acc), 0);
+		for (size_t i = 0; i < 5; i += group) {
+			struct sc_batch *da[5], *db[5], *sa, *sb, *out;
+			size_t m = 5 - i < group ? 5 - i : group;
+			int rc;
+
+			for (size_t q = 0; q < m; q++) {
+				da[q] = row2(7, 1, s[i + q].wa);
+				db[q] = row2(7, 2, s[i + q].wb);
+			}
+			cr_assert_eq(sc_batch_sum(da, m, &sa), 0);
+			cr_assert_eq(sc_batch_sum(db, m, &sb), 0);
+			rc = sc_antijoin_step(aj, sa, sb, &out);
+			cr_assert_eq(rc, 0, "step %zu of groups of %zu: %s: %s",
+				     i, group, sc_errname(rc), sc_errdetail());
+			accumulate(&acc, out);
+			for (size_t q = 0; q < m; q++) {
+				sc_batch_release(da[q]);
+				sc_batch_release(db[q]);
+			}
+			sc_batch_release(sa);
+			sc_batch_release(sb);
+		}
+		cr_assert_eq(sc_batch_count(acc), 1, "groups of %zu", group);
+		cr_assert_eq(sc_batch_weight(acc, 0), INT64_MAX - 1,
+			     "groups of %zu", group);
+		sc_batch_release(acc);
+		sc_antijoin_destroy(aj);
+	}
+}
