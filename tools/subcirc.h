@@ -381,11 +381,12 @@ struct rank_figs {
 void ranks_link_figs(void *mpi, struct rank_figs *f);
 
 /* Every rank's figures into all[0..ranks_size()) on rank 0 (after the
- * runtime is destroyed; a deadline of 60 s); 0 or EXIT_LIBRARY. */
+ * runtime is destroyed; a deadline of 60 s, 5 s when mine->failed: a
+ * rank may have died); 0 or EXIT_LIBRARY. */
 int ranks_gather(const struct rank_figs *mine, struct rank_figs *all);
 
 /* Rank 0's exit code rc to every rank: each returns its own failure, or
- * rank 0's code. Collective (after ranks_gather). */
+ * rank 0's code. Collective (after ranks_gather; 60 s, 5 s when rc). */
 int ranks_agree(int rc);
 
 /* Sums over n ranks (stamp and waves: the largest). */

@@ -918,10 +918,15 @@ nx_summary(const struct nx_run *x, FILE *json)
 				: sc_nexmark_query_placement(x->q);
 
 	(void)printf("subcirc run: nexmark %s, placement %s (%u units, %u "
-		     "edges), %u workers, batch %u%s\n",
+		     "edges), %u workers%s, batch %u%s\n",
 		     sc_nexmark_query_name(x->q), place, x->st.units,
-		     x->st.edges, x->cfg->workers, x->cfg->batch,
+		     x->st.edges, x->cfg->workers,
+		     ranks_active() ? " per rank" : "", x->cfg->batch,
 		     x->cfg->from ? ", from files" : "");
+	if (ranks_active())
+		(void)printf("  across %d ranks (MPI), the host on rank 0; "
+			     "turns and RSS are rank 0's\n",
+			     ranks_size());
 	(void)printf("  events %" PRIu64 " in %.3f s: %.0f events/s, %.0f "
 		     "events per CPU-second (%.2f CPU-s)\n",
 		     x->events, s, eps, epc, cpu);

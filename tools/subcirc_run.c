@@ -906,8 +906,7 @@ run_once(const struct run_cfg *cfg, struct run_result *r)
 			(void)fprintf(stderr, "subcirc: unit %s panicked: %s\n",
 				      pr.name, pr.message);
 		rc2 = lib_error("sc_runtime_wait_idle", rc2);
-		if (!across)
-			rc = rc2;
+		rc = rc ? rc : rc2;
 		if (!across)
 			goto cleanup;
 	}
@@ -919,7 +918,7 @@ cleanup:
 	run_teardown(&x);
 	if (across) {
 		rc2 = ranks_gather(&mine, all);
-		if (host && !rc2)
+		if (host && !rc2 && !rc)
 			run_ranks_check(&x, r, all, ranks_size());
 		rc = rc ? rc : rc2;
 	}

@@ -204,12 +204,13 @@ sr_submit(struct sc_runtime *rt, struct sr_wl *w, struct sr_wl *ref,
 /* A collective step failed: the ranks are out of step, so the job ends
  * here, after the message. */
 static void __attribute__((noreturn))
-sr_abort(const char *what, const char *replay)
+sr_abort(const char *what, int rc, const char *replay)
 {
 	(void)fprintf(stderr,
-		      "subcirc stress: rank %d: %s: %s\nreplay: %s\nthe ranks "
-		      "are out of step: the job ends\n",
-		      ranks_rank(), what, sc_errmsg(), replay);
+		      "subcirc stress: rank %d: %s: %s (%s)\nreplay: %s\nthe "
+		      "ranks are out of step: the job ends\n",
+		      ranks_rank(), what, rc ? sc_errname(rc) : "-",
+		      sc_errmsg(), replay);
 	ranks_abort(EXIT_LIBRARY);
 }
 
@@ -227,17 +228,17 @@ sr_compare(struct sc_runtime *rt, struct sr_wl *w, struct sc_circuit *c,
 	rc = sc_runtime_wait_idle(rt, host ? SR_IDLE_NS : 2 * SR_IDLE_NS,
 				  &first);
 	if (rc == SC_ETIMEDOUT)
-		sr_abort("a hang: not idle in 60 s", replay);
+		sr_abort("a hang: not idle in 60 s", rc, replay);
 	if (rc) {
 		(void)snprintf(why, nwhy, "rank %d: wait_idle: %s",
 			       ranks_rank(), sc_errmsg());
-		sr_abort(why, replay);
+		sr_abort(why, rc, replay);
 	}
 	for (size_t o = 0; o < w->nout; o++) {
 		struct sc_batch *got = NULL, *want = NULL;
 
-		if (sc_runtime_integral(rt, w->out[o], &got) != 0)
-			sr_abort("the integral", replay);
+		if ((rc = sc_runtime_integral(rt, w->out[o], &got)) != 0)
+			sr_abort("the integral", rc, replay);
 		if (host && !v[SR_DIVERGED]) {
 			if (sc_circuit_integral(c, w->out[o], &want) != 0) {
 				(void)snprintf(why, nwhy,
@@ -305,9 +306,10 @@ sr_case(const struct stress_ranks_cfg *c, uint64_t seed, bool random,
 	o.edge_capacity = 1u << (seed % 7);
 	o.outbox_bound = seed % 3 == 0 ? 1 : 0;
 	/* One credit in four cases: the ranks wait on credits. */
-	if (rc || ranks_runtime_create(sr_wl_graph(&w), p, &o,
-				       seed % 4 == 1 ? 1 : 0, &rt, &mpi) != 0)
-		sr_abort("creating the case", replay);
+	if (rc ||
+	    (rc = ranks_runtime_create(sr_wl_graph(&w), p, &o,
+				       seed % 4 == 1 ? 1 : 0, &rt, &mpi)) != 0)
+		sr_abort("creating the case", rc, replay);
 	if (ranks_rank() == 0) {
 		if (sr_wl_make(random, seed, &ref) != 0 ||
 		    sc_circuit_create(sr_wl_graph(&ref), &circ) != 0) {
@@ -502,7 +504,7 @@ stress_ranks(const struct stress_ranks_cfg *c, const char *exe)
 						sizeof(why), replay);
 					memcpy(sum, v, sizeof(sum));
 					if (ranks_sum(sum, SR_N) != 0)
-						sr_abort("the case's sums",
+						sr_abort("the case's sums", 0,
 							 replay);
 					done++;
 					if (host &&

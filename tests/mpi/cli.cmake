@@ -107,3 +107,13 @@ sc_mpi_cli_json(run_sharded_ranks_over_tcp_np2 2 run
                     --events 60000 --quiet)
 sc_mpi_cli_json(stress_over_tcp_np3 3 stress
                 stress --seeds 1..2 --workers 1 --quiet)
+# A rank killed mid-run: rank 0 reports it dead and ends on its own
+# (tests/mpi/kill_cli.sh), within 75 s of the kill (the link takes a peer
+# silent for 20 s for dead; the gathers after a failed run wait 5 s).
+add_test(NAME mpi.cli_run_killed_rank_is_reported_and_rank_0_ends_np2
+         COMMAND bash ${PROJECT_SOURCE_DIR}/tests/mpi/kill_cli.sh
+                 $<TARGET_FILE:subcirc_cli> ${MPIEXEC_EXECUTABLE}
+                 --oversubscribe --allow-run-as-root)
+set_tests_properties(mpi.cli_run_killed_rank_is_reported_and_rank_0_ends_np2
+  PROPERTIES LABELS "mpi;units" TIMEOUT 200
+  ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1")
