@@ -15,6 +15,16 @@
 
 /* --- little-endian fields --------------------------------------------- */
 
+/* On a little-endian host a field is its bytes as they are: one memcpy
+ * (a single load or store) instead of a shift per byte, which made a
+ * 1-row frame's encode about 580 instructions under callgrind. Elsewhere
+ * the byte loops below, the same wire either way. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SC_WIRE_LE_HOST 1
+#else
+#define SC_WIRE_LE_HOST 0
+#endif
+
 static void
 put_u16(uint8_t *p, uint16_t v)
 {
@@ -25,6 +35,10 @@ put_u16(uint8_t *p, uint16_t v)
 static void
 put_u32(uint8_t *p, uint32_t v)
 {
+	if (SC_WIRE_LE_HOST) {
+		memcpy(p, &v, 4);
+		return;
+	}
 	for (int i = 0; i < 4; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
@@ -32,6 +46,10 @@ put_u32(uint8_t *p, uint32_t v)
 static void
 put_u64(uint8_t *p, uint64_t v)
 {
+	if (SC_WIRE_LE_HOST) {
+		memcpy(p, &v, 8);
+		return;
+	}
 	for (int i = 0; i < 8; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
@@ -47,6 +65,10 @@ get_u32(const uint8_t *p)
 {
 	uint32_t v = 0;
 
+	if (SC_WIRE_LE_HOST) {
+		memcpy(&v, p, 4);
+		return v;
+	}
 	for (int i = 0; i < 4; i++)
 		v |= (uint32_t)p[i] << (8 * i);
 	return v;
@@ -57,6 +79,10 @@ get_u64(const uint8_t *p)
 {
 	uint64_t v = 0;
 
+	if (SC_WIRE_LE_HOST) {
+		memcpy(&v, p, 8);
+		return v;
+	}
 	for (int i = 0; i < 8; i++)
 		v |= (uint64_t)p[i] << (8 * i);
 	return v;
