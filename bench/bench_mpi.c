@@ -8,8 +8,11 @@
  *    1-row frame, edge 0 from rank 0 to 1 and edge 1 back, each leg
  *    encoded (sc_wire_encode), sent, progressed, received and decoded;
  *    half of each round trip is a sample, p50 and p99 (us, lower is
- *    better). Baseline, same run: MPI_Send/MPI_Recv ping-pong of the
- *    same bytes, the limit a remote edge can reach.
+ *    better). Baselines, same run: MPI_Send/MPI_Recv ping-pong of the
+ *    same bytes, the limit a remote edge can reach; the link's own MPI
+ *    calls without the link (MPI_Isend, MPI_Improbe polled, MPI_Imrecv,
+ *    MPI_Test); and the same with a receive posted ahead instead of the
+ *    probe (MPI_Irecv of any source and tag into a slot, MPI_Test).
  * 2. Throughput: rank 0 streams frames of 1 and of 256 rows on edge 0
  *    (credits 8), rank 1 receives and decodes each; Mrows/s from the
  *    first send to rank 1's acknowledgement of the last (higher is
@@ -193,6 +196,57 @@ nb_take(int from)
 	free(buf);
 }
 
+/* The same with a receive posted ahead (MPI_ANY_SOURCE, MPI_ANY_TAG, a
+ * slot of 4 KiB), polled with MPI_Test, its bytes copied out and the
+ * slot posted again: what a link with receives posted ahead would pay
+ * instead of MPI_Improbe and MPI_Imrecv. */
+static uint8_t slot[4096];
+static MPI_Request slot_req;
+
+static void
+posted_take(void)
+{
+	MPI_Status st;
+	int done = 0, count = 0;
+	uint8_t *buf;
+
+	while (!done)
+		MPI_Test(&slot_req, &done, &st);
+	MPI_Get_count(&st, MPI_BYTE, &count);
+	buf = malloc((size_t)count + 1);
+	if (!buf)
+		sc_bench_fail("malloc");
+	memcpy(buf, slot, (size_t)count);
+	sc_bench_keep(buf);
+	free(buf);
+	MPI_Irecv(slot, (int)sizeof(slot), MPI_BYTE, MPI_ANY_SOURCE,
+		  MPI_ANY_TAG, MPI_COMM_WORLD, &slot_req);
+}
+
+static void
+latency_mpi_posted(size_t n, size_t bytes, uint64_t *ns)
+{
+	uint8_t msg[512] = {0};
+
+	MPI_Irecv(slot, (int)sizeof(slot), MPI_BYTE, MPI_ANY_SOURCE,
+		  MPI_ANY_TAG, MPI_COMM_WORLD, &slot_req);
+	MPI_Barrier(MPI_COMM_WORLD);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t0 = sc_bench_now_ns();
+
+		if (me == 0) {
+			nb_leg(msg, (int)bytes, 1);
+			posted_take();
+		} else {
+			posted_take();
+			nb_leg(msg, (int)bytes, 0);
+		}
+		ns[i] = (sc_bench_now_ns() - t0) / 2;
+	}
+	MPI_Cancel(&slot_req);
+	MPI_Wait(&slot_req, MPI_STATUS_IGNORE);
+}
+
 // NOLINTEND(clang-analyzer-optin.mpi.MPI-Checker)
 
 static void
@@ -310,7 +364,7 @@ static void
 latency(struct sc_mpi_link *l, int reps, size_t n)
 {
 	double l50[REPS_MAX], l99[REPS_MAX], m50[REPS_MAX], m99[REPS_MAX];
-	double b50[REPS_MAX], b99[REPS_MAX];
+	double b50[REPS_MAX], b99[REPS_MAX], q50[REPS_MAX], q99[REPS_MAX];
 	uint64_t *ns = malloc(n * sizeof(*ns));
 	struct sc_wire_buf one;
 
@@ -328,6 +382,9 @@ latency(struct sc_mpi_link *l, int reps, size_t n)
 		MPI_Barrier(MPI_COMM_WORLD);
 		latency_mpi_nb(n, one.len, ns);
 		percentiles(ns, n, &b50[r], &b99[r]);
+		MPI_Barrier(MPI_COMM_WORLD);
+		latency_mpi_posted(n, one.len, ns);
+		percentiles(ns, n, &q50[r], &q99[r]);
 	}
 	if (me == 0) {
 		sc_bench_emit("mpi", "1-row frame one way p50", "us",
@@ -346,6 +403,14 @@ latency(struct sc_mpi_link *l, int reps, size_t n)
 			      "us", sc_bench_median(l99, (size_t)reps),
 			      "mpi_isend_improbe_imrecv_p99",
 			      sc_bench_median(b99, (size_t)reps));
+		sc_bench_emit("mpi", "1-row frame one way p50, vs posted recvs",
+			      "us", sc_bench_median(l50, (size_t)reps),
+			      "mpi_isend_posted_irecv_p50",
+			      sc_bench_median(q50, (size_t)reps));
+		sc_bench_emit("mpi", "1-row frame one way p99, vs posted recvs",
+			      "us", sc_bench_median(l99, (size_t)reps),
+			      "mpi_isend_posted_irecv_p99",
+			      sc_bench_median(q99, (size_t)reps));
 	}
 	sc_wire_buf_fini(&one);
 	free(ns);

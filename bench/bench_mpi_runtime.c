@@ -520,16 +520,16 @@ main(int argc, char **argv)
 	if (me == 0)
 		print_load();
 	chain_make(&w, 4, pipe_ranks, 1);
-	bench_items("pipeline", &w, quick ? 4000 : 40000, reps, 16);
+	bench_items("pipeline", &w, quick ? 4000 : 200000, reps, 16);
 	work_free(&w);
 	chain_make(&w, 4, pipe_ranks, 256);
-	bench_items("pipeline", &w, quick ? 400 : 4000, reps, 16);
+	bench_items("pipeline", &w, quick ? 400 : 20000, reps, 16);
 	work_free(&w);
 	agg_make(&w, 1);
-	bench_items("agg x2", &w, quick ? 4000 : 40000, reps, 24);
+	bench_items("agg x2", &w, quick ? 4000 : 100000, reps, 24);
 	work_free(&w);
 	agg_make(&w, 256);
-	bench_items("agg x2", &w, quick ? 400 : 4000, reps, 24);
+	bench_items("agg x2", &w, quick ? 400 : 8000, reps, 24);
 	work_free(&w);
 	bench_latency(reps, quick ? 300 : 2000);
 	MPI_Finalize();

@@ -9,9 +9,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/batch_int.h"
+#include "operators/mem_int.h"
 #include "operators/symbol.h"
 
 /* --- little-endian fields --------------------------------------------- */
+
+/* On a little-endian host a field is its bytes as they are: one memcpy
+ * (a single load or store) instead of a shift per byte, which made a
+ * 1-row frame's encode about 580 instructions under callgrind. Elsewhere
+ * the byte loops below, the same wire either way. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SC_WIRE_LE_HOST 1
+#else
+#define SC_WIRE_LE_HOST 0
+#endif
 
 static void
 put_u16(uint8_t *p, uint16_t v)
@@ -23,6 +35,10 @@ put_u16(uint8_t *p, uint16_t v)
 static void
 put_u32(uint8_t *p, uint32_t v)
 {
+	if (SC_WIRE_LE_HOST) {
+		memcpy(p, &v, 4);
+		return;
+	}
 	for (int i = 0; i < 4; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
@@ -30,6 +46,10 @@ put_u32(uint8_t *p, uint32_t v)
 static void
 put_u64(uint8_t *p, uint64_t v)
 {
+	if (SC_WIRE_LE_HOST) {
+		memcpy(p, &v, 8);
+		return;
+	}
 	for (int i = 0; i < 8; i++)
 		p[i] = (uint8_t)(v >> (8 * i));
 }
@@ -45,6 +65,10 @@ get_u32(const uint8_t *p)
 {
 	uint32_t v = 0;
 
+	if (SC_WIRE_LE_HOST) {
+		memcpy(&v, p, 4);
+		return v;
+	}
 	for (int i = 0; i < 4; i++)
 		v |= (uint32_t)p[i] << (8 * i);
 	return v;
@@ -55,6 +79,10 @@ get_u64(const uint8_t *p)
 {
 	uint64_t v = 0;
 
+	if (SC_WIRE_LE_HOST) {
+		memcpy(&v, p, 8);
+		return v;
+	}
 	for (int i = 0; i < 8; i++)
 		v |= (uint64_t)p[i] << (8 * i);
 	return v;
@@ -518,6 +546,77 @@ read_record(const struct sc_wire_header *h, const uint8_t *p,
 	return 0;
 }
 
+/* The rows of a frame without symbols, as they are: the wire keeps the
+ * sender's strict order and no id is renamed, so once checked (strictly
+ * ascending, no zero weight) they are already consolidated and become the
+ * batch's records directly, with no builder, sort or second copy. A
+ * 1-row frame's decode took 0.4-1.5 us through the builder (its
+ * allocations and its finish) on this project's machine, the larger part
+ * of one frame's latency across a link. */
+static int
+read_rows_direct(const struct sc_wire_header *h, const uint8_t *p,
+		 struct sc_batch **out)
+{
+	uint32_t stride = h->ncols + 1;
+	size_t n = (size_t)h->nrows;
+	bool small = n <= SC__SMALL_ROWS;
+	struct sc_batch *sb = NULL;
+	uint64_t *rec;
+	int rc = 0;
+
+	if (n == 0)
+		return sc_batch_empty(h->ncols, out);
+	if (small) {
+		sb = sc__small_alloc(n, stride);
+		rec = sb ? (uint64_t *)(sb + 1) : NULL;
+	} else {
+		rec = sc__rec_alloc(n, stride);
+	}
+	if (!rec)
+		return sc__fail(SC_ENOMEM, "wire: %zu rows", n);
+	for (size_t i = 0; i < n && !rc; i++, p += (size_t)8 * stride) {
+		uint64_t *r = rec + i * stride;
+		uint64_t wt = get_u64(p + (size_t)8 * h->ncols);
+
+		for (uint32_t c = 0; c < h->ncols; c++) {
+			uint64_t w = get_u64(p + (size_t)8 * c);
+
+			if (h->types[c] == SC_TYPE_SYMBOL && w && !rc)
+				rc =
+				    sc__fail(SC_EINVAL,
+					     "wire: row %zu column %u: symbol "
+					     "%" PRIu64 " of a dictionary of 0",
+					     i, c, w);
+			r[c] = w;
+		}
+		r[h->ncols] = wt;
+		/* The order is checked first, as the builder's path does. */
+		if (i > 0 && sc_row_cmp(r - stride, r, h->ncols) >= 0) {
+			rc = sc__fail(SC_EINVAL,
+				      "wire: row %zu is not after row %zu", i,
+				      i - 1);
+			break;
+		}
+		if (rc)
+			break;
+		if (wt == 0)
+			rc = sc__fail(SC_EINVAL, "wire: row %zu has weight 0",
+				      i);
+	}
+	if (rc) {
+		if (small)
+			free(sb);
+		else
+			sc__mem_free(rec);
+		return rc;
+	}
+	if (small) {
+		*out = sc__small_seal(sb, h->ncols, n, n);
+		return 0;
+	}
+	return sc__batch_adopt(h->ncols, rec, n, n, out);
+}
+
 static int
 read_rows(const struct sc_wire_header *h, const uint8_t *p, const uint8_t *end,
 	  const uint64_t *ids, struct sc_batch **out)
@@ -532,6 +631,8 @@ read_rows(const struct sc_wire_header *h, const uint8_t *p, const uint8_t *end,
 				"wire: %" PRIu64 " rows of %zu bytes do not "
 				"fill the %zu bytes left",
 				h->nrows, 8 * stride, left);
+	if (h->nsyms == 0)
+		return read_rows_direct(h, p, out);
 	rc = sc_batch_builder_init(&bb, h->ncols);
 	if (rc)
 		return rc;

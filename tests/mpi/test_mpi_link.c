@@ -9,6 +9,12 @@
  *   backpressure one credit and an outbox of two: the producer meets
  *                SC_EFULL and credit waits, and loses nothing; (both)
  *                sc_mpi_link_room says beforehand what send will do;
+ *   order_mixed, backpressure_mixed
+ *                the same with frames of 1 to 256 rows mixed, on both
+ *                sides of the link's 4 KiB receive slots (168 rows fit,
+ *                169 do not): the large frames, announced in the slots
+ *                and sent on the second communicator, keep their place
+ *                among the small ones;
  *   idle         tokens hop around the ring with random local delays;
  *                quiet says idle only once every hop is done, and no frame
  *                arrives after it says so;
@@ -120,6 +126,17 @@ send_all_the_way(struct sc_mpi_link *l, uint32_t e, struct sc_wire_buf *buf)
 	return fulls;
 }
 
+/* Frame n's rows: `rows`, or with 0 the mixed sizes (a 2-column frame
+ * of r rows is 50 + 24 r bytes: 168 rows fill 4,082 of a slot's 4,096,
+ * 169 take 4,106). */
+static size_t
+rows_of(size_t rows, uint64_t n)
+{
+	static const size_t mixed[] = {4, 256, 168, 169, 1, 200, 2};
+
+	return rows ? rows : mixed[n % (sizeof(mixed) / sizeof(mixed[0]))];
+}
+
 static void
 ring(uint32_t credits, uint32_t outbox, uint64_t frames, size_t rows,
      unsigned slow)
@@ -152,7 +169,8 @@ ring(uint32_t credits, uint32_t outbox, uint64_t frames, size_t rows,
 			/* A full edge keeps its frame for the next loop: the
 			 * ring would deadlock if a rank waited on it. */
 			if (buf.len == 0)
-				make_frame(out, sent + 1, rows, &buf);
+				make_frame(out, sent + 1,
+					   rows_of(rows, sent + 1), &buf);
 			room = sc_mpi_link_room(l, out);
 			rc = sc_mpi_link_send(l, out, &buf);
 			CHECK(rc == 0 || rc == SC_EFULL, "send: %d", rc);
@@ -168,9 +186,11 @@ ring(uint32_t credits, uint32_t outbox, uint64_t frames, size_t rows,
 		if (rc == SC_EEMPTY)
 			continue;
 		CHECK(rc == 0, "recv: %d", rc);
-		CHECK(
-		    frame_number(&got, &rx, rows, &seq) == next && seq == next,
-		    "frame %" PRIu64 " where %" PRIu64 " was next", seq, next);
+		CHECK(frame_number(&got, &rx, rows_of(rows, next), &seq) ==
+			      next &&
+			  seq == next,
+		      "frame %" PRIu64 " where %" PRIu64 " was next", seq,
+		      next);
 		next++;
 	}
 	sc_mpi_link_stats(l, &st);
@@ -383,6 +403,10 @@ main(int argc, char **argv)
 		ring(8, 64, 3000, 16, 0);
 	else if (!strcmp(what, "backpressure"))
 		ring(1, 2, 500, 4, 7);
+	else if (!strcmp(what, "order_mixed"))
+		ring(8, 64, 1400, 0, 0);
+	else if (!strcmp(what, "backpressure_mixed"))
+		ring(1, 2, 350, 0, 7);
 	else if (!strcmp(what, "idle"))
 		idle();
 	else if (!strcmp(what, "kill"))

@@ -534,3 +534,61 @@ Test(wire, waterline_message_is_decoded_strictly)
 	sc_wire_buf_fini(&buf);
 	tables_fini(&tt);
 }
+
+/* A frame without symbols is decoded straight into the batch's records
+ * (no builder): 1 row and 40 rows (past the small-batch bound) decode
+ * to the batch encoded, and the same checks hold: rows out of order, a
+ * zero weight, a symbol word with an empty dictionary are refused. */
+Test(wire, frames_without_symbols_decode_directly_and_as_strictly)
+{
+	enum sc_type t[2] = {SC_TYPE_U64, SC_TYPE_SYMBOL};
+	uint64_t rows[2 * 40];
+	struct sc_wire_buf buf;
+	struct sc_wire_rx rx;
+	struct sc_symtab *syms = NULL;
+	struct sc_schema s;
+	uint8_t *p;
+
+	cr_assert_eq(sc_schema_init(&s, 2, t, NULL), 0);
+	cr_assert_eq(sc_symtab_create(&syms), 0);
+	for (size_t i = 0; i < 40; i++) {
+		rows[2 * i] = 100 + i;
+		rows[2 * i + 1] = 0; /* SC_SYMBOL_NONE: no dictionary */
+	}
+	sc_wire_buf_init(&buf);
+	cr_assert_eq(sc_wire_rx_init(&rx, NULL), 0);
+	for (size_t n = 1; n <= 40; n += 39) {
+		struct sc_batch *b = NULL, *got = NULL;
+
+		cr_assert_eq(sc_batch_from_records(2, rows, NULL, n, &b), 0);
+		cr_assert_eq(sc_wire_encode(b, &s, syms, 3, 1, 0, &buf), 0,
+			     "%s", sc_errmsg());
+		cr_assert_eq(sc_wire_decode(buf.data, buf.len, &rx, NULL, &got),
+			     0, "%s", sc_errmsg());
+		cr_assert(sc_batch_equal(b, got), "%zu rows", n);
+		sc_batch_release(got);
+		sc_batch_release(b);
+	}
+	/* buf holds the 40 rows; record r starts at 50 + 24 r. */
+	p = buf.data;
+	p[50 + 24] = 99; /* row 1's key (101 -> 99) below row 0's */
+	expect_refused(p, buf.len, &rx, "row 1 is not after row 0");
+	p[50 + 24] = 101;
+	memset(p + 50 + 24 * 5 + 16, 0, 8); /* row 5's weight */
+	expect_refused(p, buf.len, &rx, "row 5 has weight 0");
+	p[50 + 24 * 5 + 16] = 1;
+	p[50 + 24 * 7 + 8] = 1; /* row 7's symbol word, no dictionary */
+	expect_refused(p, buf.len, &rx, "of a dictionary of 0");
+	p[50 + 24 * 7 + 8] = 0;
+	{
+		struct sc_batch *got = NULL;
+
+		cr_assert_eq(sc_wire_decode(p, buf.len, &rx, NULL, &got), 0,
+			     "restored, it decodes: %s", sc_errmsg());
+		cr_assert_eq(sc_batch_count(got), 40);
+		sc_batch_release(got);
+	}
+	sc_wire_rx_fini(&rx);
+	sc_wire_buf_fini(&buf);
+	sc_symtab_destroy(syms);
+}
