@@ -450,6 +450,10 @@ rebuild(struct sc_subcircuit *s)
 				 s->name, s->out[i].stream, sc_errname(rc),
 				 sc_errdetail());
 	}
+	/* What a node carried past int64 goes out as plain deltas: the
+	 * corrections and they sum to the target (circuit.h). */
+	if (sc_circuit_carried(s->circuit))
+		step_send(s);
 }
 
 /* --- tick mode
