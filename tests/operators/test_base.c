@@ -147,7 +147,7 @@ static void *
 signal_later(void *arg)
 {
 	struct waiter *w = arg;
-	struct timespec nap = {0, 30 * 1000 * 1000};
+	struct timespec nap = {0, 30L * 1000 * 1000};
 
 	nanosleep(&nap, NULL);
 	pthread_mutex_lock(&w->mu);
@@ -173,8 +173,13 @@ Test(base, huge_timeout_waits_instead_of_timing_out_at_once)
 	while (!w.signalled && rc == 0)
 		rc = pthread_cond_timedwait(&w.cv, &w.mu, &ts);
 	pthread_mutex_unlock(&w.mu);
-	pthread_join(th, NULL);
-	cr_assert_eq(rc, 0, "timedwait returned %d (%s)", rc, strerror(rc));
+	cr_assert_eq(pthread_join(th, NULL), 0);
+	if (rc != 0) {
+		char why[128] = "";
+
+		(void)strerror_r(rc, why, sizeof(why));
+		cr_assert_fail("timedwait returned %d (%s)", rc, why);
+	}
 	cr_assert(w.signalled);
 	waiter_fini(&w);
 }
@@ -209,8 +214,9 @@ Test(base, failing_assert_names_file_line_and_condition)
 		  "status %d", status);
 	cr_assert_gt(n, 0);
 	buf[n] = '\0';
-	snprintf(want, sizeof(want),
-		 "test_base.c:%d: assertion failed: 1 + 1 == 3\n", fail_line);
+	(void)snprintf(want, sizeof(want),
+		       "test_base.c:%d: assertion failed: 1 + 1 == 3\n",
+		       fail_line);
 	cr_assert(strstr(buf, want), "got '%s', want '%s'", buf, want);
 }
 

@@ -125,9 +125,10 @@ small_order(uint64_t *rows, int64_t *w, size_t n, uint32_t k, bool down)
 
 			if (down ? c >= 0 : c <= 0)
 				break;
-			memcpy(tr, rows + j * k, k * 8);
-			memcpy(rows + j * k, rows + (j - 1) * k, k * 8);
-			memcpy(rows + (j - 1) * k, tr, k * 8);
+			memcpy(tr, rows + j * k, k * sizeof(uint64_t));
+			memcpy(rows + j * k, rows + (j - 1) * k,
+			       k * sizeof(uint64_t));
+			memcpy(rows + (j - 1) * k, tr, k * sizeof(uint64_t));
 			tw = w[j];
 			w[j] = w[j - 1];
 			w[j - 1] = tw;
@@ -324,7 +325,7 @@ qsort_consolidate(uint64_t *recs, size_t n, uint32_t ncols)
 			w += (int64_t)recs[j++ * stride + ncols];
 		if (w != 0) {
 			memmove(recs + out * stride, recs + i * stride,
-				ncols * 8);
+				ncols * sizeof(uint64_t));
 			recs[out * stride + ncols] = (uint64_t)(int64_t)w;
 			out++;
 		}
@@ -492,7 +493,7 @@ Test(batch, builder_result_does_not_depend_on_push_order)
 							   s.ncols, w[j]),
 				     0);
 			memcpy(rows + j * s.ncols, rows + (i - 1) * s.ncols,
-			       s.ncols * 8);
+			       s.ncols * sizeof(uint64_t));
 			w[j] = w[i - 1];
 		}
 		cr_assert_eq(sc_batch_builder_finish(&bld, &b), 0);

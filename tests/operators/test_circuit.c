@@ -50,9 +50,9 @@ report_if_differs(const struct cg_spec *s, const struct cz *want,
 {
 	if (cz_equals_batch(want, got))
 		return false;
-	fprintf(stderr, "step %d differs\n", step);
+	(void)fprintf(stderr, "step %d differs\n", step);
 	cg_fprint(stderr, s);
-	fprintf(stderr, "circuit gave:\n");
+	(void)fprintf(stderr, "circuit gave:\n");
 	sc_batch_fprint(stderr, got, NULL);
 	cz_fprint(stderr, want);
 	return true;
@@ -77,7 +77,7 @@ oracle(enum cg_op op, uint64_t base, const char *test)
 			     sc_errmsg());
 		sc_rng_seed(&r, seed * 7919);
 		for (int step = 0; step < STEPS && !bad; step++) {
-			const struct cz *ins[2];
+			const struct cz *ins[4]; /* as many as nd->in */
 			struct sc_batch *got = NULL;
 			struct cz want;
 

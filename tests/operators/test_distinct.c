@@ -18,7 +18,7 @@ static uint64_t
 col_small(struct sc_rng *r, uint32_t col, void *ctx)
 {
 	(void)ctx;
-	return sc_rng_below(r, 4) + 100 * col;
+	return sc_rng_below(r, 4) + 100 * (uint64_t)col;
 }
 
 /* distinct of an integral from scratch: weight 1 for every positive row. */
@@ -203,7 +203,7 @@ Test(distinct, large_state_matches_a_dense_reference)
 	enum { K = 12000, V = 4 };
 	uint64_t seed = sc_prop_seed(7202);
 	struct sc_rng r;
-	int64_t *w = calloc(K * V, sizeof(int64_t));
+	int64_t *w = calloc((size_t)K * V, sizeof(int64_t));
 	struct sc_distinct *d;
 	struct sc_batch *acc;
 
@@ -223,7 +223,7 @@ Test(distinct, large_state_matches_a_dense_reference)
 		opgen_accumulate(&acc, out);
 		sc_batch_release(delta);
 		cr_assert_eq(sc_batch_builder_init(&b, 2), 0);
-		for (uint64_t c = 0; c < K * V; c++) {
+		for (uint64_t c = 0; c < (uint64_t)K * V; c++) {
 			uint64_t row[2] = {c / V, c % V};
 
 			if (w[c] > 0)

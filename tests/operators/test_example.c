@@ -16,7 +16,7 @@
 	do {                                                                   \
 		int rc_ = (call);                                              \
 		if (rc_ < 0) {                                                 \
-			fprintf(stderr, "%s: %s\n", #call, sc_errmsg());       \
+			(void)fprintf(stderr, "%s: %s\n", #call, sc_errmsg()); \
 			return rc_;                                            \
 		}                                                              \
 	} while (0)
@@ -78,10 +78,10 @@ example(FILE *out)
 	CHECK(bid(c, in, 1, 150, -1)); /* the 150 bid is withdrawn */
 	CHECK(sc_circuit_step(c));
 	CHECK(sc_circuit_delta(c, best, &delta)); /* (1, 150) -1, (1, 120) +1 */
-	fprintf(out, "change:\n");
+	(void)fprintf(out, "change:\n");
 	sc_batch_fprint(out, delta, sc_graph_schema(g, best));
 	CHECK(sc_circuit_integral(c, best, &all)); /* (1, 120), (2, 300) */
-	fprintf(out, "now:\n");
+	(void)fprintf(out, "now:\n");
 	sc_batch_fprint(out, all, sc_graph_schema(g, best));
 
 	sc_batch_release(delta);

@@ -47,7 +47,8 @@ scan_weight(struct sc_batch *const *runs, size_t n, const uint64_t *row,
 
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < sc_batch_count(runs[i]); j++)
-			if (memcmp(sc_batch_row(runs[i], j), row, k * 8) == 0)
+			if (memcmp(sc_batch_row(runs[i], j), row,
+				   k * sizeof(uint64_t)) == 0)
 				w += sc_batch_weight(runs[i], j);
 	return w;
 }
@@ -187,8 +188,8 @@ compare_prepared(struct sc_trace *t, struct sc_batch *keys,
 			const uint64_t *key = sc_batch_row(keys, i);
 			int a, b;
 
-			if (i > 0 &&
-			    memcmp(sc_batch_row(keys, i - 1), key, k * 8) == 0)
+			if (i > 0 && memcmp(sc_batch_row(keys, i - 1), key,
+					    k * sizeof(uint64_t)) == 0)
 				continue;
 			if (k == 2) {
 				cr_assert_eq(sc__probe_weight(&p, key, &wp), 0);

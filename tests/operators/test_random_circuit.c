@@ -21,10 +21,10 @@ static void
 report(const struct cg_spec *s, int node, const struct sc_batch *got,
        const struct cz *want, const char *what, int step)
 {
-	fprintf(stderr, "step %d: %s of node %d (%s) differs\n", step, what,
-		node, cg_op_name(s->nodes[node].op));
+	(void)fprintf(stderr, "step %d: %s of node %d (%s) differs\n", step,
+		      what, node, cg_op_name(s->nodes[node].op));
 	cg_fprint(stderr, s);
-	fprintf(stderr, "circuit gave:\n");
+	(void)fprintf(stderr, "circuit gave:\n");
 	sc_batch_fprint(stderr, got, NULL);
 	cz_fprint(stderr, want);
 }

@@ -52,7 +52,8 @@ ref_topk(const struct zref *in, const struct sc_topk_spec *s, struct zref *out)
 		for (size_t j = 0; j < in->n; j++) {
 			const uint64_t *q = in->rows + j * in->ncols;
 
-			if (in->w[j] > 0 && memcmp(q, r, s->key * 8) == 0 &&
+			if (in->w[j] > 0 &&
+			    memcmp(q, r, s->key * sizeof(uint64_t)) == 0 &&
 			    ahead_of(s, q, r))
 				ahead += in->w[j];
 		}
@@ -436,7 +437,7 @@ Test(topk, large_state_matches_a_dense_reference)
 				    .order = {1},
 				    .desc = {true},
 				    .limit = 5};
-	int64_t *w = calloc(KEYS * VALS, sizeof(int64_t));
+	int64_t *w = calloc((size_t)KEYS * VALS, sizeof(int64_t));
 	struct sc_topk *tk;
 	struct sc_batch *acc;
 	struct sc_rng r;
@@ -461,7 +462,7 @@ Test(topk, large_state_matches_a_dense_reference)
 			       "step %d: cell %llu", step,
 			       (unsigned long long)bad);
 		sc_batch_release(d);
-		cr_assert_eq(sc_topk_work(tk, 2 * 16 * OPS), 0);
+		cr_assert_eq(sc_topk_work(tk, (size_t)2 * 16 * OPS), 0);
 	}
 	cr_assert_gt(sc_topk_rows(tk), 2048);
 	sc_batch_release(acc);

@@ -134,7 +134,7 @@ Test(trace, work_stops_at_its_budget_and_pending_falls_to_zero)
 		uint64_t rows[200];
 		struct sc_batch *b;
 
-		for (int j = 0; j < 100; j++) {
+		for (size_t j = 0; j < 100; j++) {
 			rows[2 * j] = (uint64_t)j;
 			rows[2 * j + 1] = i;
 		}

@@ -13,6 +13,7 @@
 #include <criterion/logging.h>
 #include <float.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -278,12 +279,17 @@ ref_mean(const struct ref *s, int64_t count)
 /* ---- helpers ---------------------------------------------------------------
  */
 
+/* Bit-exact equality (so -0.0 differs from 0.0); any NaN equals any NaN. */
 static bool
 same_bits(double a, double b)
 {
+	uint64_t ua, ub;
+
 	if (isnan(a) && isnan(b))
 		return true;
-	return memcmp(&a, &b, sizeof(a)) == 0;
+	memcpy(&ua, &a, sizeof(ua));
+	memcpy(&ub, &b, sizeof(ub));
+	return ua == ub;
 }
 
 static double

@@ -107,7 +107,7 @@ main(void)
 	sc_batch_release(shared);
 	sc_batch_cache_trim();
 	if (bad)
-		fprintf(stderr, "tsan_batch: a thread failed\n");
+		(void)fprintf(stderr, "tsan_batch: a thread failed\n");
 	else
 		printf("tsan_batch: ok\n");
 	return bad;

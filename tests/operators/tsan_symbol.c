@@ -69,8 +69,8 @@ main(void)
 		pthread_join(th[i], NULL);
 	for (int i = 0; i < NTHREADS; i++)
 		if (w[i].rc) {
-			fprintf(stderr, "thread %d failed: %d %s\n", i, w[i].rc,
-				sc_errmsg());
+			(void)fprintf(stderr, "thread %d failed: %d %s\n", i,
+				      w[i].rc, sc_errmsg());
 			bad = 1;
 		}
 	/* Every thread keeps its last-round reference to every string. */
@@ -85,7 +85,7 @@ main(void)
 		bad = 1;
 	sc_symtab_destroy(t);
 	if (bad)
-		fprintf(stderr, "tsan_symbol: ids or counts disagree\n");
+		(void)fprintf(stderr, "tsan_symbol: ids or counts disagree\n");
 	else
 		printf("tsan_symbol: ok\n");
 	return bad;

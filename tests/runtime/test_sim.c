@@ -50,7 +50,7 @@ run_case(struct sim_case *k)
 	k->rc = sc_sim_run(ex, &o, &k->res);
 	k->ok = rt_net_check(net, k->why, sizeof(k->why));
 	if (k->rc)
-		snprintf(k->why, sizeof(k->why), "%s", k->res.why);
+		(void)snprintf(k->why, sizeof(k->why), "%s", k->res.why);
 	cr_assert_eq(sc_exec_destroy(ex), 0);
 	rt_net_destroy(net);
 }

@@ -17,20 +17,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "operators/error.h"
 #include "runtime/executor_int.h"
 #include "runtime/pool.h"
 #include "tests/support/rt_toys.h"
 
+/*
+ * A failed check ends the program with _exit, not exit: other threads are
+ * still running, and exit tears down stdio and runs atexit handlers under
+ * them (not thread-safe). stdout is flushed first; stderr is unbuffered.
+ */
 #define CHECK(cond, ...)                                                       \
 	do {                                                                   \
 		if (!(cond)) {                                                 \
-			fprintf(stderr, "tsan_pool: %s:%d: %s: ", __FILE__,    \
-				__LINE__, #cond);                              \
-			fprintf(stderr, __VA_ARGS__);                          \
-			fprintf(stderr, "\n");                                 \
-			exit(1);                                               \
+			(void)fprintf(stderr,                                  \
+				      "tsan_pool: %s:%d: %s: ", __FILE__,      \
+				      __LINE__, #cond);                        \
+			(void)fprintf(stderr, __VA_ARGS__);                    \
+			(void)fprintf(stderr, "\n");                           \
+			(void)fflush(stdout);                                  \
+			_exit(1);                                              \
 		}                                                              \
 	} while (0)
 

@@ -57,6 +57,8 @@ struct cz {
 static inline void
 cz_init(struct cz *z, uint32_t ncols)
 {
+	if (ncols == 0) /* rows have 1..SC_SCHEMA_MAX_COLS columns */
+		abort();
 	memset(z, 0, sizeof(*z));
 	z->ncols = ncols;
 }
@@ -194,15 +196,16 @@ cz_to_batch(const struct cz *z)
 static inline void
 cz_fprint(FILE *f, const struct cz *z)
 {
-	fprintf(f, "  ref (%zu live rows)\n", cz_live(z));
+	(void)fprintf(f, "  ref (%zu live rows)\n", cz_live(z));
 	for (size_t i = 0; i < z->n; i++) {
 		if (!z->w[i])
 			continue;
-		fprintf(f, "    (");
+		(void)fprintf(f, "    (");
 		for (uint32_t c = 0; c < z->ncols; c++)
-			fprintf(f, "%s%llx", c ? ", " : "",
-				(unsigned long long)z->rows[i * z->ncols + c]);
-		fprintf(f, ") x %lld\n", (long long)z->w[i]);
+			(void)fprintf(
+			    f, "%s%llx", c ? ", " : "",
+			    (unsigned long long)z->rows[i * z->ncols + c]);
+		(void)fprintf(f, ") x %lld\n", (long long)z->w[i]);
 	}
 }
 
@@ -409,11 +412,11 @@ cg_build_node(struct cg_spec *s, struct cg_node *nd)
 	cg_schema(nd, &sch);
 	switch (nd->op) {
 	case CG_INPUT:
-		snprintf(name, sizeof(name), "in%zu", s->n - 1);
+		(void)snprintf(name, sizeof(name), "in%zu", s->n - 1);
 		id = sc_graph_input(g, name, &sch);
 		break;
 	case CG_OUTPUT:
-		snprintf(name, sizeof(name), "out%zu", s->n - 1);
+		(void)snprintf(name, sizeof(name), "out%zu", s->n - 1);
 		id = sc_graph_output(g, name, nd->in[0]);
 		break;
 	case CG_MAP:
@@ -473,12 +476,14 @@ cg_build_node(struct cg_spec *s, struct cg_node *nd)
 		break;
 	}
 	if (id != (int)(s->n - 1)) {
-		fprintf(stderr, "circuit_gen: node %zu (op %d) got id %d: %s\n",
-			s->n - 1, (int)nd->op, id, sc_errmsg());
+		(void)fprintf(stderr,
+			      "circuit_gen: node %zu (op %d) got id %d: %s\n",
+			      s->n - 1, (int)nd->op, id, sc_errmsg());
 		abort();
 	}
 	if (!sc_schema_equal(sc_graph_schema(g, id), &sch)) {
-		fprintf(stderr, "circuit_gen: node %d: schema differs\n", id);
+		(void)fprintf(stderr, "circuit_gen: node %d: schema differs\n",
+			      id);
 		abort();
 	}
 }
@@ -620,13 +625,17 @@ static inline void
 cg_gen_topk(struct cg_node *nd, const struct cg_node *a, struct sc_rng *r)
 {
 	struct sc_topk_spec *t = &nd->topk;
-	uint32_t pool[CG_MAXC], npool = 0;
+	uint32_t pool[SC_SCHEMA_MAX_COLS], npool;
 
+	if (a->ncols == 0 || a->ncols > SC_SCHEMA_MAX_COLS)
+		abort();
 	memset(t, 0, sizeof(*t));
 	t->ncols = a->ncols;
 	t->key = (uint32_t)sc_rng_below(r, a->ncols);
-	for (uint32_t c = t->key; c < a->ncols; c++)
-		pool[npool++] = c;
+	/* The columns key..ncols-1 are pool[0..npool), shuffled in part. */
+	npool = a->ncols - t->key;
+	for (uint32_t c = 0; c < SC_SCHEMA_MAX_COLS; c++)
+		pool[c] = t->key + c;
 	t->norder = 1 + (uint32_t)sc_rng_below(r, npool);
 	for (uint32_t i = 0; i < t->norder; i++) {
 		uint32_t j = i + (uint32_t)sc_rng_below(r, npool - i);
@@ -1119,9 +1128,16 @@ static inline void
 cg_ref_apply(const struct cg_node *nd, const struct cz *const *ins,
 	     struct cz *out)
 {
-	const struct cz *a = ins[0];
+	const struct cz *a;
 	struct cz full;
 
+	/* ins[0..nin) are read; a binary op's second input is ins[1]. */
+	if (nd->nin < 1 || nd->nin > 4 ||
+	    ((nd->op == CG_MINUS || nd->op == CG_JOIN ||
+	      nd->op == CG_ANTIJOIN) &&
+	     nd->nin != 2))
+		abort();
+	a = ins[0];
 	switch (nd->op) {
 	case CG_OUTPUT:
 		cz_add_z(out, a, 1);
@@ -1205,6 +1221,8 @@ cg_ref_node(struct cg_spec *s, struct cg_node *nd)
 	const struct cz *ins[4];
 	const struct cz *a;
 
+	if (nd->nin < 1 || nd->nin > 4) /* every node here reads 1..4 */
+		abort();
 	for (uint32_t p = 0; p < nd->nin; p++)
 		ins[p] = &s->nodes[nd->in[p]].val;
 	a = ins[0];
@@ -1240,11 +1258,13 @@ cg_generate_single(uint64_t seed, enum cg_op op)
 		      op == CG_ANTIJOIN;
 	struct cg_node *nd;
 
+	if (!s)
+		abort();
 	cg_opts_default(&o);
 	sc_rng_seed(&r, seed);
 	s->seed = seed;
 	s->nodes = calloc(8, sizeof(struct cg_node));
-	if (!s || !s->nodes || sc_graph_create(&s->graph) != 0)
+	if (!s->nodes || sc_graph_create(&s->graph) != 0)
 		abort();
 	nd = cg_push(s, CG_INPUT);
 	nd->ncols = 2 + (uint32_t)sc_rng_below(&r, 2);
@@ -1391,33 +1411,36 @@ cg_op_name(enum cg_op op)
 static inline void
 cg_fprint(FILE *f, const struct cg_spec *s)
 {
-	fprintf(f, "circuit of seed %llu, %zu nodes:\n",
-		(unsigned long long)s->seed, s->n);
+	(void)fprintf(f, "circuit of seed %llu, %zu nodes:\n",
+		      (unsigned long long)s->seed, s->n);
 	for (size_t i = 0; i < s->n; i++) {
 		const struct cg_node *nd = &s->nodes[i];
 
-		fprintf(f, "  %zu: %s(", i, cg_op_name(nd->op));
+		(void)fprintf(f, "  %zu: %s(", i, cg_op_name(nd->op));
 		for (uint32_t p = 0; p < nd->nin; p++)
-			fprintf(f, "%s%d", p ? ", " : "", nd->in[p]);
+			(void)fprintf(f, "%s%d", p ? ", " : "", nd->in[p]);
 		if (nd->op == CG_FEEDBACK)
-			fprintf(f, "bound to %d", nd->bind);
-		fprintf(f, ") %u cols", nd->ncols);
+			(void)fprintf(f, "bound to %d", nd->bind);
+		(void)fprintf(f, ") %u cols", nd->ncols);
 		if (nd->op == CG_JOIN || nd->op == CG_ANTIJOIN)
-			fprintf(f, " k=%u", nd->k);
+			(void)fprintf(f, " k=%u", nd->k);
 		if (nd->op == CG_AGGREGATE)
-			fprintf(f, " kind=%d k=%u col=%u", (int)nd->agg.kind,
-				nd->agg.k, nd->agg.col);
+			(void)fprintf(f, " kind=%d k=%u col=%u",
+				      (int)nd->agg.kind, nd->agg.k,
+				      nd->agg.col);
 		if (nd->op == CG_TOPK) {
-			fprintf(f, " key=%u limit=%llu order", nd->topk.key,
-				(unsigned long long)nd->topk.limit);
+			(void)fprintf(f, " key=%u limit=%llu order",
+				      nd->topk.key,
+				      (unsigned long long)nd->topk.limit);
 			for (uint32_t o = 0; o < nd->topk.norder; o++)
-				fprintf(f, " %u%s", nd->topk.order[o],
-					nd->topk.desc[o] ? "d" : "a");
+				(void)fprintf(f, " %u%s", nd->topk.order[o],
+					      nd->topk.desc[o] ? "d" : "a");
 		}
 		if (nd->op == CG_WINDOW)
-			fprintf(f, " col=%u width=%lld hop=%lld", nd->wcol,
-				(long long)nd->width, (long long)nd->hop);
-		fprintf(f, "\n");
+			(void)fprintf(f, " col=%u width=%lld hop=%lld",
+				      nd->wcol, (long long)nd->width,
+				      (long long)nd->hop);
+		(void)fprintf(f, "\n");
 	}
 }
 

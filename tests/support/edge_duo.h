@@ -75,7 +75,7 @@ edge_duo_frame(struct edge_duo *d, struct sc_rng *r)
 	uint32_t n = d->rows_per_frame > 64 ? 64 : d->rows_per_frame;
 	struct sc_batch *b = NULL;
 
-	for (uint32_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n; i++) {
 		rows[2 * i] = sc_rng_below(r, EDGE_DUO_KEYS);
 		rows[2 * i + 1] = 0;
 		w[i] = sc_rng_range(r, -3, 3);
@@ -201,16 +201,18 @@ edge_duo_run(struct edge_duo *d)
 	sc_edge_destroy(d->edge);
 	d->edge = NULL;
 	if (d->error) {
-		fprintf(stderr, "edge_duo: error %s\n", sc_errname(d->error));
+		(void)fprintf(stderr, "edge_duo: error %s\n",
+			      sc_errname(d->error));
 		return d->error;
 	}
 	if (memcmp(d->sent, d->got, sizeof(d->sent)) != 0) {
-		fprintf(stderr,
-			"edge_duo: seed %llu: the Z-set received differs "
-			"from the one sent (%llu frames sent, %llu got)\n",
-			(unsigned long long)d->seed,
-			(unsigned long long)d->frames_sent,
-			(unsigned long long)d->frames_got);
+		(void)fprintf(
+		    stderr,
+		    "edge_duo: seed %llu: the Z-set received differs "
+		    "from the one sent (%llu frames sent, %llu got)\n",
+		    (unsigned long long)d->seed,
+		    (unsigned long long)d->frames_sent,
+		    (unsigned long long)d->frames_got);
 		return 1;
 	}
 	return 0;
@@ -332,12 +334,12 @@ edge_close_duo_run(struct edge_close_duo *d)
 	sc_edge_destroy(d->edge);
 	d->edge = NULL;
 	if (d->error) {
-		fprintf(stderr, "edge_close_duo: error %s\n",
-			sc_errname(d->error));
+		(void)fprintf(stderr, "edge_close_duo: error %s\n",
+			      sc_errname(d->error));
 		return d->error;
 	}
 	if (d->got + uf != d->sends || d->rows_got + ur != d->rows_sent) {
-		fprintf(
+		(void)fprintf(
 		    stderr,
 		    "edge_close_duo: seed %llu: %llu frames sent, %llu "
 		    "taken, %llu undeliverable (rows %llu, %llu, %llu)\n",

@@ -11,7 +11,7 @@
 #include <criterion/criterion.h>
 #include <criterion/hooks.h>
 #include <stdio.h>
-#include <stdlib.h>
+#include <unistd.h>
 
 ReportHook(POST_ALL)(struct criterion_global_stats *stats)
 {
@@ -21,6 +21,9 @@ ReportHook(POST_ALL)(struct criterion_global_stats *stats)
 	if (ran == 0) {
 		(void)fprintf(stderr, "no test matched the filter: nothing ran "
 				      "(list the tests with --list)\n");
-		exit(2);
+		/* _exit, not exit: the runner's nanomsg threads may still run,
+		 * and exit's teardown under them is not thread-safe. */
+		(void)fflush(stdout);
+		_exit(2);
 	}
 }

@@ -86,7 +86,7 @@ opgen_delta(struct sc_rng *r, const struct opgen *g, const struct zref *z,
 		if (old && (w > 1000 || w < -1000))
 			w = w > 0 ? 1 : -1; /* keep big weights big */
 		if (old)
-			memcpy(row, old, g->ncols * 8);
+			memcpy(row, old, g->ncols * sizeof(uint64_t));
 		if (old && op == 1) { /* retract all of it */
 			if (sc_batch_builder_push(&b, row, g->ncols,
 						  -(int64_t)w))

@@ -470,7 +470,8 @@ rt_net_check_conserved(const struct rt_net *net, char *why, size_t len)
 	}
 	for (uint32_t i = 0; i < net->n; i++)
 		in_edges += rt_edge_len(&net->edges[i]);
-	if (retired + in_edges + (net->tokens - net->fed) * !net->ring !=
+	if (retired + in_edges +
+		(net->ring ? 0 : (uint64_t)(net->tokens - net->fed)) !=
 	    net->tokens) {
 		(void)snprintf(why, len,
 			       "%llu retired + %llu in edges, of %u tokens",

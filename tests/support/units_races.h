@@ -151,9 +151,9 @@ ur_host_main(void *arg)
 			sched_yield();
 		} else {
 			h->bad = rc;
-			snprintf(h->why, sizeof(h->why), "submit %llu: %s: %s",
-				 (unsigned long long)i, sc_errname(rc),
-				 sc_errmsg());
+			(void)snprintf(
+			    h->why, sizeof(h->why), "submit %llu: %s: %s",
+			    (unsigned long long)i, sc_errname(rc), sc_errmsg());
 			break;
 		}
 		if (atomic_load(h->stop))
@@ -203,7 +203,8 @@ ur_join_hosts(struct ur_host *h, pthread_t *t, uint32_t n, uint64_t *accepted,
 		pthread_join(t[i], NULL);
 		*accepted += h[i].accepted;
 		if (h[i].bad && ok) {
-			snprintf(why, len, "host %u: %.150s", i, h[i].why);
+			(void)snprintf(why, len, "host %u: %.150s", i,
+				       h[i].why);
 			ok = false;
 		}
 	}
@@ -219,8 +220,8 @@ ur_integral_rows(struct sc_runtime *rt, int out, char *why, size_t len)
 	int64_t n;
 
 	if (rc) {
-		snprintf(why, len, "integral: %s: %s", sc_errname(rc),
-			 sc_errmsg());
+		(void)snprintf(why, len, "integral: %s: %s", sc_errname(rc),
+			       sc_errmsg());
 		return -1;
 	}
 	n = (int64_t)sc_batch_count(got);
@@ -243,7 +244,7 @@ ur_submit_during_shutdown(uint32_t workers, uint32_t hosts, int rounds,
 	bool ok = true;
 
 	if (hosts > UR_MAX_HOSTS || ur_graph_init(&w) != 0) {
-		snprintf(why, len, "set-up: %s", sc_errmsg());
+		(void)snprintf(why, len, "set-up: %s", sc_errmsg());
 		return false;
 	}
 	for (int r = 0; r < rounds && ok; r++) {
@@ -260,8 +261,8 @@ ur_submit_during_shutdown(uint32_t workers, uint32_t hosts, int rounds,
 		int64_t got;
 		int rc;
 
-		if ((rc = sc_runtime_create(w.g, w.p, &o, &rt)) != 0) {
-			snprintf(why, len, "create: %s", sc_errmsg());
+		if (sc_runtime_create(w.g, w.p, &o, &rt) != 0) {
+			(void)snprintf(why, len, "create: %s", sc_errmsg());
 			ok = false;
 			break;
 		}
@@ -270,7 +271,7 @@ ur_submit_during_shutdown(uint32_t workers, uint32_t hosts, int rounds,
 					    20000);
 		if (!ur_start_hosts(h, t, hosts, rt, w.in, 0, 0, &total,
 				    &stop)) {
-			snprintf(why, len, "no host thread");
+			(void)snprintf(why, len, "no host thread");
 			ok = false;
 		}
 		while (ok && atomic_load(&total) < after)
@@ -281,19 +282,20 @@ ur_submit_during_shutdown(uint32_t workers, uint32_t hosts, int rounds,
 			ok = ur_join_hosts(h, t, hosts, &accepted, why, len);
 		sc_test_guard_end(guard);
 		if (ok && rc != 0) {
-			snprintf(why, len, "round %d: shutdown: %s", r,
-				 sc_errname(rc));
+			(void)snprintf(why, len, "round %d: shutdown: %s", r,
+				       sc_errname(rc));
 			ok = false;
 		}
 		if (ok && (got = ur_integral_rows(rt, w.out, why, len)) < 0)
 			ok = false;
 		else if (ok && (uint64_t)got != accepted) {
-			snprintf(why, len,
-				 "round %d (%u workers, %u hosts): %llu "
-				 "submits returned 0, the output holds %lld "
-				 "rows",
-				 r, workers, hosts,
-				 (unsigned long long)accepted, (long long)got);
+			(void)snprintf(
+			    why, len,
+			    "round %d (%u workers, %u hosts): %llu "
+			    "submits returned 0, the output holds %lld "
+			    "rows",
+			    r, workers, hosts, (unsigned long long)accepted,
+			    (long long)got);
 			ok = false;
 		}
 		sc_runtime_destroy(rt);
@@ -329,7 +331,7 @@ ur_reads_during_submits(uint32_t workers, uint32_t hosts, uint64_t rows,
 	*answered = 0;
 	if (hosts > UR_MAX_HOSTS || ur_graph_init(&w) != 0 ||
 	    sc_runtime_create(w.g, w.p, &o, &rt) != 0) {
-		snprintf(why, len, "set-up: %s", sc_errmsg());
+		(void)snprintf(why, len, "set-up: %s", sc_errmsg());
 		return false;
 	}
 	guard = sc_test_guard_begin(sc_runtime_exec(rt),
@@ -338,7 +340,7 @@ ur_reads_during_submits(uint32_t workers, uint32_t hosts, uint64_t rows,
 	 * and a read often meets a turn that a submit just started. */
 	if (!ur_start_hosts(h, t, hosts, rt, w.in, rows, 20000, &total,
 			    &stop)) {
-		snprintf(why, len, "no host thread");
+		(void)snprintf(why, len, "no host thread");
 		ok = false;
 	}
 	while (ok && atomic_load(&total) < hosts * rows) {
@@ -351,8 +353,9 @@ ur_reads_during_submits(uint32_t workers, uint32_t hosts, uint64_t rows,
 		if (rc == 0 || rc == SC_EBUSY)
 			rc = sc_runtime_check_idle(rt);
 		if (rc != 0 && rc != SC_EBUSY) {
-			snprintf(why, len, "a read during submits: %s: %s",
-				 sc_errname(rc), sc_errmsg());
+			(void)snprintf(why, len,
+				       "a read during submits: %s: %s",
+				       sc_errname(rc), sc_errmsg());
 			ok = false;
 			atomic_store(&stop, true);
 		}
@@ -360,15 +363,16 @@ ur_reads_during_submits(uint32_t workers, uint32_t hosts, uint64_t rows,
 	if (!ur_join_hosts(h, t, hosts, &accepted, why, len))
 		ok = false;
 	if (ok && sc_runtime_wait_idle(rt, 0, NULL) != 0) {
-		snprintf(why, len, "wait_idle: %s", sc_errmsg());
+		(void)snprintf(why, len, "wait_idle: %s", sc_errmsg());
 		ok = false;
 	}
 	sc_test_guard_end(guard);
 	if (ok && (got = ur_integral_rows(rt, w.out, why, len)) < 0)
 		ok = false;
 	else if (ok && (uint64_t)got != accepted) {
-		snprintf(why, len, "%llu rows accepted, the output holds %lld",
-			 (unsigned long long)accepted, (long long)got);
+		(void)snprintf(why, len,
+			       "%llu rows accepted, the output holds %lld",
+			       (unsigned long long)accepted, (long long)got);
 		ok = false;
 	}
 	sc_runtime_destroy(rt);
@@ -406,7 +410,7 @@ ur_submit_wait_shares_the_turns(uint32_t hosts, uint64_t rows, long slow_ns,
 	if (hosts > UR_MAX_HOSTS || ur_graph_init_slow(&w, &slow_ns) != 0 ||
 	    sc_placement_single(w.g, &single) != 0 ||
 	    sc_runtime_create(w.g, single, &o, &rt) != 0) {
-		snprintf(why, len, "set-up: %s", sc_errmsg());
+		(void)snprintf(why, len, "set-up: %s", sc_errmsg());
 		return false;
 	}
 	for (uint32_t i = 0; i < hosts; i++) {
@@ -419,7 +423,7 @@ ur_submit_wait_shares_the_turns(uint32_t hosts, uint64_t rows, long slow_ns,
 					.stop = &stop,
 					.wait_ns = 10000000000ull};
 		if (pthread_create(&t[i], NULL, ur_host_main, &h[i]) != 0) {
-			snprintf(why, len, "no host thread");
+			(void)snprintf(why, len, "no host thread");
 			atomic_store(&stop, true);
 			hosts = i;
 			ok = false;
@@ -429,14 +433,15 @@ ur_submit_wait_shares_the_turns(uint32_t hosts, uint64_t rows, long slow_ns,
 	if (!ur_join_hosts(h, t, hosts, &accepted, why, len))
 		ok = false;
 	if (ok && sc_runtime_wait_idle(rt, 0, NULL) != 0) {
-		snprintf(why, len, "wait_idle: %s", sc_errmsg());
+		(void)snprintf(why, len, "wait_idle: %s", sc_errmsg());
 		ok = false;
 	}
 	if (ok && (got = ur_integral_rows(rt, w.out, why, len)) < 0)
 		ok = false;
 	else if (ok && (uint64_t)got != hosts * rows) {
-		snprintf(why, len, "%llu of %llu rows arrived", (long long)got,
-			 (unsigned long long)(hosts * rows));
+		(void)snprintf(why, len, "%lld of %llu rows arrived",
+			       (long long)got,
+			       (unsigned long long)hosts * rows);
 		ok = false;
 	}
 	sc_runtime_destroy(rt);

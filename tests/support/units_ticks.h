@@ -384,7 +384,7 @@ ut_host_main(void *arg)
 	for (uint32_t k = 0; k < UT_SUBMITS && !a->rc; k++) {
 		struct sc_batch *b = NULL;
 
-		a->rc = ut_row((int64_t)(a->index * UT_SUBMITS + k), &b);
+		a->rc = ut_row((int64_t)a->index * UT_SUBMITS + k, &b);
 		h->lo[a->index][k] = atomic_load(&h->clock.done);
 		if (!a->rc)
 			a->rc = sc_runtime_submit_wait(h->rt, h->in, b, 0);
@@ -512,8 +512,8 @@ ut_hosts_check_ref(struct ut_hosts *h, struct sc_graph *g, uint64_t ticks,
 
 				if (atomic_load(&h->tick_of[i][k]) != t)
 					continue;
-				ok = ut_row((int64_t)(i * UT_SUBMITS + k),
-					    &b) == 0 &&
+				ok = ut_row((int64_t)i * UT_SUBMITS + k, &b) ==
+					 0 &&
 				     sc_circuit_feed(c, h->in, b) == 0;
 				sc_batch_release(b);
 			}

@@ -46,7 +46,7 @@ zgen_f64(struct sc_rng *r)
 		    r, sizeof(zgen_f64_edges) / sizeof(zgen_f64_edges[0]))];
 	case 1:
 		return (sc_rng_unit(r) - 0.5) *
-		       pow(10.0, sc_rng_range(r, -30, 30));
+		       pow(10.0, (double)sc_rng_range(r, -30, 30));
 	default:
 		bits = sc_rng_next(r);
 		memcpy(&x, &bits, sizeof(x));
@@ -123,6 +123,8 @@ struct zref {
 static inline void
 zref_init(struct zref *z, uint32_t ncols)
 {
+	if (ncols == 0) /* rows have 1..SC_SCHEMA_MAX_COLS columns */
+		abort();
 	memset(z, 0, sizeof(*z));
 	z->ncols = ncols;
 }
@@ -139,18 +141,19 @@ static inline void
 zref_add(struct zref *z, const uint64_t *row, __int128 w)
 {
 	for (size_t i = 0; i < z->n; i++)
-		if (memcmp(z->rows + i * z->ncols, row, z->ncols * 8) == 0) {
+		if (memcmp(z->rows + i * z->ncols, row, (size_t)z->ncols * 8) ==
+		    0) {
 			z->w[i] += w;
 			return;
 		}
 	if (z->n == z->cap) {
 		z->cap = z->cap ? 2 * z->cap : 16;
-		z->rows = realloc(z->rows, z->cap * z->ncols * 8);
+		z->rows = realloc(z->rows, z->cap * (size_t)z->ncols * 8);
 		z->w = realloc(z->w, z->cap * sizeof(z->w[0]));
 		if (!z->rows || !z->w)
 			abort();
 	}
-	memcpy(z->rows + z->n * z->ncols, row, z->ncols * 8);
+	memcpy(z->rows + z->n * z->ncols, row, (size_t)z->ncols * 8);
 	z->w[z->n++] = w;
 }
 
@@ -166,7 +169,8 @@ static inline __int128
 zref_weight(const struct zref *z, const uint64_t *row)
 {
 	for (size_t i = 0; i < z->n; i++)
-		if (memcmp(z->rows + i * z->ncols, row, z->ncols * 8) == 0)
+		if (memcmp(z->rows + i * z->ncols, row, (size_t)z->ncols * 8) ==
+		    0)
 			return z->w[i];
 	return 0;
 }

@@ -305,7 +305,7 @@ printed(const struct sc_placement *p, bool dot)
 	cr_assert_not_null(f);
 	cr_assert_eq(
 	    dot ? sc_placement_fprint_dot(p, f) : sc_placement_fprint(p, f), 0);
-	fclose(f);
+	cr_assert_eq(fclose(f), 0); /* it finishes buf */
 	return buf;
 }
 
@@ -326,14 +326,14 @@ Test(placement, dot_output_contains_every_node_and_every_unit)
 		char decl[32];
 
 		cr_assert_eq(sc_graph_node_info(g, i, &ni), 0);
-		snprintf(decl, sizeof(decl), "n%d [label=\"", i);
+		(void)snprintf(decl, sizeof(decl), "n%d [label=\"", i);
 		cr_assert(strstr(dot, decl), "node %d missing:\n%s", i, dot);
 		cr_assert(strstr(dot, ni.name), "name %s missing", ni.name);
 	}
 	for (uint32_t u = 0; u < sc_placement_units(p); u++) {
 		char cl[32];
 
-		snprintf(cl, sizeof(cl), "cluster_u%u ", u);
+		(void)snprintf(cl, sizeof(cl), "cluster_u%u ", u);
 		cr_assert(strstr(dot, cl), "unit %u missing", u);
 	}
 	cr_assert(strstr(dot, " x2\""), "shards not shown:\n%s", dot);

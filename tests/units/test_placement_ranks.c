@@ -111,10 +111,14 @@ Test(placement_ranks, manual_ranks_name_each_replica_slot)
 	for (size_t i = 0; i < n; i++)
 		rank[i] = (uint32_t)((i * 7 + 3) % 4);
 	cr_assert_eq(sc_placement_set_ranks(p, 4, rank, n), 0);
+	/* Slots run unit by unit, shard by shard: one per replica. */
 	for (uint32_t u = 0; u < sc_placement_units(p); u++)
-		for (uint32_t i = 0; i < sc_placement_shards(p, u); i++)
+		for (uint32_t i = 0; i < sc_placement_shards(p, u); i++) {
+			cr_assert_lt(slot, n, "more shards than replicas");
 			cr_assert_eq(sc_placement_rank_of(p, u, i),
 				     (int)rank[slot++]);
+		}
+	cr_assert_eq(slot, n, "fewer shards than replicas");
 	agg = (uint32_t)sc_placement_unit_of(p, nd.agg_row);
 	cr_assert_eq(sc_placement_set_shards(p, agg, 3), SC_ESTATE,
 		     "manual ranks name slots: shards are fixed");

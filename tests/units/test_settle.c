@@ -302,7 +302,7 @@ Test(settle, a_planted_difference_is_reported_with_the_output_and_its_rows)
 	cr_assert_geq(out, 0, "%s", sc_errmsg());
 	for (int i = 0; i < 4; i++)
 		steps[i] = planted[i] = (struct sc_settle_step){
-		    .input = in, .batch = one_row(i, 10 * i, 1)};
+		    .input = in, .batch = one_row(i, 10 * (int64_t)i, 1)};
 	/* The reference is fed one row more: (7, 70) once. */
 	planted[4] =
 	    (struct sc_settle_step){.input = in, .batch = one_row(7, 70, 1)};

@@ -16,7 +16,8 @@ main(void)
 
 	if (!ur_submit_during_shutdown(2, 3, 10, 20, why, sizeof(why)) ||
 	    !ur_submit_during_shutdown(0, 2, 5, 20, why, sizeof(why))) {
-		fprintf(stderr, "tsan_runtime_races: shutdown: %s\n", why);
+		(void)fprintf(stderr, "tsan_runtime_races: shutdown: %s\n",
+			      why);
 		failures++;
 	}
 	for (uint32_t workers = 0; workers <= 2; workers += 2) {
@@ -24,9 +25,10 @@ main(void)
 
 		if (!ur_reads_during_submits(workers, 2, 300, &answered, why,
 					     sizeof(why))) {
-			fprintf(stderr,
-				"tsan_runtime_races: reads, %u workers: %s\n",
-				workers, why);
+			(void)fprintf(
+			    stderr,
+			    "tsan_runtime_races: reads, %u workers: %s\n",
+			    workers, why);
 			failures++;
 		}
 		printf("tsan_runtime_races: reads, %u workers: %llu answered\n",
