@@ -77,7 +77,7 @@ check_waterline(const uint8_t *data, size_t size)
 
 	if (rc != 0) {
 		if (rc != SC_EINVAL ||
-		    strncmp(sc_errmsg(), "SC_EINVAL: wire: ", 17))
+		    strncmp(sc_errmsg(), "SC_EINVAL: wire: ", 17) != 0)
 			broken("the waterline decoder refused without naming "
 			       "what was wrong");
 		return;
@@ -120,7 +120,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (rc != SC_EINVAL && rc != SC_ENOMEM && rc != SC_EOVERFLOW) {
 		broken("decode returned an unexpected code");
 	} else if (rc == SC_EINVAL &&
-		   strncmp(sc_errmsg(), "SC_EINVAL: wire: ", 17)) {
+		   strncmp(sc_errmsg(), "SC_EINVAL: wire: ", 17) != 0) {
 		broken("decode refused without naming what was wrong");
 	}
 	check_waterline(data, size);

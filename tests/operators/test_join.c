@@ -42,7 +42,8 @@ ref_join(const struct zref *a, const struct zref *b, uint32_t k,
 			const uint64_t *rb = b->rows + j * b->ncols;
 			uint32_t n = 0;
 
-			if (b->w[j] == 0 || memcmp(ra, rb, k * 8) != 0)
+			if (b->w[j] == 0 ||
+			    memcmp(ra, rb, (size_t)k * sizeof(uint64_t)) != 0)
 				continue;
 			for (uint32_t c = 0; c < a->ncols; c++)
 				row[n++] = ra[c];
@@ -64,9 +65,9 @@ ref_antijoin(const struct zref *a, const struct zref *b, uint32_t k,
 		bool present = false;
 
 		for (size_t j = 0; j < b->n && !present; j++)
-			present =
-			    b->w[j] > 0 &&
-			    memcmp(ra, b->rows + j * b->ncols, k * 8) == 0;
+			present = b->w[j] > 0 &&
+				  memcmp(ra, b->rows + j * b->ncols,
+					 (size_t)k * sizeof(uint64_t)) == 0;
 		if (a->w[i] != 0 && !present)
 			zref_add(out, ra, a->w[i]);
 	}
@@ -451,8 +452,8 @@ static void
 large_run(bool anti, uint64_t seed)
 {
 	struct sc_rng r;
-	int64_t *wa = calloc(LK * LV, sizeof(int64_t));
-	int64_t *wb = calloc(LK * LV, sizeof(int64_t));
+	int64_t *wa = calloc((size_t)LK * LV, sizeof(int64_t));
+	int64_t *wb = calloc((size_t)LK * LV, sizeof(int64_t));
 	struct sc_join *j = NULL;
 	struct sc_antijoin *aj = NULL;
 	struct sc_batch *acc;
