@@ -57,8 +57,10 @@
 #define RANKS_DEAD_NS 20000000000ull
 
 static int ranks_me, ranks_n = 1;
-static bool ranks_on;	  /* MPI initialised by ranks_start */
+static bool ranks_on; /* MPI initialised by ranks_start */
+#ifdef SC_CLI_MPI
 static bool ranks_broken; /* a call after the run failed or timed out */
+#endif
 
 uint32_t
 ranks_launched(void)
