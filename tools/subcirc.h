@@ -21,6 +21,8 @@
  *   subcirc_mpi.c     run and stress under mpirun: MPI started when the
  *                     placement spans ranks, the runtime across ranks,
  *                     the per-rank figures gathered to rank 0
+ *   subcirc_stress_ranks.c  `stress` under mpirun: seeded cases across
+ *                     the ranks, each checked against the single circuit
  *
  * Exit codes: 0 success, 1 a failed check (a result that is not the
  * reference, a stress case that does not settle), 2 a bad argument (an

@@ -22,8 +22,10 @@
  * After the runtime. The figures are gathered to rank 0 and the verdict
  * sent back with MPI calls made only once the runtime is destroyed (while
  * it lives the program makes none of its own: units/mpi_runtime.h), each
- * non-blocking and polled to a deadline, so a rank that never comes ends
- * the gather with an error naming it instead of a hang.
+ * non-blocking and polled to a deadline (60 s; 5 s after a run that
+ * failed here, which may be a rank that died), so a rank that never
+ * comes ends the gather with an error that says so instead of a hang;
+ * and then MPI_Finalize is skipped (ranks_stop).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -55,8 +57,10 @@
 #define RANKS_DEAD_NS 20000000000ull
 
 static int ranks_me, ranks_n = 1;
-static bool ranks_on;	  /* MPI initialised by ranks_start */
+static bool ranks_on; /* MPI initialised by ranks_start */
+#ifdef SC_CLI_MPI
 static bool ranks_broken; /* a call after the run failed or timed out */
+#endif
 
 uint32_t
 ranks_launched(void)
