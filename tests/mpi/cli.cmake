@@ -117,3 +117,10 @@ add_test(NAME mpi.cli_run_killed_rank_is_reported_and_rank_0_ends_np2
 set_tests_properties(mpi.cli_run_killed_rank_is_reported_and_rank_0_ends_np2
   PROPERTIES LABELS "mpi;units" TIMEOUT 200
   ENVIRONMENT "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1")
+
+# One mpirun job at a time (ctest -j still runs other tests beside it):
+# two jobs of 3 or 4 ranks each, with their link threads and workers, on
+# a 2-core machine starve each other's ranks past the link's deadlines.
+get_property(sc_cli_mpi_tests DIRECTORY PROPERTY TESTS)
+list(FILTER sc_cli_mpi_tests INCLUDE REGEX "^mpi\\.")
+set_tests_properties(${sc_cli_mpi_tests} PROPERTIES RESOURCE_LOCK mpirun)
