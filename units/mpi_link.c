@@ -18,7 +18,7 @@
 #include "operators/base.h"
 #include "operators/base_int.h"
 
-enum { TAG_DATA = 1, TAG_CREDIT = 2, TAG_HB = 3, TAG_BIG = 4 };
+enum { TAG_DATA = 1, TAG_CREDIT = 2, TAG_HB = 3, TAG_BIG = 4, TAG_BYE = 5 };
 
 /*
  * Receives posted ahead. NSLOTS receives of any source and tag, SLOT
@@ -107,6 +107,8 @@ struct sc_mpi_link {
 	size_t nrecvs, rcap;	     /* pending, allocated */
 	uint64_t *heard;	     /* size: when each peer was last heard */
 	bool *dead;		     /* size: peers declared dead */
+	bool *bye;		     /* size: peers whose last message came */
+	bool coll_left;		     /* a gather timed out: MPI holds it */
 	bool any_dead;		     /* some peer is dead */
 	uint64_t last_beat;	     /* when heartbeats last went out */
 	bool started;		     /* progress ran: the edges are fixed */
@@ -340,12 +342,13 @@ sc_mpi_link_create(const struct sc_mpi_link_opts *o, struct sc_mpi_link **out)
 	l->heard = calloc((size_t)l->size, sizeof(*l->heard));
 	l->dead = calloc((size_t)l->size, sizeof(*l->dead));
 	l->blocked = calloc((size_t)l->size, sizeof(*l->blocked));
+	l->bye = calloc((size_t)l->size, sizeof(*l->bye));
 	for (int i = 0; i < NSLOTS; i++) {
 		l->slots[i].r = MPI_REQUEST_NULL;
 		l->slots[i].buf = malloc(SLOT);
 		slots_ok = slots_ok && l->slots[i].buf;
 	}
-	if (!l->heard || !l->dead || !l->blocked || !slots_ok) {
+	if (!l->heard || !l->dead || !l->blocked || !l->bye || !slots_ok) {
 		rc = sc__fail(SC_ENOMEM, "mpi_link: %d peers", l->size);
 		goto free_comm;
 	}
@@ -364,6 +367,7 @@ free_comm:
 free_link:
 	free(l->heard);
 	free(l->dead);
+	free(l->bye);
 	free(l);
 	return rc;
 }
@@ -432,11 +436,85 @@ drain_requests(struct sc_mpi_link *l)
 		}
 }
 
+static int match_arrivals(struct sc_mpi_link *l);
+static int complete_receives(struct sc_mpi_link *l);
+static int complete_sends(struct sc_mpi_link *l);
+static int isend(struct sc_mpi_link *l, uint8_t *buf, size_t len, int peer,
+		 int tag);
+static void declare_dead(struct sc_mpi_link *l, int peer);
+
+/* Requests still pending with a live peer: its receives and our sends. */
+static bool
+live_requests(const struct sc_mpi_link *l)
+{
+	for (size_t i = 0; i < l->nrecvs; i++)
+		if (!l->dead[l->recvs[i].src])
+			return true;
+	for (size_t i = 0; i < l->nsends; i++)
+		if (!l->dead[l->sends[i].peer])
+			return true;
+	return false;
+}
+
+/*
+ * Leaving (mpi_link.h, sc_mpi_link_destroy): a last message (TAG_BYE) to
+ * every live peer, then receive until every live peer's last message has
+ * come and our sends and its large frames are done. Whether that
+ * happened with every peer alive and no collective left to MPI: only
+ * then may the communicators be freed. Open MPI 4 gives the next
+ * communicator the id of a freed one, and a message that reaches a rank
+ * after it freed the communicator it was sent on is put in that next
+ * one at its old sequence number, where it takes the place of the new
+ * communicator's message of that number, which is lost (tests/mpi,
+ * relink: a heartbeat sent to a rank that had left cost the next link
+ * frames; in the runtime, a wave's or MPI_Comm_idup's message, which
+ * then never completed on every rank).
+ */
+static bool
+leave(struct sc_mpi_link *l)
+{
+	uint64_t deadline =
+	    l->o.collective_ns
+		? sc__deadline_add(sc_clock_ns(), l->o.collective_ns)
+		: UINT64_MAX;
+
+	for (int p = 0; p < l->size; p++)
+		if (p != l->rank && !l->dead[p] &&
+		    isend(l, NULL, 1, p, TAG_BYE) != 0)
+			return false;
+	for (;;) {
+		uint64_t now;
+		bool all = true;
+
+		if (match_arrivals(l) || complete_receives(l) ||
+		    complete_sends(l))
+			return false;
+		now = live_ns();
+		for (int p = 0; p < l->size; p++) {
+			if (p == l->rank || l->dead[p] || l->bye[p])
+				continue;
+			/* A peer that has not left beats until it does. */
+			if (now - l->heard[p] > l->o.dead_ns)
+				declare_dead(l, p);
+			else
+				all = false;
+		}
+		if (all && !live_requests(l))
+			return !l->any_dead && !l->wave_on && !l->coll_left;
+		if (sc_clock_ns() >= deadline)
+			return false;
+		(void)sched_yield();
+	}
+}
+
 void
 sc_mpi_link_destroy(struct sc_mpi_link *l)
 {
+	bool clean;
+
 	if (!l)
 		return;
+	clean = leave(l);
 	drain_requests(l);
 	for (size_t i = 0; i < l->nedges; i++) {
 		(void)fq_drop(&l->edges[i].out);
@@ -447,15 +525,19 @@ sc_mpi_link_destroy(struct sc_mpi_link *l)
 	for (int i = 0; i < NSLOTS; i++)
 		free(l->slots[i].buf);
 	free(l->blocked);
-	/* An unfinished wave cannot be freed (a collective's request);
-	 * Comm_free lets MPI finish it with the communicator. */
-	(void)MPI_Comm_free(&l->big);
-	(void)MPI_Comm_free(&l->comm);
+	/* Not clean (a dead peer, the deadline, a collective left to MPI):
+	 * a message may still come on them, so they are kept for good,
+	 * their ids never reused (leave). */
+	if (clean) {
+		(void)MPI_Comm_free(&l->big);
+		(void)MPI_Comm_free(&l->comm);
+	}
 	free(l->edges);
 	free(l->sends);
 	free(l->recvs);
 	free(l->heard);
 	free(l->dead);
+	free(l->bye);
 	free(l);
 }
 
@@ -865,6 +947,8 @@ complete_receives(struct sc_mpi_link *l)
 		}
 		if (r->tag == TAG_CREDIT)
 			on_credit(l, r);
+		if (r->tag == TAG_BYE)
+			l->bye[r->src] = true; /* it left: no more beats */
 		free(r->buf);
 	}
 	l->nrecvs = k;
@@ -920,7 +1004,7 @@ heartbeat(struct sc_mpi_link *l, uint64_t now)
 				rc = isend(l, NULL, 1, p, TAG_HB);
 	}
 	for (int p = 0; p < l->size; p++)
-		if (p != l->rank && !l->dead[p] &&
+		if (p != l->rank && !l->dead[p] && !l->bye[p] &&
 		    now - l->heard[p] > l->o.dead_ns)
 			declare_dead(l, p);
 	return rc;
@@ -1091,8 +1175,10 @@ sc_mpi_link_gather(struct sc_mpi_link *l, const void *buf, size_t len,
 		rc = mpi_fail(rc, "MPI_Igather");
 		goto undo_counts;
 	}
-	if ((rc = wait_progressing(l, &r, "gather (sizes)", deadline)) != 0)
+	if ((rc = wait_progressing(l, &r, "gather (sizes)", deadline)) != 0) {
+		l->coll_left = true; /* its request is MPI's: see leave */
 		goto undo_counts;
+	}
 	for (int i = 0; root && counts && displs && ls && i < l->size; i++) {
 		displs[i] = (int)total;
 		ls[i] = (size_t)counts[i];
@@ -1114,8 +1200,10 @@ sc_mpi_link_gather(struct sc_mpi_link *l, const void *buf, size_t len,
 		rc = mpi_fail(rc, "MPI_Igatherv");
 		goto undo_all;
 	}
-	if ((rc = wait_progressing(l, &r, "gather", deadline)) != 0)
+	if ((rc = wait_progressing(l, &r, "gather", deadline)) != 0) {
+		l->coll_left = true;
 		goto undo_all;
+	}
 	*parts = all;
 	*lens = ls;
 	free(counts);

@@ -79,6 +79,12 @@
  * make work without a frame arriving (the host does not submit while it
  * waits for idle).
  *
+ * Leaving. A message must never reach a rank after it freed the
+ * communicator (sc_mpi_link_destroy says why), so destroy is
+ * collective: each rank's last message to a peer says it leaves (a peer
+ * that has it no longer expects heartbeats from it), and a rank frees
+ * its communicators only once every live peer's last message came.
+ *
  * Failure is local. MPI_ERRORS_RETURN is set on the link's communicator,
  * so an MPI error comes back as SC_EIO (with MPI's words) instead of
  * aborting. But a peer that dies is seldom an MPI error: Open MPI 4
@@ -185,9 +191,23 @@ int sc_mpi_link_create(const struct sc_mpi_link_opts *o,
 		       struct sc_mpi_link **out);
 
 /*
- * sc_mpi_link_destroy - free the link: frames not yet sent are dropped,
- * requests still pending are freed (MPI completes them on its own), the
- * communicator is freed. MPI stays initialised. NULL allowed.
+ * sc_mpi_link_destroy - leave and free the link. Collective: it sends
+ * every live peer a last message and, progressing (receiving, no
+ * heartbeat), waits until every live peer's last message has come and
+ * every request with a live peer is done; a peer still silent after
+ * dead_ns counts as dead, and after collective_ns (if not 0) it waits
+ * no longer. Why it waits: Open MPI 4 gives the next communicator the
+ * id of a freed one, and puts a message that reaches a rank after it
+ * freed the communicator it was sent on into that next one at its old
+ * sequence number, where it takes the place of the new one's message of
+ * that number, which is lost (a frame, a credit, a wave's or
+ * MPI_Comm_idup's message: the next link breaks or hangs). Then frames
+ * not yet sent are dropped, requests still pending are freed (MPI
+ * completes them on its own), and the communicators are freed, but only
+ * if every peer left cleanly, none dead and no collective left to MPI
+ * (a timed-out gather, a wave in flight); otherwise they are kept for
+ * good, so that their ids are never reused. MPI stays initialised.
+ * NULL allowed.
  */
 void sc_mpi_link_destroy(struct sc_mpi_link *l);
 

@@ -63,6 +63,10 @@ struct sc_mpi_runtime {
 	uint8_t *gparts; /* rank 0: what came back */
 	size_t *glens;
 	int fatal; /* a link error or a gap: every later request says it */
+	/* The answer's message: errors are per thread (operators/error.h),
+	 * so the link thread's words travel with its answer. */
+	char msg[512];
+	char fatal_msg[512];	     /* fatal's message (the link thread's) */
 	struct sc_mpi_link_stats st; /* copied by the link thread, under mu */
 };
 
@@ -260,6 +264,7 @@ finish(struct sc_mpi_runtime *m, int rc)
 {
 	pthread_mutex_lock(&m->mu);
 	m->rc = rc;
+	(void)snprintf(m->msg, sizeof(m->msg), "%s", rc ? sc_errdetail() : "");
 	m->done = true;
 	m->req = REQ_NONE;
 	pthread_cond_broadcast(&m->cv);
@@ -284,7 +289,7 @@ serve(struct sc_mpi_runtime *m, int *quiet_seen)
 		return;
 	}
 	if (m->fatal) {
-		finish(m, m->fatal);
+		finish(m, sc__fail(m->fatal, "%s", m->fatal_msg));
 		return;
 	}
 	if (r == REQ_IDLE) {
@@ -333,8 +338,11 @@ link_main(void *arg)
 			else if (k->recv_here)
 				rc = pump_in(m, k, &moved);
 		}
-		if (rc && !m->fatal)
+		if (rc && !m->fatal) {
 			m->fatal = rc;
+			(void)snprintf(m->fatal_msg, sizeof(m->fatal_msg), "%s",
+				       sc_errdetail());
+		}
 		find_dead(m);
 		serve(m, &quiet_seen);
 		if (moved)
@@ -403,6 +411,8 @@ ask(struct sc_mpi_runtime *m, enum req r)
 	while (!m->done)
 		pthread_cond_wait(&m->cv, &m->mu);
 	rc = m->rc;
+	if (rc)
+		rc = sc__fail(rc, "%s", m->msg);
 	pthread_mutex_unlock(&m->mu);
 	return rc;
 }

@@ -2531,11 +2531,16 @@ remote_wait_idle(struct sc_runtime *rt, uint64_t timeout_ns,
 		 struct sc_panic_record *first)
 {
 	int rc = rt->o.remote->ops->wait_idle(rt->o.remote->ctx, timeout_ns);
+	char why[512];
 
-	if (rc == SC_ETIMEDOUT)
+	if (rc == SC_ETIMEDOUT) {
+		/* The transport's words say which rank and how far. */
+		(void)snprintf(why, sizeof(why), "%s", sc_errdetail());
 		return sc__fail(SC_ETIMEDOUT,
 				"sc_runtime_wait_idle: the ranks are still "
-				"busy");
+				"busy (%s)",
+				why);
+	}
 	if (rc && rc != SC_EDEAD)
 		return rc;
 	return first_panic(rt, first);

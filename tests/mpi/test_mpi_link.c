@@ -22,7 +22,16 @@
  *                within the deadline, refuse to send to it, and end;
  *   gather_late  the last rank joins a gather 3 s late (alive, its
  *                heartbeats going): rank 0's gather, given 1 s, says
- *                SC_ETIMEDOUT naming the gather instead of waiting.
+ *                SC_ETIMEDOUT naming the gather instead of waiting;
+ *   relink       links made and destroyed one after another, rank 0
+ *                destroying first while the others go on a while
+ *                (heartbeats to it): each new link still carries every
+ *                frame in order and goes idle. Open MPI gives a new
+ *                communicator the id of a freed one, and a message sent
+ *                to a rank after it freed it lands in the new one at its
+ *                old sequence number, where it takes the place of a
+ *                message of the new link (which is lost): destroy must
+ *                not free before every peer has sent its last message.
  *
  * Any failed check prints the rank and the reason and exits 1 (mpirun
  * then fails); alarm() ends a hung rank.
@@ -384,6 +393,72 @@ gather_late(void)
 	 * (its communicator holds them). */
 }
 
+/* Rounds of link, ring, idle, staggered destroy; round r sends more
+ * frames than r - 1 so that its sequence numbers pass those of a
+ * message left over from r - 1. */
+static void
+relink(unsigned rounds)
+{
+	for (unsigned r = 0; r < rounds; r++) {
+		struct sc_mpi_link *l = link_make(8, 64, 20000);
+		uint32_t out = (uint32_t)me,
+			 in = (uint32_t)((me + nranks - 1) % nranks);
+		uint64_t frames = 40 * ((uint64_t)r + 1), sent = 0, next = 1,
+			 seq;
+		uint64_t t0 = sc_clock_ns();
+		struct sc_wire_buf buf, got;
+		struct sc_wire_rx rx;
+		bool quiet = false;
+		int rc;
+
+		sc_wire_buf_init(&buf);
+		sc_wire_buf_init(&got);
+		CHECK(sc_wire_rx_init(&rx, NULL) == 0, "rx");
+		while (!quiet) {
+			CHECK(sc_clock_ns() - t0 < 20000000000ULL,
+			      "round %u: %" PRIu64 " of %" PRIu64
+			      " frames received, not idle in 20 s (a "
+			      "message lost)",
+			      r, next - 1, frames);
+			if (sent < frames && buf.len == 0)
+				make_frame(out, sent + 1, 2, &buf);
+			if (sent < frames) {
+				rc = sc_mpi_link_send(l, out, &buf);
+				CHECK(rc == 0 || rc == SC_EFULL,
+				      "round %u: send %d", r, rc);
+				sent += rc == 0;
+			}
+			while ((rc = sc_mpi_link_recv(l, in, &got)) == 0) {
+				CHECK(frame_number(&got, &rx, 2, &seq) ==
+					      next &&
+					  seq == next,
+				      "round %u: frame %" PRIu64
+				      " where %" PRIu64 " was next",
+				      r, seq, next);
+				next++;
+			}
+			CHECK(rc == SC_EEMPTY, "round %u: recv %d", r, rc);
+			CHECK(sc_mpi_link_quiet(l, sent == frames, &quiet) == 0,
+			      "round %u: quiet", r);
+		}
+		CHECK(next == frames + 1,
+		      "round %u: idle with %" PRIu64 " of %" PRIu64 " frames",
+		      r, next - 1, frames);
+		/* Rank 0 leaves first; the others beat a while longer. */
+		for (t0 = sc_clock_ns();
+		     me != 0 && sc_clock_ns() - t0 < 250000000;)
+			CHECK(sc_mpi_link_progress(l) == 0, "progress");
+		sc_wire_rx_fini(&rx);
+		sc_wire_buf_fini(&buf);
+		sc_wire_buf_fini(&got);
+		sc_mpi_link_destroy(l);
+		/* Rank 0's MPI receives the late beats before the next link
+		 * is made. */
+		CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "barrier");
+	}
+	printf("OK rank %d: %u links one after another\n", me, rounds);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -413,6 +488,8 @@ main(int argc, char **argv)
 		kill_one();
 	else if (!strcmp(what, "gather_late"))
 		gather_late();
+	else if (!strcmp(what, "relink"))
+		relink(8);
 	else
 		CHECK(0, "unknown scenario '%s'", what);
 	MPI_Finalize();

@@ -15,6 +15,13 @@
  *        waits for idle and gathers every output, and rank 0's integrals
  *        must equal the single circuit's fed the same batches; a failing
  *        seed prints its replay command;
+ *   relink WORKLOAD STRATEGY WORKERS SEEDS
+ *        settle, the ranks leaving each seed's runtime at different
+ *        times: rank 0 destroys at once, the others 300 ms later (their
+ *        link threads beating meanwhile), and all meet on
+ *        MPI_COMM_WORLD before the next seed: no message of one seed's
+ *        link may land in the next's (Open MPI reuses a freed
+ *        communicator's id; units/mpi_link.h, Leaving);
  *   backpressure WORKERS SEEDS
  *        the random circuits over ranks:N with one credit, an outbox of
  *        one frame and edges of one frame: the ranks wait on credits,
@@ -45,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench/workloads/grid.h"
@@ -62,6 +70,7 @@
 
 static int me, nranks;
 static char replay[256];
+static bool stagger; /* relink: the ranks leave at different times */
 
 #define CHECK(cond, ...)                                                       \
 	do {                                                                   \
@@ -286,6 +295,9 @@ settle_one(const char *kind, const char *strategy, uint32_t workers,
 	 * kill scenario wants deaths found fast. */
 	sc_mpi_link_opts_default(&dlo);
 	dlo.dead_ns = 20000000000ull;
+	/* relink: many beats while the others wait to leave. */
+	if (stagger)
+		dlo.heartbeat_ns = 5000000;
 	if (lo)
 		dlo.credits = lo->credits, dlo.outbox = lo->outbox;
 	lo = &dlo;
@@ -302,7 +314,16 @@ settle_one(const char *kind, const char *strategy, uint32_t workers,
 	}
 	compare(sc_mpi_runtime_rt(m), &w, c);
 	sc_mpi_runtime_stats(m, mine);
+	if (stagger && me != 0) {
+		struct timespec ts = {0, 300000000};
+
+		(void)nanosleep(&ts, NULL);
+	}
 	sc_mpi_runtime_destroy(m);
+	/* MPI_COMM_WORLD's barrier lets every rank's MPI take in what is
+	 * still on its way before the next link is made. */
+	if (stagger)
+		CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS, "barrier");
 	sc_placement_destroy(p);
 	if (me == 0) {
 		sc_circuit_destroy(c);
@@ -334,8 +355,9 @@ settle(const char *argv0, const char *kind, const char *strategy,
 
 		(void)snprintf(replay, sizeof(replay),
 			       "mpirun --oversubscribe --allow-run-as-root -np "
-			       "%d %s settle %s %s %u %" PRIu64 ":%" PRIu64,
-			       nranks, argv0, kind, strategy, workers, s, s);
+			       "%d %s %s %s %s %u %" PRIu64 ":%" PRIu64,
+			       nranks, argv0, stagger ? "relink" : "settle",
+			       kind, strategy, workers, s, s);
 		settle_one(kind, strategy, workers, s, NULL, 0, &st);
 		sent += st.frames_sent;
 	}
@@ -662,7 +684,8 @@ main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &me);
 	MPI_Comm_size(MPI_COMM_WORLD, &nranks);
 	CHECK(level >= MPI_THREAD_SERIALIZED, "thread level %d", level);
-	if (!strcmp(what, "settle") && argc == 6)
+	stagger = !strcmp(what, "relink");
+	if ((!strcmp(what, "settle") || stagger) && argc == 6)
 		settle(argv[0], argv[2], argv[3], (uint32_t)atoi(argv[4]),
 		       argv[5]);
 	else if (!strcmp(what, "backpressure") && argc == 4)
@@ -673,9 +696,10 @@ main(int argc, char **argv)
 	else if (!strcmp(what, "lateness") && argc == 5)
 		lateness(argv[0], argv[2], (uint32_t)atoi(argv[3]), argv[4]);
 	else
-		CHECK(0, "usage: settle WORKLOAD STRATEGY WORKERS SEEDS | "
-			 "backpressure WORKERS SEEDS | kill WORKERS | lateness "
-			 "STRATEGY WORKERS SEEDS");
+		CHECK(0,
+		      "usage: settle|relink WORKLOAD STRATEGY WORKERS SEEDS | "
+		      "backpressure WORKERS SEEDS | kill WORKERS | lateness "
+		      "STRATEGY WORKERS SEEDS");
 	MPI_Finalize();
 	return 0;
 }
