@@ -59,11 +59,14 @@ sc_mpi_cli_json(run_nexmark_q5_sharded_ranks_np3 3 run
                     --placement sharded:3@ranks:3 --workers 1
                     --events 30000 --check --quiet)
 # A window of one credit per remote edge: the ranks wait on credits and
-# the output still equals the reference (nothing lost).
+# the output still equals the reference (nothing lost). Small batches and
+# two-frame edges make 100-200 frames cross (with the defaults, 12-16
+# coalesced frames, which once all found credit waiting: a pass of 15
+# ended with no credit wait).
 sc_mpi_cli_json(run_one_credit_backpressures_and_loses_nothing_np2 2
                 backpressure
                 run --placement ranks:2 --workers 1 --events 60000
-                    --credits 1 --quiet)
+                    --credits 1 --capacity 2 --batch 16 --quiet)
 # The summary (rank 0 only): the per-rank table, the output check.
 sc_mpi_cli_exits(run_summary_has_a_line_per_rank_np2 2 0
                  "per rank:  rank  units   turns  frames sent  frames recv"
