@@ -24,6 +24,7 @@
 #include "operators/circuit.h"
 #include "operators/schema.h"
 #include "tests/support/prop.h"
+#include "tests/support/settle_sweep.h"
 #include "units/placement.h"
 #include "units/runtime.h"
 #include "units/settle.h"
@@ -32,11 +33,6 @@
 #define MAXSUBS	  (NROWS * 6)
 #define NSCHEDULE 6
 #define NOUTPUTS  5
-
-static const uint32_t edge_caps[] = {2, 64};
-static const char *const strategies[] = {"single",   "per-node",  "chains",
-					 "random:2", "sharded:2", "sharded:3"};
-#define NSTRATEGIES (sizeof(strategies) / sizeof(strategies[0]))
 
 struct nn_graph {
 	struct sc_graph *g;
@@ -156,7 +152,7 @@ Test(settle_nonneg, nonnegative_aggregates_settle_everywhere)
 {
 	uint64_t base = sc_prop_seed(1604), cases = sc_prop_count(3);
 	struct nn_graph c;
-	int runs = 0;
+	uint64_t runs = 0;
 	char rbuf[256];
 
 	nn_graph_init(&c);
@@ -166,49 +162,17 @@ Test(settle_nonneg, nonnegative_aggregates_settle_everywhere)
 		struct sc_settle_work *work = NULL;
 		size_t n = make_subs(seed, c.in, steps);
 
+		sc_prop_replay(rbuf, sizeof(rbuf), seed, "settle_nonneg",
+			       "nonnegative_aggregates_settle_everywhere");
 		assert_flagged_equals_rows(&c, steps, n, seed);
 		cr_assert_eq(sc_settle_work_create(c.g, steps, n, 0, &work), 0,
-			     "the single circuit: %s: %s",
-			     sc_prop_replay(rbuf, sizeof(rbuf), seed,
-					    "settle_nonneg",
-					    "nonnegative_aggregates_settle_"
-					    "everywhere"),
-			     sc_errmsg());
-		for (size_t si = 0; si < NSTRATEGIES; si++) {
-			struct sc_placement *p = NULL;
-
-			cr_assert_eq(
-			    sc_placement_parse(c.g, strategies[si], seed, &p),
-			    0, "%s", sc_errmsg());
-			for (uint64_t sched = 0; sched < NSCHEDULE; sched++) {
-				struct sc_settle_opts o = {
-				    .mode = SC_SETTLE_SIM,
-				    .seed = seed * 1000 + sched,
-				    .units = 1 + (uint32_t)(sched % 3),
-				    .edge_capacity = edge_caps[sched % 2]};
-				struct sc_settle_result res;
-
-				cr_assert_eq(sc_settle_run(work, p, &o, &res),
-					     0, "%s", sc_errmsg());
-				cr_assert(res.ok,
-					  "%s, capacity %u: %s\nreplay: %s\n%s",
-					  strategies[si], o.edge_capacity,
-					  res.why, res.replay,
-					  sc_prop_replay(
-					      rbuf, sizeof(rbuf), seed,
-					      "settle_nonneg",
-					      "nonnegative_aggregates_settle_"
-					      "everywhere"));
-				cr_assert_eq(res.outputs_compared, NOUTPUTS);
-				sc_settle_result_fini(&res);
-				runs++;
-			}
-			sc_placement_destroy(p);
-		}
+			     "the single circuit: %s: %s", rbuf, sc_errmsg());
+		runs +=
+		    sc_sweep_settle(work, c.g, seed, NSCHEDULE, NOUTPUTS, rbuf);
 		sc_settle_work_destroy(work);
 		for (size_t i = 0; i < n; i++)
 			sc_batch_release(steps[i].batch);
 	}
-	cr_assert_eq((uint64_t)runs, cases * NSTRATEGIES * NSCHEDULE);
+	cr_assert_eq(runs, cases * SC_SWEEP_NSTRATEGIES * NSCHEDULE);
 	cr_assert_eq(sc_graph_destroy(c.g), 0);
 }

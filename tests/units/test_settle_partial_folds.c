@@ -28,6 +28,7 @@
 
 #include "operators/schema.h"
 #include "tests/support/prop.h"
+#include "tests/support/settle_sweep.h"
 #include "units/placement.h"
 #include "units/runtime.h"
 #include "units/settle.h"
@@ -38,13 +39,6 @@
 #define NSUBS	  ((size_t)NINPUTS * NGROUPS * (1 + 2 * NPAIRS))
 #define NSCHEDULE 8
 #define NOUTPUTS  6
-
-static const uint32_t edge_caps[] = {2, 64};
-#define NCAPS (sizeof(edge_caps) / sizeof(edge_caps[0]))
-
-static const char *const strategies[] = {"single",   "per-node",  "chains",
-					 "random:2", "sharded:2", "sharded:3"};
-#define NSTRATEGIES (sizeof(strategies) / sizeof(strategies[0]))
 
 struct sub {
 	int in; /* 0: x, 1: y, 2: z */
@@ -152,29 +146,12 @@ fold_graph(int *inputs)
 	return g;
 }
 
-/* One consolidated submission per input: the reference. */
-static void
-consolidated(const struct sc_settle_step *steps, size_t n, const int *inputs,
-	     struct sc_settle_step *whole)
-{
-	for (int in = 0; in < NINPUTS; in++) {
-		struct sc_batch *mine[NSUBS];
-		size_t k = 0;
-
-		whole[in].input = inputs[in];
-		for (size_t i = 0; i < n; i++)
-			if (steps[i].input == inputs[in])
-				mine[k++] = steps[i].batch;
-		cr_assert_eq(sc_batch_sum(mine, k, &whole[in].batch), 0, "%s",
-			     sc_errmsg());
-	}
-}
-
 Test(settle_partial_folds,
      folds_and_joins_past_int64_between_steps_settle_everywhere)
 {
 	uint64_t base = sc_prop_seed(2104), cases = sc_prop_count(3);
-	int inputs[NINPUTS], runs = 0;
+	int inputs[NINPUTS];
+	uint64_t runs = 0;
 	struct sc_graph *g = fold_graph(inputs);
 	char rbuf[256];
 
@@ -198,41 +175,17 @@ Test(settle_partial_folds,
 		rc = sc_settle_work_create(g, steps, n, 0, &work);
 		cr_assert_eq(rc, 0, "the single circuit: %s: %s", rbuf,
 			     sc_errmsg());
-		consolidated(steps, n, inputs, whole);
+		sc_sweep_consolidate(steps, n, inputs, NINPUTS, whole);
 		cr_assert_eq(sc_settle_work_reference(work, whole, NINPUTS), 0,
 			     "%s", sc_errmsg());
-		for (size_t si = 0; si < NSTRATEGIES; si++) {
-			struct sc_placement *p = NULL;
-
-			cr_assert_eq(
-			    sc_placement_parse(g, strategies[si], seed, &p), 0,
-			    "%s", sc_errmsg());
-			for (uint64_t sched = 0; sched < NSCHEDULE; sched++) {
-				struct sc_settle_opts o = {
-				    .mode = SC_SETTLE_SIM,
-				    .seed = seed * 1000 + sched,
-				    .units = 1 + (uint32_t)(sched % 3),
-				    .edge_capacity = edge_caps[sched % NCAPS]};
-				struct sc_settle_result res;
-
-				cr_assert_eq(sc_settle_run(work, p, &o, &res),
-					     0, "%s", sc_errmsg());
-				cr_assert(res.ok,
-					  "%s, capacity %u: %s\nreplay: %s\n%s",
-					  strategies[si], o.edge_capacity,
-					  res.why, res.replay, rbuf);
-				cr_assert_eq(res.outputs_compared, NOUTPUTS);
-				sc_settle_result_fini(&res);
-				runs++;
-			}
-			sc_placement_destroy(p);
-		}
+		runs +=
+		    sc_sweep_settle(work, g, seed, NSCHEDULE, NOUTPUTS, rbuf);
 		sc_settle_work_destroy(work);
 		for (size_t i = 0; i < n; i++)
 			sc_batch_release(steps[i].batch);
 		for (int in = 0; in < NINPUTS; in++)
 			sc_batch_release(whole[in].batch);
 	}
-	cr_assert_eq((uint64_t)runs, cases * NSTRATEGIES * NSCHEDULE);
+	cr_assert_eq(runs, cases * SC_SWEEP_NSTRATEGIES * NSCHEDULE);
 	cr_assert_eq(sc_graph_destroy(g), 0);
 }

@@ -26,6 +26,7 @@
 #include "operators/aggregate.h"
 #include "operators/schema.h"
 #include "tests/support/prop.h"
+#include "tests/support/settle_sweep.h"
 #include "units/placement.h"
 #include "units/runtime.h"
 #include "units/settle.h"
@@ -37,13 +38,6 @@
 /* Edge capacities: 64 never fills (more frames than any run sends one),
  * 2 fills, so a full edge coalesces frames into its outbox, whose partial
  * sums pass int64 too (units/edge.c, outbox_add queues a frame there). */
-static const uint32_t edge_caps[] = {2, 64};
-#define NCAPS (sizeof(edge_caps) / sizeof(edge_caps[0]))
-
-static const char *const strategies[] = {"single",   "per-node",  "chains",
-					 "random:2", "sharded:2", "sharded:3"};
-#define NSTRATEGIES (sizeof(strategies) / sizeof(strategies[0]))
-
 struct sub {
 	int in; /* 0: rows, 1: nans */
 	uint64_t row[3];
@@ -133,29 +127,11 @@ row_weight_graph(int *in_rows, int *in_nans)
 	return g;
 }
 
-/* One consolidated submission per input: the reference (sc_batch_sum
- * sums each row in 128 bits: a running sum would pass int64). */
-static void
-consolidated(const struct sc_settle_step *steps, size_t n, const int *inputs,
-	     struct sc_settle_step *whole)
-{
-	for (int in = 0; in < 2; in++) {
-		struct sc_batch *mine[NSUBS];
-		size_t k = 0;
-
-		whole[in].input = inputs[in];
-		for (size_t i = 0; i < n; i++)
-			if (steps[i].input == inputs[in])
-				mine[k++] = steps[i].batch;
-		cr_assert_eq(sc_batch_sum(mine, k, &whole[in].batch), 0, "%s",
-			     sc_errmsg());
-	}
-}
-
 Test(settle_row_weights, row_weights_past_int64_between_steps_settle_everywhere)
 {
 	uint64_t base = sc_prop_seed(2102), cases = sc_prop_count(3);
-	int inputs[2], runs = 0;
+	int inputs[2];
+	uint64_t runs = 0;
 	struct sc_graph *g = row_weight_graph(&inputs[0], &inputs[1]);
 	char rbuf[256];
 
@@ -173,48 +149,22 @@ Test(settle_row_weights, row_weights_past_int64_between_steps_settle_everywhere)
 							   1, &steps[i].batch),
 				     0);
 		}
+		sc_prop_replay(rbuf, sizeof(rbuf), seed, "settle_row_weights",
+			       "row_weights_past_int64_between_steps_settle_"
+			       "everywhere");
 		rc = sc_settle_work_create(g, steps, n, 0, &work);
-		cr_assert_eq(rc, 0, "the single circuit: %s: %s",
-			     sc_prop_replay(rbuf, sizeof(rbuf), seed,
-					    "settle_row_weights",
-					    "row_weights_past_int64_between_"
-					    "steps_settle_everywhere"),
+		cr_assert_eq(rc, 0, "the single circuit: %s: %s", rbuf,
 			     sc_errmsg());
-		consolidated(steps, n, inputs, whole);
+		sc_sweep_consolidate(steps, n, inputs, 2, whole);
 		cr_assert_eq(sc_settle_work_reference(work, whole, 2), 0, "%s",
 			     sc_errmsg());
-		for (size_t si = 0; si < NSTRATEGIES; si++) {
-			struct sc_placement *p = NULL;
-
-			cr_assert_eq(
-			    sc_placement_parse(g, strategies[si], seed, &p), 0,
-			    "%s", sc_errmsg());
-			for (uint64_t sched = 0; sched < NSCHEDULE; sched++) {
-				struct sc_settle_opts o = {
-				    .mode = SC_SETTLE_SIM,
-				    .seed = seed * 1000 + sched,
-				    .units = 1 + (uint32_t)(sched % 3),
-				    .edge_capacity = edge_caps[sched % NCAPS]};
-				struct sc_settle_result res;
-
-				cr_assert_eq(sc_settle_run(work, p, &o, &res),
-					     0, "%s", sc_errmsg());
-				cr_assert(res.ok,
-					  "%s, capacity %u: %s\nreplay: %s",
-					  strategies[si], o.edge_capacity,
-					  res.why, res.replay);
-				cr_assert_eq(res.outputs_compared, 4);
-				sc_settle_result_fini(&res);
-				runs++;
-			}
-			sc_placement_destroy(p);
-		}
+		runs += sc_sweep_settle(work, g, seed, NSCHEDULE, 4, rbuf);
 		sc_settle_work_destroy(work);
 		for (size_t i = 0; i < n; i++)
 			sc_batch_release(steps[i].batch);
 		for (int in = 0; in < 2; in++)
 			sc_batch_release(whole[in].batch);
 	}
-	cr_assert_eq((uint64_t)runs, cases * NSTRATEGIES * NSCHEDULE);
+	cr_assert_eq(runs, cases * SC_SWEEP_NSTRATEGIES * NSCHEDULE);
 	cr_assert_eq(sc_graph_destroy(g), 0);
 }
