@@ -91,25 +91,6 @@ give(struct sc_mpi_link *l, uint32_t edge, size_t rows, struct sc_wire_buf *buf)
 		sc_bench_fail("send");
 }
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* One-way latency samples (ns) of n ping-pongs; p50 and p99 in us. */
-static void
-percentiles(uint64_t *ns, size_t n, double *p50, double *p99)
-{
-	size_t i50 = n / 2, i99 = n * 99 / 100;
-
-	qsort(ns, n, sizeof(*ns), cmp_u64);
-	*p50 = (double)ns[i50] / 1e3;
-	*p99 = (double)ns[i99] / 1e3;
-}
-
 static void
 latency_link(struct sc_mpi_link *l, size_t n, uint64_t *ns)
 {
@@ -375,16 +356,16 @@ latency(struct sc_mpi_link *l, int reps, size_t n)
 	for (int r = 0; r < reps; r++) {
 		MPI_Barrier(MPI_COMM_WORLD);
 		latency_link(l, n, ns);
-		percentiles(ns, n, &l50[r], &l99[r]);
+		sc_bench_percentiles_us(ns, n, &l50[r], &l99[r]);
 		MPI_Barrier(MPI_COMM_WORLD);
 		latency_mpi(n, one.len, ns);
-		percentiles(ns, n, &m50[r], &m99[r]);
+		sc_bench_percentiles_us(ns, n, &m50[r], &m99[r]);
 		MPI_Barrier(MPI_COMM_WORLD);
 		latency_mpi_nb(n, one.len, ns);
-		percentiles(ns, n, &b50[r], &b99[r]);
+		sc_bench_percentiles_us(ns, n, &b50[r], &b99[r]);
 		MPI_Barrier(MPI_COMM_WORLD);
 		latency_mpi_posted(n, one.len, ns);
-		percentiles(ns, n, &q50[r], &q99[r]);
+		sc_bench_percentiles_us(ns, n, &q50[r], &q99[r]);
 	}
 	if (me == 0) {
 		sc_bench_emit("mpi", "1-row frame one way p50", "us",

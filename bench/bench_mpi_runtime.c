@@ -332,24 +332,6 @@ on_last(void *ctx, int node, const struct sc_batch *delta)
 	return 0;
 }
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
-static void
-percentiles(uint64_t *ns, size_t n, double *p50, double *p99)
-{
-	size_t i50 = n / 2, i99 = n * 99 / 100;
-
-	qsort(ns, n, sizeof(*ns), cmp_u64);
-	*p50 = (double)ns[i50] / 1e3;
-	*p99 = (double)ns[i99] / 1e3;
-}
-
 /* Rank 0: n round trips, half of each into ns[]. */
 static void
 round_trips(struct sc_runtime *rt, struct work *w, size_t n, uint64_t *ns)
@@ -449,12 +431,12 @@ bench_latency(int reps, size_t n)
 	for (int r = 0; r < reps; r++) {
 		lat_two(&w, n, ns);
 		if (me == 0)
-			percentiles(ns, n, &t50[r], &t99[r]);
+			sc_bench_percentiles_us(ns, n, &t50[r], &t99[r]);
 		lat_one(&w, n, ns);
 		if (me == 0)
-			percentiles(ns, n, &o50[r], &o99[r]);
+			sc_bench_percentiles_us(ns, n, &o50[r], &o99[r]);
 		lat_mpi(n, one.len, ns);
-		percentiles(ns, n, &m50[r], &m99[r]);
+		sc_bench_percentiles_us(ns, n, &m50[r], &m99[r]);
 	}
 	if (me == 0) {
 		sc_bench_emit(

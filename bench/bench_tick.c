@@ -119,14 +119,6 @@ on_q1(void *ctx, int node, const struct sc_batch *delta)
 	return 0;
 }
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /* The p99 of the batches' latencies, in us. */
 static double
 lat_p99_us(struct lat *l)
@@ -144,7 +136,7 @@ lat_p99_us(struct lat *l)
 			sc_bench_fail("a batch never reflected");
 		v[i] = s > l->sent[i] ? s - l->sent[i] : 0;
 	}
-	qsort(v, l->n, sizeof(*v), cmp_u64);
+	sc_bench_sort_u64(v, l->n);
 	idx = l->n * 99 / 100; /* the 99th percentile's rank, rounded down */
 	p = (double)v[idx] / 1e3;
 	free(v);

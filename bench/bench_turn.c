@@ -398,14 +398,6 @@ sleep_us(long us)
 	nanosleep(&ts, NULL);
 }
 
-static int
-cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return (x > y) - (x < y);
-}
-
 static void
 wake_exec(uint32_t workers, uint32_t n, uint64_t *lat)
 {
@@ -505,8 +497,8 @@ bench_wake(uint32_t workers, uint32_t n)
 
 	wake_exec(workers, n, a);
 	wake_baseline(n, b);
-	qsort(a, n, sizeof(*a), cmp_u64);
-	qsort(b, n, sizeof(*b), cmp_u64);
+	sc_bench_sort_u64(a, n);
+	sc_bench_sort_u64(b, n);
 	(void)snprintf(kase, sizeof(kase), "parked pool of %u, median [%s]",
 		       workers, sc_exec_kind_name(bench_kind));
 	sc_bench_emit("turn", kase, "us", (double)a[mid] / 1e3,

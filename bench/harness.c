@@ -90,6 +90,30 @@ sc_bench_median(double *v, size_t n)
 	return (v[n / 2 - 1] + v[n / 2]) / 2.0;
 }
 
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+void
+sc_bench_sort_u64(uint64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+}
+
+void
+sc_bench_percentiles_us(uint64_t *ns, size_t n, double *p50, double *p99)
+{
+	size_t i50 = n / 2, i99 = n * 99 / 100; /* ranks, rounded down */
+
+	sc_bench_sort_u64(ns, n);
+	*p50 = (double)ns[i50] / 1e3;
+	*p99 = (double)ns[i99] / 1e3;
+}
+
 static void
 print_json_string(const char *s)
 {

@@ -57,6 +57,13 @@ bool sc_bench_quick(void);
 /* The median of n doubles (sorts the array in place). */
 double sc_bench_median(double *v, size_t n);
 
+/* Sort n u64 samples (ns, counts) in place, ascending. */
+void sc_bench_sort_u64(uint64_t *v, size_t n);
+
+/* The p50 and p99 of n >= 1 samples in ns (sorted in place), in us: the
+ * samples at ranks n / 2 and n * 99 / 100, rounded down. */
+void sc_bench_percentiles_us(uint64_t *ns, size_t n, double *p50, double *p99);
+
 /*
  * sc_bench_better - "higher" or "lower", whichever is better for a figure
  * in `unit` (see the top), or NULL when the unit says neither.
