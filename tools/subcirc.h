@@ -382,6 +382,13 @@ struct rank_figs {
 /* The link's counters of handle mpi into f (nothing when NULL). */
 void ranks_link_figs(void *mpi, struct rank_figs *f);
 
+/* This rank's figures of a run into f, zeroed first: rt's turns and
+ * frames delivered (none when rt is NULL), the link's counters of mpi,
+ * and the replicas of placement p (may be NULL) placed on this rank. The
+ * caller adds the stamp and whether a check failed. */
+void ranks_figs_of(struct sc_runtime *rt, void *mpi,
+		   const struct sc_placement *p, struct rank_figs *f);
+
 /* Every rank's figures into all[0..ranks_size()) on rank 0 (after the
  * runtime is destroyed; a deadline of 60 s, 5 s when mine->failed: a
  * rank may have died); 0 or EXIT_LIBRARY. */

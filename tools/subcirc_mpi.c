@@ -272,6 +272,25 @@ ranks_link_figs(void *mpi, struct rank_figs *f)
 #endif
 }
 
+void
+ranks_figs_of(struct sc_runtime *rt, void *mpi, const struct sc_placement *p,
+	      struct rank_figs *f)
+{
+	memset(f, 0, sizeof(*f));
+	if (rt) {
+		struct sc_runtime_stats st;
+
+		sc_runtime_stats(rt, &st);
+		f->turns = st.turns;
+		f->frames_delivered = st.frames_delivered;
+	}
+	ranks_link_figs(mpi, f);
+	for (uint32_t u = 0; p && u < sc_placement_units(p); u++)
+		for (uint32_t i = 0; i < sc_placement_shards(p, u); i++)
+			f->units_here +=
+			    sc_placement_rank_of(p, u, i) == ranks_rank();
+}
+
 #ifdef SC_CLI_MPI
 /* Wait for request q until the deadline, yielding; 0, or EXIT_LIBRARY
  * after a message naming what did not come. */

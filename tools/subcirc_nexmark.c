@@ -987,22 +987,7 @@ nx_ranks(struct rank_figs *mine, FILE *json, bool printed)
 static void
 nx_rank_figs(const struct nx_run *x, int rc, struct rank_figs *f)
 {
-	memset(f, 0, sizeof(*f));
-	if (x->rt) {
-		struct sc_runtime_stats st;
-
-		sc_runtime_stats(x->rt, &st);
-		f->turns = st.turns;
-		f->frames_delivered = st.frames_delivered;
-	}
-	ranks_link_figs(x->mpi, f);
-	if (x->p)
-		for (uint32_t u = 0; u < sc_placement_units(x->p); u++)
-			for (uint32_t i = 0; i < sc_placement_shards(x->p, u);
-			     i++)
-				f->units_here +=
-				    sc_placement_rank_of(x->p, u, i) ==
-				    ranks_rank();
+	ranks_figs_of(x->rt, x->mpi, x->p, f);
 	f->failed = rc != 0;
 }
 

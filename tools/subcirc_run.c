@@ -823,23 +823,8 @@ static void
 run_rank_figs(struct run_ctx *x, const struct run_result *r, int rc,
 	      struct rank_figs *f)
 {
-	struct sc_runtime_stats st;
-
-	memset(f, 0, sizeof(*f));
-	if (x->rt) {
-		sc_runtime_stats(x->rt, &st);
-		f->turns = st.turns;
-		f->frames_delivered = st.frames_delivered;
-	}
-	ranks_link_figs(x->mpi, f);
+	ranks_figs_of(x->rt, x->mpi, x->p, f);
 	f->stamp = x->lat ? atomic_load(&x->lat->done) : 0;
-	if (x->p)
-		for (uint32_t u = 0; u < sc_placement_units(x->p); u++)
-			for (uint32_t i = 0; i < sc_placement_shards(x->p, u);
-			     i++)
-				f->units_here +=
-				    sc_placement_rank_of(x->p, u, i) ==
-				    ranks_rank();
 	f->failed = rc != 0 || !r->ok;
 }
 
