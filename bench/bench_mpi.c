@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "bench/harness.h"
+#include "bench/mpi_pingpong.h"
 #include "operators/batch.h"
 #include "units/mpi_link.h"
 #include "units/wire.h"
@@ -115,29 +116,6 @@ latency_link(struct sc_mpi_link *l, size_t n, uint64_t *ns)
 	sc_wire_rx_fini(&rx);
 	sc_wire_buf_fini(&buf);
 	sc_wire_buf_fini(&got);
-}
-
-static void
-latency_mpi(size_t n, size_t bytes, uint64_t *ns)
-{
-	uint8_t msg[512] = {0};
-
-	for (size_t i = 0; i < n; i++) {
-		uint64_t t0 = sc_bench_now_ns();
-
-		if (me == 0) {
-			MPI_Send(msg, (int)bytes, MPI_BYTE, 1, 9,
-				 MPI_COMM_WORLD);
-			MPI_Recv(msg, (int)bytes, MPI_BYTE, 1, 9,
-				 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-		} else {
-			MPI_Recv(msg, (int)bytes, MPI_BYTE, 0, 9,
-				 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			MPI_Send(msg, (int)bytes, MPI_BYTE, 0, 9,
-				 MPI_COMM_WORLD);
-		}
-		ns[i] = (sc_bench_now_ns() - t0) / 2;
-	}
 }
 
 /* The link's own MPI calls without the link: MPI_Isend, then polling
@@ -358,7 +336,7 @@ latency(struct sc_mpi_link *l, int reps, size_t n)
 		latency_link(l, n, ns);
 		sc_bench_percentiles_us(ns, n, &l50[r], &l99[r]);
 		MPI_Barrier(MPI_COMM_WORLD);
-		latency_mpi(n, one.len, ns);
+		sc_bench_mpi_pingpong(n, one.len, ns);
 		sc_bench_percentiles_us(ns, n, &m50[r], &m99[r]);
 		MPI_Barrier(MPI_COMM_WORLD);
 		latency_mpi_nb(n, one.len, ns);

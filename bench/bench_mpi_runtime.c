@@ -57,6 +57,7 @@
 #include <time.h>
 
 #include "bench/harness.h"
+#include "bench/mpi_pingpong.h"
 #include "operators/aggregate.h"
 #include "operators/batch.h"
 #include "operators/graph.h"
@@ -387,30 +388,6 @@ lat_two(struct work *w, size_t n, uint64_t *ns)
 }
 
 static void
-lat_mpi(size_t n, size_t bytes, uint64_t *ns)
-{
-	uint8_t msg[512] = {0};
-
-	MPI_Barrier(MPI_COMM_WORLD);
-	for (size_t i = 0; i < n; i++) {
-		uint64_t t0 = sc_bench_now_ns();
-
-		if (me == 0) {
-			MPI_Send(msg, (int)bytes, MPI_BYTE, 1, 9,
-				 MPI_COMM_WORLD);
-			MPI_Recv(msg, (int)bytes, MPI_BYTE, 1, 9,
-				 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-		} else {
-			MPI_Recv(msg, (int)bytes, MPI_BYTE, 0, 9,
-				 MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-			MPI_Send(msg, (int)bytes, MPI_BYTE, 0, 9,
-				 MPI_COMM_WORLD);
-		}
-		ns[i] = (sc_bench_now_ns() - t0) / 2;
-	}
-}
-
-static void
 bench_latency(int reps, size_t n)
 {
 	static const uint32_t ranks[3] = {0, 1, 0};
@@ -435,7 +412,8 @@ bench_latency(int reps, size_t n)
 		lat_one(&w, n, ns);
 		if (me == 0)
 			sc_bench_percentiles_us(ns, n, &o50[r], &o99[r]);
-		lat_mpi(n, one.len, ns);
+		MPI_Barrier(MPI_COMM_WORLD);
+		sc_bench_mpi_pingpong(n, one.len, ns);
 		sc_bench_percentiles_us(ns, n, &m50[r], &m99[r]);
 	}
 	if (me == 0) {
