@@ -16,7 +16,7 @@
  *     rate the pool would sustain with a core per worker, read from each
  *     thread's own CPU clock, so time the scheduler gave to other
  *     processes does not count. Its ratio between 2 workers and 1 is the
- *     scaling figure (the issue's target: >= 1.8).
+ *     scaling figure (the target: >= 1.8).
  * Thread CPU times are read from /proc/self/task/<tid>/schedstat (Linux,
  * nanoseconds): the pool's threads are not ours to ask.
  *

@@ -799,8 +799,7 @@ minmax_compute(struct sc_aggregate *agg, const struct sc_batch *d)
 	/* A row's weight outside int64 fails no step here: MIN/MAX read it
 	 * only for its sign (live or not) and their output rows weigh 1;
 	 * the trace keeps it exactly (trace.h) and the probe sums it wide,
-	 * so no step depends on how a schedule grouped deltas (issue 14,
-	 * bug 21). */
+	 * so no step depends on how a schedule grouped deltas. */
 	int rc = 0;
 
 	sc__probe_init(&before, agg->spec.ncols, agg->t, NULL);

@@ -230,7 +230,7 @@ sc__batch_search(const struct sc_batch *b, size_t lo, size_t hi,
 	return lo;
 }
 
-/* --- wide Z-sets (issue 14, bug 21) ----------------------------------------
+/* --- wide Z-sets -------------------------------------------------------------
  *
  * A step's delta is a batch, whose weights are int64; a delta whose row
  * weight leaves int64 only because of how a schedule grouped deltas into

@@ -56,7 +56,7 @@ int sc_distinct_create(uint32_t ncols, struct sc_distinct **out);
  * *out. Returns 0, SC_EINVAL (d or out NULL), SC_ESCHEMA, SC_ENOMEM; on
  * failure nothing changed and *out is unwritten. Never SC_EOVERFLOW: a
  * row's integrated weight past int64 is held exactly (rowhash_int.h),
- * since between steps it may be a partial integral (issue 14, bug 21).
+ * since between steps it may be a partial integral.
  */
 int sc_distinct_step(struct sc_distinct *d, const struct sc_batch *delta,
 		     struct sc_batch **out);

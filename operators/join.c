@@ -252,7 +252,7 @@ join_delta(struct sides *s, const struct sc_batch *delta, struct sc__probe *p,
 	return 0;
 }
 
-/* --- the wide step (issue 14, bug 21) -------------------------------------
+/* --- the wide step -----------------------------------------------------------
  *
  * Past the mass bound (join.h) a product, a partial integral or an output
  * row's integral may leave int64, and which of them does is up to how a

@@ -45,7 +45,7 @@
  * step leaves both traces as they were and writes no output: a delta of the
  * wrong width is SC_ESCHEMA.
  *
- * Weights past int64 (issue 14, bug 21). A product da * Ib, Ia * db or
+ * Weights past int64. A product da * Ib, Ia * db or
  * da * db, an integrated weight, and an output row's integral involve the
  * partial integrals that a schedule's grouping of deltas into steps
  * happens to build, so none of them may fail a step. With M_a and M_b the

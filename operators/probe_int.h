@@ -137,7 +137,7 @@ int sc__probe_prev(struct sc__probe *p, const uint64_t **row, int64_t *w);
  * a summed weight outside int64 is no error: *w is clamped into int64
  * (its sign, and whether it is zero, stay exact). For callers that ask
  * only whether a row is live (MIN/MAX), so that a partial integral past
- * int64 fails no step (issue 14, bug 21). 1 or 0, never SC_EOVERFLOW.
+ * int64 fails no step. 1 or 0, never SC_EOVERFLOW.
  */
 int sc__probe_next_live(struct sc__probe *p, const uint64_t **row, int64_t *w);
 int sc__probe_prev_live(struct sc__probe *p, const uint64_t **row, int64_t *w);

@@ -25,7 +25,7 @@
  * (each update applied again with the opposite weight) when a later part
  * of the step fails.
  *
- * Weights past int64 (issue 14, bug 21). A row's integrated weight may
+ * Weights past int64. A row's integrated weight may
  * leave int64 between steps and come back (+MAX, +1, -1): how a schedule
  * groups deltas into steps decides whether a table ever holds MAX + 1, so
  * that must not be an error. The first update whose sum leaves int64

@@ -5,7 +5,7 @@
  * text is hashed and copied into a key first, and results are written out
  * after the mutex is given back. A bad pointer from a unit's callback then
  * faults with no lock held, the fault becomes a panic of that unit, and
- * the table goes on serving everyone else (issue 14, bug 6). The mutex is
+ * the table goes on serving everyone else. The mutex is
  * taken through sc__mutex_lock, so that a fault inside the table itself
  * (a bug of ours) kills the process with a message rather than leaving the
  * mutex held for ever (operators/base_int.h).

@@ -192,7 +192,7 @@ group_top(struct sc_topk *tk, struct sc__probe *p, const uint64_t *key,
 	sc__probe_seek(p, key, tk->spec.key);
 	/* Clamped: a row whose partial integral passes int64 counts as
 	 * INT64_MAX copies, which only a limit past INT64_MAX can tell from
-	 * its exact multiplicity (issue 14, bug 21; topk.h). */
+	 * its exact multiplicity (topk.h). */
 	while ((rc = sc__probe_next_live(p, &row, &w)) == 1) {
 		if (w <= 0)
 			continue; /* absent (topk.h) */

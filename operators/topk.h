@@ -61,7 +61,7 @@
  * Errors: the step computes everything before it changes anything, so a
  * failing step leaves the state as it was and writes no output: a delta of
  * the wrong width is SC_ESCHEMA. A row whose integrated weight is outside
- * int64 is no error (issue 14, bug 21: which partial integrals a step sees
+ * int64 is no error (which partial integrals a step sees
  * is up to how a schedule grouped deltas into steps): the trace holds it
  * exactly, and the output's integral is always the top of the input's
  * integral with each row's weight clamped into int64 (the walk's clamp,

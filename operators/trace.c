@@ -363,8 +363,8 @@ wide_level(uint32_t ncols, const uint64_t **row, __int128 *w, size_t n,
 }
 
 /*
- * The integral has a row outside int64, which is no error while it lasts
- * (issue 14, bug 21): that is a partial integral, which later inserts may
+ * The integral has a row outside int64, which is no error while it lasts:
+ * that is a partial integral, which later inserts may
  * bring back, and which deltas a trace sees depends on how a schedule
  * grouped them into steps. Fold the whole spine into runs that fit
  * instead: the first holds every row with its total clamped into int64,

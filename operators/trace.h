@@ -89,13 +89,12 @@ int sc_trace_insert(struct sc_trace *t, struct sc_batch *b);
  * run instead, so the merge schedule never decides anything. When a
  * row's weights summed over ALL the runs leave int64, that is a partial
  * integral, which later inserts may bring back (and which of them a trace
- * sees is up to how a schedule grouped deltas into steps: issue 14, bug
- * 21), so it is no error here either: the spine is folded into runs that
- * each fit (the totals clamped into int64, then the remainders), stays
- * exact, and merges no more until the next insert (sc_trace_pending is 0
- * meanwhile). Only a read of such a row fails: sc_trace_integral,
- * sc_trace_cursor_next and sc_trace_lookup say SC_EOVERFLOW while it is
- * outside int64.
+ * sees is up to how a schedule grouped deltas into steps), so it is no error
+ * here either: the spine is folded into runs that each fit (the totals clamped
+ * into int64, then the remainders), stays exact, and merges no more until the
+ * next insert (sc_trace_pending is 0 meanwhile). Only a read of such a row
+ * fails: sc_trace_integral, sc_trace_cursor_next and sc_trace_lookup say
+ * SC_EOVERFLOW while it is outside int64.
  */
 int sc_trace_work(struct sc_trace *t, size_t budget, size_t *done);
 

@@ -41,9 +41,9 @@
 
 /*
  * A special count: 128 bits, since a count is a partial integral of row
- * weights that may leave int64 between steps and come back (issue 14, bug
- * 21); fewer than 2^64 adds of |w| <= 2^63 cannot leave int128, so only
- * merges that double a count 64 times can wrap one (then SC_EOVERFLOW).
+ * weights that may leave int64 between steps and come back; fewer than 2^64
+ * adds of |w| <= 2^63 cannot leave int128, so only merges that double a count
+ * 64 times can wrap one (then SC_EOVERFLOW).
  */
 typedef __int128 count_t;
 #define COUNT_MIN ((count_t)((unsigned __int128)1 << 127))

@@ -66,8 +66,8 @@
  * weight of the row, so a retracted +inf is gone. A count is 128 bits
  * wide: it is a partial integral of row weights, which may leave int64
  * between steps (+MAX NaN rows, then +1, then -1) and come back, and how
- * a schedule groups rows into steps must not decide whether an add fails
- * (issue 14, bug 21). No sequence of fewer than 2^64 adds can wrap one;
+ * a schedule groups rows into steps must not decide whether an add fails.
+ * No sequence of fewer than 2^64 adds can wrap one;
  * only merges doubling a count some 64 times can (SC_EOVERFLOW). A read follows
  * IEEE addition: any NaN count != 0 reads NaN; otherwise +inf counted c > 0
  * times contributes +inf, c < 0 times -inf (w * v with w < 0), and likewise for

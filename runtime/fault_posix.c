@@ -12,7 +12,7 @@
  * next fault of the thread reaches the handler again. It touches only
  * this thread's guard and fixed buffers: no stdio, no malloc.
  *
- * What it does with a signal, in order (issue 14, bug 5):
+ * What it does with a signal, in order:
  *  1. not made by the kernel for a fault (si_code <= 0: kill, raise,
  *     sigqueue, tgkill), or outside a guard, or on a thread that did not
  *     enable catching: the previous disposition has it, as if this handler

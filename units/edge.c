@@ -548,7 +548,7 @@ outbox_sum_into(struct sc_edge *e, size_t i, struct sc_batch *b)
  * sum would leave int64, it is summed into the first earlier frame where
  * none would, and where every frame would overflow it waits as a frame of
  * its own behind them: a partial sum is not a settled value (the
- * consumer's integral may well fit: issue 14, bug 21), and Z-set addition
+ * consumer's integral may well fit), and Z-set addition
  * is commutative, so the frames sum to the same input however the sends
  * are grouped, and no schedule turns a sum the consumer could take into an
  * error here. The ring's bound on frames in flight holds (frames leave the

@@ -450,7 +450,7 @@ Test(aggregate, a_count_outside_int64_has_no_row_and_check_is_eoverflow)
  * aggregate grouped by whole rows: all in one step, and one step per row;
  * every step must succeed and the output's integrals must agree. The
  * partial integrals of the second run may leave int64 where the whole
- * does not: the schedule must not matter (issue 14, bug 21).
+ * does not: the schedule must not matter.
  */
 static void
 same_in_any_steps(const struct sc_aggregate_spec *spec, size_t n,
@@ -840,10 +840,10 @@ Test(aggregate, count_of_a_live_group_whose_weights_sum_to_zero_is_zero)
 	sc_aggregate_destroy(cnt);
 }
 
-/* A row weight passing int64 late in a delta is held exactly (issue 14,
- * bug 21): the step succeeds, the rows before it stay applied, and the
- * group's COUNT and SUM, now past int64, have no row until it comes back
- * (sc_aggregate_check says so meanwhile); AVG (1) keeps its row. */
+/* A row weight passing int64 late in a delta is held exactly: the step
+ * succeeds, the rows before it stay applied, and the group's COUNT and SUM, now
+ * past int64, have no row until it comes back (sc_aggregate_check says so
+ * meanwhile); AVG (1) keeps its row. */
 Test(aggregate, a_row_weight_past_int64_late_in_a_delta_is_held_exactly)
 {
 	struct sc_aggregate_spec kinds[] = {

@@ -147,7 +147,7 @@ Test(distinct, wrong_width_is_eschema_and_changes_nothing)
 	sc_distinct_destroy(d);
 }
 
-/* An integrated weight past int64 is no error (issue 14, bug 21: it may be
+/* An integrated weight past int64 is no error (it may be
  * a partial integral that a schedule's grouping of deltas made): held
  * exactly, MAX + 1 - MAX is 1, still live, and -1 then removes it. */
 Test(distinct, integral_past_int64_is_held_exactly)

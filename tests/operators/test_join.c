@@ -259,7 +259,7 @@ step_weight(struct sc_join *j, const uint64_t *row, int64_t wa, int64_t wb)
 	return w;
 }
 
-/* A product past int64 is no error (issue 14, bug 21): the output row's
+/* A product past int64 is no error: the output row's
  * integral is clamped at INT64_MAX, and exact again once it fits. */
 Test(join, a_weight_product_past_int64_clamps_the_output_and_fails_no_step)
 {

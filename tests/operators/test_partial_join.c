@@ -1,6 +1,6 @@
 /*
  * test_partial_join.c - joins whose weight products or output weights
- * leave int64 only between steps (issue 14, bug 21): a partial integral of
+ * leave int64 only between steps: a partial integral of
  * one side times the other side's delta, or an output row's integral,
  * passes int64 in one grouping of the deltas into steps and not in
  * another. Stepped one delta pair at a time or all at once, the same

@@ -1,12 +1,12 @@
 /*
  * test_partial_linear.c - a linear node's delta, or a join's change, that
- * leaves int64 only because of how deltas were grouped into steps (issue
- * 14, bug 21): two rows of 2^62 fed in one step and folded into one key by
- * a map, a flat_map, an index_by, a plus, a minus or a negate. The step
- * must not fail: the node carries what does not fit (circuit.h,
- * sc_circuit_carried), the next steps emit it, and once a later feed
- * brings the fold back within int64 every output's integral is the
- * settled one, exactly as when the same rows are fed one step each.
+ * leaves int64 only because of how deltas were grouped into steps: two rows of
+ * 2^62 fed in one step and folded into one key by a map, a flat_map, an
+ * index_by, a plus, a minus or a negate. The step must not fail: the node
+ * carries what does not fit (circuit.h, sc_circuit_carried), the next steps
+ * emit it, and once a later feed brings the fold back within int64 every
+ * output's integral is the settled one, exactly as when the same rows are fed
+ * one step each.
  */
 #include <criterion/criterion.h>
 #include <stdint.h>

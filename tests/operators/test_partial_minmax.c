@@ -1,6 +1,6 @@
 /*
  * test_partial_minmax.c - MIN/MAX whose row weight leaves int64 only
- * between steps (issue 14, bug 21): stepped one delta at a time or all at
+ * between steps: stepped one delta at a time or all at
  * once, the same deltas give the same output integral, and no step fails.
  */
 #include <criterion/criterion.h>

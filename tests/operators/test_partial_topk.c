@@ -1,6 +1,6 @@
 /*
  * test_partial_topk.c - top-k whose row weight leaves int64 only between
- * steps (issue 14, bug 21): stepped one delta at a time or all at once,
+ * steps: stepped one delta at a time or all at once,
  * the same deltas give the same output integral, the settled one, and no
  * step fails.
  */

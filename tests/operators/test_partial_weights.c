@@ -1,6 +1,6 @@
 /*
  * test_partial_weights.c - a row's integrated weight, or a count of NaN
- * rows, that leaves int64 only between steps (issue 14, bug 21).
+ * rows, that leaves int64 only between steps.
  *
  * How deltas group into steps is the schedule's choice (a placement's
  * turns): the same deltas, stepped one by one or summed into fewer steps,

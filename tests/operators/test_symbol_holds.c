@@ -60,8 +60,8 @@ text_of(struct sc_symtab *t, uint64_t id)
 	return s;
 }
 
-/* The issue's case: count per name of "apple" then "pear", each released
- * by the host as soon as it was fed, once gave (#1, 2). */
+/* The case that once failed: count per name of "apple" then "pear", each
+ * released by the host as soon as it was fed, once gave (#1, 2). */
 Test(symbol_holds, counting_apple_and_pear_gives_two_names)
 {
 	struct sc_aggregate_spec count = {

@@ -490,7 +490,7 @@ Test(topk, wrong_width_is_eschema_and_changes_nothing)
 	sc_topk_destroy(tk);
 }
 
-/* A row's integrated weight past int64 is no error (issue 14, bug 21): the
+/* A row's integrated weight past int64 is no error: the
  * output holds it clamped at INT64_MAX and exact again once it fits. */
 Test(topk, a_weight_past_int64_clamps_the_output_and_fails_no_step)
 {

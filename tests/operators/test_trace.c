@@ -235,7 +235,7 @@ Test(trace, a_merge_past_int64_that_a_third_run_cancels_is_no_error)
 	sc_trace_destroy(t);
 }
 
-/* A merge past int64 is no error of the work (issue 14, bug 21): the spine
+/* A merge past int64 is no error of the work: the spine
  * is folded wide (MAX, then the remainder 1), the read says SC_EOVERFLOW,
  * and taking one back makes it whole again. */
 Test(trace, merge_past_int64_folds_wide_and_the_integral_stays_exact)

@@ -357,7 +357,7 @@ Test(panic, segfault_in_a_turn_becomes_a_panic_when_catch_faults, .timeout = 20)
 	rt_net_destroy(good);
 }
 
-/* --- which signals become panics (issue 14, bugs 5 and 6) ----------------
+/* --- which signals become panics ---------------------------------------------
  *
  * The fault handler is process wide and installed once, so each scenario
  * runs in a forked child that first sets the disposition the handler will

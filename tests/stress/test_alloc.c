@@ -996,10 +996,9 @@ Test(alloc, a_unit_dying_with_no_memory_for_its_peers_leaves_no_frame_behind)
 }
 
 /*
- * Every strategy sc_placement_parse knows. "chains" segfaulted on a failed
- * allocation until issue 14's bug 3 was fixed (chain_parents failed before
- * parent[] was written, and sc_placement_chains walked it before checking
- * the error).
+ * Every strategy sc_placement_parse knows: a failed allocation is an error,
+ * never a crash ("chains" must not walk parent[] when chain_parents failed
+ * before writing it).
  */
 Test(alloc, every_failed_allocation_in_placement_parse_is_an_error)
 {

@@ -12,14 +12,14 @@
  *       submits, alternately) while the main thread calls
  *       sc_runtime_shutdown. Every submit must be applied (0: its row is
  *       in the integral) or refused (SC_ESHUTDOWN: it is not); a 0 for a
- *       row that never arrives is the bug (issue 14, bug 1).
+ *       row that never arrives is the bug.
  *   ur_reads_during_submits  host threads submit while another reads the
  *       integral and the idle check over and over: each read either
  *       answers from an idle runtime or refuses with SC_EBUSY; under TSan
- *       no read may race with a turn (issue 14, bug 2).
+ *       no read may race with a turn.
  *   ur_submit_wait_shares_the_turns  with no worker, host threads whose
  *       waiting submits find the turns taken by another host must wait
- *       for its progress, not give up (issue 14, bug 18).
+ *       for its progress, not give up.
  *
  * Each runs behind the watchdog guard and reports a failure as a message
  * (never asserts), so a plain driver can use it. Header-only.

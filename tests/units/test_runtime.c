@@ -419,7 +419,7 @@ Test(runtime, a_frame_stranded_before_a_live_unit_reads_as_lost)
 	cr_assert_eq(sc_runtime_submit(rt, c.in, b), 0);
 	/* The planted bug: the unit's turn is handed back as if it had run,
 	 * without taking its input, so nothing will kick it again (a lost
-	 * kick, the shape of issue 14's bug 17). */
+	 * kick: the unit stays queued as done and never runs again). */
 	sc_claim_init(&cl);
 	cr_assert_eq(sc_exec_claim(ex, -1, &cl), 0, "nothing queued");
 	cl.ran = true;

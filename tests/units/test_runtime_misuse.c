@@ -1,6 +1,6 @@
 /*
  * test_runtime_misuse.c - calls that must fail instead of hanging or
- * crashing (issue 14): shutdown and wait_idle from a callback, a turn that
+ * crashing: shutdown and wait_idle from a callback, a turn that
  * never returns, a hard fault in a host-driven turn; and on_delta's
  * promise of non-empty deltas. SC_THREADED: some tests run a pool; each
  * has a Criterion timeout, so that the old hang shows as a failure.

@@ -293,7 +293,7 @@ check_names(struct fruit *f, const char *prefix, size_t n)
 	sc_batch_release(got);
 }
 
-/* The issue's case through a runtime: with the host driving (workers 0)
+/* The same case through a runtime: with the host driving (workers 0)
  * nothing runs before wait_idle, so without the edge's holds apple's id
  * was free again when pear was interned. */
 Test(runtime_symbols, apple_and_pear_through_the_runtime_give_two_names)

@@ -1,6 +1,6 @@
 /*
  * test_settle_overflow.c - the settle property on inputs whose PARTIAL
- * integrals pass int64 while every settled value fits (issue 14, bug 21).
+ * integrals pass int64 while every settled value fits.
  *
  * An i64 SUM and a COUNT are fed submissions whose running sums (a huge
  * value, or a huge weight, inserted and later retracted) leave int64 on

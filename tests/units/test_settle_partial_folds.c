@@ -1,7 +1,7 @@
 /*
  * test_settle_partial_folds.c - the settle property where a LINEAR fold or
  * a JOIN passes int64 only between submissions while every settled value
- * fits (issue 14, bug 21; row weights, sums and counts are
+ * fits (row weights, sums and counts are
  * test_settle_row_weights.c's and test_settle_overflow.c's).
  *
  * Input `x` gets, per group g, a row (g, 0, 5) of weight near +-2^62 that

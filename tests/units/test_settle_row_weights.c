@@ -1,7 +1,7 @@
 /*
  * test_settle_row_weights.c - the settle property on inputs where a ROW's
  * integrated weight, or a group's count of NaN rows, passes int64 between
- * submissions while every settled value fits (issue 14, bug 21; the sums
+ * submissions while every settled value fits (the sums
  * and counts of aggregates are test_settle_overflow.c's).
  *
  * Input `rows` gets, per group, a row of weight near +-MAX that stays and

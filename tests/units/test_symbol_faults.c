@@ -2,7 +2,7 @@
  * test_symbol_faults.c - a unit that passes a bad pointer to the symbol
  * table dies alone: the table's mutex is never held while it reads the
  * caller's memory, so every later intern, from other units and other
- * threads, completes (issue 14, bug 6); and a fault inside the table's own
+ * threads, completes; and a fault inside the table's own
  * locked code ends the process with a message instead of a hang.
  * SC_THREADED: a real pool; each wait has a deadline, so a hang fails
  * instead of blocking the suite.
