@@ -3,13 +3,19 @@
 # Installs BUILD_DIR into a temporary prefix, checks what is there (the
 # libraries, SONAME, position-independent archive, headers, subcirc.pc, the
 # package config, the CLI, no jemalloc forced on users), then builds and runs
-# three consumers outside the tree:
+# the consumers outside the tree:
 #   1. consumer.c through pkg-config, linked shared and linked static;
 #   2. cxx/ (C++) through find_package(subcirc), shared and static;
 #   3. subdir/, which add_subdirectory()s the source tree, configured with
 #      no pkg-config module but ck visible, so nothing of the test tools
-#      (Criterion, spin) or jemalloc can be needed.
+#      (Criterion, spin) or jemalloc can be needed;
+#   4. with MPI, mpi/consumer_mpi.c through pkg-config subcirc-mpi and
+#      through find_package(subcirc COMPONENTS mpi), run under mpirun -np 2
+#      (skipped, and said so, without Open MPI's ompi-c and mpirun).
 # Each consumer runs a small circuit on 2 workers and checks its result.
+# The headers an install must hold, and whether libsubcirc-mpi was built,
+# come from BUILD_DIR/sc_surface.txt (cmake/sc_surface.cmake), which the
+# lists of CMakeLists.txt make.
 # Registered with ctest as install.consumers (tools/test runs it); exits
 # non-zero on the first failure.
 set -euo pipefail
@@ -38,6 +44,14 @@ cmake --install "$build" --prefix "$P" >"$work/install.log" ||
 (cd "$P" && find . \( -type f -o -type l \) | sed 's|^\./||' | sort) |
 	tee "$work/files"
 
+surface=$build/sc_surface.txt
+[[ -f $surface ]] || fail "$surface is missing (configure writes it)"
+listed() { sed -n "s/^$1 //p" "$surface" | sort; }
+mpi=
+if grep -qx 'library subcirc-mpi' "$surface"; then
+	mpi=1
+fi
+
 step "the files a user needs"
 for f in lib/libsubcirc.a lib/libsubcirc.so lib/libsubcirc.so.0 \
 	lib/pkgconfig/subcirc.pc lib/cmake/subcirc/subcircConfig.cmake \
@@ -46,6 +60,15 @@ for f in lib/libsubcirc.a lib/libsubcirc.so lib/libsubcirc.so.0 \
 	include/subcirc/subcirc.h; do
 	[[ -e $P/$f ]] || fail "$f is not installed"
 done
+if [[ -n $mpi ]]; then
+	for f in lib/libsubcirc-mpi.a lib/libsubcirc-mpi.so lib/libsubcirc-mpi.so.0 \
+		lib/pkgconfig/subcirc-mpi.pc lib/cmake/subcirc/subcircMpiTargets.cmake \
+		include/subcirc/subcirc_mpi.h; do
+		[[ -e $P/$f ]] || fail "$f is not installed (libsubcirc-mpi was built)"
+	done
+elif find "$P" -name '*subcirc-mpi*' -o -name 'subcirc_mpi.h' | grep .; then
+	fail "libsubcirc-mpi was not built, yet some of it is installed"
+fi
 export PKG_CONFIG_PATH=$P/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 version=$(pkg-config --modversion subcirc)
 [[ $("$P/bin/subcirc" --version) == "subcirc $version" ]] ||
@@ -64,6 +87,25 @@ for s in $(grep '^sc__' "$work/exports"); do
 done
 other=$(grep -v '^sc_' "$work/exports" || true)
 [[ -z $other ]] || fail "libsubcirc.so exports names without the sc_ prefix: $other"
+if grep '^sc_mpi_' "$work/exports"; then
+	fail "libsubcirc.so exports MPI symbols (they are libsubcirc-mpi's)"
+fi
+
+if [[ -n $mpi ]]; then
+	step "libsubcirc-mpi.so exports sc_mpi_* only and links libsubcirc.so (cmake/subcirc_mpi.map)"
+	nm -D --defined-only "$P/lib/libsubcirc-mpi.so" | awk '{print $3}' >"$work/mpi_exports"
+	for s in sc_mpi_runtime_create sc_mpi_runtime_destroy sc_mpi_runtime_rt \
+		sc_mpi_link_create sc_mpi_link_destroy; do
+		grep -qx "$s" "$work/mpi_exports" || fail "libsubcirc-mpi.so does not export $s"
+	done
+	other=$(grep -v '^sc_mpi_' "$work/mpi_exports" || true)
+	[[ -z $other ]] || fail "libsubcirc-mpi.so exports names other than sc_mpi_*: $other"
+	soname=$(readelf -d "$P/lib/libsubcirc-mpi.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+	[[ $soname == "libsubcirc-mpi.so.${version%%.*}" ]] ||
+		fail "libsubcirc-mpi.so's SONAME is '$soname'"
+	readelf -d "$P/lib/libsubcirc-mpi.so" | grep NEEDED | grep -q "\[libsubcirc.so.${version%%.*}\]" ||
+		fail "libsubcirc-mpi.so does not need libsubcirc.so.${version%%.*}"
+fi
 
 step "the archive is position-independent (it links into a shared object)"
 if readelf -r "$P/lib/libsubcirc.a" | grep -q 'R_X86_64_TPOFF32'; then
@@ -73,27 +115,50 @@ fi
 	-Wl,--no-whole-archive $(pkg-config --static --libs-only-l ck) -pthread -lm ||
 	fail "libsubcirc.a does not link into a shared object"
 
-step "headers: every public one installed, no *_int.h, includes resolve"
+step "headers: the listed ones installed and no other, umbrellas exact, includes resolve"
 inc=$P/include/subcirc
-(cd "$src" && ls operators/*.h runtime/*.h units/*.h | grep -v '_int\.h$' | sort) >"$work/public"
+umbrellas=subcirc.h
+# Every header of the tree is in sc_surface.txt or named *_int.h (configure
+# refuses anything else; this checks that the list it wrote says so too).
+(cd "$src" && ls operators/*.h runtime/*.h units/*.h | grep -v '_int\.h$' | sort) >"$work/tree"
+sed -n 's/^\(public\|mpi\|internal\) //p' "$surface" | sort >"$work/listed"
+diff -u "$work/tree" "$work/listed" ||
+	fail "sc_surface.txt does not name every header of the tree (reconfigure?)"
+listed public >"$work/public"
+if [[ -n $mpi ]]; then
+	umbrellas="subcirc.h subcirc_mpi.h"
+	{ listed public; listed mpi; } | sort >"$work/expected"
+else
+	cp "$work/public" "$work/expected"
+fi
 (cd "$inc" && ls operators/*.h runtime/*.h units/*.h | sort) >"$work/installed"
-diff -u "$work/public" "$work/installed" ||
-	fail "the installed headers are not the public headers of the tree"
+diff -u "$work/expected" "$work/installed" ||
+	fail "the installed headers are not the listed public headers"
 if find "$P/include" -name '*_int.h' | grep .; then
 	fail "an internal header is installed"
 fi
-for h in subcirc.h $(cat "$work/installed"); do
+for h in $umbrellas $(cat "$work/installed"); do
 	{ grep -o '^#include "[^"]*"' "$inc/$h" || true; } | sed 's/^#include "\(.*\)"/\1/' |
 		while read -r dep; do
-			[[ -f $inc/$dep ]] || fail "$h includes \"$dep\", which is not installed"
+			[[ -f $inc/$dep || -f $P/include/$dep ]] ||
+				fail "$h includes \"$dep\", which is not installed"
 		done
-	grep -q "$h" "$inc/subcirc.h" || [[ $h == subcirc.h ]] ||
-		fail "subcirc.h does not include $h"
 done
+# umbrella_is FILE LIST: FILE includes exactly the headers of LIST.
+umbrella_is() {
+	{ grep -o '^#include "\(operators\|runtime\|units\)/[^"]*"' "$inc/$1" || true; } |
+		sed 's/^#include "\(.*\)"/\1/' | sort >"$work/umbrella"
+	diff -u "$2" "$work/umbrella" || fail "$1 does not include exactly its list"
+}
+umbrella_is subcirc.h "$work/public"
+if [[ -n $mpi ]]; then
+	listed mpi >"$work/mpi_headers"
+	umbrella_is subcirc_mpi.h "$work/mpi_headers"
+fi
 
 step "headers: each compiles alone as C11 and as C++11, from the prefix only"
 cflags=$(pkg-config --cflags subcirc)
-for h in subcirc/subcirc.h $(sed 's|^|subcirc/|' "$work/installed"); do
+for h in $(printf 'subcirc/%s\n' $umbrellas) $(sed 's|^|subcirc/|' "$work/installed"); do
 	printf '#include <%s>\n' "$h" >"$work/one.c"
 	"$CC" -std=c11 -Wall -Wextra -Werror $cflags -fsyntax-only "$work/one.c" ||
 		fail "$h does not compile as C11"
@@ -103,12 +168,14 @@ for h in subcirc/subcirc.h $(sed 's|^|subcirc/|' "$work/installed"); do
 done
 
 step "no allocator forced on users; pkg-config and the CMake config agree"
-if grep -il jemalloc "$P/lib/pkgconfig/subcirc.pc" "$P"/lib/cmake/subcirc/*.cmake; then
+if grep -il jemalloc "$P"/lib/pkgconfig/subcirc*.pc "$P"/lib/cmake/subcirc/*.cmake; then
 	fail "subcirc.pc or the package config names jemalloc"
 fi
-if readelf -d "$P/lib/libsubcirc.so" | grep NEEDED | grep -i jemalloc; then
-	fail "libsubcirc.so needs jemalloc"
-fi
+for so in "$P"/lib/libsubcirc*.so; do
+	if readelf -d "$so" | grep NEEDED | grep -i jemalloc; then
+		fail "$so needs jemalloc"
+	fi
+done
 [[ $(pkg-config --print-requires-private subcirc) == ck ]] ||
 	fail "subcirc.pc: Requires.private is not ck"
 pc_libs=$(pkg-config --static --libs subcirc)
@@ -164,6 +231,53 @@ cmake --build "$work/subdir" >>"$work/subdir.log" ||
 	fail "add_subdirectory consumer: build: $(cat "$work/subdir.log")"
 ! needs "$work/subdir/consumer" | grep -i jemalloc || fail "the subdir consumer needs jemalloc"
 "$work/subdir/consumer" || fail "the add_subdirectory consumer got a wrong result"
+
+step "consumer 4: MPI, through pkg-config subcirc-mpi and find_package(subcirc COMPONENTS mpi)"
+mpirun=$(command -v mpirun || true)
+if [[ -z $mpi ]]; then
+	echo "install check: skipped the MPI consumer: libsubcirc-mpi was not built (no MPI)"
+elif ! pkg-config --exists ompi-c || [[ -z $mpirun ]]; then
+	echo "install check: skipped the MPI consumer: needs Open MPI (pkg-config ompi-c and mpirun)"
+else
+	pc_mpi=$(pkg-config --libs subcirc-mpi)
+	for l in -lsubcirc-mpi -lsubcirc -lmpi; do
+		[[ " $pc_mpi " == *" $l "* ]] || fail "pkg-config --libs subcirc-mpi lacks $l ($pc_mpi)"
+	done
+	"$CC" -std=c11 -Wall -Wextra -Werror -o "$work/mpi_pc" \
+		"$src/tests/install/mpi/consumer_mpi.c" \
+		$(pkg-config --cflags --libs subcirc-mpi) -Wl,-rpath,"$P/lib" ||
+		fail "the pkg-config MPI consumer does not build"
+	needs "$work/mpi_pc" | grep -qx libsubcirc-mpi.so.0 ||
+		fail "mpi_pc does not need libsubcirc-mpi.so.0"
+	cmake -S "$src/tests/install/mpi" -B "$work/mpi" -G Ninja \
+		-DCMAKE_C_COMPILER="$CC" -DCMAKE_PREFIX_PATH="$P" >"$work/mpi.log" ||
+		fail "find_package MPI consumer: configure: $(cat "$work/mpi.log")"
+	cmake --build "$work/mpi" >>"$work/mpi.log" ||
+		fail "find_package MPI consumer: build: $(cat "$work/mpi.log")"
+	needs "$work/mpi/consumer_mpi_shared" | grep -qx libsubcirc-mpi.so.0 ||
+		fail "consumer_mpi_shared does not need libsubcirc-mpi.so.0"
+	! needs "$work/mpi/consumer_mpi_static" | grep -q libsubcirc ||
+		fail "consumer_mpi_static needs a libsubcirc shared library"
+	# Open MPI refuses root unless told, and more ranks than cores unless
+	# oversubscribed.
+	for exe in "$work/mpi_pc" "$work/mpi/consumer_mpi_shared" "$work/mpi/consumer_mpi_static"; do
+		! needs "$exe" | grep -i jemalloc || fail "$exe needs jemalloc"
+		timeout 300 "$mpirun" --allow-run-as-root --oversubscribe -np 2 "$exe" ||
+			fail "the MPI consumer $(basename "$exe") failed under mpirun -np 2"
+	done
+fi
+
+step "a header in no list stops the configure (cmake/sc_surface.cmake)"
+mkdir "$work/stray"
+cp -r "$src/CMakeLists.txt" "$src/cmake" "$src/operators" "$src/runtime" "$src/units" "$work/stray/"
+printf '/* in no list */\n' >"$work/stray/units/stray.h"
+if PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR=$work/pc \
+	cmake -S "$work/stray" -B "$work/stray/build" -G Ninja -DBUILD_TESTING=OFF \
+	-DSC_BUILD_TOOLS=OFF -DSC_INSTALL=OFF >"$work/stray.log" 2>&1; then
+	fail "configure accepted units/stray.h, which no list names"
+fi
+grep -q 'units/stray.h: in no list' "$work/stray.log" ||
+	fail "configure failed without naming units/stray.h: $(cat "$work/stray.log")"
 
 step "the tree configures at the top without the test tools (BUILD_TESTING=OFF)"
 PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR=$work/pc \
