@@ -1266,6 +1266,41 @@ fprint_types(FILE *f, const struct sc_schema *s)
 	(void)fputc(')', f);
 }
 
+int
+sc__graph_walk_up(size_t n, int from, sc__walk_fn visit, void *ctx,
+		  const char *who)
+{
+	bool *seen = calloc(n, sizeof(*seen));
+	int *stack = malloc(n * sizeof(*stack));
+	size_t sp = 0;
+	int rc = 0;
+
+	if (!seen || !stack) {
+		free(seen);
+		free(stack);
+		return sc__fail(SC_ENOMEM, "%s", who);
+	}
+	seen[from] = true;
+	stack[sp++] = from;
+	while (sp > 0 && !rc) {
+		const int *in = NULL;
+		uint32_t nin = 0;
+
+		rc = visit(ctx, stack[--sp], &in, &nin);
+		for (uint32_t q = 0; rc == 0 && q < nin; q++) {
+			int w = in[q];
+
+			if (w >= 0 && !seen[w]) {
+				seen[w] = true;
+				stack[sp++] = w;
+			}
+		}
+	}
+	free(seen);
+	free(stack);
+	return rc;
+}
+
 void
 sc__graph_fprint_node(FILE *f, const struct sc_graph *g, int id)
 {
