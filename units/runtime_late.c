@@ -56,7 +56,6 @@ int
 sc__rt_late_check(struct sc__rt_late *l, const struct sc_batch *b, int input)
 {
 	SC_ASSERT(l->n == 0 || input == l->input);
-	(void)input;
 	return sc__late_check(l->decl, l->n, b, l->nlate, l->who, NULL);
 }
 

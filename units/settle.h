@@ -227,8 +227,10 @@ void sc_settle_work_destroy(struct sc_settle_work *w);
 int sc_settle_work_step(const struct sc_settle_work *w, size_t i,
 			struct sc_settle_step *out);
 
-/* The work's graph, submissions and compared outputs (node ids, in id
- * order; at most max written, the count returned). */
+/* The work's graph, its submissions (a tick work's boundaries counted),
+ * and the outputs it compares: the materialized outputs' node ids, in id
+ * order, the first `max` of them written to ids (NULL when max is 0);
+ * returns how many there are, all of them, so a caller can size ids. */
 struct sc_graph *sc_settle_work_graph(const struct sc_settle_work *w);
 size_t sc_settle_work_steps(const struct sc_settle_work *w);
 size_t sc_settle_work_outputs(const struct sc_settle_work *w, int *ids,
