@@ -34,9 +34,10 @@
 
 /* What a stream is to this circuit. */
 enum sc__role {
-	SC__ROLE_FED =
-	    1,		/* an input node or a boundary input: fed by the host */
-	SC__ROLE_OP = 2 /* computed by an operator of the part */
+	/* an input node or a boundary input: fed by the host */
+	SC__ROLE_FED = 1,
+	/* computed by an operator of the part */
+	SC__ROLE_OP = 2
 };
 
 /*

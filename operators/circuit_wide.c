@@ -2,14 +2,15 @@
  * circuit_wide.c - wide deltas: the cold pass of a node whose delta left
  * int64 (circuit_int.h).
  *
- * A linear node's delta can leave int64
- * only because of how a schedule grouped deltas into steps (two rows of
- * 2^62 mapped to one key), and so can a join's change (join.h). Such a
- * delta is computed again with 128-bit weights into the node's carry, and
- * the node emits, pass after pass, each row's weight clamped into int64
- * (sc__wide_take) until the carry is empty: sc_circuit_carried says more
- * passes are owed, and each pass is a step with no new input
- * (circuit.h). Cold: a narrow step never comes here.
+ * Design. A linear node's delta can leave int64 only because of how a
+ * schedule grouped deltas into steps (two rows of 2^62 mapped to one
+ * key), and so can a join's change (join.h). Such a delta is computed
+ * again with 128-bit weights into the node's carry, and the node emits,
+ * pass after pass, each row's weight clamped into int64 (sc__wide_take)
+ * until the carry is empty: sc_circuit_carried says more passes are owed,
+ * and each pass is a step with no new input (circuit.h). Cold: a narrow
+ * step never comes here, and sc__circuit_node_run calls in only when its
+ * operator overflowed or the node still carries.
  */
 #include "operators/circuit_int.h"
 

@@ -734,7 +734,7 @@ sc_graph_aggregate_flags(struct sc_graph *g, int a,
 		return sc__fail(SC_ENOMEM, "sc_graph_aggregate: no memory");
 	decl->spec = *spec;
 	decl->flags = flags;
-	t.spec = decl; /* circuit.c: sc__aggregate_create_decl */
+	t.spec = decl; /* circuit_ops.c: sc__aggregate_create_decl */
 	id = node_add(g, SC_NODE_AGGREGATE, NULL, &s, &a, 1, &t);
 	if (id < 0)
 		free(t.spec);
