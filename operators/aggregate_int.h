@@ -2,7 +2,7 @@
  * aggregate_int.h - what a graph's aggregate node keeps: its spec and the
  * flags it was declared with (sc_graph_aggregate_flags), so that every
  * circuit made from the graph, whole or a unit's part, creates the same
- * aggregate. Internal to graph.c, circuit.c and aggregate.c.
+ * aggregate. Internal to graph.c, circuit_ops.c and aggregate.c.
  */
 #ifndef SC_AGGREGATE_INT_H
 #define SC_AGGREGATE_INT_H

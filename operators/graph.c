@@ -734,7 +734,7 @@ sc_graph_aggregate_flags(struct sc_graph *g, int a,
 		return sc__fail(SC_ENOMEM, "sc_graph_aggregate: no memory");
 	decl->spec = *spec;
 	decl->flags = flags;
-	t.spec = decl; /* circuit.c: sc__aggregate_create_decl */
+	t.spec = decl; /* circuit_ops.c: sc__aggregate_create_decl */
 	id = node_add(g, SC_NODE_AGGREGATE, NULL, &s, &a, 1, &t);
 	if (id < 0)
 		free(t.spec);
@@ -1264,6 +1264,41 @@ fprint_types(FILE *f, const struct sc_schema *s)
 		(void)fprintf(f, "%s%s", i ? ", " : "",
 			      sc_type_name(s->types[i]));
 	(void)fputc(')', f);
+}
+
+int
+sc__graph_walk_up(size_t n, int from, sc__walk_fn visit, void *ctx,
+		  const char *who)
+{
+	bool *seen = calloc(n, sizeof(*seen));
+	int *stack = malloc(n * sizeof(*stack));
+	size_t sp = 0;
+	int rc = 0;
+
+	if (!seen || !stack) {
+		free(seen);
+		free(stack);
+		return sc__fail(SC_ENOMEM, "%s", who);
+	}
+	seen[from] = true;
+	stack[sp++] = from;
+	while (sp > 0 && !rc) {
+		const int *in = NULL;
+		uint32_t nin = 0;
+
+		rc = visit(ctx, stack[--sp], &in, &nin);
+		for (uint32_t q = 0; rc == 0 && q < nin; q++) {
+			int w = in[q];
+
+			if (w >= 0 && !seen[w]) {
+				seen[w] = true;
+				stack[sp++] = w;
+			}
+		}
+	}
+	free(seen);
+	free(stack);
+	return rc;
 }
 
 void

@@ -1,6 +1,8 @@
 /*
- * graph_int.h - the inside of a graph, shared by graph.c, circuit.c and
- * window.c. Not a public header: users read a graph through graph.h.
+ * graph_int.h - the inside of a graph, shared by graph.c, the circuit's
+ * files and window.c, and the walk upstream that units/runtime.c shares
+ * with circuit.c. Not a public header: users read a graph through
+ * graph.h.
  */
 #ifndef SC_GRAPH_INT_H
 #define SC_GRAPH_INT_H
@@ -79,6 +81,28 @@ struct sc_emitter {
  */
 int sc__graph_topo(const struct sc_graph *g, const bool *in_part, int *order,
 		   size_t *norder, const char *who);
+
+/*
+ * What sc__graph_walk_up asks of each vertex v it reaches: 0, with the
+ * vertices v reads in *in[0 .. *nin) (negative entries are skipped; *nin
+ * 0: none, or none to follow), to go on; or a nonzero code, which stops
+ * the walk and is its result.
+ */
+typedef int (*sc__walk_fn)(void *ctx, int v, const int **in, uint32_t *nin);
+
+/*
+ * sc__graph_walk_up - visit vertex `from` of n (0 .. n-1) and every vertex
+ * upstream of it, each once, depth first from the last input pushed, as
+ * visit returns each one's inputs; feedback closes cycles, which the
+ * walk's marks cut. The vertices are the caller's: a graph's node ids
+ * (units/runtime.c, over sc_graph_node_info's inputs) or a circuit's
+ * slots (sc_circuit_check, over its ports), so a walk over a part costs
+ * O(part). O(n) memory, freed before it returns. Returns 0 (every vertex
+ * reached was visited), visit's first nonzero code, or SC_ENOMEM (nothing
+ * visited; the message is `who`).
+ */
+int sc__graph_walk_up(size_t n, int from, sc__walk_fn visit, void *ctx,
+		      const char *who);
 
 /* sc__graph_fprint_node - "id name kind [inputs] (types)", no newline. */
 void sc__graph_fprint_node(FILE *f, const struct sc_graph *g, int id);

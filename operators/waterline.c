@@ -5,6 +5,7 @@
 #include "operators/waterline.h"
 #include "operators/aggregate.h"
 #include "operators/graph_int.h"
+#include "operators/late_int.h"
 #include "operators/topk.h"
 #include "operators/waterline_int.h"
 
@@ -526,4 +527,28 @@ sc_late_submit(struct sc_late *l, const struct sc_batch *b, const char *who,
 		return sc_late_refuse(l, b, n, first, who, name);
 	sc_late_advance(l, b, n);
 	return 0;
+}
+
+int
+sc__late_check(struct sc_late *l, size_t n, const struct sc_batch *b,
+	       size_t *nlate, const char *who, const char *name)
+{
+	for (size_t i = 0; i < n; i++) {
+		size_t first = 0, k = sc_late_count(&l[i], b, &first);
+
+		if (nlate)
+			nlate[i] = k;
+		if (k && !(l[i].decl.flags & SC_LATE_ADMIT))
+			return sc_late_refuse(&l[i], b, k, first, who, name);
+	}
+	return 0;
+}
+
+void
+sc__late_advance(struct sc_late *l, size_t n, const struct sc_batch *b,
+		 const size_t *nlate)
+{
+	for (size_t i = 0; i < n; i++)
+		sc_late_advance(
+		    &l[i], b, nlate ? nlate[i] : sc_late_count(&l[i], b, NULL));
 }

@@ -537,14 +537,26 @@ sc__steal_claim_blocking(struct sc_exec *ex, int32_t worker, struct sc_claim *c)
 /* --- finish ----------------------------------------------------------------
  */
 
-bool
-sc__steal_finish(struct sc_exec *ex, struct sc_claim *c, bool chain)
+/* What one finish knows and did so far, passed from step to step. */
+struct finish {
+	struct sc__wq *q; /* the finisher's ring; NULL: host, sim (-1) */
+	bool down;	  /* shutdown had begun when the finish began */
+	bool again;	  /* the unit goes back to a queue */
+	bool pushed;	  /* this finish queued something */
+	bool inherit;	  /* the next slot's unit takes over this count */
+	bool inj;	  /* something went (or may go) to the injector */
+	bool hold;	  /* a ringless finisher's own count over kicks */
+	uint32_t next;	  /* the next slot's unit, or SC_NONE */
+	uint32_t mine;	  /* units pushed to q */
+};
+
+/* Step 1: the token goes back, then the state says so: QUEUED when the
+ * unit runs again (it said more, or was kicked while running, and no
+ * shutdown), else IDLE; the version advances either way. */
+static void
+finish_state(struct sc_exec *ex, const struct sc_claim *c, struct finish *f)
 {
 	struct sc__slot *s = &ex->slots[c->id];
-	struct sc__wq *q = mine(ex, c->worker);
-	bool down = atomic_load_explicit(&ex->shutdown, memory_order_relaxed);
-	bool again, pushed = false, inherit = false, inj = !q, hold = false;
-	uint32_t next = SC_NONE, id, mine = 0; /* pushed to q */
 	uint64_t w, nw;
 
 	SC_ASSERT(s->unit == NULL && c->unit == s->ref);
@@ -556,83 +568,118 @@ sc__steal_finish(struct sc_exec *ex, struct sc_claim *c, bool chain)
 
 		SC_ASSERT(st == SC_UNIT_RUNNING ||
 			  st == SC_UNIT_RUNNING_KICKED);
-		again = !down && (c->turn.more || st == SC_UNIT_RUNNING_KICKED);
+		f->again =
+		    !f->down && (c->turn.more || st == SC_UNIT_RUNNING_KICKED);
 		nw = (w & ~(uint64_t)SC_SW_STATE) + (1u << SC_SW_SHIFT);
-		nw |= again ? SC_UNIT_QUEUED : SC_UNIT_IDLE;
+		nw |= f->again ? SC_UNIT_QUEUED : SC_UNIT_IDLE;
 	} while (!atomic_compare_exchange_weak_explicit(
 	    &s->sw, &w, nw, memory_order_acq_rel, memory_order_relaxed));
-	if (again && !q) {
-		/* A finisher with no ring (the host, the sim's -1) queues the
-		 * unit before its kicks, in front of the units they queue, as
-		 * the one-queue executor does; it then holds one count of its
-		 * own over the kicks (a worker may take the unit, finish it
-		 * and uncount it at once: see below). No next slot here, and
-		 * no worker's hot path: two RMWs more are no matter. */
-		atomic_fetch_add_explicit(&ex->active, 1, memory_order_relaxed);
-		inj |= requeue(ex, q, c->id);
-		pushed = true;
-		hold = true;
-	}
-	for (size_t i = 0; i < c->n_nbrs && !down; i++) {
-		id = c->nbrs[i];
-		if (chain && q && next == SC_NONE &&
-		    q->streak < SC_EXEC_NEXT_BOUND) {
+}
+
+/*
+ * Step 2, a finisher with no ring (the host, the sim's -1): it queues the
+ * unit before its kicks, in front of the units they queue, as the
+ * one-queue executor does; it then holds one count of its own over the
+ * kicks (a worker may take the unit, finish it and uncount it at once: see
+ * finish_requeue_worker). No next slot here, and no worker's hot path: two
+ * RMWs more are no matter.
+ */
+static void
+finish_requeue_ringless(struct sc_exec *ex, const struct sc_claim *c,
+			struct finish *f)
+{
+	atomic_fetch_add_explicit(&ex->active, 1, memory_order_relaxed);
+	f->inj |= requeue(ex, f->q, c->id);
+	f->pushed = true;
+	f->hold = true;
+}
+
+/* Step 3: kick the unit's neighbours; with `chain`, the first one this
+ * worker may run next goes to the next slot instead of a queue. */
+static void
+finish_kicks(struct sc_exec *ex, const struct sc_claim *c, bool chain,
+	     struct finish *f)
+{
+	for (size_t i = 0; i < c->n_nbrs && !f->down; i++) {
+		uint32_t id = c->nbrs[i];
+
+		if (chain && f->q && f->next == SC_NONE &&
+		    f->q->streak < SC_EXEC_NEXT_BOUND) {
 			if (!kick_to_next(&ex->slots[id]))
 				continue;
 			/* The next slot, claimed already. It takes over this
 			 * unit's count if this unit goes idle; else (this one
 			 * is in a queue, where a thief may finish it) it is
 			 * counted now. */
-			next = id;
-			if (again)
+			f->next = id;
+			if (f->again)
 				atomic_fetch_add_explicit(&ex->active, 1,
 							  memory_order_relaxed);
 			else
-				inherit = true;
+				f->inherit = true;
 			continue;
 		}
 		if (!kick_state(&ex->slots[id]))
 			continue;
-		inj |= place(ex, q, id);
-		pushed = true;
-		mine++;
+		f->inj |= place(ex, f->q, id);
+		f->pushed = true;
+		f->mine++;
 	}
-	/* A worker queues the unit only now, after every kick above counted
-	 * what it queued: in the ring a thief may take this unit, finish it
-	 * and uncount it at once, which before the kicks would let wait_idle
-	 * see 0 with this finish's kicks, or the next slot's unit, still to
-	 * be counted (the model's BUG_REQUEUE_BEFORE_KICKS). Its count
-	 * stays. */
-	if (again && q) {
-		inj |= requeue(ex, q, c->id);
-		pushed = true;
-		mine++;
-	}
-	if ((!again && !inherit) || hold)
-		active_sub(ex, 1); /* after the kicks it counted */
-	/* Wake a parked worker only for work this one will not take at once,
-	 * and only when its ring starts to hold some: a worker that finishes
-	 * and claims takes its ring's front next, so one unit there (a unit
-	 * that said more, alone) is no reason to wake anyone, and while the
-	 * ring holds two or more the push that made it so woke one (that
-	 * push's RMW, notify, is the wake's half of the parking protocol).
-	 * (The ring held fewer than 2 before this finish's `mine` pushes; a
-	 * thief's take in between can only skip a wake: the owner still runs
-	 * what it pushed.) Nor can a skipped notify strand a
-	 * unit after shutdown: a worker drains every queue on its way out of
-	 * claim_blocking, after its last push. */
-	if (pushed &&
-	    (!chain || inj || (wq_len(q) >= 2 && wq_len(q) < mine + 2)))
+}
+
+/*
+ * Step 4, a worker: it queues the unit only now, after every kick counted
+ * what it queued: in the ring a thief may take this unit, finish it and
+ * uncount it at once, which before the kicks would let wait_idle see 0
+ * with this finish's kicks, or the next slot's unit, still to be counted
+ * (the model's BUG_REQUEUE_BEFORE_KICKS). Its count stays.
+ */
+static void
+finish_requeue_worker(struct sc_exec *ex, const struct sc_claim *c,
+		      struct finish *f)
+{
+	f->inj |= requeue(ex, f->q, c->id);
+	f->pushed = true;
+	f->mine++;
+}
+
+/*
+ * Step 5: wake a parked worker only for work this one will not take at
+ * once, and only when its ring starts to hold some: a worker that finishes
+ * and claims takes its ring's front next, so one unit there (a unit that
+ * said more, alone) is no reason to wake anyone, and while the ring holds
+ * two or more the push that made it so woke one (that push's RMW, notify,
+ * is the wake's half of the parking protocol). (The ring held fewer than 2
+ * before this finish's `mine` pushes; a thief's take in between can only
+ * skip a wake: the owner still runs what it pushed.) Nor can a skipped
+ * notify strand a unit after shutdown: a worker drains every queue on its
+ * way out of claim_blocking, after its last push.
+ */
+static void
+finish_wake(struct sc_exec *ex, bool chain, const struct finish *f)
+{
+	if (f->pushed && (!chain || f->inj ||
+			  (wq_len(f->q) >= 2 && wq_len(f->q) < f->mine + 2)))
 		notify(ex);
-	if (next != SC_NONE) {
-		q->streak++;
-		sc__claim_fill(ex, next, c->worker, c);
+}
+
+/* Step 6: the claim that follows (the next slot's unit, else, with
+ * `chain`, any work found), or none: true when *c holds a new claim. */
+static bool
+finish_claim_next(struct sc_exec *ex, struct sc_claim *c, bool chain,
+		  const struct finish *f)
+{
+	uint32_t id;
+
+	if (f->next != SC_NONE) {
+		f->q->streak++;
+		sc__claim_fill(ex, f->next, c->worker, c);
 		return true;
 	}
-	if (q)
-		q->streak = 0;
-	if (chain && !down) {
-		id = find_work(ex, c->worker, q);
+	if (f->q)
+		f->q->streak = 0;
+	if (chain && !f->down) {
+		id = find_work(ex, c->worker, f->q);
 		if (id != SC_NONE && take(ex, id, c->worker, c))
 			return true;
 	}
@@ -642,6 +689,27 @@ sc__steal_finish(struct sc_exec *ex, struct sc_claim *c, bool chain)
 	if (atomic_load_explicit(&ex->shutdown, memory_order_acquire))
 		drain(ex); /* what a skipped notify would have discarded */
 	return false;
+}
+
+bool
+sc__steal_finish(struct sc_exec *ex, struct sc_claim *c, bool chain)
+{
+	struct finish f = {
+	    .q = mine(ex, c->worker),
+	    .down = atomic_load_explicit(&ex->shutdown, memory_order_relaxed),
+	    .next = SC_NONE};
+
+	f.inj = !f.q;
+	finish_state(ex, c, &f);
+	if (f.again && !f.q)
+		finish_requeue_ringless(ex, c, &f);
+	finish_kicks(ex, c, chain, &f);
+	if (f.again && f.q)
+		finish_requeue_worker(ex, c, &f);
+	if ((!f.again && !f.inherit) || f.hold)
+		active_sub(ex, 1); /* after the kicks it counted */
+	finish_wake(ex, chain, &f);
+	return finish_claim_next(ex, c, chain, &f);
 }
 
 /* --- death, shutdown, figures -------------------------------------------- */

@@ -18,7 +18,6 @@
 
 #include "operators/base.h"
 #include "operators/circuit.h"
-#include "units/settle.h"
 
 struct sc_placement {
 	const struct sc_graph *g; /* borrowed; outlives the placement */
@@ -668,9 +667,8 @@ sc_placement_cost_estimate(const struct sc_graph *g, double *cost, size_t n)
 
 /* Feed the circuit submissions 0..steps-1 of gen, a step each. */
 static int
-calibrate_feed(struct sc_circuit *c,
-	       int (*gen)(void *ctx, size_t i, struct sc_settle_step *out),
-	       void *ctx, size_t steps)
+calibrate_feed(struct sc_circuit *c, sc_settle_gen_fn gen, void *ctx,
+	       size_t steps)
 {
 	for (size_t i = 0; i < steps; i++) {
 		struct sc_settle_step st = {.input = -1, .batch = NULL};
@@ -709,10 +707,8 @@ calibrate_read(const struct sc_graph *g, const struct sc_circuit *c,
 }
 
 int
-sc_placement_calibrate(struct sc_graph *g,
-		       int (*gen)(void *ctx, size_t i,
-				  struct sc_settle_step *out),
-		       void *ctx, size_t steps, double *cost, size_t n)
+sc_placement_calibrate(struct sc_graph *g, sc_settle_gen_fn gen, void *ctx,
+		       size_t steps, double *cost, size_t n)
 {
 	const char *fn = "sc_placement_calibrate";
 	struct sc_circuit *c = NULL;

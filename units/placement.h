@@ -111,6 +111,7 @@ extern "C" {
 
 #include "operators/error.h"
 #include "operators/graph.h"
+#include "units/settle_step.h"
 
 struct sc_placement;
 
@@ -158,7 +159,6 @@ int sc_placement_sharded(const struct sc_graph *g, uint32_t k,
 #define SC_PLACEMENT_MAX_BALANCED 4096
 
 struct sc_circuit;
-struct sc_settle_step; /* units/settle.h */
 
 /*
  * sc_placement_balanced - at most k units (1 <= k <=
@@ -184,20 +184,17 @@ int sc_placement_cost_estimate(const struct sc_graph *g, double *cost,
 /*
  * sc_placement_calibrate - the measured cost of each of g's n nodes: the
  * single circuit of g (built and destroyed here, so g is frozen only
- * meanwhile) is fed submissions 0 .. steps-1 of gen (the signature of
- * units/settle.h's sc_settle_gen_fn: each batch it makes is released
- * here), one step each, and cost[i] is node i's weight times (rows in +
- * rows out + ticks busy). cost is written only on success. Returns
+ * meanwhile) is fed submissions 0 .. steps-1 of gen (each batch it
+ * makes is released here), one step each, and cost[i] is node i's weight times
+ * (rows in + rows out + ticks busy). cost is written only on success. Returns
  *   0          cost[0..n);
  *   SC_EINVAL  NULL g, gen or cost, steps 0, a wrong n;
  *   SC_ENOMEM, or the first error of the circuit (create, feed, step)
  *              or of gen.
  * One thread; gen's batches must fit g's inputs.
  */
-int sc_placement_calibrate(struct sc_graph *g,
-			   int (*gen)(void *ctx, size_t i,
-				      struct sc_settle_step *out),
-			   void *ctx, size_t steps, double *cost, size_t n);
+int sc_placement_calibrate(struct sc_graph *g, sc_settle_gen_fn gen, void *ctx,
+			   size_t steps, double *cost, size_t n);
 
 /*
  * sc_placement_parse - a strategy by name, for tools: "single",

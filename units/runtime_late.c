@@ -5,11 +5,12 @@
 #include "units/runtime_late_int.h"
 
 #include <stdio.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/base.h"
 #include "operators/error.h"
+#include "operators/late_int.h"
 
 int
 sc__rt_late_init(struct sc__rt_late *l, const struct sc_graph *g, int input)
@@ -17,6 +18,9 @@ sc__rt_late_init(struct sc__rt_late *l, const struct sc_graph *g, int input)
 	size_t all = sc_graph_lateness_count(g), n = 0;
 
 	memset(l, 0, sizeof(*l));
+	l->input = input;
+	(void)snprintf(l->who, sizeof(l->who), "sc_runtime_submit: input %d",
+		       input);
 	for (size_t i = 0; i < all; i++) {
 		struct sc_lateness d;
 
@@ -51,28 +55,14 @@ sc__rt_late_fini(struct sc__rt_late *l)
 int
 sc__rt_late_check(struct sc__rt_late *l, const struct sc_batch *b, int input)
 {
-	for (size_t i = 0; i < l->n; i++) {
-		struct sc_late *d = &l->decl[i];
-		size_t first = 0;
-
-		l->nlate[i] = sc_late_count(d, b, &first);
-		if (l->nlate[i] && !(d->decl.flags & SC_LATE_ADMIT)) {
-			char who[48];
-
-			(void)snprintf(who, sizeof(who),
-				       "sc_runtime_submit: input %d", input);
-			return sc_late_refuse(d, b, l->nlate[i], first, who,
-					      NULL);
-		}
-	}
-	return 0;
+	SC_ASSERT(l->n == 0 || input == l->input);
+	return sc__late_check(l->decl, l->n, b, l->nlate, l->who, NULL);
 }
 
 void
 sc__rt_late_advance(struct sc__rt_late *l, const struct sc_batch *b)
 {
-	for (size_t i = 0; i < l->n; i++)
-		sc_late_advance(&l->decl[i], b, l->nlate[i]);
+	sc__late_advance(l->decl, l->n, b, l->nlate);
 }
 
 void

@@ -29,6 +29,8 @@ struct sc__rt_late {
 	struct sc_late *decl; /* one per declaration on the node */
 	size_t *nlate;	      /* scratch: the late rows of a submission */
 	size_t n;	      /* how many declarations (0: no check) */
+	int input;	      /* the input node */
+	char who[48];	      /* "sc_runtime_submit: input N", for refusals */
 };
 
 /* sc__rt_late_init - the declarations of input node `input` of g. Returns
@@ -44,7 +46,8 @@ void sc__rt_late_fini(struct sc__rt_late *l);
  * waterline now (nothing moves). Returns 0 (b may be sent; then call
  * sc__rt_late_advance once it was) or SC_ELATE (a declaration without
  * SC_LATE_ADMIT has late rows: counted as refused, the message names the
- * first; nothing else moves).
+ * first; nothing else moves). `input` is the node given to init. The rule
+ * is operators/late_int.h's, shared with the single circuit's feed.
  */
 int sc__rt_late_check(struct sc__rt_late *l, const struct sc_batch *b,
 		      int input);

@@ -156,32 +156,15 @@
 #include "runtime/sim.h"
 #include "units/placement.h"
 #include "units/runtime.h"
+#include "units/settle_step.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* One host submission: batch (borrowed by the callee) to input node; in
- * a tick work, {SC_SETTLE_TICK, NULL} closes the host tick instead. */
-struct sc_settle_step {
-	int input;
-	struct sc_batch *batch;
-};
-
-/*
- * sc_settle_gen_fn - produce submission i (0, 1, ... in order) into *out:
- * the input node and a new batch, which the work then owns. Returns 0, or
- * a negative SC_E* code that stops sc_settle_work_generate.
- */
-typedef int (*sc_settle_gen_fn)(void *ctx, size_t i,
-				struct sc_settle_step *out);
-
 /* Flags of a work. */
 #define SC_SETTLE_FAULTS 1u /* the graph's callbacks fail on purpose */
 #define SC_SETTLE_TICKS	 2u /* tick mode: steps may be tick boundaries */
-
-/* The input of a step that closes the host tick (tick works only). */
-#define SC_SETTLE_TICK (-1)
 
 /* The most outputs a work compares, and host threads of a pool run. */
 #define SC_SETTLE_MAX_OUTPUTS 64
@@ -244,8 +227,10 @@ void sc_settle_work_destroy(struct sc_settle_work *w);
 int sc_settle_work_step(const struct sc_settle_work *w, size_t i,
 			struct sc_settle_step *out);
 
-/* The work's graph, submissions and compared outputs (node ids, in id
- * order; at most max written, the count returned). */
+/* The work's graph, its submissions (a tick work's boundaries counted),
+ * and the outputs it compares: the materialized outputs' node ids, in id
+ * order, the first `max` of them written to ids (NULL when max is 0);
+ * returns how many there are, all of them, so a caller can size ids. */
 struct sc_graph *sc_settle_work_graph(const struct sc_settle_work *w);
 size_t sc_settle_work_steps(const struct sc_settle_work *w);
 size_t sc_settle_work_outputs(const struct sc_settle_work *w, int *ids,

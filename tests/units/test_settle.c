@@ -346,6 +346,43 @@ Test(settle, a_planted_difference_is_reported_with_the_output_and_its_rows)
 	cr_assert_eq(sc_graph_destroy(g), 0);
 }
 
+Test(settle, a_work_lists_its_materialized_outputs_in_id_order)
+{
+	enum sc_type t[2] = {SC_TYPE_I64, SC_TYPE_I64};
+	struct sc_settle_step step;
+	struct sc_settle_work *w = NULL;
+	struct sc_schema s;
+	struct sc_graph *g = NULL;
+	int in, f, a, b, ids[4] = {-1, -1, -1, -1};
+
+	cr_assert_eq(sc_schema_init(&s, 2, t, NULL), 0);
+	cr_assert_eq(sc_graph_create(&g), 0);
+	in = sc_graph_input(g, "in", &s);
+	f = sc_graph_filter(g, in, keep_all, NULL);
+	a = sc_graph_output(g, "a", f);
+	cr_assert_geq(sc_graph_output_stream(g, "s", f), 0, "%s", sc_errmsg());
+	b = sc_graph_output(g, "b", in);
+	cr_assert_geq(b, 0, "%s", sc_errmsg());
+	step = (struct sc_settle_step){.input = in, .batch = one_row(1, 2, 1)};
+	cr_assert_eq(sc_settle_work_create(g, &step, 1, 0, &w), 0);
+
+	/* A stream output keeps no integral: it is not compared. */
+	cr_assert_eq(sc_settle_work_outputs(w, ids, 4), 2);
+	cr_assert_eq(ids[0], a);
+	cr_assert_eq(ids[1], b);
+	cr_assert_eq(ids[2], -1);
+	/* Room for fewer: that many written, the whole count returned. */
+	ids[0] = ids[1] = -1;
+	cr_assert_eq(sc_settle_work_outputs(w, ids, 1), 2);
+	cr_assert_eq(ids[0], a);
+	cr_assert_eq(ids[1], -1);
+	cr_assert_eq(sc_settle_work_outputs(w, NULL, 0), 2);
+
+	sc_batch_release(step.batch);
+	sc_settle_work_destroy(w);
+	cr_assert_eq(sc_graph_destroy(g), 0);
+}
+
 Test(settle, a_planted_difference_in_the_grid_names_its_first_output)
 {
 	struct sc_grid_opts go = {.rows = 3, .cols = 3, .seed = 5};
