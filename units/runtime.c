@@ -135,10 +135,16 @@ sc_runtime_create(struct sc_graph *g, const struct sc_placement *p,
 	return 0;
 }
 
+static bool
+inst_dead(struct sc_runtime *rt, uint32_t i)
+{
+	return sc_exec_unit_state(rt->ex, i) == SC_UNIT_DEAD;
+}
+
 bool
 sc__rt_inst_dead(struct sc_runtime *rt, uint32_t i)
 {
-	return sc_exec_unit_state(rt->ex, i) == SC_UNIT_DEAD;
+	return inst_dead(rt, i);
 }
 
 static void
@@ -214,9 +220,9 @@ sum_integral(struct sc_runtime *rt, int output, const struct sc_node_info *ni,
 	for (uint32_t i = rt->first[u]; i < rt->first[u + 1]; i++) {
 		struct sc_batch *b = NULL, *t = NULL;
 
-		if (!rt->inst[i].sub && !sc__rt_inst_dead(rt, i))
+		if (!rt->inst[i].sub && !inst_dead(rt, i))
 			continue; /* another rank's: remote_gather */
-		if (sc__rt_inst_dead(rt, i)) {
+		if (inst_dead(rt, i)) {
 			sc_batch_release(sum);
 			return sc__fail(SC_EDEAD,
 					"sc_runtime_integral: the unit of "
@@ -276,7 +282,7 @@ check_aggregates(struct sc_runtime *rt, int output)
 
 			for (uint32_t i = rt->first[u];
 			     i < rt->first[u + 1] && !rc; i++)
-				if (!sc__rt_inst_dead(rt, i) && rt->inst[i].sub)
+				if (!inst_dead(rt, i) && rt->inst[i].sub)
 					rc = sc_circuit_check(
 					    sc_subcircuit_circuit(
 						rt->inst[i].sub),
@@ -329,7 +335,7 @@ static uint32_t
 dead_replica(struct sc_runtime *rt, int u)
 {
 	for (uint32_t i = rt->first[u]; i < rt->first[u + 1]; i++)
-		if (sc__rt_inst_dead(rt, i))
+		if (inst_dead(rt, i))
 			return i;
 	return RT_HOST;
 }
@@ -456,9 +462,8 @@ check_edges(struct sc_runtime *rt)
 		char a[24], b[24];
 		uint64_t pend = sc_edge_pending(e->edge);
 		size_t obox = sc_edge_outbox_rows(e->edge);
-		bool to_live = !sc__rt_inst_dead(rt, e->to);
-		bool from_live =
-		    e->from == RT_HOST || !sc__rt_inst_dead(rt, e->from);
+		bool to_live = !inst_dead(rt, e->to);
+		bool from_live = e->from == RT_HOST || !inst_dead(rt, e->from);
 
 		if (to_live && pend)
 			return sc__fail(SC_ESTATE,
@@ -510,7 +515,7 @@ sc_runtime_stats(struct sc_runtime *rt, struct sc_runtime_stats *out)
 	out->restarts = atomic_load(&rt->n_restarts);
 	out->restarts_failed = atomic_load(&rt->n_failed);
 	for (uint32_t i = 0; i < rt->ninst; i++) {
-		out->dead += sc__rt_inst_dead(rt, i);
+		out->dead += inst_dead(rt, i);
 		out->given_up += atomic_load(&rt->inst[i].given_up);
 	}
 	for (size_t i = 0; i < rt->nedges; i++) {
