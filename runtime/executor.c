@@ -707,7 +707,7 @@ turn_after(struct sc_exec *ex, struct sc_claim *c, size_t need,
 int
 sc_exec_run(struct sc_exec *ex, struct sc_claim *c, uint32_t budget)
 {
-	struct run_ctx r = {.ex = ex, .c = c, .budget = budget ? budget : 1};
+	struct run_ctx r = {.ex = ex, .c = c, .budget = sc_unit_budget(budget)};
 	struct sc_panic_record rec;
 
 	if (!ex || !c || !c->unit || c->ran)
@@ -888,7 +888,7 @@ sc_exec_work(struct sc_exec *ex, int32_t worker, uint32_t budget)
 	memset(&w, 0, sizeof(w));
 	w.ex = ex;
 	w.worker = worker;
-	w.budget = budget ? budget : 1;
+	w.budget = sc_unit_budget(budget);
 	sc_claim_init(&w.c);
 	if (ex->kind == SC_EXEC_STEAL)
 		sc__steal_self_set(ex, worker);

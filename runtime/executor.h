@@ -283,7 +283,8 @@ int sc_exec_claim_blocking(struct sc_exec *ex, int32_t worker,
 			   struct sc_claim *c);
 
 /*
- * sc_exec_run - run the claimed unit's turn with `budget` (>= 1), then ask
+ * sc_exec_run - run the claimed unit's turn with `budget` (unit.h, The
+ * budget; 0: SC_UNIT_BUDGET_DEFAULT), then ask
  * it for its neighbours, both under a panic guard, with no lock held. On
  * success returns 0 with c->turn and c->nbrs set; the caller must then
  * sc_exec_finish (it may wait first: the sim holds run units). If the turn
@@ -316,11 +317,11 @@ int sc_exec_finish_claim(struct sc_exec *ex, struct sc_claim *c,
 
 /*
  * sc_exec_work - a worker's loop: claim (blocking), run with `budget`
- * (0 means 1), finish and claim the next in one critical section, until
- * the executor is shut down. What sc_exec_claim_blocking, sc_exec_run and
- * sc_exec_finish_claim do one by one, with one panic guard set up for the
- * whole loop instead of one per turn (a panic still kills only the unit
- * whose turn it interrupted). The pool's workers run it; it allocates
+ * (0: SC_UNIT_BUDGET_DEFAULT), finish and claim the next in one critical
+ * section, until the executor is shut down. What sc_exec_claim_blocking,
+ * sc_exec_run and sc_exec_finish_claim do one by one, with one panic guard set
+ * up for the whole loop instead of one per turn (a panic still kills only the
+ * unit whose turn it interrupted). The pool's workers run it; it allocates
  * nothing itself. Returns 0 after shutdown, SC_EINVAL for a NULL ex.
  */
 int sc_exec_work(struct sc_exec *ex, int32_t worker, uint32_t budget);

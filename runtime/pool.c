@@ -11,8 +11,6 @@
 
 #include "operators/base.h"
 
-#define SC_POOL_DEFAULT_BUDGET 64
-
 struct sc_worker {
 	struct sc_pool *pool; /* owner */
 	pthread_t thread;     /* the thread */
@@ -155,7 +153,7 @@ sc_pool_create(struct sc_exec *ex, const struct sc_pool_opts *opts,
 	if (opts)
 		o = *opts;
 	o.workers = o.workers ? o.workers : 1;
-	o.budget = o.budget ? o.budget : SC_POOL_DEFAULT_BUDGET;
+	o.budget = sc_unit_budget(o.budget);
 	if (sc_exec_is_shutdown(ex))
 		return sc__fail(SC_ESHUTDOWN, "sc_pool_create: executor is "
 					      "shut down");

@@ -27,7 +27,8 @@ struct sc_pool;
 
 struct sc_pool_opts {
 	uint32_t workers;  /* threads, >= 1 (0 means 1) */
-	uint32_t budget;   /* frames per turn, >= 1 (0 means 64) */
+	uint32_t budget;   /* frames per turn (runtime/unit.h, The budget);
+			      0: SC_UNIT_BUDGET_DEFAULT */
 	bool catch_faults; /* hard faults in a turn become panics */
 };
 

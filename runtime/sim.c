@@ -78,7 +78,8 @@ static void
 run_and_hold(struct sim *s)
 {
 	struct sc_claim *c = &s->held[s->nheld];
-	uint32_t budget = s->o->budget ? s->o->budget : 1 + sim_below(s, 4);
+	uint32_t budget =
+	    s->o->budget ? s->o->budget : 1 + sim_below(s, SC_SIM_BUDGET_MAX);
 
 	/* Just claimed, into the first free held slot. */
 	SC_ASSERT(s->nheld < SC_SIM_HELD_MAX);

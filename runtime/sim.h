@@ -41,12 +41,19 @@ extern "C" {
 
 #include "runtime/executor.h"
 
+/* The largest budget the scheduler draws when its options say 0: a
+ * budget in frames as unit.h's, kept far below SC_UNIT_BUDGET_DEFAULT so
+ * that turns often stop at their budget with input left (`more`) and the
+ * schedules interleave finely; 1 is the smallest a turn may get. */
+#define SC_SIM_BUDGET_MAX 4
+
 struct sc_sim_opts {
 	uint64_t seed;	    /* chooses the order */
 	uint32_t held_max;  /* units held at once (the "workers"), 1..64;
 			       0 means 1 */
-	uint32_t budget;    /* frames per turn; 0: a seeded choice in 1..4
-			       for every turn */
+	uint32_t budget;    /* frames per turn (runtime/unit.h, The
+			       budget); 0: a seeded choice in
+			       1..SC_SIM_BUDGET_MAX for every turn */
 	uint64_t max_steps; /* give up after this many events (a spin or a
 			       livelock); 0 means 1,000,000 */
 	/*

@@ -10,15 +10,35 @@
  *
  * Rules a turn must follow (README.md, "The unit protocol"), each pinned by a
  * test in tests/runtime/test_executor.c:
- *  - It handles at most `budget` frames and returns how many it moved
- *    (progress). Progress is a count of frames, never "I ran", so two units
- *    that kick each other on progress stop once the frames are gone.
+ *  - It takes at most `budget` frames from its input edges (see The
+ *    budget) and returns how many frames it moved (progress). Progress is
+ *    a count of frames, never "I ran", so two units that kick each other
+ *    on progress stop once the frames are gone.
  *  - It says `more` when it stopped at its budget with input left that it
  *    could still handle: kicks coalesce into one queue entry, so a unit must
  *    drain what one kick announced.
  *  - A full output edge is NOT `more`: the sender would spin through the
  *    queue while its consumer is not running. The consumer's progress kicks
  *    the sender back instead.
+ *
+ * The budget. One meaning, in every mode and for every unit kind: a
+ * turn's `budget` is the most frames it takes from its input edges in
+ * that turn, where a frame is one pop of an edge (a delta, or in tick
+ * mode a tick marker: units/edge.h, "Tick edges"). It bounds how long a
+ * turn keeps its worker from the other units, and is what `more` is
+ * measured against. A unit may count other work against the same
+ * budget, never less than its frames:
+ *  - a coalescing sub-circuit counts its frames only; it steps once for
+ *    all of them (units/subcircuit.h, "A turn");
+ *  - a tick-mode sub-circuit counts every tick it steps or skips as well,
+ *    so frames and ticks together stay within the budget (units/tick_int.h),
+ *    since one marker may complete many ticks;
+ *  - a unit that takes no frame (another rank's proxy,
+ *    units/runtime_remote.c) is within any budget.
+ * When a caller's options say 0, the budget is SC_UNIT_BUDGET_DEFAULT
+ * (sc_unit_budget): the runtime's, the pool's and the executor's turns
+ * alike. The seeded scheduler (runtime/sim.h) draws small budgets instead,
+ * to explore turns that stop at their budget.
  *
  * Death. A unit that dies (a panic, a condemned turn) is never run again,
  * so it cannot say whom its last turn touched; yet that turn may have sent
@@ -49,6 +69,20 @@ extern "C" {
 /* The longest unit name the executor keeps (including the NUL). */
 #define SC_UNIT_NAME_MAX 48
 
+/* A turn's budget when the caller's options say 0: frames taken from the
+ * input edges per turn (see The budget). Large enough that a turn's fixed
+ * costs (the claim, the flush, one step) are spread over many frames,
+ * small enough that one unit's backlog does not hold a worker for long. */
+#define SC_UNIT_BUDGET_DEFAULT 64
+
+/* sc_unit_budget - `budget`, or SC_UNIT_BUDGET_DEFAULT for 0: the budget
+ * every caller that runs turns gives them. */
+static inline uint32_t
+sc_unit_budget(uint32_t budget)
+{
+	return budget ? budget : SC_UNIT_BUDGET_DEFAULT;
+}
+
 /* What one turn did. */
 struct sc_turn {
 	uint32_t progress; /* frames moved in this turn (taken or sent) */
@@ -60,7 +94,8 @@ struct sc_unit;
 
 struct sc_unit_ops {
 	/*
-	 * turn - run at most `budget` frames (budget >= 1). May panic
+	 * turn - take at most `budget` frames from the input edges
+	 * (budget >= 1; see The budget). May panic
 	 * (sc_panic, SC_UNIT_ASSERT, sc_xmalloc): the unit then dies and is
 	 * never called again except for destroy.
 	 */

@@ -14,85 +14,10 @@
 #include "runtime/timeline.h"
 #include "units/edge_int.h"
 #include "units/exchange.h"
-
-struct in_port {
-	struct sc_edge *edge;	     /* consumer end */
-	int stream;		     /* fed with its frames */
-	uint32_t peer;		     /* producer unit, or SC_SUBCIRCUIT_HOST */
-	bool gated;		     /* skipped while backpressured */
-	uint64_t mark;		     /* popped count at the last look */
-	uint64_t front;		     /* tick mode: the last marker read (every
-					tick below it is complete on this edge) */
-	struct sc_edge_waterline wl; /* the last due on this edge (mask
-					0: none yet; subcircuit.h,
-					"Waterlines") */
-};
-
-struct out_port {
-	int stream;	      /* boundary output */
-	struct sc_exchange x; /* the producer ends, one per replica of
-				 the consumer, and the routing */
-	uint32_t *peers;      /* consumer units, per edge */
-	uint64_t *marks;      /* pushed count at the last look, per edge */
-	bool gating;	      /* its backpressure gates input */
-	bool ahead;	      /* tick mode: a delay's, a tick ahead */
-	int ahead_from;	      /* the delay's input stream, if ahead */
-};
-
-struct sc_subcircuit {
-	struct sc_unit unit; /* first: the executor's handle */
-	char name[SC_UNIT_NAME_MAX];
-	struct sc_circuit *circuit; /* the part */
-	struct in_port *in;
-	size_t nin;
-	struct out_port *out;
-	size_t nout;
-	size_t rr;	     /* the input edge the next poll starts at */
-	uint32_t *nbrs;	     /* neighbours of the last turn */
-	size_t n_nbrs;	     /* how many */
-	size_t cap_nbrs;     /* room: every peer fits */
-	uint32_t *peers;     /* every unit across an edge, once each */
-	size_t n_peers;	     /* how many */
-	atomic_bool blocked; /* backpressured at the end of the last turn */
-	atomic_bool turning; /* inside sub_turn now; kept only where
-				SC_ASSERT checks (one turn at a time, the
-				host reads the circuit only outside one) */
-	void (*host_popped)(void *ctx);
-	void *host_ctx;
-	struct sc_timeline *tl; /* or NULL */
-	uint32_t tl_id;
-	struct sc__unit_figures own;  /* the figures, unless d->figures */
-	struct sc__unit_figures *fig; /* &own or d->figures */
-	uint64_t turn_rows_in, turn_rows_out; /* this turn's, for its slice */
-	struct sc_batch **restore; /* a rebuild's integrals, per input
-				      edge, until its first turn; NULL */
-	/* tick mode (subcircuit.h, "Tick mode") */
-	bool ticks;   /* on */
-	bool quiet;   /* no per-tick node: empty ticks need no step */
-	bool fed;     /* a frame of tick `cur` was fed */
-	uint64_t cur; /* the tick being gathered: every tick below it is
-			 stepped and announced on every output edge */
-	uint64_t (*horizon)(const void *ctx); /* ticks the host closed */
-	const void *horizon_ctx;
-	bool wl_in, wl_out; /* a boundary input, output, carries a
-			       waterline column (the cut says) */
-};
-
-/* The tick the step running on this thread belongs to (tick mode), for
- * delta callbacks (sc_subcircuit_tick_now); UINT64_MAX outside one. */
-static _Thread_local uint64_t tick_now = UINT64_MAX;
+#include "units/tick_int.h"
 
 /* One turn in this many is timed for busy_ns when no timeline records. */
 #define BUSY_SAMPLE 32
-
-/* Add to a figure only this unit's turns write. */
-static inline void
-bump(_Atomic uint64_t *f, uint64_t by)
-{
-	atomic_store_explicit(
-	    f, atomic_load_explicit(f, memory_order_relaxed) + by,
-	    memory_order_relaxed);
-}
 
 static struct sc_subcircuit *
 from_unit(struct sc_unit *u)
@@ -139,7 +64,7 @@ flush_outboxes(struct sc_subcircuit *s)
 }
 
 static bool
-readable(const struct in_port *p, bool blocked)
+readable(const struct sub_in *p, bool blocked)
 {
 	return !(blocked && p->gated);
 }
@@ -147,9 +72,9 @@ readable(const struct in_port *p, bool blocked)
 /* Feed one frame (owned) polled from edge e to the circuit; panics on a
  * feed error. The edge's holds on its ids go only after the feed took
  * the circuit's (edge_int.h). */
-static void
-feed_frame(struct sc_subcircuit *s, struct sc_edge *e, int stream,
-	   struct sc_batch *b)
+void
+sc__sub_feed_frame(struct sc_subcircuit *s, struct sc_edge *e, int stream,
+		   struct sc_batch *b)
 {
 	int rc = sc_circuit_feed(s->circuit, stream, b);
 
@@ -158,8 +83,6 @@ feed_frame(struct sc_subcircuit *s, struct sc_edge *e, int stream,
 		sc_panic("unit %s: feed of stream %d failed: %s: %s", s->name,
 			 stream, sc_errname(rc), sc_errdetail());
 }
-
-static void send_outputs(struct sc_subcircuit *s);
 
 /* A coalescing step and its sends, then the steps that emit what a node
  * carried past int64 (circuit.h, sc_circuit_carried), each sent too. */
@@ -172,26 +95,20 @@ step_send(struct sc_subcircuit *s)
 		if (rc)
 			sc_panic("unit %s: step failed: %s: %s", s->name,
 				 sc_errname(rc), sc_errdetail());
-		send_outputs(s);
+		sc__sub_send_outputs(s);
 	} while (sc_circuit_carried(s->circuit));
 }
 
-/* feed_frame for a frame of this turn. A frame whose sum with the frames
- * held would leave int64 is refused by the feed (circuit.h): coalescing,
- * the turn chose which frames share a step, so it steps what it holds and
- * sends that first, and the frame starts the next step (issue 14, bug 21:
- * the grouping must never decide an error). */
+/* sc__sub_feed_frame for a frame of a coalescing turn. A frame whose sum
+ * with the frames held would leave int64 is refused by the feed
+ * (circuit.h): the turn chose which frames share a step, so it steps what
+ * it holds and sends that first, and the frame starts the next step (the
+ * grouping must never decide an error). */
 static void
 feed_turn_frame(struct sc_subcircuit *s, struct sc_edge *e, int stream,
 		struct sc_batch *b)
 {
-	int rc;
-
-	if (s->ticks) {
-		feed_frame(s, e, stream, b);
-		return;
-	}
-	rc = sc_circuit_feed(s->circuit, stream, b);
+	int rc = sc_circuit_feed(s->circuit, stream, b);
 	if (rc == SC_EOVERFLOW) {
 		step_send(s);
 		rc = sc_circuit_feed(s->circuit, stream, b);
@@ -210,7 +127,7 @@ poll_inputs(struct sc_subcircuit *s, uint32_t budget, bool blocked)
 	size_t idle = 0; /* edges in a row that gave nothing */
 
 	while (polled < budget && idle < s->nin) {
-		struct in_port *p = &s->in[s->rr];
+		struct sub_in *p = &s->in[s->rr];
 		struct sc_batch *b = NULL;
 		size_t n = 0;
 
@@ -241,7 +158,7 @@ publish_waterlines(struct sc_subcircuit *s)
 	if (!s->wl_out)
 		return;
 	for (size_t i = 0; i < s->nout; i++) {
-		const struct out_port *o = &s->out[i];
+		const struct sub_out *o = &s->out[i];
 		int64_t v[SC_EDGE_WL_COLS];
 		uint32_t mask = 0;
 
@@ -267,7 +184,7 @@ raise_stream(struct sc_subcircuit *s, int stream)
 	bool seen = false;
 
 	for (size_t i = 0; i < s->nin; i++) {
-		const struct in_port *p = &s->in[i];
+		const struct sub_in *p = &s->in[i];
 
 		if (p->stream != stream)
 			continue;
@@ -288,15 +205,15 @@ raise_stream(struct sc_subcircuit *s, int stream)
 /* Before a step: take every edge's due waterline (its frames before it
  * are all fed by now), then raise each boundary input's. Host edges feed
  * input nodes, whose waterlines come from their rows. */
-static void
-raise_waterlines(struct sc_subcircuit *s)
+void
+sc__sub_raise_waterlines(struct sc_subcircuit *s)
 {
 	bool any = false;
 
 	if (!s->wl_in)
 		return;
 	for (size_t i = 0; i < s->nin; i++) {
-		struct in_port *p = &s->in[i];
+		struct sub_in *p = &s->in[i];
 
 		if (p->peer != SC_SUBCIRCUIT_HOST &&
 		    sc_edge_waterline_due(p->edge, &p->wl))
@@ -327,11 +244,11 @@ wl_init(struct sc_subcircuit *s)
 
 /* Send every boundary output's delta through its exchange (to the ring,
  * or the outbox of a full edge); panics on a hard error. */
-static void
-send_outputs(struct sc_subcircuit *s)
+void
+sc__sub_send_outputs(struct sc_subcircuit *s)
 {
 	for (size_t i = 0; i < s->nout; i++) {
-		struct out_port *o = &s->out[i];
+		struct sub_out *o = &s->out[i];
 		struct sc_batch *d = NULL;
 		/* An ahead port sends tick cur + 1 of the delay: its input's
 		 * delta of tick cur (subcircuit.h, "Ahead ports"). */
@@ -345,7 +262,7 @@ send_outputs(struct sc_subcircuit *s)
 			sc_batch_release(d);
 			continue;
 		}
-		bump(&s->fig->frames_out, 1);
+		sc__fig_bump(&s->fig->frames_out, 1);
 		s->turn_rows_out += sc_batch_count(d);
 		/* EDEAD: the share was counted undeliverable. */
 		rc = sc_exchange_send(&o->x, d, NULL);
@@ -374,7 +291,7 @@ tally(struct sc_subcircuit *s, bool *host_popped)
 
 	s->n_nbrs = 0;
 	for (size_t i = 0; i < s->nin; i++) {
-		struct in_port *p = &s->in[i];
+		struct sub_in *p = &s->in[i];
 		uint64_t m = sc_edge_moved(p->edge, SC_EDGE_CONSUMER, &p->mark);
 
 		if (!m)
@@ -386,7 +303,7 @@ tally(struct sc_subcircuit *s, bool *host_popped)
 			add_nbr(s, p->peer);
 	}
 	for (size_t i = 0; i < s->nout; i++) {
-		struct out_port *o = &s->out[i];
+		struct sub_out *o = &s->out[i];
 
 		for (uint32_t j = 0; j < o->x.nedges; j++) {
 			uint64_t m = sc_edge_moved(
@@ -427,14 +344,14 @@ rebuild(struct sc_subcircuit *s)
 		s->restore[i] = NULL;
 		/* An integral, held by no edge (NULL). */
 		if (b)
-			feed_frame(s, NULL, s->in[i].stream, b);
+			sc__sub_feed_frame(s, NULL, s->in[i].stream, b);
 	}
 	free(s->restore);
 	s->restore = NULL;
 	/* The inputs' waterlines as they stand (sc_edge_reopen left each
 	 * edge's newest publication due): the integrals just fed are what
 	 * they were published after. */
-	raise_waterlines(s);
+	sc__sub_raise_waterlines(s);
 	if ((rc = sc_circuit_step(s->circuit)) != 0)
 		sc_panic("unit %s: rebuild step failed: %s: %s", s->name,
 			 sc_errname(rc), sc_errdetail());
@@ -456,274 +373,99 @@ rebuild(struct sc_subcircuit *s)
 		step_send(s);
 }
 
-/* --- tick mode
- * ----------------------------------------------------------------
- */
-
-/* Every input's frontier has passed `cur`: tick cur's frames are all in. */
-static bool
-tick_complete(const struct sc_subcircuit *s)
+bool
+sc__sub_turn_flush(struct sc_subcircuit *s, struct sc__sub_clock *c)
 {
-	if (s->horizon && s->cur >= s->horizon(s->horizon_ctx))
-		return false;
-	for (size_t i = 0; i < s->nin; i++)
-		if (s->in[i].front <= s->cur)
-			return false;
-	return s->nin > 0;
-}
+	bool blocked;
 
-static uint64_t
-min_front(const struct sc_subcircuit *s)
-{
-	uint64_t m = s->horizon ? s->horizon(s->horizon_ctx) : UINT64_MAX;
-
-	for (size_t i = 0; i < s->nin; i++)
-		if (s->in[i].front < m)
-			m = s->in[i].front;
-	return m;
-}
-
-/* Whether an input still to be read for tick cur holds frames. */
-static bool
-tick_left(const struct sc_subcircuit *s)
-{
-	for (size_t i = 0; i < s->nin; i++)
-		if (s->in[i].front <= s->cur && sc_edge_pending(s->in[i].edge))
-			return true;
-	return false;
-}
-
-/* Announce `cur` on every output edge (a marker: every tick below it is
- * sent); whether one is behind (its outbox or ring full: the next tick
- * waits, so an outbox never holds more than one tick). */
-static bool
-advance_outputs(struct sc_subcircuit *s)
-{
-	bool behind = false;
-
-	for (size_t i = 0; i < s->nout; i++)
-		for (uint32_t j = 0; j < s->out[i].x.nedges; j++) {
-			int rc =
-			    sc_edge_advance(s->out[i].x.edges[j],
-					    s->cur + (s->out[i].ahead ? 1 : 0));
-
-			if (rc == SC_EFULL)
-				behind = true;
-			else if (rc && rc != SC_EDEAD)
-				sc_panic("unit %s: advancing stream %d: %s: "
-					 "%s",
-					 s->name, s->out[i].stream,
-					 sc_errname(rc), sc_errdetail());
-		}
-	return behind;
-}
-
-/* Step tick cur and send its outputs (stamped cur by their edges). */
-static void
-tick_step(struct sc_subcircuit *s)
-{
-	int rc;
-
-	raise_waterlines(s);
-	tick_now = s->cur;
-	rc = sc_circuit_step(s->circuit);
-	tick_now = UINT64_MAX;
-	if (rc)
-		sc_panic("unit %s: step of tick %llu failed: %s: %s", s->name,
-			 (unsigned long long)s->cur, sc_errname(rc),
-			 sc_errdetail());
-	send_outputs(s);
-}
-
-/* Take one frame of tick cur, round-robin over the inputs not complete
- * yet: a data frame is fed, a marker moves that input's frontier (and
- * ends its part of tick cur). Whether a frame came. */
-static bool
-tick_poll(struct sc_subcircuit *s)
-{
-	for (size_t k = 0; k < s->nin; k++) {
-		struct in_port *p = &s->in[s->rr];
-		struct sc_batch *b = NULL;
-		uint64_t st = 0;
-		size_t n = 0;
-
-		bool ended;
-
-		s->rr = (s->rr + 1) % s->nin;
-		if (p->front > s->cur)
-			continue;
-		/* Ended before the poll: an empty ring then holds nothing
-		 * the dead producer sent (subcircuit.h, Deaths). */
-		ended = sc_edge_is_ended(p->edge);
-		if (sc_edge_poll_stamped(p->edge, 1, &b, &st, &n) != 0 ||
-		    n == 0) {
-			if (!ended)
-				continue;
-			p->front = UINT64_MAX;
-			return true;
-		}
-		if (!b) {
-			if (st > p->front)
-				p->front = st;
-			return true;
-		}
-		/* Between the markers front and the next, frames are of
-		 * tick front == cur (edge.h, "Tick edges"). */
-		if (st != s->cur)
-			sc_panic("unit %s: a frame of tick %llu while "
-				 "gathering tick %llu",
-				 s->name, (unsigned long long)st,
-				 (unsigned long long)s->cur);
-		bump(&s->fig->frames_in, 1);
-		s->turn_rows_in += sc_batch_count(b);
-		s->fed = true;
-		feed_turn_frame(s, p->edge, p->stream, b);
-		return true;
-	}
-	return false;
-}
-
-/*
- * Publish what tick cur waits on for a watchdog (sc__unit_wait_read): the
- * first input whose frontier has not passed it, or none. The tick is
- * written last, so a reader that sees it unchanged around its reads has
- * an edge of that tick's wait (or, racing with the next turn, of a later
- * one: a wait that held a moment ago either way); a turn pays three
- * stores.
- */
-static void
-tick_publish(struct sc_subcircuit *s)
-{
-	struct sc_edge *e = NULL;
-	uint64_t front = 0;
-
-	for (size_t i = 0; i < s->nin && !e; i++)
-		if (s->in[i].front <= s->cur) {
-			e = s->in[i].edge;
-			front = s->in[i].front;
-		}
-	atomic_store_explicit(&s->fig->wait_front, front, memory_order_relaxed);
-	atomic_store_explicit(&s->fig->wait_edge, e, memory_order_relaxed);
-	atomic_store_explicit(&s->fig->wait_tick, s->cur, memory_order_release);
-}
-
-/*
- * The work of a tick-mode turn (subcircuit.h, "Tick mode"): catch up on
- * the announcements a full edge refused, then, up to `budget` frames and
- * steps, step every complete tick and read frames of the tick being
- * gathered. Returns the work done; *more when the budget ran out with a
- * complete tick or frames of tick cur left.
- */
-static uint32_t
-tick_work(struct sc_subcircuit *s, uint32_t budget, bool *more)
-{
-	uint32_t work = 0;
-	bool behind = false;
-
-	while (work < budget) {
-		if (!tick_complete(s)) {
-			if (!tick_poll(s))
-				break;
-			work++;
-			continue;
-		}
-		work++;
-		/* An empty tick of a quiet part gives nothing: skip it, and
-		 * announce later, so a range of them is one marker. */
-		if (s->quiet && !s->fed) {
-			s->cur = min_front(s);
-			continue;
-		}
-		/* Tick cur's outputs must be stamped cur: every earlier
-		 * tick announced first. */
-		if ((behind = advance_outputs(s)))
-			break;
-		tick_step(s);
-		/* After a quiet part's step, the ticks up to its inputs'
-		 * frontier are empty too. */
-		s->cur = s->quiet ? min_front(s) : s->cur + 1;
-		s->fed = false;
-	}
-	if (!behind)
-		behind = advance_outputs(s);
-	*more = work >= budget && !behind && (tick_complete(s) || tick_left(s));
-	tick_publish(s);
-	return work;
-}
-
-static struct sc_turn
-sub_turn(struct sc_unit *self, uint32_t budget)
-{
-	struct sc_subcircuit *s = from_unit(self);
-	bool blocked, host_popped = false;
-	uint32_t polled;
-	struct sc_turn t = {0, false};
-	bool traced = sc_timeline_on(s->tl);
 	/* Busy time: every turn's while a timeline records, else one turn
 	 * in BUSY_SAMPLE's, counted BUSY_SAMPLE times (two clock reads a
 	 * turn would cost a few percent of a short turn). */
-	bool timed = traced || (atomic_load_explicit(&s->fig->turns,
-						     memory_order_relaxed) %
-				BUSY_SAMPLE) == 0;
-	uint64_t progress, t0 = timed ? sc_clock_ns() : 0, t1;
-
+	c->traced = sc_timeline_on(s->tl);
+	c->timed = c->traced ||
+		   (atomic_load_explicit(&s->fig->turns, memory_order_relaxed) %
+		    BUSY_SAMPLE) == 0;
+	c->t0 = c->timed ? sc_clock_ns() : 0;
 	turn_mark(s, true);
 	s->turn_rows_in = s->turn_rows_out = 0;
 	if (s->restore)
 		rebuild(s);
 	blocked = flush_outboxes(s);
 	publish_waterlines(s); /* what a full outbox held back */
-	if (s->ticks) {
-		bool more;
+	return blocked;
+}
 
-		polled = tick_work(s, budget, &more);
-		t.more = more;
-		blocked = false;
-	} else {
-		polled = poll_inputs(s, budget, blocked);
-	}
-	if (polled && !s->ticks) {
-		raise_waterlines(s);
+/* The turn's slice on the timeline: `polled` work items in, and the
+ * frames pushed (what moved beyond the frames popped) out. */
+static void
+record_slice(struct sc_subcircuit *s, const struct sc__sub_clock *c,
+	     uint64_t t1, uint32_t polled, uint64_t progress)
+{
+	uint64_t pushed = progress > polled ? progress - polled : 0;
+	struct sc_timeline_slice sl = {
+	    .start_ns = c->t0,
+	    .end_ns = t1,
+	    .unit = s->tl_id,
+	    .frames_in = polled,
+	    .frames_out = pushed > UINT32_MAX ? UINT32_MAX : (uint32_t)pushed,
+	    .rows_in = s->turn_rows_in,
+	    .rows_out = s->turn_rows_out};
+
+	sc_timeline_slice(s->tl, &sl);
+}
+
+struct sc_turn
+sc__sub_turn_tally(struct sc_subcircuit *s, const struct sc__sub_clock *c,
+		   uint32_t polled, bool blocked, bool more)
+{
+	struct sc_turn t = {0, more};
+	bool host_popped = false;
+	uint64_t progress, t1;
+
+	atomic_store_explicit(&s->blocked, blocked, memory_order_relaxed);
+	progress = tally(s, &host_popped);
+	t.progress = progress > UINT32_MAX ? UINT32_MAX : (uint32_t)progress;
+	sc__fig_bump(&s->fig->turns, 1);
+	sc__fig_bump(&s->fig->rows_in, s->turn_rows_in);
+	sc__fig_bump(&s->fig->rows_out, s->turn_rows_out);
+	t1 = c->timed ? sc_clock_ns() : 0;
+	if (c->timed)
+		sc__fig_bump(&s->fig->busy_ns,
+			     (t1 - c->t0) *
+				 (c->traced ? 1 : (uint64_t)BUSY_SAMPLE));
+	if (c->traced)
+		record_slice(s, c, t1, polled, progress);
+	turn_mark(s, false);
+	if (host_popped && s->host_popped)
+		s->host_popped(s->host_ctx);
+	return t;
+}
+
+/*
+ * The coalescing turn: the numbered steps of subcircuit.h's "A turn".
+ * Its budget counts the frames it polls (unit.h); the one step it takes
+ * for all of them is not counted.
+ */
+static struct sc_turn
+coalescing_turn(struct sc_unit *self, uint32_t budget)
+{
+	struct sc_subcircuit *s = from_unit(self);
+	struct sc__sub_clock c;
+	uint32_t polled;
+	bool blocked = sc__sub_turn_flush(s, &c); /* 1 */
+
+	polled = poll_inputs(s, budget, blocked); /* 2 */
+	if (polled) {				  /* 3 */
+		sc__sub_raise_waterlines(s);
 		step_send(s);
 		/* The sends may have pushed a gating outbox past its bound:
 		 * then the rest of the gated input waits for the consumer's
 		 * kick, and is not `more`. */
 		blocked = gated_now(s);
 	}
-	atomic_store_explicit(&s->blocked, blocked, memory_order_relaxed);
-	progress = tally(s, &host_popped);
-	t.progress = progress > UINT32_MAX ? UINT32_MAX : (uint32_t)progress;
-	if (!s->ticks) {
-		t.more = polled == budget && input_left(s, blocked);
-		bump(&s->fig->frames_in, polled);
-	}
-	bump(&s->fig->turns, 1);
-	bump(&s->fig->rows_in, s->turn_rows_in);
-	bump(&s->fig->rows_out, s->turn_rows_out);
-	t1 = timed ? sc_clock_ns() : 0;
-	if (timed)
-		bump(&s->fig->busy_ns,
-		     (t1 - t0) * (traced ? 1 : (uint64_t)BUSY_SAMPLE));
-	if (traced) {
-		struct sc_timeline_slice sl = {
-		    .start_ns = t0,
-		    .end_ns = t1,
-		    .unit = s->tl_id,
-		    .frames_in = polled,
-		    /* frames pushed: what moved beyond the frames popped */
-		    .frames_out = progress <= polled ? 0
-				  : progress - polled > UINT32_MAX
-				      ? UINT32_MAX
-				      : (uint32_t)(progress - polled),
-		    .rows_in = s->turn_rows_in,
-		    .rows_out = s->turn_rows_out};
-
-		sc_timeline_slice(s->tl, &sl);
-	}
-	turn_mark(s, false);
-	if (host_popped && s->host_popped)
-		s->host_popped(s->host_ctx);
-	return t;
+	sc__fig_bump(&s->fig->frames_in, polled);
+	return sc__sub_turn_tally(s, &c, polled, blocked, /* 4 */
+				  polled == budget && input_left(s, blocked));
 }
 
 static size_t
@@ -769,8 +511,18 @@ sub_destroy(struct sc_unit *self)
 	sc_subcircuit_destroy(from_unit(self));
 }
 
+/* A unit turns in one mode for its life: the turn is chosen at create. */
 static const struct sc_unit_ops sub_ops = {
-    .turn = sub_turn,
+    .turn = coalescing_turn,
+    .neighbours = sub_neighbours,
+    .has_pending = sub_has_pending,
+    .name = sub_name,
+    .destroy = sub_destroy,
+    .peers = sub_peers,
+};
+
+static const struct sc_unit_ops sub_tick_ops = {
+    .turn = sc__sub_tick_turn,
     .neighbours = sub_neighbours,
     .has_pending = sub_has_pending,
     .name = sub_name,
@@ -843,7 +595,7 @@ copy_outs(struct sc_subcircuit *s, const struct sc_subcircuit_desc *d)
 	s->nout = d->nout;
 	for (size_t i = 0; i < d->nout; i++) {
 		const struct sc_subcircuit_out *o = &d->out[i];
-		struct out_port *p = &s->out[i];
+		struct sub_out *p = &s->out[i];
 
 		int rc = o->peers ? sc_exchange_init(&p->x, o->key, o->nedges,
 						     o->edges)
@@ -909,67 +661,6 @@ copy_ins(struct sc_subcircuit *s, const struct sc_subcircuit_desc *d)
 	return 0;
 }
 
-/* Tick mode: every input must be a tick edge; a part holding no
- * per-tick node is quiet. */
-static int
-tick_init(struct sc_subcircuit *s, const struct sc_subcircuit_desc *d)
-{
-	s->ticks = d->ticks;
-	s->horizon = d->horizon;
-	s->horizon_ctx = d->horizon_ctx;
-	s->quiet = true;
-	if (!d->ticks)
-		return 0;
-	if (d->restore)
-		return sc__fail(SC_EINVAL,
-				"sc_subcircuit_create: '%s': a "
-				"rebuild in tick mode",
-				s->name);
-	for (size_t i = 0; i < s->nin; i++)
-		if (!sc_edge_is_ticked(s->in[i].edge))
-			return sc__fail(SC_EINVAL,
-					"sc_subcircuit_create: '%s': input "
-					"%zu is not a tick edge",
-					s->name, i);
-	for (size_t i = 0; i < s->nout; i++)
-		for (uint32_t j = 0; j < s->out[i].x.nedges; j++)
-			if (!sc_edge_is_ticked(s->out[i].x.edges[j]))
-				return sc__fail(SC_EINVAL,
-						"sc_subcircuit_create: '%s': "
-						"output stream %d: not a tick "
-						"edge",
-						s->name, s->out[i].stream);
-	/* Tick 0 of a delay is empty: say so now, before any turn, as no
-	 * one kicks this unit before its inputs move, and in a loop they
-	 * move only once its consumers have this (subcircuit.h, "Ahead
-	 * ports"). The rings are empty: the marker fits. */
-	for (size_t i = 0; i < s->nout; i++)
-		for (uint32_t j = 0; s->out[i].ahead && j < s->out[i].x.nedges;
-		     j++)
-			if (sc_edge_advance(s->out[i].x.edges[j], 1) ==
-			    SC_EINVAL)
-				return SC_EINVAL;
-	tick_publish(s); /* before its first turn, it waits for tick 0 */
-	for (size_t i = 0; i < d->nnodes; i++) {
-		struct sc_node_info ni;
-		int rc = sc_graph_node_info(d->graph, d->nodes[i], &ni);
-
-		if (rc)
-			return rc;
-		if (ni.kind == SC_NODE_INTEGRATE ||
-		    ni.kind == SC_NODE_DIFFERENTIATE ||
-		    ni.kind == SC_NODE_DELAY)
-			s->quiet = false;
-	}
-	return 0;
-}
-
-uint64_t
-sc_subcircuit_tick_now(void)
-{
-	return tick_now;
-}
-
 int
 sc_subcircuit_create(const struct sc_subcircuit_desc *d,
 		     struct sc_subcircuit **out)
@@ -984,7 +675,7 @@ sc_subcircuit_create(const struct sc_subcircuit_desc *d,
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return sc__fail(SC_ENOMEM, "sc_subcircuit_create");
-	s->unit.ops = &sub_ops;
+	s->unit.ops = d->ticks ? &sub_tick_ops : &sub_ops;
 	(void)snprintf(s->name, sizeof(s->name), "%s",
 		       d->name ? d->name : "unit");
 	s->host_popped = d->host_popped;
@@ -1002,7 +693,7 @@ sc_subcircuit_create(const struct sc_subcircuit_desc *d,
 	if (rc == SC_ENOMEM)
 		rc = sc__fail(SC_ENOMEM, "sc_subcircuit_create: '%s'", s->name);
 	if (!rc)
-		rc = tick_init(s, d);
+		rc = sc__sub_tick_init(s, d);
 	if (!rc)
 		rc = sc_circuit_create_part(d->graph, d->nodes, d->nnodes,
 					    &s->circuit);

@@ -3,11 +3,15 @@
  *
  * One sub-circuit unit is the circuit of a part of a graph (circuit.h,
  * sc_circuit_create_part) with the consumer ends of its input edges and
- * the producer ends of its output edges around it. units/runtime.c builds
- * one per unit (per shard) of a placement; this module is the turn.
+ * the producer ends of its output edges around it. units/runtime_build.c
+ * builds one per unit (per shard) of a placement. A unit turns in one of
+ * two modes for its life: the coalescing turn below (units/subcircuit.c)
+ * or, in tick mode, the tick turn (see Tick mode; units/tick.c). Both
+ * share steps 1 and 4 (units/subcircuit_int.h).
  *
- * A turn (budget b):
- *   1. flush every output edge's outbox that has room now;
+ * A turn (budget b, the most frames it takes: runtime/unit.h, The budget):
+ *   1. flush every output edge's outbox that has room now (and publish
+ *      the waterlines a full outbox held back);
  *   2. poll at most b frames, one at a time round-robin over the input
  *      edges (starting after the edge the last turn stopped at, so no edge
  *      starves), and feed each to the circuit by its stream id: frames fed
@@ -19,7 +23,8 @@
  *      routed by a hash of the key columns when the consumer is sharded,
  *      whole otherwise; a full edge keeps it in its outbox;
  *   4. progress = frames popped + frames pushed (edge traffic counters),
- *      neighbours = the units across every edge that moved, both ways.
+ *      neighbours = the units across every edge that moved, both ways;
+ *      the figures (sc_subcircuit_stats) and the timeline's slice.
  *
  * more: the turn polled a full budget and an input edge it may read still
  * holds frames (kicks coalesce, so a unit must drain what one kick
@@ -90,8 +95,10 @@
  * cannot take the announcement (its outbox or ring full) holds the next
  * step back: the turn returns without `more`, and the consumer's pop
  * kicks it, so a full edge stops its producer without spinning and an
- * outbox holds one tick at most. A turn's budget counts frames read and
- * ticks stepped. Restarts are not supported in tick mode.
+ * outbox holds one tick at most. A tick turn's budget counts frames read
+ * (markers included) and ticks stepped or skipped, together. Restarts are
+ * not supported in tick mode. The design of tick mode, host and unit
+ * side, is units/tick_int.h's.
  *
  * Ahead ports. In tick mode an output stream that is a delay's is sent a
  * tick ahead: the delay's output at t + 1 is its input at t, so once the

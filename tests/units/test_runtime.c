@@ -844,6 +844,28 @@ Test(subcircuit, a_turn_that_stops_at_its_budget_with_input_left_says_more)
 	by_hand_fini(&h);
 }
 
+/* A unit built by hand keeps its own figures (no runtime holds them):
+ * sc_subcircuit_stats reads them. */
+Test(subcircuit, stats_count_its_own_turns_frames_and_rows)
+{
+	struct by_hand h;
+	struct sc_subcircuit_stats st;
+
+	by_hand_init(&h, false);
+	sc_subcircuit_stats(h.s, &st);
+	cr_assert_eq(st.turns, 0, "no turn yet");
+	cr_assert_eq(st.frames_in + st.frames_out, 0);
+	push_frames(h.in, 3, 0);
+	(void)h.u->ops->turn(h.u, 4);
+	sc_subcircuit_stats(h.s, &st);
+	cr_expect_eq(st.turns, 1);
+	cr_expect_eq(st.frames_in, 3, "three frames of one row each");
+	cr_expect_eq(st.rows_in, 3);
+	cr_expect_eq(st.frames_out, 1, "one step, one delta sent");
+	cr_expect_eq(st.rows_out, 3, "the map keeps every row");
+	by_hand_fini(&h);
+}
+
 Test(subcircuit, a_full_output_edge_is_not_more)
 {
 	struct by_hand h;
