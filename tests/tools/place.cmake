@@ -1,5 +1,5 @@
 # The tests of `subcirc place` (the sweep, its JSON, DOT and plot) and of
-# `subcirc run --units`, included by tools/CMakeLists.txt (sc_cli_test is
+# `subcirc run --units`, included by tests/tools/cli.cmake (sc_cli_test is
 # defined there). Performance is never asserted: these check structure.
 
 # --json holds every case with every repetition, the medians agree with
