@@ -1,6 +1,6 @@
 /*
  * subcirc.c - the subcirc command line: run, place, stress. main and the
- * usage texts; each command lives in its own file (tools/subcirc.h lists
+ * usage texts; each command lives in its own file (tools/cli.h lists
  * them).
  *
  *   subcirc run     a live grid workload across cores, a progress line a
@@ -34,7 +34,9 @@
 #include <unistd.h>
 
 #include "operators/version.h"
-#include "tools/subcirc.h"
+#include "tools/cli.h"
+#include "tools/cli_cmd.h"
+#include "tools/cli_ranks.h"
 
 /*
  * jemalloc, the CLI's allocator, reads this at start-up. By default it
@@ -66,14 +68,7 @@
  */
 const char *malloc_conf = "narenas:1";
 
-void
-subcirc_exit(int code)
-{
-	/* The CLI checks its arguments before it starts any thread. */
-	exit(code); // NOLINT(concurrency-mt-unsafe)
-}
-
-const char usage_main[] =
+static const char usage_main[] =
     "usage: subcirc <command> [options]\n"
     "\n"
     "commands:\n"
@@ -86,114 +81,6 @@ const char usage_main[] =
     "`subcirc --version` prints the version.\n"
     "Exit codes: 0 ok, 1 a failed check, 2 a bad argument, 3 a library\n"
     "error (a unit that panicked, no memory, a file not written).\n";
-
-const char usage_run[] =
-    "usage: subcirc run [--workload grid|nexmark] [options]\n"
-    "  (`subcirc run --workload nexmark --help`: the Nexmark queries)\n"
-    "  a live grid workload (cell edits -> sums per row and column -> a\n"
-    "  projection with a total per row) across worker threads; the final\n"
-    "  output is checked against the workload's from-scratch reference.\n"
-    "\n"
-    "  --workers N       worker threads (default: all cores)\n"
-    "  --placement P     single | per-node | chains | random:N | sharded:K\n"
-    "                    | balanced[:K] (default chains); across MPI\n"
-    "                    ranks: ranks:N, or P@ranks:N (P@ranks:R,R,..)\n"
-    "                    under `mpirun -np N subcirc run ...`: rank 0\n"
-    "                    submits and reports, with per-rank figures\n"
-    "  --events N        stop after N cell edits, or\n"
-    "  --seconds S       stop after S seconds (default 3 when neither)\n"
-    "  --batch R         cell edits per submitted batch (default 256)\n"
-    "  --rate E          offer E events/s on an open-loop schedule: each\n"
-    "                    event's latency counts from its arrival; the\n"
-    "                    machine's floor is measured first, and a rate\n"
-    "                    not kept within 5% is warned about (default: as\n"
-    "                    fast as backpressure allows, latency from submit)\n"
-    "  --linger US       with --rate: submit a batch once its first event\n"
-    "                    has waited US microseconds, full or not (default:\n"
-    "                    when full; at low rates a full batch of 256 makes\n"
-    "                    its first events wait most of its interval)\n"
-    "  --rows N --cols N grid size (default 256 x 256)\n"
-    "  --seed S          the edit generator's seed (default 1)\n"
-    "  --capacity C      edge capacity in frames, a power of two (64)\n"
-    "  --budget B        frames per turn (default 64)\n"
-    "  --panic-rate X    share (0..1) of projection rows whose callback\n"
-    "                    fails, so the unit that runs it panics (a test\n"
-    "                    of how a run ends when a unit dies)\n"
-    "  --credits W       across ranks: frames in flight per remote edge\n"
-    "                    (the MPI link's window, and as many kept beyond\n"
-    "                    it; default 32 and 64)\n"
-    "  --quiet           no progress lines\n"
-    "  --units           the per-unit table at the end (turns, kicks,\n"
-    "                    frames moved, state, worker, pending input)\n"
-    "  --units-every S   and every S seconds while it runs\n"
-    "  --trace FILE      every turn (worker, unit, time, frames and rows)\n"
-    "                    and the edges' fill, in the Chrome trace event\n"
-    "                    format (open it in ui.perfetto.dev)\n"
-    "  --json FILE       the summary and progress samples as JSON\n"
-    "  --csv FILE        the progress samples and the total as CSV\n"
-    "                    (files are created before the run: a path that\n"
-    "                    cannot be is refused at once, exit 2; '-' is\n"
-    "                    stdout, and the text goes to stderr)\n"
-    "\n"
-    "  Numbers are digits only (no sign, no spaces). A unit that panics\n"
-    "  ends the run soon after, naming it, with exit 3, as does a batch\n"
-    "  that has not come through in 30 s; a file that cannot be written\n"
-    "  is exit 3 too. Output that differs from the reference is exit 1.\n"
-    "  SIGINT or SIGTERM ends the run early with its summary and files.\n";
-
-const char usage_stress[] =
-    "usage: subcirc stress [options]\n"
-    "  seeds x workers x placements on the grid workload and on random\n"
-    "  circuits (sizes, batches, edge capacities and outbox bounds drawn\n"
-    "  from the seed) under the\n"
-    "  seeded scheduler: every case must settle exactly where the single\n"
-    "  circuit does, with every edge empty. The first failing case is\n"
-    "  printed with the command that replays it.\n"
-    "\n"
-    "  --seeds A..B      seed range, inclusive (default 1..20; or one seed)\n"
-    "  --workers LIST    units held at once by the scheduler, or threads\n"
-    "                    with --pool (default 1,2,3,4)\n"
-    "  --placements LIST comma list (default single,per-node,chains,\n"
-    "                    random:2,random:5,sharded:2,sharded:3)\n"
-    "  --workloads W     comma list of grid, random (random circuits of\n"
-    "                    join, antijoin, distinct, aggregate, map, filter,\n"
-    "                    plus, minus...) and nexmark (the seed draws the\n"
-    "                    query); default grid,random\n"
-    "  --panic-rate X    grid: share (0..1) of projection rows whose callback\n"
-    "                    fails: the unit panics, and the case must still\n"
-    "                    settle, report the panic and keep its edges clean\n"
-    "  --pool            real worker threads instead of the scheduler\n"
-    "  --modes M         sim, pool or sim,pool (default sim)\n"
-    "  --faults LIST     per case, one fault drawn from the seed among\n"
-    "                    none, panic, segv, stall, slow, burst, alloc\n"
-    "                    (units/settle.h; alloc: the Nth allocation fails)\n"
-    "  --panic-at U:N    a panic at step N of unit U (every case)\n"
-    "  --fault-unit U    the unit of the --faults kind (one kind only)\n"
-    "  --fault-at N      its step that faults (default drawn in 1..3;\n"
-    "                    for alloc, the allocation, drawn in 1..64)\n"
-    "  --stall-ms MS     the watchdog's stall threshold (default 20)\n"
-    "  --restart R/T     rebuild a dead unit, at most R times in T s (0:\n"
-    "                    ever); every output must then settle, none skipped\n"
-    "  --events N        submissions per case (default drawn from the seed)\n"
-    "  --ticks           tick mode: random host ticks, per-tick operators in\n"
-    "                    random circuits, every output's delta at every tick\n"
-    "                    compared (faults none, slow, burst only)\n"
-    "  --keep-going      run every case, not only up to the first failure\n"
-    "  --shrink          reduce the first failing case and print its replay\n"
-    "  --json FILE       runs, faults_injected, divergences, frames_lost,\n"
-    "                    hangs, the first failure's replay\n"
-    "  --quiet           no progress line (one a second on stderr)\n"
-    "  --plant-difference  the reference misses the last submission (to\n"
-    "                    test the campaign itself: a case whose last\n"
-    "                    submission reaches a compared output fails)\n"
-    "  --verbose         one line per case\n"
-    "\n"
-    "  Under `mpirun -np N subcirc stress ...` every case runs across the N\n"
-    "  ranks on worker threads (a placement without @ranks is spread over\n"
-    "  them: chains@ranks:N...), checked against the single circuit on\n"
-    "  rank 0, with the frames sent and received per rank; faults other\n"
-    "  than none, --modes sim, --ticks, --restart, --panic-rate, --shrink\n"
-    "  and nexmark are refused there.\n";
 
 /* Whether an address-space or data limit is set (`ulimit -v`, `-d`). */
 static bool
@@ -225,11 +112,11 @@ reexec_without_tcache(char **argv)
 	(void)unsetenv("MALLOC_CONF");
 }
 
-/* After a command under mpirun: MPI_Finalize (tools/subcirc_mpi.c). */
+/* After a command under mpirun: MPI_Finalize (tools/cli_ranks.c). */
 static int
 ranks_end(int rc)
 {
-	ranks_stop();
+	cli_ranks_stop();
 	return rc;
 }
 
@@ -242,16 +129,16 @@ main(int argc, char **argv)
 
 	if (!cmd) {
 		(void)fputs(usage_main, stderr);
-		return EXIT_USAGE;
+		return CLI_EXIT_USAGE;
 	}
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") ||
 	    !strcmp(cmd, "help")) {
 		if (argc > 2 && !strcmp(argv[2], "run"))
-			(void)fputs(usage_run, stdout);
+			(void)fputs(cli_usage_run, stdout);
 		else if (argc > 2 && !strcmp(argv[2], "place"))
-			(void)fputs(usage_place, stdout);
+			(void)fputs(cli_usage_place, stdout);
 		else if (argc > 2 && !strcmp(argv[2], "stress"))
-			(void)fputs(usage_stress, stdout);
+			(void)fputs(cli_usage_stress, stdout);
 		else
 			(void)fputs(usage_main, stdout);
 		return 0;
@@ -260,20 +147,22 @@ main(int argc, char **argv)
 		(void)printf("subcirc %s\n", sc_version_string());
 		return 0;
 	}
+	if (!strcmp(cmd, "run") && cli_run_is_nexmark(argc - 2, argv + 2))
+		return ranks_end(cli_cmd_run_nexmark(argc - 2, argv + 2));
 	if (!strcmp(cmd, "run"))
-		return ranks_end(cmd_run(argc - 2, argv + 2));
+		return ranks_end(cli_cmd_run(argc - 2, argv + 2));
 	if (!strcmp(cmd, "place")) {
 		/* Each rank would rank the strategies on its own, N times. */
-		if (ranks_launched() > 1)
-			die_usage("place",
-				  "not under mpirun (%u ranks): place "
-				  "ranks strategies in one process",
-				  ranks_launched());
-		return cmd_place(argc - 2, argv + 2);
+		if (cli_ranks_launched() > 1)
+			cli_die_usage("place",
+				      "not under mpirun (%u ranks): place "
+				      "ranks strategies in one process",
+				      cli_ranks_launched());
+		return cli_cmd_place(argc - 2, argv + 2);
 	}
 	if (!strcmp(cmd, "stress"))
-		return ranks_end(cmd_stress(argc - 2, argv + 2, argv[0]));
+		return ranks_end(cli_cmd_stress(argc - 2, argv + 2, argv[0]));
 	(void)fprintf(stderr, "subcirc: unknown command '%s'\n\n%s", cmd,
 		      usage_main);
-	return EXIT_USAGE;
+	return CLI_EXIT_USAGE;
 }

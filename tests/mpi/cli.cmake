@@ -1,5 +1,5 @@
-# `subcirc` under mpirun (tools/subcirc_mpi.c, tools/subcirc_stress_ranks.c):
-# included by tools/CMakeLists.txt when sc_mpi was built and mpirun found
+# `subcirc` under mpirun (tools/cli_ranks.c, tools/cli_stress_ranks.c):
+# included by tests/tools/cli.cmake when sc_mpi was built and mpirun found
 # (tests/CMakeLists.txt finds it). Label "mpi", as tests/mpi/'s: run on
 # loopback, oversubscribed (2 cores here), as root when need be; a hang
 # fails the test through the timeout inside it rather than hanging ctest.

@@ -1,8 +1,8 @@
 /*
- * test_hist.c - the CLI's latency histogram (tools/subcirc_hist.c):
+ * test_hist.c - the CLI's latency histogram (tools/cli_hist.c):
  * percentiles by nearest rank against known samples, with the exact
  * values the buckets give and the stated bound (within 1/32 of the sample
- * at the rank), and hist_add_linear against one add per value.
+ * at the rank), and cli_hist_add_linear against one add per value.
  */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -10,12 +10,12 @@
 #include <string.h>
 
 #include "tests/support/prop.h"
-#include "tools/subcirc.h"
+#include "tools/cli.h"
 
 #define SUITE "hist"
 
-static struct hist h;
-static struct hist_counts c;
+static struct cli_hist h;
+static struct cli_hist_counts c;
 
 static void
 reset(void)
@@ -26,8 +26,8 @@ reset(void)
 static double
 q_ns(double q)
 {
-	(void)hist_take(&h, &c, false);
-	return hist_quantile_ns(&c, q);
+	(void)cli_hist_take(&h, &c, false);
+	return cli_hist_quantile_ns(&c, q);
 }
 
 Test(hist, empty_histogram_has_every_percentile_zero)
@@ -45,7 +45,7 @@ Test(hist, percentiles_of_1_to_100_ns_are_the_bucket_midpoints_at_the_ranks)
 {
 	reset();
 	for (uint64_t v = 1; v <= 100; v++)
-		hist_add(&h, v);
+		cli_hist_add(&h, v);
 	cr_assert_eq(q_ns(0.50), 51.0);
 	cr_assert_eq(q_ns(0.90), 90.0);
 	cr_assert_eq(q_ns(0.99), 98.0);
@@ -60,7 +60,7 @@ Test(hist, values_below_32_ns_are_exact)
 {
 	reset();
 	for (uint64_t v = 0; v < 32; v++)
-		hist_add(&h, v);
+		cli_hist_add(&h, v);
 	cr_assert_eq(q_ns(0.50), 15.0); /* rank 16 of 0..31 */
 	cr_assert_eq(q_ns(0.25), 7.0);
 	cr_assert_eq(q_ns(1.0), 31.0);
@@ -72,12 +72,12 @@ Test(hist, values_below_32_ns_are_exact)
 Test(hist, one_outlier_in_1000_shows_only_in_the_max)
 {
 	reset();
-	hist_add_n(&h, 1000, 999);
-	hist_add(&h, 1000000);
+	cli_hist_add_n(&h, 1000, 999);
+	cli_hist_add(&h, 1000000);
 	cr_assert_eq(q_ns(0.99), 1008.0);
 	cr_assert_eq(q_ns(0.999), 1008.0);
 	cr_assert_eq(q_ns(1.0), 1000000.0);
-	cr_assert_eq(hist_quantile_us(&c, 1.0), 1000.0);
+	cr_assert_eq(cli_hist_quantile_us(&c, 1.0), 1000.0);
 }
 
 /* The rank is ceil(q * n) even where q * n is an integer only up to
@@ -86,8 +86,8 @@ Test(hist, one_outlier_in_1000_shows_only_in_the_max)
 Test(hist, rank_of_an_integral_product_is_not_rounded_up)
 {
 	reset();
-	hist_add_n(&h, 10, 99);
-	hist_add(&h, 20);
+	cli_hist_add_n(&h, 10, 99);
+	cli_hist_add(&h, 20);
 	cr_assert_eq(q_ns(0.99), 10.0);
 	cr_assert_eq(q_ns(0.991), 20.0);
 }
@@ -117,7 +117,7 @@ Test(hist, percentile_is_within_1_32_of_the_sample_at_its_rank)
 		reset();
 		for (size_t i = 0; i < n; i++) {
 			v[i] = (uint64_t)exp(sc_rng_unit(&r) * log(1e10));
-			hist_add(&h, v[i]);
+			cli_hist_add(&h, v[i]);
 		}
 		qsort(v, n, sizeof(v[0]), cmp_u64);
 		for (size_t i = 0; i < sizeof(qs) / sizeof(qs[0]); i++) {
@@ -139,8 +139,8 @@ Test(hist, percentile_is_within_1_32_of_the_sample_at_its_rank)
  * per value, bucket by bucket, and the same max. */
 Test(hist, add_linear_counts_as_one_add_per_value)
 {
-	static struct hist one;
-	static struct hist_counts a, b;
+	static struct cli_hist one;
+	static struct cli_hist_counts a, b;
 	uint64_t base = sc_prop_seed(0x11ae), cases = sc_prop_count(200);
 
 	for (uint64_t k = 0; k < cases; k++) {
@@ -159,11 +159,12 @@ Test(hist, add_linear_counts_as_one_add_per_value)
 		n = 1 + sc_rng_below(&r, 2000);
 		reset();
 		memset(&one, 0, sizeof(one));
-		hist_add_linear(&h, first, step, n);
+		cli_hist_add_linear(&h, first, step, n);
 		for (uint64_t j = 0; j < n; j++)
-			hist_add(&one, first + (uint64_t)((double)j * step));
-		(void)hist_take(&h, &a, false);
-		(void)hist_take(&one, &b, false);
+			cli_hist_add(&one,
+				     first + (uint64_t)((double)j * step));
+		(void)cli_hist_take(&h, &a, false);
+		(void)cli_hist_take(&one, &b, false);
 		SC_PROP_ASSERT(
 		    seed, SUITE, "add_linear_counts_as_one_add_per_value",
 		    memcmp(a.b, b.b, sizeof(a.b)) == 0 && a.n == b.n &&
@@ -179,10 +180,10 @@ Test(hist, add_linear_counts_as_one_add_per_value)
 Test(hist, take_with_reset_leaves_it_empty)
 {
 	reset();
-	hist_add_n(&h, 5000, 3);
-	cr_assert_eq(hist_take(&h, &c, true), 3);
+	cli_hist_add_n(&h, 5000, 3);
+	cr_assert_eq(cli_hist_take(&h, &c, true), 3);
 	cr_assert_eq(c.max, 5000);
-	cr_assert_eq(hist_take(&h, &c, false), 0);
+	cr_assert_eq(cli_hist_take(&h, &c, false), 0);
 	cr_assert_eq(c.max, 0);
 }
 
@@ -191,11 +192,11 @@ Test(hist, take_with_reset_leaves_it_empty)
 Test(hist, largest_value_is_counted_in_the_last_bucket)
 {
 	reset();
-	hist_add(&h, UINT64_MAX);
-	hist_add(&h, (uint64_t)1 << 63);
-	(void)hist_take(&h, &c, false);
+	cli_hist_add(&h, UINT64_MAX);
+	cli_hist_add(&h, (uint64_t)1 << 63);
+	(void)cli_hist_take(&h, &c, false);
 	cr_assert_eq(c.n, 2);
-	cr_assert_eq(c.b[HIST_BUCKETS - HIST_SUB], 1);
-	cr_assert_eq(c.b[HIST_BUCKETS - 1], 1);
-	cr_assert_eq(hist_quantile_ns(&c, 1.0), (double)UINT64_MAX);
+	cr_assert_eq(c.b[CLI_HIST_BUCKETS - CLI_HIST_SUB], 1);
+	cr_assert_eq(c.b[CLI_HIST_BUCKETS - 1], 1);
+	cr_assert_eq(cli_hist_quantile_ns(&c, 1.0), (double)UINT64_MAX);
 }

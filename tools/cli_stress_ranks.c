@@ -1,7 +1,7 @@
 /*
- * subcirc_stress_ranks.c - `subcirc stress` under mpirun: a campaign of
+ * cli_stress_ranks.c - `subcirc stress` under mpirun: a campaign of
  * seeded cases whose placements span the ranks, each checked against the
- * single circuit (tools/subcirc.h, "Across ranks").
+ * single circuit (tools/cli_ranks.h).
  *
  * A case is a seed, a workload (the grid of a size drawn from the seed,
  * or the seed's random circuit: bench/workloads/random.h), a worker count
@@ -42,7 +42,9 @@
 #include "operators/batch.h"
 #include "operators/circuit.h"
 #include "operators/error.h"
-#include "tools/subcirc.h"
+#include "tools/cli.h"
+#include "tools/cli_ranks.h"
+#include "tools/cli_stress_ranks.h"
 #include "units/placement.h"
 #include "units/runtime.h"
 
@@ -143,7 +145,7 @@ sr_wl_free(struct sr_wl *w)
 
 /* The command that replays one case. */
 static void
-sr_replay(const struct stress_ranks_cfg *c, const char *exe, uint64_t seed,
+sr_replay(const struct cli_stress_ranks_cfg *c, const char *exe, uint64_t seed,
 	  bool random, uint32_t workers, const char *place, char *out, size_t n)
 {
 	char ev[48] = "";
@@ -154,7 +156,7 @@ sr_replay(const struct stress_ranks_cfg *c, const char *exe, uint64_t seed,
 		       "mpirun --oversubscribe --allow-run-as-root -np %d %s "
 		       "stress --seeds %" PRIu64 " --workloads %s --workers "
 		       "%u --placements %s%s%s",
-		       ranks_size(), exe, seed, random ? "random" : "grid",
+		       cli_ranks_size(), exe, seed, random ? "random" : "grid",
 		       workers, place, ev,
 		       c->plant ? " --plant-difference" : "");
 }
@@ -209,9 +211,9 @@ sr_abort(const char *what, int rc, const char *replay)
 	(void)fprintf(stderr,
 		      "subcirc stress: rank %d: %s: %s (%s)\nreplay: %s\nthe "
 		      "ranks are out of step: the job ends\n",
-		      ranks_rank(), what, rc ? sc_errname(rc) : "-",
+		      cli_ranks_rank(), what, rc ? sc_errname(rc) : "-",
 		      sc_errmsg(), replay);
-	ranks_abort(EXIT_LIBRARY);
+	cli_ranks_abort(CLI_EXIT_LIBRARY);
 }
 
 /* Every rank: wait for idle, take every output's integral (rank 0
@@ -222,7 +224,7 @@ sr_compare(struct sc_runtime *rt, struct sr_wl *w, struct sc_circuit *c,
 {
 	struct sc_panic_record first;
 	struct sc_runtime_stats st;
-	const bool host = ranks_rank() == 0;
+	const bool host = cli_ranks_rank() == 0;
 	int rc;
 
 	rc = sc_runtime_wait_idle(rt, host ? SR_IDLE_NS : 2 * SR_IDLE_NS,
@@ -231,7 +233,7 @@ sr_compare(struct sc_runtime *rt, struct sr_wl *w, struct sc_circuit *c,
 		sr_abort("a hang: not idle in 60 s", rc, replay);
 	if (rc) {
 		(void)snprintf(why, nwhy, "rank %d: wait_idle: %s",
-			       ranks_rank(), sc_errmsg());
+			       cli_ranks_rank(), sc_errmsg());
 		sr_abort(why, rc, replay);
 	}
 	for (size_t o = 0; o < w->nout; o++) {
@@ -263,7 +265,7 @@ sr_compare(struct sc_runtime *rt, struct sr_wl *w, struct sc_circuit *c,
 	if (sc_runtime_check_idle(rt) != 0) {
 		(void)fprintf(stderr,
 			      "subcirc stress: rank %d: idle check: %s\n",
-			      ranks_rank(), sc_errmsg());
+			      cli_ranks_rank(), sc_errmsg());
 		v[SR_FAILED] = 1;
 	}
 	sc_runtime_stats(rt, &st);
@@ -271,15 +273,16 @@ sr_compare(struct sc_runtime *rt, struct sr_wl *w, struct sc_circuit *c,
 		(void)fprintf(stderr,
 			      "subcirc stress: rank %d: %" PRIu64
 			      " frames undeliverable, %u panics\n",
-			      ranks_rank(), st.frames_undeliverable, st.panics);
+			      cli_ranks_rank(), st.frames_undeliverable,
+			      st.panics);
 		v[SR_FAILED] = 1;
 	}
 }
 
 /* One case on every rank; v: what this rank found (summed after). */
 static void
-sr_case(const struct stress_ranks_cfg *c, uint64_t seed, bool random,
-	uint32_t workers, const char *place, struct rank_figs *mine,
+sr_case(const struct cli_stress_ranks_cfg *c, uint64_t seed, bool random,
+	uint32_t workers, const char *place, struct cli_rank_figs *mine,
 	uint64_t *v, char *why, size_t nwhy, const char *replay)
 {
 	struct sc_runtime_opts o = {.workers = workers};
@@ -306,11 +309,11 @@ sr_case(const struct stress_ranks_cfg *c, uint64_t seed, bool random,
 	o.edge_capacity = 1u << (seed % 7);
 	o.outbox_bound = seed % 3 == 0 ? 1 : 0;
 	/* One credit in four cases: the ranks wait on credits. */
-	if (rc ||
-	    (rc = ranks_runtime_create(sr_wl_graph(&w), p, &o,
-				       seed % 4 == 1 ? 1 : 0, &rt, &mpi)) != 0)
+	if (rc || (rc = cli_ranks_runtime_create(sr_wl_graph(&w), p, &o,
+						 seed % 4 == 1 ? 1 : 0, &rt,
+						 &mpi)) != 0)
 		sr_abort("creating the case", rc, replay);
-	if (ranks_rank() == 0) {
+	if (cli_ranks_rank() == 0) {
 		if (sr_wl_make(random, seed, &ref) != 0 ||
 		    sc_circuit_create(sr_wl_graph(&ref), &circ) != 0) {
 			(void)snprintf(why, nwhy, "the single circuit: %s",
@@ -323,11 +326,11 @@ sr_case(const struct stress_ranks_cfg *c, uint64_t seed, bool random,
 	}
 	sr_compare(rt, &w, circ, v, why, nwhy, replay);
 	{
-		struct rank_figs f;
+		struct cli_rank_figs f;
 		struct sc_runtime_stats st;
 
 		memset(&f, 0, sizeof(f));
-		ranks_link_figs(mpi, &f);
+		cli_ranks_link_figs(mpi, &f);
 		sc_runtime_stats(rt, &st);
 		v[SR_SENT] = f.frames_sent;
 		v[SR_RECV] = f.frames_recv;
@@ -346,9 +349,9 @@ sr_case(const struct stress_ranks_cfg *c, uint64_t seed, bool random,
 			for (uint32_t i = 0; i < sc_placement_shards(p, u); i++)
 				mine->units_here +=
 				    sc_placement_rank_of(p, u, i) ==
-				    ranks_rank();
+				    cli_ranks_rank();
 	}
-	ranks_runtime_destroy(rt, mpi);
+	cli_ranks_runtime_destroy(rt, mpi);
 	sc_placement_destroy(p);
 	sc_circuit_destroy(circ);
 	sr_wl_free(&ref);
@@ -390,7 +393,7 @@ sr_count(struct sr_tally *t, const uint64_t *sum, const char *why,
 			       replay);
 	}
 	if (verbose || bad || sum[SR_ERROR])
-		(void)fprintf(report_text(),
+		(void)fprintf(cli_report_text(),
 			      "%s %s (%" PRIu64 " frames across)\n",
 			      sum[SR_ERROR] ? "ERROR"
 			      : bad	    ? "FAIL"
@@ -400,10 +403,10 @@ sr_count(struct sr_tally *t, const uint64_t *sum, const char *why,
 }
 
 static void
-sr_print(const struct stress_ranks_cfg *c, const struct sr_tally *t,
-	 const struct rank_figs *all)
+sr_print(const struct cli_stress_ranks_cfg *c, const struct sr_tally *t,
+	 const struct cli_rank_figs *all)
 {
-	FILE *o = report_text();
+	FILE *o = cli_report_text();
 
 	(void)fprintf(o,
 		      "subcirc stress: %" PRIu64 " runs, %" PRIu64
@@ -416,36 +419,21 @@ sr_print(const struct stress_ranks_cfg *c, const struct sr_tally *t,
 		      c->grid && c->random ? "grid and random circuits"
 		      : c->grid		   ? "grid"
 					   : "random circuits",
-		      c->nw, c->np, ranks_size(), t->skipped);
+		      c->nw, c->np, cli_ranks_size(), t->skipped);
 	(void)fprintf(o,
 		      "failures %" PRIu64 ", divergences %" PRIu64
 		      ", frames lost %" PRIu64 ", hangs 0, errors %" PRIu64
 		      "; outputs compared %" PRIu64 "\n",
 		      t->failures, t->divergences, t->frames_lost, t->errors,
 		      t->outputs_compared);
-	ranks_print(o, all, ranks_size());
+	cli_ranks_print(o, all, cli_ranks_size());
 	if (t->have_first)
 		(void)fprintf(o, "first failure: %s\nreplay: %s\n",
 			      t->first_why, t->first_replay);
 }
 
 static void
-sr_json_str(FILE *f, const char *v)
-{
-	(void)fputc('"', f);
-	for (const unsigned char *ch = (const unsigned char *)v; *ch; ch++) {
-		if (*ch == '"' || *ch == '\\')
-			(void)fprintf(f, "\\%c", *ch);
-		else if (*ch < 0x20)
-			(void)fprintf(f, "\\u%04x", *ch);
-		else
-			(void)fputc(*ch, f);
-	}
-	(void)fputc('"', f);
-}
-
-static void
-sr_json(const struct sr_tally *t, const struct rank_figs *all, FILE *f)
+sr_json(const struct sr_tally *t, const struct cli_rank_figs *all, FILE *f)
 {
 	(void)fprintf(
 	    f,
@@ -455,13 +443,14 @@ sr_json(const struct sr_tally *t, const struct rank_figs *all, FILE *f)
 	    ",\n  \"hangs\": 0,\n  \"errors\": %" PRIu64
 	    ",\n  \"outputs_compared\": %" PRIu64 ",\n  \"nranks\": %d,\n  ",
 	    t->runs, t->skipped, t->failures, t->divergences, t->frames_lost,
-	    t->errors, t->outputs_compared, ranks_size());
-	ranks_write_json(f, all, ranks_size(), ",\n  \"first_failure\": ");
+	    t->errors, t->outputs_compared, cli_ranks_size());
+	cli_ranks_write_json(f, all, cli_ranks_size(),
+			     ",\n  \"first_failure\": ");
 	if (t->have_first) {
 		(void)fprintf(f, "{\"why\": ");
-		sr_json_str(f, t->first_why);
+		cli_json_str(f, t->first_why);
 		(void)fprintf(f, ", \"replay\": ");
-		sr_json_str(f, t->first_replay);
+		cli_json_str(f, t->first_replay);
 		(void)fprintf(f, "}");
 	} else {
 		(void)fprintf(f, "null");
@@ -470,13 +459,13 @@ sr_json(const struct sr_tally *t, const struct rank_figs *all, FILE *f)
 }
 
 int
-stress_ranks(const struct stress_ranks_cfg *c, const char *exe)
+cli_stress_ranks(const struct cli_stress_ranks_cfg *c, const char *exe)
 {
 	/* The process's one campaign (not freed). */
-	static struct rank_figs all[SC_PLACEMENT_MAX_RANKS];
-	struct rank_figs mine;
+	static struct cli_rank_figs all[SC_PLACEMENT_MAX_RANKS];
+	struct cli_rank_figs mine;
 	struct sr_tally t;
-	const bool host = ranks_rank() == 0;
+	const bool host = cli_ranks_rank() == 0;
 	double t0 = sr_now(), last = t0;
 	uint64_t done = 0, total;
 	bool stop = false;
@@ -503,14 +492,14 @@ stress_ranks(const struct stress_ranks_cfg *c, const char *exe)
 						c->places[i], &mine, v, why,
 						sizeof(why), replay);
 					memcpy(sum, v, sizeof(sum));
-					if (ranks_sum(sum, SR_N) != 0)
+					if (cli_ranks_sum(sum, SR_N) != 0)
 						sr_abort("the case's sums", 0,
 							 replay);
 					done++;
 					if (host &&
 					    sr_count(&t, sum, why, replay,
 						     c->verbose))
-						rc = EXIT_CHECK;
+						rc = CLI_EXIT_CHECK;
 					/* Every rank has the sums: all stop
 					 * together. */
 					if ((sum[SR_FAILED] ||
@@ -540,18 +529,19 @@ stress_ranks(const struct stress_ranks_cfg *c, const char *exe)
 			break;
 	}
 	if (t.errors)
-		rc = EXIT_LIBRARY;
-	if ((rc2 = ranks_gather(&mine, all)) != 0)
-		return ranks_agree(rc2);
+		rc = CLI_EXIT_LIBRARY;
+	if ((rc2 = cli_ranks_gather(&mine, all)) != 0)
+		return cli_ranks_agree(rc2);
 	if (host) {
 		sr_print(c, &t, all);
 		if (c->json_f) {
 			sr_json(&t, all, c->json_f);
-			rc2 = close_out("stress", c->json, c->json_f);
-			rc = rc == EXIT_LIBRARY || rc2 ? EXIT_LIBRARY : rc;
+			rc2 = cli_close_out("stress", c->json, c->json_f);
+			rc = rc == CLI_EXIT_LIBRARY || rc2 ? CLI_EXIT_LIBRARY
+							   : rc;
 		}
 	} else if (c->json_f) {
-		(void)close_out("stress", c->json, c->json_f);
+		(void)cli_close_out("stress", c->json, c->json_f);
 	}
-	return ranks_agree(host ? rc : 0);
+	return cli_ranks_agree(host ? rc : 0);
 }

@@ -1,8 +1,7 @@
 /*
- * subcirc_mpi.c - `subcirc run` (and `stress`) under mpirun: one process
+ * cli_ranks.c - `subcirc run` (and `stress`) under mpirun: one process
  * per rank, each running its own replicas of the same graph and placement
- * (units/mpi_runtime.h), the host on rank 0 (tools/subcirc.h, "Across
- * ranks").
+ * (units/mpi_runtime.h), the host on rank 0 (tools/cli_ranks.h).
  *
  * When MPI starts. A plain `subcirc run` must not need mpirun, and a
  * process that calls MPI_Init outside mpirun becomes a singleton that
@@ -25,7 +24,7 @@
  * non-blocking and polled to a deadline (60 s; 5 s after a run that
  * failed here, which may be a rank that died), so a rank that never
  * comes ends the gather with an error that says so instead of a hang;
- * and then MPI_Finalize is skipped (ranks_stop).
+ * and then MPI_Finalize is skipped (cli_ranks_stop).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -34,7 +33,8 @@
 #include <time.h>
 
 #include "operators/error.h"
-#include "tools/subcirc.h"
+#include "tools/cli.h"
+#include "tools/cli_ranks.h"
 #include "units/placement.h"
 #include "units/runtime.h"
 
@@ -57,13 +57,13 @@
 #define RANKS_DEAD_NS 20000000000ull
 
 static int ranks_me, ranks_n = 1;
-static bool ranks_on; /* MPI initialised by ranks_start */
+static bool ranks_on; /* MPI initialised by cli_ranks_start */
 #ifdef SC_CLI_MPI
 static bool ranks_broken; /* a call after the run failed or timed out */
 #endif
 
 uint32_t
-ranks_launched(void)
+cli_ranks_launched(void)
 {
 	static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
 
@@ -83,7 +83,7 @@ ranks_launched(void)
 }
 
 bool
-ranks_built(void)
+cli_ranks_built(void)
 {
 #ifdef SC_CLI_MPI
 	return true;
@@ -93,47 +93,49 @@ ranks_built(void)
 }
 
 int
-ranks_start(const char *cmd, uint32_t span)
+cli_ranks_start(const char *cmd, uint32_t span)
 {
-	uint32_t n = ranks_launched();
+	uint32_t n = cli_ranks_launched();
 
 	if (span <= 1 && n <= 1)
 		return 0;
 	if (span <= 1)
-		die_usage(cmd,
-			  "mpirun started %u ranks, but the placement runs "
-			  "on one: give a placement over %u ranks (ranks:%u, "
-			  "or a strategy and @ranks:%u)",
-			  n, n, n, n);
-	if (!ranks_built())
-		die_usage(cmd,
-			  "the placement spans %u ranks, but subcirc was "
-			  "built without MPI (no sc_mpi: install Open MPI, "
-			  "tools/deps --optional, and build again)",
-			  span);
+		cli_die_usage(
+		    cmd,
+		    "mpirun started %u ranks, but the placement runs "
+		    "on one: give a placement over %u ranks (ranks:%u, "
+		    "or a strategy and @ranks:%u)",
+		    n, n, n, n);
+	if (!cli_ranks_built())
+		cli_die_usage(cmd,
+			      "the placement spans %u ranks, but subcirc was "
+			      "built without MPI (no sc_mpi: install Open MPI, "
+			      "tools/deps --optional, and build again)",
+			      span);
 	if (n == 1)
-		die_usage(cmd,
-			  "the placement spans %u ranks: run one process "
-			  "per rank, `mpirun -np %u subcirc %s ...`",
-			  span, span, cmd);
+		cli_die_usage(cmd,
+			      "the placement spans %u ranks: run one process "
+			      "per rank, `mpirun -np %u subcirc %s ...`",
+			      span, span, cmd);
 	if (n != span)
-		die_usage(cmd,
-			  "the placement spans %u ranks, but mpirun started "
-			  "%u: give -np %u, or a placement over %u ranks",
-			  span, n, span, n);
+		cli_die_usage(
+		    cmd,
+		    "the placement spans %u ranks, but mpirun started "
+		    "%u: give -np %u, or a placement over %u ranks",
+		    span, n, span, n);
 #ifdef SC_CLI_MPI
 	{
 		int level = 0, size = 0;
 
 		if (MPI_Init_thread(NULL, NULL, MPI_THREAD_SERIALIZED,
 				    &level) != MPI_SUCCESS)
-			die_library("MPI_Init_thread", SC_EIO);
+			cli_die_library("MPI_Init_thread", SC_EIO);
 		if (level < MPI_THREAD_SERIALIZED) {
 			(void)fprintf(stderr,
 				      "subcirc %s: MPI gives thread level "
 				      "%d, below MPI_THREAD_SERIALIZED\n",
 				      cmd, level);
-			MPI_Abort(MPI_COMM_WORLD, EXIT_LIBRARY);
+			MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_LIBRARY);
 		}
 		ranks_on = true;
 		MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
@@ -145,8 +147,8 @@ ranks_start(const char *cmd, uint32_t span)
 				      "subcirc %s: MPI_COMM_WORLD has %d "
 				      "ranks, the placement spans %u\n",
 				      cmd, size, span);
-			ranks_stop();
-			subcirc_exit(EXIT_USAGE);
+			cli_ranks_stop();
+			cli_exit(CLI_EXIT_USAGE);
 		}
 	}
 #endif
@@ -154,40 +156,40 @@ ranks_start(const char *cmd, uint32_t span)
 }
 
 int
-ranks_start_placement(const char *cmd, const struct sc_graph *g,
-		      const char *spec, uint64_t seed)
+cli_ranks_start_placement(const char *cmd, const struct sc_graph *g,
+			  const char *spec, uint64_t seed)
 {
 	struct sc_placement *p = NULL;
 	uint32_t span;
 	int rc = sc_placement_parse(g, spec, seed, &p);
 
 	if (rc)
-		die_library("sc_placement_parse", rc); /* checked before */
+		cli_die_library("sc_placement_parse", rc); /* checked before */
 	span = sc_placement_ranks(p);
 	sc_placement_destroy(p);
-	return ranks_start(cmd, span);
+	return cli_ranks_start(cmd, span);
 }
 
 bool
-ranks_active(void)
+cli_ranks_active(void)
 {
 	return ranks_on;
 }
 
 int
-ranks_rank(void)
+cli_ranks_rank(void)
 {
 	return ranks_me;
 }
 
 int
-ranks_size(void)
+cli_ranks_size(void)
 {
 	return ranks_n;
 }
 
 void
-ranks_stop(void)
+cli_ranks_stop(void)
 {
 #ifdef SC_CLI_MPI
 	/* MPI_Finalize with a peer that died can wait for ever (seen with
@@ -206,9 +208,9 @@ ranks_stop(void)
 }
 
 int
-ranks_runtime_create(struct sc_graph *g, const struct sc_placement *p,
-		     const struct sc_runtime_opts *ro, uint32_t credits,
-		     struct sc_runtime **rt, void **mpi)
+cli_ranks_runtime_create(struct sc_graph *g, const struct sc_placement *p,
+			 const struct sc_runtime_opts *ro, uint32_t credits,
+			 struct sc_runtime **rt, void **mpi)
 {
 	*mpi = NULL;
 #ifdef SC_CLI_MPI
@@ -237,7 +239,7 @@ ranks_runtime_create(struct sc_graph *g, const struct sc_placement *p,
 }
 
 void
-ranks_runtime_destroy(struct sc_runtime *rt, void *mpi)
+cli_ranks_runtime_destroy(struct sc_runtime *rt, void *mpi)
 {
 #ifdef SC_CLI_MPI
 	if (mpi) {
@@ -250,7 +252,7 @@ ranks_runtime_destroy(struct sc_runtime *rt, void *mpi)
 }
 
 void
-ranks_link_figs(void *mpi, struct rank_figs *f)
+cli_ranks_link_figs(void *mpi, struct cli_rank_figs *f)
 {
 #ifdef SC_CLI_MPI
 	struct sc_mpi_link_stats st;
@@ -273,8 +275,8 @@ ranks_link_figs(void *mpi, struct rank_figs *f)
 }
 
 void
-ranks_figs_of(struct sc_runtime *rt, void *mpi, const struct sc_placement *p,
-	      struct rank_figs *f)
+cli_ranks_figs_of(struct sc_runtime *rt, void *mpi,
+		  const struct sc_placement *p, struct cli_rank_figs *f)
 {
 	memset(f, 0, sizeof(*f));
 	if (rt) {
@@ -284,15 +286,15 @@ ranks_figs_of(struct sc_runtime *rt, void *mpi, const struct sc_placement *p,
 		f->turns = st.turns;
 		f->frames_delivered = st.frames_delivered;
 	}
-	ranks_link_figs(mpi, f);
+	cli_ranks_link_figs(mpi, f);
 	for (uint32_t u = 0; p && u < sc_placement_units(p); u++)
 		for (uint32_t i = 0; i < sc_placement_shards(p, u); i++)
 			f->units_here +=
-			    sc_placement_rank_of(p, u, i) == ranks_rank();
+			    sc_placement_rank_of(p, u, i) == cli_ranks_rank();
 }
 
 #ifdef SC_CLI_MPI
-/* Wait for request q until the deadline, yielding; 0, or EXIT_LIBRARY
+/* Wait for request q until the deadline, yielding; 0, or CLI_EXIT_LIBRARY
  * after a message naming what did not come. */
 static int
 ranks_wait(MPI_Request *q, const char *what, uint64_t deadline_ns)
@@ -306,7 +308,7 @@ ranks_wait(MPI_Request *q, const char *what, uint64_t deadline_ns)
 			(void)fprintf(stderr, "subcirc: rank %d: %s failed\n",
 				      ranks_me, what);
 			ranks_broken = true;
-			return EXIT_LIBRARY;
+			return CLI_EXIT_LIBRARY;
 		}
 		if (done)
 			return 0;
@@ -321,7 +323,7 @@ ranks_wait(MPI_Request *q, const char *what, uint64_t deadline_ns)
 			    ranks_me, what,
 			    (unsigned long long)(deadline_ns / 1000000000ull));
 			ranks_broken = true;
-			return EXIT_LIBRARY;
+			return CLI_EXIT_LIBRARY;
 		}
 		(void)nanosleep(&nap, NULL);
 	}
@@ -332,7 +334,7 @@ ranks_wait(MPI_Request *q, const char *what, uint64_t deadline_ns)
  * checker does not follow. */
 // NOLINTBEGIN(clang-analyzer-optin.mpi.MPI-Checker)
 int
-ranks_gather(const struct rank_figs *mine, struct rank_figs *all)
+cli_ranks_gather(const struct cli_rank_figs *mine, struct cli_rank_figs *all)
 {
 #ifdef SC_CLI_MPI
 	if (ranks_on) {
@@ -345,7 +347,7 @@ ranks_gather(const struct rank_figs *mine, struct rank_figs *all)
 				      "subcirc: rank %d: MPI_Igather of the "
 				      "figures failed\n",
 				      ranks_me);
-			return EXIT_LIBRARY;
+			return CLI_EXIT_LIBRARY;
 		}
 		return ranks_wait(&q, "the gather of the per-rank figures",
 				  mine->failed ? RANKS_FAILED_NS
@@ -357,7 +359,7 @@ ranks_gather(const struct rank_figs *mine, struct rank_figs *all)
 }
 
 int
-ranks_agree(int rc)
+cli_ranks_agree(int rc)
 {
 #ifdef SC_CLI_MPI
 	if (ranks_on) {
@@ -366,10 +368,10 @@ ranks_agree(int rc)
 
 		if (MPI_Ibcast(&v, 1, MPI_INT, 0, MPI_COMM_WORLD, &q) !=
 		    MPI_SUCCESS)
-			return EXIT_LIBRARY;
+			return CLI_EXIT_LIBRARY;
 		if (ranks_wait(&q, "the verdict from rank 0",
 			       rc ? RANKS_FAILED_NS : RANKS_GATHER_NS) != 0)
-			return EXIT_LIBRARY;
+			return CLI_EXIT_LIBRARY;
 		/* A rank's own failure stands; else rank 0's verdict. */
 		return rc ? rc : v;
 	}
@@ -377,7 +379,7 @@ ranks_agree(int rc)
 	return rc;
 }
 int
-ranks_sum(uint64_t *v, size_t n)
+cli_ranks_sum(uint64_t *v, size_t n)
 {
 #ifdef SC_CLI_MPI
 	if (ranks_on) {
@@ -390,7 +392,7 @@ ranks_sum(uint64_t *v, size_t n)
 				      "subcirc: rank %d: MPI_Iallreduce "
 				      "failed\n",
 				      ranks_me);
-			return EXIT_LIBRARY;
+			return CLI_EXIT_LIBRARY;
 		}
 		return ranks_wait(&q, "a sum over the ranks", RANKS_GATHER_NS);
 	}
@@ -402,22 +404,23 @@ ranks_sum(uint64_t *v, size_t n)
 // NOLINTEND(clang-analyzer-optin.mpi.MPI-Checker)
 
 void
-ranks_abort(int rc)
+cli_ranks_abort(int rc)
 {
 	(void)fflush(stdout);
 #ifdef SC_CLI_MPI
 	if (ranks_on)
 		MPI_Abort(MPI_COMM_WORLD, rc);
 #endif
-	subcirc_exit(rc);
+	cli_exit(rc);
 }
 
 void
-ranks_figs_total(const struct rank_figs *all, int n, struct rank_figs *sum)
+cli_ranks_figs_total(const struct cli_rank_figs *all, int n,
+		     struct cli_rank_figs *sum)
 {
 	memset(sum, 0, sizeof(*sum));
 	for (int r = 0; r < n; r++) {
-		const struct rank_figs *f = &all[r];
+		const struct cli_rank_figs *f = &all[r];
 
 		sum->frames_sent += f->frames_sent;
 		sum->frames_recv += f->frames_recv;
@@ -437,7 +440,7 @@ ranks_figs_total(const struct rank_figs *all, int n, struct rank_figs *sum)
 }
 
 void
-ranks_print(FILE *o, const struct rank_figs *all, int n)
+cli_ranks_print(FILE *o, const struct cli_rank_figs *all, int n)
 {
 	(void)fprintf(o,
 		      "  per rank:  %4s %6s %7s %12s %12s %12s %12s %9s "
@@ -445,7 +448,7 @@ ranks_print(FILE *o, const struct rank_figs *all, int n)
 		      "rank", "units", "turns", "frames sent", "frames recv",
 		      "bytes sent", "bytes recv", "credit w.", "undeliv.");
 	for (int r = 0; r < n; r++) {
-		const struct rank_figs *f = &all[r];
+		const struct cli_rank_figs *f = &all[r];
 
 		(void)fprintf(o,
 			      "             %4d %6u %7" PRIu64 " %12" PRIu64
@@ -458,11 +461,12 @@ ranks_print(FILE *o, const struct rank_figs *all, int n)
 }
 
 void
-ranks_write_json(FILE *f, const struct rank_figs *all, int n, const char *sep)
+cli_ranks_write_json(FILE *f, const struct cli_rank_figs *all, int n,
+		     const char *sep)
 {
 	(void)fprintf(f, "\"ranks\": [");
 	for (int r = 0; r < n; r++) {
-		const struct rank_figs *x = &all[r];
+		const struct cli_rank_figs *x = &all[r];
 
 		(void)fprintf(
 		    f,

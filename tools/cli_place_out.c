@@ -1,6 +1,6 @@
 /*
- * subcirc_place_out.c - what `subcirc place` shows and writes
- * (subcirc_place.h): the table of cases, a ranking per worker count in
+ * cli_place_out.c - what `subcirc place` shows and writes
+ * (cli_place.h): the table of cases, a ranking per worker count in
  * words (bench/rank.h), the JSON of every repetition, the CSV, the plot
  * through gnuplot and the placements as DOT.
  */
@@ -13,8 +13,9 @@
 #include "bench/rank.h"
 #include "operators/error.h"
 #include "operators/version.h"
-#include "tools/subcirc.h"
-#include "tools/subcirc_place.h"
+#include "tools/cli.h"
+#include "tools/cli_grid.h"
+#include "tools/cli_place.h"
 #include "units/placement.h"
 
 /* --- figures ---------------------------------------------------------------
@@ -22,7 +23,8 @@
 
 /* The median of f(r) over a case's repetitions. */
 static double
-median_of(const struct place_case *c, double (*f)(const struct run_result *))
+median_of(const struct cli_place_case *c,
+	  double (*f)(const struct cli_run_result *))
 {
 	struct sc_rank_summary s;
 	double v[128];
@@ -36,37 +38,37 @@ median_of(const struct place_case *c, double (*f)(const struct run_result *))
 }
 
 static double
-fig_p50(const struct run_result *r)
+fig_p50(const struct cli_run_result *r)
 {
 	return r->p50_us;
 }
 
 static double
-fig_p99(const struct run_result *r)
+fig_p99(const struct cli_run_result *r)
 {
 	return r->p99_us;
 }
 
 static double
-fig_turns(const struct run_result *r)
+fig_turns(const struct cli_run_result *r)
 {
 	return (double)r->turns;
 }
 
 static double
-fig_kicks(const struct run_result *r)
+fig_kicks(const struct cli_run_result *r)
 {
 	return (double)r->kicks;
 }
 
 static double
-fig_fpt(const struct run_result *r)
+fig_fpt(const struct cli_run_result *r)
 {
 	return r->turns ? (double)r->frames / (double)r->turns : 0.0;
 }
 
 void
-place_figures(const struct place_case *c, struct place_figures *f)
+cli_place_figures(const struct cli_place_case *c, struct cli_place_figures *f)
 {
 	memset(f, 0, sizeof(*f));
 	f->p50_us = median_of(c, fig_p50);
@@ -93,13 +95,13 @@ place_figures(const struct place_case *c, struct place_figures *f)
 /* The cases with `workers` workers as rank cases into rc (their indices
  * in idx); how many. */
 static size_t
-group_of(const struct place_sweep *s, uint32_t workers, struct sc_rank_case *rc,
-	 size_t *idx)
+group_of(const struct cli_place_sweep *s, uint32_t workers,
+	 struct sc_rank_case *rc, size_t *idx)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < s->n; i++) {
-		const struct place_case *c = &s->cases[i];
+		const struct cli_place_case *c = &s->cases[i];
 
 		if (c->workers != workers || c->done == 0)
 			continue;
@@ -113,7 +115,7 @@ group_of(const struct place_sweep *s, uint32_t workers, struct sc_rank_case *rc,
 
 /* Whether workers w appeared before case i (a group is ranked once). */
 static bool
-seen_before(const struct place_sweep *s, size_t i)
+seen_before(const struct cli_place_sweep *s, size_t i)
 {
 	for (size_t j = 0; j < i; j++)
 		if (s->cases[j].workers == s->cases[i].workers)
@@ -124,7 +126,7 @@ seen_before(const struct place_sweep *s, size_t i)
 /* Visit each worker count's ranking: fn(ctx, workers, cases, ranking, n,
  * first). Returns 0 or the first error. */
 static int
-each_ranking(const struct place_sweep *s,
+each_ranking(const struct cli_place_sweep *s,
 	     void (*fn)(void *ctx, uint32_t workers,
 			const struct sc_rank_case *rc,
 			const struct sc_rank_entry *r, size_t n, bool first),
@@ -164,23 +166,23 @@ print_ranking(void *ctx, uint32_t workers, const struct sc_rank_case *rc,
 {
 	(void)ctx;
 	(void)first;
-	(void)fprintf(report_text(),
+	(void)fprintf(cli_report_text(),
 		      "\nranking with %u worker%s, by median events/s (higher "
 		      "is better; a tie: min-max intervals overlap):\n",
 		      workers, workers == 1 ? "" : "s");
-	(void)sc_rank_fprint(report_text(), rc, r, n, "events/s");
-	(void)sc_rank_fprint_decision(report_text(), rc, r, n);
+	(void)sc_rank_fprint(cli_report_text(), rc, r, n, "events/s");
+	(void)sc_rank_fprint_decision(cli_report_text(), rc, r, n);
 }
 
 /* --- the table -------------------------------------------------------------
  */
 
 void
-place_print(const struct place_sweep *s)
+cli_place_print(const struct cli_place_sweep *s)
 {
 	int rc;
 
-	(void)fprintf(report_text(),
+	(void)fprintf(cli_report_text(),
 		      "subcirc place: workload %s (%s), %zu cases x %u "
 		      "repetitions of %s, %.1f s in all; medians, min-max of "
 		      "events/s (higher is better; p50, p99: per event, "
@@ -188,24 +190,24 @@ place_print(const struct place_sweep *s)
 		      s->w->name, s->w->about, s->n, s->reps,
 		      s->time_per_case > 0 ? "a time" : "an event count",
 		      s->seconds);
-	(void)fprintf(report_text(),
+	(void)fprintf(cli_report_text(),
 		      "%-26s %5s %5s %10s %21s %9s %9s %9s %8s %7s %3s\n",
 		      "case", "units", "edges", "events/s", "min-max", "p50 us",
 		      "p99 us", "turns", "kicks", "fr/turn", "ok");
 	for (size_t i = 0; i < s->n; i++) {
-		const struct place_case *c = &s->cases[i];
-		struct place_figures f;
+		const struct cli_place_case *c = &s->cases[i];
+		struct cli_place_figures f;
 		struct sc_rank_summary sm;
 		char m[32], lo[32], hi[32], mm[72];
 
 		if (c->done == 0 || sc_rank_summarize(c->eps, c->done, &sm))
 			continue;
-		place_figures(c, &f);
+		cli_place_figures(c, &f);
 		sc_rank_si(sm.median, m, sizeof(m));
 		sc_rank_si(sm.lo, lo, sizeof(lo));
 		sc_rank_si(sm.hi, hi, sizeof(hi));
 		(void)snprintf(mm, sizeof(mm), "%s-%s", lo, hi);
-		(void)fprintf(report_text(),
+		(void)fprintf(cli_report_text(),
 			      "%-26s %5u %5u %10s %21s %9.1f %9.1f %9.0f %8.0f "
 			      "%7.1f %3s\n",
 			      c->label, f.units, f.edges, m, mm, f.p50_us,
@@ -213,15 +215,15 @@ place_print(const struct place_sweep *s)
 			      c->ok ? "yes" : "NO");
 	}
 	if ((rc = each_ranking(s, print_ranking, NULL)) != 0)
-		(void)lib_error("the ranking", rc);
-	(void)fflush(report_text());
+		(void)cli_lib_error("the ranking", rc);
+	(void)fflush(cli_report_text());
 }
 
 /* --- JSON and CSV ----------------------------------------------------------
  */
 
 static void
-json_rep(FILE *f, const struct run_result *r, bool first)
+json_rep(FILE *f, const struct cli_run_result *r, bool first)
 {
 	(void)fprintf(
 	    f,
@@ -237,14 +239,14 @@ json_rep(FILE *f, const struct run_result *r, bool first)
 }
 
 static void
-json_case(FILE *f, const struct place_case *c, bool first)
+json_case(FILE *f, const struct cli_place_case *c, bool first)
 {
 	struct sc_rank_summary sm = {0, 0, 0};
-	struct place_figures fg;
+	struct cli_place_figures fg;
 
 	if (c->done)
 		(void)sc_rank_summarize(c->eps, c->done, &sm);
-	place_figures(c, &fg);
+	cli_place_figures(c, &fg);
 	(void)fprintf(f,
 		      "%s\n  {\"case\": \"%s\", \"placement\": \"%s\", "
 		      "\"workers\": %u, \"budget\": %u, \"units\": %u, "
@@ -279,26 +281,13 @@ json_ranking(void *ctx, uint32_t workers, const struct sc_rank_case *rc,
 	(void)fprintf(f, "]}");
 }
 
-/* The load averages (/proc/loadavg; zeros where it cannot be read). */
-static void
-host_load(double load[3])
-{
-	FILE *f = fopen("/proc/loadavg", "r");
-
-	if (!f)
-		return;
-	if (fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3)
-		load[0] = load[1] = load[2] = 0;
-	(void)fclose(f);
-}
-
 void
-place_json(const struct place_sweep *s, FILE *f)
+cli_place_json(const struct cli_place_sweep *s, FILE *f)
 {
-	const struct run_cfg *b = &s->base;
+	const struct cli_run_cfg *b = &s->base;
 	double load[3] = {0, 0, 0};
 
-	host_load(load);
+	(void)cli_host_load(load);
 	(void)fprintf(
 	    f,
 	    "{\"schema\": \"subcirc.place/1\", \"version\": \"%s\", "
@@ -320,16 +309,16 @@ place_json(const struct place_sweep *s, FILE *f)
 }
 
 void
-place_csv(const struct place_sweep *s, FILE *f)
+cli_place_csv(const struct cli_place_sweep *s, FILE *f)
 {
 	(void)fprintf(f, "case,placement,workers,budget,rep,units,edges,"
 			 "events,seconds,events_per_s,p50_us,p99_us,turns,"
 			 "kicks,frames,frames_per_turn,efull,ok\n");
 	for (size_t i = 0; i < s->n; i++) {
-		const struct place_case *c = &s->cases[i];
+		const struct cli_place_case *c = &s->cases[i];
 
 		for (uint32_t k = 0; k < c->done; k++) {
-			const struct run_result *r = &c->r[k];
+			const struct cli_run_result *r = &c->r[k];
 
 			(void)fprintf(
 			    f,
@@ -351,7 +340,7 @@ place_csv(const struct place_sweep *s, FILE *f)
  */
 
 bool
-place_have_gnuplot(void)
+cli_place_have_gnuplot(void)
 {
 	/* PATH is read on the one thread that parses the arguments. */
 	// NOLINTNEXTLINE(concurrency-mt-unsafe)
@@ -373,7 +362,7 @@ place_have_gnuplot(void)
 }
 
 const char *
-place_plot_terminal(const char *path)
+cli_place_plot_terminal(const char *path)
 {
 	size_t n = strlen(path);
 
@@ -386,17 +375,17 @@ place_plot_terminal(const char *path)
 
 /* The data: index, label, median, min, max of events/s; p99 too. */
 static void
-plot_data(FILE *g, const struct place_sweep *s)
+plot_data(FILE *g, const struct cli_place_sweep *s)
 {
 	(void)fprintf(g, "$data << EOD\n");
 	for (size_t i = 0; i < s->n; i++) {
-		const struct place_case *c = &s->cases[i];
+		const struct cli_place_case *c = &s->cases[i];
 		struct sc_rank_summary sm;
-		struct place_figures f;
+		struct cli_place_figures f;
 
 		if (c->done == 0 || sc_rank_summarize(c->eps, c->done, &sm))
 			continue;
-		place_figures(c, &f);
+		cli_place_figures(c, &f);
 		(void)fprintf(g, "%zu \"%s\" %.1f %.1f %.1f %.2f %.2f %.2f\n",
 			      i, c->label, sm.median, sm.lo, sm.hi, f.p99_us,
 			      f.p99_lo, f.p99_hi);
@@ -405,7 +394,7 @@ plot_data(FILE *g, const struct place_sweep *s)
 }
 
 int
-place_plot_file(const struct place_sweep *s, const char *path)
+cli_place_plot_file(const struct cli_place_sweep *s, const char *path)
 {
 	FILE *g;
 	int st;
@@ -417,15 +406,15 @@ place_plot_file(const struct place_sweep *s, const char *path)
 			      "subcirc place: --plot: '%s': quotes "
 			      "and backslashes are not supported\n",
 			      path);
-		return EXIT_LIBRARY;
+		return CLI_EXIT_LIBRARY;
 	}
 	if (!(g = popen("gnuplot", "w"))) {
 		(void)fprintf(stderr, "subcirc place: --plot: cannot start "
 				      "gnuplot\n");
-		return EXIT_LIBRARY;
+		return CLI_EXIT_LIBRARY;
 	}
 	(void)fprintf(g, "set terminal %s\nset output '%s'\n",
-		      place_plot_terminal(path), path);
+		      cli_place_plot_terminal(path), path);
 	plot_data(g, s);
 	(void)fprintf(
 	    g,
@@ -448,9 +437,9 @@ place_plot_file(const struct place_sweep *s, const char *path)
 			      "subcirc place: --plot: gnuplot failed (status "
 			      "%d) writing '%s'\n",
 			      st, path);
-		return EXIT_LIBRARY;
+		return CLI_EXIT_LIBRARY;
 	}
-	(void)fprintf(report_text(), "plot written to %s\n", path);
+	(void)fprintf(cli_report_text(), "plot written to %s\n", path);
 	return 0;
 }
 
@@ -459,7 +448,7 @@ place_plot_file(const struct place_sweep *s, const char *path)
 
 /* Whether case i's placement appeared before it. */
 static bool
-dot_seen(const struct place_sweep *s, size_t i)
+dot_seen(const struct cli_place_sweep *s, size_t i)
 {
 	for (size_t j = 0; j < i; j++)
 		if (!strcmp(s->cases[j].placement, s->cases[i].placement))
@@ -468,25 +457,25 @@ dot_seen(const struct place_sweep *s, size_t i)
 }
 
 int
-place_dot(const struct place_sweep *s, FILE *f)
+cli_place_dot(const struct cli_place_sweep *s, FILE *f)
 {
 	void *owner = NULL;
 	struct sc_graph *g = NULL;
 	int rc = s->w->graph(&s->base, &owner, &g);
 
 	if (rc)
-		return lib_error("the workload's graph", rc);
+		return cli_lib_error("the workload's graph", rc);
 	for (size_t i = 0; i < s->n && !rc; i++) {
 		struct sc_placement *p = NULL;
 
 		if (dot_seen(s, i))
 			continue;
-		if ((rc = place_make(s, &s->cases[i], g, &p)) != 0)
+		if ((rc = cli_place_make(s, &s->cases[i], g, &p)) != 0)
 			break;
 		(void)fprintf(f, "// %s\n", s->cases[i].placement);
 		rc = sc_placement_fprint_dot(p, f);
 		sc_placement_destroy(p);
 	}
 	s->w->graph_free(owner);
-	return rc ? lib_error("--dot", rc) : 0;
+	return rc ? cli_lib_error("--dot", rc) : 0;
 }

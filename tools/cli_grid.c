@@ -1,7 +1,8 @@
 /*
- * subcirc_run.c - `subcirc run`: a live grid workload across worker
- * threads, a progress line a second and a final summary verified against
- * the workload's from-scratch reference (bench/workloads/grid.h).
+ * cli_grid.c - one run of the live grid workload (cli_grid.h), for
+ * `subcirc run` and `subcirc place`: the grid across worker threads, a
+ * progress line a second, and a result verified against the workload's
+ * from-scratch reference (bench/workloads/grid.h).
  *
  * Latency, per event, from its arrival. With --rate R the run is open
  * loop: event i arrives at t0 + i / R on a monotonic clock, whatever the
@@ -20,7 +21,7 @@
  * the worker that ran the step, reads the newest stamp that came through,
  * and every batch up to it is visible at that moment. The batch's events,
  * arrived evenly over its interval, go into the log-linear histogram in
- * one call (hist_add_linear, subcirc_hist.c).
+ * one call (cli_hist_add_linear, cli_hist.c).
  *
  * The floor, in the same run (open loop only, before the schedule
  * starts): a bare sleep of the run's interval, repeated, says how late
@@ -33,7 +34,7 @@
  * for what ran (a second signal kills, as usual).
  *
  * Across ranks (mpirun -np N subcirc run --placement ranks:N, see
- * tools/subcirc_mpi.c): every rank builds the same grid, placement and
+ * tools/cli_ranks.c): every rank builds the same grid, placement and
  * runtime (sc_mpi_runtime_create); rank 0 is the host and the only one
  * that prints or writes a file, while the others go straight to the
  * collective wait for idle, with no deadline of their own (it ends when
@@ -57,7 +58,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -66,9 +66,11 @@
 #include "operators/batch.h"
 #include "operators/error.h"
 #include "runtime/executor.h"
-#include "runtime/timeline.h"
 #include "runtime/watchdog.h"
-#include "tools/subcirc.h"
+#include "tools/cli.h"
+#include "tools/cli_grid.h"
+#include "tools/cli_ranks.h"
+#include "tools/cli_units.h"
 #include "units/placement.h"
 #include "units/runtime.h"
 
@@ -105,7 +107,7 @@ struct latency {
 	_Atomic uint64_t done_ns;	/* when it was seen */
 	_Atomic uint64_t events;	/* of the measured batches seen */
 	struct arrival sent[SENT_RING];
-	struct hist all, interval;
+	struct cli_hist all, interval;
 };
 
 static int
@@ -141,15 +143,15 @@ on_totals(void *ctx, int node, const struct sc_batch *delta)
 			continue; /* the floor's own batches */
 		atomic_fetch_add_explicit(&l->events, n, memory_order_relaxed);
 		/* The last event waited least, the first longest. */
-		hist_add_linear(&l->all, lo, step, n);
-		hist_add_linear(&l->interval, lo, step, n);
+		cli_hist_add_linear(&l->all, lo, step, n);
+		cli_hist_add_linear(&l->interval, lo, step, n);
 	}
 	return 0;
 }
 
 /* Everything one run holds; torn down by run_teardown. */
 struct run_ctx {
-	const struct run_cfg *cfg;
+	const struct cli_run_cfg *cfg;
 	struct sc_grid *gr;
 	struct sc_grid_nodes nodes;
 	struct sc_placement *p;
@@ -175,7 +177,7 @@ run_stamps_here(const struct sc_placement *p, int totals)
 	if (u < 0)
 		return false;
 	for (uint32_t i = 0; i < sc_placement_shards(p, (uint32_t)u); i++)
-		if (sc_placement_rank_of(p, (uint32_t)u, i) != ranks_rank())
+		if (sc_placement_rank_of(p, (uint32_t)u, i) != cli_ranks_rank())
 			return false;
 	return true;
 }
@@ -184,13 +186,13 @@ static void
 run_teardown(struct run_ctx *x)
 {
 	sc_watchdog_destroy(x->wd);
-	ranks_runtime_destroy(x->rt, x->mpi);
+	cli_ranks_runtime_destroy(x->rt, x->mpi);
 	sc_placement_destroy(x->p);
 	free(x->lat);
 }
 
 static int
-run_setup(struct run_ctx *x, const struct run_cfg *cfg)
+run_setup(struct run_ctx *x, const struct cli_run_cfg *cfg)
 {
 	struct sc_grid_opts go = {.rows = cfg->rows,
 				  .cols = cfg->cols,
@@ -218,9 +220,9 @@ run_setup(struct run_ctx *x, const struct run_cfg *cfg)
 	x->linger_ns = (uint64_t)(cfg->linger * 1e3);
 	x->lat = calloc(1, sizeof(*x->lat));
 	if (!x->lat)
-		return lib_error("calloc", SC_ENOMEM);
+		return cli_lib_error("calloc", SC_ENOMEM);
 	if ((rc = sc_grid_create(&go, &x->gr)) != 0)
-		return lib_error("sc_grid_create", rc);
+		return cli_lib_error("sc_grid_create", rc);
 	x->lat->gr = x->gr;
 	sc_grid_nodes(x->gr, &x->nodes);
 	rc = cfg->make_placement
@@ -229,29 +231,29 @@ run_setup(struct run_ctx *x, const struct run_cfg *cfg)
 		 : sc_placement_parse(sc_grid_graph(x->gr), cfg->placement,
 				      cfg->seed, &x->p);
 	if (rc != 0)
-		return lib_error("sc_placement_parse", rc);
-	if ((rc = ranks_runtime_create(sc_grid_graph(x->gr), x->p, &ro,
-				       cfg->credits, &x->rt, &x->mpi)) != 0)
-		return lib_error(x->mpi || !ranks_active()
-				     ? "sc_runtime_create"
-				     : "sc_mpi_runtime_create",
-				 rc);
+		return cli_lib_error("sc_placement_parse", rc);
+	if ((rc = cli_ranks_runtime_create(sc_grid_graph(x->gr), x->p, &ro,
+					   cfg->credits, &x->rt, &x->mpi)) != 0)
+		return cli_lib_error(x->mpi || !cli_ranks_active()
+					 ? "sc_runtime_create"
+					 : "sc_mpi_runtime_create",
+				     rc);
 	x->stamps_here = run_stamps_here(x->p, x->nodes.out_totals);
 	if ((rc = sc_runtime_on_delta(x->rt, x->nodes.out_totals, on_totals,
 				      x->lat)) != 0)
-		return lib_error("sc_runtime_on_delta", rc);
+		return cli_lib_error("sc_runtime_on_delta", rc);
 	wo.waits_arg = x->rt; /* FRONTIER reports (tick mode only) */
 	if ((rc = sc_watchdog_create(sc_runtime_exec(x->rt), &wo, &x->wd)) != 0)
-		return lib_error("sc_watchdog_create", rc);
+		return cli_lib_error("sc_watchdog_create", rc);
 	return 0;
 }
 
 static void
-result_sample(struct run_result *r, const struct sample *s)
+result_sample(struct cli_run_result *r, const struct cli_run_sample *s)
 {
 	if (r->ns == r->cap_s) {
 		size_t cap = r->cap_s ? 2 * r->cap_s : 64;
-		struct sample *n = realloc(r->s, cap * sizeof(*n));
+		struct cli_run_sample *n = realloc(r->s, cap * sizeof(*n));
 
 		if (!n)
 			return; /* a sample fewer; the run goes on */
@@ -261,7 +263,7 @@ result_sample(struct run_result *r, const struct sample *s)
 	r->s[r->ns++] = *s;
 }
 
-/* Whether the progress line is redrawn in place (report_text() is a
+/* Whether the progress line is redrawn in place (cli_report_text() is a
  * terminal), and whether one is on the screen now. */
 static bool progress_tty, progress_drawn;
 
@@ -277,22 +279,22 @@ fmt_latency(double us, char *buf, size_t n)
 
 /* Once a second: a progress line and a sample. */
 static void
-run_progress(struct run_ctx *x, struct run_result *r, uint64_t now)
+run_progress(struct run_ctx *x, struct cli_run_result *r, uint64_t now)
 {
-	static struct hist_counts counts;
+	static struct cli_hist_counts counts;
 	struct sc_runtime_stats st;
-	struct sample s;
+	struct cli_run_sample s;
 	uint64_t done = x->stamps_here ? atomic_load(&x->lat->events)
 				       : r->events; /* submitted */
 	double dt = (double)(now - x->last_ns) / 1e9;
 
-	(void)hist_take(&x->lat->interval, &counts, true);
+	(void)cli_hist_take(&x->lat->interval, &counts, true);
 	sc_runtime_stats(x->rt, &st);
 	s.t = (double)(now - x->t0) / 1e9;
 	s.events = done;
 	s.eps = (double)(done - x->last_done) / dt;
-	s.p50_us = hist_quantile_us(&counts, 0.50);
-	s.p99_us = hist_quantile_us(&counts, 0.99);
+	s.p50_us = cli_hist_quantile_us(&counts, 0.50);
+	s.p99_us = cli_hist_quantile_us(&counts, 0.99);
 	s.fill = st.edges ? (double)st.pending /
 				((double)st.edges * (double)x->cfg->capacity)
 			  : 0.0;
@@ -300,7 +302,7 @@ run_progress(struct run_ctx *x, struct run_result *r, uint64_t now)
 	x->last_ns = now;
 	x->last_done = done;
 	if (!x->cfg->quiet) {
-		FILE *o = report_text();
+		FILE *o = cli_report_text();
 		char p50[32], p99[32];
 
 		fmt_latency(s.p50_us, p50, sizeof(p50));
@@ -319,45 +321,27 @@ run_progress(struct run_ctx *x, struct run_result *r, uint64_t now)
 		    p99, 100.0 * s.fill, st.turns, progress_tty ? "" : "\n");
 		progress_drawn = progress_tty;
 	}
-	(void)fflush(report_text());
+	(void)fflush(cli_report_text());
 }
 
-/* The progress line's own line on a terminal ends before anything else
- * is printed. */
-static void
-progress_end(void)
+void
+cli_grid_progress_begin(bool tty)
+{
+	progress_tty = tty;
+}
+
+void
+cli_grid_progress_end(void)
 {
 	if (progress_drawn)
-		(void)fputc('\n', report_text());
+		(void)fputc('\n', cli_report_text());
 	progress_drawn = false;
-}
-
-/* A dead unit ends the run: its name and message, and exit 3. The
- * executor's lock is taken, so the callers ask at most every millisecond
- * (or between naps). Shared with the Nexmark workload (subcirc.h). */
-int
-runtime_check_alive(struct sc_runtime *rt)
-{
-	struct sc_exec *ex = sc_runtime_exec(rt);
-	struct sc_exec_info info;
-	struct sc_panic_record pr;
-
-	sc_exec_info(ex, &info);
-	if (info.panics == 0)
-		return 0;
-	memset(&pr, 0, sizeof(pr));
-	(void)sc_exec_panic(ex, 0, &pr);
-	(void)fprintf(stderr,
-		      "subcirc run: unit %s panicked, so the run cannot "
-		      "finish: %s\n",
-		      pr.name, pr.message);
-	return EXIT_LIBRARY;
 }
 
 static int
 run_check_alive(struct run_ctx *x)
 {
-	return runtime_check_alive(x->rt);
+	return cli_runtime_check_alive(x->rt);
 }
 
 /* Sleep until `t` (sc_bench_now_ns, i.e. CLOCK_MONOTONIC) or a signal: a
@@ -404,7 +388,7 @@ run_wait_ring(struct run_ctx *x, uint64_t seq)
 				      seq - SENT_RING + 1,
 				      RUN_STUCK_NS / 1000000000ull,
 				      atomic_load(&x->lat->done));
-			return EXIT_LIBRARY;
+			return CLI_EXIT_LIBRARY;
 		}
 		run_nap(50000);
 	}
@@ -417,7 +401,7 @@ run_wait_ring(struct run_ctx *x, uint64_t seq)
  * us when the input's unit takes frames). Returns 0 or an exit code (the
  * error said). */
 static int
-run_submit(struct run_ctx *x, struct run_result *r, struct sc_batch *b,
+run_submit(struct run_ctx *x, struct cli_run_result *r, struct sc_batch *b,
 	   uint64_t seq, uint32_t n, uint64_t first, uint64_t last)
 {
 	struct arrival *a = &x->lat->sent[seq % SENT_RING];
@@ -438,8 +422,8 @@ run_submit(struct run_ctx *x, struct run_result *r, struct sc_batch *b,
 					    RUN_STUCK_NS);
 	}
 	if (rc && run_check_alive(x) == 0)
-		return lib_error("sc_runtime_submit", rc);
-	return rc ? EXIT_LIBRARY : 0;
+		return cli_lib_error("sc_runtime_submit", rc);
+	return rc ? CLI_EXIT_LIBRARY : 0;
 }
 
 /* The final checks: idle invariant, every stamp seen, outputs equal to
@@ -447,27 +431,27 @@ run_submit(struct run_ctx *x, struct run_result *r, struct sc_batch *b,
  * output that differs) leaves r->ok false with r->why, and returns 0; a
  * check that could not be made (SC_ENOMEM reading an integral or
  * building the reference) is the library's error, not a difference:
- * said as such, EXIT_LIBRARY. */
+ * said as such, CLI_EXIT_LIBRARY. */
 static int
-run_verify(struct run_ctx *x, struct run_result *r)
+run_verify(struct run_ctx *x, struct cli_run_result *r)
 {
 	const int outs[2] = {x->nodes.out_grid, x->nodes.out_totals};
 	/* Across ranks every rank takes both integrals whatever it found
 	 * before (they are collective); only rank 0 compares them, and the
 	 * stamps are checked once gathered (run_ranks_check). */
-	const bool across = ranks_active(), host = ranks_rank() == 0;
+	const bool across = cli_ranks_active(), host = cli_ranks_rank() == 0;
 	bool ok = true;
 	int rc;
 
 	r->ok = false;
 	if ((rc = sc_runtime_check_idle(x->rt)) != 0) {
 		if (rc != SC_ESTATE)
-			return lib_error("sc_runtime_check_idle", rc);
+			return cli_lib_error("sc_runtime_check_idle", rc);
 		(void)snprintf(r->why, sizeof(r->why), "idle check: %s",
 			       sc_errmsg());
 		if (across)
 			(void)fprintf(stderr, "subcirc run: rank %d: %s\n",
-				      ranks_rank(), r->why);
+				      cli_ranks_rank(), r->why);
 		ok = false;
 	}
 	if (ok && !across && atomic_load(&x->lat->done) != sc_grid_seq(x->gr)) {
@@ -481,11 +465,11 @@ run_verify(struct run_ctx *x, struct run_result *r)
 		struct sc_batch *got = NULL;
 
 		if ((rc = sc_runtime_integral(x->rt, outs[i], &got)) != 0)
-			return lib_error("sc_runtime_integral", rc);
+			return cli_lib_error("sc_runtime_integral", rc);
 		rc = ok && host ? sc_grid_verify(x->gr, outs[i], got) : 0;
 		sc_batch_release(got);
 		if (rc && rc != SC_ESTATE)
-			return lib_error("sc_grid_verify", rc);
+			return cli_lib_error("sc_grid_verify", rc);
 		if (rc) {
 			(void)snprintf(r->why, sizeof(r->why), "%s",
 				       sc_errmsg());
@@ -514,25 +498,26 @@ run_kicks(struct sc_exec *ex)
 }
 
 static int
-run_finish(struct run_ctx *x, struct run_result *r, uint64_t t_end)
+run_finish(struct run_ctx *x, struct cli_run_result *r, uint64_t t_end)
 {
-	static struct hist_counts counts;
+	static struct cli_hist_counts counts;
 	struct sc_runtime_stats st;
 
-	(void)hist_take(&x->lat->all, &counts, false);
+	(void)cli_hist_take(&x->lat->all, &counts, false);
 	r->latency_measured = x->stamps_here;
 	r->seconds = (double)(t_end - x->t0) / 1e9;
 	r->eps = r->seconds > 0 ? (double)r->events / r->seconds : 0.0;
-	r->p50_us = hist_quantile_us(&counts, 0.50);
-	r->p90_us = hist_quantile_us(&counts, 0.90);
-	r->p99_us = hist_quantile_us(&counts, 0.99);
-	r->p999_us = hist_quantile_us(&counts, 0.999);
-	r->max_us = hist_quantile_us(&counts, 1.0);
+	r->p50_us = cli_hist_quantile_us(&counts, 0.50);
+	r->p90_us = cli_hist_quantile_us(&counts, 0.90);
+	r->p99_us = cli_hist_quantile_us(&counts, 0.99);
+	r->p999_us = cli_hist_quantile_us(&counts, 0.999);
+	r->max_us = cli_hist_quantile_us(&counts, 1.0);
 	sc_runtime_stats(x->rt, &st);
 	r->turns = st.turns;
 	r->frames = st.frames_delivered;
-	if (ranks_rank() == 0)
-		units_print(x->cfg, x->rt, r->seconds);
+	if (cli_ranks_rank() == 0)
+		cli_units_print(x->cfg->units, x->cfg->units_every, x->rt,
+				r->seconds);
 	r->units = st.units;
 	r->edges = st.edges;
 	r->kicks = run_kicks(sc_runtime_exec(x->rt));
@@ -541,7 +526,7 @@ run_finish(struct run_ctx *x, struct run_result *r, uint64_t t_end)
 
 /* The end of a run by time, in sc_bench_now_ns; UINT64_MAX by events. */
 static uint64_t
-run_end(const struct run_cfg *cfg, uint64_t t0)
+run_end(const struct cli_run_cfg *cfg, uint64_t t0)
 {
 	return cfg->seconds > 0 ? t0 + (uint64_t)(cfg->seconds * 1e9)
 				: UINT64_MAX;
@@ -582,22 +567,18 @@ run_wait_due(struct run_ctx *x, uint64_t due, uint64_t end)
  * ends soon after one dies rather than at its end, or never once the
  * stamps stop) and a progress line every second. Here, not between the
  * wake-up and the submit, where it would add to every latency. */
-/* The trace's counter of the events through per second: after the
- * edges' (the runtime numbers those from 0). */
-#define TRACE_HOST_COUNTER (TRACE_COUNTERS - 1)
-#define TRACE_COUNTERS	   4096
 
 /* Every millisecond with --trace: each edge's fill, and the events whose
  * output came through per second since the last sample. */
 static void
 trace_tick(struct run_ctx *x, uint64_t now)
 {
-	trace_sample(x->cfg->timeline, x->rt, now, &x->trace_ns,
-		     &x->trace_events, atomic_load(&x->lat->events));
+	cli_trace_sample(x->cfg->timeline, x->rt, now, &x->trace_ns,
+			 &x->trace_events, atomic_load(&x->lat->events));
 }
 
 static int
-run_between(struct run_ctx *x, struct run_result *r)
+run_between(struct run_ctx *x, struct cli_run_result *r)
 {
 	uint64_t now = sc_bench_now_ns();
 	int rc;
@@ -609,7 +590,7 @@ run_between(struct run_ctx *x, struct run_result *r)
 	}
 	if (now - x->last_ns >= 1000000000ull)
 		run_progress(x, r, now);
-	units_tick(x->cfg, x->rt, x->t0, now);
+	cli_units_tick(x->cfg->units_every, x->rt, x->t0, now);
 	if (x->cfg->timeline)
 		trace_tick(x, now);
 	return 0;
@@ -653,7 +634,7 @@ run_plan(const struct run_ctx *x, uint64_t i0, struct plan *p)
 static double
 run_achieved(const struct run_ctx *x, uint64_t events, uint64_t t)
 {
-	const struct run_cfg *c = x->cfg;
+	const struct cli_run_cfg *c = x->cfg;
 	double arrived =
 	    t > x->t0 ? floor((double)(t - x->t0) / x->step_ns) + 1 : 0;
 	double forming = c->batch;
@@ -670,9 +651,9 @@ run_achieved(const struct run_ctx *x, uint64_t events, uint64_t t)
  * built before the wait, as a live source's events would be in hand by
  * then. Closed loop: full batches, as fast as backpressure lets. */
 static int
-run_loop(struct run_ctx *x, struct run_result *r)
+run_loop(struct run_ctx *x, struct cli_run_result *r)
 {
-	const struct run_cfg *cfg = x->cfg;
+	const struct cli_run_cfg *cfg = x->cfg;
 	const bool open = x->step_ns > 0;
 	uint64_t end = run_end(cfg, x->t0), t_stop;
 	int rc;
@@ -695,7 +676,7 @@ run_loop(struct run_ctx *x, struct run_result *r)
 			}
 		}
 		if ((rc = sc_grid_next(x->gr, p.n, &b)) != 0)
-			return lib_error("sc_grid_next", rc);
+			return cli_lib_error("sc_grid_next", rc);
 		if (open && (rc = run_wait_due(x, p.due, end)) != 0) {
 			sc_batch_release(b);
 			return rc;
@@ -735,10 +716,10 @@ cmp_u64(const void *a, const void *b)
  * run's batch interval, at most NAP_MAX_NS: the loop's longest nap), the
  * same call the loop makes, each one's lateness recorded. */
 static void
-run_floor_wake(struct run_floor *f, uint64_t interval)
+run_floor_wake(struct cli_run_floor *f, uint64_t interval)
 {
-	static struct hist h;
-	static struct hist_counts c;
+	static struct cli_hist h;
+	static struct cli_hist_counts c;
 	uint64_t n = FLOOR_NS / interval, start;
 
 	n = n < FLOOR_MIN ? FLOOR_MIN : n > FLOOR_MAX ? FLOOR_MAX : n;
@@ -749,19 +730,19 @@ run_floor_wake(struct run_floor *f, uint64_t interval)
 
 		run_sleep_until(due);
 		now = sc_bench_now_ns();
-		hist_add(&h, now > due ? now - due : 0);
+		cli_hist_add(&h, now > due ? now - due : 0);
 	}
-	f->sleeps = (uint32_t)hist_take(&h, &c, false);
+	f->sleeps = (uint32_t)cli_hist_take(&h, &c, false);
 	f->sleep_us = (double)interval / 1e3;
-	f->wake_p50_us = hist_quantile_us(&c, 0.50);
-	f->wake_p99_us = hist_quantile_us(&c, 0.99);
+	f->wake_p50_us = cli_hist_quantile_us(&c, 0.50);
+	f->wake_p99_us = cli_hist_quantile_us(&c, 0.99);
 }
 
 /* The floor's service time: SERVICE_BATCHES batches, each submitted to
  * the idle runtime and waited for (submit -> its output, the callback's
  * clock); their median. Their latencies stay out of the run's. */
 static int
-run_floor_service(struct run_ctx *x, struct run_floor *f)
+run_floor_service(struct run_ctx *x, struct cli_run_floor *f)
 {
 	uint64_t t[SERVICE_BATCHES];
 	struct sc_panic_record pr;
@@ -773,7 +754,7 @@ run_floor_service(struct run_ctx *x, struct run_floor *f)
 		uint64_t t_submit;
 
 		if ((rc = sc_grid_next(x->gr, x->cfg->batch, &b)) != 0)
-			return lib_error("sc_grid_next", rc);
+			return cli_lib_error("sc_grid_next", rc);
 		t_submit = sc_bench_now_ns();
 		rc = run_submit(x, NULL, b, sc_grid_seq(x->gr), x->cfg->batch,
 				0, 0);
@@ -783,9 +764,9 @@ run_floor_service(struct run_ctx *x, struct run_floor *f)
 		rc = sc_runtime_wait_idle(x->rt, RUN_STUCK_NS, &pr);
 		if (rc || atomic_load(&x->lat->done) != sc_grid_seq(x->gr))
 			return run_check_alive(x)
-				   ? EXIT_LIBRARY
-				   : lib_error("sc_runtime_wait_idle",
-					       rc ? rc : SC_ESTATE);
+				   ? CLI_EXIT_LIBRARY
+				   : cli_lib_error("sc_runtime_wait_idle",
+						   rc ? rc : SC_ESTATE);
 		t[n] = atomic_load(&x->lat->done_ns) - t_submit;
 	}
 	qsort(t, n, sizeof(t[0]), cmp_u64);
@@ -800,7 +781,7 @@ run_floor_service(struct run_ctx *x, struct run_floor *f)
 
 /* The machine's floor for an open-loop run (see the top). */
 static int
-run_floor(struct run_ctx *x, struct run_floor *f)
+run_floor(struct run_ctx *x, struct cli_run_floor *f)
 {
 	double interval = x->step_ns * x->cfg->batch;
 
@@ -811,7 +792,7 @@ run_floor(struct run_ctx *x, struct run_floor *f)
 	run_floor_wake(f, interval < (double)NAP_MAX_NS ? (uint64_t)interval
 							: NAP_MAX_NS);
 	f->measured = true;
-	if (ranks_active())
+	if (cli_ranks_active())
 		return 0; /* its service time: a collective wait per batch */
 	atomic_store(&x->lat->measured_from,
 		     sc_grid_seq(x->gr) + SERVICE_BATCHES + 1);
@@ -820,10 +801,10 @@ run_floor(struct run_ctx *x, struct run_floor *f)
 
 /* This rank's figures after the run (before its runtime goes). */
 static void
-run_rank_figs(struct run_ctx *x, const struct run_result *r, int rc,
-	      struct rank_figs *f)
+run_rank_figs(struct run_ctx *x, const struct cli_run_result *r, int rc,
+	      struct cli_rank_figs *f)
 {
-	ranks_figs_of(x->rt, x->mpi, x->p, f);
+	cli_ranks_figs_of(x->rt, x->mpi, x->p, f);
 	f->stamp = x->lat ? atomic_load(&x->lat->done) : 0;
 	f->failed = rc != 0 || !r->ok;
 }
@@ -831,12 +812,12 @@ run_rank_figs(struct run_ctx *x, const struct run_result *r, int rc,
 /* Rank 0, with every rank's figures: the stamps and the other ranks'
  * checks (the totals output may run elsewhere), and the sums. */
 static void
-run_ranks_check(const struct run_ctx *x, struct run_result *r,
-		struct rank_figs *all, int n)
+run_ranks_check(const struct run_ctx *x, struct cli_run_result *r,
+		struct cli_rank_figs *all, int n)
 {
-	struct rank_figs sum;
+	struct cli_rank_figs sum;
 
-	ranks_figs_total(all, n, &sum);
+	cli_ranks_figs_total(all, n, &sum);
 	r->nranks = n;
 	r->ranks = all;
 	r->turns = sum.turns;
@@ -860,14 +841,14 @@ run_ranks_check(const struct run_ctx *x, struct run_result *r,
 
 /* One run of the workload as cfg says; 0 or an exit code. */
 int
-run_once(const struct run_cfg *cfg, struct run_result *r)
+cli_grid_run(const struct cli_run_cfg *cfg, struct cli_run_result *r)
 {
 	struct run_ctx x;
 	struct sc_panic_record pr;
-	const bool host = ranks_rank() == 0, across = ranks_active();
+	const bool host = cli_ranks_rank() == 0, across = cli_ranks_active();
 	/* The figures gathered: the process's last run (not freed). */
-	static struct rank_figs all[SC_PLACEMENT_MAX_RANKS];
-	struct rank_figs mine;
+	static struct cli_rank_figs all[SC_PLACEMENT_MAX_RANKS];
+	struct cli_rank_figs mine;
 	int rc = run_setup(&x, cfg), rc2;
 
 	memset(r, 0, sizeof(*r));
@@ -890,7 +871,7 @@ run_once(const struct run_cfg *cfg, struct run_result *r)
 		if (rc2 == SC_EPANIC)
 			(void)fprintf(stderr, "subcirc: unit %s panicked: %s\n",
 				      pr.name, pr.message);
-		rc2 = lib_error("sc_runtime_wait_idle", rc2);
+		rc2 = cli_lib_error("sc_runtime_wait_idle", rc2);
 		rc = rc ? rc : rc2;
 		if (!across)
 			goto cleanup;
@@ -902,16 +883,17 @@ cleanup:
 		run_rank_figs(&x, r, rc, &mine);
 	run_teardown(&x);
 	if (across) {
-		rc2 = ranks_gather(&mine, all);
+		rc2 = cli_ranks_gather(&mine, all);
 		if (host && !rc2 && !rc)
-			run_ranks_check(&x, r, all, ranks_size());
+			run_ranks_check(&x, r, all, cli_ranks_size());
 		rc = rc ? rc : rc2;
 	}
 	sc_grid_destroy(x.gr);
 	return rc;
 }
 
-/* --- the command ---------------------------------------------------------- */
+/* --- what the commands set up ----------------------------------------------
+ */
 
 static uint32_t
 cores(void)
@@ -922,7 +904,7 @@ cores(void)
 }
 
 void
-run_defaults(struct run_cfg *c)
+cli_grid_defaults(struct cli_run_cfg *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->workers = cores();
@@ -935,27 +917,36 @@ run_defaults(struct run_cfg *c)
 	c->outbox_bound = 4096; /* the runtime's default, said */
 }
 
-static void
-run_check_cfg(struct run_cfg *c)
+/* The signal handler: the run loop reads run_signal between steps. */
+bool
+cli_grid_parse_opt(struct cli_args *a, struct cli_run_cfg *c)
 {
-	struct sc_grid_opts go = {.rows = c->rows, .cols = c->cols};
-	struct sc_grid *gr = NULL;
-	int rc;
+	const char *v;
 
-	if (c->rows * c->cols > (1LL << 28))
-		die_usage("run",
-			  "--rows x --cols: %" PRId64 " cells, more than "
-			  "2^28",
-			  c->rows * c->cols);
-	if ((rc = sc_grid_create(&go, &gr)) != 0)
-		die_library("sc_grid_create", rc);
-	check_placement_of("run", "--placement", sc_grid_graph(gr),
-			   c->placement, c->seed);
-	/* MPI starts here when the placement spans ranks (every rank has
-	 * checked the same arguments: a bad one ended them all before). */
-	(void)ranks_start_placement("run", sc_grid_graph(gr), c->placement,
-				    c->seed);
-	(void)sc_grid_destroy(gr);
+	if (cli_args_opt(a, "--batch", &v))
+		c->batch =
+		    (uint32_t)cli_parse_u64(a->cmd, "--batch", v, 1, 1 << 20);
+	else if (cli_args_opt(a, "--rows", &v))
+		c->rows =
+		    (int64_t)cli_parse_u64(a->cmd, "--rows", v, 1, 1 << 24);
+	else if (cli_args_opt(a, "--cols", &v))
+		c->cols =
+		    (int64_t)cli_parse_u64(a->cmd, "--cols", v, 1, 1 << 24);
+	else if (cli_args_opt(a, "--seed", &v))
+		c->seed = cli_parse_u64(a->cmd, "--seed", v, 0, UINT64_MAX);
+	else if (cli_args_opt(a, "--capacity", &v)) {
+		c->capacity = (uint32_t)cli_parse_u64(a->cmd, "--capacity", v,
+						      1, 1 << 20);
+		if (c->capacity & (c->capacity - 1))
+			cli_die_usage(a->cmd,
+				      "--capacity: %u is not a power of two",
+				      c->capacity);
+	} else if (cli_args_opt(a, "--budget", &v))
+		c->budget =
+		    (uint32_t)cli_parse_u64(a->cmd, "--budget", v, 1, 1 << 20);
+	else
+		return false;
+	return true;
 }
 
 static void
@@ -964,10 +955,8 @@ run_on_signal(int sig)
 	run_signal = sig;
 }
 
-/* SIGINT and SIGTERM end the run cleanly (see the top); the handler is
- * one-shot, so a second signal ends the process as it normally would. */
-static void
-run_catch_signals(void)
+void
+cli_grid_catch_signals(void)
 {
 	struct sigaction sa;
 
@@ -977,187 +966,4 @@ run_catch_signals(void)
 	(void)sigemptyset(&sa.sa_mask);
 	(void)sigaction(SIGINT, &sa, NULL);
 	(void)sigaction(SIGTERM, &sa, NULL);
-}
-
-/* The warning of a schedule not kept, on stderr (the JSON says it too). */
-static void
-run_warn_rate(const struct run_cfg *c, const struct run_result *r)
-{
-	if (!r->rate_short)
-		return;
-	(void)fprintf(stderr,
-		      "subcirc run: warning: offered %.0f events/s, achieved "
-		      "%.0f (%.0f%%): the host fell behind its schedule "
-		      "(backpressure or slow submits); the latencies count "
-		      "from the due times\n",
-		      c->rate, r->achieved_eps,
-		      100.0 * r->achieved_eps / c->rate);
-}
-
-static void
-run_parse(struct args *a, struct run_cfg *c)
-{
-	const char *v;
-
-	while (a->i < a->argc) {
-		if (args_opt(a, "--help", NULL) || args_opt(a, "-h", NULL)) {
-			(void)fputs(usage_run, stdout);
-			subcirc_exit(0);
-		} else if (args_opt(a, "--workload", &v)) {
-			if (strcmp(v, "grid") != 0)
-				die_usage("run",
-					  "--workload: '%s' is not grid "
-					  "or nexmark",
-					  v);
-		} else if (args_opt(a, "--workers", &v)) {
-			c->workers =
-			    (uint32_t)parse_u64("run", "--workers", v, 1, 1024);
-		} else if (args_opt(a, "--placement", &v)) {
-			if (strlen(v) >= sizeof(c->placement))
-				die_usage("run", "--placement: '%s' too long",
-					  v);
-			strcpy(c->placement, v);
-		} else if (args_opt(a, "--events", &v)) {
-			c->events =
-			    parse_u64("run", "--events", v, 1, UINT64_MAX / 2);
-		} else if (args_opt(a, "--seconds", &v)) {
-			c->seconds =
-			    parse_double("run", "--seconds", v, 0.001, 1e6);
-		} else if (args_opt(a, "--rate", &v)) {
-			c->rate = parse_double("run", "--rate", v, 1.0, 1e12);
-		} else if (args_opt(a, "--linger", &v)) {
-			c->linger =
-			    parse_double("run", "--linger", v, 0.001, 1e9);
-		} else if (args_opt(a, "--panic-rate", &v)) {
-			c->panic_rate =
-			    parse_double("run", "--panic-rate", v, 0.0, 1.0);
-		} else if (args_opt(a, "--credits", &v)) {
-			c->credits = (uint32_t)parse_u64("run", "--credits", v,
-							 1, 1u << 20);
-		} else if (args_opt(a, "--quiet", NULL)) {
-			c->quiet = true;
-		} else if (args_opt(a, "--json", &v)) {
-			c->json = v;
-		} else if (args_opt(a, "--csv", &v)) {
-			c->csv = v;
-		} else if (args_opt(a, "--trace", &v)) {
-			c->trace = v;
-		} else if (!parse_workload_opt(a, c) &&
-			   !units_parse_opt(a, c)) {
-			die_usage("run", "unknown argument '%s'",
-				  a->argv[a->i]);
-		}
-	}
-}
-
-/* --trace: a timeline for every worker, the host and a spare thread,
- * with room for a million records each (their pages are touched only as
- * turns fill them), and the counter of events through named. */
-int
-trace_open(uint32_t workers, struct sc_timeline **out)
-{
-	struct sc_timeline_opts o = {.tracks = workers + 2,
-				     .records_per_track = (size_t)1 << 20,
-				     .counters = TRACE_COUNTERS};
-	int rc = sc_timeline_create(&o, out);
-
-	if (rc == 0)
-		rc = sc_timeline_name(*out, SC_TIMELINE_COUNTER,
-				      TRACE_HOST_COUNTER, "events out per s");
-	if (rc == 0)
-		rc = sc_timeline_start(*out);
-	if (rc) {
-		sc_timeline_destroy(*out);
-		*out = NULL;
-		return lib_error("sc_timeline_create", rc);
-	}
-	return 0;
-}
-
-int
-trace_close(struct sc_timeline *tl, FILE *f)
-{
-	int rc = 0;
-
-	if (!tl)
-		return 0;
-	(void)sc_timeline_stop(tl);
-	if (f && (rc = sc_timeline_write(tl, f)) != 0)
-		rc = lib_error("sc_timeline_write", rc);
-	sc_timeline_destroy(tl);
-	return rc;
-}
-
-void
-trace_sample(struct sc_timeline *tl, struct sc_runtime *rt, uint64_t now,
-	     uint64_t *last_ns, uint64_t *last_events, uint64_t events)
-{
-	if (now - *last_ns < 1000000ull)
-		return;
-	sc_runtime_trace_sample(rt);
-	if (*last_ns)
-		sc_timeline_sample(tl, TRACE_HOST_COUNTER, now,
-				   (int64_t)((double)(events - *last_events) *
-					     1e9 / (double)(now - *last_ns)));
-	*last_ns = now;
-	*last_events = events;
-}
-
-int
-cmd_run(int argc, char **argv)
-{
-	struct args a = {.cmd = "run", .argc = argc, .argv = argv, .i = 0};
-	struct run_cfg c;
-	struct run_result r;
-	FILE *json, *csv, *trace;
-	int rc, rc2, wrc = 0;
-	bool host;
-
-	if (run_is_nexmark(argc, argv)) /* tools/subcirc_nexmark.c */
-		return cmd_run_nexmark(argc, argv);
-	run_defaults(&c);
-	run_parse(&a, &c);
-	if (c.events && c.seconds > 0)
-		die_usage("run", "--events and --seconds: give one, not both");
-	if (!c.events && c.seconds <= 0)
-		c.seconds = 3.0;
-	if (c.linger > 0 && c.rate <= 0)
-		die_usage("run", "--linger needs --rate (an open-loop run)");
-	run_check_cfg(&c);
-	host = ranks_rank() == 0;
-	if (!host)
-		c.quiet = true; /* rank 0 prints and writes */
-	json = open_out("run", "--json", c.json);
-	csv = open_out("run", "--csv", c.csv);
-	trace = open_out("run", "--trace", c.trace);
-	if (trace && (rc = trace_open(c.workers, &c.timeline)) != 0)
-		return rc;
-	/* The host's sleeps end within a microsecond of their due time,
-	 * not the default 50 us of timer slack later (prctl(2)): that
-	 * slack would be added to every latency of an open-loop run. */
-	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-	run_catch_signals();
-	progress_tty = !c.quiet && isatty(fileno(report_text()));
-	rc = run_once(&c, &r);
-	progress_end();
-	if (!rc && host) {
-		run_print_summary(&c, &r);
-		run_warn_rate(&c, &r);
-		if (json)
-			run_write_json(&c, &r, json);
-		if (csv)
-			run_write_csv(&r, csv);
-	}
-	/* Closed even after a failed run (the files stay empty); a write
-	 * error is the first failure only when the run succeeded. */
-	/* What ran is in the trace even when the run failed or was cut. */
-	if ((rc2 = trace_close(c.timeline, host ? trace : NULL)) != 0)
-		wrc = rc2;
-	wrc = close_out("run", c.json, json) ? EXIT_LIBRARY : wrc;
-	wrc = close_out("run", c.csv, csv) ? EXIT_LIBRARY : wrc;
-	wrc = close_out("run", c.trace, trace) ? EXIT_LIBRARY : wrc;
-	free(r.s); /* the samples, also those taken before a failure */
-	if (rc || wrc)
-		return ranks_agree(rc ? rc : wrc);
-	return ranks_agree(r.ok || !host ? 0 : EXIT_CHECK);
 }

@@ -1,5 +1,5 @@
 /*
- * subcirc_nexmark.c - `subcirc run --workload nexmark`: a Nexmark query
+ * cli_nexmark.c - `subcirc run --workload nexmark`: a Nexmark query
  * (bench/workloads/nexmark_queries.h) live across worker threads, fed by
  * the standard generator (bench/workloads/nexmark.h) or by CSV files
  * (--from), with a progress line a second and a summary; --check compares
@@ -46,14 +46,16 @@
 #include "operators/error.h"
 #include "operators/symbol.h"
 #include "runtime/executor.h"
-#include "tools/subcirc.h"
+#include "tools/cli.h"
+#include "tools/cli_cmd.h"
+#include "tools/cli_ranks.h"
 #include "units/placement.h"
 #include "units/runtime.h"
 
 #define NX_STUCK_NS 30000000000ull /* a submit or idle wait that long */
 #define NX_IDLE_NS  120000000000ull
 
-const char usage_run_nexmark[] =
+static const char usage_run_nexmark[] =
     "usage: subcirc run --workload nexmark [options]\n"
     "  a Nexmark query live across worker threads, fed by the standard\n"
     "  generator (1 person : 3 auctions : 46 bids, 10,000 events per\n"
@@ -138,7 +140,7 @@ struct nx_run {
 	struct sc_nexmark_query *q;
 	struct sc_placement *p;
 	struct sc_runtime *rt;
-	void *mpi; /* across ranks (tools/subcirc_mpi.c), else NULL */
+	void *mpi; /* across ranks (tools/cli_ranks.c), else NULL */
 	struct nx_source src;
 	struct sc_batch_builder b[SC_NEXMARK_KINDS];
 	struct sc_schema schema[SC_NEXMARK_KINDS];
@@ -158,7 +160,7 @@ struct nx_run {
  */
 
 bool
-run_is_nexmark(int argc, char **argv)
+cli_run_is_nexmark(int argc, char **argv)
 {
 	for (int i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--workload=nexmark"))
@@ -188,22 +190,22 @@ nx_defaults(struct nx_cfg *c)
 
 /* The lateness options; false when argv[i] is not one. */
 static bool
-nx_late_opt(struct args *a, struct nx_cfg *c)
+nx_late_opt(struct cli_args *a, struct nx_cfg *c)
 {
 	const char *v;
 
-	if (args_opt(a, "--disorder", &v))
+	if (cli_args_opt(a, "--disorder", &v))
 		c->disorder_ms =
-		    parse_u64(a->cmd, "--disorder", v, 0, 1000000000000ull);
-	else if (args_opt(a, "--lateness", &v))
+		    cli_parse_u64(a->cmd, "--disorder", v, 0, 1000000000000ull);
+	else if (cli_args_opt(a, "--lateness", &v))
 		c->lateness_ms =
 		    !strcmp(v, "none")
 			? -1
-			: (int64_t)parse_u64(a->cmd, "--lateness", v, 0,
-					     1000000000000ull);
-	else if (args_opt(a, "--admit-late", NULL))
+			: (int64_t)cli_parse_u64(a->cmd, "--lateness", v, 0,
+						 1000000000000ull);
+	else if (cli_args_opt(a, "--admit-late", NULL))
 		c->admit_late = true;
-	else if (args_opt(a, "--no-cleanup", NULL))
+	else if (cli_args_opt(a, "--no-cleanup", NULL))
 		c->no_cleanup = true;
 	else
 		return false;
@@ -220,44 +222,46 @@ nx_lateness(const struct nx_cfg *c)
 }
 
 static uint32_t
-nx_capacity(struct args *a, const char *name, const char *v)
+nx_capacity(struct cli_args *a, const char *name, const char *v)
 {
-	uint32_t c = (uint32_t)parse_u64(a->cmd, name, v, 1, 1 << 20);
+	uint32_t c = (uint32_t)cli_parse_u64(a->cmd, name, v, 1, 1 << 20);
 
 	if (c & (c - 1))
-		die_usage(a->cmd, "%s: %u is not a power of two", name, c);
+		cli_die_usage(a->cmd, "%s: %u is not a power of two", name, c);
 	return c;
 }
 
 /* One option of the numbers kind; false when argv[i] is not one. */
 static bool
-nx_number_opt(struct args *a, struct nx_cfg *c)
+nx_number_opt(struct cli_args *a, struct nx_cfg *c)
 {
 	const char *v;
 
-	if (args_opt(a, "--workers", &v))
+	if (cli_args_opt(a, "--workers", &v))
 		c->workers =
-		    (uint32_t)parse_u64(a->cmd, "--workers", v, 1, 1024);
-	else if (args_opt(a, "--events", &v))
-		c->events = parse_u64(a->cmd, "--events", v, 1, UINT64_MAX / 2);
-	else if (args_opt(a, "--seconds", &v))
-		c->seconds = parse_double(a->cmd, "--seconds", v, 0.001, 1e6);
-	else if (args_opt(a, "--rate", &v))
-		c->rate = parse_double(a->cmd, "--rate", v, 1.0, 1e12);
-	else if (args_opt(a, "--batch", &v))
+		    (uint32_t)cli_parse_u64(a->cmd, "--workers", v, 1, 1024);
+	else if (cli_args_opt(a, "--events", &v))
+		c->events =
+		    cli_parse_u64(a->cmd, "--events", v, 1, UINT64_MAX / 2);
+	else if (cli_args_opt(a, "--seconds", &v))
+		c->seconds =
+		    cli_parse_double(a->cmd, "--seconds", v, 0.001, 1e6);
+	else if (cli_args_opt(a, "--rate", &v))
+		c->rate = cli_parse_double(a->cmd, "--rate", v, 1.0, 1e12);
+	else if (cli_args_opt(a, "--batch", &v))
 		c->batch =
-		    (uint32_t)parse_u64(a->cmd, "--batch", v, 1, 1 << 20);
-	else if (args_opt(a, "--seed", &v))
-		c->seed = parse_u64(a->cmd, "--seed", v, 0, UINT64_MAX);
-	else if (args_opt(a, "--string-pool", &v))
-		c->string_pool =
-		    (uint32_t)parse_u64(a->cmd, "--string-pool", v, 0, 65536);
-	else if (args_opt(a, "--budget", &v))
+		    (uint32_t)cli_parse_u64(a->cmd, "--batch", v, 1, 1 << 20);
+	else if (cli_args_opt(a, "--seed", &v))
+		c->seed = cli_parse_u64(a->cmd, "--seed", v, 0, UINT64_MAX);
+	else if (cli_args_opt(a, "--string-pool", &v))
+		c->string_pool = (uint32_t)cli_parse_u64(
+		    a->cmd, "--string-pool", v, 0, 65536);
+	else if (cli_args_opt(a, "--budget", &v))
 		c->budget =
-		    (uint32_t)parse_u64(a->cmd, "--budget", v, 1, 1 << 20);
-	else if (args_opt(a, "--edge-capacity", &v))
+		    (uint32_t)cli_parse_u64(a->cmd, "--budget", v, 1, 1 << 20);
+	else if (cli_args_opt(a, "--edge-capacity", &v))
 		c->capacity = nx_capacity(a, "--edge-capacity", v);
-	else if (args_opt(a, "--capacity", &v))
+	else if (cli_args_opt(a, "--capacity", &v))
 		c->capacity = nx_capacity(a, "--capacity", v);
 	else
 		return false;
@@ -268,46 +272,48 @@ nx_number_opt(struct args *a, struct nx_cfg *c)
 static bool
 nx_parse(int argc, char **argv, struct nx_cfg *c)
 {
-	struct args a = {.cmd = "run", .argc = argc, .argv = argv, .i = 0};
+	struct cli_args a = {.cmd = "run", .argc = argc, .argv = argv, .i = 0};
 	const char *v;
 
 	nx_defaults(c);
 	while (a.i < argc) {
-		if (args_opt(&a, "--help", NULL) || args_opt(&a, "-h", NULL)) {
+		if (cli_args_opt(&a, "--help", NULL) ||
+		    cli_args_opt(&a, "-h", NULL)) {
 			(void)fputs(usage_run_nexmark, stdout);
 			return false;
-		} else if (args_opt(&a, "--workload", &v)) {
+		} else if (cli_args_opt(&a, "--workload", &v)) {
 			(void)v; /* nexmark: how we got here */
-		} else if (args_opt(&a, "--query", &v)) {
+		} else if (cli_args_opt(&a, "--query", &v)) {
 			c->query = v;
-		} else if (args_opt(&a, "--placement", &v)) {
+		} else if (cli_args_opt(&a, "--placement", &v)) {
 			if (strlen(v) >= sizeof(c->placement))
-				die_usage("run", "--placement: '%s' too long",
-					  v);
+				cli_die_usage("run",
+					      "--placement: '%s' too long", v);
 			strcpy(c->placement, v);
-		} else if (args_opt(&a, "--check", NULL)) {
+		} else if (cli_args_opt(&a, "--check", NULL)) {
 			c->check = true;
-		} else if (args_opt(&a, "--quiet", NULL)) {
+		} else if (cli_args_opt(&a, "--quiet", NULL)) {
 			c->quiet = true;
-		} else if (args_opt(&a, "--plant-difference", NULL)) {
+		} else if (cli_args_opt(&a, "--plant-difference", NULL)) {
 			c->plant = true;
-		} else if (args_opt(&a, "--dump", &v)) {
+		} else if (cli_args_opt(&a, "--dump", &v)) {
 			c->dump = v;
-		} else if (args_opt(&a, "--from", &v)) {
+		} else if (cli_args_opt(&a, "--from", &v)) {
 			c->from = v;
-		} else if (args_opt(&a, "--json", &v)) {
+		} else if (cli_args_opt(&a, "--json", &v)) {
 			c->json = v;
-		} else if (args_opt(&a, "--trace", &v)) {
+		} else if (cli_args_opt(&a, "--trace", &v)) {
 			c->trace = v;
 		} else if (!nx_number_opt(&a, c) && !nx_late_opt(&a, c)) {
-			die_usage("run",
-				  "unknown argument '%s' (see "
-				  "--workload nexmark --help)",
-				  argv[a.i]);
+			cli_die_usage("run",
+				      "unknown argument '%s' (see "
+				      "--workload nexmark --help)",
+				      argv[a.i]);
 		}
 	}
 	if (c->events && c->seconds > 0)
-		die_usage("run", "--events and --seconds: give one, not both");
+		cli_die_usage("run",
+			      "--events and --seconds: give one, not both");
 	if (!c->events && c->seconds <= 0 && !c->from)
 		c->seconds = 3.0;
 	return true;
@@ -339,10 +345,10 @@ nx_load(struct nx_run *x)
 		if (rc == SC_EINVAL || rc == SC_EIO) {
 			(void)fprintf(stderr, "subcirc run: --from: %s\n",
 				      sc_errdetail());
-			return EXIT_USAGE;
+			return CLI_EXIT_USAGE;
 		}
 		if (rc)
-			return lib_error("sc_csv_read_file", rc);
+			return cli_lib_error("sc_csv_read_file", rc);
 		x->src.loaded[k] = true;
 		x->src.total += x->src.rows[k].n;
 	}
@@ -383,7 +389,7 @@ nx_event(struct nx_run *x, bool dump)
 
 	if (x->src.gen) {
 		if ((rc = sc_nexmark_next(x->src.gen, &ev)) != 0)
-			return lib_error("sc_nexmark_next", rc);
+			return cli_lib_error("sc_nexmark_next", rc);
 		k = ev.kind;
 		row = ev.row;
 	} else {
@@ -394,11 +400,11 @@ nx_event(struct nx_run *x, bool dump)
 	}
 	if (dump && x->dump[k] &&
 	    (rc = sc_csv_write_row(x->dump[k], &x->schema[k], row, NULL)) != 0)
-		return lib_error("writing the dump", rc);
+		return cli_lib_error("writing the dump", rc);
 	if (sc_nexmark_query_input(x->q, k) >= 0 &&
 	    (rc = sc_batch_builder_push(&x->b[k], row, sc_nexmark_ncols(k),
 					1)) != 0)
-		return lib_error("sc_batch_builder_push", rc);
+		return cli_lib_error("sc_batch_builder_push", rc);
 	return 0;
 }
 
@@ -425,7 +431,7 @@ nx_chunk(struct nx_run *x, uint64_t n, bool dump, struct sc_batch **out,
 		if ((rc = sc_batch_builder_finish(&x->b[k], &out[k])) != 0) {
 			for (int j = 0; j < k; j++)
 				sc_batch_release(out[j]);
-			return lib_error("sc_batch_builder_finish", rc);
+			return cli_lib_error("sc_batch_builder_finish", rc);
 		}
 	}
 	return 0;
@@ -450,7 +456,7 @@ nx_rewind(struct nx_run *x)
 	o.string_pool = x->cfg->string_pool;
 	o.disorder_ms = x->cfg->disorder_ms;
 	if ((rc = sc_nexmark_create(&o, x->symbols, &gen)) != 0)
-		return lib_error("sc_nexmark_create", rc);
+		return cli_lib_error("sc_nexmark_create", rc);
 	sc_nexmark_destroy(x->src.old);
 	x->src.old = x->src.gen;
 	x->src.gen = gen;
@@ -463,7 +469,7 @@ nx_rewind(struct nx_run *x)
 static void
 nx_teardown(struct nx_run *x)
 {
-	ranks_runtime_destroy(x->rt, x->mpi);
+	cli_ranks_runtime_destroy(x->rt, x->mpi);
 	sc_placement_destroy(x->p);
 	sc_nexmark_destroy(x->src.gen);
 	sc_nexmark_destroy(x->src.old);
@@ -482,13 +488,14 @@ nx_open_dump(struct nx_run *x)
 {
 	const char *dir = x->cfg->dump;
 
-	if (!dir || ranks_rank() != 0)
+	if (!dir || cli_ranks_rank() != 0)
 		return 0; /* across ranks, rank 0 (the host) writes it */
 	if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
 		char msg[128] = "";
 
 		(void)strerror_r(errno, msg, sizeof(msg));
-		die_usage("run", "--dump: cannot create '%s': %s", dir, msg);
+		cli_die_usage("run", "--dump: cannot create '%s': %s", dir,
+			      msg);
 	}
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
 		char path[4096];
@@ -497,7 +504,7 @@ nx_open_dump(struct nx_run *x)
 			continue;
 		(void)snprintf(path, sizeof(path), "%s/%s.csv", dir,
 			       sc_nexmark_kind_name(k));
-		x->dump[k] = open_out("run", "--dump", path);
+		x->dump[k] = cli_open_out("run", "--dump", path);
 		(void)sc_csv_write_header(x->dump[k], sc_nexmark_columns(k),
 					  sc_nexmark_ncols(k), false);
 	}
@@ -518,35 +525,35 @@ nx_setup(struct nx_run *x, const struct nx_cfg *cfg)
 
 	x->cfg = cfg;
 	if ((rc = sc_symtab_create(&x->symbols)) != 0)
-		return lib_error("sc_symtab_create", rc);
+		return cli_lib_error("sc_symtab_create", rc);
 	/* The output keeps its integral only when something reads it. */
 	sc_nexmark_query_opts_default(&qo);
 	qo.flags = cfg->check || cfg->dump ? 0 : SC_NEXMARK_QUERY_STREAM;
 	qo.lateness_ms = nx_lateness(cfg);
 	if (cfg->admit_late && qo.lateness_ms < 0)
-		die_usage("run", "--admit-late without a lateness (give "
-				 "--disorder or --lateness)");
+		cli_die_usage("run", "--admit-late without a lateness (give "
+				     "--disorder or --lateness)");
 	if (cfg->admit_late)
 		qo.flags |= SC_NEXMARK_QUERY_ADMIT;
 	rc = sc_nexmark_query_create_opts(cfg->query, x->symbols, &qo, &x->q);
 	if (rc == SC_ENOENT)
-		die_usage("run", "--query: %s", sc_errdetail());
+		cli_die_usage("run", "--query: %s", sc_errdetail());
 	if (rc)
-		return lib_error("sc_nexmark_query_create", rc);
+		return cli_lib_error("sc_nexmark_query_create", rc);
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
 		(void)sc_nexmark_schema(k, x->symbols, &x->schema[k]);
 		(void)sc_batch_builder_init(&x->b[k], sc_nexmark_ncols(k));
 	}
 	place = cfg->placement[0] ? cfg->placement
 				  : sc_nexmark_query_placement(x->q);
-	check_placement_of("run", "--placement", sc_nexmark_query_graph(x->q),
-			   place, cfg->seed);
+	cli_check_placement_of("run", "--placement",
+			       sc_nexmark_query_graph(x->q), place, cfg->seed);
 	/* MPI starts here when the placement spans ranks. */
-	(void)ranks_start_placement("run", sc_nexmark_query_graph(x->q), place,
-				    cfg->seed);
+	(void)cli_ranks_start_placement("run", sc_nexmark_query_graph(x->q),
+					place, cfg->seed);
 	if ((rc = sc_placement_parse(sc_nexmark_query_graph(x->q), place,
 				     cfg->seed, &x->p)) != 0)
-		return lib_error("sc_placement_parse", rc);
+		return cli_lib_error("sc_placement_parse", rc);
 	if (cfg->from) {
 		if ((rc = nx_load(x)) != 0)
 			return rc;
@@ -555,9 +562,9 @@ nx_setup(struct nx_run *x, const struct nx_cfg *cfg)
 	}
 	if ((rc = nx_open_dump(x)) != 0)
 		return rc;
-	if ((rc = ranks_runtime_create(sc_nexmark_query_graph(x->q), x->p, &ro,
-				       0, &x->rt, &x->mpi)) != 0)
-		return lib_error("sc_runtime_create", rc);
+	if ((rc = cli_ranks_runtime_create(sc_nexmark_query_graph(x->q), x->p,
+					   &ro, 0, &x->rt, &x->mpi)) != 0)
+		return cli_lib_error("sc_runtime_create", rc);
 	return 0;
 }
 
@@ -587,7 +594,7 @@ nx_peak_rss_kb(void)
 static int
 nx_check_alive(struct nx_run *x)
 {
-	return runtime_check_alive(x->rt);
+	return cli_runtime_check_alive(x->rt);
 }
 
 static int
@@ -607,8 +614,8 @@ nx_submit(struct nx_run *x, int input, struct sc_batch *b)
 		return 0;
 	}
 	if (rc && nx_check_alive(x) == 0)
-		return lib_error("sc_runtime_submit", rc);
-	return rc ? EXIT_LIBRARY : 0;
+		return cli_lib_error("sc_runtime_submit", rc);
+	return rc ? CLI_EXIT_LIBRARY : 0;
 }
 
 static void
@@ -707,8 +714,9 @@ nx_loop(struct nx_run *x)
 		if (now - x->last_ns >= 1000000000ull)
 			nx_progress(x, now);
 		if (x->cfg->timeline)
-			trace_sample(x->cfg->timeline, x->rt, now, &x->trace_ns,
-				     &x->trace_events, x->events);
+			cli_trace_sample(x->cfg->timeline, x->rt, now,
+					 &x->trace_ns, &x->trace_events,
+					 x->events);
 		if (x->chunks % 64 == 0 && (rc = nx_check_alive(x)) != 0)
 			return rc;
 	}
@@ -740,7 +748,7 @@ nx_single(struct nx_run *x, struct sc_batch **out)
 	if ((rc = nx_rewind(x)) != 0)
 		return rc;
 	if ((rc = sc_circuit_create(sc_nexmark_query_graph(x->q), &c)) != 0)
-		return lib_error("sc_circuit_create", rc);
+		return cli_lib_error("sc_circuit_create", rc);
 	while (done < x->events) {
 		struct sc_batch *b[SC_NEXMARK_KINDS];
 		uint64_t want = x->events - done < x->cfg->batch
@@ -759,20 +767,20 @@ nx_single(struct nx_run *x, struct sc_batch **out)
 				 c, sc_nexmark_query_input(x->q, k), b[k])) !=
 				0 &&
 			    rc != SC_ELATE) /* refused as the run's was */
-				rc = lib_error("sc_circuit_feed", rc);
+				rc = cli_lib_error("sc_circuit_feed", rc);
 			if (rc == SC_ELATE)
 				rc = 0;
 			sc_batch_release(b[k]);
 		}
 		if (!rc && (rc = sc_circuit_step(c)) != 0)
-			rc = lib_error("sc_circuit_step", rc);
+			rc = cli_lib_error("sc_circuit_step", rc);
 		if (rc || !made)
 			break;
 		done += made;
 	}
 	if (!rc && (rc = sc_circuit_integral(c, sc_nexmark_query_output(x->q),
 					     out)) != 0)
-		rc = lib_error("sc_circuit_integral", rc);
+		rc = cli_lib_error("sc_circuit_integral", rc);
 	sc_circuit_destroy(c);
 	return rc;
 }
@@ -814,10 +822,11 @@ nx_write_output(struct nx_run *x, const struct sc_batch *got)
 	(void)sc_nexmark_query_columns(x->q, &cols);
 	(void)snprintf(path, sizeof(path), "%s/%s.csv", x->cfg->dump,
 		       sc_nexmark_query_name(x->q));
-	f = open_out("run", "--dump", path);
+	f = cli_open_out("run", "--dump", path);
 	rc = sc_csv_write_batch(f, &s, cols, got);
-	if (close_out("run", path, f) || rc)
-		return rc ? lib_error("writing the dump", rc) : EXIT_LIBRARY;
+	if (cli_close_out("run", path, f) || rc)
+		return rc ? cli_lib_error("writing the dump", rc)
+			  : CLI_EXIT_LIBRARY;
 	return 0;
 }
 
@@ -831,7 +840,7 @@ nx_finish(struct nx_run *x)
 	sc_runtime_stats(x->rt, &x->st);
 	for (int k = 0; k < SC_NEXMARK_KINDS && !rc; k++)
 		if (x->dump[k]) {
-			rc = close_out("run", "the input dump", x->dump[k]);
+			rc = cli_close_out("run", "the input dump", x->dump[k]);
 			x->dump[k] = NULL;
 		}
 	if (rc)
@@ -841,8 +850,9 @@ nx_finish(struct nx_run *x)
 	if ((rc = sc_runtime_integral(x->rt, sc_nexmark_query_output(x->q),
 				      &got)) != 0 ||
 	    !got)
-		return lib_error("sc_runtime_integral", rc ? rc : SC_ENOMEM);
-	if (ranks_rank() != 0) { /* its part went to rank 0 */
+		return cli_lib_error("sc_runtime_integral",
+				     rc ? rc : SC_ENOMEM);
+	if (cli_ranks_rank() != 0) { /* its part went to rank 0 */
 		sc_batch_release(got);
 		return 0;
 	}
@@ -921,12 +931,12 @@ nx_summary(const struct nx_run *x, FILE *json)
 		     "edges), %u workers%s, batch %u%s\n",
 		     sc_nexmark_query_name(x->q), place, x->st.units,
 		     x->st.edges, x->cfg->workers,
-		     ranks_active() ? " per rank" : "", x->cfg->batch,
+		     cli_ranks_active() ? " per rank" : "", x->cfg->batch,
 		     x->cfg->from ? ", from files" : "");
-	if (ranks_active())
+	if (cli_ranks_active())
 		(void)printf("  across %d ranks (MPI), the host on rank 0; "
 			     "turns and RSS are rank 0's\n",
-			     ranks_size());
+			     cli_ranks_size());
 	(void)printf("  events %" PRIu64 " in %.3f s: %.0f events/s, %.0f "
 		     "events per CPU-second (%.2f CPU-s)\n",
 		     x->events, s, eps, epc, cpu);
@@ -960,44 +970,44 @@ nx_summary(const struct nx_run *x, FILE *json)
  * prints them (and writes them into the JSON when there is one); 0, or
  * an exit code when the gather failed or another rank did. */
 static int
-nx_ranks(struct rank_figs *mine, FILE *json, bool printed)
+nx_ranks(struct cli_rank_figs *mine, FILE *json, bool printed)
 {
 	/* The process's last run (not freed). */
-	static struct rank_figs all[SC_PLACEMENT_MAX_RANKS];
-	int rc = ranks_gather(mine, all), bad = 0;
+	static struct cli_rank_figs all[SC_PLACEMENT_MAX_RANKS];
+	int rc = cli_ranks_gather(mine, all), bad = 0;
 
-	if (rc || ranks_rank() != 0)
+	if (rc || cli_ranks_rank() != 0)
 		return rc;
 	if (printed)
-		ranks_print(stdout, all, ranks_size());
+		cli_ranks_print(stdout, all, cli_ranks_size());
 	if (printed && json) {
 		(void)fputs(", ", json);
-		ranks_write_json(json, all, ranks_size(), "");
+		cli_ranks_write_json(json, all, cli_ranks_size(), "");
 	}
-	for (int k = 1; k < ranks_size(); k++)
+	for (int k = 1; k < cli_ranks_size(); k++)
 		if (all[k].failed) {
 			(void)printf(
 			    "  rank %d failed (its messages say why)\n", k);
-			bad = EXIT_LIBRARY;
+			bad = CLI_EXIT_LIBRARY;
 		}
 	return bad;
 }
 
 /* This rank's figures, before its runtime goes. */
 static void
-nx_rank_figs(const struct nx_run *x, int rc, struct rank_figs *f)
+nx_rank_figs(const struct nx_run *x, int rc, struct cli_rank_figs *f)
 {
-	ranks_figs_of(x->rt, x->mpi, x->p, f);
+	cli_ranks_figs_of(x->rt, x->mpi, x->p, f);
 	f->failed = rc != 0;
 }
 
 int
-cmd_run_nexmark(int argc, char **argv)
+cli_cmd_run_nexmark(int argc, char **argv)
 {
 	struct nx_cfg c;
 	struct nx_run x;
 	struct sc_panic_record pr;
-	struct rank_figs mine;
+	struct cli_rank_figs mine;
 	FILE *json, *trace;
 	bool host, across, printed = false;
 	int rc, rc2, wrc;
@@ -1005,17 +1015,17 @@ cmd_run_nexmark(int argc, char **argv)
 	if (!nx_parse(argc, argv, &c))
 		return 0;
 	memset(&x, 0, sizeof(x));
-	json = open_out("run", "--json", c.json);
-	trace = open_out("run", "--trace", c.trace);
-	if (trace && (rc = trace_open(c.workers, &c.timeline)) != 0)
+	json = cli_open_out("run", "--json", c.json);
+	trace = cli_open_out("run", "--trace", c.trace);
+	if (trace && (rc = cli_trace_open(c.workers, &c.timeline)) != 0)
 		return rc;
 	if ((rc = nx_setup(&x, &c)) != 0)
 		goto out;
-	/* Across ranks (tools/subcirc_run.c says how): rank 0 submits and
+	/* Across ranks (tools/cli_grid.c says how): rank 0 submits and
 	 * reports; every rank makes the same collective calls whatever
 	 * happened before. */
-	host = ranks_rank() == 0;
-	across = ranks_active();
+	host = cli_ranks_rank() == 0;
+	across = cli_ranks_active();
 	if (!host)
 		c.quiet = true;
 	x.t0 = x.last_ns = sc_bench_now_ns();
@@ -1027,7 +1037,7 @@ cmd_run_nexmark(int argc, char **argv)
 		if (rc2 == SC_EPANIC)
 			(void)fprintf(stderr, "subcirc: unit %s panicked: %s\n",
 				      pr.name, pr.message);
-		rc2 = lib_error("sc_runtime_wait_idle", rc2);
+		rc2 = cli_lib_error("sc_runtime_wait_idle", rc2);
 		rc = rc ? rc : rc2;
 		if (!across)
 			goto out;
@@ -1041,26 +1051,26 @@ cmd_run_nexmark(int argc, char **argv)
 		printed = true;
 	}
 out:
-	if (ranks_active())
+	if (cli_ranks_active())
 		nx_rank_figs(&x, rc, &mine);
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++)
 		if (x.dump[k])
 			(void)fclose(x.dump[k]);
 	nx_teardown(&x);
-	if (ranks_active() && (rc2 = nx_ranks(&mine, json, printed)) != 0)
+	if (cli_ranks_active() && (rc2 = nx_ranks(&mine, json, printed)) != 0)
 		rc = rc ? rc : rc2;
 	if (printed && json)
 		(void)fputs("}\n", json);
-	wrc = close_out("run", c.json, json);
+	wrc = cli_close_out("run", c.json, json);
 	/* After the runtime: no turn records any more. What ran is in the
 	 * trace even when the run failed. */
-	if ((rc2 = trace_close(c.timeline, ranks_rank() == 0 ? trace : NULL)) !=
-		0 &&
+	if ((rc2 = cli_trace_close(
+		 c.timeline, cli_ranks_rank() == 0 ? trace : NULL)) != 0 &&
 	    !wrc)
 		wrc = rc2;
-	if (close_out("run", c.trace, trace) && !wrc)
-		wrc = EXIT_LIBRARY;
+	if (cli_close_out("run", c.trace, trace) && !wrc)
+		wrc = CLI_EXIT_LIBRARY;
 	if (rc || wrc)
-		return ranks_agree(rc ? rc : wrc);
-	return ranks_agree(x.ok ? 0 : EXIT_CHECK);
+		return cli_ranks_agree(rc ? rc : wrc);
+	return cli_ranks_agree(x.ok ? 0 : CLI_EXIT_CHECK);
 }

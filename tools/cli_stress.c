@@ -1,5 +1,5 @@
 /*
- * subcirc_stress.c - `subcirc stress`: seeds x workers x placements, on the
+ * cli_stress.c - `subcirc stress`: seeds x workers x placements, on the
  * grid workload, on random circuits and on the Nexmark queries
  * (bench/workloads/; --workloads nexmark: the seed draws the query, the
  * generator's seed, the events per submission chunk and the chunks, and
@@ -15,7 +15,7 @@
  * The campaign: --modes sim,pool crosses the seeded scheduler with the
  * real pool, and --faults LIST injects, per case, a fault drawn from the
  * case's seed (units/settle.h: panic, segv, stall, slow, burst, alloc;
- * "none" too; alloc through tools/subcirc_alloc.c's hook), or exactly one
+ * "none" too; alloc through tools/cli_alloc.c's hook), or exactly one
  * with --panic-at UNIT:N / --fault-unit / --fault-at. The settle check
  * counts what happened; this file tallies it, prints a progress line each
  * second and a summary, writes --json, and with --shrink reduces the
@@ -49,9 +49,66 @@
 #include "bench/workloads/random.h"
 #include "operators/base.h"
 #include "operators/error.h"
-#include "tools/subcirc.h"
+#include "tools/cli.h"
+#include "tools/cli_cmd.h"
+#include "tools/cli_ranks.h"
+#include "tools/cli_stress_ranks.h"
 #include "units/placement.h"
 #include "units/settle.h"
+
+const char cli_usage_stress[] =
+    "usage: subcirc stress [options]\n"
+    "  seeds x workers x placements on the grid workload and on random\n"
+    "  circuits (sizes, batches, edge capacities and outbox bounds drawn\n"
+    "  from the seed) under the\n"
+    "  seeded scheduler: every case must settle exactly where the single\n"
+    "  circuit does, with every edge empty. The first failing case is\n"
+    "  printed with the command that replays it.\n"
+    "\n"
+    "  --seeds A..B      seed range, inclusive (default 1..20; or one seed)\n"
+    "  --workers LIST    units held at once by the scheduler, or threads\n"
+    "                    with --pool (default 1,2,3,4)\n"
+    "  --placements LIST comma list (default single,per-node,chains,\n"
+    "                    random:2,random:5,sharded:2,sharded:3)\n"
+    "  --workloads W     comma list of grid, random (random circuits of\n"
+    "                    join, antijoin, distinct, aggregate, map, filter,\n"
+    "                    plus, minus...) and nexmark (the seed draws the\n"
+    "                    query); default grid,random\n"
+    "  --panic-rate X    grid: share (0..1) of projection rows whose callback\n"
+    "                    fails: the unit panics, and the case must still\n"
+    "                    settle, report the panic and keep its edges clean\n"
+    "  --pool            real worker threads instead of the scheduler\n"
+    "  --modes M         sim, pool or sim,pool (default sim)\n"
+    "  --faults LIST     per case, one fault drawn from the seed among\n"
+    "                    none, panic, segv, stall, slow, burst, alloc\n"
+    "                    (units/settle.h; alloc: the Nth allocation fails)\n"
+    "  --panic-at U:N    a panic at step N of unit U (every case)\n"
+    "  --fault-unit U    the unit of the --faults kind (one kind only)\n"
+    "  --fault-at N      its step that faults (default drawn in 1..3;\n"
+    "                    for alloc, the allocation, drawn in 1..64)\n"
+    "  --stall-ms MS     the watchdog's stall threshold (default 20)\n"
+    "  --restart R/T     rebuild a dead unit, at most R times in T s (0:\n"
+    "                    ever); every output must then settle, none skipped\n"
+    "  --events N        submissions per case (default drawn from the seed)\n"
+    "  --ticks           tick mode: random host ticks, per-tick operators in\n"
+    "                    random circuits, every output's delta at every tick\n"
+    "                    compared (faults none, slow, burst only)\n"
+    "  --keep-going      run every case, not only up to the first failure\n"
+    "  --shrink          reduce the first failing case and print its replay\n"
+    "  --json FILE       runs, faults_injected, divergences, frames_lost,\n"
+    "                    hangs, the first failure's replay\n"
+    "  --quiet           no progress line (one a second on stderr)\n"
+    "  --plant-difference  the reference misses the last submission (to\n"
+    "                    test the campaign itself: a case whose last\n"
+    "                    submission reaches a compared output fails)\n"
+    "  --verbose         one line per case\n"
+    "\n"
+    "  Under `mpirun -np N subcirc stress ...` every case runs across the N\n"
+    "  ranks on worker threads (a placement without @ranks is spread over\n"
+    "  them: chains@ranks:N...), checked against the single circuit on\n"
+    "  rank 0, with the frames sent and received per rank; faults other\n"
+    "  than none, --modes sim, --ticks, --restart, --panic-rate, --shrink\n"
+    "  and nexmark are refused there.\n";
 
 /* A drawn alloc fault fails one of the run's first this many
  * allocations. */
@@ -63,9 +120,9 @@ static const char *const stress_default[] = {
 
 struct stress_cfg {
 	uint64_t seed_lo, seed_hi;
-	uint32_t workers[MAX_LIST];
+	uint32_t workers[CLI_MAX_LIST];
 	size_t nw;
-	char places[MAX_LIST][32];
+	char places[CLI_MAX_LIST][32];
 	size_t np;
 	double panic_rate;
 	bool pool;
@@ -351,8 +408,8 @@ stress_opts(const struct stress_case *k, struct sc_settle_opts *o)
 	o->fault.stall_ns = k->stall_ms * 1000000ull;
 }
 
-/* Run one case: 0 when it passed (or was skipped); EXIT_CHECK when it ran
- * to a verdict that is not settled (k->res.why); EXIT_LIBRARY when it
+/* Run one case: 0 when it passed (or was skipped); CLI_EXIT_CHECK when it ran
+ * to a verdict that is not settled (k->res.why); CLI_EXIT_LIBRARY when it
  * could not be run (SC_ENOMEM building the workload, the placement or
  * the runtime: k->res.why too), which is no verdict on the schedule. */
 static int
@@ -414,8 +471,8 @@ stress_run(struct stress_case *k, const char *exe)
 	    k->res.injected[k->fault.kind])
 		return 0;
 	if (rc)
-		return EXIT_LIBRARY;
-	return k->res.ok ? 0 : EXIT_CHECK;
+		return CLI_EXIT_LIBRARY;
+	return k->res.ok ? 0 : CLI_EXIT_CHECK;
 }
 
 static void
@@ -440,20 +497,22 @@ stress_parse_seeds(const char *v, struct stress_cfg *s)
 
 	if (!dots) {
 		s->seed_lo = s->seed_hi =
-		    parse_u64("stress", "--seeds", v, 0, UINT64_MAX);
+		    cli_parse_u64("stress", "--seeds", v, 0, UINT64_MAX);
 		return;
 	}
 	if ((size_t)(dots - v) >= sizeof(lo))
-		die_usage("stress", "--seeds: '%s' is not A..B", v);
+		cli_die_usage("stress", "--seeds: '%s' is not A..B", v);
 	memcpy(lo, v, (size_t)(dots - v));
 	lo[dots - v] = 0;
-	s->seed_lo = parse_u64("stress", "--seeds (from)", lo, 0, UINT64_MAX);
+	s->seed_lo =
+	    cli_parse_u64("stress", "--seeds (from)", lo, 0, UINT64_MAX);
 	s->seed_hi =
-	    parse_u64("stress", "--seeds (to)", dots + 2, 0, UINT64_MAX);
+	    cli_parse_u64("stress", "--seeds (to)", dots + 2, 0, UINT64_MAX);
 	if (s->seed_hi < s->seed_lo)
-		die_usage("stress",
-			  "--seeds: %" PRIu64 "..%" PRIu64 " is an empty range",
-			  s->seed_lo, s->seed_hi);
+		cli_die_usage("stress",
+			      "--seeds: %" PRIu64 "..%" PRIu64
+			      " is an empty range",
+			      s->seed_lo, s->seed_hi);
 }
 
 static void
@@ -464,7 +523,8 @@ stress_parse_workloads(const char *v, struct stress_cfg *s)
 
 	if (strlen(v) >= sizeof(buf) || !v[0] || strstr(v, ",,") ||
 	    v[strlen(v) - 1] == ',' || v[0] == ',')
-		die_usage("stress", "--workloads: '%s' is not a comma list", v);
+		cli_die_usage("stress", "--workloads: '%s' is not a comma list",
+			      v);
 	strcpy(buf, v);
 	s->grid = s->random = s->nexmark = false;
 	for (tok = strtok_r(buf, ",", &save); tok;
@@ -475,10 +535,11 @@ stress_parse_workloads(const char *v, struct stress_cfg *s)
 						     : NULL;
 
 		if (!on || *on)
-			die_usage("stress",
-				  "--workloads: '%s' is not a list of grid, "
-				  "random and nexmark (each once)",
-				  v);
+			cli_die_usage(
+			    "stress",
+			    "--workloads: '%s' is not a list of grid, "
+			    "random and nexmark (each once)",
+			    v);
 		*on = true;
 	}
 }
@@ -492,8 +553,8 @@ stress_parse_modes(const char *v, struct stress_cfg *s)
 		    !strcmp(v, "pool,sim");
 
 	if (!sim && !pool)
-		die_usage("stress",
-			  "--modes: '%s' is not sim, pool or sim,pool", v);
+		cli_die_usage("stress",
+			      "--modes: '%s' is not sim, pool or sim,pool", v);
 	s->modes[0] = sim;
 	s->modes[1] = pool;
 	s->modes_given = true;
@@ -507,7 +568,8 @@ stress_parse_faults(const char *v, struct stress_cfg *s)
 
 	if (strlen(v) >= sizeof(buf) || !v[0] || strstr(v, ",,") ||
 	    v[strlen(v) - 1] == ',' || v[0] == ',')
-		die_usage("stress", "--faults: '%s' is not a comma list", v);
+		cli_die_usage("stress", "--faults: '%s' is not a comma list",
+			      v);
 	strcpy(buf, v);
 	s->nfaults = 0;
 	for (tok = strtok_r(buf, ",", &save); tok;
@@ -516,18 +578,20 @@ stress_parse_faults(const char *v, struct stress_cfg *s)
 
 		if (!strcmp(tok, "alloc") &&
 		    sc_settle_fault_parse(tok, &k) != 0)
-			die_usage("stress",
-				  "--faults: alloc is not injected in-process "
-				  "in this build (no allocation hook: %s); use "
-				  "the LD_PRELOAD tools/subcirc_failalloc.c",
-				  sc_errmsg());
+			cli_die_usage(
+			    "stress",
+			    "--faults: alloc is not injected in-process "
+			    "in this build (no allocation hook: %s); use "
+			    "the LD_PRELOAD tests/tools/failalloc_preload.c",
+			    sc_errmsg());
 		if (sc_settle_fault_parse(tok, &k) != 0)
-			die_usage("stress",
-				  "--faults: '%s' is not none, panic, segv, "
-				  "stall, slow, burst or alloc",
-				  tok);
+			cli_die_usage(
+			    "stress",
+			    "--faults: '%s' is not none, panic, segv, "
+			    "stall, slow, burst or alloc",
+			    tok);
 		if (s->nfaults == SC_SETTLE_FAULT_KINDS)
-			die_usage("stress", "--faults: too many entries");
+			cli_die_usage("stress", "--faults: too many entries");
 		s->faults[s->nfaults++] = k;
 	}
 }
@@ -543,14 +607,14 @@ stress_parse_restart(const char *v, struct stress_cfg *s)
 
 	if (!slash || (size_t)(slash - v) >= sizeof(r) ||
 	    strlen(v) >= sizeof(s->restart_arg))
-		die_usage("stress", "--restart: '%s' is not R/T", v);
+		cli_die_usage("stress", "--restart: '%s' is not R/T", v);
 	memcpy(r, v, (size_t)(slash - v));
 	r[slash - v] = 0;
 	s->restart.kind = SC_RESTART_BOUNDED;
-	s->restart.max_restarts = (uint32_t)parse_u64(
+	s->restart.max_restarts = (uint32_t)cli_parse_u64(
 	    "stress", "--restart (restarts)", r, 1, SC_RESTART_MAX);
-	t = parse_double("stress", "--restart (seconds)", slash + 1, 0.0,
-			 86400.0);
+	t = cli_parse_double("stress", "--restart (seconds)", slash + 1, 0.0,
+			     86400.0);
 	s->restart.period_ns = (uint64_t)(t * 1e9);
 	(void)snprintf(s->restart_arg, sizeof(s->restart_arg), "%s", v);
 }
@@ -563,51 +627,52 @@ stress_parse_panic_at(const char *v, struct stress_cfg *s)
 	char unit[24];
 
 	if (!colon || (size_t)(colon - v) >= sizeof(unit))
-		die_usage("stress", "--panic-at: '%s' is not UNIT:N", v);
+		cli_die_usage("stress", "--panic-at: '%s' is not UNIT:N", v);
 	memcpy(unit, v, (size_t)(colon - v));
 	unit[colon - v] = 0;
-	s->fault_unit = (int32_t)parse_u64("stress", "--panic-at (unit)", unit,
-					   0, INT32_MAX);
-	s->fault_at =
-	    parse_u64("stress", "--panic-at (step)", colon + 1, 1, UINT64_MAX);
+	s->fault_unit = (int32_t)cli_parse_u64("stress", "--panic-at (unit)",
+					       unit, 0, INT32_MAX);
+	s->fault_at = cli_parse_u64("stress", "--panic-at (step)", colon + 1, 1,
+				    UINT64_MAX);
 	s->faults[0] = SC_SETTLE_FAULT_PANIC;
 	s->nfaults = 1;
 }
 
 static bool
-stress_parse_campaign(struct args *a, struct stress_cfg *s)
+stress_parse_campaign(struct cli_args *a, struct stress_cfg *s)
 {
 	const char *v;
 
-	if (args_opt(a, "--modes", &v))
+	if (cli_args_opt(a, "--modes", &v))
 		stress_parse_modes(v, s);
-	else if (args_opt(a, "--faults", &v))
+	else if (cli_args_opt(a, "--faults", &v))
 		stress_parse_faults(v, s);
-	else if (args_opt(a, "--panic-at", &v))
+	else if (cli_args_opt(a, "--panic-at", &v))
 		stress_parse_panic_at(v, s);
-	else if (args_opt(a, "--fault-unit", &v))
-		s->fault_unit = (int32_t)parse_u64("stress", "--fault-unit", v,
-						   0, INT32_MAX);
-	else if (args_opt(a, "--fault-at", &v))
+	else if (cli_args_opt(a, "--fault-unit", &v))
+		s->fault_unit = (int32_t)cli_parse_u64("stress", "--fault-unit",
+						       v, 0, INT32_MAX);
+	else if (cli_args_opt(a, "--fault-at", &v))
 		s->fault_at =
-		    parse_u64("stress", "--fault-at", v, 1, UINT64_MAX);
-	else if (args_opt(a, "--stall-ms", &v))
-		s->stall_ms = parse_u64("stress", "--stall-ms", v, 5, 10000);
-	else if (args_opt(a, "--events", &v))
-		s->events = parse_u64("stress", "--events", v, 1, 1000000);
-	else if (args_opt(a, "--json", &v))
+		    cli_parse_u64("stress", "--fault-at", v, 1, UINT64_MAX);
+	else if (cli_args_opt(a, "--stall-ms", &v))
+		s->stall_ms =
+		    cli_parse_u64("stress", "--stall-ms", v, 5, 10000);
+	else if (cli_args_opt(a, "--events", &v))
+		s->events = cli_parse_u64("stress", "--events", v, 1, 1000000);
+	else if (cli_args_opt(a, "--json", &v))
 		s->json = v;
-	else if (args_opt(a, "--keep-going", NULL))
+	else if (cli_args_opt(a, "--keep-going", NULL))
 		s->keep_going = true;
-	else if (args_opt(a, "--shrink", NULL))
+	else if (cli_args_opt(a, "--shrink", NULL))
 		s->shrink = true;
-	else if (args_opt(a, "--quiet", NULL))
+	else if (cli_args_opt(a, "--quiet", NULL))
 		s->quiet = true;
-	else if (args_opt(a, "--plant-difference", NULL))
+	else if (cli_args_opt(a, "--plant-difference", NULL))
 		s->plant = true;
-	else if (args_opt(a, "--ticks", NULL))
+	else if (cli_args_opt(a, "--ticks", NULL))
 		s->ticks = true;
-	else if (args_opt(a, "--restart", &v))
+	else if (cli_args_opt(a, "--restart", &v))
 		stress_parse_restart(v, s);
 	else
 		return false;
@@ -617,7 +682,8 @@ stress_parse_campaign(struct args *a, struct stress_cfg *s)
 static void
 stress_parse(int argc, char **argv, struct stress_cfg *s)
 {
-	struct args a = {.cmd = "stress", .argc = argc, .argv = argv, .i = 0};
+	struct cli_args a = {
+	    .cmd = "stress", .argc = argc, .argv = argv, .i = 0};
 	const char *v;
 
 	memset(s, 0, sizeof(*s));
@@ -630,53 +696,57 @@ stress_parse(int argc, char **argv, struct stress_cfg *s)
 	for (s->nw = 0; s->nw < 4; s->nw++)
 		s->workers[s->nw] = (uint32_t)s->nw + 1;
 	while (a.i < argc) {
-		if (args_opt(&a, "--help", NULL) || args_opt(&a, "-h", NULL)) {
-			(void)fputs(usage_stress, stdout);
+		if (cli_args_opt(&a, "--help", NULL) ||
+		    cli_args_opt(&a, "-h", NULL)) {
+			(void)fputs(cli_usage_stress, stdout);
 			/* The CLI exits before it starts any thread. */
 			exit(0); // NOLINT(concurrency-mt-unsafe)
-		} else if (args_opt(&a, "--seeds", &v)) {
+		} else if (cli_args_opt(&a, "--seeds", &v)) {
 			stress_parse_seeds(v, s);
-		} else if (args_opt(&a, "--workers", &v)) {
-			s->nw = parse_u32_list("stress", "--workers", v, 1, 64,
-					       s->workers);
-		} else if (args_opt(&a, "--placements", &v)) {
-			s->np = parse_placements("stress", v, s->places);
-		} else if (args_opt(&a, "--panic-rate", &v)) {
-			s->panic_rate =
-			    parse_double("stress", "--panic-rate", v, 0.0, 1.0);
-		} else if (args_opt(&a, "--workloads", &v)) {
+		} else if (cli_args_opt(&a, "--workers", &v)) {
+			s->nw = cli_parse_u32_list("stress", "--workers", v, 1,
+						   64, s->workers);
+		} else if (cli_args_opt(&a, "--placements", &v)) {
+			s->np = cli_parse_placements("stress", v, s->places);
+		} else if (cli_args_opt(&a, "--panic-rate", &v)) {
+			s->panic_rate = cli_parse_double(
+			    "stress", "--panic-rate", v, 0.0, 1.0);
+		} else if (cli_args_opt(&a, "--workloads", &v)) {
 			stress_parse_workloads(v, s);
-		} else if (args_opt(&a, "--pool", NULL)) {
+		} else if (cli_args_opt(&a, "--pool", NULL)) {
 			s->modes[0] = false;
 			s->modes[1] = true;
 			s->modes_given = true;
-		} else if (args_opt(&a, "--verbose", NULL)) {
+		} else if (cli_args_opt(&a, "--verbose", NULL)) {
 			s->verbose = true;
 		} else if (!stress_parse_campaign(&a, s)) {
-			die_usage("stress", "unknown argument '%s'", argv[a.i]);
+			cli_die_usage("stress", "unknown argument '%s'",
+				      argv[a.i]);
 		}
 	}
 	if ((s->fault_unit >= 0 || s->fault_at) && s->nfaults != 1)
-		die_usage("stress", "--fault-unit and --fault-at need one "
-				    "fault kind (--faults KIND or --panic-at)");
+		cli_die_usage("stress",
+			      "--fault-unit and --fault-at need one "
+			      "fault kind (--faults KIND or --panic-at)");
 	for (size_t i = 0; s->ticks && i < s->nfaults; i++)
 		if (s->faults[i] != SC_SETTLE_FAULT_NONE &&
 		    s->faults[i] != SC_SETTLE_FAULT_SLOW &&
 		    s->faults[i] != SC_SETTLE_FAULT_BURST)
-			die_usage("stress",
-				  "--ticks: fault '%s' is not "
-				  "checked in tick mode (none, slow "
-				  "and burst are)",
-				  sc_settle_fault_name(s->faults[i]));
+			cli_die_usage("stress",
+				      "--ticks: fault '%s' is not "
+				      "checked in tick mode (none, slow "
+				      "and burst are)",
+				      sc_settle_fault_name(s->faults[i]));
 	if (s->ticks && (s->panic_rate > 0 || s->restart.kind))
-		die_usage("stress", "--ticks: no --panic-rate nor --restart "
-				    "in tick mode");
+		cli_die_usage("stress",
+			      "--ticks: no --panic-rate nor --restart "
+			      "in tick mode");
 	if (s->np == 0)
 		for (;
 		     s->np < sizeof(stress_default) / sizeof(stress_default[0]);
 		     s->np++)
 			strcpy(s->places[s->np], stress_default[s->np]);
-	s->json_f = open_out("stress", "--json", s->json);
+	s->json_f = cli_open_out("stress", "--json", s->json);
 }
 
 static void
@@ -734,9 +804,9 @@ stress_count(struct stress_tally *t, const struct stress_case *k, int rc)
 	t->skipped += k->skipped;
 	if (k->skipped)
 		return;
-	t->errors += rc == EXIT_LIBRARY;
-	t->failures += rc == EXIT_CHECK;
-	t->divergences += rc == EXIT_CHECK && k->res.output >= 0;
+	t->errors += rc == CLI_EXIT_LIBRARY;
+	t->failures += rc == CLI_EXIT_CHECK;
+	t->divergences += rc == CLI_EXIT_CHECK && k->res.output >= 0;
 	t->hangs += k->res.hung;
 	t->frames_lost += k->res.frames_lost;
 	t->stalls_reported += k->res.stalls_reported;
@@ -768,7 +838,7 @@ stress_one(const struct stress_cfg *s, struct stress_case *k, const char *exe,
 		stress_count(t, k, rc);
 	if (s->verbose)
 		stress_print_case(k, rc == 0);
-	if (t && rc == EXIT_CHECK)
+	if (t && rc == CLI_EXIT_CHECK)
 		stress_print_failure(k);
 	else if (t && rc)
 		(void)fprintf(stderr,
@@ -980,22 +1050,6 @@ stress_print_tally(const struct stress_cfg *s, const struct stress_tally *t)
 			     t->first_replay);
 }
 
-/* A JSON string (quotes, backslashes and control characters escaped). */
-static void
-json_str(FILE *f, const char *v)
-{
-	(void)fputc('"', f);
-	for (const unsigned char *c = (const unsigned char *)v; *c; c++) {
-		if (*c == '"' || *c == '\\')
-			(void)fprintf(f, "\\%c", *c);
-		else if (*c < 0x20)
-			(void)fprintf(f, "\\u%04x", *c);
-		else
-			(void)fputc(*c, f);
-	}
-	(void)fputc('"', f);
-}
-
 static void
 stress_write_json(const struct stress_tally *t, FILE *f)
 {
@@ -1022,16 +1076,16 @@ stress_write_json(const struct stress_tally *t, FILE *f)
 	    t->outputs_dead, t->restarts, t->given_up, t->ticks_compared);
 	if (t->have_first) {
 		(void)fprintf(f, "{\"why\": ");
-		json_str(f, t->first_why);
+		cli_json_str(f, t->first_why);
 		(void)fprintf(f, ", \"replay\": ");
-		json_str(f, t->first_replay);
+		cli_json_str(f, t->first_replay);
 		(void)fprintf(f, "}");
 	} else {
 		(void)fprintf(f, "null");
 	}
 	(void)fprintf(f, ",\n  \"shrunk_replay\": ");
 	if (t->shrunk[0])
-		json_str(f, t->shrunk);
+		cli_json_str(f, t->shrunk);
 	else
 		(void)fprintf(f, "null");
 	(void)fprintf(f, "\n}\n");
@@ -1041,9 +1095,9 @@ stress_write_json(const struct stress_tally *t, FILE *f)
 static int
 stress_worst(int a, int b)
 {
-	return a == EXIT_LIBRARY || b == EXIT_LIBRARY ? EXIT_LIBRARY
-	       : a				      ? a
-						      : b;
+	return a == CLI_EXIT_LIBRARY || b == CLI_EXIT_LIBRARY ? CLI_EXIT_LIBRARY
+	       : a					      ? a
+							      : b;
 }
 
 /* The ranks placement spec spans on the grid's graph (1 if it does not
@@ -1051,13 +1105,13 @@ stress_worst(int a, int b)
 static uint32_t
 stress_span(const char *spec)
 {
-	static struct sc_grid *gr; /* kept, as parse_placements' */
+	static struct sc_grid *gr; /* kept, as cli_parse_placements' */
 	struct sc_grid_opts go = {.rows = 1, .cols = 1};
 	struct sc_placement *p = NULL;
 	uint32_t n;
 
 	if (!gr && sc_grid_create(&go, &gr) != 0)
-		die_library("sc_grid_create", SC_ENOMEM);
+		cli_die_library("sc_grid_create", SC_ENOMEM);
 	if (sc_placement_parse(sc_grid_graph(gr), spec, 1, &p) != 0)
 		return 1;
 	n = sc_placement_ranks(p);
@@ -1066,14 +1120,14 @@ stress_span(const char *spec)
 }
 
 /* Under mpirun (or with a placement over ranks): the campaign across
- * ranks (tools/subcirc_stress_ranks.c), refusing what does not apply
+ * ranks (tools/cli_stress_ranks.c), refusing what does not apply
  * there; a placement with no ranks of its own is spread over all of
  * them. -1 when the campaign runs in this process as usual. */
 static int
 stress_across(const struct stress_cfg *s, const char *exe)
 {
-	static struct stress_ranks_cfg c;
-	uint32_t n = ranks_launched(), span = 1;
+	static struct cli_stress_ranks_cfg c;
+	uint32_t n = cli_ranks_launched(), span = 1;
 
 	for (size_t i = 0; i < s->np; i++) {
 		uint32_t k = stress_span(s->places[i]);
@@ -1083,25 +1137,27 @@ stress_across(const struct stress_cfg *s, const char *exe)
 	if (n <= 1 && span <= 1)
 		return -1;
 	if (s->nexmark)
-		die_usage("stress", "--workloads nexmark: not across ranks "
-				    "(grid and random are)");
+		cli_die_usage("stress", "--workloads nexmark: not across ranks "
+					"(grid and random are)");
 	if (s->modes_given && s->modes[0])
-		die_usage("stress", "--modes sim: the seeded scheduler runs "
-				    "turns on the host (workers 0), which a "
-				    "runtime across ranks cannot; every case "
-				    "there runs on worker threads (pool)");
+		cli_die_usage("stress",
+			      "--modes sim: the seeded scheduler runs "
+			      "turns on the host (workers 0), which a "
+			      "runtime across ranks cannot; every case "
+			      "there runs on worker threads (pool)");
 	for (size_t i = 0; i < s->nfaults; i++)
 		if (s->faults[i] != SC_SETTLE_FAULT_NONE)
-			die_usage("stress",
-				  "--faults %s: not across ranks (a case "
-				  "there is judged whole, every unit alive; "
-				  "only none)",
-				  sc_settle_fault_name(s->faults[i]));
+			cli_die_usage(
+			    "stress",
+			    "--faults %s: not across ranks (a case "
+			    "there is judged whole, every unit alive; "
+			    "only none)",
+			    sc_settle_fault_name(s->faults[i]));
 	if (s->panic_rate > 0 || s->ticks || s->restart.kind || s->shrink ||
 	    s->fault_unit >= 0 || s->fault_at)
-		die_usage("stress", "--panic-rate, --panic-at, --ticks, "
-				    "--restart and --shrink: not across "
-				    "ranks (units/runtime_remote.h)");
+		cli_die_usage("stress", "--panic-rate, --panic-at, --ticks, "
+					"--restart and --shrink: not across "
+					"ranks (units/runtime_remote.h)");
 	if (span <= 1)
 		span = n; /* every placement spread over mpirun's ranks */
 	memset(&c, 0, sizeof(c));
@@ -1112,15 +1168,15 @@ stress_across(const struct stress_cfg *s, const char *exe)
 			(void)snprintf(c.places[i], sizeof(c.places[i]),
 				       "%s@ranks:%u", s->places[i], span);
 		else if (k != span)
-			die_usage("stress",
-				  "--placements: '%s' spans %u ranks, "
-				  "another spans %u: one count for all",
-				  s->places[i], k, span);
+			cli_die_usage("stress",
+				      "--placements: '%s' spans %u ranks, "
+				      "another spans %u: one count for all",
+				      s->places[i], k, span);
 		else
 			(void)snprintf(c.places[i], sizeof(c.places[i]), "%s",
 				       s->places[i]);
 	}
-	(void)ranks_start("stress", span); /* exit 2 if it cannot run */
+	(void)cli_ranks_start("stress", span); /* exit 2 if it cannot run */
 	c.np = s->np;
 	c.seed_lo = s->seed_lo;
 	c.seed_hi = s->seed_hi;
@@ -1130,16 +1186,16 @@ stress_across(const struct stress_cfg *s, const char *exe)
 	c.random = s->random;
 	c.events = s->events;
 	c.keep_going = s->keep_going;
-	c.quiet = s->quiet || ranks_rank() != 0;
-	c.verbose = s->verbose && ranks_rank() == 0;
+	c.quiet = s->quiet || cli_ranks_rank() != 0;
+	c.verbose = s->verbose && cli_ranks_rank() == 0;
 	c.plant = s->plant;
 	c.json = s->json;
 	c.json_f = s->json_f;
-	return stress_ranks(&c, exe);
+	return cli_stress_ranks(&c, exe);
 }
 
 int
-cmd_stress(int argc, char **argv, const char *exe)
+cli_cmd_stress(int argc, char **argv, const char *exe)
 {
 	struct stress_cfg s;
 	static struct stress_tally t;
@@ -1196,7 +1252,7 @@ cmd_stress(int argc, char **argv, const char *exe)
 	stress_print_tally(&s, &t);
 	if (s.json_f) {
 		stress_write_json(&t, s.json_f);
-		rc = close_out("stress", s.json, s.json_f);
+		rc = cli_close_out("stress", s.json, s.json_f);
 		worst = stress_worst(worst, rc);
 	}
 	return worst;

@@ -1,5 +1,5 @@
 /*
- * subcirc_alloc.c - the CLI's allocation hook: `subcirc stress --faults
+ * cli_alloc.c - the CLI's allocation hook: `subcirc stress --faults
  * alloc` fails the Nth allocation of a run in-process.
  *
  * How: bench/faults/failalloc.h. The CLI is linked with ld --wrap for
@@ -16,7 +16,7 @@
 #include <stdint.h>
 
 #include "bench/faults/failalloc.h"
-#include "tools/subcirc.h"
+#include "tools/cli.h"
 #include "units/settle.h"
 
 #ifdef SC_CLI_ALLOC_WRAP

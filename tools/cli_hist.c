@@ -1,5 +1,5 @@
 /*
- * subcirc_hist.c - the latency histogram (subcirc.h): log-linear buckets,
+ * cli_hist.c - the latency histogram (cli.h): log-linear buckets,
  * 16 per power of two (the layout of HdrHistogram with one significant
  * hex digit), so that an add is one relaxed atomic increment on the
  * worker that saw the latency, and a percentile is within 1/32 of the
@@ -10,24 +10,25 @@
  * the bucket's midpoint, at most w / 2 <= lo / 32 <= v / 32 from v.
  * Values below 32 have buckets of width 1 and are reported exactly.
  *
- * hist_add_linear adds the n values of an arithmetic sequence in one call
+ * cli_hist_add_linear adds the n values of an arithmetic sequence in one call
  * (a batch whose events arrived evenly spread over its interval), with as
  * many increments as the sequence crosses buckets, not n.
  */
 #include <math.h>
 #include <stdatomic.h>
 
-#include "tools/subcirc.h"
+#include "tools/cli.h"
 
 static unsigned
 hist_bucket(uint64_t v)
 {
 	unsigned e;
 
-	if (v < HIST_SUB)
+	if (v < CLI_HIST_SUB)
 		return (unsigned)v;
 	e = 63u - (unsigned)__builtin_clzll(v); /* >= 4 */
-	return (e - 3) * HIST_SUB + (unsigned)((v >> (e - 4)) & (HIST_SUB - 1));
+	return (e - 3) * CLI_HIST_SUB +
+	       (unsigned)((v >> (e - 4)) & (CLI_HIST_SUB - 1));
 }
 
 /* The smallest value of bucket i; past the last bucket, UINT64_MAX (so
@@ -37,16 +38,16 @@ hist_floor(unsigned i)
 {
 	unsigned e;
 
-	if (i < 2 * HIST_SUB)
+	if (i < 2 * CLI_HIST_SUB)
 		return i;
-	if (i > HIST_BUCKETS - 1)
+	if (i > CLI_HIST_BUCKETS - 1)
 		return UINT64_MAX;
-	e = i / HIST_SUB + 3;
-	return ((uint64_t)(HIST_SUB + i % HIST_SUB)) << (e - 4);
+	e = i / CLI_HIST_SUB + 3;
+	return ((uint64_t)(CLI_HIST_SUB + i % CLI_HIST_SUB)) << (e - 4);
 }
 
 static void
-hist_max(struct hist *h, uint64_t v)
+hist_max(struct cli_hist *h, uint64_t v)
 {
 	uint64_t m = atomic_load_explicit(&h->max, memory_order_relaxed);
 
@@ -57,7 +58,7 @@ hist_max(struct hist *h, uint64_t v)
 }
 
 void
-hist_add_n(struct hist *h, uint64_t v, uint64_t n)
+cli_hist_add_n(struct cli_hist *h, uint64_t v, uint64_t n)
 {
 	if (n == 0)
 		return;
@@ -67,20 +68,20 @@ hist_add_n(struct hist *h, uint64_t v, uint64_t n)
 }
 
 void
-hist_add(struct hist *h, uint64_t v)
+cli_hist_add(struct cli_hist *h, uint64_t v)
 {
-	hist_add_n(h, v, 1);
+	cli_hist_add_n(h, v, 1);
 }
 
 void
-hist_add_linear(struct hist *h, uint64_t first, double step, uint64_t n)
+cli_hist_add_linear(struct cli_hist *h, uint64_t first, double step, uint64_t n)
 {
 	uint64_t j = 0;
 
 	if (n == 0)
 		return;
 	if (!(step > 0)) {
-		hist_add_n(h, first, n);
+		cli_hist_add_n(h, first, n);
 		return;
 	}
 	/* Value j is first + floor(j * step); the values of one bucket are
@@ -117,11 +118,11 @@ hist_add_linear(struct hist *h, uint64_t first, double step, uint64_t n)
 }
 
 uint64_t
-hist_take(struct hist *h, struct hist_counts *out, bool reset)
+cli_hist_take(struct cli_hist *h, struct cli_hist_counts *out, bool reset)
 {
 	uint64_t n = 0;
 
-	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+	for (unsigned i = 0; i < CLI_HIST_BUCKETS; i++) {
 		out->b[i] =
 		    reset
 			? atomic_exchange_explicit(&h->b[i], 0,
@@ -153,7 +154,7 @@ hist_rank(double q, uint64_t n)
 }
 
 double
-hist_quantile_ns(const struct hist_counts *c, double q)
+cli_hist_quantile_ns(const struct cli_hist_counts *c, double q)
 {
 	uint64_t rank, seen = 0;
 
@@ -162,7 +163,7 @@ hist_quantile_ns(const struct hist_counts *c, double q)
 	rank = hist_rank(q, c->n);
 	if (rank == c->n)
 		return (double)c->max;
-	for (unsigned i = 0; i < HIST_BUCKETS; i++) {
+	for (unsigned i = 0; i < CLI_HIST_BUCKETS; i++) {
 		seen += c->b[i];
 		if (seen >= rank) {
 			uint64_t lo = hist_floor(i), hi = hist_floor(i + 1);
@@ -180,7 +181,7 @@ hist_quantile_ns(const struct hist_counts *c, double q)
 }
 
 double
-hist_quantile_us(const struct hist_counts *c, double q)
+cli_hist_quantile_us(const struct cli_hist_counts *c, double q)
 {
-	return hist_quantile_ns(c, q) / 1000.0;
+	return cli_hist_quantile_ns(c, q) / 1000.0;
 }

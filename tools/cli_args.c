@@ -1,5 +1,5 @@
 /*
- * subcirc_args.c - argument parsing of the command line (subcirc.h): every
+ * cli_args.c - argument parsing of the command line (cli.h): every
  * bad argument is refused by name, with exit code 2, before anything runs.
  */
 #include <errno.h>
@@ -11,11 +11,11 @@
 
 #include "bench/workloads/grid.h"
 #include "operators/error.h"
-#include "tools/subcirc.h"
+#include "tools/cli.h"
 #include "units/placement.h"
 
 void __attribute__((noreturn, format(printf, 2, 3)))
-die_usage(const char *cmd, const char *fmt, ...)
+cli_die_usage(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -26,24 +26,24 @@ die_usage(const char *cmd, const char *fmt, ...)
 	(void)vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	(void)fprintf(stderr, "\n(see `subcirc %s --help`)\n", cmd);
-	subcirc_exit(EXIT_USAGE);
+	cli_exit(CLI_EXIT_USAGE);
 }
 
 int
-lib_error(const char *what, int rc)
+cli_lib_error(const char *what, int rc)
 {
 	(void)fprintf(stderr, "subcirc: %s: %s (%s)\n", what, sc_errname(rc),
 		      sc_errdetail()[0] ? sc_errdetail() : sc_strerror(rc));
-	return EXIT_LIBRARY;
+	return CLI_EXIT_LIBRARY;
 }
 
-void __attribute__((noreturn)) die_library(const char *what, int rc)
+void __attribute__((noreturn)) cli_die_library(const char *what, int rc)
 {
-	subcirc_exit(lib_error(what, rc));
+	cli_exit(cli_lib_error(what, rc));
 }
 
 bool
-args_opt(struct args *a, const char *name, const char **val)
+cli_args_opt(struct cli_args *a, const char *name, const char **val)
 {
 	const char *s = a->argv[a->i];
 	size_t n = strlen(name);
@@ -52,7 +52,7 @@ args_opt(struct args *a, const char *name, const char **val)
 		return false;
 	if (!val) {
 		if (s[n] == '=')
-			die_usage(a->cmd, "%s takes no value", name);
+			cli_die_usage(a->cmd, "%s takes no value", name);
 		a->i++;
 		return true;
 	}
@@ -60,7 +60,7 @@ args_opt(struct args *a, const char *name, const char **val)
 		*val = s + n + 1;
 	} else {
 		if (a->i + 1 >= a->argc)
-			die_usage(a->cmd, "%s needs a value", name);
+			cli_die_usage(a->cmd, "%s needs a value", name);
 		*val = a->argv[++a->i];
 	}
 	a->i++;
@@ -77,8 +77,8 @@ all_digits(const char *s)
 }
 
 uint64_t
-parse_u64(const char *cmd, const char *name, const char *s, uint64_t lo,
-	  uint64_t hi)
+cli_parse_u64(const char *cmd, const char *name, const char *s, uint64_t lo,
+	      uint64_t hi)
 {
 	unsigned long long v = 0;
 
@@ -86,10 +86,10 @@ parse_u64(const char *cmd, const char *name, const char *s, uint64_t lo,
 	if (all_digits(s))
 		v = strtoull(s, NULL, 10);
 	if (!all_digits(s) || errno || v < lo || v > hi)
-		die_usage(cmd,
-			  "%s: '%s' is not a whole number in %" PRIu64
-			  "..%" PRIu64,
-			  name, s, lo, hi);
+		cli_die_usage(cmd,
+			      "%s: '%s' is not a whole number in %" PRIu64
+			      "..%" PRIu64,
+			      name, s, lo, hi);
 	return v;
 }
 
@@ -114,8 +114,8 @@ plain_decimal(const char *s)
 }
 
 double
-parse_double(const char *cmd, const char *name, const char *s, double lo,
-	     double hi)
+cli_parse_double(const char *cmd, const char *name, const char *s, double lo,
+		 double hi)
 {
 	double v = 0;
 
@@ -123,8 +123,8 @@ parse_double(const char *cmd, const char *name, const char *s, double lo,
 	if (plain_decimal(s))
 		v = strtod(s, NULL);
 	if (!plain_decimal(s) || errno || !(v >= lo && v <= hi))
-		die_usage(cmd, "%s: '%s' is not a number in %g..%g", name, s,
-			  lo, hi);
+		cli_die_usage(cmd, "%s: '%s' is not a number in %g..%g", name,
+			      s, lo, hi);
 	return v;
 }
 
@@ -141,9 +141,10 @@ list_next(const char *cmd, const char *name, const char **s, const char *all,
 		return false;
 	len = strcspn(*s, ",");
 	if (len == 0)
-		die_usage(cmd, "%s: '%s' has an empty entry", name, all);
+		cli_die_usage(cmd, "%s: '%s' has an empty entry", name, all);
 	if (len >= n)
-		die_usage(cmd, "%s: entry '%.*s' too long", name, (int)len, *s);
+		cli_die_usage(cmd, "%s: entry '%.*s' too long", name, (int)len,
+			      *s);
 	memcpy(tok, *s, len);
 	tok[len] = 0;
 	*s = (*s)[len] == ',' ? *s + len + 1 : NULL;
@@ -152,18 +153,18 @@ list_next(const char *cmd, const char *name, const char **s, const char *all,
 
 /* A comma list of whole numbers. */
 size_t
-parse_u32_list(const char *cmd, const char *name, const char *s, uint32_t lo,
-	       uint32_t hi, uint32_t *out)
+cli_parse_u32_list(const char *cmd, const char *name, const char *s,
+		   uint32_t lo, uint32_t hi, uint32_t *out)
 {
 	const char *rest = s;
 	char tok[32];
 	size_t n = 0;
 
 	while (list_next(cmd, name, &rest, s, tok, sizeof(tok))) {
-		if (n == MAX_LIST)
-			die_usage(cmd, "%s: more than %d entries", name,
-				  MAX_LIST);
-		out[n++] = (uint32_t)parse_u64(cmd, name, tok, lo, hi);
+		if (n == CLI_MAX_LIST)
+			cli_die_usage(cmd, "%s: more than %d entries", name,
+				      CLI_MAX_LIST);
+		out[n++] = (uint32_t)cli_parse_u64(cmd, name, tok, lo, hi);
 	}
 	return n;
 }
@@ -172,7 +173,7 @@ parse_u32_list(const char *cmd, const char *name, const char *s, uint32_t lo,
  * only and in the strategy's range (sc_placement_parse would call
  * sharded:0 or random: 5 an unknown strategy, and take ' 5' or '+5'). */
 void
-check_placement(const char *cmd, const char *opt, const char *spec)
+cli_check_placement(const char *cmd, const char *opt, const char *spec)
 {
 	const char *num = strchr(spec, ':');
 	const char *at = strchr(spec, '@');
@@ -203,7 +204,7 @@ check_placement(const char *cmd, const char *opt, const char *spec)
 			v = strtoull(digits, NULL, 10);
 	}
 	if (v < 1 || v > hi)
-		die_usage(
+		cli_die_usage(
 		    cmd, "%s: '%s': %s takes a whole number in 1..%" PRIu64,
 		    opt, spec, spec[0] == 'r' ? "random:N" : "sharded:K", hi);
 }
@@ -212,28 +213,29 @@ check_placement(const char *cmd, const char *opt, const char *spec)
  * (SC_EINVAL) is a bad argument, exit 2; anything else (SC_ENOMEM) is
  * the library's, exit 3. */
 void
-check_placement_of(const char *cmd, const char *opt, const struct sc_graph *g,
-		   const char *spec, uint64_t seed)
+cli_check_placement_of(const char *cmd, const char *opt,
+		       const struct sc_graph *g, const char *spec,
+		       uint64_t seed)
 {
 	struct sc_placement *p = NULL;
 	int rc;
 
-	check_placement(cmd, opt, spec);
+	cli_check_placement(cmd, opt, spec);
 	rc = sc_placement_parse(g, spec, seed, &p);
 	if (rc == SC_EINVAL)
-		die_usage(cmd, "%s: '%s': %s", opt, spec, sc_errmsg());
+		cli_die_usage(cmd, "%s: '%s': %s", opt, spec, sc_errmsg());
 	if (rc)
-		die_library("sc_placement_parse", rc);
+		cli_die_library("sc_placement_parse", rc);
 	sc_placement_destroy(p);
 }
 
 /* A comma list of placement names, checked against the grid's graph so a
  * misspelled one is refused before anything runs. */
 size_t
-parse_placements(const char *cmd, const char *s, char out[][32])
+cli_parse_placements(const char *cmd, const char *s, char out[][32])
 {
 	/* Made once and kept for the process: a refusal ends the process
-	 * (subcirc_exit) from the middle of the list, and the fuzzer's
+	 * (cli_exit) from the middle of the list, and the fuzzer's
 	 * harness, which returns from it instead, must not leak a grid per
 	 * value. The CLI parses on one thread, before any other starts. */
 	static struct sc_grid *gr;
@@ -244,43 +246,14 @@ parse_placements(const char *cmd, const char *s, char out[][32])
 	int rc;
 
 	if (!gr && (rc = sc_grid_create(&go, &gr)) != 0)
-		die_library("sc_grid_create", rc);
+		cli_die_library("sc_grid_create", rc);
 	while (list_next(cmd, "--placements", &rest, s, tok, sizeof(tok))) {
-		if (n == MAX_LIST)
-			die_usage(cmd, "--placements: more than %d entries",
-				  MAX_LIST);
-		check_placement_of(cmd, "--placements", sc_grid_graph(gr), tok,
-				   1);
+		if (n == CLI_MAX_LIST)
+			cli_die_usage(cmd, "--placements: more than %d entries",
+				      CLI_MAX_LIST);
+		cli_check_placement_of(cmd, "--placements", sc_grid_graph(gr),
+				       tok, 1);
 		strcpy(out[n++], tok);
 	}
 	return n;
-}
-
-bool
-parse_workload_opt(struct args *a, struct run_cfg *c)
-{
-	const char *v;
-
-	if (args_opt(a, "--batch", &v))
-		c->batch =
-		    (uint32_t)parse_u64(a->cmd, "--batch", v, 1, 1 << 20);
-	else if (args_opt(a, "--rows", &v))
-		c->rows = (int64_t)parse_u64(a->cmd, "--rows", v, 1, 1 << 24);
-	else if (args_opt(a, "--cols", &v))
-		c->cols = (int64_t)parse_u64(a->cmd, "--cols", v, 1, 1 << 24);
-	else if (args_opt(a, "--seed", &v))
-		c->seed = parse_u64(a->cmd, "--seed", v, 0, UINT64_MAX);
-	else if (args_opt(a, "--capacity", &v)) {
-		c->capacity =
-		    (uint32_t)parse_u64(a->cmd, "--capacity", v, 1, 1 << 20);
-		if (c->capacity & (c->capacity - 1))
-			die_usage(a->cmd,
-				  "--capacity: %u is not a power of two",
-				  c->capacity);
-	} else if (args_opt(a, "--budget", &v))
-		c->budget =
-		    (uint32_t)parse_u64(a->cmd, "--budget", v, 1, 1 << 20);
-	else
-		return false;
-	return true;
 }

@@ -1,5 +1,5 @@
 /*
- * subcirc_units.c - `subcirc run --units` and `--units-every S`: a table
+ * cli_units.c - `subcirc run --units` and `--units-every S`: a table
  * of every unit (executor unit: a replica of a sharded unit is a row of
  * its own) from what the library exposes while the runtime runs:
  * sc_exec_snapshot (state, worker, turns, kicks, frames moved, pending
@@ -19,21 +19,22 @@
 #include <string.h>
 
 #include "runtime/executor.h"
-#include "tools/subcirc.h"
+#include "tools/cli.h"
+#include "tools/cli_units.h"
 #include "units/runtime.h"
 
 bool
-units_parse_opt(struct args *a, struct run_cfg *c)
+cli_units_parse_opt(struct cli_args *a, bool *units, double *every)
 {
 	const char *v;
 
-	if (args_opt(a, "--units", NULL)) {
-		c->units = true;
+	if (cli_args_opt(a, "--units", NULL)) {
+		*units = true;
 		return true;
 	}
-	if (args_opt(a, "--units-every", &v)) {
-		c->units_every =
-		    parse_double(a->cmd, "--units-every", v, 0.01, 1e6);
+	if (cli_args_opt(a, "--units-every", &v)) {
+		*every =
+		    cli_parse_double(a->cmd, "--units-every", v, 0.01, 1e6);
 		return true;
 	}
 	return false;
@@ -76,7 +77,7 @@ units_row(struct sc_runtime *rt, const struct sc_exec_unit_info *u, size_t i,
 	busy_ms = (double)us.busy_ns / 1e6;
 
 	(void)fprintf(
-	    report_text(),
+	    cli_report_text(),
 	    "%4u %-24.24s %-14s %6d %10" PRIu64 " %10" PRIu64
 	    " %6.1f%% %10" PRIu64 " %12" PRIu64 " %8.1f %9.1f %6.1f%% %7s",
 	    u->id, u->name, sc_unit_state_name(u->state), u->worker, u->turns,
@@ -84,9 +85,9 @@ units_row(struct sc_runtime *rt, const struct sc_exec_unit_info *u, size_t i,
 	    elapsed_s > 0 ? busy_ms / (10.0 * elapsed_s) : 0.0,
 	    u->has_pending ? "yes" : "no");
 	if (since && now > since)
-		(void)fprintf(report_text(), " %.1f ms",
+		(void)fprintf(cli_report_text(), " %.1f ms",
 			      (double)(now - since) / 1e6);
-	(void)fprintf(report_text(), "\n");
+	(void)fprintf(cli_report_text(), "\n");
 }
 
 static void
@@ -108,13 +109,13 @@ units_table(struct sc_runtime *rt, double elapsed_s, const char *when)
 	sc_runtime_stats(rt, &st);
 	for (size_t i = 0; i < n; i++)
 		all += u[i].turns;
-	(void)fprintf(report_text(),
+	(void)fprintf(cli_report_text(),
 		      "units at %.1f s (%s): %u units (%u dead), %u edges, "
 		      "%" PRIu64 " frames (%" PRIu64 " rows) sent, %" PRIu64
 		      " in rings, %" PRIu64 " rows in outboxes\n",
 		      elapsed_s, when, st.units, st.dead, st.edges, st.frames,
 		      st.rows, st.pending, st.outbox_rows);
-	(void)fprintf(report_text(),
+	(void)fprintf(cli_report_text(),
 		      "%4s %-24s %-14s %6s %10s %10s %7s %10s %12s %8s %9s "
 		      "%7s %7s\n",
 		      "id", "unit", "state", "worker", "turns", "+turns",
@@ -123,18 +124,17 @@ units_table(struct sc_runtime *rt, double elapsed_s, const char *when)
 	for (size_t i = 0; i < n; i++)
 		units_row(rt, &u[i], i, all, now, elapsed_s);
 	units_remember(u, n);
-	(void)fflush(report_text());
+	(void)fflush(cli_report_text());
 	free(u);
 }
 
 void
-units_tick(const struct run_cfg *c, struct sc_runtime *rt, uint64_t t0,
-	   uint64_t now)
+cli_units_tick(double every_s, struct sc_runtime *rt, uint64_t t0, uint64_t now)
 {
 	static uint64_t next, start;
-	uint64_t every = (uint64_t)(c->units_every * 1e9);
+	uint64_t every = (uint64_t)(every_s * 1e9);
 
-	if (c->units_every <= 0)
+	if (every_s <= 0)
 		return;
 	if (start != t0) { /* a new run */
 		start = t0;
@@ -147,9 +147,10 @@ units_tick(const struct run_cfg *c, struct sc_runtime *rt, uint64_t t0,
 }
 
 void
-units_print(const struct run_cfg *c, struct sc_runtime *rt, double elapsed_s)
+cli_units_print(bool units, double every_s, struct sc_runtime *rt,
+		double elapsed_s)
 {
-	if (!c->units && c->units_every <= 0)
+	if (!units && every_s <= 0)
 		return;
 	units_table(rt, elapsed_s, "idle, the end");
 	free(units_prev);

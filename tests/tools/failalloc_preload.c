@@ -1,5 +1,5 @@
 /*
- * subcirc_failalloc.c - a test preload, not part of the command line: with
+ * failalloc_preload.c - a test preload, not part of the command line: with
  * LD_PRELOAD=libsubcirc_failalloc.so, allocation number N of the process
  * (malloc, calloc, realloc, aligned_alloc and posix_memalign counted
  * together, from 1) fails as if memory ran out, once, where

@@ -1,8 +1,8 @@
 /*
- * subcirc_place.c - `subcirc place`: every placement strategy x worker
+ * cli_place.c - `subcirc place`: every placement strategy x worker
  * count x budget on a workload, warmed up, repeated in rounds, each case
  * with its median and min-max, and ranked in words with ties where the
- * intervals overlap (bench/rank.h; the outputs in subcirc_place_out.c).
+ * intervals overlap (bench/rank.h; the outputs in cli_place_out.c).
  *
  * "balanced" places by measured cost: the workload's graph is calibrated
  * once (sc_placement_calibrate: its single circuit fed a short prefix of
@@ -19,15 +19,17 @@
 #include "bench/harness.h"
 #include "bench/workloads/grid.h"
 #include "operators/error.h"
-#include "tools/subcirc.h"
-#include "tools/subcirc_place.h"
+#include "tools/cli.h"
+#include "tools/cli_cmd.h"
+#include "tools/cli_grid.h"
+#include "tools/cli_place.h"
 #include "units/placement.h"
 
 #define PLACE_MAX_REPS 99
 /* Submissions of the calibration run (each a batch of --batch edits). */
 #define PLACE_CALIBRATE_STEPS 32
 
-const char usage_place[] =
+const char cli_usage_place[] =
     "usage: subcirc place [options]\n"
     "  every placement strategy x worker count x budget on a workload,\n"
     "  warmed up and repeated in rounds (each round runs every case once,\n"
@@ -67,7 +69,7 @@ const char usage_place[] =
  */
 
 static int
-grid_graph(const struct run_cfg *cfg, void **owner, struct sc_graph **g)
+grid_graph(const struct cli_run_cfg *cfg, void **owner, struct sc_graph **g)
 {
 	struct sc_grid_opts go = {
 	    .rows = cfg->rows, .cols = cfg->cols, .seed = cfg->seed};
@@ -88,7 +90,7 @@ grid_graph_free(void *owner)
 }
 
 static int
-grid_calibrate(const struct run_cfg *cfg, double *cost, size_t n)
+grid_calibrate(const struct cli_run_cfg *cfg, double *cost, size_t n)
 {
 	struct sc_grid_opts go = {
 	    .rows = cfg->rows, .cols = cfg->cols, .seed = cfg->seed};
@@ -106,17 +108,17 @@ grid_calibrate(const struct run_cfg *cfg, double *cost, size_t n)
 	return rc;
 }
 
-static const struct place_workload place_workloads[] = {
+static const struct cli_place_workload place_workloads[] = {
     {.name = "grid",
      .about = "cell edits -> sums by row and column -> projection -> "
 	      "totals",
-     .run = run_once,
+     .run = cli_grid_run,
      .graph = grid_graph,
      .graph_free = grid_graph_free,
      .calibrate = grid_calibrate},
 };
 
-static const struct place_workload *
+static const struct cli_place_workload *
 place_workload(const char *name)
 {
 	size_t n = sizeof(place_workloads) / sizeof(place_workloads[0]);
@@ -124,7 +126,8 @@ place_workload(const char *name)
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(place_workloads[i].name, name))
 			return &place_workloads[i];
-	die_usage("place", "--workload: unknown workload '%s' (grid)", name);
+	cli_die_usage("place", "--workload: unknown workload '%s' (grid)",
+		      name);
 }
 
 /* --- placements ------------------------------------------------------------
@@ -132,8 +135,8 @@ place_workload(const char *name)
 
 /* What the hook needs: the sweep and the case. */
 struct place_hook {
-	const struct place_sweep *s;
-	const struct place_case *c;
+	const struct cli_place_sweep *s;
+	const struct cli_place_case *c;
 };
 
 static int
@@ -141,12 +144,12 @@ place_hook_make(void *ctx, const struct sc_graph *g, struct sc_placement **out)
 {
 	const struct place_hook *h = ctx;
 
-	return place_make(h->s, h->c, g, out);
+	return cli_place_make(h->s, h->c, g, out);
 }
 
 int
-place_make(const struct place_sweep *s, const struct place_case *c,
-	   const struct sc_graph *g, struct sc_placement **out)
+cli_place_make(const struct cli_place_sweep *s, const struct cli_place_case *c,
+	       const struct sc_graph *g, struct sc_placement **out)
 {
 	unsigned long k;
 
@@ -158,7 +161,7 @@ place_make(const struct place_sweep *s, const struct place_case *c,
 
 /* The calibration, once per sweep, when a balanced case is in it. */
 static int
-place_calibrate(struct place_sweep *s)
+place_calibrate(struct cli_place_sweep *s)
 {
 	void *owner = NULL;
 	struct sc_graph *g = NULL;
@@ -170,13 +173,13 @@ place_calibrate(struct place_sweep *s)
 	if (!any)
 		return 0;
 	if ((rc = s->w->graph(&s->base, &owner, &g)) != 0)
-		return lib_error("the workload's graph", rc);
+		return cli_lib_error("the workload's graph", rc);
 	s->ncost = sc_graph_node_count(g);
 	s->w->graph_free(owner);
 	if (!(s->cost = calloc(s->ncost, sizeof(*s->cost))))
-		return lib_error("calloc", SC_ENOMEM);
+		return cli_lib_error("calloc", SC_ENOMEM);
 	if ((rc = s->w->calibrate(&s->base, s->cost, s->ncost)) != 0)
-		return lib_error("sc_placement_calibrate", rc);
+		return cli_lib_error("sc_placement_calibrate", rc);
 	return 0;
 }
 
@@ -186,12 +189,12 @@ place_calibrate(struct place_sweep *s)
 /* One run of case c; `keep` records it as a repetition. Returns 0 or an
  * exit code. */
 static int
-place_run(struct place_sweep *s, struct place_case *c, double seconds,
+place_run(struct cli_place_sweep *s, struct cli_place_case *c, double seconds,
 	  bool keep)
 {
 	struct place_hook h = {.s = s, .c = c};
-	struct run_cfg cfg = s->base;
-	struct run_result r;
+	struct cli_run_cfg cfg = s->base;
+	struct cli_run_result r;
 	int rc;
 
 	cfg.workers = c->workers;
@@ -227,7 +230,7 @@ place_run(struct place_sweep *s, struct place_case *c, double seconds,
 }
 
 static int
-place_rounds(struct place_sweep *s)
+place_rounds(struct cli_place_sweep *s)
 {
 	uint64_t t0 = sc_bench_now_ns();
 	int rc;
@@ -258,9 +261,9 @@ place_rounds(struct place_sweep *s)
  */
 
 struct place_args {
-	char places[MAX_LIST][32];
+	char places[CLI_MAX_LIST][32];
 	size_t np;
-	uint32_t workers[MAX_LIST], budgets[MAX_LIST];
+	uint32_t workers[CLI_MAX_LIST], budgets[CLI_MAX_LIST];
 	size_t nw, nb;
 	const char *json, *csv, *plot, *dot;
 	bool by_events;
@@ -283,85 +286,87 @@ place_default_list(struct place_args *pa, uint32_t cores)
 
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		(void)snprintf(pa->places[pa->np++], 32, "%s", fixed[i]);
-	for (uint32_t k = 2; (k <= cores || k == 2) && pa->np < MAX_LIST - 1;
-	     k++)
+	for (uint32_t k = 2;
+	     (k <= cores || k == 2) && pa->np < CLI_MAX_LIST - 1; k++)
 		(void)snprintf(pa->places[pa->np++], 32, "sharded:%u", k);
 	(void)snprintf(pa->places[pa->np++], 32, "balanced");
 }
 
 static bool
-place_opt(struct args *a, struct place_args *pa, struct place_sweep *s)
+place_opt(struct cli_args *a, struct place_args *pa, struct cli_place_sweep *s)
 {
 	const char *v;
 
-	if (args_opt(a, "--workers", &v))
-		pa->nw = parse_u32_list("place", "--workers", v, 1, 1024,
-					pa->workers);
-	else if (args_opt(a, "--placements", &v))
-		pa->np = parse_placements("place", v, pa->places);
-	else if (args_opt(a, "--budgets", &v))
-		pa->nb = parse_u32_list("place", "--budgets", v, 1, 1 << 20,
-					pa->budgets);
-	else if (args_opt(a, "--events", &v)) {
+	if (cli_args_opt(a, "--workers", &v))
+		pa->nw = cli_parse_u32_list("place", "--workers", v, 1, 1024,
+					    pa->workers);
+	else if (cli_args_opt(a, "--placements", &v))
+		pa->np = cli_parse_placements("place", v, pa->places);
+	else if (cli_args_opt(a, "--budgets", &v))
+		pa->nb = cli_parse_u32_list("place", "--budgets", v, 1, 1 << 20,
+					    pa->budgets);
+	else if (cli_args_opt(a, "--events", &v)) {
 		s->base.events =
-		    parse_u64("place", "--events", v, 1, UINT64_MAX / 2);
+		    cli_parse_u64("place", "--events", v, 1, UINT64_MAX / 2);
 		pa->by_events = true;
-	} else if (args_opt(a, "--time-per-case", &v))
-		s->time_per_case =
-		    parse_double("place", "--time-per-case", v, 0.001, 3600);
-	else if (args_opt(a, "--warmup", &v))
-		s->warmup = parse_double("place", "--warmup", v, 0, 3600);
-	else if (args_opt(a, "--reps", &v))
-		s->reps = (uint32_t)parse_u64("place", "--reps", v, 1,
-					      PLACE_MAX_REPS);
-	else if (args_opt(a, "--rate", &v))
-		s->base.rate = parse_double("place", "--rate", v, 1.0, 1e12);
-	else if (args_opt(a, "--workload", &v))
+	} else if (cli_args_opt(a, "--time-per-case", &v))
+		s->time_per_case = cli_parse_double("place", "--time-per-case",
+						    v, 0.001, 3600);
+	else if (cli_args_opt(a, "--warmup", &v))
+		s->warmup = cli_parse_double("place", "--warmup", v, 0, 3600);
+	else if (cli_args_opt(a, "--reps", &v))
+		s->reps = (uint32_t)cli_parse_u64("place", "--reps", v, 1,
+						  PLACE_MAX_REPS);
+	else if (cli_args_opt(a, "--rate", &v))
+		s->base.rate =
+		    cli_parse_double("place", "--rate", v, 1.0, 1e12);
+	else if (cli_args_opt(a, "--workload", &v))
 		s->w = place_workload(v);
-	else if (args_opt(a, "--json", &v))
+	else if (cli_args_opt(a, "--json", &v))
 		pa->json = v;
-	else if (args_opt(a, "--csv", &v))
+	else if (cli_args_opt(a, "--csv", &v))
 		pa->csv = v;
-	else if (args_opt(a, "--plot", &v))
+	else if (cli_args_opt(a, "--plot", &v))
 		pa->plot = v;
-	else if (args_opt(a, "--dot", &v))
+	else if (cli_args_opt(a, "--dot", &v))
 		pa->dot = v;
 	else
-		return parse_workload_opt(a, &s->base);
+		return cli_grid_parse_opt(a, &s->base);
 	return true;
 }
 
 /* The checks that need every option: refused by name, before any run. */
 static void
-place_check(const struct place_args *pa, const struct place_sweep *s,
+place_check(const struct place_args *pa, const struct cli_place_sweep *s,
 	    bool timed)
 {
 	if (pa->by_events && timed)
-		die_usage("place", "--events and --time-per-case: give one, "
-				   "not both");
-	if (pa->plot && !place_plot_terminal(pa->plot))
-		die_usage("place",
-			  "--plot: '%s': the file must end in .png or .svg",
-			  pa->plot);
-	if (pa->plot && !place_have_gnuplot())
-		die_usage("place",
-			  "--plot: gnuplot is not installed (no gnuplot in "
-			  "PATH); install it (Debian: apt-get install "
-			  "gnuplot-nox, or tools/deps --optional) or drop "
-			  "--plot");
+		cli_die_usage("place",
+			      "--events and --time-per-case: give one, "
+			      "not both");
+	if (pa->plot && !cli_place_plot_terminal(pa->plot))
+		cli_die_usage("place",
+			      "--plot: '%s': the file must end in .png or .svg",
+			      pa->plot);
+	if (pa->plot && !cli_place_have_gnuplot())
+		cli_die_usage("place",
+			      "--plot: gnuplot is not installed (no gnuplot in "
+			      "PATH); install it (Debian: apt-get install "
+			      "gnuplot-nox, or tools/deps --optional) or drop "
+			      "--plot");
 }
 
 /* Every placement x workers x budget; "balanced" resolved per workers. */
 static int
-place_cases(const struct place_args *pa, struct place_sweep *s)
+place_cases(const struct place_args *pa, struct cli_place_sweep *s)
 {
 	s->n = pa->np * pa->nw * pa->nb;
 	if (!(s->cases = calloc(s->n, sizeof(*s->cases))))
-		return lib_error("calloc", SC_ENOMEM);
+		return cli_lib_error("calloc", SC_ENOMEM);
 	for (size_t i = 0, n = 0; i < pa->np; i++)
 		for (size_t j = 0; j < pa->nw; j++)
 			for (size_t b = 0; b < pa->nb; b++, n++) {
-				struct place_case *c = &s->cases[n];
+				struct cli_place_case *c = &s->cases[n];
 
 				c->workers = pa->workers[j];
 				c->budget = pa->budgets[b];
@@ -380,13 +385,14 @@ place_cases(const struct place_args *pa, struct place_sweep *s)
 				c->r = calloc(s->reps, sizeof(*c->r));
 				c->eps = calloc(s->reps, sizeof(*c->eps));
 				if (!c->r || !c->eps)
-					return lib_error("calloc", SC_ENOMEM);
+					return cli_lib_error("calloc",
+							     SC_ENOMEM);
 			}
 	return 0;
 }
 
 static void
-place_free(struct place_sweep *s)
+place_free(struct cli_place_sweep *s)
 {
 	for (size_t i = 0; i < s->n && s->cases; i++) {
 		free(s->cases[i].r);
@@ -397,19 +403,23 @@ place_free(struct place_sweep *s)
 }
 
 static void
-place_parse(int argc, char **argv, struct place_args *pa, struct place_sweep *s)
+place_parse(int argc, char **argv, struct place_args *pa,
+	    struct cli_place_sweep *s)
 {
-	struct args a = {.cmd = "place", .argc = argc, .argv = argv, .i = 0};
+	struct cli_args a = {
+	    .cmd = "place", .argc = argc, .argv = argv, .i = 0};
 	bool timed = false;
 
 	while (a.i < argc) {
-		if (args_opt(&a, "--help", NULL) || args_opt(&a, "-h", NULL)) {
-			(void)fputs(usage_place, stdout);
-			subcirc_exit(0);
+		if (cli_args_opt(&a, "--help", NULL) ||
+		    cli_args_opt(&a, "-h", NULL)) {
+			(void)fputs(cli_usage_place, stdout);
+			cli_exit(0);
 		}
 		timed = timed || !strncmp(argv[a.i], "--time-per-case", 15);
 		if (!place_opt(&a, pa, s))
-			die_usage("place", "unknown argument '%s'", argv[a.i]);
+			cli_die_usage("place", "unknown argument '%s'",
+				      argv[a.i]);
 	}
 	place_check(pa, s, timed);
 	if (pa->by_events)
@@ -429,33 +439,33 @@ place_parse(int argc, char **argv, struct place_args *pa, struct place_sweep *s)
 
 /* Write the files after the runs (they were created before them). */
 static int
-place_outputs(const struct place_sweep *s, const struct place_args *pa,
+place_outputs(const struct cli_place_sweep *s, const struct place_args *pa,
 	      FILE *jf, FILE *cf, FILE *df)
 {
 	int rc = 0;
 
 	if (jf)
-		place_json(s, jf);
+		cli_place_json(s, jf);
 	if (cf)
-		place_csv(s, cf);
-	if (df && place_dot(s, df) != 0)
-		rc = EXIT_LIBRARY;
-	if (pa->plot && place_plot_file(s, pa->plot) != 0)
-		rc = EXIT_LIBRARY;
-	if (close_out("place", pa->json, jf))
-		rc = EXIT_LIBRARY;
-	if (close_out("place", pa->csv, cf))
-		rc = EXIT_LIBRARY;
-	if (close_out("place", pa->dot, df))
-		rc = EXIT_LIBRARY;
+		cli_place_csv(s, cf);
+	if (df && cli_place_dot(s, df) != 0)
+		rc = CLI_EXIT_LIBRARY;
+	if (pa->plot && cli_place_plot_file(s, pa->plot) != 0)
+		rc = CLI_EXIT_LIBRARY;
+	if (cli_close_out("place", pa->json, jf))
+		rc = CLI_EXIT_LIBRARY;
+	if (cli_close_out("place", pa->csv, cf))
+		rc = CLI_EXIT_LIBRARY;
+	if (cli_close_out("place", pa->dot, df))
+		rc = CLI_EXIT_LIBRARY;
 	return rc;
 }
 
 int
-cmd_place(int argc, char **argv)
+cli_cmd_place(int argc, char **argv)
 {
 	struct place_args pa;
-	struct place_sweep s;
+	struct cli_place_sweep s;
 	FILE *jf, *cf, *df, *pf;
 	bool all_ok = true;
 	int rc, wrc;
@@ -467,13 +477,13 @@ cmd_place(int argc, char **argv)
 	s.time_per_case = 0.2;
 	s.warmup = 0.05;
 	s.cores = place_cores();
-	run_defaults(&s.base);
+	cli_grid_defaults(&s.base);
 	place_parse(argc, argv, &pa, &s);
-	jf = open_out("place", "--json", pa.json);
-	cf = open_out("place", "--csv", pa.csv);
-	df = open_out("place", "--dot", pa.dot);
+	jf = cli_open_out("place", "--json", pa.json);
+	cf = cli_open_out("place", "--csv", pa.csv);
+	df = cli_open_out("place", "--dot", pa.dot);
 	/* gnuplot writes the plot; its path is checked here all the same. */
-	if ((pf = open_out("place", "--plot", pa.plot)) != NULL)
+	if ((pf = cli_open_out("place", "--plot", pa.plot)) != NULL)
 		(void)fclose(pf);
 	rc = place_cases(&pa, &s);
 	if (!rc)
@@ -481,7 +491,7 @@ cmd_place(int argc, char **argv)
 	if (!rc)
 		rc = place_rounds(&s);
 	if (!rc)
-		place_print(&s);
+		cli_place_print(&s);
 	/* The files hold what ran, also after a failed case. */
 	wrc = place_outputs(&s, &pa, jf, cf, df);
 	for (size_t i = 0; i < s.n; i++)
@@ -489,5 +499,5 @@ cmd_place(int argc, char **argv)
 	place_free(&s);
 	if (rc || wrc)
 		return rc ? rc : wrc;
-	return all_ok ? 0 : EXIT_CHECK;
+	return all_ok ? 0 : CLI_EXIT_CHECK;
 }

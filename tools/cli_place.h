@@ -1,0 +1,107 @@
+/*
+ * cli_place.h - what the two files of `subcirc place` share (not an
+ * installed header): the sweep (cli_place.c) and its outputs
+ * (cli_place_out.c: table, ranking, JSON, CSV, gnuplot, DOT).
+ *
+ * The two call each other, and only each other: the sweep hands its
+ * result to the outputs, and the DOT output asks the sweep for each
+ * case's placement (cli_place_make), so that it draws exactly the
+ * placements that ran, made the one way the sweep makes them. They are
+ * one module in two files; nothing else includes this header.
+ *
+ * A sweep is every placement x worker count x budget of one workload. It
+ * runs in rounds: a warm-up round (each case once, for --warmup seconds,
+ * not kept), then --reps rounds in each of which every case runs once for
+ * --time-per-case seconds, so a noisy moment of a shared machine hits the
+ * cases of a round alike and per-round ratios pair up (bench/rank.h).
+ */
+#ifndef SC_TOOLS_CLI_PLACE_H
+#define SC_TOOLS_CLI_PLACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "bench/rank.h"
+#include "tools/cli.h"
+#include "tools/cli_grid.h"
+
+/* A workload that place can sweep: the grid today; another (Nexmark)
+ * adds an entry to place_workloads (cli_place.c). */
+struct cli_place_workload {
+	const char *name;
+	const char *about; /* one line for the outputs */
+	/* One run as cfg says into *r: 0 or an exit code (cli.h). */
+	int (*run)(const struct cli_run_cfg *cfg, struct cli_run_result *r);
+	/* The workload's graph as cfg sizes it, for --dot and the
+	 * calibration; graph_free frees what *owner holds. 0 or SC_E*. */
+	int (*graph)(const struct cli_run_cfg *cfg, void **owner,
+		     struct sc_graph **g);
+	void (*graph_free)(void *owner);
+	/* The measured cost of each of the n nodes of its graph
+	 * (sc_placement_calibrate on a short prefix). 0 or SC_E*. */
+	int (*calibrate)(const struct cli_run_cfg *cfg, double *cost, size_t n);
+};
+
+/* One case of the sweep and its repetitions. */
+struct cli_place_case {
+	char placement[32]; /* as run: "balanced" resolved to balanced:W */
+	char label[80];	    /* "chains x2 b64": for the ranking */
+	uint32_t workers, budget;
+	struct cli_run_result *r; /* reps results (their samples freed) */
+	double *eps;		  /* events/s of each repetition */
+	uint32_t done;		  /* repetitions run */
+	bool ok;		  /* every repetition matched the reference */
+};
+
+/* The sweep, as the command line set it. */
+struct cli_place_sweep {
+	const struct cli_place_workload *w;
+	struct cli_run_cfg base; /* rows, cols, batch, seed, capacity, rate */
+	struct cli_place_case *cases;
+	size_t n;
+	uint32_t reps;
+	double time_per_case; /* seconds; 0: by base.events */
+	double warmup;	      /* seconds of the warm-up round; 0: none */
+	uint32_t cores;
+	double *cost; /* calibrated node costs (for balanced), or NULL */
+	size_t ncost;
+	double seconds; /* the sweep's wall time */
+};
+
+/* The medians of a case's figures (over its repetitions). */
+struct cli_place_figures {
+	double p50_us, p99_us, p99_lo, p99_hi;
+	double turns, kicks, frames_per_turn;
+	uint32_t units, edges;
+};
+void cli_place_figures(const struct cli_place_case *c,
+		       struct cli_place_figures *f);
+
+/* The table, then one ranking per worker count, on stdout. */
+void cli_place_print(const struct cli_place_sweep *s);
+
+/* The sweep as JSON / CSV into f (cli_close_out says whether it got there). */
+void cli_place_json(const struct cli_place_sweep *s, FILE *f);
+void cli_place_csv(const struct cli_place_sweep *s, FILE *f);
+
+/* Whether gnuplot is in PATH; the terminal for path's extension
+ * ("pngcairo"/"png", "svg") or NULL when it is neither. */
+bool cli_place_have_gnuplot(void);
+const char *cli_place_plot_terminal(const char *path);
+
+/* The plot through gnuplot into path: 0, or CLI_EXIT_LIBRARY (said). */
+int cli_place_plot_file(const struct cli_place_sweep *s, const char *path);
+
+/* Every distinct placement of the sweep as a DOT digraph into f:
+ * 0 or CLI_EXIT_LIBRARY (said). */
+int cli_place_dot(const struct cli_place_sweep *s, FILE *f);
+
+/* Make case c's placement of g (the hook of run_cfg): parse, or the
+ * calibrated balanced one. */
+int cli_place_make(const struct cli_place_sweep *s,
+		   const struct cli_place_case *c, const struct sc_graph *g,
+		   struct sc_placement **out);
+
+#endif /* SC_TOOLS_CLI_PLACE_H */
