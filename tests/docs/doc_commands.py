@@ -49,6 +49,8 @@ Markers are HTML comments on the lines just above a block's opening fence
   <!-- doc-test: excerpt FILE -->          (```c) see above
   <!-- doc-test: fragment -->              (```c) see above
   <!-- doc-test: output -->                (```) see above
+  <!-- doc-test: output of COMMAND -->     the block is exactly what
+                                           COMMAND prints (a --help)
 
 A command that is skipped and names a script or program of the tree
 (tools/test, tools/run, tools/bench, ...) is still checked: it must exist
@@ -60,6 +62,7 @@ with their reasons), 1 otherwise.
 """
 
 import argparse
+import difflib
 import os
 import re
 import shutil
@@ -357,6 +360,22 @@ def commands_mode(top, build, readme, list_only, timeout):
         if b.lang in WRONG_SHELL_LANGS:
             failures.append(f"{where}: ```{b.lang}: the READMEs mark "
                             f"commands ```sh")
+            continue
+        if b.marked("output") and b.marked("output")[0].startswith("of "):
+            cmd = b.marked("output")[0][3:].strip()
+            counts["run"] += 1
+            r = subprocess.run(["bash", "-c", cmd], cwd=scratch, env=env,
+                               capture_output=True, text=True,
+                               timeout=timeout)
+            got = (r.stdout + r.stderr).strip("\n")
+            if r.returncode != 0 or got != b.text.strip("\n"):
+                diff = "\n".join(difflib.unified_diff(
+                    b.text.strip("\n").split("\n"), got.split("\n"),
+                    "the README", cmd, lineterm=""))
+                failures.append(f"{where}: the block is not what `{cmd}` "
+                                f"prints (exit {r.returncode}):\n{diff}")
+            else:
+                print(f"ok   {where}: the block is what `{cmd}` prints")
             continue
         if b.lang == "" and b.marked("output"):
             numbers = "numbers vary" in b.marked("output")[0]
