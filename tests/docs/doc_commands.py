@@ -364,6 +364,9 @@ def commands_mode(top, build, readme, list_only, timeout):
         if b.marked("output") and b.marked("output")[0].startswith("of "):
             cmd = b.marked("output")[0][3:].strip()
             counts["run"] += 1
+            if list_only:
+                print(f"list {where}: {cmd} (the block is its output)")
+                continue
             r = subprocess.run(["bash", "-c", cmd], cwd=scratch, env=env,
                                capture_output=True, text=True,
                                timeout=timeout)
