@@ -1,7 +1,10 @@
 /*
- * test_example.c - the README's example circuit, compiled and run here so
- * that it cannot rot. Keep the block between the EXAMPLE markers in step
- * with README.md.
+ * test_example.c - a single circuit stepped by hand (sc_circuit_feed,
+ * sc_circuit_step, sc_circuit_delta): the example that README.md's "A
+ * program" points to, compiled and run here so that it cannot rot. The
+ * block between the EXAMPLE markers is the part to read. README.md's own
+ * program (a runtime over a placement) is compiled and run by
+ * docs.readme_example_program (tests/docs/).
  */
 #include <criterion/criterion.h>
 #include <stdio.h>
