@@ -189,8 +189,8 @@ int sc_circuit_step(struct sc_circuit *c);
 /*
  * sc_circuit_carried - how many nodes still owe part of a delta to later
  * steps. A step's delta is a batch (int64 weights), but a node's delta
- * can leave int64 only because of how the deltas were grouped into steps
- * (issue 14, bug 21): a map, flat_map or index_by folding two rows of 2^62
+ * can leave int64 only because of how the deltas were grouped into steps:
+ * a map, flat_map or index_by folding two rows of 2^62
  * into one, a plus, minus or negate of such deltas, or a join's change past
  * int64 (join.h). Such a node computes its delta again with 128-bit
  * weights, emits each row's weight clamped into int64 and carries the

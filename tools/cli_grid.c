@@ -27,7 +27,7 @@
  * starts): a bare sleep of the run's interval, repeated, says how late
  * this machine wakes a thread (the host's own share of any latency), and
  * batches submitted one at a time to the idle runtime give one batch's
- * service time. Issue 9's targets compare the latencies with those.
+ * service time. The latency targets compare with those.
  *
  * SIGINT and SIGTERM end the run as its end would: the batch in hand is
  * submitted, the runtime drains, and the summary and files are written

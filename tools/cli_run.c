@@ -232,7 +232,7 @@ run_write_csv(const struct cli_run_result *r, FILE *f)
 
 /* --- run ------------------------------------------------------------------ */
 
-/* The floor and how the latencies compare with it (issue 9's targets:
+/* The floor and how the latencies compare with it (the targets:
  * p99 <= 3x (wake p99 + service) at half the max rate, p50 <= 2x (wake
  * p50 + service) at a tenth). */
 static void

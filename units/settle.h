@@ -68,7 +68,7 @@
  * submit to the end of the run (the reference is computed before, and
  * the comparison after). The library does not own the allocator, so it
  * cannot fail one itself: a program that can (the `subcirc` CLI links
- * itself with ld --wrap, tools/subcirc_alloc.c) installs a hook with
+ * itself with ld --wrap, tools/cli_alloc.c) installs a hook with
  * sc_settle_alloc_hook_set, process-wide as the allocator is. Without
  * one, ALLOC is refused by name (SC_EINVAL). The run must then end in
  * success, a unit panic (counted as usual), or SC_ENOMEM from a submit

@@ -1,7 +1,7 @@
 /*
  * failalloc.h - fail the Nth allocation of a program, for the allocation
  * fault sweeps (tests/stress/test_alloc.c) and `subcirc stress --faults
- * alloc` (tools/subcirc_alloc.c).
+ * alloc` (tools/cli_alloc.c).
  *
  * How. A program that links failalloc.c is linked with ld's --wrap for
  * every allocator in SC_ALLOC_WRAPPED (the top CMakeLists.txt: malloc,

@@ -510,7 +510,7 @@ set_tests_properties(cli.stress_campaign_writes_its_json
                      PROPERTIES LABELS "units;threaded" TIMEOUT 400)
 set_tests_properties(cli.campaign_pool_tsan
                      PROPERTIES LABELS "units;threaded;tsan" TIMEOUT 600)
-# The Nexmark queries as a workload of the campaign (issue 14): the
+# The Nexmark queries as a workload of the campaign: the
 # seeded scheduler and the pool with every fault kind, restarts and tick
 # mode, each case against the single circuit; about 25 s in the normal
 # build, a fifth of the seeded part under a sanitizer.
@@ -590,7 +590,7 @@ sc_cli_test(nexmark_fresh_strings_equal_the_single_circuit 0
             run --workload nexmark --query q3 --events 20000 --workers 2
                 --string-pool 0 --check --quiet)
 # --disorder: events out of date_time order, the matching lateness
-# declared (issue 16): placed on 2 workers with cleanup, still equal to the
+# declared: placed on 2 workers with cleanup, still equal to the
 # single circuit; a lateness below the disorder refuses late submissions
 # and says how many rows; --admit-late needs a lateness.
 foreach(q q4 q5 q7 q8 q9)

@@ -319,7 +319,7 @@ Test(settle_faults, a_bad_fault_is_einval)
 
 /* A C caller that installed no allocation hook: "alloc" does not parse,
  * and a run with the ALLOC kind is refused, both naming the missing hook
- * (the CLI's hook is tools/subcirc_alloc.c; this test links none). */
+ * (the CLI's hook is tools/cli_alloc.c; this test links none). */
 Test(settle_faults, alloc_without_a_hook_is_einval_naming_the_hook)
 {
 	struct sc_randc *rc = NULL;
