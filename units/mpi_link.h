@@ -123,7 +123,7 @@
  *     frame. The unit is kicked when the link's progress thread sees a
  *     frame arrive for it (a callback per edge to add:
  *     sc_mpi_link_on_frame), as a local push kicks it.
- *   - The runtime (units/runtime.c) creates the link after
+ *   - The MPI runtime (units/mpi_runtime.c) creates the link after
  *     MPI_Init_thread, builds only its own rank's replicas, runs
  *     sc_mpi_link_progress on one thread (the host's, or a dedicated one
  *     if the host blocks: then MPI_THREAD_SERIALIZED), and

@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "operators/base.h"
+#include "operators/graph_int.h"
 #include "runtime/pool.h"
 #include "runtime/timeline.h"
 #include "units/edge.h"
@@ -252,6 +253,31 @@ sum_integral(struct sc_runtime *rt, int output, const struct sc_node_info *ni,
 	return 0;
 }
 
+/* One vertex of check_aggregates' walk: an aggregate's live instances
+ * hold no group outside int64; the walk goes on to the node's inputs. */
+static int
+check_node(void *ctx, int v, const int **in, uint32_t *nin)
+{
+	struct sc_runtime *rt = ctx;
+	struct sc_node_info ni;
+	int rc = sc_graph_node_info(rt->g, v, &ni);
+
+	if (rc)
+		return rc;
+	if (ni.kind == SC_NODE_AGGREGATE) {
+		int u = sc_placement_unit_of(rt->p, v);
+
+		for (uint32_t i = rt->first[u]; i < rt->first[u + 1]; i++)
+			if (!inst_dead(rt, i) && rt->inst[i].sub &&
+			    (rc = sc_circuit_check(
+				 sc_subcircuit_circuit(rt->inst[i].sub), v)))
+				return rc;
+	}
+	*in = ni.inputs;
+	*nin = ni.ninputs;
+	return 0;
+}
+
 /* Every aggregate upstream of `output`, in whichever unit it was placed,
  * holds no live group whose value is outside int64 (such a group has no
  * row, so the output would lack it without a word: sc_circuit_check). The
@@ -259,47 +285,8 @@ sum_integral(struct sc_runtime *rt, int output, const struct sc_node_info *ni,
 static int
 check_aggregates(struct sc_runtime *rt, int output)
 {
-	size_t sp = 0, nn = sc_graph_node_count(rt->g);
-	bool *seen = calloc(nn, sizeof(*seen));
-	int *stack = malloc(nn * sizeof(*stack));
-	int rc = 0;
-
-	if (!seen || !stack) {
-		free(seen);
-		free(stack);
-		return sc__fail(SC_ENOMEM, "sc_runtime_integral");
-	}
-	seen[output] = true;
-	stack[sp++] = output;
-	while (sp > 0 && !rc) {
-		struct sc_node_info ni;
-		int v = stack[--sp];
-
-		if ((rc = sc_graph_node_info(rt->g, v, &ni)) != 0)
-			break;
-		if (ni.kind == SC_NODE_AGGREGATE) {
-			int u = sc_placement_unit_of(rt->p, v);
-
-			for (uint32_t i = rt->first[u];
-			     i < rt->first[u + 1] && !rc; i++)
-				if (!inst_dead(rt, i) && rt->inst[i].sub)
-					rc = sc_circuit_check(
-					    sc_subcircuit_circuit(
-						rt->inst[i].sub),
-					    v);
-		}
-		for (uint32_t q = 0; q < ni.ninputs; q++) {
-			int w = ni.inputs[q];
-
-			if (w >= 0 && !seen[w]) {
-				seen[w] = true;
-				stack[sp++] = w;
-			}
-		}
-	}
-	free(seen);
-	free(stack);
-	return rc;
+	return sc__graph_walk_up(sc_graph_node_count(rt->g), output, check_node,
+				 rt, "sc_runtime_integral");
 }
 
 int
@@ -340,49 +327,39 @@ dead_replica(struct sc_runtime *rt, int u)
 	return RT_HOST;
 }
 
-/* Walk the streams back from `node` (depth first, `seen` marks nodes);
- * the first dead replica of a unit on the way, or RT_HOST. */
+/* What find_dead's walk looks for and what it found. */
+struct dead_walk {
+	struct sc_runtime *rt;
+	uint32_t dead;		/* the first dead replica met, or RT_HOST */
+	struct sc_node_info at; /* the node in its unit */
+};
+
+/* A positive code that stops the walk at the first dead replica. */
+#define DEAD_FOUND 1
+
+/* One vertex of the walk: stop at a node whose unit has a dead replica,
+ * else go on to its inputs. */
 static int
-find_dead_upstream(struct sc_runtime *rt, int node, bool *seen, int *stack,
-		   uint32_t *dead, struct sc_node_info *at)
+dead_node(void *ctx, int v, const int **in, uint32_t *nin)
 {
-	size_t sp = 0;
+	struct dead_walk *w = ctx;
+	int rc = sc_graph_node_info(w->rt->g, v, &w->at);
 
-	*dead = RT_HOST;
-	seen[node] = true;
-	stack[sp++] = node;
-	while (sp > 0) {
-		struct sc_node_info ni;
-		int v = stack[--sp];
-		int rc = sc_graph_node_info(rt->g, v, &ni);
-
-		if (rc)
-			return rc;
-		*dead = dead_replica(rt, sc_placement_unit_of(rt->p, v));
-		if (*dead != RT_HOST) {
-			*at = ni;
-			return 0;
-		}
-		for (uint32_t q = 0; q < ni.ninputs; q++) {
-			int w = ni.inputs[q];
-
-			if (w >= 0 && !seen[w]) {
-				seen[w] = true;
-				stack[sp++] = w;
-			}
-		}
-	}
+	if (rc)
+		return rc;
+	w->dead = dead_replica(w->rt, sc_placement_unit_of(w->rt->p, v));
+	if (w->dead != RT_HOST)
+		return DEAD_FOUND;
+	*in = w->at.inputs;
+	*nin = w->at.ninputs;
 	return 0;
 }
 
 int
 sc_runtime_upstream_dead(struct sc_runtime *rt, int output, uint32_t *unit)
 {
-	size_t nn;
-	struct sc_node_info ni, at;
-	uint32_t dead = RT_HOST;
-	bool *seen;
-	int *stack;
+	struct sc_node_info ni;
+	struct dead_walk w = {.rt = rt, .dead = RT_HOST};
 	int rc;
 
 	if (!rt)
@@ -394,24 +371,17 @@ sc_runtime_upstream_dead(struct sc_runtime *rt, int output, uint32_t *unit)
 				"sc_runtime_upstream_dead: '%s' is not an "
 				"output",
 				ni.name);
-	nn = sc_graph_node_count(rt->g);
-	seen = calloc(nn, sizeof(*seen));
-	stack = malloc(nn * sizeof(*stack));
-	if (seen && stack)
-		rc = find_dead_upstream(rt, output, seen, stack, &dead, &at);
-	else
-		rc = sc__fail(SC_ENOMEM, "sc_runtime_upstream_dead");
-	free(seen);
-	free(stack);
-	if (rc || dead == RT_HOST)
+	rc = sc__graph_walk_up(sc_graph_node_count(rt->g), output, dead_node,
+			       &w, "sc_runtime_upstream_dead");
+	if (rc != DEAD_FOUND)
 		return rc;
 	if (unit)
-		*unit = dead;
+		*unit = w.dead;
 	return sc__fail(SC_EDEAD,
 			"'%s' is downstream of dead unit %u (u%u.%u, holding "
 			"'%s'): its integral is partial",
-			ni.name, dead, rt->inst[dead].unit,
-			rt->inst[dead].shard, at.name);
+			ni.name, w.dead, rt->inst[w.dead].unit,
+			rt->inst[w.dead].shard, w.at.name);
 }
 
 int

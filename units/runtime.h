@@ -204,7 +204,8 @@ struct sc_restart_policy {
 
 struct sc_runtime_opts {
 	uint32_t workers;	/* worker threads; 0: none (see above) */
-	uint32_t budget;	/* frames per turn; 0 means 64 */
+	uint32_t budget;	/* frames per turn (runtime/unit.h);
+				   0: SC_UNIT_BUDGET_DEFAULT */
 	uint32_t edge_capacity; /* frames per edge, a power of two; 0: 64 */
 	size_t outbox_bound;	/* outbox rows before backpressure; 0: 4096 */
 	bool catch_faults;	/* hard faults in a turn kill only that unit,

@@ -12,7 +12,7 @@
  * largest value is at most the host's: every row the host lets through is
  * above the replica's waterline too, and the feed never refuses.
  *
- * Threads: one submitter at a time (the input's lock, runtime.c).
+ * Threads: one submitter at a time (the input's lock, runtime_host.c).
  */
 #ifndef SC_UNITS_RUNTIME_LATE_INT_H
 #define SC_UNITS_RUNTIME_LATE_INT_H

@@ -154,11 +154,16 @@ sc__rt_remote_check(struct sc_runtime *rt)
 	/* One process cannot run another rank's units: refused, not run
 	 * here as if the ranks were one. */
 	if (!r && sc_placement_ranks(rt->p) > 1)
-		return sc__fail(SC_EINVAL,
-				"sc_runtime_create: the placement spans %u "
-				"ranks: run one process per rank under mpirun "
-				"(sc_mpi_runtime_create, units/mpi_runtime.h)",
-				sc_placement_ranks(rt->p));
+		return sc__fail(
+		    SC_EINVAL,
+		    "sc_runtime_create: the placement spans %u "
+		    "ranks: run one process per rank under mpirun "
+		    "and create the runtime with "
+		    "sc_mpi_runtime_create (<subcirc/subcirc_mpi.h>; "
+		    "link libsubcirc-mpi: pkg-config subcirc-mpi, or "
+		    "find_package(subcirc COMPONENTS mpi) and "
+		    "subcirc::subcirc_mpi)",
+		    sc_placement_ranks(rt->p));
 	if (!r)
 		return 0;
 	if (!r->ops || !r->ops->cut || !r->ops->start || !r->ops->wait_idle ||
