@@ -2,6 +2,11 @@
  * waterline_int.h - the inside of waterline.h: the waterlines of one
  * stream, their transfer through a node, and the horizon a kernel's
  * cleanup sweeps against. Internal to operators/.
+ *
+ * waterline.c and graph.c call each other, and only each other: the
+ * transfer walks the graph in topological order (sc__graph_topo), and the
+ * graph's cut asks which columns of each boundary stream carry a static
+ * waterline (sc__wl_static). They are one module in two files.
  */
 #ifndef SC_WATERLINE_INT_H
 #define SC_WATERLINE_INT_H
