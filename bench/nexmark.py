@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""bench/nexmark.py - every Nexmark query on the CLI's default stream.
+
+Usage: bench/nexmark.py SUBCIRC [--quick] [--events N] [--queries q0,q4]
+                        [--workers 1,2] [--margin N] [--no-callgrind]
+                        [-- EXTRA ARGS]
+
+For each query and worker count, one JSON line (bench/harness.h's
+conventions: "unit", "better"):
+
+  events_per_cpu_s  events over the CPU seconds of the whole process
+                    (workers, the host and the generator's threads: the
+                    input's cost is in the figure), the headline;
+  events_per_s      events over wall seconds (moves with the load);
+  sys_share         system time over CPU time (page faults, futexes);
+  peak_rss_mib      the process's peak resident set;
+  instr_per_event   callgrind's instructions per event at the margin:
+                    (I(2n) - I(n)) / n for a short run of n events with
+                    1 worker, so start-up cancels (n: --margin, 100,000;
+                    20,000 with --quick); exact under any load;
+  sustained_ips     instr_per_event x events_per_cpu_s: what this machine
+                    retires per CPU second on this query;
+  target, met       the standard-stream target of the query, 1 worker.
+
+The runs use the CLI's defaults (the standard generator, its lateness,
+the query's default placement), `--events N` and `--workers W`; EXTRA ARGS
+go to every run. The load average is read before and after each run.
+"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+QUERIES = "q0 q1 q2 q3 q4 q5 q7 q8 q9 q18 q19 q20".split()
+# Events per CPU-second, 1 worker, standard generator and lateness.
+TARGETS = {
+    "q0": 2.0e6, "q1": 2.0e6, "q2": 2.0e6, "q3": 3.0e6, "q8": 3.0e6,
+    "q4": 1.2e6, "q5": 0.8e6, "q7": 0.8e6, "q9": 0.6e6, "q18": 0.6e6,
+    "q19": 0.6e6, "q20": 0.6e6,
+}
+
+
+def load():
+    with open("/proc/loadavg") as f:
+        return float(f.read().split()[0])
+
+
+def run(cmd):
+    """Run cmd; return (wall s, user s, sys s, peak RSS KiB)."""
+    t0 = time.monotonic()
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE)
+    _, status, ru = os.wait4(p.pid, 0)
+    wall = time.monotonic() - t0
+    err = p.stderr.read().decode(errors="replace")
+    p.stderr.close()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if p.returncode != 0:
+        sys.exit("bench/nexmark.py: %s exited %d:\n%s"
+                 % (" ".join(cmd), p.returncode, err))
+    return wall, ru.ru_utime, ru.ru_stime, ru.ru_maxrss
+
+
+def instructions(cmd, d):
+    """Callgrind's total instructions for cmd (every thread)."""
+    out = os.path.join(d, "cg.out")
+    subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file="
+                    + out] + cmd, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    total = 0
+    for name in os.listdir(d):
+        if name.startswith("cg.out"):
+            with open(os.path.join(d, name)) as f:
+                for line in f:
+                    m = re.match(r"(summary|totals):\s+(\d+)", line)
+                    if m:
+                        total += int(m.group(2))
+                        break
+            os.unlink(os.path.join(d, name))
+    return total
+
+
+def main(argv):
+    exe, quick, events, queries = None, False, None, QUERIES
+    workers, callgrind, extra, margin = [1], True, [], None
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--":
+            extra = argv[i + 1:]
+            break
+        if a == "--quick":
+            quick = True
+        elif a == "--no-callgrind":
+            callgrind = False
+        elif a in ("--events", "--queries", "--workers", "--margin") and i + 1 < len(argv):
+            i += 1
+            v = argv[i]
+            if a == "--events":
+                events = int(v)
+            elif a == "--margin":
+                margin = int(v)
+            elif a == "--queries":
+                queries = v.split(",")
+            else:
+                workers = [int(w) for w in v.split(",")]
+        elif exe is None:
+            exe = a
+        else:
+            sys.exit("bench/nexmark.py: unknown argument '%s'" % a)
+        i += 1
+    if exe is None:
+        sys.exit(__doc__)
+    if events is None:
+        events = 1_000_000 if quick else 10_000_000
+    if margin is None:
+        margin = 20_000 if quick else 100_000
+    if callgrind and subprocess.run(["sh", "-c", "command -v valgrind"],
+                                    stdout=subprocess.DEVNULL).returncode:
+        print("bench/nexmark.py: valgrind is not installed: no instruction "
+              "counts (apt-get install valgrind)", file=sys.stderr)
+        callgrind = False
+    with tempfile.TemporaryDirectory() as d:
+        for q in queries:
+            ipe = None
+            if callgrind:
+                base = [exe, "run", "--workload", "nexmark", "--query", q,
+                        "--workers", "1", "--quiet"] + extra
+                i1 = instructions(base + ["--events", str(margin)], d)
+                i2 = instructions(base + ["--events", str(2 * margin)], d)
+                ipe = (i2 - i1) / margin
+            for w in workers:
+                cmd = [exe, "run", "--workload", "nexmark", "--query", q,
+                       "--workers", str(w), "--events", str(events),
+                       "--quiet"] + extra
+                before = load()
+                wall, user, sys_s, rss = run(cmd)
+                cpu = user + sys_s
+                eps_cpu = events / cpu if cpu > 0 else None
+                line = {
+                    "bench": "nexmark", "case": "%s, %d worker%s" % (
+                        q, w, "" if w == 1 else "s"),
+                    "query": q, "workers": w, "events": events,
+                    "unit": "events per CPU-second", "better": "higher",
+                    "events_per_cpu_s": round(eps_cpu) if eps_cpu else None,
+                    "events_per_s": round(events / wall),
+                    "cpu_s": round(cpu, 3), "sys_share": round(
+                        sys_s / cpu, 3) if cpu > 0 else None,
+                    "peak_rss_mib": round(rss / 1024, 1),
+                    "instr_per_event": round(ipe) if ipe else None,
+                    "sustained_ips": round(ipe * eps_cpu) if ipe and eps_cpu
+                    else None,
+                    "load_before": before, "load_after": load(),
+                    "command": " ".join(cmd[1:]),
+                }
+                if w == 1 and q in TARGETS:
+                    line["target"] = TARGETS[q]
+                    line["met"] = bool(eps_cpu and eps_cpu >= TARGETS[q])
+                print(json.dumps(line), flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
