@@ -23,7 +23,11 @@
  * count, sum and avg trust that a group's rows never cancel to a zero weight
  * sum while one is live (true of these inputs); every shortcut flatters the
  * baseline. The ratio is incremental rows/s over recompute rows/s (the same
- * delta): higher is better.
+ * delta): higher is better. Beside it, what one delta row costs the
+ * incremental step (ns per delta row) against what one input row costs
+ * the recomputation (ns per row it reads): the ratio of the two says how
+ * many rows of state a delta row is worth, so the speed-up at a state of
+ * S rows is about S / 1000 over that ratio.
  *
  * Rows: the join's A and B are (key, id) with keys uniform in [0, N) (about
  * one match per probe); distinct's rows are (x, y) with x in [0, N);
@@ -557,7 +561,7 @@ static void
 bench_size(enum kind k, uint64_t n, int reps, int base_reps)
 {
 	struct run r;
-	double inc[32], step[32], base[32];
+	double inc[32], step[32], base[32], inc_ns[32], base_ns[32];
 	/* Integrated rows (all distinct), over both sides for the join. */
 	int64_t live = k == K_JOIN ? 2 * (int64_t)n : (int64_t)n;
 	size_t budget = 2 * (size_t)ceil(log2((double)n)) * DELTA;
@@ -578,12 +582,15 @@ bench_size(enum kind k, uint64_t n, int reps, int base_reps)
 		t2 = sc_bench_cpu_ns();
 		step[i] = rate(d, t1 - t0);
 		inc[i] = rate(d, t2 - t0);
+		inc_ns[i] = (double)(t2 - t0) / (double)sc_batch_count(d);
 		table_append(&r.ta, d);
 		if (i < base_reps) {
 			t0 = sc_bench_cpu_ns();
 			recompute(k, &r.ta, &r.tb, n, &r.b);
 			t1 = sc_bench_cpu_ns();
 			base[i] = rate(d, t1 - t0);
+			base_ns[i] = (double)(t1 - t0) /
+				     (double)(r.ta.n + (k == K_JOIN ? r.tb.n : 0));
 		}
 		for (size_t x = 0; x < sc_batch_count(d); x++)
 			live += sc_batch_weight(d, x);
@@ -596,6 +603,10 @@ bench_size(enum kind k, uint64_t n, int reps, int base_reps)
 		  sc_bench_median(inc, (size_t)reps),
 		  "hash recomputation from scratch over the input",
 		  sc_bench_median(base, (size_t)base_reps));
+	emit_size("ns per delta row (step+work)", k, n, "ns/row",
+		  sc_bench_median(inc_ns, (size_t)reps),
+		  "recomputation's ns per input row",
+		  sc_bench_median(base_ns, (size_t)base_reps));
 	emit_size("delta 1000 rows, step only", k, n, "rows/s",
 		  sc_bench_median(step, (size_t)reps), NULL, 0);
 	run_free(&r);
