@@ -589,8 +589,9 @@ bench_size(enum kind k, uint64_t n, int reps, int base_reps)
 			recompute(k, &r.ta, &r.tb, n, &r.b);
 			t1 = sc_bench_cpu_ns();
 			base[i] = rate(d, t1 - t0);
-			base_ns[i] = (double)(t1 - t0) /
-				     (double)(r.ta.n + (k == K_JOIN ? r.tb.n : 0));
+			base_ns[i] =
+			    (double)(t1 - t0) /
+			    (double)(r.ta.n + (k == K_JOIN ? r.tb.n : 0));
 		}
 		for (size_t x = 0; x < sc_batch_count(d); x++)
 			live += sc_batch_weight(d, x);
