@@ -3,7 +3,7 @@
 
 Usage: bench/nexmark.py SUBCIRC [--quick] [--events N] [--queries q0,q4]
                         [--workers 1,2] [--margin N] [--no-callgrind]
-                        [-- EXTRA ARGS]
+                        [--scale] [-- EXTRA ARGS]
 
 For each query and worker count, one JSON line (bench/harness.h's
 conventions: "unit", "better"):
@@ -21,6 +21,12 @@ conventions: "unit", "better"):
   sustained_ips     instr_per_event x events_per_cpu_s: what this machine
                     retires per CPU second on this query;
   target, met       the standard-stream target of the query, 1 worker.
+
+--scale is the scaling run for a many-core machine: 1, 2, 4, 8 and 16
+workers (those above the machine's cores skipped), 1,000,000 events a run,
+no callgrind: 60 runs, a few minutes in all; each line then also carries
+"speedup" (events/s over the same query's 1-worker run) and
+"cpu_per_event_x" (CPU per event over the 1-worker run's).
 
 The runs use the CLI's defaults (the standard generator, its lateness,
 the query's default placement), `--events N` and `--workers W`; EXTRA ARGS
@@ -87,6 +93,7 @@ def instructions(cmd, d):
 def main(argv):
     exe, quick, events, queries = None, False, None, QUERIES
     workers, callgrind, extra, margin = [1], True, [], None
+    scale = False
     i = 0
     while i < len(argv):
         a = argv[i]
@@ -95,6 +102,8 @@ def main(argv):
             break
         if a == "--quick":
             quick = True
+        elif a == "--scale":
+            scale = True
         elif a == "--no-callgrind":
             callgrind = False
         elif a in ("--events", "--queries", "--workers", "--margin") and i + 1 < len(argv):
@@ -115,6 +124,12 @@ def main(argv):
         i += 1
     if exe is None:
         sys.exit(__doc__)
+    if scale:
+        cores = os.cpu_count() or 1
+        workers = [w for w in (1, 2, 4, 8, 16) if w <= cores]
+        callgrind = False
+        if events is None:
+            events = 1_000_000
     if events is None:
         events = 1_000_000 if quick else 10_000_000
     if margin is None:
@@ -133,6 +148,7 @@ def main(argv):
                 i1 = instructions(base + ["--events", str(margin)], d)
                 i2 = instructions(base + ["--events", str(2 * margin)], d)
                 ipe = (i2 - i1) / margin
+            one = None
             for w in workers:
                 cmd = [exe, "run", "--workload", "nexmark", "--query", q,
                        "--workers", str(w), "--events", str(events),
@@ -157,6 +173,11 @@ def main(argv):
                     "load_before": before, "load_after": load(),
                     "command": " ".join(cmd[1:]),
                 }
+                if w == 1:
+                    one = (events / wall, cpu)
+                elif scale and one:
+                    line["speedup"] = round(events / wall / one[0], 2)
+                    line["cpu_per_event_x"] = round(cpu / one[1], 2)
                 if w == 1 and q in TARGETS:
                     line["target"] = TARGETS[q]
                     line["met"] = bool(eps_cpu and eps_cpu >= TARGETS[q])
