@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""nexmark_sqlite.py - a Nexmark query's settled output against SQLite.
+
+Usage: nexmark_sqlite.py SUBCIRC QUERY [EVENTS] [-- RUN ARGS]
+
+Runs `SUBCIRC run --workload nexmark --query QUERY --events EVENTS --dump
+DIR` (with RUN ARGS), loads the dumped input (person.csv, auction.csv,
+bid.csv) into an in-memory SQLite database, evaluates the query's SQL
+there, and compares the result, as a bag of rows, with DIR/QUERY.csv (the
+settled output, a weight column last: a row of weight w is w copies).
+Doubles compare to 1e-9 relative. The SQL below is written from the
+query's definition (bench/workloads/nexmark_queries.h), not from the
+circuit: SQLite is the independent evaluator. Exits 0 when they are equal,
+1 with the first differences and the command that replays the run.
+"""
+
+import collections
+import csv
+import math
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+
+SQL = {
+    "q0": "SELECT auction, bidder, price, channel, url, date_time, extra "
+          "FROM bid",
+    "q1": "SELECT auction, bidder, 0.908 * price, date_time, extra FROM bid",
+    "q2": "SELECT auction, price FROM bid WHERE auction % 123 = 0",
+    "q3": "SELECT P.name, P.city, P.state, A.id FROM auction A "
+          "JOIN person P ON A.seller = P.id WHERE A.category = 10 "
+          "AND P.state IN ('OR', 'ID', 'CA')",
+    "q4": "SELECT category, AVG(final) FROM ("
+          " SELECT A.id, A.category, MAX(B.price) AS final"
+          " FROM auction A JOIN bid B ON B.auction = A.id"
+          " WHERE B.date_time BETWEEN A.date_time AND A.expires"
+          " GROUP BY A.id, A.category) GROUP BY category",
+    # Hopping windows 10 s wide every 2 s: a bid at t is in the 5 windows
+    # starting at the multiples of 2 s in (t - 10 s, t].
+    "q5": "WITH hop(k) AS (VALUES (0), (1), (2), (3), (4)),"
+          " w AS (SELECT (B.date_time / 2000 - hop.k) * 2000 AS start,"
+          "              B.auction FROM bid B, hop),"
+          " c AS (SELECT start, auction, COUNT(*) AS num FROM w"
+          "       GROUP BY start, auction),"
+          " m AS (SELECT start, MAX(num) AS top FROM c GROUP BY start)"
+          " SELECT c.auction, c.num FROM c JOIN m"
+          " ON c.start = m.start AND c.num = m.top",
+    "q7": "SELECT B.auction, B.price, B.bidder, B.date_time, B.extra"
+          " FROM bid B JOIN (SELECT date_time / 10000 AS w,"
+          "                         MAX(price) AS top FROM bid GROUP BY w) M"
+          " ON B.date_time / 10000 = M.w AND B.price = M.top",
+    "q8": "SELECT DISTINCT P.id, P.name, P.date_time / 10000 * 10000"
+          " FROM person P JOIN auction A ON A.seller = P.id"
+          " AND P.date_time / 10000 = A.date_time / 10000",
+    "q9": "SELECT id, item_name, seller, category, initial_bid, reserve,"
+          "       date_time, expires, bidder, price, bdt FROM ("
+          " SELECT A.*, B.bidder, B.price, B.date_time AS bdt,"
+          "  RANK() OVER (PARTITION BY A.id"
+          "               ORDER BY B.price DESC, B.date_time ASC) AS r"
+          " FROM auction A JOIN bid B ON B.auction = A.id"
+          " WHERE B.date_time BETWEEN A.date_time AND A.expires)"
+          " WHERE r = 1",
+    "q18": "SELECT auction, bidder, price, channel, url, date_time, extra"
+           " FROM (SELECT *, RANK() OVER (PARTITION BY bidder, auction"
+           "                              ORDER BY date_time DESC) AS r"
+           "       FROM bid) WHERE r = 1",
+    "q19": "SELECT auction, bidder, price, channel, url, date_time, extra"
+           " FROM (SELECT *, RANK() OVER (PARTITION BY auction"
+           "                              ORDER BY price DESC) AS r"
+           "       FROM bid) WHERE r <= 10",
+    "q20": "SELECT B.auction, B.bidder, B.price, B.channel, B.url,"
+           " B.date_time, A.item_name, A.initial_bid, A.reserve,"
+           " A.date_time, A.expires, A.seller, A.category"
+           " FROM bid B JOIN auction A ON B.auction = A.id"
+           " WHERE A.category = 10",
+}
+
+
+def value(text):
+    """A CSV field as SQLite should hold it: an integer, a double or text
+    (the dump quotes every text, so a bare field is a number)."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def read_csv(path):
+    """(header, rows) of a dumped CSV file, fields typed by value()."""
+    with open(path, newline="") as f:
+        r = csv.reader(f)
+        header = next(r)
+        rows = [tuple(value(x) for x in row) for row in r]
+    return header, rows
+
+
+def load(db, d, table):
+    path = os.path.join(d, table + ".csv")
+    if not os.path.exists(path):
+        return
+    header, rows = read_csv(path)
+    db.execute("CREATE TABLE %s (%s)" % (table, ", ".join(header)))
+    db.executemany("INSERT INTO %s VALUES (%s)" % (
+        table, ", ".join("?" * len(header))), rows)
+
+
+def key(row):
+    """A row as a bag key: doubles rounded to 9 significant digits."""
+    return tuple(float("%.9g" % x) if isinstance(x, float) else x
+                 for x in row)
+
+
+def main(argv):
+    extra = []
+    if "--" in argv:
+        i = argv.index("--")
+        argv, extra = argv[:i], argv[i + 1:]
+    if len(argv) not in (2, 3) or argv[1] not in SQL:
+        sys.exit(__doc__)
+    exe, q = argv[0], argv[1]
+    events = argv[2] if len(argv) == 3 else "30000"
+    with tempfile.TemporaryDirectory() as d:
+        out = os.path.join(d, "dump")
+        cmd = [exe, "run", "--workload", "nexmark", "--query", q,
+               "--events", events, "--quiet", "--dump", out] + extra
+        replay = " ".join(cmd).replace(out, "DIR")
+        p = subprocess.run(cmd, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+        if p.returncode != 0:
+            print("FAIL %s: exit %d\n%s\nreplay: %s"
+                  % (q, p.returncode, p.stderr, replay))
+            return 1
+        db = sqlite3.connect(":memory:")
+        for t in ("person", "auction", "bid"):
+            load(db, out, t)
+        want = collections.Counter(key(r) for r in db.execute(SQL[q]))
+        _, rows = read_csv(os.path.join(out, q + ".csv"))
+        got = collections.Counter()
+        for r in rows:
+            got[key(r[:-1])] += r[-1]
+        got = +got  # rows whose weights cancelled are no rows
+        missing, extra_rows = want - got, got - want
+        if missing or extra_rows:
+            print("FAIL %s: %d rows of SQLite's result missing, %d rows "
+                  "not in it (of %d expected)"
+                  % (q, sum(missing.values()), sum(extra_rows.values()),
+                     sum(want.values())))
+            for r, n in list(missing.items())[:5]:
+                print("  missing x%d: %s" % (n, r))
+            for r, n in list(extra_rows.items())[:5]:
+                print("  extra   x%d: %s" % (n, r))
+            print("replay: %s (then compare with SQLite: %s)"
+                  % (replay, " ".join(sys.argv)))
+            return 1
+        print("%s: %d rows, equal to SQLite's (%s)"
+              % (q, sum(want.values()), sqlite3.sqlite_version))
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

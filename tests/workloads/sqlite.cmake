@@ -1,0 +1,26 @@
+# Every Nexmark query's settled output against SQLite (Python's sqlite3,
+# Debian's libsqlite3): tests/workloads/nexmark_sqlite.py evaluates the
+# query's SQL over the dumped input and compares bags. Each query twice:
+# the defaults, and 2 workers per node with disordered input (the declared
+# lateness then matches the disorder, so nothing is refused). Windowed
+# queries read more events, so that they span several windows.
+# Normal build only: the sanitizer builds run the same queries in
+# workloads.* and cli.*, and SQLite's share of the time would dominate.
+if(TARGET subcirc_cli AND SC_SANITIZE STREQUAL "")
+  foreach(q q0 q1 q2 q3 q4 q5 q7 q8 q9 q18 q19 q20)
+    set(events 30000)
+    if(q MATCHES "^q(5|7)$")
+      set(events 150000)
+    endif()
+    add_test(NAME workloads.nexmark_sqlite_${q}
+             COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/nexmark_sqlite.py
+                     $<TARGET_FILE:subcirc_cli> ${q} ${events})
+    add_test(NAME workloads.nexmark_sqlite_${q}_disordered_per_node
+             COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/nexmark_sqlite.py
+                     $<TARGET_FILE:subcirc_cli> ${q} ${events} --
+                     --workers 2 --placement per-node --disorder 300)
+    set_tests_properties(workloads.nexmark_sqlite_${q}
+      workloads.nexmark_sqlite_${q}_disordered_per_node
+      PROPERTIES LABELS "workloads;sqlite" TIMEOUT 300)
+  endforeach()
+endif()
