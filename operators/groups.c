@@ -8,6 +8,12 @@
 
 #include "operators/schema.h"
 
+/* Old slots drained per group reserved, and at least per reserve, while
+ * the slot array grows (the reasoning of rowhash.c's RH_DRAIN_PER_ROW:
+ * the old array empties before the new one is half full). */
+#define G_DRAIN_PER_ROW 8
+#define G_DRAIN_MIN 64
+
 void
 sc__groups_init(struct sc__groups *g, uint32_t k, bool exact)
 {
@@ -25,6 +31,7 @@ sc__groups_fini(struct sc__groups *g)
 	free(g->st);
 	free(g->xs);
 	free(g->slots);
+	free(g->old);
 	memset(g, 0, sizeof(*g));
 }
 
@@ -40,19 +47,34 @@ home(const struct sc__groups *g, const uint64_t *key)
 	return (size_t)sc_row_hash(key, g->k) & g->mask;
 }
 
-size_t
-sc__groups_find(const struct sc__groups *g, const uint64_t *key)
+/* The entry of key in slot array slots (mask + 1 slots), or
+ * SC__GROUPS_NONE. */
+static size_t
+find_in(const struct sc__groups *g, const uint32_t *slots, size_t mask,
+	const uint64_t *key)
 {
-	if (!g->slots)
-		return SC__GROUPS_NONE;
-	for (size_t s = home(g, key);; s = (s + 1) & g->mask) {
-		uint32_t v = g->slots[s];
+	for (size_t s = (size_t)sc_row_hash(key, g->k) & mask;;
+	     s = (s + 1) & mask) {
+		uint32_t v = slots[s];
 
 		if (v == 0)
 			return SC__GROUPS_NONE;
 		if (sc_row_eq(key_of(g, v - 1), key, g->k))
 			return v - 1;
 	}
+}
+
+size_t
+sc__groups_find(const struct sc__groups *g, const uint64_t *key)
+{
+	size_t i;
+
+	if (!g->slots)
+		return SC__GROUPS_NONE;
+	i = find_in(g, g->slots, g->mask, key);
+	if (i == SC__GROUPS_NONE && g->old)
+		i = find_in(g, g->old, g->omask, key);
+	return i;
 }
 
 void
@@ -116,6 +138,71 @@ grow_entries(struct sc__groups *g, size_t cap)
 	return 0;
 }
 
+/*
+ * Empty slot s of slot array slots (mask + 1 slots) and shift back the
+ * cluster after it: an entry may move into the hole unless its home lies
+ * cyclically in (hole, its slot].
+ */
+static void
+delete_in(const struct sc__groups *g, uint32_t *slots, size_t mask, size_t s)
+{
+	size_t j = s;
+
+	for (;;) {
+		slots[s] = 0;
+		for (;;) {
+			size_t h;
+
+			j = (j + 1) & mask;
+			if (!slots[j])
+				return;
+			h = (size_t)sc_row_hash(key_of(g, slots[j] - 1), g->k) &
+			    mask;
+			if (((j - h) & mask) >= ((j - s) & mask))
+				break;
+		}
+		slots[s] = slots[j];
+		s = j;
+	}
+}
+
+/*
+ * Drain the old slot array by about `budget` units (a slot visited, an
+ * index moved), in slot order (groups_int.h); free it once empty.
+ */
+static void
+drain(struct sc__groups *g, size_t budget)
+{
+	while (g->old && g->on > 0 && budget > 0) {
+		uint32_t v = g->old[g->drain];
+
+		budget--;
+		if (v == 0) {
+			g->drain++;
+			continue;
+		}
+		slot_put(g, v - 1);
+		delete_in(g, g->old, g->omask, g->drain);
+		g->on--;
+		if (budget > 0)
+			budget--;
+	}
+	if (g->old && g->on == 0) {
+		free(g->old);
+		g->old = NULL;
+		g->omask = 0;
+		g->drain = 0;
+	}
+}
+
+void
+sc__groups_settle(struct sc__groups *g)
+{
+	drain(g, SIZE_MAX);
+}
+
+/* Start growing into a fresh slot array of nslots (a growth in hand is
+ * finished first): the current one becomes the old one. */
 static int
 rehash(struct sc__groups *g, size_t nslots)
 {
@@ -123,11 +210,17 @@ rehash(struct sc__groups *g, size_t nslots)
 
 	if (!slots)
 		return SC_ENOMEM;
-	free(g->slots);
+	sc__groups_settle(g);
+	if (g->slots && g->n > 0) {
+		g->old = g->slots;
+		g->omask = g->mask;
+		g->on = g->n;
+		g->drain = 0;
+	} else {
+		free(g->slots);
+	}
 	g->slots = slots;
 	g->mask = nslots - 1;
-	for (size_t i = 0; i < g->n; i++)
-		slot_put(g, i);
 	return 0;
 }
 
@@ -135,6 +228,9 @@ int
 sc__groups_reserve(struct sc__groups *g, size_t more)
 {
 	size_t need = g->n + more, cap, nslots;
+	size_t budget = G_DRAIN_MIN + G_DRAIN_PER_ROW * (more < UINT32_MAX
+							    ? more
+							    : UINT32_MAX);
 	int rc;
 
 	if (need > UINT32_MAX - 1)
@@ -152,14 +248,17 @@ sc__groups_reserve(struct sc__groups *g, size_t more)
 					need);
 	}
 	nslots = g->slots ? g->mask + 1 : 32;
-	if (g->slots && 2 * need <= nslots)
-		return 0;
-	while (2 * need > nslots)
-		nslots *= 2;
-	rc = rehash(g, nslots);
-	if (rc)
-		return sc__fail(rc, "aggregate: out of memory for %zu slots",
-				nslots);
+	if (!g->slots || 2 * need > nslots) {
+		while (2 * need > nslots)
+			nslots *= 2;
+		rc = rehash(g, nslots);
+		if (rc)
+			return sc__fail(rc,
+					"aggregate: out of memory for %zu "
+					"slots",
+					nslots);
+	}
+	drain(g, budget);
 	return 0;
 }
 
@@ -177,53 +276,44 @@ sc__groups_insert(struct sc__groups *g, const uint64_t *key,
 	return i;
 }
 
-/* The slot that holds entry i. */
-static size_t
+/* Where entry i's index is: a slot of one of the two arrays. */
+struct where {
+	uint32_t *slots; /* the array */
+	size_t mask;	 /* its slots - 1 */
+	size_t s;	 /* the slot */
+};
+
+/* The slot that holds entry i: in the current array, or, while growing,
+ * in the old one (an empty slot ends the probe of the array without it). */
+static struct where
 slot_of(const struct sc__groups *g, size_t i)
 {
 	size_t s = home(g, key_of(g, i));
 
-	while (g->slots[s] != i + 1)
-		s = (s + 1) & g->mask;
-	return s;
-}
-
-/*
- * Empty slot s and shift back the cluster after it: an entry may move into
- * the hole unless its home lies cyclically in (hole, its slot].
- */
-static void
-slot_delete(struct sc__groups *g, size_t s)
-{
-	size_t j = s;
-
-	for (;;) {
-		g->slots[s] = 0;
-		for (;;) {
-			size_t h;
-
-			j = (j + 1) & g->mask;
-			if (!g->slots[j])
-				return;
-			h = home(g, key_of(g, g->slots[j] - 1));
-			if (((j - h) & g->mask) >= ((j - s) & g->mask))
-				break;
-		}
-		g->slots[s] = g->slots[j];
-		s = j;
-	}
+	for (; g->slots[s] != 0; s = (s + 1) & g->mask)
+		if (g->slots[s] == i + 1)
+			return (struct where){g->slots, g->mask, s};
+	s = (size_t)sc_row_hash(key_of(g, i), g->k) & g->omask;
+	while (g->old[s] != i + 1)
+		s = (s + 1) & g->omask;
+	return (struct where){g->old, g->omask, s};
 }
 
 void
 sc__groups_remove(struct sc__groups *g, size_t i)
 {
 	size_t last = g->n - 1;
+	struct where w;
 
 	if (g->exact)
 		sc_xsum_fini(&g->xs[i]);
-	slot_delete(g, slot_of(g, i));
+	w = slot_of(g, i);
+	delete_in(g, w.slots, w.mask, w.s);
+	if (w.slots == g->old)
+		g->on--;
 	if (i != last) {
-		g->slots[slot_of(g, last)] = (uint32_t)(i + 1);
+		w = slot_of(g, last);
+		w.slots[w.s] = (uint32_t)(i + 1);
 		memcpy(g->keys + i * g->k, key_of(g, last),
 		       g->k * sizeof(uint64_t));
 		g->st[i] = g->st[last];
@@ -239,5 +329,6 @@ sc__groups_bytes(const struct sc__groups *g)
 	size_t per = (size_t)g->k * 8 + sizeof(struct sc__gstate) +
 		     (g->exact ? sizeof(struct sc_xsum) : 0);
 
-	return g->cap * per + (g->slots ? (g->mask + 1) * 4 : 0);
+	return g->cap * per + (g->slots ? (g->mask + 1) * 4 : 0) +
+	       (g->old ? (g->omask + 1) * 4 : 0);
 }

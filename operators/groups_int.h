@@ -11,6 +11,15 @@
  * Growth is separate from insertion: sc__groups_reserve may fail with
  * SC_ENOMEM, and after it the next `n` inserts cannot fail, which is what
  * lets a step validate before it changes anything.
+ *
+ * The slot array grows in slices, as the row table's does (rowhash_int.h):
+ * a fresh array beside the old one, which each reserve drains by a number
+ * of slots in proportion to the groups it reserves, in slot order, each
+ * slot by backward-shift deletion until it stays empty (so the old array's
+ * slots below `drain` are empty and every index left in it has its home
+ * at or above `drain`). An entry's index is in exactly one of the two
+ * arrays; inserts go to the new one, and a find that misses there probes
+ * the old one. The entry arrays grow by realloc.
  */
 #ifndef SC_GROUPS_INT_H
 #define SC_GROUPS_INT_H
@@ -45,6 +54,11 @@ struct sc__groups {
 	struct sc_xsum *xs;    /* cap exact sums if exact, else NULL */
 	uint32_t *slots;       /* nslots: 0 empty, else entry index + 1 */
 	size_t mask;	       /* nslots - 1 (nslots a power of two) */
+	uint32_t *old;	       /* growing: the slot array being drained,
+				* else NULL */
+	size_t omask;	       /* its slots - 1 */
+	size_t on;	       /* indices left in it */
+	size_t drain;	       /* its slots below this are empty */
 };
 
 #define SC__GROUPS_NONE SIZE_MAX
@@ -64,8 +78,12 @@ size_t sc__groups_find(const struct sc__groups *g, const uint64_t *key);
 void sc__groups_prefetch(const struct sc__groups *g, const uint64_t *key,
 			 bool entry);
 
-/* Room for `more` inserts that then cannot fail. 0 or SC_ENOMEM. */
+/* Room for `more` inserts that then cannot fail. 0 or SC_ENOMEM. Drains
+ * a growing slot array by a number of slots proportional to `more`. */
 int sc__groups_reserve(struct sc__groups *g, size_t more);
+
+/* Drain the old slot array of a growing table completely (cannot fail). */
+void sc__groups_settle(struct sc__groups *g);
 
 /* Insert key (absent; room reserved) with state st and exact sum *xs (moved
  * in, if exact). Returns the entry index. */

@@ -25,6 +25,24 @@
  * (each update applied again with the opposite weight) when a later part
  * of the step fails.
  *
+ * Growth in slices. A step must not pay for the state it does not touch,
+ * so growing never copies the whole table at once (at millions of rows
+ * that copy, and the page faults of the fresh memory, took tens of ms in
+ * one step). As Redis's dict does, the table grows into a fresh array
+ * while the old one stays beside it, and each reserve drains a number of
+ * the old array's slots in proportion to the rows it reserves
+ * (RH_DRAIN_PER_ROW in rowhash.c), so the old array is empty long before
+ * the new one fills. Meanwhile a row lives in exactly one of the two:
+ * rows are inserted only into the new array, and a lookup that misses
+ * there probes the old one. The old array is drained in slot order, each
+ * slot by backward-shift deletion until it stays empty, which keeps two
+ * invariants: its slots below `drain` are empty, and every record left in
+ * it has its home slot at or above `drain` (so its probe sequence never
+ * crosses a drained slot, and plain probing stays exact). Updates never
+ * move records between the arrays (only reserve and the sweep drain), so
+ * an update's undo finds its row where the update left it. A table whose
+ * weights left int64 grows all at once, as its widening does (both rare).
+ *
  * Weights past int64. A row's integrated weight may
  * leave int64 between steps and come back (+MAX, +1, -1): how a schedule
  * groups deltas into steps decides whether a table ever holds MAX + 1, so
@@ -56,14 +74,32 @@ struct sc__rowhash {
 	size_t n;	 /* rows held, each of non-zero weight */
 	size_t mask;	 /* slots - 1 (slots a power of two), 0 if none */
 	uint64_t *recs;	 /* (mask + 1) * stride words, or NULL */
+	uint64_t *old;	 /* growing: the array being drained, in the
+			    narrow layout, else NULL */
+	size_t omask;	 /* its slots - 1 */
+	size_t on;	 /* records left in it (counted in n too) */
+	size_t drain;	 /* its slots below this are empty */
 };
 
 void sc__rowhash_init(struct sc__rowhash *h, uint32_t ncols);
 void sc__rowhash_fini(struct sc__rowhash *h);
 
 /* Room for `more` inserts that then cannot fail. 0 or SC_ENOMEM (the
- * table unchanged). */
+ * rows held unchanged). Drains a growing table's old array by a number
+ * of slots proportional to `more` (at least a few): the only place,
+ * besides the sweep, where records move. */
 int sc__rowhash_reserve(struct sc__rowhash *h, size_t more);
+
+/* Whether the table is growing: an old array is still being drained. */
+static inline bool
+sc__rowhash_growing(const struct sc__rowhash *h)
+{
+	return h->old != NULL;
+}
+
+/* Drain the old array of a growing table completely (no allocation,
+ * cannot fail); a no-op when not growing. */
+void sc__rowhash_settle(struct sc__rowhash *h);
 
 /* The hash a row's lookups use. */
 static inline uint64_t
@@ -78,6 +114,8 @@ sc__rowhash_prefetch(const struct sc__rowhash *h, uint64_t hv)
 {
 	if (h->recs)
 		__builtin_prefetch(h->recs + (hv & h->mask) * h->stride);
+	if (h->old)
+		__builtin_prefetch(h->old + (hv & h->omask) * h->stride);
 }
 
 /*
@@ -97,7 +135,7 @@ int sc__rowhash_add(struct sc__rowhash *h, const uint64_t *row, uint64_t hv,
 /* The integrated weight of `row` (0 if absent), exact. */
 __int128 sc__rowhash_get(const struct sc__rowhash *h, const uint64_t *row);
 
-/* Bytes held. */
+/* Bytes held (both arrays while growing). */
 size_t sc__rowhash_bytes(const struct sc__rowhash *h);
 
 #endif /* SC_ROWHASH_INT_H */
