@@ -12,7 +12,7 @@
  * the slot array grows (the reasoning of rowhash.c's RH_DRAIN_PER_ROW:
  * the old array empties before the new one is half full). */
 #define G_DRAIN_PER_ROW 8
-#define G_DRAIN_MIN 64
+#define G_DRAIN_MIN	64
 
 void
 sc__groups_init(struct sc__groups *g, uint32_t k, bool exact)
@@ -168,24 +168,24 @@ delete_in(const struct sc__groups *g, uint32_t *slots, size_t mask, size_t s)
 
 /*
  * Drain the old slot array by about `budget` units (a slot visited, an
- * index moved), in slot order (groups_int.h); free it once empty.
+ * index moved), a whole cluster at a time (groups_int.h), so the budget
+ * may be passed by the rest of one cluster; free it once empty.
  */
 static void
 drain(struct sc__groups *g, size_t budget)
 {
 	while (g->old && g->on > 0 && budget > 0) {
-		uint32_t v = g->old[g->drain];
+		size_t s = g->drain;
 
 		budget--;
-		if (v == 0) {
-			g->drain++;
-			continue;
+		for (; g->old[s] != 0; s = (s + 1) & g->omask) {
+			slot_put(g, g->old[s] - 1);
+			g->old[s] = 0;
+			g->on--;
+			if (budget > 0)
+				budget--;
 		}
-		slot_put(g, v - 1);
-		delete_in(g, g->old, g->omask, g->drain);
-		g->on--;
-		if (budget > 0)
-			budget--;
+		g->drain = (s + 1) & g->omask;
 	}
 	if (g->old && g->on == 0) {
 		free(g->old);
@@ -215,7 +215,9 @@ rehash(struct sc__groups *g, size_t nslots)
 		g->old = g->slots;
 		g->omask = g->mask;
 		g->on = g->n;
-		g->drain = 0;
+		/* Begin at an empty slot, so that no cluster is cut. */
+		for (g->drain = 0; g->old[g->drain];)
+			g->drain++;
 	} else {
 		free(g->slots);
 	}
@@ -228,9 +230,9 @@ int
 sc__groups_reserve(struct sc__groups *g, size_t more)
 {
 	size_t need = g->n + more, cap, nslots;
-	size_t budget = G_DRAIN_MIN + G_DRAIN_PER_ROW * (more < UINT32_MAX
-							    ? more
-							    : UINT32_MAX);
+	size_t budget =
+	    G_DRAIN_MIN +
+	    G_DRAIN_PER_ROW * (more < UINT32_MAX ? more : UINT32_MAX);
 	int rc;
 
 	if (need > UINT32_MAX - 1)

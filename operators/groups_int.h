@@ -14,10 +14,10 @@
  *
  * The slot array grows in slices, as the row table's does (rowhash_int.h):
  * a fresh array beside the old one, which each reserve drains by a number
- * of slots in proportion to the groups it reserves, in slot order, each
- * slot by backward-shift deletion until it stays empty (so the old array's
- * slots below `drain` are empty and every index left in it has its home
- * at or above `drain`). An entry's index is in exactly one of the two
+ * of slots in proportion to the groups it reserves, a whole cluster at a
+ * time in slot order from an empty slot (a probe never leaves its
+ * cluster, so the clusters left stay exact). An entry's index is in
+ * exactly one of the two
  * arrays; inserts go to the new one, and a find that misses there probes
  * the old one. The entry arrays grow by realloc.
  */
@@ -58,7 +58,8 @@ struct sc__groups {
 				* else NULL */
 	size_t omask;	       /* its slots - 1 */
 	size_t on;	       /* indices left in it */
-	size_t drain;	       /* its slots below this are empty */
+	size_t drain;	       /* the next of its slots the drain looks
+				* at: the clusters behind it are gone */
 };
 
 #define SC__GROUPS_NONE SIZE_MAX

@@ -29,7 +29,21 @@
  * hand that it would have to finish at once.
  */
 #define RH_DRAIN_PER_ROW 8
-#define RH_DRAIN_MIN 64
+#define RH_DRAIN_MIN	 64
+
+/*
+ * Preparing a growth (rowhash_int.h): it starts at a load of
+ * RH_PREP_NUM / RH_PREP_DEN, and each reserve faults in RH_TOUCH_PER_ROW
+ * records' worth of the next array per row reserved, at least a huge
+ * page. From 3/8 to 1/2 of S slots come S/8 rows, and the next array
+ * has 2S slots: 16 records a row; 32 leaves a margin for the drain of
+ * the growth before, which must end before the switch.
+ */
+#define RH_PREP_NUM	 3
+#define RH_PREP_DEN	 8
+#define RH_TOUCH_PER_ROW 32
+#define RH_TOUCH_MIN	 ((size_t)2 << 20)
+#define RH_PAGE		 4096
 
 void
 sc__rowhash_init(struct sc__rowhash *h, uint32_t ncols)
@@ -44,6 +58,10 @@ sc__rowhash_fini(struct sc__rowhash *h)
 {
 	free(h->recs);
 	free(h->old);
+	free(h->next);
+	h->next = NULL;
+	h->nmask = 0;
+	h->touched = 0;
 	h->old = NULL;
 	h->omask = 0;
 	h->on = 0;
@@ -203,10 +221,9 @@ slot_delete(struct sc__rowhash *h, size_t s)
 
 /*
  * Drain the old array of a growing table by about `budget` units (a slot
- * visited, a record moved), in slot order (rowhash_int.h): slot `drain`
- * is emptied by moving its record into the new array and deleting it
- * with the backward shift, which may pull the next record of its cluster
- * into it, until it stays empty. The old array is freed once empty.
+ * visited, a record moved), a whole cluster at a time (rowhash_int.h):
+ * a cluster begun is moved to its end, so the budget may be passed by
+ * the rest of one cluster. The old array is freed once empty.
  */
 static void
 drain(struct sc__rowhash *h, size_t budget)
@@ -217,17 +234,19 @@ drain(struct sc__rowhash *h, size_t budget)
 		uint64_t *rec = h->old + h->drain * stride;
 
 		budget--;
-		if (rec_w(h, rec) == 0) {
-			h->drain++;
-			continue;
+		h->drain = (h->drain + 1) & h->omask;
+		for (; rec_w(h, rec) != 0;
+		     rec = h->old + h->drain * stride,
+		     h->drain = (h->drain + 1) & h->omask) {
+			words_copy(
+			    rec_at(h,
+				   find_slot(h, rec, sc__rowhash_hash(h, rec))),
+			    rec, stride);
+			rec[h->ncols] = 0;
+			h->on--;
+			if (budget > 0)
+				budget--;
 		}
-		words_copy(rec_at(h, find_slot(h, rec,
-					       sc__rowhash_hash(h, rec))),
-			   rec, stride);
-		delete_in(h, h->old, h->omask, h->drain);
-		h->on--;
-		if (budget > 0)
-			budget--;
 	}
 	if (h->old && h->on == 0) {
 		free(h->old);
@@ -286,36 +305,131 @@ relayout(struct sc__rowhash *h, size_t nslots, bool wide)
  * growth still in hand is finished first. 0 or SC_ENOMEM (the rows held
  * unchanged).
  */
-static int
-grow_sliced(struct sc__rowhash *h, size_t nslots)
+/* A fresh array of nslots slots in the narrow layout, or NULL. */
+static uint64_t *
+array_alloc(const struct sc__rowhash *h, size_t nslots)
 {
 	uint64_t *recs;
 	size_t bytes;
 
 	if (__builtin_mul_overflow(nslots, (size_t)h->stride * 8, &bytes))
-		return SC_ENOMEM;
+		return NULL;
 	/* calloc: a large array comes from fresh pages that are zero
-	 * already, faulted in as the drain and the inserts reach them. A
-	 * table of millions of rows is probed at random, so it gets the
-	 * huge-page hint, which saves a TLB miss per probe besides the page
-	 * faults. */
+	 * already, faulted in as they are first touched. A table of
+	 * millions of rows is probed at random, so it gets the huge-page
+	 * hint, which saves a TLB miss per probe besides the page faults. */
 	recs = calloc(1, bytes);
-	if (!recs)
-		return SC_ENOMEM;
-	if (bytes >= SC__MEM_BIG)
+	if (recs && bytes >= SC__MEM_BIG)
 		sc__mem_hint_huge(recs, bytes);
-	sc__rowhash_settle(h);
+	return recs;
+}
+
+/* Drop a prepared growth. */
+static void
+unprepare(struct sc__rowhash *h)
+{
+	free(h->next);
+	h->next = NULL;
+	h->nmask = 0;
+	h->touched = 0;
+}
+
+/* Fault in about `bytes` more of the prepared array, a word a page. */
+static void
+touch(struct sc__rowhash *h, size_t bytes)
+{
+	size_t total = (h->nmask + 1) * (size_t)h->stride * 8;
+	volatile uint64_t *p = h->next;
+
+	while (h->touched < total && bytes > 0) {
+		p[h->touched / 8] = 0;
+		h->touched += RH_PAGE;
+		bytes = bytes > RH_PAGE ? bytes - RH_PAGE : 0;
+	}
+}
+
+/* Make recs (nslots slots, empty) the current array; the current one, if
+ * it holds rows, becomes the old one, drained later. No growth in hand. */
+static void
+switch_to(struct sc__rowhash *h, uint64_t *recs, size_t nslots)
+{
 	if (h->recs && h->n > 0) {
 		h->old = h->recs;
 		h->omask = h->mask;
 		h->on = h->n;
-		h->drain = 0;
+		/* Begin at an empty slot, so that no cluster is cut. */
+		for (h->drain = 0; rec_w(h, h->old + h->drain * h->stride);)
+			h->drain++;
 	} else {
 		free(h->recs);
 	}
 	h->recs = recs;
 	h->mask = nslots - 1;
+}
+
+/* Take the prepared array out of h (its owner now the caller). */
+static uint64_t *
+take_next(struct sc__rowhash *h)
+{
+	uint64_t *recs = h->next;
+
+	h->next = NULL;
+	h->nmask = 0;
+	h->touched = 0;
+	return recs;
+}
+
+/*
+ * Grow into a fresh array of nslots slots at once: the prepared one if it
+ * is large enough, else a new one; a growth in hand is finished first.
+ * 0 or SC_ENOMEM (the rows held unchanged).
+ */
+static int
+grow_sliced(struct sc__rowhash *h, size_t nslots)
+{
+	uint64_t *recs;
+
+	if (h->next && h->nmask + 1 >= nslots) {
+		nslots = h->nmask + 1;
+		recs = take_next(h);
+	} else {
+		recs = array_alloc(h, nslots);
+		if (!recs)
+			return SC_ENOMEM;
+		unprepare(h);
+	}
+	sc__rowhash_settle(h);
+	switch_to(h, recs, nslots);
 	return 0;
+}
+
+/*
+ * Prepare the next growth, step by step (rowhash_int.h): allocate the
+ * next array once the table is RH_PREP_NUM / RH_PREP_DEN full and no
+ * growth is in hand, touch `bytes` more of it, and switch to it once it
+ * is touched whole and the last growth's drain is done. Short of memory
+ * it does nothing: reserve grows at once later, or fails then.
+ */
+static void
+prepare(struct sc__rowhash *h, size_t bytes)
+{
+	size_t nslots = h->mask + 1;
+
+	if (!h->next) {
+		if (h->old || h->wide ||
+		    h->n * RH_PREP_DEN <= nslots * RH_PREP_NUM)
+			return;
+		h->next = array_alloc(h, 2 * nslots);
+		if (!h->next)
+			return;
+		h->nmask = 2 * nslots - 1;
+		h->touched = 0;
+	}
+	touch(h, bytes);
+	if (h->old || h->touched < (h->nmask + 1) * (size_t)h->stride * 8)
+		return;
+	nslots = h->nmask + 1;
+	switch_to(h, take_next(h), nslots);
 }
 
 /* Grow to nslots slots: in slices when narrow; a wide table (never
@@ -330,6 +444,7 @@ grow(struct sc__rowhash *h, size_t nslots)
 
 	if (!h->wide)
 		return grow_sliced(h, nslots);
+	unprepare(h);
 	if (h->nwide == 0) /* every weight fits again */
 		return relayout(h, nslots, false);
 
@@ -358,8 +473,8 @@ grow(struct sc__rowhash *h, size_t nslots)
 int
 sc__rowhash_reserve(struct sc__rowhash *h, size_t more)
 {
-	size_t need = h->n + more, nslots = h->recs ? h->mask + 1 : 16;
-	size_t budget = RH_DRAIN_MIN;
+	size_t need = h->n + more, nslots;
+	size_t budget = RH_DRAIN_MIN, bytes = RH_TOUCH_MIN;
 
 	if (need < h->n || need > SIZE_MAX / LOAD_DEN)
 		return sc__fail(SC_ENOMEM, "row table: %zu rows", need);
@@ -367,6 +482,13 @@ sc__rowhash_reserve(struct sc__rowhash *h, size_t more)
 		budget = SIZE_MAX;
 	else
 		budget += more * RH_DRAIN_PER_ROW;
+	if (more > SIZE_MAX / RH_TOUCH_PER_ROW / 8 / h->stride)
+		bytes = SIZE_MAX;
+	else if (more * RH_TOUCH_PER_ROW * 8 * h->stride > bytes)
+		bytes = more * RH_TOUCH_PER_ROW * 8 * h->stride;
+	if (h->recs)
+		prepare(h, bytes);
+	nslots = h->recs ? h->mask + 1 : 16;
 	if (!h->recs || need * LOAD_DEN > nslots * LOAD_NUM) {
 		while (need * LOAD_DEN > nslots * LOAD_NUM)
 			nslots *= 2;
@@ -415,6 +537,7 @@ widen_add(struct sc__rowhash *h, const uint64_t *row, uint64_t hv, int64_t w,
 	  int64_t *was, int64_t *now)
 {
 	sc__rowhash_settle(h);
+	unprepare(h);
 	if (relayout(h, h->mask + 1, true))
 		return sc__fail(SC_ENOMEM, "row table: out of memory for a "
 					   "weight past int64");
@@ -427,8 +550,8 @@ widen_add(struct sc__rowhash *h, const uint64_t *row, uint64_t hv, int64_t w,
  * there, where it stays, else insert it into the new one.
  */
 static __attribute__((noinline)) int
-add_growing(struct sc__rowhash *h, const uint64_t *row, uint64_t hv,
-	    int64_t w, int64_t *was, int64_t *now, size_t s)
+add_growing(struct sc__rowhash *h, const uint64_t *row, uint64_t hv, int64_t w,
+	    int64_t *was, int64_t *now, size_t s)
 {
 	size_t os = find_in(h, h->old, h->omask, row, hv);
 	uint64_t *orec = h->old + os * h->stride;
@@ -502,7 +625,8 @@ sc__rowhash_get(const struct sc__rowhash *h, const uint64_t *row)
 	hv = sc__rowhash_hash(h, row);
 	rec = rec_at(h, find_slot(h, row, hv));
 	if (rec_w(h, rec) == 0 && h->old)
-		rec = h->old + find_in(h, h->old, h->omask, row, hv) * h->stride;
+		rec =
+		    h->old + find_in(h, h->old, h->omask, row, hv) * h->stride;
 	return rec_w(h, rec) ? rec_exact(h, rec) : 0;
 }
 
@@ -511,7 +635,8 @@ sc__rowhash_bytes(const struct sc__rowhash *h)
 {
 	size_t n = h->recs ? (h->mask + 1) * (size_t)h->stride * 8 : 0;
 
-	return n + (h->old ? (h->omask + 1) * (size_t)h->stride * 8 : 0);
+	n += h->old ? (h->omask + 1) * (size_t)h->stride * 8 : 0;
+	return n + (h->next ? (h->nmask + 1) * (size_t)h->stride * 8 : 0);
 }
 
 /*

@@ -34,14 +34,25 @@
  * (RH_DRAIN_PER_ROW in rowhash.c), so the old array is empty long before
  * the new one fills. Meanwhile a row lives in exactly one of the two:
  * rows are inserted only into the new array, and a lookup that misses
- * there probes the old one. The old array is drained in slot order, each
- * slot by backward-shift deletion until it stays empty, which keeps two
- * invariants: its slots below `drain` are empty, and every record left in
- * it has its home slot at or above `drain` (so its probe sequence never
- * crosses a drained slot, and plain probing stays exact). Updates never
+ * there probes the old one. The old array is drained a whole cluster (a
+ * maximal run of occupied slots) at a time, in slot order from an empty
+ * slot: a probe never leaves its cluster, so the clusters left are probed
+ * exactly as before, and a record costs one hash and one copy to move
+ * (deleting records one by one would hash the rest of the cluster for
+ * each). Updates never
  * move records between the arrays (only reserve and the sweep drain), so
  * an update's undo finds its row where the update left it. A table whose
  * weights left int64 grows all at once, as its widening does (both rare).
+ *
+ * The fresh array is faulted in before it takes rows. Inserts land at
+ * random slots, so the first step after a switch would touch every page
+ * of a fresh array at once, and the kernel zeroes each page (2 MiB under
+ * the huge-page hint) on its first touch: at millions of rows that is
+ * the whole array's zeroing in one step again. So a growth is prepared
+ * ahead: once the table is 3/8 full the next array is allocated, and each
+ * reserve touches its pages in proportion to the rows it reserves; the
+ * table switches to it once all are touched (or at once, should a reserve
+ * find no room before that).
  *
  * Weights past int64. A row's integrated weight may
  * leave int64 between steps and come back (+MAX, +1, -1): how a schedule
@@ -78,7 +89,13 @@ struct sc__rowhash {
 			    narrow layout, else NULL */
 	size_t omask;	 /* its slots - 1 */
 	size_t on;	 /* records left in it (counted in n too) */
-	size_t drain;	 /* its slots below this are empty */
+	size_t drain;	 /* the next of its slots the drain looks at: the
+			    clusters behind it, back to where it began,
+			    are gone */
+	uint64_t *next;	 /* a growth prepared: the next array, empty,
+			    narrow, or NULL */
+	size_t nmask;	 /* its slots - 1 */
+	size_t touched;	 /* bytes of it faulted in so far */
 };
 
 void sc__rowhash_init(struct sc__rowhash *h, uint32_t ncols);
@@ -135,7 +152,7 @@ int sc__rowhash_add(struct sc__rowhash *h, const uint64_t *row, uint64_t hv,
 /* The integrated weight of `row` (0 if absent), exact. */
 __int128 sc__rowhash_get(const struct sc__rowhash *h, const uint64_t *row);
 
-/* Bytes held (both arrays while growing). */
+/* Bytes held (every array: current, old, prepared). */
 size_t sc__rowhash_bytes(const struct sc__rowhash *h);
 
 #endif /* SC_ROWHASH_INT_H */

@@ -83,15 +83,15 @@ Test(groups, finds_every_key_while_its_slots_grow_in_slices)
 					    (long long)tag[k], g.old != NULL);
 				}
 		}
-		cr_assert_gt(grown, 0, "no step saw a growth in hand");
+		SC_PROP_ASSERT(seed, SUITE, name, grown > 0,
+			       "no step saw a growth in hand");
 		sc__groups_settle(&g);
 		cr_assert_null(g.old);
 		for (uint64_t k = 0; k < nkeys; k++)
-			SC_PROP_ASSERT(seed, SUITE, name,
-				       (find(&g, k) != SC__GROUPS_NONE) ==
-					   (tag[k] != 0),
-				       "settled: key %llu",
-				       (unsigned long long)k);
+			SC_PROP_ASSERT(
+			    seed, SUITE, name,
+			    (find(&g, k) != SC__GROUPS_NONE) == (tag[k] != 0),
+			    "settled: key %llu", (unsigned long long)k);
 		sc__groups_fini(&g);
 		free(tag);
 	}
