@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/mem_int.h"
 #include "operators/schema.h"
 
 /* Old slots drained per group reserved, and at least per reserve, while
@@ -26,10 +27,9 @@ void
 sc__groups_fini(struct sc__groups *g)
 {
 	for (size_t i = 0; g->exact && i < g->n; i++)
-		sc_xsum_fini(&g->xs[i]);
-	free(g->keys);
-	free(g->st);
-	free(g->xs);
+		sc_xsum_fini(sc__groups_xs(g, i));
+	for (uint32_t j = 0; j < g->nseg; j++)
+		free(g->keys[j]); /* the segment's one block */
 	free(g->slots);
 	free(g->old);
 	memset(g, 0, sizeof(*g));
@@ -38,7 +38,7 @@ sc__groups_fini(struct sc__groups *g)
 static const uint64_t *
 key_of(const struct sc__groups *g, size_t i)
 {
-	return g->keys + i * g->k;
+	return sc__groups_key(g, i);
 }
 
 static size_t
@@ -93,10 +93,10 @@ sc__groups_prefetch(const struct sc__groups *g, const uint64_t *key, bool entry)
 	v = g->slots[s];
 	if (v == 0)
 		return;
-	__builtin_prefetch(g->keys + (size_t)(v - 1) * g->k);
-	__builtin_prefetch(&g->st[v - 1]);
+	__builtin_prefetch(key_of(g, v - 1));
+	__builtin_prefetch(sc__groups_st(g, v - 1));
 	if (g->exact)
-		__builtin_prefetch(&g->xs[v - 1]);
+		__builtin_prefetch(sc__groups_xs(g, v - 1));
 }
 
 /* Put entry i into the slot array (its key is absent from it). */
@@ -110,31 +110,33 @@ slot_put(struct sc__groups *g, size_t i)
 	g->slots[s] = (uint32_t)(i + 1);
 }
 
+/* Add segments until cap entries fit: each one block, keys then states
+ * then exact sums (all of 8-byte alignment). A failure keeps the
+ * segments added: harmless. */
 static int
 grow_entries(struct sc__groups *g, size_t cap)
 {
-	uint64_t *keys;
-	struct sc__gstate *st;
-	struct sc_xsum *xs;
+	while (g->cap < cap) {
+		uint32_t j = g->nseg;
+		size_t size = j == 0 ? 16 : (size_t)16 << (j - 1);
+		size_t per = (size_t)g->k * 8 + sizeof(struct sc__gstate) +
+			     (g->exact ? sizeof(struct sc_xsum) : 0);
+		unsigned char *p;
 
-	/* Each realloc keeps the old block on failure, so a partial growth
-	 * only leaves some arrays larger than cap: harmless. */
-	keys = realloc(g->keys, (g->k ? cap * g->k : 1) * 8);
-	if (!keys)
-		return SC_ENOMEM;
-	g->keys = keys;
-	st = realloc(g->st, cap * sizeof(*st));
-	if (!st)
-		return SC_ENOMEM;
-	g->st = st;
-	if (g->exact) {
-		/* An sc_xsum holds no pointer into itself: it may move. */
-		xs = realloc(g->xs, cap * sizeof(*xs));
-		if (!xs)
+		if (j == SC__GROUPS_SEGS)
 			return SC_ENOMEM;
-		g->xs = xs;
+		p = malloc(size * per);
+		if (!p)
+			return SC_ENOMEM;
+		if (size * per >= SC__MEM_BIG)
+			sc__mem_hint_huge(p, size * per);
+		g->keys[j] = (uint64_t *)p;
+		g->st[j] = (struct sc__gstate *)(p + size * g->k * 8);
+		g->xs[j] =
+		    g->exact ? (struct sc_xsum *)(g->st[j] + size) : NULL;
+		g->nseg++;
+		g->cap += size;
 	}
-	g->cap = cap;
 	return 0;
 }
 
@@ -229,7 +231,7 @@ rehash(struct sc__groups *g, size_t nslots)
 int
 sc__groups_reserve(struct sc__groups *g, size_t more)
 {
-	size_t need = g->n + more, cap, nslots;
+	size_t need = g->n + more, nslots;
 	size_t budget =
 	    G_DRAIN_MIN +
 	    G_DRAIN_PER_ROW * (more < UINT32_MAX ? more : UINT32_MAX);
@@ -239,10 +241,7 @@ sc__groups_reserve(struct sc__groups *g, size_t more)
 		return sc__fail(SC_ENOMEM, "aggregate: too many groups (%zu)",
 				need);
 	if (need > g->cap) {
-		cap = g->cap ? g->cap : 16;
-		while (cap < need)
-			cap *= 2;
-		rc = grow_entries(g, cap);
+		rc = grow_entries(g, need);
 		if (rc)
 			return sc__fail(rc,
 					"aggregate: out of memory for %zu "
@@ -270,10 +269,10 @@ sc__groups_insert(struct sc__groups *g, const uint64_t *key,
 {
 	size_t i = g->n++;
 
-	memcpy(g->keys + i * g->k, key, g->k * sizeof(uint64_t));
-	g->st[i] = *st;
+	memcpy(sc__groups_key(g, i), key, g->k * sizeof(uint64_t));
+	*sc__groups_st(g, i) = *st;
 	if (g->exact)
-		g->xs[i] = *xs;
+		*sc__groups_xs(g, i) = *xs;
 	slot_put(g, i);
 	return i;
 }
@@ -308,7 +307,7 @@ sc__groups_remove(struct sc__groups *g, size_t i)
 	struct where w;
 
 	if (g->exact)
-		sc_xsum_fini(&g->xs[i]);
+		sc_xsum_fini(sc__groups_xs(g, i));
 	w = slot_of(g, i);
 	delete_in(g, w.slots, w.mask, w.s);
 	if (w.slots == g->old)
@@ -316,11 +315,11 @@ sc__groups_remove(struct sc__groups *g, size_t i)
 	if (i != last) {
 		w = slot_of(g, last);
 		w.slots[w.s] = (uint32_t)(i + 1);
-		memcpy(g->keys + i * g->k, key_of(g, last),
+		memcpy(sc__groups_key(g, i), key_of(g, last),
 		       g->k * sizeof(uint64_t));
-		g->st[i] = g->st[last];
-		if (g->exact)
-			g->xs[i] = g->xs[last];
+		*sc__groups_st(g, i) = *sc__groups_st(g, last);
+		if (g->exact) /* an sc_xsum holds no pointer into itself */
+			*sc__groups_xs(g, i) = *sc__groups_xs(g, last);
 	}
 	g->n--;
 }

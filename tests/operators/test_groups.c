@@ -53,7 +53,8 @@ Test(groups, finds_every_key_while_its_slots_grow_in_slices)
 				SC_PROP_ASSERT(
 				    seed, SUITE, name,
 				    tag[k] ? at != SC__GROUPS_NONE &&
-						 g.st[at].live == tag[k]
+						 sc__groups_st(&g, at)->live ==
+						     tag[k]
 					   : at == SC__GROUPS_NONE,
 				    "step %d: key %llu found at %zu, tag %lld",
 				    step, (unsigned long long)k, at,
@@ -74,9 +75,11 @@ Test(groups, finds_every_key_while_its_slots_grow_in_slices)
 
 					SC_PROP_ASSERT(
 					    seed, SUITE, name,
-					    tag[k] ? at != SC__GROUPS_NONE &&
-							 g.st[at].live == tag[k]
-						   : at == SC__GROUPS_NONE,
+					    tag[k]
+						? at != SC__GROUPS_NONE &&
+						      sc__groups_st(&g, at)
+							      ->live == tag[k]
+						: at == SC__GROUPS_NONE,
 					    "step %d: key %llu found at %zu, "
 					    "tag %lld (growing: %d)",
 					    step, (unsigned long long)k, at,
