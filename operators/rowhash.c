@@ -18,8 +18,9 @@
 
 /*
  * Old slots drained per row reserved while growing, and at least per
- * reserve. A growth starts when the rows held and reserved pass half of
- * the old array's S slots; the new array has at least 2S slots, so at
+ * reserve. A growth starts at the latest when the rows held and reserved
+ * pass half of the old array's S slots (earlier when prepared, below);
+ * the new array has at least 2S slots, so at
  * least S/4 more rows fit before it must grow again (S/2 of room less
  * the most a growth's own reserve can have taken without draining
  * everything at once: with more >= S/4 rows, its 8 * more units cover
@@ -299,12 +300,6 @@ relayout(struct sc__rowhash *h, size_t nslots, bool wide)
 	return 0;
 }
 
-/*
- * Start growing into a fresh array of nslots slots (narrow layout): the
- * current array becomes the old one, drained later (rowhash_int.h). A
- * growth still in hand is finished first. 0 or SC_ENOMEM (the rows held
- * unchanged).
- */
 /* A fresh array of nslots slots in the narrow layout, or NULL. */
 static uint64_t *
 array_alloc(const struct sc__rowhash *h, size_t nslots)
