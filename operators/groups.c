@@ -47,14 +47,13 @@ home(const struct sc__groups *g, const uint64_t *key)
 	return (size_t)sc_row_hash(key, g->k) & g->mask;
 }
 
-/* The entry of key in slot array slots (mask + 1 slots), or
+/* The entry of key (of hash hv) in slot array slots (mask + 1 slots), or
  * SC__GROUPS_NONE. */
 static size_t
 find_in(const struct sc__groups *g, const uint32_t *slots, size_t mask,
-	const uint64_t *key)
+	const uint64_t *key, uint64_t hv)
 {
-	for (size_t s = (size_t)sc_row_hash(key, g->k) & mask;;
-	     s = (s + 1) & mask) {
+	for (size_t s = (size_t)hv & mask;; s = (s + 1) & mask) {
 		uint32_t v = slots[s];
 
 		if (v == 0)
@@ -67,13 +66,15 @@ find_in(const struct sc__groups *g, const uint32_t *slots, size_t mask,
 size_t
 sc__groups_find(const struct sc__groups *g, const uint64_t *key)
 {
+	uint64_t hv;
 	size_t i;
 
 	if (!g->slots)
 		return SC__GROUPS_NONE;
-	i = find_in(g, g->slots, g->mask, key);
+	hv = sc_row_hash(key, g->k);
+	i = find_in(g, g->slots, g->mask, key, hv);
 	if (i == SC__GROUPS_NONE && g->old)
-		i = find_in(g, g->old, g->omask, key);
+		i = find_in(g, g->old, g->omask, key, hv);
 	return i;
 }
 

@@ -229,28 +229,40 @@ slot_delete(struct sc__rowhash *h, size_t s)
 static void
 drain(struct sc__rowhash *h, size_t budget)
 {
-	const uint32_t stride = h->stride;
+	/* Locals, not h's fields: the records are uint64_t words, which
+	 * may alias h's size_t fields, so every store into a record would
+	 * make the compiler load them all again. */
+	const uint32_t stride = h->stride, ncols = h->ncols;
+	const size_t omask = h->omask, mask = h->mask;
+	uint64_t *const old = h->old, *const recs = h->recs;
+	size_t at = h->drain, on = h->on;
 
-	while (h->old && h->on > 0 && budget > 0) {
-		uint64_t *rec = h->old + h->drain * stride;
+	if (!old)
+		return;
+	while (on > 0 && budget > 0) {
+		uint64_t *rec = old + at * stride;
 
 		budget--;
-		h->drain = (h->drain + 1) & h->omask;
-		for (; rec_w(h, rec) != 0;
-		     rec = h->old + h->drain * stride,
-		     h->drain = (h->drain + 1) & h->omask) {
-			words_copy(
-			    rec_at(h,
-				   find_slot(h, rec, sc__rowhash_hash(h, rec))),
-			    rec, stride);
-			rec[h->ncols] = 0;
-			h->on--;
+		at = (at + 1) & omask;
+		for (; rec[ncols] != 0;
+		     rec = old + at * stride, at = (at + 1) & omask) {
+			size_t s = sc_row_hash(rec, ncols) & mask;
+
+			/* The row is in the old array only: its place in
+			 * the new one is the first empty slot of its probe. */
+			while (recs[s * stride + ncols] != 0)
+				s = (s + 1) & mask;
+			words_copy(recs + s * stride, rec, stride);
+			rec[ncols] = 0;
+			on--;
 			if (budget > 0)
 				budget--;
 		}
 	}
-	if (h->old && h->on == 0) {
-		free(h->old);
+	h->drain = at;
+	h->on = on;
+	if (on == 0) {
+		free(old);
 		h->old = NULL;
 		h->omask = 0;
 		h->drain = 0;
