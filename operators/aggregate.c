@@ -241,7 +241,7 @@ sc_aggregate_destroy(struct sc_aggregate *agg)
 					agg->spec.ncols);
 	sc__rowhash_fini(&agg->rows);
 	for (size_t i = 0; agg->nonneg && i < agg->g.n; i++)
-		key_syms(agg, agg->g.keys + i * agg->g.k, false);
+		key_syms(agg, sc__groups_key(&agg->g, i), false);
 	sc_xsum_fini(&agg->zero);
 	free(agg->hv);
 	free(agg->gend);
@@ -511,7 +511,7 @@ group_fold(struct sc_aggregate *agg, const struct sc_batch *d, size_t i,
 {
 	const struct sc_aggregate_spec *s = &agg->spec;
 	const struct sc__gstate *old =
-	    pd->idx == SC__GROUPS_NONE ? NULL : &agg->g.st[pd->idx];
+	    pd->idx == SC__GROUPS_NONE ? NULL : sc__groups_st(&agg->g, pd->idx);
 	bool isum = s->kind == SC_AGG_SUM && !agg->exact;
 	/* The delta's own count and sum, folded into the wide state at the
 	 * end: fewer than 2^64 int64 weights cannot overflow dc, and ds is
@@ -578,11 +578,13 @@ group_step(struct sc_aggregate *agg, const struct sc_batch *d, size_t i,
 
 	pd->key = sc_batch_row(d, i);
 	pd->idx = sc__groups_find(&agg->g, pd->key);
-	old = pd->idx == SC__GROUPS_NONE ? NULL : &agg->g.st[pd->idx];
+	old =
+	    pd->idx == SC__GROUPS_NONE ? NULL : sc__groups_st(&agg->g, pd->idx);
 	if (agg->exact) {
 		sc_xsum_init(&pd->xs);
 		if (old)
-			rc = sc_xsum_merge(&pd->xs, &agg->g.xs[pd->idx]);
+			rc = sc_xsum_merge(&pd->xs,
+					   sc__groups_xs(&agg->g, pd->idx));
 	}
 	agg->npend++; /* from here pend_drop finalises pd->xs */
 	if (rc == 0)
@@ -597,7 +599,8 @@ group_step(struct sc_aggregate *agg, const struct sc_batch *d, size_t i,
 		    (int)state_bad(agg, &pd->st, agg->exact ? &pd->xs : NULL) -
 		    (int)(old &&
 			  state_bad(agg, old,
-				    agg->exact ? &agg->g.xs[pd->idx] : NULL));
+				    agg->exact ? sc__groups_xs(&agg->g, pd->idx)
+					       : NULL));
 	if (old && group_on(agg, old)) {
 		was = old->has_out != 0;
 		ov = old->out;
@@ -646,10 +649,10 @@ groups_apply(struct sc_aggregate *agg)
 				sc_xsum_fini(&pd->xs);
 			continue;
 		}
-		agg->g.st[pd->idx] = pd->st;
+		*sc__groups_st(&agg->g, pd->idx) = pd->st;
 		if (agg->exact) {
-			sc_xsum_fini(&agg->g.xs[pd->idx]);
-			agg->g.xs[pd->idx] = pd->xs;
+			sc_xsum_fini(sc__groups_xs(&agg->g, pd->idx));
+			*sc__groups_xs(&agg->g, pd->idx) = pd->xs;
 		}
 		if (pd->st.live == 0)
 			agg->pend[ndel++].idx = pd->idx; /* reuse as a list */
@@ -659,7 +662,7 @@ groups_apply(struct sc_aggregate *agg)
 	qsort(agg->pend, ndel, sizeof(agg->pend[0]), idx_descending);
 	for (size_t i = 0; i < ndel; i++) {
 		if (agg->nonneg)
-			key_syms(agg, agg->g.keys + agg->pend[i].idx * agg->g.k,
+			key_syms(agg, sc__groups_key(&agg->g, agg->pend[i].idx),
 				 false);
 		sc__groups_remove(&agg->g, agg->pend[i].idx);
 	}
@@ -1005,9 +1008,9 @@ groups_sweep(struct sc_aggregate *agg, const struct sc__horizon *h,
 	while (budget-- > 0 && g->n > 0) {
 		if (i >= g->n)
 			i = 0;
-		if (sc__horizon_dead(h, g->keys + i * g->k)) {
+		if (sc__horizon_dead(h, sc__groups_key(g, i))) {
 			if (agg->nonneg)
-				key_syms(agg, g->keys + i * g->k, false);
+				key_syms(agg, sc__groups_key(g, i), false);
 			sc__groups_remove(g, i); /* the last entry moves in */
 		} else
 			i++;

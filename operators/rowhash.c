@@ -16,6 +16,36 @@
 #define LOAD_NUM 1
 #define LOAD_DEN 2
 
+/*
+ * Old slots drained per row reserved while growing, and at least per
+ * reserve. A growth starts at the latest when the rows held and reserved
+ * pass half of the old array's S slots (earlier when prepared, below);
+ * the new array has at least 2S slots, so at
+ * least S/4 more rows fit before it must grow again (S/2 of room less
+ * the most a growth's own reserve can have taken without draining
+ * everything at once: with more >= S/4 rows, its 8 * more units cover
+ * the 2S of the whole drain). Draining costs at most 2 units a slot (a
+ * visit, a move), so 2S units over S/4 rows is 8 a row: the old array is
+ * empty before the new one is full, and no reserve finds a growth in
+ * hand that it would have to finish at once.
+ */
+#define RH_DRAIN_PER_ROW 8
+#define RH_DRAIN_MIN	 64
+
+/*
+ * Preparing a growth (rowhash_int.h): it starts at a load of
+ * RH_PREP_NUM / RH_PREP_DEN, and each reserve faults in RH_TOUCH_PER_ROW
+ * records' worth of the next array per row reserved, at least a huge
+ * page. From 3/8 to 1/2 of S slots come S/8 rows, and the next array
+ * has 2S slots: 16 records a row; 32 leaves a margin for the drain of
+ * the growth before, which must end before the switch.
+ */
+#define RH_PREP_NUM	 3
+#define RH_PREP_DEN	 8
+#define RH_TOUCH_PER_ROW 32
+#define RH_TOUCH_MIN	 ((size_t)2 << 20)
+#define RH_PAGE		 4096
+
 void
 sc__rowhash_init(struct sc__rowhash *h, uint32_t ncols)
 {
@@ -28,6 +58,15 @@ void
 sc__rowhash_fini(struct sc__rowhash *h)
 {
 	free(h->recs);
+	free(h->old);
+	free(h->next);
+	h->next = NULL;
+	h->nmask = 0;
+	h->touched = 0;
+	h->old = NULL;
+	h->omask = 0;
+	h->on = 0;
+	h->drain = 0;
 	h->recs = NULL;
 	h->n = 0;
 	h->mask = 0;
@@ -122,16 +161,118 @@ words_copy(uint64_t *dst, const uint64_t *src, uint32_t n)
 	}
 }
 
-/* The slot holding row, or the empty slot that ends its probe. */
+/* The slot of array recs (mask + 1 slots, h's layout) holding row, or
+ * the empty slot that ends its probe. */
 static inline size_t
-find_slot(const struct sc__rowhash *h, const uint64_t *row, uint64_t hv)
+find_in(const struct sc__rowhash *h, const uint64_t *recs, size_t mask,
+	const uint64_t *row, uint64_t hv)
 {
-	for (size_t s = hv & h->mask;; s = (s + 1) & h->mask) {
-		const uint64_t *rec = rec_at(h, s);
+	for (size_t s = hv & mask;; s = (s + 1) & mask) {
+		const uint64_t *rec = recs + s * h->stride;
 
 		if (rec_w(h, rec) == 0 || row_eq(rec, row, h->ncols))
 			return s;
 	}
+}
+
+/* The slot of the current array holding row, or the empty slot that ends
+ * its probe. */
+static inline size_t
+find_slot(const struct sc__rowhash *h, const uint64_t *row, uint64_t hv)
+{
+	return find_in(h, h->recs, h->mask, row, hv);
+}
+
+/*
+ * Empty slot s of array recs (mask + 1 slots, h's layout) and shift back
+ * the cluster after it: a record may move into the hole unless its home
+ * lies cyclically in (hole, its slot].
+ */
+static inline __attribute__((always_inline)) void
+delete_in(const struct sc__rowhash *h, uint64_t *recs, size_t mask, size_t s)
+{
+	const uint32_t stride = h->stride;
+	size_t j = s;
+
+	for (;;) {
+		recs[s * stride + h->ncols] = 0;
+		for (;;) {
+			const uint64_t *rec;
+			size_t home;
+
+			j = (j + 1) & mask;
+			rec = recs + j * stride;
+			if (rec_w(h, rec) == 0)
+				return;
+			home = sc__rowhash_hash(h, rec) & mask;
+			if (((j - home) & mask) >= ((j - s) & mask))
+				break;
+		}
+		words_copy(recs + s * stride, recs + j * stride, stride);
+		s = j;
+	}
+}
+
+/* Empty slot s of the current array (see delete_in). */
+static inline __attribute__((always_inline)) void
+slot_delete(struct sc__rowhash *h, size_t s)
+{
+	delete_in(h, h->recs, h->mask, s);
+}
+
+/*
+ * Drain the old array of a growing table by about `budget` units (a slot
+ * visited, a record moved), a whole cluster at a time (rowhash_int.h):
+ * a cluster begun is moved to its end, so the budget may be passed by
+ * the rest of one cluster. The old array is freed once empty.
+ */
+static void
+drain(struct sc__rowhash *h, size_t budget)
+{
+	/* Locals, not h's fields: the records are uint64_t words, which
+	 * may alias h's size_t fields, so every store into a record would
+	 * make the compiler load them all again. */
+	const uint32_t stride = h->stride, ncols = h->ncols;
+	const size_t omask = h->omask, mask = h->mask;
+	uint64_t *const old = h->old, *const recs = h->recs;
+	size_t at = h->drain, on = h->on;
+
+	if (!old)
+		return;
+	while (on > 0 && budget > 0) {
+		uint64_t *rec = old + at * stride;
+
+		budget--;
+		at = (at + 1) & omask;
+		for (; rec[ncols] != 0;
+		     rec = old + at * stride, at = (at + 1) & omask) {
+			size_t s = sc_row_hash(rec, ncols) & mask;
+
+			/* The row is in the old array only: its place in
+			 * the new one is the first empty slot of its probe. */
+			while (recs[s * stride + ncols] != 0)
+				s = (s + 1) & mask;
+			words_copy(recs + s * stride, rec, stride);
+			rec[ncols] = 0;
+			on--;
+			if (budget > 0)
+				budget--;
+		}
+	}
+	h->drain = at;
+	h->on = on;
+	if (on == 0) {
+		free(old);
+		h->old = NULL;
+		h->omask = 0;
+		h->drain = 0;
+	}
+}
+
+void
+sc__rowhash_settle(struct sc__rowhash *h)
+{
+	drain(h, SIZE_MAX);
 }
 
 /*
@@ -171,6 +312,136 @@ relayout(struct sc__rowhash *h, size_t nslots, bool wide)
 	return 0;
 }
 
+/* A fresh array of nslots slots in the narrow layout, or NULL. */
+static uint64_t *
+array_alloc(const struct sc__rowhash *h, size_t nslots)
+{
+	uint64_t *recs;
+	size_t bytes;
+
+	if (__builtin_mul_overflow(nslots, (size_t)h->stride * 8, &bytes))
+		return NULL;
+	/* calloc: a large array comes from fresh pages that are zero
+	 * already, faulted in as they are first touched. A table of
+	 * millions of rows is probed at random, so it gets the huge-page
+	 * hint, which saves a TLB miss per probe besides the page faults. */
+	recs = calloc(1, bytes);
+	if (recs && bytes >= SC__MEM_BIG)
+		sc__mem_hint_huge(recs, bytes);
+	return recs;
+}
+
+/* Drop a prepared growth. */
+static void
+unprepare(struct sc__rowhash *h)
+{
+	free(h->next);
+	h->next = NULL;
+	h->nmask = 0;
+	h->touched = 0;
+}
+
+/* Fault in about `bytes` more of the prepared array, a word a page. */
+static void
+touch(struct sc__rowhash *h, size_t bytes)
+{
+	size_t total = (h->nmask + 1) * (size_t)h->stride * 8;
+	volatile uint64_t *p = h->next;
+
+	while (h->touched < total && bytes > 0) {
+		p[h->touched / 8] = 0;
+		h->touched += RH_PAGE;
+		bytes = bytes > RH_PAGE ? bytes - RH_PAGE : 0;
+	}
+}
+
+/* Make recs (nslots slots, empty) the current array; the current one, if
+ * it holds rows, becomes the old one, drained later. No growth in hand. */
+static void
+switch_to(struct sc__rowhash *h, uint64_t *recs, size_t nslots)
+{
+	if (h->recs && h->n > 0) {
+		h->old = h->recs;
+		h->omask = h->mask;
+		h->on = h->n;
+		/* Begin at an empty slot, so that no cluster is cut. */
+		for (h->drain = 0; rec_w(h, h->old + h->drain * h->stride);)
+			h->drain++;
+	} else {
+		free(h->recs);
+	}
+	h->recs = recs;
+	h->mask = nslots - 1;
+}
+
+/* Take the prepared array out of h (its owner now the caller). */
+static uint64_t *
+take_next(struct sc__rowhash *h)
+{
+	uint64_t *recs = h->next;
+
+	h->next = NULL;
+	h->nmask = 0;
+	h->touched = 0;
+	return recs;
+}
+
+/*
+ * Grow into a fresh array of nslots slots at once: the prepared one if it
+ * is large enough, else a new one; a growth in hand is finished first.
+ * 0 or SC_ENOMEM (the rows held unchanged).
+ */
+static int
+grow_sliced(struct sc__rowhash *h, size_t nslots)
+{
+	uint64_t *recs;
+
+	if (h->next && h->nmask + 1 >= nslots) {
+		nslots = h->nmask + 1;
+		recs = take_next(h);
+	} else {
+		recs = array_alloc(h, nslots);
+		if (!recs)
+			return SC_ENOMEM;
+		unprepare(h);
+	}
+	sc__rowhash_settle(h);
+	switch_to(h, recs, nslots);
+	return 0;
+}
+
+/*
+ * Prepare the next growth, step by step (rowhash_int.h): allocate the
+ * next array once the table is RH_PREP_NUM / RH_PREP_DEN full and no
+ * growth is in hand, touch `bytes` more of it, and switch to it once it
+ * is touched whole and the last growth's drain is done. Short of memory
+ * it does nothing: reserve grows at once later, or fails then.
+ */
+static void
+prepare(struct sc__rowhash *h, size_t bytes)
+{
+	size_t nslots = h->mask + 1;
+
+	if (!h->next) {
+		if (h->old || h->wide ||
+		    h->n * RH_PREP_DEN <= nslots * RH_PREP_NUM)
+			return;
+		h->next = array_alloc(h, 2 * nslots);
+		if (!h->next)
+			return;
+		h->nmask = 2 * nslots - 1;
+		h->touched = 0;
+	}
+	touch(h, bytes);
+	if (h->old || h->touched < (h->nmask + 1) * (size_t)h->stride * 8)
+		return;
+	nslots = h->nmask + 1;
+	switch_to(h, take_next(h), nslots);
+}
+
+/* Grow to nslots slots: in slices when narrow; a wide table (never
+ * growing, see widen_add) is copied at once, narrowed when every weight
+ * fits again. */
 static int
 grow(struct sc__rowhash *h, size_t nslots)
 {
@@ -178,15 +449,14 @@ grow(struct sc__rowhash *h, size_t nslots)
 	size_t oslots = old ? h->mask + 1 : 0;
 	size_t bytes;
 
-	if (h->wide && h->nwide == 0) /* every weight fits again */
+	if (!h->wide)
+		return grow_sliced(h, nslots);
+	unprepare(h);
+	if (h->nwide == 0) /* every weight fits again */
 		return relayout(h, nslots, false);
 
 	if (__builtin_mul_overflow(nslots, (size_t)h->stride * 8, &bytes))
 		return SC_ENOMEM;
-	/* calloc: a large table comes from fresh pages that are zero
-	 * already. A table of millions of rows is probed at random, so it
-	 * gets the huge-page hint, which saves a TLB miss per probe besides
-	 * the page faults. */
 	h->recs = calloc(1, bytes);
 	if (!h->recs) {
 		h->recs = old;
@@ -210,46 +480,32 @@ grow(struct sc__rowhash *h, size_t nslots)
 int
 sc__rowhash_reserve(struct sc__rowhash *h, size_t more)
 {
-	size_t need = h->n + more, nslots = h->recs ? h->mask + 1 : 16;
+	size_t need = h->n + more, nslots;
+	size_t budget = RH_DRAIN_MIN, bytes = RH_TOUCH_MIN;
 
 	if (need < h->n || need > SIZE_MAX / LOAD_DEN)
 		return sc__fail(SC_ENOMEM, "row table: %zu rows", need);
-	if (h->recs && need * LOAD_DEN <= nslots * LOAD_NUM)
-		return 0;
-	while (need * LOAD_DEN > nslots * LOAD_NUM)
-		nslots *= 2;
-	if (grow(h, nslots))
-		return sc__fail(SC_ENOMEM,
-				"row table: out of memory for %zu rows", need);
-	return 0;
-}
-
-/*
- * Empty slot s and shift back the cluster after it: a record may move into
- * the hole unless its home lies cyclically in (hole, its slot].
- */
-static inline __attribute__((always_inline)) void
-slot_delete(struct sc__rowhash *h, size_t s)
-{
-	size_t j = s;
-
-	for (;;) {
-		rec_at(h, s)[h->ncols] = 0;
-		for (;;) {
-			const uint64_t *rec;
-			size_t home;
-
-			j = (j + 1) & h->mask;
-			rec = rec_at(h, j);
-			if (rec_w(h, rec) == 0)
-				return;
-			home = sc__rowhash_hash(h, rec) & h->mask;
-			if (((j - home) & h->mask) >= ((j - s) & h->mask))
-				break;
-		}
-		words_copy(rec_at(h, s), rec_at(h, j), h->stride);
-		s = j;
+	if (more > (SIZE_MAX - budget) / RH_DRAIN_PER_ROW)
+		budget = SIZE_MAX;
+	else
+		budget += more * RH_DRAIN_PER_ROW;
+	if (more > SIZE_MAX / RH_TOUCH_PER_ROW / 8 / h->stride)
+		bytes = SIZE_MAX;
+	else if (more * RH_TOUCH_PER_ROW * 8 * h->stride > bytes)
+		bytes = more * RH_TOUCH_PER_ROW * 8 * h->stride;
+	if (h->recs)
+		prepare(h, bytes);
+	nslots = h->recs ? h->mask + 1 : 16;
+	if (!h->recs || need * LOAD_DEN > nslots * LOAD_NUM) {
+		while (need * LOAD_DEN > nslots * LOAD_NUM)
+			nslots *= 2;
+		if (grow(h, nslots))
+			return sc__fail(SC_ENOMEM,
+					"row table: out of memory for %zu rows",
+					need);
 	}
+	drain(h, budget);
+	return 0;
 }
 
 /* sc__rowhash_add on a wide table: exact sums in 128 bits. Cold and out
@@ -258,7 +514,7 @@ static __attribute__((cold, noinline)) int
 add_wide(struct sc__rowhash *h, const uint64_t *row, uint64_t hv, int64_t w,
 	 int64_t *was, int64_t *now)
 {
-	size_t s = find_slot(h, row, hv);
+	size_t s = find_slot(h, row, hv); /* a wide table is not growing */
 	uint64_t *rec = rec_at(h, s);
 	__int128 old = rec_w(h, rec) ? rec_exact(h, rec) : 0, sum = old + w;
 
@@ -281,16 +537,55 @@ add_wide(struct sc__rowhash *h, const uint64_t *row, uint64_t hv, int64_t w,
 	return 0;
 }
 
-/* The first sum past int64: widen in place (same slots, so reserved room
- * stays reserved), then add. */
+/* The first sum past int64: finish a growth in hand, widen in place (same
+ * slots, so reserved room stays reserved), then add. */
 static __attribute__((cold, noinline)) int
 widen_add(struct sc__rowhash *h, const uint64_t *row, uint64_t hv, int64_t w,
 	  int64_t *was, int64_t *now)
 {
+	sc__rowhash_settle(h);
+	unprepare(h);
 	if (relayout(h, h->mask + 1, true))
 		return sc__fail(SC_ENOMEM, "row table: out of memory for a "
 					   "weight past int64");
 	return add_wide(h, row, hv, w, was, now);
+}
+
+/*
+ * sc__rowhash_add on a growing table for a row absent from the new array
+ * (slot s ends its probe there): update it in the old array if it is
+ * there, where it stays, else insert it into the new one.
+ */
+static __attribute__((noinline)) int
+add_growing(struct sc__rowhash *h, const uint64_t *row, uint64_t hv, int64_t w,
+	    int64_t *was, int64_t *now, size_t s)
+{
+	size_t os = find_in(h, h->old, h->omask, row, hv);
+	uint64_t *orec = h->old + os * h->stride;
+	int64_t old = rec_w(h, orec), sum;
+	uint64_t *rec;
+
+	if (old == 0) { /* absent from both: insert into the new array */
+		rec = rec_at(h, s);
+		words_copy(rec, row, h->ncols);
+		rec[h->ncols] = (uint64_t)w;
+		h->n++;
+		*was = 0;
+		*now = w;
+		return 0;
+	}
+	if (__builtin_add_overflow(old, w, &sum))
+		return widen_add(h, row, hv, w, was, now);
+	*was = old;
+	*now = sum;
+	if (sum == 0) {
+		delete_in(h, h->old, h->omask, os);
+		h->on--;
+		h->n--;
+	} else {
+		orec[h->ncols] = (uint64_t)sum;
+	}
+	return 0;
 }
 
 int
@@ -306,6 +601,8 @@ sc__rowhash_add(struct sc__rowhash *h, const uint64_t *row, uint64_t hv,
 	s = find_slot(h, row, hv);
 	rec = rec_at(h, s);
 	old = rec_w(h, rec);
+	if (__builtin_expect(old == 0 && h->old != NULL, 0))
+		return add_growing(h, row, hv, w, was, now, s);
 	if (__builtin_expect(__builtin_add_overflow(old, w, &sum), 0))
 		return widen_add(h, row, hv, w, was, now);
 	*was = old;
@@ -328,16 +625,25 @@ sc__rowhash_get(const struct sc__rowhash *h, const uint64_t *row)
 {
 	const uint64_t *rec;
 
+	uint64_t hv;
+
 	if (!h->recs)
 		return 0;
-	rec = rec_at(h, find_slot(h, row, sc__rowhash_hash(h, row)));
+	hv = sc__rowhash_hash(h, row);
+	rec = rec_at(h, find_slot(h, row, hv));
+	if (rec_w(h, rec) == 0 && h->old)
+		rec =
+		    h->old + find_in(h, h->old, h->omask, row, hv) * h->stride;
 	return rec_w(h, rec) ? rec_exact(h, rec) : 0;
 }
 
 size_t
 sc__rowhash_bytes(const struct sc__rowhash *h)
 {
-	return h->recs ? (h->mask + 1) * (size_t)h->stride * 8 : 0;
+	size_t n = h->recs ? (h->mask + 1) * (size_t)h->stride * 8 : 0;
+
+	n += h->old ? (h->omask + 1) * (size_t)h->stride * 8 : 0;
+	return n + (h->next ? (h->nmask + 1) * (size_t)h->stride * 8 : 0);
 }
 
 /*
@@ -347,20 +653,24 @@ sc__rowhash_bytes(const struct sc__rowhash *h)
  * looked at again before the cursor moves on; a record shifted past the
  * wrap point is merely visited twice. A table that grows between calls
  * is re-hashed, so the cursor may skip a few records until its next round.
+ * A growing table's old array is drained by the same budget first: its
+ * records are swept once they have moved.
  */
 void
 sc__rowhash_sweep(struct sc__rowhash *rh, const struct sc__horizon *h,
 		  size_t *cursor, size_t budget,
 		  void (*drop)(void *ctx, const uint64_t *rec), void *ctx)
 {
-	size_t s = *cursor;
+	size_t s = *cursor, n;
 
-	if (!rh->recs || rh->n == 0)
+	drain(rh, budget);
+	n = rh->n - rh->on; /* records in the current array */
+	if (!rh->recs || n == 0)
 		return;
 	/* The budget counts records, the walk slots: a table is at most about
 	 * half full, so a walk of `budget` slots would go round more slowly
 	 * than records come in, and the dead ones would pile up. */
-	budget *= (rh->mask + 1 + rh->n - 1) / rh->n;
+	budget *= (rh->mask + 1 + n - 1) / n;
 	s &= rh->mask;
 	while (budget-- > 0) {
 		const uint64_t *rec = rec_at(rh, s);
@@ -370,7 +680,7 @@ sc__rowhash_sweep(struct sc__rowhash *rh, const struct sc__horizon *h,
 				drop(ctx, rec);
 			slot_delete(rh, s);
 			rh->n--;
-			if (rh->n == 0)
+			if (--n == 0)
 				break;
 			continue;
 		}

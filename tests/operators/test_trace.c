@@ -354,3 +354,86 @@ Test(trace, alternating_large_and_small_inserts_cost_n_log_n_merge_work)
 	cr_assert_eq(sc_trace_rows(t), n);
 	sc_trace_destroy(t);
 }
+
+/* Bits of x: the circuit's log2 (operators/circuit.c, tick_work). */
+static size_t
+bits_of(uint64_t x)
+{
+	return x ? 64 - (size_t)__builtin_clzll(x) : 0;
+}
+
+/*
+ * The spine's fuel, as a circuit spends it (tick_work): after each insert
+ * of d rows, 2 * log2(rows so far) * d steps of merge work, at least 256.
+ * The rows a step moves never pass that, whatever the sizes of the
+ * deltas; the spine keeps up on it, so an insert never has to settle it
+ * whole (the safety net); and the integral is the sum of the inserts.
+ */
+Test(trace, merge_work_per_insert_is_bounded_by_its_fuel)
+{
+	const char *name = "merge_work_per_insert_is_bounded_by_its_fuel";
+	uint64_t base = sc_prop_seed(2603);
+
+	for (uint64_t c = 0; c < sc_prop_count(6); c++) {
+		enum { KEYS = 20000 };
+		uint64_t seed = base + c, *rows;
+		int64_t *ref, *w;
+		struct sc_rng r;
+		struct sc_trace *t;
+		struct sc_batch *b, *I;
+		size_t total = 0;
+
+		sc_rng_seed(&r, seed);
+		ref = calloc(KEYS, sizeof(*ref));
+		rows = malloc(20000 * sizeof(*rows));
+		w = malloc(20000 * sizeof(*w));
+		cr_assert(ref && rows && w);
+		cr_assert_eq(sc_trace_create(1, &t), 0);
+		for (int step = 0; step < 600; step++) {
+			/* Mostly small deltas, now and then a bulk load. */
+			size_t d = sc_rng_below(&r, 50) == 0
+				       ? 1 + sc_rng_below(&r, 20000)
+				       : 1 + sc_rng_below(&r, 300);
+			size_t budget, done, runs = sc_trace_runs(t);
+
+			for (size_t i = 0; i < d; i++) {
+				rows[i] = sc_rng_below(&r, KEYS);
+				w[i] = sc_rng_below(&r, 4) == 0 ? -1 : 1;
+				ref[rows[i]] += w[i];
+			}
+			cr_assert_eq(sc_batch_from_records(1, rows, w, d, &b),
+				     0);
+			/* No insert meets the safety net's limit. */
+			SC_PROP_ASSERT(seed, SUITE, name,
+				       runs + 1 < SC_TRACE_MAX_RUNS &&
+					   runs <= 2 * bits_of(total + 1) + 2,
+				       "step %d: %zu runs for %zu rows", step,
+				       runs, total);
+			cr_assert_eq(sc_trace_insert(t, b), 0);
+			sc_batch_release(b);
+			total += d;
+			budget = 2 * bits_of(total) * d;
+			if (budget < 256)
+				budget = 256;
+			cr_assert_eq(sc_trace_work(t, budget, &done), 0);
+			SC_PROP_ASSERT(seed, SUITE, name, done <= budget,
+				       "step %d: %zu rows moved, fuel %zu",
+				       step, done, budget);
+		}
+		cr_assert_eq(sc_trace_integral(t, &I), 0);
+		for (size_t i = 0, k = 0; k < KEYS; k++) {
+			int64_t got = 0;
+
+			if (i < sc_batch_count(I) && sc_batch_row(I, i)[0] == k)
+				got = sc_batch_weight(I, i++);
+			SC_PROP_ASSERT(seed, SUITE, name, got == ref[k],
+				       "key %zu: %lld, want %lld", k,
+				       (long long)got, (long long)ref[k]);
+		}
+		sc_batch_release(I);
+		sc_trace_destroy(t);
+		free(ref);
+		free(rows);
+		free(w);
+	}
+}
