@@ -52,8 +52,8 @@
 #include "units/placement.h"
 #include "units/runtime.h"
 
-#define NX_STUCK_NS 30000000000ull /* a submit or idle wait that long */
-#define NX_IDLE_NS  120000000000ull
+#define NX_STUCK_NS		30000000000ull /* a submit or idle wait that long */
+#define NX_IDLE_NS		120000000000ull
 #define NX_STANDARD_LATENESS_MS 4000 /* the standard suite's watermark */
 
 static const char usage_run_nexmark[] =

@@ -21,31 +21,31 @@
 
 #include "operators/base.h"
 
-#define NX_BLOCK	   50 /* events per block: 1 person, 3 auctions, 46 bids */
-#define NX_PERSONS	   1
-#define NX_AUCTIONS	   3
-#define NX_ID_LEAD	   10  /* ids past the newest a draw may name */
-#define NX_HOT_EVERY	   100 /* hot ids are multiples of this (base 0) */
-#define NX_MIN_STRING	   3   /* the shortest random text */
-#define NX_MAX_POOL	   65536
-#define NX_MAX_AVG	   65536 /* the largest average size accepted */
-#define NX_TEXT_LETTERS	   0	 /* pool classes */
-#define NX_TEXT_EXACT	   1
-#define NX_TEXT_CARD	   2
-#define NX_TEXT_EMAIL	   3
-#define NX_CLASSES	   4
-#define NX_CHANNELS	   10000 /* the standard's CHANNELS_NUMBER */
-#define NX_HOT_CHANNEL	   2	 /* 1 - 1/2 of the bids on a hot channel */
-#define NX_URL_PART	   5	 /* a url's path parts: nextString(5) */
-#define NX_MAX_DISORDER	   1000000000000ull /* ms: about 31 years */
-#define NX_DISORDER_SALT   0x646973617272ULL
-#define NX_CHANNEL_SALT	   0x6368616e6e656cULL
-#define NX_HOT_URL_SALT	   0x686f7475726cULL
-#define NX_URL_HEAD	   "https://www.nexmark.com/"
-#define NX_URL_TAIL	   "item.htm?query=1"
-#define NX_URL_CHANNEL_ID  "&channel_id="
-#define NX_CHANNEL_PREFIX  "channel-"
-#define NX_STACK_TEXT	   512 /* texts up to this long are made on the stack */
+#define NX_BLOCK	  50 /* events per block: 1 person, 3 auctions, 46 bids */
+#define NX_PERSONS	  1
+#define NX_AUCTIONS	  3
+#define NX_ID_LEAD	  10  /* ids past the newest a draw may name */
+#define NX_HOT_EVERY	  100 /* hot ids are multiples of this (base 0) */
+#define NX_MIN_STRING	  3   /* the shortest random text */
+#define NX_MAX_POOL	  65536
+#define NX_MAX_AVG	  65536 /* the largest average size accepted */
+#define NX_TEXT_LETTERS	  0	/* pool classes */
+#define NX_TEXT_EXACT	  1
+#define NX_TEXT_CARD	  2
+#define NX_TEXT_EMAIL	  3
+#define NX_CLASSES	  4
+#define NX_CHANNELS	  10000 /* the standard's CHANNELS_NUMBER */
+#define NX_HOT_CHANNEL	  2	/* 1 - 1/2 of the bids on a hot channel */
+#define NX_URL_PART	  5	/* a url's path parts: nextString(5) */
+#define NX_MAX_DISORDER	  1000000000000ull /* ms: about 31 years */
+#define NX_DISORDER_SALT  0x646973617272ULL
+#define NX_CHANNEL_SALT	  0x6368616e6e656cULL
+#define NX_HOT_URL_SALT	  0x686f7475726cULL
+#define NX_URL_HEAD	  "https://www.nexmark.com/"
+#define NX_URL_TAIL	  "item.htm?query=1"
+#define NX_URL_CHANNEL_ID "&channel_id="
+#define NX_CHANNEL_PREFIX "channel-"
+#define NX_STACK_TEXT	  512 /* texts up to this long are made on the stack */
 
 const char *const sc_nexmark_states[6] = {"AZ", "CA", "ID", "OR", "WA", "WY"};
 const char *const sc_nexmark_cities[10] = {
@@ -208,7 +208,6 @@ nx_price(uint64_t *rng)
 	return (int64_t)llround(pow(10.0, nx_unit(rng) * 6.0) * 100.0);
 }
 
-
 /* Keep one reference on id (until released). */
 static int
 nx_hold(struct held *h, uint64_t id)
@@ -264,33 +263,63 @@ nx_put_u64(char *p, uint64_t v)
 	return p;
 }
 
+/* Letters, digits and a space, indexed by a scaled draw. */
+static const char nx_chars[] = "abcdefghijklmnopqrstuvwxyz0123456789 ";
+#define NX_SPACE 36
+
+/* A letter of 16 random bits: a multiply scales them to 0..25 (no
+ * division; the bias is below 2^-11). */
+static inline char
+nx_letter(uint64_t bits)
+{
+	return nx_chars[((bits & 0xffff) * 26) >> 16];
+}
+
+/* A nextString character of 16 random bits: a space one time in 13,
+ * else a letter. */
+static inline char
+nx_letter_or_space(uint64_t bits)
+{
+	uint64_t x = ((bits & 0xffff) * 13 * 26) >> 16;
+
+	return nx_chars[x < 26 ? NX_SPACE : (x - 26) % 26];
+}
+
 /*
  * len random characters of class c at buf, from *rng: four from each
- * 64-bit draw, 16 bits apiece (scaled by a multiply, not a division; the
- * bias is below 2^-12). A nextString's characters are a space one time in
- * 13 and else a letter; an exact text's letters only; a card's groups of
- * four digits with a space between.
+ * 64-bit draw, 16 bits apiece. A nextString's characters are a space one
+ * time in 13 and else a letter; an exact text's letters only (the bulk of
+ * the bytes: every extra); a card's groups of four digits with a space
+ * between.
  */
 static void
 nx_fill(int c, size_t len, uint64_t *rng, char *buf)
 {
-	uint64_t r = 0;
+	size_t i = 0;
+	uint64_t r;
 
-	for (size_t i = 0; i < len; i++) {
-		uint32_t x;
-
+	if (c == NX_TEXT_EXACT) {
+		for (; i + 4 <= len; i += 4) {
+			r = sc_splitmix_next(rng);
+			buf[i] = nx_letter(r);
+			buf[i + 1] = nx_letter(r >> 16);
+			buf[i + 2] = nx_letter(r >> 32);
+			buf[i + 3] = nx_letter(r >> 48);
+		}
+		r = i < len ? sc_splitmix_next(rng) : 0;
+		for (; i < len; i++, r >>= 16)
+			buf[i] = nx_letter(r);
+		return;
+	}
+	for (r = 0; i < len; i++, r >>= 16) {
 		if ((i & 3) == 0)
 			r = sc_splitmix_next(rng);
-		x = (uint32_t)(r & 0xffff);
-		r >>= 16;
-		if (c == NX_TEXT_LETTERS) {
-			x = (x * 13 * 26) >> 16;
-			buf[i] = x < 26 ? ' ' : (char)('a' + (x - 26) % 26);
-		} else if (c == NX_TEXT_CARD) {
-			buf[i] = i % 5 == 4 ? ' ' : (char)('0' + ((x * 10) >> 16));
-		} else {
-			buf[i] = (char)('a' + ((x * 26) >> 16));
-		}
+		if (c == NX_TEXT_LETTERS)
+			buf[i] = nx_letter_or_space(r);
+		else if (i % 5 == 4)
+			buf[i] = nx_chars[NX_SPACE];
+		else
+			buf[i] = nx_chars[26 + (((r & 0xffff) * 10) >> 16)];
 	}
 }
 
@@ -366,14 +395,14 @@ nx_channel(struct sc_nexmark *nx, uint32_t c, uint64_t *name, uint64_t *url)
 				   sizeof(NX_URL_CHANNEL_ID) - 1);
 			p = nx_put_u64(p, nx_channel_id(c));
 		}
-		if ((rc = sc_symtab_intern(nx->symbols, buf,
-					   (size_t)(p - buf), &id)) != 0)
+		if ((rc = sc_symtab_intern(nx->symbols, buf, (size_t)(p - buf),
+					   &id)) != 0)
 			return rc;
 		p = nx_put(buf, NX_CHANNEL_PREFIX,
 			   sizeof(NX_CHANNEL_PREFIX) - 1);
 		p = nx_put_u64(p, c);
-		if ((rc = sc_symtab_intern(nx->symbols, buf,
-					   (size_t)(p - buf), &slot[0])) != 0) {
+		if ((rc = sc_symtab_intern(nx->symbols, buf, (size_t)(p - buf),
+					   &slot[0])) != 0) {
 			(void)sc_symtab_release(nx->symbols, id);
 			return rc;
 		}
@@ -392,7 +421,8 @@ nx_hot_urls(struct sc_nexmark *nx)
 	int rc = 0;
 
 	for (uint64_t i = 0; i < 4 && !rc; i++) {
-		uint64_t rng = nx->seed_mix ^ sc_splitmix_mix(NX_HOT_URL_SALT ^ i);
+		uint64_t rng =
+		    nx->seed_mix ^ sc_splitmix_mix(NX_HOT_URL_SALT ^ i);
 
 		rc = sc_symtab_intern(nx->symbols, buf, nx_base_url(&rng, buf),
 				      &nx->hot_urls[i]);
@@ -562,7 +592,6 @@ nx_auction(struct sc_nexmark *nx, uint64_t n, uint64_t *rng, uint64_t *row)
 	row[SC_NXA_EXTRA] = sc_enc_symbol(extra);
 	return 0;
 }
-
 
 /* A bid's channel and url: one time in NX_HOT_CHANNEL a channel of the
  * cache, else a hot one with its url. */

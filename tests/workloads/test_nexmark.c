@@ -409,7 +409,7 @@ Test(nexmark, string_pool_bounds_the_symbol_table)
 	for (int i = 0; i < 2000; i++)
 		cr_assert_eq(sc_nexmark_next(nx, &ev), 0);
 	sc_nexmark_release_texts(nx);
-	cr_assert_lt(sc_symtab_count(t), kept + 2 * 1000);
+	cr_assert_lt(sc_symtab_count(t), kept + 2000);
 	sc_nexmark_destroy(nx);
 	cr_assert_eq(sc_symtab_count(t), 0);
 	sc_symtab_destroy(t);
@@ -436,7 +436,8 @@ far_row(struct sc_symtab *t, enum sc_nexmark_kind k, int64_t at,
 	if (k == SC_NEXMARK_AUCTION)
 		row[SC_NXA_EXPIRES] = sc_enc_i64(at + 1);
 	cr_assert_eq(sc_batch_builder_init(&bb, sc_nexmark_ncols(k)), 0);
-	cr_assert_eq(sc_batch_builder_push(&bb, row, sc_nexmark_ncols(k), 1), 0);
+	cr_assert_eq(sc_batch_builder_push(&bb, row, sc_nexmark_ncols(k), 1),
+		     0);
 	cr_assert_eq(sc_batch_builder_finish(&bb, b), 0);
 	sc_batch_builder_fini(&bb);
 }
@@ -499,7 +500,7 @@ check_texts_follow_the_state(const char *name, uint32_t pool)
 		if (in < 0)
 			continue;
 		far_row(t, (enum sc_nexmark_kind)k,
-			o.base_time_ms + 40 * 250 * 5 + 3600000, &fb);
+			o.base_time_ms + (int64_t)40 * 250 * 5 + 3600000, &fb);
 		cr_assert_eq(sc_circuit_feed(cir, in, fb), 0, "%s",
 			     sc_errmsg());
 		sc_batch_release(fb);
@@ -1043,11 +1044,10 @@ check_cases(const char *name, eval_fn eval, const struct nx_case *cases,
 		struct sc_batch *want = eval(&e);
 		char what[128];
 
-		(void)snprintf(what, sizeof(what),
-			       "%s seed %llu disorder %llu pool %u", name,
-			       (unsigned long long)cases[i].seed,
-			       (unsigned long long)cases[i].disorder_ms,
-			       cases[i].pool);
+		(void)snprintf(
+		    what, sizeof(what), "%s seed %llu disorder %llu pool %u",
+		    name, (unsigned long long)cases[i].seed,
+		    (unsigned long long)cases[i].disorder_ms, cases[i].pool);
 		cr_assert_gt(sc_batch_count(want), 0, "%s: empty", what);
 		assert_same(got, want, what);
 		sc_batch_release(got);
