@@ -321,6 +321,7 @@ lb_chunk(struct lb_run *r, size_t events)
 			rc = sc_circuit_feed(r->c, in, b[k]);
 		sc_batch_release(b[k]);
 	}
+	sc_nexmark_release_texts(r->nx); /* the circuit holds what it keeps */
 	return rc ? rc : sc_circuit_step(r->c);
 }
 

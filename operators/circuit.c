@@ -652,6 +652,10 @@ tick_begin(struct sc_circuit *c)
 
 		if (r->held)
 			sc__symtab_unhold(&r->sym, r->delta);
+		/* A delta the cleanup held (circuit_wl.c) was held for its
+		 * tick only. */
+		r->held =
+		    r->role == SC__ROLE_FED || r->nd->kind == SC_NODE_DELAY;
 		sc_batch_release(r->delta);
 		r->delta = NULL;
 		r->inserted = 0;

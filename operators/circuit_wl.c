@@ -185,6 +185,18 @@ sc__circuit_wl_step(struct sc_circuit *c)
 		sc__wl_transfer(c->g, r->nd, in, w);
 		w->mask &= c->wl_cols[i];
 	}
+	/* A sweep may drop the last hold on an id that this tick's deltas
+	 * still carry (a join's output names the auction a sweep lets go),
+	 * and a unit hands those deltas on after the step: so they hold
+	 * their ids until the next tick begins, as a fed batch's do. */
+	for (size_t i = 0; !c->no_cleanup && i < c->norder; i++) {
+		struct sc__node_rt *r = &c->rt[i];
+
+		if (!r->held && r->delta && sc__symcols_any(&r->sym)) {
+			sc__symtab_hold(&r->sym, r->delta);
+			r->held = true;
+		}
+	}
 	for (size_t i = 0; !c->no_cleanup && i < c->norder; i++) {
 		struct sc__node_rt *r = &c->rt[i];
 		size_t budget = 2 * r->inserted;

@@ -1,14 +1,14 @@
 /*
  * symbol.c - the interning table (see symbol.h for the design).
  *
- * Nothing under the table's mutex reads or writes the caller's memory: the
+ * Nothing under a shard's mutex reads or writes the caller's memory: the
  * text is hashed and copied into a key first, and results are written out
  * after the mutex is given back. A bad pointer from a unit's callback then
  * faults with no lock held, the fault becomes a panic of that unit, and
- * the table goes on serving everyone else. The mutex is
- * taken through sc__mutex_lock, so that a fault inside the table itself
- * (a bug of ours) kills the process with a message rather than leaving the
- * mutex held for ever (operators/base_int.h).
+ * the table goes on serving everyone else. The mutexes are taken through
+ * sc__mutex_lock, so that a fault inside the table itself (a bug of ours)
+ * kills the process with a message rather than leaving a mutex held for
+ * ever (operators/base_int.h).
  */
 #include "operators/symbol.h"
 
@@ -23,24 +23,37 @@
 #include "operators/symbol_int.h"
 
 /*
- * A hash slot holds the top 32 bits of the text's hash above a 32-bit id,
- * so a probe that meets another text usually tells from the slot alone,
- * without touching the entry or the text (each a cache miss in a large
- * table). Ids are below 2^32 - 1; these two slot values are never a real
- * slot (id 0 is never handed out, and no id is 2^32 - 1).
+ * Shards. A text's hash picks one of SHARDS shards (bits 28..31 of the
+ * hash: the slot index uses the low bits, the slot tag the high 32), each
+ * a table of its own behind its own mutex, so that threads interning
+ * different texts mostly take different locks. An id is its shard's local
+ * id shifted left by SHARD_BITS with the shard in the low bits: any call
+ * given an id finds its shard without hashing. Local id 0 is never handed
+ * out, so id 0 (shard 0, local 0) never names a text.
+ *
+ * A hash slot holds the top 32 bits of the text's hash above a 32-bit
+ * local id, so a probe that meets another text usually tells from the slot
+ * alone, without touching the entry or the text (each a cache miss in a
+ * large table). Local ids stay below LOCAL_LIMIT, so ids stay below 2^32;
+ * these two slot values are never a real slot.
  */
-#define SLOT_EMPTY 0u
-#define SLOT_TOMB  UINT64_MAX
-#define ID_LIMIT   0xffffffffu
+#define SHARD_BITS  4
+#define SHARDS	    (1u << SHARD_BITS)
+#define SHARD_MASK  (SHARDS - 1)
+#define SHARD_SHIFT 28
+#define SLOT_EMPTY  0u
+#define SLOT_TOMB   UINT64_MAX
+#define LOCAL_LIMIT (0xffffffffu >> SHARD_BITS)
+#define SHARD_SLOTS 16 /* a shard's first capacities */
 
 static inline uint64_t
-slot_make(uint64_t h, uint64_t id)
+slot_make(uint64_t h, uint64_t local)
 {
-	return (h & 0xffffffff00000000ULL) | id;
+	return (h & 0xffffffff00000000ULL) | local;
 }
 
 static inline uint64_t
-slot_id(uint64_t slot)
+slot_local(uint64_t slot)
 {
 	return slot & 0xffffffffu;
 }
@@ -52,19 +65,73 @@ struct sym_entry {
 	uint64_t refs; /* references; 0 when free */
 };
 
-struct sc_symtab {
+struct shard {
 	pthread_mutex_t lock;  /* guards every field below */
 	uint64_t *slots;       /* open addressing, nslots a power of two */
 	size_t nslots;	       /* capacity of slots */
 	size_t used;	       /* slots neither empty nor tombstones */
 	size_t tombs;	       /* tombstone slots */
-	struct sym_entry *ent; /* indexed by id; ent[0] unused */
-	size_t nent;	       /* entries allocated (ids < nent exist) */
+	struct sym_entry *ent; /* indexed by local id; ent[0] unused */
+	size_t nent;	       /* entries allocated (local ids < nent exist) */
 	size_t capent;	       /* capacity of ent */
-	uint64_t *free_ids;    /* ids released to zero, reused LIFO */
+	uint64_t *free_ids;    /* local ids released to zero, reused LIFO */
 	size_t nfree, capfree; /* size and capacity of free_ids */
 	size_t text_bytes;     /* bytes of live text */
+	/* One cache line per shard's hot fields, so that two threads on two
+	 * shards do not share one. */
+	char pad[64];
 };
+
+struct sc_symtab {
+	struct shard sh[SHARDS];
+};
+
+static inline struct shard *
+shard_of_hash(struct sc_symtab *t, uint64_t h)
+{
+	return &t->sh[(h >> SHARD_SHIFT) & SHARD_MASK];
+}
+
+static inline uint64_t
+id_make(const struct sc_symtab *t, const struct shard *s, uint64_t local)
+{
+	return local << SHARD_BITS | (uint64_t)(s - t->sh);
+}
+
+/* The entry of a live id, or NULL. Caller holds its shard's lock. */
+static inline struct sym_entry *
+live_entry(struct sc_symtab *t, uint64_t id)
+{
+	struct shard *s = &t->sh[id & SHARD_MASK];
+	uint64_t local = id >> SHARD_BITS;
+
+	/* Local 0 (and so id 0) is never live: ent[0].refs stays 0. */
+	if (local >= s->nent || s->ent[local].refs == 0)
+		return NULL;
+	return &s->ent[local];
+}
+
+static bool
+live(struct sc_symtab *t, uint64_t id)
+{
+	return live_entry(t, id) != NULL;
+}
+
+/* Every shard's lock, in shard order (the one order any two callers
+ * taking several use, so none waits on another in a cycle). */
+static void
+lock_all(struct sc_symtab *t)
+{
+	for (unsigned i = 0; i < SHARDS; i++)
+		sc__mutex_lock(&t->sh[i].lock);
+}
+
+static void
+unlock_all(struct sc_symtab *t)
+{
+	for (unsigned i = SHARDS; i-- > 0;)
+		sc__mutex_unlock(&t->sh[i].lock);
+}
 
 /*
  * The caller's text as the locked code sees it: a private copy, on the
@@ -81,47 +148,68 @@ struct sym_key {
 	char buf[KEY_STACK_MAX]; /* the copy when len < KEY_STACK_MAX */
 };
 
+static inline uint64_t
+hash_word(uint64_t h, uint64_t w)
+{
+	h = (h ^ w) * 0x9e3779b97f4a7c15ULL;
+	return h ^ (h >> 29);
+}
+
+/*
+ * The text's hash: eight bytes at a time (a multiply and a shift per word,
+ * well under one instruction per byte, where a byte-wise FNV-1a costs
+ * four), the tail as one zero-padded word, the length mixed in so that
+ * texts that differ only by trailing zero bytes differ, and a final
+ * avalanche (murmur3's) so that the low bits that index the slots and the
+ * bits that pick the shard depend on every byte.
+ */
 static uint64_t
 hash_bytes(const char *p, size_t n)
 {
-	/* FNV-1a, then a final mix so the low bits used for the slot index
-	 * depend on every byte. */
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = 0x243f6a8885a308d3ULL ^ n, w;
+	size_t i = 0;
 
-	for (size_t i = 0; i < n; i++) {
-		h ^= (unsigned char)p[i];
-		h *= 0x100000001b3ULL;
+	for (; i + 8 <= n; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = hash_word(h, w);
+	}
+	if (i < n) {
+		w = 0;
+		memcpy(&w, p + i, n - i);
+		h = hash_word(h, w);
 	}
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
 	return h ^ (h >> 33);
 }
 
 /*
- * Hash and copy the caller's text, before any lock is taken. The hash reads
- * every byte first, so a bad pointer faults here before anything is
- * allocated. Returns 0, or SC_ENOMEM (a long text and no memory for its
- * copy; no message recorded). key_fini frees what key_make made.
+ * Copy and hash the caller's text, before any lock is taken: the one pass
+ * that reads the caller's memory (a bad pointer faults here, before
+ * anything is allocated); the hash then reads the copy, which is in cache.
+ * Returns 0, or SC_ENOMEM (a long text and no memory for its copy; no
+ * message recorded). key_fini frees what key_make made.
  */
 static int
 key_make(struct sym_key *k, const char *text, size_t len)
 {
-	k->hash = hash_bytes(text, len);
+	char *copy = k->buf;
+
 	k->len = len;
 	k->heap = NULL;
-	if (len < sizeof(k->buf)) {
-		if (len)
-			memcpy(k->buf, text, len);
-		k->buf[len] = '\0';
-		k->text = k->buf;
-		return 0;
+	if (len >= sizeof(k->buf)) {
+		k->heap = malloc(len + 1);
+		if (!k->heap)
+			return SC_ENOMEM;
+		copy = k->heap;
 	}
-	k->heap = malloc(len + 1);
-	if (!k->heap)
-		return SC_ENOMEM;
-	memcpy(k->heap, text, len);
-	k->heap[len] = '\0';
-	k->text = k->heap;
+	if (len)
+		memcpy(copy, text, len);
+	copy[len] = '\0';
+	k->text = copy;
+	k->hash = hash_bytes(copy, len);
 	return 0;
 }
 
@@ -149,35 +237,57 @@ key_take_text(struct sym_key *k)
 	return copy;
 }
 
+static int
+shard_init(struct shard *s)
+{
+	s->nslots = SHARD_SLOTS;
+	s->slots = calloc(s->nslots, sizeof(s->slots[0]));
+	s->nent = 1; /* local id 0 is never handed out */
+	s->capent = SHARD_SLOTS;
+	s->ent = calloc(s->capent, sizeof(s->ent[0]));
+	if (!s->slots || !s->ent)
+		goto undo_alloc;
+	if (pthread_mutex_init(&s->lock, NULL) != 0)
+		goto undo_alloc;
+	return 0;
+
+undo_alloc:
+	free(s->slots);
+	free(s->ent);
+	return SC_ENOMEM;
+}
+
+static void
+shard_fini(struct shard *s)
+{
+	for (size_t i = 1; i < s->nent; i++)
+		free(s->ent[i].text);
+	free(s->ent);
+	free(s->slots);
+	free(s->free_ids);
+	pthread_mutex_destroy(&s->lock);
+}
+
 int
 sc_symtab_create(struct sc_symtab **out)
 {
 	struct sc_symtab *t;
+	unsigned made = 0;
 
 	if (!out)
 		return sc__fail(SC_EINVAL, "sc_symtab_create: out is NULL");
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		goto fail;
-	t->nslots = 64;
-	t->slots = calloc(t->nslots, sizeof(t->slots[0]));
-	if (!t->slots)
-		goto free_table;
-	t->nent = 1; /* id 0 is SC_SYMBOL_NONE */
-	t->capent = 64;
-	t->ent = calloc(t->capent, sizeof(t->ent[0]));
-	if (!t->ent)
-		goto free_slots;
-	if (pthread_mutex_init(&t->lock, NULL) != 0)
-		goto free_ent;
+	for (; made < SHARDS; made++)
+		if (shard_init(&t->sh[made]))
+			goto undo_shards;
 	*out = t;
 	return 0;
 
-free_ent:
-	free(t->ent);
-free_slots:
-	free(t->slots);
-free_table:
+undo_shards:
+	while (made-- > 0)
+		shard_fini(&t->sh[made]);
 	free(t);
 fail:
 	return sc__fail(SC_ENOMEM, "sc_symtab_create: out of memory");
@@ -188,12 +298,8 @@ sc_symtab_destroy(struct sc_symtab *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 1; i < t->nent; i++)
-		free(t->ent[i].text);
-	free(t->ent);
-	free(t->slots);
-	free(t->free_ids);
-	pthread_mutex_destroy(&t->lock);
+	for (unsigned i = 0; i < SHARDS; i++)
+		shard_fini(&t->sh[i]);
 	free(t);
 }
 
@@ -201,13 +307,13 @@ sc_symtab_destroy(struct sc_symtab *t)
  * tells which). Never returns a tombstone when found is false, so an insert
  * may reuse the first tombstone on the way. Caller holds the lock. */
 static size_t
-probe(const struct sc_symtab *t, const struct sym_key *k, bool *found)
+probe(const struct shard *s, const struct sym_key *k, bool *found)
 {
 	uint64_t h = k->hash;
-	size_t mask = t->nslots - 1, i = h & mask, tomb = SIZE_MAX;
+	size_t mask = s->nslots - 1, i = h & mask, tomb = SIZE_MAX;
 
 	for (;; i = (i + 1) & mask) {
-		uint64_t sl = t->slots[i], id = slot_id(sl);
+		uint64_t sl = s->slots[i], local = slot_local(sl);
 
 		if (sl == SLOT_EMPTY) {
 			*found = false;
@@ -218,9 +324,9 @@ probe(const struct sc_symtab *t, const struct sym_key *k, bool *found)
 				tomb = i;
 			continue;
 		}
-		if ((sl ^ h) >> 32 == 0 && t->ent[id].hash == h &&
-		    t->ent[id].len == k->len &&
-		    memcmp(t->ent[id].text, k->text, k->len) == 0) {
+		if ((sl ^ h) >> 32 == 0 && s->ent[local].hash == h &&
+		    s->ent[local].len == k->len &&
+		    memcmp(s->ent[local].text, k->text, k->len) == 0) {
 			*found = true;
 			return i;
 		}
@@ -230,112 +336,113 @@ probe(const struct sc_symtab *t, const struct sym_key *k, bool *found)
 /* Rebuild the slots with room for one more live id, dropping tombstones.
  * Caller holds the lock. Unchanged on SC_ENOMEM. */
 static int
-grow_slots(struct sc_symtab *t)
+grow_slots(struct shard *s)
 {
-	size_t n = t->nslots, mask;
-	uint64_t *s;
+	size_t n = s->nslots, mask;
+	uint64_t *sl;
 
-	if ((t->used + 1) * 2 >= n)
+	if ((s->used + 1) * 2 >= n)
 		n *= 2;
-	s = calloc(n, sizeof(*s));
-	if (!s)
+	sl = calloc(n, sizeof(*sl));
+	if (!sl)
 		return SC_ENOMEM;
 	mask = n - 1;
-	for (size_t i = 0; i < t->nslots; i++) {
-		uint64_t sl = t->slots[i];
+	for (size_t i = 0; i < s->nslots; i++) {
+		uint64_t v = s->slots[i];
 		size_t j;
 
-		if (sl == SLOT_EMPTY || sl == SLOT_TOMB)
+		if (v == SLOT_EMPTY || v == SLOT_TOMB)
 			continue;
-		for (j = t->ent[slot_id(sl)].hash & mask; s[j] != SLOT_EMPTY;
+		for (j = s->ent[slot_local(v)].hash & mask; sl[j] != SLOT_EMPTY;
 		     j = (j + 1) & mask)
 			;
-		s[j] = sl;
+		sl[j] = v;
 	}
-	free(t->slots);
-	t->slots = s;
-	t->nslots = n;
-	t->tombs = 0;
+	free(s->slots);
+	s->slots = sl;
+	s->nslots = n;
+	s->tombs = 0;
 	return 0;
 }
 
 /* Make sure one more id can be allocated and one more id freed later
  * without any allocation. Caller holds the lock. */
 static int
-reserve_id(struct sc_symtab *t)
+reserve_id(struct shard *s)
 {
-	if (t->nfree == 0 && t->nent == t->capent) {
-		size_t cap = t->capent * 2;
-		struct sym_entry *e = realloc(t->ent, cap * sizeof(*e));
+	if (s->nfree == 0 && s->nent == s->capent) {
+		size_t cap = s->capent * 2;
+		struct sym_entry *e = realloc(s->ent, cap * sizeof(*e));
 
 		if (!e)
 			return SC_ENOMEM;
-		memset(e + t->capent, 0, (cap - t->capent) * sizeof(*e));
-		t->ent = e;
-		t->capent = cap;
+		memset(e + s->capent, 0, (cap - s->capent) * sizeof(*e));
+		s->ent = e;
+		s->capent = cap;
 	}
 	/* Room in free_ids for every id that exists, so release never
 	 * allocates (release cannot fail for want of memory). */
-	if (t->capfree < t->nent + 1) {
-		size_t cap = t->capent + 1;
-		uint64_t *f = realloc(t->free_ids, cap * sizeof(*f));
+	if (s->capfree < s->nent + 1) {
+		size_t cap = s->capent + 1;
+		uint64_t *f = realloc(s->free_ids, cap * sizeof(*f));
 
 		if (!f)
 			return SC_ENOMEM;
-		t->free_ids = f;
-		t->capfree = cap;
+		s->free_ids = f;
+		s->capfree = cap;
 	}
 	return 0;
 }
 
-/* Intern the key; *id is the table's own variable, not the caller's.
- * Caller holds the lock. */
+/* Intern the key in its shard; *id is the table's own variable, not the
+ * caller's. Caller holds the shard's lock. */
 static int
-intern_locked(struct sc_symtab *t, struct sym_key *k, uint64_t *id)
+intern_locked(struct sc_symtab *t, struct shard *s, struct sym_key *k,
+	      uint64_t *id)
 {
-	uint64_t h = k->hash, nid;
+	uint64_t h = k->hash, local;
 	bool found;
 	size_t slot;
 	char *copy;
 
-	slot = probe(t, k, &found);
+	slot = probe(s, k, &found);
 	if (found) {
-		uint64_t fid = slot_id(t->slots[slot]);
-		struct sym_entry *e = &t->ent[fid];
+		uint64_t l = slot_local(s->slots[slot]);
+		struct sym_entry *e = &s->ent[l];
 
 		if (e->refs == UINT64_MAX)
 			return sc__fail(SC_EOVERFLOW,
 					"sc_symtab_intern: reference count of "
 					"id %" PRIu64 " would wrap",
-					fid);
+					id_make(t, s, l));
 		e->refs++;
-		*id = fid;
+		*id = id_make(t, s, l);
 		return 0;
 	}
-	if ((t->used + t->tombs + 1) * 4 >= t->nslots * 3) {
-		if (grow_slots(t))
+	if ((s->used + s->tombs + 1) * 4 >= s->nslots * 3) {
+		if (grow_slots(s))
 			goto nomem;
-		slot = probe(t, k, &found);
+		slot = probe(s, k, &found);
 	}
-	if (t->nfree == 0 && t->nent >= ID_LIMIT)
+	if (s->nfree == 0 && s->nent >= LOCAL_LIMIT)
 		return sc__fail(SC_EOVERFLOW,
-				"sc_symtab_intern: %zu live symbols, the most "
-				"a table holds",
-				t->used);
-	if (reserve_id(t))
+				"sc_symtab_intern: %zu live symbols in a "
+				"shard, the most it holds",
+				s->used);
+	if (reserve_id(s))
 		goto nomem;
 	copy = key_take_text(k);
 	if (!copy)
 		goto nomem;
-	nid = t->nfree ? t->free_ids[--t->nfree] : t->nent++;
-	t->ent[nid] = (struct sym_entry){
+	local = s->nfree ? s->free_ids[--s->nfree] : s->nent++;
+	s->ent[local] = (struct sym_entry){
 	    .text = copy, .len = k->len, .hash = h, .refs = 1};
-	if (t->slots[slot] == SLOT_TOMB)
-		t->tombs--;
-	t->slots[slot] = slot_make(h, nid);
-	t->used++;
-	t->text_bytes += k->len + 1;
-	*id = nid;
+	if (s->slots[slot] == SLOT_TOMB)
+		s->tombs--;
+	s->slots[slot] = slot_make(h, local);
+	s->used++;
+	s->text_bytes += k->len + 1;
+	*id = id_make(t, s, local);
 	return 0;
 
 nomem:
@@ -347,6 +454,7 @@ sc_symtab_intern(struct sc_symtab *t, const char *text, size_t len,
 		 uint64_t *id)
 {
 	struct sym_key k;
+	struct shard *s;
 	uint64_t got;
 	int rc;
 
@@ -359,9 +467,10 @@ sc_symtab_intern(struct sc_symtab *t, const char *text, size_t len,
 	 * under the lock (see the note at the top). */
 	if (key_make(&k, text ? text : "", len))
 		return sc__fail(SC_ENOMEM, "sc_symtab_intern: out of memory");
-	sc__mutex_lock(&t->lock);
-	rc = intern_locked(t, &k, &got);
-	sc__mutex_unlock(&t->lock);
+	s = shard_of_hash(t, k.hash);
+	sc__mutex_lock(&s->lock);
+	rc = intern_locked(t, s, &k, &got);
+	sc__mutex_unlock(&s->lock);
 	key_fini(&k);
 	if (rc == 0)
 		*id = got;
@@ -381,6 +490,7 @@ int
 sc_symtab_find(struct sc_symtab *t, const char *text, size_t len, uint64_t *id)
 {
 	struct sym_key k;
+	struct shard *s;
 	uint64_t got = 0;
 	bool found;
 	size_t slot;
@@ -390,11 +500,12 @@ sc_symtab_find(struct sc_symtab *t, const char *text, size_t len, uint64_t *id)
 				"sc_symtab_find: an argument is NULL");
 	if (key_make(&k, text ? text : "", len))
 		return sc__fail(SC_ENOMEM, "sc_symtab_find: out of memory");
-	sc__mutex_lock(&t->lock);
-	slot = probe(t, &k, &found);
+	s = shard_of_hash(t, k.hash);
+	sc__mutex_lock(&s->lock);
+	slot = probe(s, &k, &found);
 	if (found)
-		got = slot_id(t->slots[slot]);
-	sc__mutex_unlock(&t->lock);
+		got = id_make(t, s, slot_local(s->slots[slot]));
+	sc__mutex_unlock(&s->lock);
 	key_fini(&k);
 	if (!found)
 		return sc__fail(SC_ENOENT, "sc_symtab_find: text not interned");
@@ -402,10 +513,11 @@ sc_symtab_find(struct sc_symtab *t, const char *text, size_t len, uint64_t *id)
 	return 0;
 }
 
-static bool
-live(const struct sc_symtab *t, uint64_t id)
+/* The shard of an id (any id: a dead or foreign one too). */
+static inline struct shard *
+shard_of_id(struct sc_symtab *t, uint64_t id)
 {
-	return id != SC_SYMBOL_NONE && id < t->nent && t->ent[id].refs > 0;
+	return &t->sh[id & SHARD_MASK];
 }
 
 int
@@ -414,19 +526,21 @@ sc_symtab_lookup(struct sc_symtab *t, uint64_t id, const char **text,
 {
 	const char *got = NULL;
 	size_t got_len = 0;
-	bool is_live;
+	struct sym_entry *e;
+	struct shard *s;
 
 	if (!t || !text)
 		return sc__fail(SC_EINVAL, "sc_symtab_lookup: %s is NULL",
 				!t ? "table" : "text");
-	sc__mutex_lock(&t->lock);
-	is_live = live(t, id);
-	if (is_live) {
-		got = t->ent[id].text;
-		got_len = t->ent[id].len;
+	s = shard_of_id(t, id);
+	sc__mutex_lock(&s->lock);
+	e = live_entry(t, id);
+	if (e) {
+		got = e->text;
+		got_len = e->len;
 	}
-	sc__mutex_unlock(&t->lock);
-	if (!is_live)
+	sc__mutex_unlock(&s->lock);
+	if (!e)
 		return sc__fail(SC_ENOENT,
 				"sc_symtab_lookup: id %" PRIu64 " is not live",
 				id);
@@ -440,86 +554,143 @@ sc_symtab_lookup(struct sc_symtab *t, uint64_t id, const char **text,
 int
 sc_symtab_retain(struct sc_symtab *t, uint64_t id)
 {
+	struct sym_entry *e;
+	struct shard *s;
 	int rc = 0;
 
 	if (!t)
 		return sc__fail(SC_EINVAL, "sc_symtab_retain: table is NULL");
-	sc__mutex_lock(&t->lock);
-	if (!live(t, id))
+	s = shard_of_id(t, id);
+	sc__mutex_lock(&s->lock);
+	e = live_entry(t, id);
+	if (!e)
 		rc = sc__fail(SC_ENOENT,
 			      "sc_symtab_retain: id %" PRIu64 " is not live",
 			      id);
-	else if (t->ent[id].refs == UINT64_MAX)
+	else if (e->refs == UINT64_MAX)
 		rc = sc__fail(SC_EOVERFLOW,
 			      "sc_symtab_retain: reference count of id %" PRIu64
 			      " would wrap",
 			      id);
 	else
-		t->ent[id].refs++;
-	sc__mutex_unlock(&t->lock);
+		e->refs++;
+	sc__mutex_unlock(&s->lock);
 	return rc;
 }
 
-/* Remove a live id whose count reached zero. Caller holds the lock. */
+/* Remove a live id whose count reached zero. Caller holds its shard's
+ * lock. */
 static void
 drop_locked(struct sc_symtab *t, uint64_t id)
 {
-	struct sym_entry *e = &t->ent[id];
-	size_t mask = t->nslots - 1, i = e->hash & mask;
+	struct shard *s = shard_of_id(t, id);
+	uint64_t local = id >> SHARD_BITS;
+	struct sym_entry *e = &s->ent[local];
+	size_t mask = s->nslots - 1, i = e->hash & mask;
 
-	while (t->slots[i] != slot_make(e->hash, id))
+	while (s->slots[i] != slot_make(e->hash, local))
 		i = (i + 1) & mask;
-	t->slots[i] = SLOT_TOMB;
-	t->used--;
-	t->tombs++;
-	t->text_bytes -= e->len + 1;
+	s->slots[i] = SLOT_TOMB;
+	s->used--;
+	s->tombs++;
+	s->text_bytes -= e->len + 1;
 	free(e->text);
 	*e = (struct sym_entry){0};
-	t->free_ids[t->nfree++] = id; /* room reserved by reserve_id */
+	s->free_ids[s->nfree++] = local; /* room reserved by reserve_id */
+}
+
+/* Drop one reference of a live id. Caller holds its shard's lock. */
+static inline void
+unref_locked(struct sc_symtab *t, struct sym_entry *e, uint64_t id)
+{
+	if (--e->refs == 0)
+		drop_locked(t, id);
 }
 
 int
 sc_symtab_release(struct sc_symtab *t, uint64_t id)
 {
+	struct sym_entry *e;
+	struct shard *s;
 	int rc = 0;
 
 	if (!t)
 		return sc__fail(SC_EINVAL, "sc_symtab_release: table is NULL");
-	sc__mutex_lock(&t->lock);
-	if (!live(t, id))
+	s = shard_of_id(t, id);
+	sc__mutex_lock(&s->lock);
+	e = live_entry(t, id);
+	if (!e)
 		rc = sc__fail(SC_ENOENT,
 			      "sc_symtab_release: id %" PRIu64 " is not live",
 			      id);
-	else if (--t->ent[id].refs == 0)
-		drop_locked(t, id);
-	sc__mutex_unlock(&t->lock);
+	else
+		unref_locked(t, e, id);
+	sc__mutex_unlock(&s->lock);
 	return rc;
+}
+
+int
+sc_symtab_release_ids(struct sc_symtab *t, const uint64_t *ids, size_t n)
+{
+	uint64_t bad = 0;
+	size_t nbad = 0;
+
+	if (!t || (!ids && n > 0))
+		return sc__fail(SC_EINVAL, "sc_symtab_release_ids: %s is NULL",
+				!t ? "table" : "ids");
+	if (n == 0)
+		return 0;
+	/* One pass under every lock: cheaper than a lock per id from a
+	 * generator's chunk of thousands. */
+	lock_all(t);
+	for (size_t i = 0; i < n; i++) {
+		struct sym_entry *e = live_entry(t, ids[i]);
+
+		if (!e) {
+			bad = nbad++ ? bad : ids[i];
+			continue;
+		}
+		unref_locked(t, e, ids[i]);
+	}
+	unlock_all(t);
+	if (nbad)
+		return sc__fail(SC_ENOENT,
+				"sc_symtab_release_ids: %zu ids not live (the "
+				"first %" PRIu64 "); the others released",
+				nbad, bad);
+	return 0;
 }
 
 size_t
 sc_symtab_count(struct sc_symtab *t)
 {
-	size_t n;
+	size_t n = 0;
 
 	if (!t)
 		return 0;
-	sc__mutex_lock(&t->lock);
-	n = t->used;
-	sc__mutex_unlock(&t->lock);
+	for (unsigned i = 0; i < SHARDS; i++) {
+		sc__mutex_lock(&t->sh[i].lock);
+		n += t->sh[i].used;
+		sc__mutex_unlock(&t->sh[i].lock);
+	}
 	return n;
 }
 
 uint64_t
 sc_symtab_refs(struct sc_symtab *t, uint64_t id)
 {
+	struct sym_entry *e;
+	struct shard *s;
 	uint64_t r = 0;
 
 	if (!t)
 		return 0;
-	sc__mutex_lock(&t->lock);
-	if (live(t, id))
-		r = t->ent[id].refs;
-	sc__mutex_unlock(&t->lock);
+	s = shard_of_id(t, id);
+	sc__mutex_lock(&s->lock);
+	e = live_entry(t, id);
+	if (e)
+		r = e->refs;
+	sc__mutex_unlock(&s->lock);
 	return r;
 }
 
@@ -530,11 +701,16 @@ sc_symtab_bytes(struct sc_symtab *t)
 
 	if (!t)
 		return 0;
-	sc__mutex_lock(&t->lock);
-	n = sizeof(*t) + t->nslots * sizeof(t->slots[0]) +
-	    t->capent * sizeof(t->ent[0]) +
-	    t->capfree * sizeof(t->free_ids[0]) + t->text_bytes;
-	sc__mutex_unlock(&t->lock);
+	n = sizeof(*t);
+	for (unsigned i = 0; i < SHARDS; i++) {
+		struct shard *s = &t->sh[i];
+
+		sc__mutex_lock(&s->lock);
+		n += s->nslots * sizeof(s->slots[0]) +
+		     s->capent * sizeof(s->ent[0]) +
+		     s->capfree * sizeof(s->free_ids[0]) + s->text_bytes;
+		sc__mutex_unlock(&s->lock);
+	}
 	return n;
 }
 
@@ -587,7 +763,7 @@ sc__symtab_check(const struct sc__symcols *s, const struct sc_batch *b,
 
 	if (!sc__symcols_any(s) || !b)
 		return 0;
-	sc__mutex_lock(&s->tab->lock);
+	lock_all(s->tab);
 	for (size_t i = 0; ok && i < b->count; i++) {
 		const uint64_t *row = sc_batch_row(b, i);
 
@@ -597,7 +773,7 @@ sc__symtab_check(const struct sc__symcols *s, const struct sc_batch *b,
 			ok = live(s->tab, bad);
 		}
 	}
-	sc__mutex_unlock(&s->tab->lock);
+	unlock_all(s->tab);
 	if (ok)
 		return 0;
 	return sc__fail(SC_ENOENT,
@@ -607,7 +783,8 @@ sc__symtab_check(const struct sc__symcols *s, const struct sc_batch *b,
 			fn, col, bad);
 }
 
-/* Add d (+1 or -1) to the count of every symbol word of b. Lock held. */
+/* Add d (+1 or -1) to the count of every symbol word of b. Every lock
+ * held. */
 static void
 hold_locked(struct sc_symtab *t, const struct sc__symcols *s,
 	    const struct sc_batch *b, int d)
@@ -619,20 +796,20 @@ hold_locked(struct sc_symtab *t, const struct sc__symcols *s,
 			uint32_t c = (uint32_t)__builtin_ctz(m);
 			uint64_t id = word_id(s, c, row[c]);
 
-			SC_ASSERT(live(t, id));
-			if (!live(t, id))
+			struct sym_entry *e = live_entry(t, id);
+
+			SC_ASSERT(e);
+			if (!e)
 				continue;
-			if (d > 0) {
-				t->ent[id].refs +=
-				    t->ent[id].refs != UINT64_MAX;
-			} else if (--t->ent[id].refs == 0) {
-				drop_locked(t, id);
-			}
+			if (d > 0)
+				e->refs += e->refs != UINT64_MAX;
+			else
+				unref_locked(t, e, id);
 		}
 	}
 }
 
-/* Drop one reference per symbol word of one row. Lock held. */
+/* Drop one reference per symbol word of one row. Every lock held. */
 static void
 unhold_row(struct sc_symtab *t, const struct sc__symcols *s,
 	   const uint64_t *row)
@@ -640,24 +817,25 @@ unhold_row(struct sc_symtab *t, const struct sc__symcols *s,
 	for (uint32_t m = s->mask; m; m &= m - 1) {
 		uint32_t c = (uint32_t)__builtin_ctz(m);
 		uint64_t id = word_id(s, c, row[c]);
+		struct sym_entry *e = live_entry(t, id);
 
-		SC_ASSERT(live(t, id));
-		if (live(t, id) && --t->ent[id].refs == 0)
-			drop_locked(t, id);
+		SC_ASSERT(e);
+		if (e)
+			unref_locked(t, e, id);
 	}
 }
 
-/* Take one reference per symbol word of one row. Lock held. */
+/* Take one reference per symbol word of one row. Every lock held. */
 static void
 hold_row(struct sc_symtab *t, const struct sc__symcols *s, const uint64_t *row)
 {
 	for (uint32_t m = s->mask; m; m &= m - 1) {
 		uint32_t c = (uint32_t)__builtin_ctz(m);
-		uint64_t id = word_id(s, c, row[c]);
+		struct sym_entry *e = live_entry(t, word_id(s, c, row[c]));
 
-		SC_ASSERT(live(t, id));
-		if (live(t, id))
-			t->ent[id].refs += t->ent[id].refs != UINT64_MAX;
+		SC_ASSERT(e);
+		if (e)
+			e->refs += e->refs != UINT64_MAX;
 	}
 }
 
@@ -669,7 +847,7 @@ sc__symtab_hold_changes(const struct sc__symcols *s,
 {
 	if (!sc__symcols_any(s) || !delta || delta->count == 0)
 		return;
-	sc__mutex_lock(&s->tab->lock);
+	lock_all(s->tab);
 	for (size_t i = 0; i < delta->count; i++) {
 		const uint64_t *row = sc_batch_row(delta, i);
 		__int128 now = weight_now(ctx, row); /* may leave int64 */
@@ -680,7 +858,7 @@ sc__symtab_hold_changes(const struct sc__symcols *s,
 		else if (was != 0 && now == 0)
 			unhold_row(s->tab, s, row);
 	}
-	sc__mutex_unlock(&s->tab->lock);
+	unlock_all(s->tab);
 }
 
 void
@@ -689,14 +867,14 @@ sc__symtab_unhold_slots(const struct sc__symcols *s, const uint64_t *slots,
 {
 	if (!sc__symcols_any(s) || !slots)
 		return;
-	sc__mutex_lock(&s->tab->lock);
+	lock_all(s->tab);
 	for (size_t i = 0; i < n; i++) {
 		const uint64_t *rec = slots + i * stride;
 
 		if (rec[ncols] != 0)
 			unhold_row(s->tab, s, rec);
 	}
-	sc__mutex_unlock(&s->tab->lock);
+	unlock_all(s->tab);
 }
 
 void
@@ -707,7 +885,7 @@ sc__symtab_unhold_merge(const struct sc__symcols *s, const struct sc_batch *a,
 
 	if (!sc__symcols_any(s) || !a || !b)
 		return;
-	sc__mutex_lock(&s->tab->lock);
+	lock_all(s->tab);
 	while (i < a->count && j < b->count) {
 		const uint64_t *ra = sc_batch_row(a, i),
 			       *rb = sc_batch_row(b, j);
@@ -725,7 +903,7 @@ sc__symtab_unhold_merge(const struct sc__symcols *s, const struct sc_batch *a,
 		i++;
 		j++;
 	}
-	sc__mutex_unlock(&s->tab->lock);
+	unlock_all(s->tab);
 }
 
 void
@@ -734,7 +912,7 @@ sc__symtab_unhold_pairs(const struct sc__symcols *s, const struct sc_batch *a,
 {
 	if (!sc__symcols_any(s) || n == 0)
 		return;
-	sc__mutex_lock(&s->tab->lock);
+	lock_all(s->tab);
 	for (size_t i = 0; i < n; i++) {
 		size_t row = at[i] & ~SC__MERGE_EQ_CANCELLED;
 
@@ -742,7 +920,7 @@ sc__symtab_unhold_pairs(const struct sc__symcols *s, const struct sc_batch *a,
 		if (at[i] & SC__MERGE_EQ_CANCELLED)
 			unhold_row(s->tab, s, sc_batch_row(a, row));
 	}
-	sc__mutex_unlock(&s->tab->lock);
+	unlock_all(s->tab);
 }
 
 void
@@ -750,9 +928,9 @@ sc__symtab_hold(const struct sc__symcols *s, const struct sc_batch *b)
 {
 	if (!sc__symcols_any(s) || !b || b->count == 0)
 		return;
-	sc__mutex_lock(&s->tab->lock);
+	lock_all(s->tab);
 	hold_locked(s->tab, s, b, 1);
-	sc__mutex_unlock(&s->tab->lock);
+	unlock_all(s->tab);
 }
 
 void
@@ -760,7 +938,7 @@ sc__symtab_unhold(const struct sc__symcols *s, const struct sc_batch *b)
 {
 	if (!sc__symcols_any(s) || !b || b->count == 0)
 		return;
-	sc__mutex_lock(&s->tab->lock);
+	lock_all(s->tab);
 	hold_locked(s->tab, s, b, -1);
-	sc__mutex_unlock(&s->tab->lock);
+	unlock_all(s->tab);
 }

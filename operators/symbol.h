@@ -49,7 +49,7 @@
  * the host's edges names fewer strings than it submitted (299 of 300 in
  * one run) (tests/units/test_runtime_symbols.c). The cost is one hold and
  * one unhold per symbol word per frame crossing an edge, under the table's
- * lock; edges of schemas without symbols pay nothing. A map or
+ * locks; edges of schemas without symbols pay nothing. A map or
  * flat_map callback that makes new ids keeps its references until the
  * step is over (the rows it emits are held only once a keeper takes them).
  *
@@ -71,20 +71,24 @@
  * (2.9 MB): the 20,500 the state has and the entries whose cancellation
  * the spines had not merged yet.
  *
- * Design: one open-addressing hash table (text -> id, linear probing,
- * tombstones on removal; each slot keeps 32 bits of the hash beside the id,
- * so a probe past another text touches neither its entry nor its text) and
- * an array of entries indexed by id, both behind one mutex. Every call
- * takes the mutex once, so the table is correct under any number of
- * threads; it is not built for interning from many threads in a tight loop
- * (stripe it if that shows up in a profile). Id 0 is never handed out, so a
- * zero word is never a valid symbol; ids stay below 2^32. Text is freed as
- * soon as its id dies; the two arrays keep the size of the largest live set
- * seen (16 bytes of slots and 32 of entry per live id at the high-water
- * mark), since freed ids are reused rather than compacted.
+ * Design: the table is 16 shards, picked by bits of the text's hash,
+ * each an open-addressing hash table (text -> local id, linear probing,
+ * tombstones on removal; each slot keeps 32 bits of the hash beside the
+ * local id, so a probe past another text touches neither its entry nor
+ * its text) and an array of entries indexed by local id, behind a mutex of
+ * its own. An id is its local id times 16 plus its shard, so a call given
+ * an id goes to its shard without hashing. Interning hashes the text once
+ * (eight bytes a step) and takes one shard's mutex: threads interning
+ * different texts mostly take different locks. The holds of kept rows
+ * (symbol_int.h) and sc_symtab_release_ids take every shard's mutex once
+ * for a whole batch. Id 0 is never handed out, so a zero word is never a
+ * valid symbol; ids stay below 2^32. Text is freed as soon as its id dies;
+ * the arrays keep the size of the largest live set seen (16 bytes of slots
+ * and 32 of entry per live id at the high-water mark, per shard), since
+ * freed ids are reused rather than compacted.
  *
  * Faults: no call reads or writes the caller's memory while it holds the
- * mutex. The text is hashed and copied first (on the stack below 256
+ * mutexes. The text is copied and hashed first (on the stack below 256
  * bytes, else into the heap copy a new symbol keeps), and the results are
  * written after the mutex is given back; so a bad pointer passed from a
  * unit's callback faults with no lock held, that unit panics (with
@@ -164,6 +168,15 @@ int sc_symtab_retain(struct sc_symtab *t, uint64_t id);
  * Thread safe.
  */
 int sc_symtab_release(struct sc_symtab *t, uint64_t id);
+
+/*
+ * sc_symtab_release_ids - sc_symtab_release of each of ids[0..n) (an id
+ * twice: two references), under one pass. Returns 0, SC_ENOENT (some ids
+ * were not live: skipped, the message counts them and names the first;
+ * every live one was released) or SC_EINVAL (t NULL, or ids NULL with
+ * n > 0). Thread safe.
+ */
+int sc_symtab_release_ids(struct sc_symtab *t, const uint64_t *ids, size_t n);
 
 /* sc_symtab_count - how many ids are live now. Thread safe. */
 size_t sc_symtab_count(struct sc_symtab *t);

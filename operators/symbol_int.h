@@ -50,10 +50,11 @@ int sc__symtab_check(const struct sc__symcols *s, const struct sc_batch *b,
 
 /*
  * sc__symtab_hold / sc__symtab_unhold - add (drop) one reference per
- * symbol word of every row of b (NULL allowed), under one lock. The ids of
- * a hold must be live (held by whoever handed the rows over); a dead one
- * is skipped (an assert in debug builds). Neither can fail: a count that
- * would wrap saturates, which at 2^64 holds is a leak, not a fault.
+ * symbol word of every row of b (NULL allowed), in one pass under the
+ * table's locks. The ids of a hold must be live (held by whoever handed
+ * the rows over); a dead one is skipped (an assert in debug builds).
+ * Neither can fail: a count that would wrap saturates, which at 2^64
+ * holds is a leak, not a fault.
  */
 void sc__symtab_hold(const struct sc__symcols *s, const struct sc_batch *b);
 void sc__symtab_unhold(const struct sc__symcols *s, const struct sc_batch *b);
@@ -84,8 +85,8 @@ void sc__symtab_unhold_pairs(const struct sc__symcols *s,
  * table, not a trace), after it applied `delta`: one reference taken for
  * each row of delta that is now kept and was not (weight_now(ctx, row) is
  * its weight after the step, not 0, and minus the delta's weight it was
- * 0), one dropped for each that was kept and is not any more. Under one
- * lock. The ids must be live (the delta holds them).
+ * 0), one dropped for each that was kept and is not any more. In one
+ * pass. The ids must be live (the delta holds them).
  */
 void sc__symtab_hold_changes(
     const struct sc__symcols *s, const struct sc_batch *delta,
@@ -94,7 +95,7 @@ void sc__symtab_hold_changes(
 /* sc__symtab_unhold_slots - a table of rows letting all of them go: for
  * each of `n` slots of `stride` words, a row of `ncols` words then its
  * weight, one reference dropped per symbol word of every slot whose weight
- * is not 0 (0 marks an empty slot, as in rowhash_int.h). Under one lock. */
+ * is not 0 (0 marks an empty slot, as in rowhash_int.h). In one pass. */
 void sc__symtab_unhold_slots(const struct sc__symcols *s, const uint64_t *slots,
 			     size_t n, uint32_t stride, uint32_t ncols);
 

@@ -52,8 +52,9 @@
 #include "units/placement.h"
 #include "units/runtime.h"
 
-#define NX_STUCK_NS 30000000000ull /* a submit or idle wait that long */
-#define NX_IDLE_NS  120000000000ull
+#define NX_STUCK_NS		30000000000ull /* a submit or idle wait that long */
+#define NX_IDLE_NS		120000000000ull
+#define NX_STANDARD_LATENESS_MS 4000 /* the standard suite's watermark */
 
 static const char usage_run_nexmark[] =
     "usage: subcirc run --workload nexmark [options]\n"
@@ -72,16 +73,17 @@ static const char usage_run_nexmark[] =
     "  --rate E          offer E events/s (default: as fast as it goes)\n"
     "  --batch N         events per chunk submitted (default 1000)\n"
     "  --seed S          the generator's seed (default 1)\n"
-    "  --string-pool N   distinct random texts per length (default 32;\n"
-    "                    0: every text fresh, as the standard generator,\n"
-    "                    so the symbol table grows with the events)\n"
+    "  --string-pool N   draw random texts from N per length, for study\n"
+    "                    (default 0: every text fresh, as the standard\n"
+    "                    generator)\n"
     "  --disorder MS     events arrive up to MS ms out of date_time order\n"
     "                    (default 0: in order); declares the matching\n"
     "                    lateness unless --lateness says otherwise\n"
     "  --lateness MS     declare a lateness of MS ms on date_time of\n"
-    "                    every stream the query reads (default: the\n"
-    "                    disorder when there is one, else none); 'none'\n"
-    "                    declares none. A submission with a row later\n"
+    "                    every stream the query reads (default: 4000,\n"
+    "                    the standard suite's, or the disorder when\n"
+    "                    larger); 'none' declares none, and keeps every\n"
+    "                    state. A submission with a row later\n"
     "                    than that is refused (counted, the run goes on)\n"
     "  --admit-late      admit late rows instead (counted)\n"
     "  --no-cleanup      keep every state (lateness declared or not)\n"
@@ -114,7 +116,7 @@ struct nx_cfg {
 	uint32_t capacity, budget;
 	uint32_t string_pool; /* nexmark.h's string_pool */
 	uint64_t disorder_ms; /* nexmark.h's disorder_ms */
-	int64_t lateness_ms;  /* declared; -1: none; -2: as the disorder */
+	int64_t lateness_ms;  /* declared; -1: none; -2: the default */
 	bool admit_late;      /* SC_NEXMARK_QUERY_ADMIT */
 	bool no_cleanup;      /* sc_runtime_opts.no_cleanup */
 	bool check, quiet;
@@ -184,7 +186,7 @@ nx_defaults(struct nx_cfg *c)
 	c->seed = 1;
 	c->capacity = 64;
 	c->budget = 64;
-	c->string_pool = 32;
+	c->string_pool = 0;
 	c->lateness_ms = -2;
 }
 
@@ -212,13 +214,17 @@ nx_late_opt(struct cli_args *a, struct nx_cfg *c)
 	return true;
 }
 
-/* The lateness the run declares: --lateness, else the disorder's. */
+/* The lateness the run declares: --lateness, else the standard suite's
+ * watermark delay on date_time (4 s), or the disorder when that is
+ * larger (no row is then refused). */
 static int64_t
 nx_lateness(const struct nx_cfg *c)
 {
 	if (c->lateness_ms != -2)
 		return c->lateness_ms;
-	return c->disorder_ms ? (int64_t)c->disorder_ms : -1;
+	return c->disorder_ms > NX_STANDARD_LATENESS_MS
+		   ? (int64_t)c->disorder_ms
+		   : NX_STANDARD_LATENESS_MS;
 }
 
 static uint32_t
@@ -438,9 +444,10 @@ nx_chunk(struct nx_run *x, uint64_t n, bool dump, struct sc_batch **out,
 }
 
 /* Back to the first event (for the check's replay): a new generator.
- * The old one is kept (its references keep the texts of the rows the
- * runtime holds alive), so every text the new one interns again is
- * still live and gets the id it had. */
+ * The old one is kept (its references keep the texts of its bounded sets
+ * and pools alive), so those the new one interns again get the ids they
+ * had; a fresh text gets its old id while the runtime's state (its output
+ * included) still holds it. */
 static int
 nx_rewind(struct nx_run *x)
 {
@@ -704,6 +711,8 @@ nx_loop(struct nx_run *x)
 				    x, sc_nexmark_query_input(x->q, k), b[k]);
 			sc_batch_release(b[k]);
 		}
+		/* The runtime holds the texts it keeps. */
+		sc_nexmark_release_texts(x->src.gen);
 		if (rc)
 			return rc;
 		if (!made)
@@ -772,6 +781,7 @@ nx_single(struct nx_run *x, struct sc_batch **out)
 				rc = 0;
 			sc_batch_release(b[k]);
 		}
+		sc_nexmark_release_texts(x->src.gen);
 		if (!rc && (rc = sc_circuit_step(c)) != 0)
 			rc = cli_lib_error("sc_circuit_step", rc);
 		if (rc || !made)

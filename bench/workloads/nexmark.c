@@ -3,35 +3,49 @@
  *
  * The id arithmetic follows the standard generator's
  * (lastBase0PersonId, lastBase0AuctionId, nextBase0PersonId,
- * nextBase0AuctionId, nextAuctionLengthMs, nextPrice, nextExtra), written
- * afresh from their published behaviour.
+ * nextBase0AuctionId, nextAuctionLengthMs, nextPrice, nextExtra), and the
+ * texts its StringsGenerator and its bids' channel cache, written afresh
+ * from their published behaviour.
+ *
+ * Texts are written by hand into a buffer on the stack (no formatting
+ * call: the generator is on the hot path of every run it feeds), four
+ * characters from each 64-bit draw, and interned once each; the table
+ * hashes them once (symbol.h).
  */
 #include "bench/workloads/nexmark.h"
 
 #include <math.h>
 #include <stdbool.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "operators/base.h"
 
-#define NX_BLOCK	 50 /* events per block: 1 person, 3 auctions, 46 bids */
-#define NX_PERSONS	 1
-#define NX_AUCTIONS	 3
-#define NX_ID_LEAD	 10  /* ids past the newest a draw may name */
-#define NX_HOT_EVERY	 100 /* hot ids are multiples of this (base 0) */
-#define NX_MIN_STRING	 3   /* the shortest random text */
-#define NX_MAX_POOL	 65536
-#define NX_MAX_AVG	 65536 /* the largest average size accepted */
-#define NX_TEXT_LETTERS	 0     /* pool classes */
-#define NX_TEXT_EXACT	 1
-#define NX_TEXT_CARD	 2
-#define NX_TEXT_URL	 3
-#define NX_TEXT_EMAIL	 4
-#define NX_CLASSES	 5
-#define NX_MAX_DISORDER	 1000000000000ull /* ms: about 31 years */
-#define NX_DISORDER_SALT 0x646973617272ULL
+#define NX_BLOCK	  50 /* events per block: 1 person, 3 auctions, 46 bids */
+#define NX_PERSONS	  1
+#define NX_AUCTIONS	  3
+#define NX_ID_LEAD	  10  /* ids past the newest a draw may name */
+#define NX_HOT_EVERY	  100 /* hot ids are multiples of this (base 0) */
+#define NX_MIN_STRING	  3   /* the shortest random text */
+#define NX_MAX_POOL	  65536
+#define NX_MAX_AVG	  65536 /* the largest average size accepted */
+#define NX_TEXT_LETTERS	  0	/* pool classes */
+#define NX_TEXT_EXACT	  1
+#define NX_TEXT_CARD	  2
+#define NX_TEXT_EMAIL	  3
+#define NX_CLASSES	  4
+#define NX_CHANNELS	  10000 /* the standard's CHANNELS_NUMBER */
+#define NX_HOT_CHANNEL	  2	/* 1 - 1/2 of the bids on a hot channel */
+#define NX_URL_PART	  5	/* a url's path parts: nextString(5) */
+#define NX_MAX_DISORDER	  1000000000000ull /* ms: about 31 years */
+#define NX_DISORDER_SALT  0x646973617272ULL
+#define NX_CHANNEL_SALT	  0x6368616e6e656cULL
+#define NX_HOT_URL_SALT	  0x686f7475726cULL
+#define NX_URL_HEAD	  "https://www.nexmark.com/"
+#define NX_URL_TAIL	  "item.htm?query=1"
+#define NX_URL_CHANNEL_ID "&channel_id="
+#define NX_CHANNEL_PREFIX "channel-"
+#define NX_STACK_TEXT	  512 /* texts up to this long are made on the stack */
 
 const char *const sc_nexmark_states[6] = {"AZ", "CA", "ID", "OR", "WA", "WY"};
 const char *const sc_nexmark_cities[10] = {
@@ -55,7 +69,7 @@ static const char *const auction_cols[SC_NXA_NCOLS] = {
 static const char *const bid_cols[SC_NXB_NCOLS] = {
     "auction", "bidder", "price", "channel", "url", "date_time", "extra"};
 
-/* Ids the generator holds a reference on, released at destroy. */
+/* Ids the generator holds a reference on. */
 struct held {
 	uint64_t *ids;
 	size_t n, cap;
@@ -68,9 +82,11 @@ struct sc_nexmark {
 	uint64_t seed_mix;	   /* the seed, mixed once */
 	uint64_t names[11 * 9];	   /* interned "First Last", 0 until used */
 	uint64_t states[6], cities[10], channels[4], empty;
-	uint32_t pool_len;	    /* lengths 0 .. pool_len - 1 pooled */
+	uint64_t hot_urls[4]; /* the hot channels' urls */
+	uint64_t *chan;	      /* NX_CHANNELS pairs (name, url), 0 until used */
+	uint32_t pool_len;    /* lengths 0 .. pool_len - 1 pooled */
 	uint64_t *pool[NX_CLASSES]; /* class: pool_len * P ids (0: not yet) */
-	struct held fresh;	    /* string_pool 0: every text interned */
+	struct held fresh; /* fresh texts since sc_nexmark_release_texts */
 	struct sc_batch_builder b[SC_NEXMARK_KINDS];
 };
 
@@ -91,7 +107,7 @@ sc_nexmark_opts_default(struct sc_nexmark_opts *o)
 	o->avg_person_bytes = 200;
 	o->avg_auction_bytes = 500;
 	o->avg_bid_bytes = 100;
-	o->string_pool = 32;
+	o->string_pool = 0;
 }
 
 /* --- small pieces ------------------------------------------------------- */
@@ -192,7 +208,7 @@ nx_price(uint64_t *rng)
 	return (int64_t)llround(pow(10.0, nx_unit(rng) * 6.0) * 100.0);
 }
 
-/* Keep one reference on id until destroy. */
+/* Keep one reference on id (until released). */
 static int
 nx_hold(struct held *h, uint64_t id)
 {
@@ -222,63 +238,210 @@ nx_intern_once(struct sc_nexmark *nx, uint64_t *slot, const char *text,
 	return sc_symtab_intern(nx->symbols, text, len, slot);
 }
 
-/* A random text of class c and length len into buf, from *rng. */
-static void
-nx_text(int c, size_t len, uint64_t *rng, char *buf)
+/* --- writing texts ------------------------------------------------------- */
+
+static char *
+nx_put(char *p, const char *s, size_t n)
 {
-	for (size_t i = 0; i < len; i++) {
-		/* A card's groups of four digits, and the standard's one
-		 * space in 13 in a nextString (not drawn for a card). */
-		if ((c == NX_TEXT_CARD && i % 5 == 4) ||
-		    (c == NX_TEXT_LETTERS && nx_below(rng, 13) == 0))
-			buf[i] = ' ';
-		else if (c == NX_TEXT_CARD)
-			buf[i] = "0123456789"[nx_below(rng, 10)];
-		else
-			buf[i] =
-			    "abcdefghijklmnopqrstuvwxyz"[nx_below(rng, 26)];
-	}
-	buf[len] = 0;
+	memcpy(p, s, n);
+	return p + n;
 }
 
-/* The standard's url shape: three random path parts, the channel's id. */
-static size_t
-nx_url(uint64_t *rng, uint32_t channel, char *buf, size_t cap)
+/* The decimal digits of v at p; returns the end. */
+static char *
+nx_put_u64(char *p, uint64_t v)
 {
-	char p[3][6];
+	char tmp[20];
+	size_t n = 0;
 
-	for (int i = 0; i < 3; i++)
-		nx_text(NX_TEXT_EXACT, 5, rng, p[i]);
-	return (size_t)snprintf(buf, cap,
-				"https://www.nexmark.com/%s/%s/%s/"
-				"item.htm?query=1&channel_id=%u",
-				p[0], p[1], p[2], channel);
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n)
+		*p++ = tmp[--n];
+	return p;
+}
+
+/* Letters, digits and a space, indexed by a scaled draw. */
+static const char nx_chars[] = "abcdefghijklmnopqrstuvwxyz0123456789 ";
+#define NX_SPACE 36
+
+/* A letter of 16 random bits: a multiply scales them to 0..25 (no
+ * division; the bias is below 2^-11). */
+static inline char
+nx_letter(uint64_t bits)
+{
+	return nx_chars[((bits & 0xffff) * 26) >> 16];
+}
+
+/* A nextString character of 16 random bits: a space one time in 13,
+ * else a letter. */
+static inline char
+nx_letter_or_space(uint64_t bits)
+{
+	uint64_t x = ((bits & 0xffff) * 13 * 26) >> 16;
+
+	return nx_chars[x < 26 ? NX_SPACE : (x - 26) % 26];
+}
+
+/*
+ * len random characters of class c at buf, from *rng: four from each
+ * 64-bit draw, 16 bits apiece. A nextString's characters are a space one
+ * time in 13 and else a letter; an exact text's letters only (the bulk of
+ * the bytes: every extra); a card's groups of four digits with a space
+ * between.
+ */
+static void
+nx_fill(int c, size_t len, uint64_t *rng, char *buf)
+{
+	size_t i = 0;
+	uint64_t r;
+
+	if (c == NX_TEXT_EXACT) {
+		for (; i + 4 <= len; i += 4) {
+			r = sc_splitmix_next(rng);
+			buf[i] = nx_letter(r);
+			buf[i + 1] = nx_letter(r >> 16);
+			buf[i + 2] = nx_letter(r >> 32);
+			buf[i + 3] = nx_letter(r >> 48);
+		}
+		r = i < len ? sc_splitmix_next(rng) : 0;
+		for (; i < len; i++, r >>= 16)
+			buf[i] = nx_letter(r);
+		return;
+	}
+	for (r = 0; i < len; i++, r >>= 16) {
+		if ((i & 3) == 0)
+			r = sc_splitmix_next(rng);
+		if (c == NX_TEXT_LETTERS)
+			buf[i] = nx_letter_or_space(r);
+		else if (i % 5 == 4)
+			buf[i] = nx_chars[NX_SPACE];
+		else
+			buf[i] = nx_chars[26 + (((r & 0xffff) * 10) >> 16)];
+	}
 }
 
 /* The standard's email shape, user@host.com: `shape` is the user part's
  * length times 8 plus the host part's (each a nextString). */
 static size_t
-nx_email(uint64_t *rng, size_t shape, char *buf, size_t cap)
+nx_email(uint64_t *rng, size_t shape, char *buf)
 {
-	char u[8], h[8];
+	char *p = buf;
 
-	nx_text(NX_TEXT_LETTERS, shape / 8, rng, u);
-	nx_text(NX_TEXT_LETTERS, shape % 8, rng, h);
-	return (size_t)snprintf(buf, cap, "%s@%s.com", u, h);
+	nx_fill(NX_TEXT_LETTERS, shape / 8, rng, p);
+	p += shape / 8;
+	*p++ = '@';
+	nx_fill(NX_TEXT_LETTERS, shape % 8, rng, p);
+	p += shape % 8;
+	p = nx_put(p, ".com", 4);
+	return (size_t)(p - buf);
+}
+
+/* The standard's base url: three path parts, each a nextString(5). At
+ * most 24 + 3 * 5 + 16 bytes. */
+static size_t
+nx_base_url(uint64_t *rng, char *buf)
+{
+	char *p = nx_put(buf, NX_URL_HEAD, sizeof(NX_URL_HEAD) - 1);
+
+	for (int i = 0; i < 3; i++) {
+		size_t len =
+		    NX_MIN_STRING + nx_below(rng, NX_URL_PART - NX_MIN_STRING);
+
+		nx_fill(NX_TEXT_LETTERS, len, rng, p);
+		p += len;
+		*p++ = '/';
+	}
+	p = nx_put(p, NX_URL_TAIL, sizeof(NX_URL_TAIL) - 1);
+	return (size_t)(p - buf);
+}
+
+/* The standard's channel_id of channel c: the absolute value of its 32
+ * bits reversed, read as a signed int. */
+static uint64_t
+nx_channel_id(uint32_t c)
+{
+	uint32_t r = 0;
+	int32_t s;
+
+	for (int i = 0; i < 32; i++, c >>= 1)
+		r = r << 1 | (c & 1);
+	memcpy(&s, &r, sizeof(s));
+	return s < 0 ? (uint64_t)(-(int64_t)s) : (uint64_t)s;
 }
 
 /*
- * A text of class c and length len (a url: channel `len`; an email: its
- * shape, nx_email), as an id:
- * drawn from the pool (one draw from the event's rng picks the entry,
- * whose text comes from the seed alone), or made from the event's rng and
- * interned afresh when there is no pool (or len is past it).
+ * Channel c of the cache (0 .. NX_CHANNELS - 1): its name "channel-c" and
+ * its url, a base url with, nine times in ten, its channel_id appended.
+ * Made from a stream of (seed, c) alone the first time it is drawn and
+ * kept (with the generator's reference) for the generator's life, as the
+ * standard's cache of 10,000 channels.
+ */
+static int
+nx_channel(struct sc_nexmark *nx, uint32_t c, uint64_t *name, uint64_t *url)
+{
+	uint64_t *slot = &nx->chan[2 * (size_t)c];
+	uint64_t rng, id = 0;
+	char buf[128], *p;
+	int rc;
+
+	if (!slot[0]) {
+		rng = nx->seed_mix ^ sc_splitmix_mix(NX_CHANNEL_SALT ^ c);
+		p = buf + nx_base_url(&rng, buf);
+		if (nx_below(&rng, 10) > 0) {
+			p = nx_put(p, NX_URL_CHANNEL_ID,
+				   sizeof(NX_URL_CHANNEL_ID) - 1);
+			p = nx_put_u64(p, nx_channel_id(c));
+		}
+		if ((rc = sc_symtab_intern(nx->symbols, buf, (size_t)(p - buf),
+					   &id)) != 0)
+			return rc;
+		p = nx_put(buf, NX_CHANNEL_PREFIX,
+			   sizeof(NX_CHANNEL_PREFIX) - 1);
+		p = nx_put_u64(p, c);
+		if ((rc = sc_symtab_intern(nx->symbols, buf, (size_t)(p - buf),
+					   &slot[0])) != 0) {
+			(void)sc_symtab_release(nx->symbols, id);
+			return rc;
+		}
+		slot[1] = id;
+	}
+	*name = slot[0];
+	*url = slot[1];
+	return 0;
+}
+
+/* The hot channels' urls: base urls made once from the seed. */
+static int
+nx_hot_urls(struct sc_nexmark *nx)
+{
+	char buf[128];
+	int rc = 0;
+
+	for (uint64_t i = 0; i < 4 && !rc; i++) {
+		uint64_t rng =
+		    nx->seed_mix ^ sc_splitmix_mix(NX_HOT_URL_SALT ^ i);
+
+		rc = sc_symtab_intern(nx->symbols, buf, nx_base_url(&rng, buf),
+				      &nx->hot_urls[i]);
+	}
+	return rc;
+}
+
+/*
+ * A text of class c and length len (an email: its shape, nx_email), as
+ * an id: drawn from the pool (one draw from the event's rng picks the
+ * entry, whose text comes from the seed alone), or made from the event's
+ * rng and interned afresh when there is no pool (or len is past it), the
+ * reference then held until sc_nexmark_release_texts.
  */
 static int
 nx_string(struct sc_nexmark *nx, int c, size_t len, uint64_t *rng, uint64_t *id)
 {
 	uint32_t p = nx->o.string_pool;
-	char stack[512], *buf = stack;
+	char stack[NX_STACK_TEXT], *buf = stack;
 	uint64_t trng = 0, *slot = NULL;
 	size_t n = len;
 	int rc;
@@ -296,14 +459,12 @@ nx_string(struct sc_nexmark *nx, int c, size_t len, uint64_t *rng, uint64_t *id)
 						   ((uint64_t)len << 24) ^ j);
 		rng = &trng;
 	}
-	if (len + 1 > sizeof(stack) && !(buf = malloc(len + 1)))
+	if (len > sizeof(stack) && !(buf = malloc(len)))
 		return sc_errorf(SC_ENOMEM, "sc_nexmark: out of memory");
-	if (c == NX_TEXT_URL)
-		n = nx_url(rng, (uint32_t)len, buf, sizeof(stack));
-	else if (c == NX_TEXT_EMAIL)
-		n = nx_email(rng, len, buf, sizeof(stack));
+	if (c == NX_TEXT_EMAIL)
+		n = nx_email(rng, len, buf);
 	else
-		nx_text(c, len, rng, buf);
+		nx_fill(c, len, rng, buf);
 	rc = sc_symtab_intern(nx->symbols, buf, n, id);
 	if (buf != stack)
 		free(buf);
@@ -339,40 +500,51 @@ nx_extra(struct sc_nexmark *nx, size_t cur, size_t avg, uint64_t *rng,
 		return 0;
 	}
 	want = avg - cur;
-	delta = (size_t)llround((double)want * 0.2);
+	delta = (want + 2) / 5; /* round(want * 0.2), halves up */
 	len = want - delta + (delta ? nx_below(rng, 2 * delta) : 0);
 	return nx_string(nx, NX_TEXT_EXACT, len, rng, id);
 }
 
 /* --- the three kinds ------------------------------------------------------ */
 
+/* The interned "First Last" of name (fi, li), made the first time. */
+static int
+nx_name(struct sc_nexmark *nx, uint64_t fi, uint64_t li, size_t *len)
+{
+	size_t fl = strlen(first_names[fi]), ll = strlen(last_names[li]);
+	char buf[32], *p;
+
+	*len = fl + 1 + ll;
+	if (nx->names[fi * 9 + li])
+		return 0;
+	p = nx_put(buf, first_names[fi], fl);
+	*p++ = ' ';
+	p = nx_put(p, last_names[li], ll);
+	return nx_intern_once(nx, &nx->names[fi * 9 + li], buf,
+			      (size_t)(p - buf));
+}
+
 static int
 nx_person(struct sc_nexmark *nx, uint64_t n, uint64_t *rng, uint64_t *row)
 {
 	uint64_t fi = nx_below(rng, 11), li = nx_below(rng, 9);
 	uint64_t ci = nx_below(rng, 10), si = nx_below(rng, 6);
-	uint64_t name = 0, email = 0, card = 0, extra = 0;
+	uint64_t email = 0, card = 0, extra = 0;
 	/* The standard's nextString(7) and nextString(5): 3..6 and 3..4. */
 	size_t shape = (NX_MIN_STRING + nx_below(rng, 7 - NX_MIN_STRING)) * 8 +
 		       NX_MIN_STRING + nx_below(rng, 5 - NX_MIN_STRING);
-	size_t cur, elen = shape / 8 + shape % 8 + 5;
-	char buf[64];
-	int rc, len;
+	size_t cur, len = 0, elen = shape / 8 + shape % 8 + 5;
+	int rc;
 
-	len = snprintf(buf, sizeof(buf), "%s %s", first_names[fi],
-		       last_names[li]);
-	if ((rc = nx_intern_once(nx, &nx->names[fi * 9 + li], buf,
-				 (size_t)len)) != 0 ||
-	    (rc = nx_string(nx, NX_TEXT_EMAIL, shape, rng, &email)) != 0)
+	if ((rc = nx_name(nx, fi, li, &len)) != 0 ||
+	    (rc = nx_string(nx, NX_TEXT_EMAIL, shape, rng, &email)) != 0 ||
+	    (rc = nx_string(nx, NX_TEXT_CARD, 19, rng, &card)) != 0)
 		return rc;
-	name = nx->names[fi * 9 + li];
-	if ((rc = nx_string(nx, NX_TEXT_CARD, 19, rng, &card)) != 0)
-		return rc;
-	cur = 8 + (size_t)len + elen + 19 + strlen(sc_nexmark_cities[ci]) + 2;
+	cur = 8 + len + elen + 19 + strlen(sc_nexmark_cities[ci]) + 2;
 	if ((rc = nx_extra(nx, cur, nx->o.avg_person_bytes, rng, &extra)) != 0)
 		return rc;
 	row[SC_NXP_ID] = sc_enc_i64(nx->o.first_person_id + nx_last_person(n));
-	row[SC_NXP_NAME] = sc_enc_symbol(name);
+	row[SC_NXP_NAME] = sc_enc_symbol(nx->names[fi * 9 + li]);
 	row[SC_NXP_EMAIL] = sc_enc_symbol(email);
 	row[SC_NXP_CREDIT_CARD] = sc_enc_symbol(card);
 	row[SC_NXP_CITY] = sc_enc_symbol(nx->cities[ci]);
@@ -421,11 +593,28 @@ nx_auction(struct sc_nexmark *nx, uint64_t n, uint64_t *rng, uint64_t *row)
 	return 0;
 }
 
+/* A bid's channel and url: one time in NX_HOT_CHANNEL a channel of the
+ * cache, else a hot one with its url. */
+static int
+nx_bid_channel(struct sc_nexmark *nx, uint64_t *rng, uint64_t *channel,
+	       uint64_t *url)
+{
+	if (nx_below(rng, NX_HOT_CHANNEL) > 0) {
+		uint64_t i = nx_below(rng, 4);
+
+		*channel = nx->channels[i];
+		*url = nx->hot_urls[i];
+		return 0;
+	}
+	return nx_channel(nx, (uint32_t)nx_below(rng, NX_CHANNELS), channel,
+			  url);
+}
+
 static int
 nx_bid(struct sc_nexmark *nx, uint64_t n, uint64_t *rng, uint64_t *row)
 {
 	int64_t auction, bidder, price;
-	uint64_t channel, url = 0, extra = 0;
+	uint64_t channel = 0, url = 0, extra = 0;
 	int rc;
 
 	if (nx_below(rng, nx->o.hot_auction_ratio) > 0)
@@ -437,15 +626,13 @@ nx_bid(struct sc_nexmark *nx, uint64_t n, uint64_t *rng, uint64_t *row)
 	else
 		bidder = nx_next_person(nx, n, rng);
 	price = nx_price(rng);
-	channel = nx_below(rng, 4);
-	if ((rc = nx_string(nx, NX_TEXT_URL, (size_t)channel, rng, &url)) !=
-		0 ||
+	if ((rc = nx_bid_channel(nx, rng, &channel, &url)) != 0 ||
 	    (rc = nx_extra(nx, 32, nx->o.avg_bid_bytes, rng, &extra)) != 0)
 		return rc;
 	row[SC_NXB_AUCTION] = sc_enc_i64(nx->o.first_auction_id + auction);
 	row[SC_NXB_BIDDER] = sc_enc_i64(nx->o.first_person_id + bidder);
 	row[SC_NXB_PRICE] = sc_enc_i64(price);
-	row[SC_NXB_CHANNEL] = sc_enc_symbol(nx->channels[channel]);
+	row[SC_NXB_CHANNEL] = sc_enc_symbol(channel);
 	row[SC_NXB_URL] = sc_enc_symbol(url);
 	row[SC_NXB_DATE_TIME] = sc_enc_i64(nx_event_time(nx, n));
 	row[SC_NXB_EXTRA] = sc_enc_symbol(extra);
@@ -479,7 +666,8 @@ nx_check_opts(const struct sc_nexmark_opts *o)
 	return 0;
 }
 
-/* Intern the fixed lists (states, cities, channels, the empty text). */
+/* Intern the fixed lists (states, cities, channels and their urls, the
+ * empty text). */
 static int
 nx_intern_lists(struct sc_nexmark *nx)
 {
@@ -495,32 +683,39 @@ nx_intern_lists(struct sc_nexmark *nx)
 		rc = sc_symtab_intern_cstr(nx->symbols, sc_nexmark_channels[i],
 					   &nx->channels[i]);
 	if (!rc)
+		rc = nx_hot_urls(nx);
+	if (!rc)
 		rc = sc_symtab_intern(nx->symbols, "", 0, &nx->empty);
 	return rc;
+}
+
+/* Release the non-zero ids of ids[0..n). */
+static void
+nx_release_ids(struct sc_nexmark *nx, uint64_t *ids, size_t n)
+{
+	for (size_t i = 0; ids && i < n; i++)
+		if (ids[i])
+			(void)sc_symtab_release(nx->symbols, ids[i]);
 }
 
 static void
 nx_release_all(struct sc_nexmark *nx)
 {
-	uint64_t *fixed[] = {nx->names, nx->states, nx->cities, nx->channels,
-			     &nx->empty};
-	const size_t nfixed[] = {99, 6, 10, 4, 1};
 	size_t np = (size_t)nx->pool_len * nx->o.string_pool;
 
-	for (size_t f = 0; f < sizeof(nfixed) / sizeof(nfixed[0]); f++)
-		for (size_t i = 0; i < nfixed[f]; i++)
-			if (fixed[f][i])
-				(void)sc_symtab_release(nx->symbols,
-							fixed[f][i]);
+	nx_release_ids(nx, nx->names, 99);
+	nx_release_ids(nx, nx->states, 6);
+	nx_release_ids(nx, nx->cities, 10);
+	nx_release_ids(nx, nx->channels, 4);
+	nx_release_ids(nx, nx->hot_urls, 4);
+	nx_release_ids(nx, &nx->empty, 1);
+	nx_release_ids(nx, nx->chan, 2 * (size_t)NX_CHANNELS);
+	free(nx->chan);
 	for (int c = 0; c < NX_CLASSES; c++) {
-		for (size_t i = 0; nx->pool[c] && i < np; i++)
-			if (nx->pool[c][i])
-				(void)sc_symtab_release(nx->symbols,
-							nx->pool[c][i]);
+		nx_release_ids(nx, nx->pool[c], np);
 		free(nx->pool[c]);
 	}
-	for (size_t i = 0; i < nx->fresh.n; i++)
-		(void)sc_symtab_release(nx->symbols, nx->fresh.ids[i]);
+	sc_nexmark_release_texts(nx);
 	free(nx->fresh.ids);
 }
 
@@ -549,6 +744,8 @@ sc_nexmark_create(const struct sc_nexmark_opts *o, struct sc_symtab *symbols,
 	most = most > o->avg_bid_bytes ? most : o->avg_bid_bytes;
 	nx->pool_len = most + most / 4 + 128;
 	rc = SC_ENOMEM;
+	if (!(nx->chan = calloc(2 * (size_t)NX_CHANNELS, sizeof(uint64_t))))
+		goto fail;
 	for (int c = 0; c < NX_CLASSES && o->string_pool; c++)
 		if (!(nx->pool[c] =
 			  calloc((size_t)nx->pool_len * o->string_pool,
@@ -576,6 +773,15 @@ sc_nexmark_destroy(struct sc_nexmark *nx)
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++)
 		sc_batch_builder_fini(&nx->b[k]);
 	free(nx);
+}
+
+void
+sc_nexmark_release_texts(struct sc_nexmark *nx)
+{
+	if (!nx || !nx->fresh.n)
+		return;
+	(void)sc_symtab_release_ids(nx->symbols, nx->fresh.ids, nx->fresh.n);
+	nx->fresh.n = 0;
 }
 
 /* --- events ----------------------------------------------------------------

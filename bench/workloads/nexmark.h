@@ -31,22 +31,35 @@
  * last name from the standard's lists, the state one of AZ, CA, ID, OR,
  * WA, WY and the city one of Phoenix, Los Angeles, San Francisco, Boise,
  * Portland, Bend, Redmond, Seattle, Kent, Cheyenne (each uniform and
- * independent, as the standard does); a bid's channel one of Google,
- * Facebook, Baidu, Apple with a url of the standard's shape. `extra` pads
- * each event to the standard's average size (person 200 bytes, auction
- * 500, bid 100: numbers count 8 bytes, strings their length) by the
- * standard's rule: a length uniform within 20% of what is missing.
+ * independent, as the standard does). A bid's channel is, with
+ * probability 1/2, one of the hot Google, Facebook, Baidu, Apple with a
+ * url of its own, else "channel-c" for a c uniform in 0 .. 9,999 with that
+ * channel's url (the standard's cache of 10,000 channels: made from
+ * (seed, c) alone the first time c is drawn, https://www.nexmark.com/
+ * and three nextString(5) path parts, then item.htm?query=1, nine times in
+ * ten followed by &channel_id=N). `extra` pads each event to the
+ * standard's average size (person 200 bytes, auction 500, bid 100: numbers
+ * count 8 bytes, strings their length) by the standard's rule: a length
+ * uniform within 20% of what is missing.
  *
- * Strings are symbols (symbol.h) of a table the caller gives. Random texts
- * (emails, credit cards, item names, descriptions, url parts, extras) are
- * drawn, per length, from a pool of `string_pool` texts made from the seed
- * the first time each is needed, and interned once: the symbol table then
- * stays bounded however many events are made (the standard makes every
- * random text afresh, which `string_pool = 0` does: then every such text
- * is interned anew, and the table grows with the events). The generator
- * holds one reference on every id it hands out, for its own lifetime:
- * destroy it only after the rows that use them are gone (or keep the ids
- * with sc_symtab_retain).
+ * Strings are symbols (symbol.h) of a table the caller gives. The random
+ * texts (a person's email, credit card and extra, an auction's item name,
+ * description and extra, a bid's extra) are made afresh for every event,
+ * as the standard makes them, and interned once each; the names, cities,
+ * states and channels with their urls come from bounded sets, interned
+ * the first time each is needed and kept for the generator's life. For
+ * study, `string_pool = P > 0` draws each random text instead, per
+ * length, from a pool of P texts made from the seed: then the table stays
+ * bounded however many events are made.
+ *
+ * Who holds the ids. The generator holds one reference on every fresh
+ * text it made until sc_nexmark_release_texts (or destroy): a host feeds
+ * the rows (a circuit or a runtime then holds what it keeps, symbol.h)
+ * and releases them, so that a text lives exactly as long as some kept
+ * row names it and the table follows the live state. The bounded sets'
+ * and the pools' ids live until destroy: destroy the generator only after
+ * the rows that use them are gone (or keep the ids with
+ * sc_symtab_retain).
  *
  * Disorder. With disorder_ms = D > 0 every event's date_time is its
  * place's time (above) minus a delay drawn uniformly in 0 .. D from a
@@ -61,9 +74,9 @@
  *
  * Determinism. Each event draws from a random stream seeded by (seed, n)
  * alone, so event n is the same whatever came before it; the ids of the
- * symbols depend on the order in which texts are first interned, so two
- * generators with the same seed give the same rows into two fresh tables
- * (or into one shared table).
+ * symbols depend on the order in which texts are interned and released,
+ * so two generators with the same seed give the same rows into two fresh
+ * tables (or into one shared table while every text stays held).
  *
  * Threads: one thread uses a generator; the symbol table may be shared.
  */
@@ -162,7 +175,8 @@ struct sc_nexmark_opts {
 	uint32_t avg_auction_bytes;  /* default 500 */
 	uint32_t avg_bid_bytes;	     /* default 100 */
 	uint32_t string_pool;	     /* distinct random texts per length;
-					default 32; 0: every text fresh */
+					default 0: every text fresh, as
+					the standard */
 	uint64_t disorder_ms;	     /* the most an event's date_time lags
 					its place's time (Disorder, above),
 					0 .. 10^12; default 0 (in order) */
@@ -195,6 +209,14 @@ int sc_nexmark_create(const struct sc_nexmark_opts *o,
 /* sc_nexmark_destroy - release the generator's symbol references and free
  * it. NULL is allowed. */
 void sc_nexmark_destroy(struct sc_nexmark *nx);
+
+/*
+ * sc_nexmark_release_texts - drop the generator's references on the fresh
+ * texts of every event made so far (those of the bounded sets and the
+ * pools stay). Call it once those rows are fed or retained: a text nothing
+ * else holds dies, and its id may name another text. NULL is allowed.
+ */
+void sc_nexmark_release_texts(struct sc_nexmark *nx);
 
 /*
  * sc_nexmark_next - the next event into *ev. Returns 0, SC_EINVAL (NULL)

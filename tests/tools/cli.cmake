@@ -584,11 +584,16 @@ sc_cli_test(nexmark_check_fails_on_a_planted_difference 1
             "DIFFERS from the single circuit"
             run --workload nexmark --query q4 --events 20000 --workers 2
                 --check --plant-difference --quiet)
-# --string-pool 0: every random text fresh (the standard's), checked too.
+# --string-pool 0 (the default): every random text fresh, the
+# standard's; --string-pool 32 draws them from pools: both checked.
 sc_cli_test(nexmark_fresh_strings_equal_the_single_circuit 0
             "output equals the single circuit"
             run --workload nexmark --query q3 --events 20000 --workers 2
                 --string-pool 0 --check --quiet)
+sc_cli_test(nexmark_pooled_strings_equal_the_single_circuit 0
+            "output equals the single circuit"
+            run --workload nexmark --query q9 --events 20000 --workers 2
+                --string-pool 32 --check --quiet)
 # --disorder: events out of date_time order, the matching lateness
 # declared: placed on 2 workers with cleanup, still equal to the
 # single circuit; a lateness below the disorder refuses late submissions
@@ -607,7 +612,12 @@ sc_cli_test(nexmark_lateness_below_the_disorder_refuses_late_rows 0
                 --lateness 100 --workers 2 --quiet)
 sc_cli_test(nexmark_admit_late_needs_a_lateness 2
             "--admit-late without a lateness"
-            run --workload nexmark --query q7 --events 10 --admit-late)
+            run --workload nexmark --query q7 --events 10 --lateness none
+                --admit-late)
+# By default the run declares the standard suite's 4 s lateness.
+sc_cli_test(nexmark_declares_the_standard_lateness_by_default 0
+            "lateness 4000 ms on date_time"
+            run --workload nexmark --query q0 --events 1000 --workers 1)
 sc_cli_test(nexmark_unknown_query_is_refused 2 "--query: .*no query 'q6' (known: q0"
             run --workload nexmark --query q6 --events 1)
 sc_cli_test(nexmark_edge_capacity_must_be_a_power_of_two 2
