@@ -302,8 +302,8 @@ check_aggregates(struct sc_runtime *rt, int output)
 	return rc;
 }
 
-int
-sc_runtime_integral(struct sc_runtime *rt, int output, struct sc_batch **out)
+static int
+runtime_integral_body(struct sc_runtime *rt, int output, struct sc_batch **out)
 {
 	struct sc_node_info ni;
 	int rc;
@@ -375,8 +375,8 @@ find_dead_upstream(struct sc_runtime *rt, int node, bool *seen, int *stack,
 	return 0;
 }
 
-int
-sc_runtime_upstream_dead(struct sc_runtime *rt, int output, uint32_t *unit)
+static int
+runtime_upstream_dead_body(struct sc_runtime *rt, int output, uint32_t *unit)
 {
 	size_t nn;
 	struct sc_node_info ni, at;
@@ -414,8 +414,9 @@ sc_runtime_upstream_dead(struct sc_runtime *rt, int output, uint32_t *unit)
 			rt->inst[dead].shard, at.name);
 }
 
-int
-sc_runtime_on_delta(struct sc_runtime *rt, int node, sc_delta_fn fn, void *ctx)
+static int
+runtime_on_delta_body(struct sc_runtime *rt, int node, sc_delta_fn fn,
+		      void *ctx)
 {
 	int u;
 
@@ -700,4 +701,25 @@ struct sc_exec *
 sc_runtime_exec(struct sc_runtime *rt)
 {
 	return rt ? rt->ex : NULL;
+}
+
+int
+sc_runtime_integral(struct sc_runtime *rt, int output, struct sc_batch **out)
+{
+	return sc__errwrap(runtime_integral_body(rt, output, out),
+			   "sc_runtime_integral");
+}
+
+int
+sc_runtime_upstream_dead(struct sc_runtime *rt, int output, uint32_t *unit)
+{
+	return sc__errwrap(runtime_upstream_dead_body(rt, output, unit),
+			   "sc_runtime_upstream_dead");
+}
+
+int
+sc_runtime_on_delta(struct sc_runtime *rt, int node, sc_delta_fn fn, void *ctx)
+{
+	return sc__errwrap(runtime_on_delta_body(rt, node, fn, ctx),
+			   "sc_runtime_on_delta");
 }

@@ -84,8 +84,7 @@ make_object(const char *type)
 		(void)sc_batch_from_records(1, &row, &w, 1,
 					    (struct sc_batch **)&o);
 	else if (!strcmp(type, "struct sc_circuit*"))
-		(void)sc_circuit_create(make_graph(),
-					(struct sc_circuit **)&o);
+		(void)sc_circuit_create(make_graph(), (struct sc_circuit **)&o);
 	else if (!strcmp(type, "struct sc_symtab*"))
 		(void)sc_symtab_create((struct sc_symtab **)&o);
 	else if (!strcmp(type, "struct sc_runtime*"))
@@ -223,11 +222,10 @@ run_one(const struct sw_case *c)
 	if (waitpid(pid, &st, 0) != pid)
 		return false;
 	if (WIFSIGNALED(st)) {
-		(void)fprintf(stderr, "FAIL %s, %s %s: died of signal %d%s\n",
-			      c->fn, c->param,
-			      c->null_arg >= 0 ? "NULL" : "negative",
-			      WTERMSIG(st),
-			      WTERMSIG(st) == SIGALRM ? " (a hang)" : "");
+		(void)fprintf(
+		    stderr, "FAIL %s, %s %s: died of signal %d%s\n", c->fn,
+		    c->param, c->null_arg >= 0 ? "NULL" : "negative",
+		    WTERMSIG(st), WTERMSIG(st) == SIGALRM ? " (a hang)" : "");
 		return false;
 	}
 	return WIFEXITED(st) && WEXITSTATUS(st) == 0;

@@ -40,7 +40,7 @@ struct sw_case {
 	int null_arg;	   /* its index when NULL, else -1 */
 	int neg_arg;	   /* its index when negative, else -1 */
 	enum sw_want want;
-	int code;			 /* SW_WANT_CODE: the code */
+	int code;			       /* SW_WANT_CODE: the code */
 	void (*call)(const struct sw_case *c); /* runs it and checks */
 };
 
