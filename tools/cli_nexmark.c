@@ -428,6 +428,8 @@ nx_chunk(struct nx_run *x, uint64_t n, bool dump, struct sc_batch **out,
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
 		sc_batch_builder_clear(&x->b[k]);
 		out[k] = NULL;
+	}
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
 		if (dump && x->dump[k] &&
 		    !(x->pend[k] =
 			  open_memstream(&x->pend_buf[k], &x->pend_len[k])))

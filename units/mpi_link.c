@@ -1242,6 +1242,9 @@ undo_counts:
 }
 // NOLINTEND(clang-analyzer-optin.mpi.MPI-Checker)
 
+/* The public functions: each its body's result, named after it (the
+ * MPI checker cannot follow a request into the body and out). */
+// NOLINTBEGIN(clang-analyzer-optin.mpi.MPI-Checker)
 int
 sc_mpi_link_create(const struct sc_mpi_link_opts *o, struct sc_mpi_link **out)
 {
@@ -1291,3 +1294,4 @@ sc_mpi_link_gather(struct sc_mpi_link *l, const void *buf, size_t len,
 	return link_errwrap(mpi_link_gather_body(l, buf, len, parts, lens),
 			    "sc_mpi_link_gather");
 }
+// NOLINTEND(clang-analyzer-optin.mpi.MPI-Checker)

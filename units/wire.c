@@ -745,7 +745,7 @@ wire_decode_waterline_body(const void *buf, size_t len,
 			   struct sc_wire_header *h, uint32_t *mask,
 			   int64_t *values)
 {
-	struct sc_wire_header t;
+	struct sc_wire_header t = {0};
 	const uint8_t *p;
 	int rc;
 
