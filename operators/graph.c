@@ -122,12 +122,16 @@ check_mutable(const struct sc_graph *g, const char *fn)
 static int
 pass_through(int from, const char *fn)
 {
+	static const char from_words[] = ", passed through from: ";
+	const char *first = sc_errmsg(), *at;
 	char inner[256];
 
-	(void)snprintf(inner, sizeof(inner), "%s", sc_errmsg());
+	/* Through several nested calls, only the first error is quoted. */
+	while ((at = strstr(first, from_words)) != NULL)
+		first = at + sizeof(from_words) - 1;
+	(void)snprintf(inner, sizeof(inner), "%s", first);
 	return sc__fail(from, "%s: input stream is %d (%s)%s%s", fn, from,
-			sc_errname(from),
-			inner[0] ? ", passed through from: " : "", inner);
+			sc_errname(from), inner[0] ? from_words : "", inner);
 }
 
 /* An input stream id: a negative one is an error passed through. */
