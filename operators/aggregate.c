@@ -190,9 +190,9 @@ sc__aggregate_create_decl(const struct sc__aggregate_decl *d,
 					 out);
 }
 
-int
-sc_aggregate_create_flags(const struct sc_aggregate_spec *spec, uint32_t flags,
-			  struct sc_aggregate **out)
+static int
+aggregate_create_flags_body(const struct sc_aggregate_spec *spec,
+			    uint32_t flags, struct sc_aggregate **out)
 {
 	struct sc_aggregate *agg;
 	int rc;
@@ -1032,4 +1032,12 @@ sc__aggregate_sweep(struct sc_aggregate *agg, const struct sc__horizon *h,
 		return; /* no row table */
 	sc__rowhash_sweep(&agg->rows, h, &agg->sweep_row, budget / 2 + 1,
 			  agg_row_drop, agg);
+}
+
+int
+sc_aggregate_create_flags(const struct sc_aggregate_spec *spec, uint32_t flags,
+			  struct sc_aggregate **out)
+{
+	return sc__errwrap(aggregate_create_flags_body(spec, flags, out),
+			   "sc_aggregate_create_flags");
 }

@@ -650,6 +650,8 @@ size_t
 sc_batch_lower_bound(const struct sc_batch *b, const uint64_t *key, uint32_t k,
 		     size_t from)
 {
+	if (!b)
+		return 0;
 	return sc__batch_search(b, from, b->count, key, k, false);
 }
 

@@ -310,8 +310,9 @@ int sc_batch_route(const struct sc_batch *b, uint32_t key, uint32_t n,
 
 /*
  * sc_batch_fprint - one line per row, "  (1, 'x') x 3", decoded by `s`
- * (whose ncols must equal the batch's; otherwise the rows print as hex
- * words), headed by the row count. For test failures and logs.
+ * (whose ncols must equal the batch's; otherwise, or when s is NULL, the
+ * rows print as hex words), headed by the row count. For test failures
+ * and logs.
  */
 void sc_batch_fprint(FILE *f, const struct sc_batch *b,
 		     const struct sc_schema *s);

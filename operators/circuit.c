@@ -254,9 +254,9 @@ out_free:
 	return rc;
 }
 
-int
-sc_circuit_create_part(struct sc_graph *g, const int *nodes, size_t n,
-		       struct sc_circuit **out)
+static int
+circuit_create_part_body(struct sc_graph *g, const int *nodes, size_t n,
+			 struct sc_circuit **out)
 {
 	struct sc_circuit *c;
 	int rc;
@@ -898,4 +898,12 @@ sc_circuit_fprint(FILE *f, const struct sc_circuit *c)
 	for (size_t i = 0; i < c->cut.nout; i++)
 		(void)fprintf(f, " %d", c->cut.out[i]);
 	(void)fputc('\n', f);
+}
+
+int
+sc_circuit_create_part(struct sc_graph *g, const int *nodes, size_t n,
+		       struct sc_circuit **out)
+{
+	return sc__errwrap(circuit_create_part_body(g, nodes, n, out),
+			   "sc_circuit_create_part");
 }

@@ -21,11 +21,15 @@
  * rows ahead), whatever the size of the state, and there is no merge work
  * (sc_distinct_work does nothing, sc_distinct_pending is 0).
  *
- * Errors: a delta of the wrong width is SC_ESCHEMA; a delta that would
- * make an integrated weight leave int64 is SC_EOVERFLOW; on any failure
- * the rows the step had applied are undone (each added again with the
- * opposite weight, which cannot fail), so the state is unchanged and no
- * output is written. Single-threaded, like everything in operators/.
+ * Errors: a delta of the wrong width is SC_ESCHEMA. An integrated weight
+ * that leaves int64 is no error: the table widens to exact 128-bit weights
+ * (operators/rowhash_int.h), since between steps a weight may be a
+ * partial integral that a later delta brings back, so a step is never
+ * SC_EOVERFLOW (SC_ENOMEM if the widened table cannot be allocated). On
+ * any failure the rows the step had applied are undone (each added again
+ * with the opposite weight, which cannot fail), so the state is unchanged
+ * and no output is written. Single-threaded, like everything in
+ * operators/.
  */
 #ifndef SC_DISTINCT_H
 #define SC_DISTINCT_H

@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 /* One message per thread: errors are read right after the call that raised
  * them, on the thread that made it, so no locking is needed. */
@@ -88,4 +89,17 @@ sc_errorf(int code, const char *fmt, ...)
 			ap);
 	va_end(ap);
 	return code;
+}
+
+int
+sc__errwrap(int code, const char *fn)
+{
+	char inner[sizeof(sc_last_msg)];
+
+	if (code >= 0 || strstr(sc_last_msg, fn))
+		return code;
+	(void)snprintf(inner, sizeof(inner), "%s",
+		       sc_last_msg + sc_last_name_len);
+	return sc_errorf(code, "%s: %s", fn,
+			 inner[0] ? inner : sc_strerror(code));
 }

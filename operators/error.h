@@ -99,6 +99,14 @@ int sc_errorf(int code, const char *fmt, ...)
 		sc_code_;                                                      \
 	})
 
+/*
+ * sc__errwrap - for a public function that returns what another call
+ * returned: `code` as it is, and, when it is an error whose message does
+ * not name `fn`, the message made "<fn>: <the inner detail>", so that
+ * sc_errmsg() names the function the caller called.
+ */
+int sc__errwrap(int code, const char *fn);
+
 #ifdef __cplusplus
 }
 #endif

@@ -113,12 +113,33 @@ check_mutable(const struct sc_graph *g, const char *fn)
 	return 0;
 }
 
+/*
+ * A negative stream id is an error passed through from a nested call: the
+ * code is returned as it is, and the message names this call too, quoting
+ * the inner call's (the last one raised on this thread), so sc_errmsg()
+ * never shows an earlier call's words as this one's.
+ */
+static int
+pass_through(int from, const char *fn)
+{
+	static const char from_words[] = ", passed through from: ";
+	const char *first = sc_errmsg(), *at;
+	char inner[256];
+
+	/* Through several nested calls, only the first error is quoted. */
+	while ((at = strstr(first, from_words)) != NULL)
+		first = at + sizeof(from_words) - 1;
+	(void)snprintf(inner, sizeof(inner), "%s", first);
+	return sc__fail(from, "%s: input stream is %d (%s)%s%s", fn, from,
+			sc_errname(from), inner[0] ? from_words : "", inner);
+}
+
 /* An input stream id: a negative one is an error passed through. */
 static int
 check_from(const struct sc_graph *g, int from, const char *fn)
 {
 	if (from < 0)
-		return from;
+		return pass_through(from, fn);
 	if (!valid_id(g, from))
 		return sc__fail(SC_ENOENT, "%s: no node %d (graph has %zu)", fn,
 				from, g->n);
@@ -456,15 +477,15 @@ sc_graph_sum(struct sc_graph *g, const int *from, uint32_t n)
 			NULL);
 }
 
-int
-sc_graph_plus(struct sc_graph *g, int a, int b)
+static int
+graph_plus_body(struct sc_graph *g, int a, int b)
 {
 	int in[2] = {a, b};
 
 	if (a < 0)
-		return a;
+		return pass_through(a, "sc_graph_plus");
 	if (b < 0)
-		return b;
+		return pass_through(b, "sc_graph_plus");
 	return sc_graph_sum(g, in, 2);
 }
 
@@ -703,9 +724,9 @@ sc_graph_aggregate(struct sc_graph *g, int a,
 	return sc_graph_aggregate_flags(g, a, spec, 0);
 }
 
-int
-sc_graph_aggregate_flags(struct sc_graph *g, int a,
-			 const struct sc_aggregate_spec *spec, uint32_t flags)
+static int
+graph_aggregate_flags_body(struct sc_graph *g, int a,
+			   const struct sc_aggregate_spec *spec, uint32_t flags)
 {
 	struct sc__aggregate_decl *decl;
 	struct sc_schema s;
@@ -1326,4 +1347,18 @@ sc_graph_fprint(FILE *f, const struct sc_graph *g)
 		sc__graph_fprint_node(f, g, (int)i);
 		(void)fputc('\n', f);
 	}
+}
+
+int
+sc_graph_aggregate_flags(struct sc_graph *g, int a,
+			 const struct sc_aggregate_spec *spec, uint32_t flags)
+{
+	return sc__errwrap(graph_aggregate_flags_body(g, a, spec, flags),
+			   "sc_graph_aggregate_flags");
+}
+
+int
+sc_graph_plus(struct sc_graph *g, int a, int b)
+{
+	return sc__errwrap(graph_plus_body(g, a, b), "sc_graph_plus");
 }

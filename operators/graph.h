@@ -21,7 +21,9 @@
  *     int out = sc_graph_output(g, "big_bids", big);
  *
  * and an error from an inner call (a negative id) is passed through by the
- * outer one unchanged (so only the first error is reported, by name).
+ * outer one unchanged: its code comes out, and the outer call's message
+ * names the outer call and quotes the inner one's, so the first error is
+ * reported by name and sc_errmsg() always names the call that returned.
  *
  * Schemas are inferred and checked as nodes are added: plus/minus need
  * equal schemas, a join's key columns must have equal types, a map or
@@ -161,7 +163,8 @@ int sc_graph_destroy(struct sc_graph *g);
  * nothing on failure. Common failures: SC_EINVAL (g or a pointer NULL),
  * SC_ENOENT (an input id that is not a node), SC_ESCHEMA (types do not
  * fit), SC_EBUSY (graph frozen), SC_ENOMEM. A negative `from` is returned
- * as it is (an error passed through from a nested call). The node's name is
+ * as it is (an error passed through from a nested call), with a message
+ * naming this call and quoting the last one raised. The node's name is
  * "<kind>#<id>" unless set by sc_graph_set_name. */
 
 /*

@@ -483,7 +483,8 @@ sc_symtab_intern_cstr(struct sc_symtab *t, const char *text, uint64_t *id)
 	if (!text)
 		return sc__fail(SC_EINVAL,
 				"sc_symtab_intern_cstr: text is NULL");
-	return sc_symtab_intern(t, text, strlen(text), id);
+	return sc__errwrap(sc_symtab_intern(t, text, strlen(text), id),
+			   "sc_symtab_intern_cstr");
 }
 
 int

@@ -49,6 +49,8 @@ sc_topk_spec_check(const struct sc_topk_spec *s, const char *fn)
 {
 	bool seen[SC_SCHEMA_MAX_COLS] = {false};
 
+	if (!fn)
+		fn = "sc_topk_spec_check";
 	if (!s)
 		return sc__fail(SC_EINVAL, "%s: spec is NULL", fn);
 	if (s->limit == 0)

@@ -654,7 +654,7 @@ sc_trace_lookup(const struct sc_trace *t, const uint64_t *key, uint32_t k,
 		return sc__fail(SC_EINVAL, "sc_trace_lookup: out is NULL");
 	rc = sc_trace_seek(t, key, k, &c);
 	if (rc)
-		return rc;
+		return sc__errwrap(rc, "sc_trace_lookup");
 	for (uint32_t i = 0; i < c.nruns; i++)
 		cap += c.end[i] - c.pos[i];
 	data =

@@ -442,8 +442,11 @@ sc_graph_waterline_cols(const struct sc_graph *g, int node, uint32_t *mask)
 void
 sc_late_init(struct sc_late *l, const struct sc_lateness *decl)
 {
+	if (!l)
+		return;
 	memset(l, 0, sizeof(*l));
-	l->decl = *decl;
+	if (decl)
+		l->decl = *decl;
 	l->raised = SC_WATERLINE_NONE;
 }
 
@@ -452,6 +455,8 @@ sc_late_waterline(const struct sc_late *l)
 {
 	int64_t w = SC_WATERLINE_NONE;
 
+	if (!l)
+		return SC_WATERLINE_NONE;
 	if (l->seen)
 		w = clamp128((__int128)l->max - l->decl.lateness);
 	return w > l->raised ? w : l->raised;
@@ -470,7 +475,7 @@ sc_late_count(const struct sc_late *l, const struct sc_batch *b, size_t *first)
 	int64_t w = sc_late_waterline(l);
 	size_t n = 0;
 
-	if (w == SC_WATERLINE_NONE)
+	if (w == SC_WATERLINE_NONE || !b)
 		return 0;
 	for (size_t i = 0; i < sc_batch_count(b); i++) {
 		if (value_of(l, sc_batch_row(b, i)) >= w)
@@ -485,6 +490,11 @@ int
 sc_late_refuse(struct sc_late *l, const struct sc_batch *b, size_t nlate,
 	       size_t first, const char *who, const char *name)
 {
+	if (!who)
+		who = "sc_late_refuse";
+	if (!l || !b)
+		return sc__fail(SC_EINVAL, "%s: sc_late_refuse: NULL %s", who,
+				!l ? "tracker" : "batch");
 	l->refused += nlate;
 	return sc__fail(
 	    SC_ELATE,
@@ -500,6 +510,8 @@ sc_late_refuse(struct sc_late *l, const struct sc_batch *b, size_t nlate,
 void
 sc_late_advance(struct sc_late *l, const struct sc_batch *b, size_t nlate)
 {
+	if (!l || !b)
+		return;
 	for (size_t i = 0; i < sc_batch_count(b); i++) {
 		int64_t v = value_of(l, sc_batch_row(b, i));
 
@@ -513,7 +525,7 @@ sc_late_advance(struct sc_late *l, const struct sc_batch *b, size_t nlate)
 void
 sc_late_raise(struct sc_late *l, int64_t value)
 {
-	if (value > l->raised)
+	if (l && value > l->raised)
 		l->raised = value;
 }
 
@@ -521,8 +533,13 @@ int
 sc_late_submit(struct sc_late *l, const struct sc_batch *b, const char *who,
 	       const char *name)
 {
-	size_t first = 0, n = sc_late_count(l, b, &first);
+	size_t first = 0, n;
 
+	if (!l || !b)
+		return sc__fail(SC_EINVAL, "%s: sc_late_submit: NULL %s",
+				who ? who : "sc_late_submit",
+				!l ? "tracker" : "batch");
+	n = sc_late_count(l, b, &first);
 	if (n && !(l->decl.flags & SC_LATE_ADMIT))
 		return sc_late_refuse(l, b, n, first, who, name);
 	sc_late_advance(l, b, n);

@@ -78,9 +78,9 @@ window_drop(void *ctx)
 	free(ctx);
 }
 
-int
-sc_window_hopping(struct sc_graph *g, int from, uint32_t time_col,
-		  int64_t width, int64_t hop)
+static int
+window_hopping_body(struct sc_graph *g, int from, uint32_t time_col,
+		    int64_t width, int64_t hop)
 {
 	const struct sc_schema *in;
 	struct sc_schema out;
@@ -133,9 +133,25 @@ sc_window_hopping(struct sc_graph *g, int from, uint32_t time_col,
 	return id;
 }
 
+static int
+window_tumbling_body(struct sc_graph *g, int from, uint32_t time_col,
+		     int64_t width)
+{
+	return sc_window_hopping(g, from, time_col, width, width);
+}
+
+int
+sc_window_hopping(struct sc_graph *g, int from, uint32_t time_col,
+		  int64_t width, int64_t hop)
+{
+	return sc__errwrap(window_hopping_body(g, from, time_col, width, hop),
+			   "sc_window_hopping");
+}
+
 int
 sc_window_tumbling(struct sc_graph *g, int from, uint32_t time_col,
 		   int64_t width)
 {
-	return sc_window_hopping(g, from, time_col, width, width);
+	return sc__errwrap(window_tumbling_body(g, from, time_col, width),
+			   "sc_window_tumbling");
 }

@@ -122,8 +122,8 @@ sc_exec_kind_name(enum sc_exec_kind k)
 	return "?";
 }
 
-int
-sc_exec_kind_parse(const char *name, enum sc_exec_kind *out)
+static int
+exec_kind_parse_body(const char *name, enum sc_exec_kind *out)
 {
 	static const enum sc_exec_kind kinds[] = {SC_EXEC_DEFAULT,
 						  SC_EXEC_QUEUE, SC_EXEC_STEAL};
@@ -160,7 +160,7 @@ kind_resolve(enum sc_exec_kind k)
 enum sc_exec_kind
 sc_exec_kind_of(const struct sc_exec *ex)
 {
-	return ex->kind;
+	return ex ? ex->kind : SC_EXEC_DEFAULT;
 }
 
 int
@@ -487,6 +487,8 @@ sc_exec_steal(struct sc_exec *ex, int32_t thief, int32_t victim,
 uint32_t
 sc_exec_queued(struct sc_exec *ex, int32_t w)
 {
+	if (!ex)
+		return 0;
 	if (ex->kind == SC_EXEC_STEAL)
 		return sc__steal_queued(ex, w);
 	return w < 0 ? atomic_load_explicit(&ex->qlen, memory_order_relaxed)
@@ -1265,19 +1267,21 @@ sc__exec_wake_all(struct sc_exec *ex)
 bool
 sc_exec_is_shutdown(const struct sc_exec *ex)
 {
-	return atomic_load(&ex->shutdown);
+	return ex && atomic_load(&ex->shutdown);
 }
 
 void
 sc_exec_worker_enter(struct sc_exec *ex)
 {
-	atomic_fetch_add(&ex->workers, 1);
+	if (ex)
+		atomic_fetch_add(&ex->workers, 1);
 }
 
 void
 sc_exec_worker_leave(struct sc_exec *ex)
 {
-	atomic_fetch_sub(&ex->workers, 1);
+	if (ex)
+		atomic_fetch_sub(&ex->workers, 1);
 }
 
 int
@@ -1303,6 +1307,8 @@ sc_exec_panic(struct sc_exec *ex, uint32_t i, struct sc_panic_record *out)
 void
 sc_exec_info(struct sc_exec *ex, struct sc_exec_info *out)
 {
+	if (!ex || !out)
+		return;
 	pthread_mutex_lock(&ex->mu);
 	out->units = atomic_load(&ex->n);
 	out->workers_live = atomic_load(&ex->workers);
@@ -1370,6 +1376,8 @@ sc_exec_snapshot(struct sc_exec *ex, struct sc_exec_unit_info *out, size_t max)
 	uint64_t now = sc_clock_coarse_ns();
 	uint32_t n;
 
+	if (!ex || (!out && max))
+		return 0;
 	pthread_mutex_lock(&ex->mu);
 	n = atomic_load(&ex->n);
 	for (uint32_t i = 0; i < n && i < max; i++)
@@ -1381,8 +1389,11 @@ sc_exec_snapshot(struct sc_exec *ex, struct sc_exec_unit_info *out, size_t max)
 int
 sc_exec_unit_state(struct sc_exec *ex, uint32_t id)
 {
-	uint32_t n = atomic_load_explicit(&ex->n, memory_order_acquire);
+	uint32_t n;
 
+	if (!ex)
+		return sc__fail(SC_EINVAL, "sc_exec_unit_state: ex is NULL");
+	n = atomic_load_explicit(&ex->n, memory_order_acquire);
 	if (id >= n)
 		return sc__fail(SC_ENOENT, "sc_exec_unit_state: no unit %u",
 				id);
@@ -1392,6 +1403,8 @@ sc_exec_unit_state(struct sc_exec *ex, uint32_t id)
 void
 sc_claim_init(struct sc_claim *c)
 {
+	if (!c)
+		return;
 	memset(c, 0, sizeof(*c));
 	c->worker = -1;
 }
@@ -1399,7 +1412,16 @@ sc_claim_init(struct sc_claim *c)
 void
 sc_claim_fini(struct sc_claim *c)
 {
+	if (!c)
+		return;
 	free(c->nbrs);
 	c->nbrs = NULL;
 	c->cap_nbrs = 0;
+}
+
+int
+sc_exec_kind_parse(const char *name, enum sc_exec_kind *out)
+{
+	return sc__errwrap(exec_kind_parse_body(name, out),
+			   "sc_exec_kind_parse");
 }

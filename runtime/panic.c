@@ -95,6 +95,9 @@ sc_panic_guard(void (*fn)(void *arg), void *arg, struct sc_panic_record *rec)
 {
 	struct sc__guard g;
 
+	if (!fn || !rec)
+		return sc__fail(SC_EINVAL, "sc_panic_guard: %s is NULL",
+				!fn ? "fn" : "rec");
 	g.rec = rec;
 	g.outer = sc__guard_top;
 	g.owner = NULL;

@@ -235,5 +235,5 @@ sc_pool_destroy(struct sc_pool *pool, struct sc_panic_record *first)
 uint32_t
 sc_pool_workers(const struct sc_pool *pool)
 {
-	return pool->opts.workers;
+	return pool ? pool->opts.workers : 0;
 }

@@ -250,6 +250,8 @@ sc_sim_run(struct sc_exec *ex, const struct sc_sim_opts *opts,
 	struct sim *s;
 	int rc = 0;
 
+	if (!res)
+		return sc__fail(SC_EINVAL, "sc_sim_run: res is NULL");
 	rc = sim_validate(ex, opts);
 	if (rc)
 		return rc;
@@ -311,6 +313,8 @@ sc_sim_replay_line(char *buf, size_t len, uint64_t seed, const char *suite,
 	const char *exe = getenv("SC_TEST_EXE");
 	ssize_t n;
 
+	if (!buf || !len)
+		return buf;
 	if (!exe || !*exe) {
 		n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 		self[n > 0 ? n : 0] = '\0';
@@ -319,6 +323,6 @@ sc_sim_replay_line(char *buf, size_t len, uint64_t seed, const char *suite,
 	(void)snprintf(buf, len,
 		       "seed %llu: replay with SC_SEED=%llu %s --filter %s/%s",
 		       (unsigned long long)seed, (unsigned long long)seed, exe,
-		       suite, test);
+		       suite ? suite : "?", test ? test : "?");
 	return buf;
 }

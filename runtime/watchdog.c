@@ -168,6 +168,8 @@ sc_watchdog_dump(struct sc_exec *ex, char *buf, size_t size)
 	struct sc_exec_info info;
 	size_t n = 0, want, len;
 
+	if (!buf)
+		size = 0;
 	if (size)
 		buf[0] = '\0';
 	if (!ex)

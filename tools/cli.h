@@ -30,7 +30,8 @@
  * reference, a stress case that does not settle), 2 a bad argument (an
  * output file that cannot be created included), 3 an error of the library
  * (a unit that panicked, SC_ENOMEM, a run stuck for 30 s, an output file
- * that could not be written).
+ * that could not be written), 4 input refused (a Nexmark run whose
+ * lateness refused submissions: the rest ran and was checked).
  */
 #ifndef SC_TOOLS_CLI_H
 #define SC_TOOLS_CLI_H
@@ -44,6 +45,7 @@
 #define CLI_EXIT_CHECK	 1
 #define CLI_EXIT_USAGE	 2
 #define CLI_EXIT_LIBRARY 3
+#define CLI_EXIT_REFUSED 4 /* input was refused (late rows), the rest ran */
 
 #define CLI_MAX_LIST 32 /* entries of a comma list */
 

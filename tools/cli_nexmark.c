@@ -83,8 +83,9 @@ static const char usage_run_nexmark[] =
     "                    every stream the query reads (default: 4000,\n"
     "                    the standard suite's, or the disorder when\n"
     "                    larger); 'none' declares none, and keeps every\n"
-    "                    state. A submission with a row later\n"
-    "                    than that is refused (counted, the run goes on)\n"
+    "                    state. A submission with a row later than that\n"
+    "                    is refused whole, its rows on time too (both\n"
+    "                    counted); the run goes on, exit 4\n"
     "  --admit-late      admit late rows instead (counted)\n"
     "  --no-cleanup      keep every state (lateness declared or not)\n"
     "  --budget B        frames per turn (default 64)\n"
@@ -92,8 +93,9 @@ static const char usage_run_nexmark[] =
     "  --check           compare the settled output with the single\n"
     "                    circuit's (exit 1 on a difference)\n"
     "  --dump DIR        write person.csv, auction.csv, bid.csv (the\n"
-    "                    input, header rows first) and <query>.csv (the\n"
-    "                    settled output, a weight column last) into DIR\n"
+    "                    input taken, header rows first; no refused\n"
+    "                    row) and <query>.csv (the settled output, a\n"
+    "                    weight column last) into DIR\n"
     "  --from DIR        replay DIR's CSV files (those of the streams the\n"
     "                    query reads) instead of the generator; a bad\n"
     "                    file is refused by file, line and column, exit 2\n"
@@ -147,9 +149,15 @@ struct nx_run {
 	struct sc_batch_builder b[SC_NEXMARK_KINDS];
 	struct sc_schema schema[SC_NEXMARK_KINDS];
 	FILE *dump[SC_NEXMARK_KINDS];
+	/* --dump: a chunk's rows of each kind, held until their submission
+	 * is answered (nx_dump_keep), in memory (open_memstream) */
+	FILE *pend[SC_NEXMARK_KINDS];
+	char *pend_buf[SC_NEXMARK_KINDS];
+	size_t pend_len[SC_NEXMARK_KINDS];
 	/* what the run measured */
 	uint64_t events, chunks, efull;
 	uint64_t late_submits; /* submissions refused with SC_ELATE */
+	uint64_t refused_rows; /* the rows of those, late or not */
 	uint64_t t0, t_end, last_ns, last_events;
 	uint64_t trace_ns, trace_events; /* --trace: the last sample */
 	double cpu0, cpu_end;
@@ -404,8 +412,8 @@ nx_event(struct nx_run *x, bool dump)
 		row = x->src.rows[k].rows +
 		      x->src.pos[k]++ * x->src.rows[k].ncols;
 	}
-	if (dump && x->dump[k] &&
-	    (rc = sc_csv_write_row(x->dump[k], &x->schema[k], row, NULL)) != 0)
+	if (dump && x->pend[k] &&
+	    (rc = sc_csv_write_row(x->pend[k], &x->schema[k], row, NULL)) != 0)
 		return cli_lib_error("writing the dump", rc);
 	if (sc_nexmark_query_input(x->q, k) >= 0 &&
 	    (rc = sc_batch_builder_push(&x->b[k], row, sc_nexmark_ncols(k),
@@ -427,6 +435,12 @@ nx_chunk(struct nx_run *x, uint64_t n, bool dump, struct sc_batch **out,
 		sc_batch_builder_clear(&x->b[k]);
 		out[k] = NULL;
 	}
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
+		if (dump && x->dump[k] &&
+		    !(x->pend[k] =
+			  open_memstream(&x->pend_buf[k], &x->pend_len[k])))
+			return cli_lib_error("open_memstream", SC_ENOMEM);
+	}
 	while (*made < n && (rc = nx_event(x, dump)) == 0)
 		(*made)++;
 	if (rc > 1 || rc < 0)
@@ -441,6 +455,30 @@ nx_chunk(struct nx_run *x, uint64_t n, bool dump, struct sc_batch **out,
 		}
 	}
 	return 0;
+}
+
+/* --dump: the chunk's rows of kind k go to the dump when `keep` (their
+ * submission was taken), and are dropped when it was refused: a refused
+ * row is no input of the run, and the dump replays the run's input.
+ * Returns 0 or an exit code. */
+static int
+nx_dump_keep(struct nx_run *x, int k, bool keep)
+{
+	int rc = 0;
+
+	if (!x->pend[k])
+		return 0;
+	if (fclose(x->pend[k]) != 0)
+		rc = cli_lib_error("writing the dump", SC_ENOMEM);
+	x->pend[k] = NULL;
+	if (!rc && keep && x->pend_len[k] &&
+	    fwrite(x->pend_buf[k], 1, x->pend_len[k], x->dump[k]) !=
+		x->pend_len[k])
+		rc = cli_lib_error("writing the dump", SC_EIO);
+	free(x->pend_buf[k]);
+	x->pend_buf[k] = NULL;
+	x->pend_len[k] = 0;
+	return rc;
 }
 
 /* Back to the first event (for the check's replay): a new generator.
@@ -483,6 +521,7 @@ nx_teardown(struct nx_run *x)
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
 		sc_csv_rows_fini(&x->src.rows[k]);
 		sc_batch_builder_fini(&x->b[k]);
+		(void)nx_dump_keep(x, k, false);
 	}
 	(void)sc_nexmark_query_destroy(x->q);
 	sc_symtab_destroy(x->symbols);
@@ -614,8 +653,10 @@ nx_submit(struct nx_run *x, int input, struct sc_batch *b)
 		rc = sc_runtime_submit_wait(x->rt, input, b, NX_STUCK_NS);
 	}
 	if (rc == SC_ELATE) {
-		/* Refused whole, nothing applied: reported, and the run goes
-		 * on (the check's single circuit refuses the same). */
+		/* Refused whole, nothing applied: reported, its rows counted
+		 * (the late ones and those dropped with them), and the run
+		 * goes on (the check's single circuit refuses the same). */
+		x->refused_rows += sc_batch_count(b);
 		if (!x->late_submits++ && !x->cfg->quiet)
 			(void)printf("  late: %s\n", sc_errdetail());
 		return 0;
@@ -704,11 +745,14 @@ nx_loop(struct nx_run *x)
 		if ((rc = nx_chunk(x, want, true, b, &made)) != 0)
 			return rc;
 		for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
-			if (!b[k])
-				continue;
-			if (!rc)
+			uint64_t refused = x->late_submits;
+
+			if (b[k] && !rc)
 				rc = nx_submit(
 				    x, sc_nexmark_query_input(x->q, k), b[k]);
+			if (!rc)
+				rc = nx_dump_keep(x, k,
+						  x->late_submits == refused);
 			sc_batch_release(b[k]);
 		}
 		/* The runtime holds the texts it keeps. */
@@ -902,15 +946,20 @@ nx_summary_late(const struct nx_run *x, FILE *json)
 	uint64_t admitted, refused;
 
 	nx_late_rows(x, &admitted, &refused);
+	/* A refused submission is refused whole: its on-time rows are
+	 * dropped with its late ones, and both are said. */
 	if (l >= 0)
 		(void)printf(
 		    "  lateness %lld ms on date_time (disorder %llu "
 		    "ms), cleanup %s: late rows admitted %llu, "
-		    "refused %llu (in %llu submissions)\n",
+		    "refused %llu (in %llu submissions, refused whole: "
+		    "%llu rows, %llu on time dropped with the late)\n",
 		    (long long)l, (unsigned long long)x->cfg->disorder_ms,
 		    x->cfg->no_cleanup ? "off" : "on",
 		    (unsigned long long)admitted, (unsigned long long)refused,
-		    (unsigned long long)x->late_submits);
+		    (unsigned long long)x->late_submits,
+		    (unsigned long long)x->refused_rows,
+		    (unsigned long long)(x->refused_rows - refused));
 	if (json)
 		(void)fprintf(
 		    json,
@@ -918,11 +967,14 @@ nx_summary_late(const struct nx_run *x, FILE *json)
 		    "\"disorder_ms\": %llu, \"lateness_ms\": %lld, "
 		    "\"cleanup\": %s, \"late_admitted\": %llu, "
 		    "\"late_refused\": %llu, "
-		    "\"refused_submissions\": %llu}",
+		    "\"refused_submissions\": %llu, "
+		    "\"refused_rows\": %llu, \"dropped_on_time\": %llu}",
 		    (unsigned long long)x->cfg->disorder_ms, (long long)l,
 		    x->cfg->no_cleanup ? "false" : "true",
 		    (unsigned long long)admitted, (unsigned long long)refused,
-		    (unsigned long long)x->late_submits);
+		    (unsigned long long)x->late_submits,
+		    (unsigned long long)x->refused_rows,
+		    (unsigned long long)(x->refused_rows - refused));
 }
 
 static void
@@ -1082,5 +1134,7 @@ out:
 		wrc = CLI_EXIT_LIBRARY;
 	if (rc || wrc)
 		return cli_ranks_agree(rc ? rc : wrc);
-	return cli_ranks_agree(x.ok ? 0 : CLI_EXIT_CHECK);
+	if (!x.ok)
+		return cli_ranks_agree(CLI_EXIT_CHECK);
+	return cli_ranks_agree(x.late_submits ? CLI_EXIT_REFUSED : 0);
 }

@@ -195,13 +195,20 @@ cli_ranks_stop(void)
 	/* MPI_Finalize with a peer that died can wait for ever (seen with
 	 * tests/mpi/kill_cli.sh on a loaded machine: rank 0 had said all
 	 * and still ran 82 s later): after a call that did not complete,
-	 * the process ends without it, saying so. */
-	if (ranks_on && ranks_broken)
+	 * the process ends without it, saying so. Nor may it just exit:
+	 * Open MPI 4's mpirun, told to keep a job whose rank died
+	 * (orte_abort_on_non_zero_status 0), then waits for ever for the
+	 * MPI_Finalize of a process that is gone. MPI_Abort is the one call
+	 * that ends the job without the dead peer: mpirun kills what is
+	 * left and returns (the code the command ends with). */
+	if (ranks_on && ranks_broken) {
 		(void)fprintf(stderr,
 			      "subcirc: rank %d: not every rank came to the "
-			      "end: leaving without MPI_Finalize\n",
+			      "end: ending the job with MPI_Abort\n",
 			      ranks_me);
-	else if (ranks_on)
+		(void)fflush(stdout);
+		MPI_Abort(MPI_COMM_WORLD, CLI_EXIT_LIBRARY);
+	} else if (ranks_on)
 		MPI_Finalize();
 #endif
 	ranks_on = false;

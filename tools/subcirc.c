@@ -25,13 +25,19 @@
  * reference, a stress case that does not settle), 2 a bad argument (an
  * output file that cannot be created included), 3 an error of the library
  * (a unit that panicked, memory that ran out, a run stuck for 30 s, an
- * output file that could not be written).
+ * output file that could not be written), 4 input refused (a Nexmark
+ * run whose lateness refused submissions: the rest ran).
  */
+#define _DEFAULT_SOURCE /* MAP_ANONYMOUS */
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <unistd.h>
+
+extern char **environ;
 
 #include "operators/version.h"
 #include "tools/cli.h"
@@ -80,7 +86,8 @@ static const char usage_main[] =
     "`subcirc <command> --help` describes a command's options;\n"
     "`subcirc --version` prints the version.\n"
     "Exit codes: 0 ok, 1 a failed check, 2 a bad argument, 3 a library\n"
-    "error (a unit that panicked, no memory, a file not written).\n";
+    "error (a unit that panicked, no memory, a file not written), 4\n"
+    "input refused (late rows: the rest ran).\n";
 
 /* Whether an address-space or data limit is set (`ulimit -v`, `-d`). */
 static bool
@@ -94,22 +101,41 @@ limited_memory(void)
 		data.rlim_cur != RLIM_INFINITY);
 }
 
-/* Under a memory limit, run again with jemalloc's thread caches off (see
+/*
+ * Under a memory limit, run again with jemalloc's thread caches off (see
  * malloc_conf). Returns only if nothing was done or the exec failed (then
- * the run goes on with the caches, as before). */
+ * the run goes on with the caches, as before).
+ *
+ * Nothing here may call malloc: under a small limit (`ulimit -v` of
+ * 16-24 MB) jemalloc's first allocation can fail inside the allocator,
+ * which dies of SIGSEGV (the jemalloc issue above) rather than return
+ * NULL, and setenv reallocates the environment with malloc. So the new
+ * environment is an array of pointers mapped with mmap, whose failure is
+ * a clean MAP_FAILED: the old entries, then MALLOC_CONF.
+ */
 static void
 reexec_without_tcache(char **argv)
 {
+	static char conf[] = "MALLOC_CONF=tcache:false";
+	size_t n = 0, bytes;
+	char **env;
+
 	/* First thing in main, before any thread: the environment is
 	 * ours alone. */
 	if (getenv("MALLOC_CONF") || !limited_memory())
 		return;
-	// NOLINTNEXTLINE(concurrency-mt-unsafe): no thread exists yet
-	if (setenv("MALLOC_CONF", "tcache:false", 1) != 0)
+	while (environ[n])
+		n++;
+	bytes = (n + 2) * sizeof(*env);
+	env = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (env == MAP_FAILED)
 		return;
-	(void)execv("/proc/self/exe", argv);
-	// NOLINTNEXTLINE(concurrency-mt-unsafe): no thread exists yet
-	(void)unsetenv("MALLOC_CONF");
+	memcpy(env, environ, n * sizeof(*env));
+	env[n] = conf;
+	env[n + 1] = NULL;
+	(void)execve("/proc/self/exe", argv, env);
+	(void)munmap(env, bytes);
 }
 
 /* After a command under mpirun: MPI_Finalize (tools/cli_ranks.c). */

@@ -238,9 +238,9 @@ sc_analysis_init(struct sc_analysis *a, const struct sc_graph *g,
 	return sc_analysis_init_mode(a, g, p, false);
 }
 
-int
-sc_analysis_init_mode(struct sc_analysis *a, const struct sc_graph *g,
-		      const struct sc_placement *p, bool ticks)
+static int
+analysis_init_mode_body(struct sc_analysis *a, const struct sc_graph *g,
+			const struct sc_placement *p, bool ticks)
 {
 	uint32_t n;
 	int rc;
@@ -312,5 +312,14 @@ sc_analysis_fini(struct sc_analysis *a)
 bool
 sc_analysis_gates(const struct sc_analysis *a, uint32_t from, uint32_t to)
 {
-	return a->comp[from] != a->comp[to];
+	return a && a->comp && from < a->nunits && to < a->nunits &&
+	       a->comp[from] != a->comp[to];
+}
+
+int
+sc_analysis_init_mode(struct sc_analysis *a, const struct sc_graph *g,
+		      const struct sc_placement *p, bool ticks)
+{
+	return sc__errwrap(analysis_init_mode_body(a, g, p, ticks),
+			   "sc_analysis_init_mode");
 }

@@ -55,6 +55,8 @@ sc_exchange_fini(struct sc_exchange *x)
 bool
 sc_exchange_room(const struct sc_exchange *x)
 {
+	if (!x)
+		return false;
 	SC_ASSERT(well_formed(x));
 	for (uint32_t j = 0; j < x->nedges; j++)
 		if (!sc_edge_is_closed(x->edges[j]) &&
@@ -241,8 +243,8 @@ send_share(struct sc_exchange *x, uint32_t j, struct sc_batch *share,
 	return rc;
 }
 
-int
-sc_exchange_send(struct sc_exchange *x, struct sc_batch *b, uint64_t *pushed)
+static int
+exchange_send_body(struct sc_exchange *x, struct sc_batch *b, uint64_t *pushed)
 {
 	struct sc_batch *share[SC_EXCHANGE_MAX];
 	int result = 0, rc = 0;
@@ -280,7 +282,7 @@ sc_exchange_send(struct sc_exchange *x, struct sc_batch *b, uint64_t *pushed)
 void
 sc_exchange_flush(struct sc_exchange *x)
 {
-	for (uint32_t j = 0; j < x->nedges; j++)
+	for (uint32_t j = 0; x && j < x->nedges; j++)
 		if (sc_edge_has_outbox(x->edges[j]))
 			(void)sc_edge_flush(x->edges[j]); /* EFULL and EDEAD
 							     are fine */
@@ -289,7 +291,7 @@ sc_exchange_flush(struct sc_exchange *x)
 bool
 sc_exchange_backpressured(const struct sc_exchange *x)
 {
-	for (uint32_t j = 0; j < x->nedges; j++)
+	for (uint32_t j = 0; x && j < x->nedges; j++)
 		if (sc_edge_backpressured(x->edges[j]))
 			return true;
 	return false;
@@ -345,4 +347,11 @@ sc_exchange_correct(struct sc_exchange *x, const struct sc_batch *target)
 			rc = send_share(x, j, c, NULL, &result);
 	}
 	return rc ? rc : result;
+}
+
+int
+sc_exchange_send(struct sc_exchange *x, struct sc_batch *b, uint64_t *pushed)
+{
+	return sc__errwrap(exchange_send_body(x, b, pushed),
+			   "sc_exchange_send");
 }

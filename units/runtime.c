@@ -289,8 +289,8 @@ check_aggregates(struct sc_runtime *rt, int output)
 				 rt, "sc_runtime_integral");
 }
 
-int
-sc_runtime_integral(struct sc_runtime *rt, int output, struct sc_batch **out)
+static int
+runtime_integral_body(struct sc_runtime *rt, int output, struct sc_batch **out)
 {
 	struct sc_node_info ni;
 	int rc;
@@ -355,8 +355,8 @@ dead_node(void *ctx, int v, const int **in, uint32_t *nin)
 	return 0;
 }
 
-int
-sc_runtime_upstream_dead(struct sc_runtime *rt, int output, uint32_t *unit)
+static int
+runtime_upstream_dead_body(struct sc_runtime *rt, int output, uint32_t *unit)
 {
 	struct sc_node_info ni;
 	struct dead_walk w = {.rt = rt, .dead = RT_HOST};
@@ -384,8 +384,9 @@ sc_runtime_upstream_dead(struct sc_runtime *rt, int output, uint32_t *unit)
 			rt->inst[w.dead].shard, w.at.name);
 }
 
-int
-sc_runtime_on_delta(struct sc_runtime *rt, int node, sc_delta_fn fn, void *ctx)
+static int
+runtime_on_delta_body(struct sc_runtime *rt, int node, sc_delta_fn fn,
+		      void *ctx)
 {
 	int u;
 
@@ -670,4 +671,25 @@ struct sc_exec *
 sc_runtime_exec(struct sc_runtime *rt)
 {
 	return rt ? rt->ex : NULL;
+}
+
+int
+sc_runtime_integral(struct sc_runtime *rt, int output, struct sc_batch **out)
+{
+	return sc__errwrap(runtime_integral_body(rt, output, out),
+			   "sc_runtime_integral");
+}
+
+int
+sc_runtime_upstream_dead(struct sc_runtime *rt, int output, uint32_t *unit)
+{
+	return sc__errwrap(runtime_upstream_dead_body(rt, output, unit),
+			   "sc_runtime_upstream_dead");
+}
+
+int
+sc_runtime_on_delta(struct sc_runtime *rt, int node, sc_delta_fn fn, void *ctx)
+{
+	return sc__errwrap(runtime_on_delta_body(rt, node, fn, ctx),
+			   "sc_runtime_on_delta");
 }

@@ -294,15 +294,18 @@ submit_once(struct sc_runtime *rt, void *arg)
 	return sc_runtime_submit(rt, a->input, a->b);
 }
 
-int
-sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
-		       uint64_t timeout_ns)
+static int
+runtime_submit_wait_body(struct sc_runtime *rt, int input, struct sc_batch *b,
+			 uint64_t timeout_ns)
 {
 	uint64_t deadline = timeout_ns
 				? sc__deadline_add(sc_clock_ns(), timeout_ns)
 				: UINT64_MAX;
 	bool stuck = false;
 
+	if (!rt || !b)
+		return sc__fail(SC_EINVAL, "sc_runtime_submit_wait: NULL %s",
+				!rt ? "runtime" : "batch");
 	/* A callback waiting for room that only the turns behind it make
 	 * (its own among them) would wait for itself. */
 	if (sc_exec_in_turn(rt->ex))
@@ -507,4 +510,12 @@ sc_runtime_late(struct sc_runtime *rt, int input, uint64_t *admitted,
 	sc__rt_late_counts(&in->late, admitted, refused);
 	pthread_mutex_unlock(&in->mu);
 	return 0;
+}
+
+int
+sc_runtime_submit_wait(struct sc_runtime *rt, int input, struct sc_batch *b,
+		       uint64_t timeout_ns)
+{
+	return sc__errwrap(runtime_submit_wait_body(rt, input, b, timeout_ns),
+			   "sc_runtime_submit_wait");
 }

@@ -47,6 +47,8 @@ inst_rank(const struct sc_runtime *rt, uint32_t inst)
 bool
 sc_runtime_remote_local(const struct sc_runtime *rt, uint32_t inst)
 {
+	if (!rt)
+		return false;
 	return !rt->o.remote || inst_rank(rt, inst) == rt->o.remote->rank;
 }
 
@@ -225,6 +227,8 @@ sc_runtime_remote_passive(struct sc_runtime *rt)
 {
 	struct sc_exec_info info;
 
+	if (!rt)
+		return false;
 	sc_exec_info(rt->ex, &info);
 	if (!info.idle)
 		return false;
@@ -244,6 +248,8 @@ sc_runtime_remote_passive(struct sc_runtime *rt)
 void
 sc_runtime_remote_popped(struct sc_runtime *rt, uint32_t from)
 {
+	if (!rt)
+		return;
 	if (from == RT_HOST)
 		sc__rt_host_popped(rt);
 	else
@@ -253,7 +259,8 @@ sc_runtime_remote_popped(struct sc_runtime *rt, uint32_t from)
 void
 sc_runtime_remote_pushed(struct sc_runtime *rt, uint32_t to)
 {
-	(void)sc_exec_kick(rt->ex, to);
+	if (rt)
+		(void)sc_exec_kick(rt->ex, to);
 }
 
 void
@@ -265,7 +272,7 @@ sc_runtime_remote_frame_done(struct sc_edge *e, struct sc_batch *b)
 void
 sc_runtime_remote_rank_dead(struct sc_runtime *rt, int rank)
 {
-	if (!rt->o.remote || rank < 0 || rank >= rt->o.remote->nranks ||
+	if (!rt || !rt->o.remote || rank < 0 || rank >= rt->o.remote->nranks ||
 	    atomic_exchange(&rt->rank_dead[rank], true))
 		return;
 	/* This thread is the consumer end of the edges into the dead

@@ -368,6 +368,8 @@ const char *
 sc_settle_replay_call(const struct sc_placement *p,
 		      const struct sc_settle_opts *o, char *buf, size_t len)
 {
+	if (!o || !buf || !len)
+		return buf;
 	(void)snprintf(
 	    buf, len,
 	    "sc_settle_run(work, /* placement '%s' */ p, "

@@ -333,13 +333,13 @@ sc_settle_work_destroy(struct sc_settle_work *w)
 struct sc_graph *
 sc_settle_work_graph(const struct sc_settle_work *w)
 {
-	return w->g;
+	return w ? w->g : NULL;
 }
 
 size_t
 sc_settle_work_steps(const struct sc_settle_work *w)
 {
-	return w->n;
+	return w ? w->n : 0;
 }
 
 int
@@ -356,7 +356,9 @@ sc_settle_work_step(const struct sc_settle_work *w, size_t i,
 size_t
 sc_settle_work_outputs(const struct sc_settle_work *w, int *ids, size_t max)
 {
-	for (size_t i = 0; i < w->nout && i < max; i++)
+	if (!w)
+		return 0;
+	for (size_t i = 0; ids && i < w->nout && i < max; i++)
 		ids[i] = w->outputs[i];
 	return w->nout;
 }

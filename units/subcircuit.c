@@ -779,5 +779,6 @@ void
 sc_subcircuit_stats(const struct sc_subcircuit *s,
 		    struct sc_subcircuit_stats *out)
 {
-	sc__unit_figures_read(s->fig, out);
+	if (s && out)
+		sc__unit_figures_read(s->fig, out);
 }

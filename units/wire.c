@@ -275,10 +275,10 @@ has_symbols(const struct sc_schema *s)
 	return false;
 }
 
-int
-sc_wire_encode(const struct sc_batch *b, const struct sc_schema *s,
-	       struct sc_symtab *syms, uint32_t edge, uint64_t seq,
-	       uint64_t tick, struct sc_wire_buf *out)
+static int
+wire_encode_body(const struct sc_batch *b, const struct sc_schema *s,
+		 struct sc_symtab *syms, uint32_t edge, uint64_t seq,
+		 uint64_t tick, struct sc_wire_buf *out)
 {
 	size_t nids = 0, dict = 0, rows, total;
 	uint64_t *ids = NULL;
@@ -371,8 +371,8 @@ peek_waterline(const uint8_t *p, size_t len, struct sc_wire_header *h)
 	return 0;
 }
 
-int
-sc_wire_peek(const void *buf, size_t len, struct sc_wire_header *h)
+static int
+wire_peek_body(const void *buf, size_t len, struct sc_wire_header *h)
 {
 	const uint8_t *p = buf;
 	struct sc_wire_header t = {0};
@@ -424,8 +424,8 @@ sc_wire_peek(const void *buf, size_t len, struct sc_wire_header *h)
 	return 0;
 }
 
-int
-sc_wire_rx_init(struct sc_wire_rx *rx, struct sc_symtab *syms)
+static int
+wire_rx_init_body(struct sc_wire_rx *rx, struct sc_symtab *syms)
 {
 	if (!rx)
 		return sc__fail(SC_EINVAL, "wire: NULL rx");
@@ -661,9 +661,9 @@ read_rows(const struct sc_wire_header *h, const uint8_t *p, const uint8_t *end,
 	return rc;
 }
 
-int
-sc_wire_decode(const void *buf, size_t len, struct sc_wire_rx *rx,
-	       struct sc_wire_header *h, struct sc_batch **out)
+static int
+wire_decode_body(const void *buf, size_t len, struct sc_wire_rx *rx,
+		 struct sc_wire_header *h, struct sc_batch **out)
 {
 	struct sc_wire_header t;
 	const uint8_t *p, *end;
@@ -700,10 +700,10 @@ sc_wire_decode(const void *buf, size_t len, struct sc_wire_rx *rx,
 	return rc;
 }
 
-int
-sc_wire_encode_waterline(uint32_t edge, uint64_t seq, uint64_t tick,
-			 uint32_t ncols, uint32_t mask, const int64_t *values,
-			 struct sc_wire_buf *out)
+static int
+wire_encode_waterline_body(uint32_t edge, uint64_t seq, uint64_t tick,
+			   uint32_t ncols, uint32_t mask, const int64_t *values,
+			   struct sc_wire_buf *out)
 {
 	size_t total;
 	uint8_t *p;
@@ -740,11 +740,12 @@ sc_wire_encode_waterline(uint32_t edge, uint64_t seq, uint64_t tick,
 	return 0;
 }
 
-int
-sc_wire_decode_waterline(const void *buf, size_t len, struct sc_wire_header *h,
-			 uint32_t *mask, int64_t *values)
+static int
+wire_decode_waterline_body(const void *buf, size_t len,
+			   struct sc_wire_header *h, uint32_t *mask,
+			   int64_t *values)
 {
-	struct sc_wire_header t;
+	struct sc_wire_header t = {0};
 	const uint8_t *p;
 	int rc;
 
@@ -770,8 +771,8 @@ sc_wire_decode_waterline(const void *buf, size_t len, struct sc_wire_header *h,
 	return 0;
 }
 
-int
-sc_wire_seq_check(uint64_t *expected, uint64_t seq, uint32_t edge)
+static int
+wire_seq_check_body(uint64_t *expected, uint64_t seq, uint32_t edge)
 {
 	if (!expected)
 		return sc__fail(SC_EINVAL, "wire: NULL expected");
@@ -785,4 +786,59 @@ sc_wire_seq_check(uint64_t *expected, uint64_t seq, uint32_t edge)
 			edge, seq, *expected,
 			seq > *expected ? "a gap: frames were lost"
 					: "a duplicate or a reordering");
+}
+
+int
+sc_wire_encode(const struct sc_batch *b, const struct sc_schema *s,
+	       struct sc_symtab *syms, uint32_t edge, uint64_t seq,
+	       uint64_t tick, struct sc_wire_buf *out)
+{
+	return sc__errwrap(wire_encode_body(b, s, syms, edge, seq, tick, out),
+			   "sc_wire_encode");
+}
+
+int
+sc_wire_peek(const void *buf, size_t len, struct sc_wire_header *h)
+{
+	return sc__errwrap(wire_peek_body(buf, len, h), "sc_wire_peek");
+}
+
+int
+sc_wire_rx_init(struct sc_wire_rx *rx, struct sc_symtab *syms)
+{
+	return sc__errwrap(wire_rx_init_body(rx, syms), "sc_wire_rx_init");
+}
+
+int
+sc_wire_decode(const void *buf, size_t len, struct sc_wire_rx *rx,
+	       struct sc_wire_header *h, struct sc_batch **out)
+{
+	return sc__errwrap(wire_decode_body(buf, len, rx, h, out),
+			   "sc_wire_decode");
+}
+
+int
+sc_wire_encode_waterline(uint32_t edge, uint64_t seq, uint64_t tick,
+			 uint32_t ncols, uint32_t mask, const int64_t *values,
+			 struct sc_wire_buf *out)
+{
+	return sc__errwrap(wire_encode_waterline_body(edge, seq, tick, ncols,
+						      mask, values, out),
+			   "sc_wire_encode_waterline");
+}
+
+int
+sc_wire_decode_waterline(const void *buf, size_t len, struct sc_wire_header *h,
+			 uint32_t *mask, int64_t *values)
+{
+	return sc__errwrap(
+	    wire_decode_waterline_body(buf, len, h, mask, values),
+	    "sc_wire_decode_waterline");
+}
+
+int
+sc_wire_seq_check(uint64_t *expected, uint64_t seq, uint32_t edge)
+{
+	return sc__errwrap(wire_seq_check_body(expected, seq, edge),
+			   "sc_wire_seq_check");
 }

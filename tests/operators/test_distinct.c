@@ -4,6 +4,7 @@
  * between), and bad input, which must change nothing.
  */
 #include <criterion/criterion.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -177,6 +178,38 @@ Test(distinct, integral_past_int64_is_held_exactly)
 	sc_batch_release(big);
 	sc_batch_release(plus);
 	sc_batch_release(minus);
+	sc_distinct_destroy(d);
+}
+
+/* The header's contract: a step is never SC_EOVERFLOW, however far an
+ * integrated weight goes past int64 in either direction and back. */
+Test(distinct, a_step_is_never_eoverflow_past_int64_either_way)
+{
+	struct sc_distinct *d;
+	uint64_t row[1] = {3};
+	int64_t w[] = {INT64_MAX,  INT64_MAX,  INT64_MAX,  -INT64_MAX,
+		       -INT64_MAX, -INT64_MAX, -INT64_MAX, -INT64_MAX,
+		       INT64_MAX,  INT64_MAX,  1};
+	/* the integral after each step: live (> 0) or not */
+	bool live[] = {true,  true,  true,  true,  true, false,
+		       false, false, false, false, true};
+	bool was = false;
+
+	cr_assert_eq(sc_distinct_create(1, &d), 0);
+	for (size_t i = 0; i < sizeof(w) / sizeof(w[0]); i++) {
+		struct sc_batch *in = one(1, row, w[i]), *out = NULL;
+		int rc = sc_distinct_step(d, in, &out);
+
+		cr_assert_eq(rc, 0, "step %zu: %s", i, sc_errmsg());
+		cr_assert_eq(sc_batch_count(out), live[i] != was ? 1u : 0u,
+			     "step %zu", i);
+		if (live[i] != was)
+			cr_assert_eq(sc_batch_weight(out, 0), live[i] ? 1 : -1);
+		was = live[i];
+		sc_batch_release(out);
+		sc_batch_release(in);
+	}
+	cr_assert_eq(sc_distinct_rows(d), 1);
 	sc_distinct_destroy(d);
 }
 

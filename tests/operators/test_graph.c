@@ -382,3 +382,25 @@ Test(graph, windows_check_their_arguments)
 	cr_assert_eq(w->types[2], SC_TYPE_I64);
 	cr_assert_eq(sc_graph_destroy(g), 0);
 }
+
+Test(graph, a_passed_through_id_names_the_call_and_quotes_the_inner_error)
+{
+	struct sc_graph *g = new_graph();
+	struct sc_schema s = schema_of_types(1, U1);
+
+	/* A stale message from an earlier, unrelated call is not the
+	 * message of a later one that returns a negative id. */
+	(void)sc_errorf(SC_ENOENT, "an earlier call");
+	cr_assert_eq(sc_graph_map(g, -1, &s, NULL, NULL), SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "SC_EINVAL: sc_graph_map: ") ==
+		      sc_errmsg(),
+		  "%s", sc_errmsg());
+	/* nested: the outer call names itself and the inner call's words */
+	cr_assert_eq(sc_graph_negate(g, sc_graph_input(g, "", &s)), SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "sc_graph_negate: "), "%s", sc_errmsg());
+	cr_assert(strstr(sc_errmsg(), "sc_graph_input: name is NULL or empty"),
+		  "%s", sc_errmsg());
+	cr_assert_eq(sc_graph_plus(g, SC_ESCHEMA, 0), SC_ESCHEMA);
+	cr_assert(strstr(sc_errmsg(), "sc_graph_plus: "), "%s", sc_errmsg());
+	cr_assert_eq(sc_graph_destroy(g), 0);
+}

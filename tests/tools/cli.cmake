@@ -357,6 +357,15 @@ if(SC_SANITIZE STREQUAL "")
              echo ok]=] $<TARGET_FILE:subcirc_cli>)
   set_tests_properties(cli.under_a_memory_limit_jemalloc_runs_without_thread_caches
                        PROPERTIES LABELS "units;threaded" TIMEOUT 60)
+  # From the loader's minimum upwards in 2 MB steps, every subcommand
+  # (small) exits 0 or 3 with a message, never a signal: below ~26 MB the
+  # re-execution itself must not allocate (tools/subcirc.c).
+  add_test(NAME cli.every_command_under_small_memory_limits_ends_in_0_or_3
+           COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/memlimit_sweep.sh
+                   $<TARGET_FILE:subcirc_cli>)
+  set_tests_properties(cli.every_command_under_small_memory_limits_ends_in_0_or_3
+                       PROPERTIES LABELS "units;threaded" TIMEOUT 120
+                       RUN_SERIAL TRUE)
 endif()
 # The runs on real threads are threaded scenarios: the TSan pass runs them.
 set_tests_properties(cli.run_smoke cli.stress_pool_panics_smoke
@@ -597,7 +606,8 @@ sc_cli_test(nexmark_pooled_strings_equal_the_single_circuit 0
 # --disorder: events out of date_time order, the matching lateness
 # declared: placed on 2 workers with cleanup, still equal to the
 # single circuit; a lateness below the disorder refuses late submissions
-# and says how many rows; --admit-late needs a lateness.
+# whole, says how many rows were late and how many on time went with them,
+# and exits 4 (input refused); --admit-late needs a lateness.
 foreach(q q4 q5 q7 q8 q9)
   sc_cli_test(nexmark_${q}_with_disorder_equals_the_single_circuit 0
               "output equals the single circuit"
@@ -606,10 +616,32 @@ foreach(q q4 q5 q7 q8 q9)
   set_tests_properties(cli.nexmark_${q}_with_disorder_equals_the_single_circuit
                        PROPERTIES LABELS "units;threaded;tsan")
 endforeach()
-sc_cli_test(nexmark_lateness_below_the_disorder_refuses_late_rows 0
-            "lateness 100 ms on date_time (disorder 2000 ms), cleanup on: late rows admitted 0, refused [1-9]"
+sc_cli_test(nexmark_lateness_below_the_disorder_refuses_late_rows 4
+            "lateness 100 ms on date_time (disorder 2000 ms), cleanup on: late rows admitted 0, refused [1-9][0-9]* (in [1-9][0-9]* submissions, refused whole: [1-9][0-9]* rows, [0-9][0-9]* on time dropped with the late)"
             run --workload nexmark --query q7 --events 30000 --disorder 2000
                 --lateness 100 --workers 2 --quiet)
+# Refused rows are no input: --dump writes only the rows the run took, so
+# its files replayed without a lateness give the very same output; the
+# JSON counts the refused submissions' rows and the on-time ones among
+# them (late_refused + dropped_on_time = refused_rows).
+add_test(NAME cli.nexmark_refused_rows_are_counted_and_not_dumped_as_input
+         COMMAND sh -c [=[
+           d=$(mktemp -d) || exit 1; trap 'rm -rf "$d"' EXIT
+           "$0" run --workload nexmark --query q7 --events 30000 --disorder 2000 --lateness 100 --workers 2 --quiet --check --dump "$d/a" --json "$d/a.json" >/dev/null
+           rc=$?; [ $rc -eq 4 ] || { echo "refusing run: exit $rc, want 4"; exit 1; }
+           python3 - "$d/a.json" <<'PY' || exit 1
+import json, sys
+l = json.load(open(sys.argv[1]))["lateness"]
+assert l["refused_submissions"] > 0, l
+assert l["late_refused"] + l["dropped_on_time"] == l["refused_rows"], l
+PY
+           bids=$(($(wc -l <"$d/a/bid.csv") - 1))
+           "$0" run --workload nexmark --query q7 --from "$d/a" --lateness none --workers 2 --quiet --check --dump "$d/b" >/dev/null ||
+             { echo "the replay of the dump: exit $?"; exit 1; }
+           cmp "$d/a/q7.csv" "$d/b/q7.csv" || { echo "the dump's replay gives another output"; exit 1; }
+           echo "ok: $bids bids taken"]=] $<TARGET_FILE:subcirc_cli>)
+set_tests_properties(cli.nexmark_refused_rows_are_counted_and_not_dumped_as_input
+                     PROPERTIES LABELS "units" TIMEOUT 120)
 sc_cli_test(nexmark_admit_late_needs_a_lateness 2
             "--admit-late without a lateness"
             run --workload nexmark --query q7 --events 10 --lateness none

@@ -394,3 +394,23 @@ Test(runtime, catch_faults_with_no_workers_kills_only_the_faulting_unit,
 	sc_batch_release(b);
 	graph2_fini(&c, rt, p);
 }
+
+Test(runtime, submit_wait_with_null_arguments_is_einval_naming_itself)
+{
+	struct graph2 c;
+	struct sc_placement *p = NULL;
+	struct sc_runtime *rt;
+	struct sc_batch *b = row_of(1, 1);
+
+	graph2_init(&c);
+	rt = graph2_runtime(&c, NULL, &p);
+	cr_assert_eq(sc_runtime_submit_wait(NULL, c.in, b, 0), SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "sc_runtime_submit_wait"), "%s",
+		  sc_errmsg());
+	sc_error_clear();
+	cr_assert_eq(sc_runtime_submit_wait(rt, c.in, NULL, 0), SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "sc_runtime_submit_wait"), "%s",
+		  sc_errmsg());
+	sc_batch_release(b);
+	graph2_fini(&c, rt, p);
+}
