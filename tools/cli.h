@@ -52,6 +52,7 @@
 
 struct sc_graph;
 struct sc_runtime;
+struct sc_runtime_stats;
 struct sc_timeline;
 
 /* --- exits (cli_exit.c, cli_args.c) ----------------------------------------
@@ -194,8 +195,8 @@ void cli_json_null(struct cli_json *j, const char *key);
 /* A list as a flat array: n whole numbers, or n strings. */
 void cli_json_uints(struct cli_json *j, const char *key, const uint32_t *v,
 		    size_t n);
-void cli_json_texts(struct cli_json *j, const char *key,
-		    const char (*v)[32], size_t n);
+void cli_json_texts(struct cli_json *j, const char *key, const char (*v)[32],
+		    size_t n);
 
 #define CLI_REPORT_SCHEMA  "subcirc-report"
 #define CLI_REPORT_VERSION 1
@@ -225,6 +226,10 @@ void cli_report_open(struct cli_report *r, FILE *f, int signal);
 void cli_report_results(struct cli_report *r);
 void cli_report_close(struct cli_report *r);
 
+/* "SIGINT", "SIGTERM", "signal" (another), or NULL for 0: how the
+ * report and the summaries name the signal that cut a command short. */
+const char *cli_signal_name(int sig);
+
 /* The first failing case of a campaign: {"why", "replay"}, or null when
  * there was none (have false). */
 void cli_report_failure(struct cli_json *j, bool have, const char *why,
@@ -233,12 +238,18 @@ void cli_report_failure(struct cli_json *j, bool have, const char *why,
 /* One progress sample of a live run (a line of the progress, a row of
  * --csv, an entry of the report's "progress"). */
 struct cli_sample {
-	double t;	 /* seconds since the start */
-	uint64_t events; /* events done (their batches came through) */
-	double eps;	 /* events per second in the interval */
+	double t;	       /* seconds since the start */
+	uint64_t events;       /* events done (their batches came through) */
+	double eps;	       /* events per second in the interval */
 	double p50_us, p99_us; /* latency in the interval; NAN: none */
-	double fill; /* frames in rings / room of all edges */
+	double fill;	       /* frames in rings / room of all edges */
 };
+
+/* Append x to the array *s of *n samples (room for *cap, grown by
+ * doubling; the caller frees *s): false, and nothing appended, when
+ * memory runs out (a sample fewer: the run goes on). */
+bool cli_sample_push(struct cli_sample **s, size_t *n, size_t *cap,
+		     const struct cli_sample *x);
 
 /* The samples as the report's "progress" array. */
 void cli_report_samples(struct cli_json *j, const struct cli_sample *s,
@@ -303,6 +314,10 @@ double cli_hist_quantile_us(const struct cli_hist_counts *c, double q);
  * and CLI_EXIT_LIBRARY. It takes the executor's lock: call it at most
  * every millisecond. */
 int cli_runtime_check_alive(struct sc_runtime *rt);
+
+/* The share of all edges' room their rings hold (st of a runtime whose
+ * edges hold `capacity` frames each): 0..1, 0 without edges. */
+double cli_edge_fill(const struct sc_runtime_stats *st, uint32_t capacity);
 
 /* --trace: a started timeline with a track per worker and the host (0,
  * or exit code 3 after a message); write it to f and free it (f may be

@@ -248,21 +248,6 @@ run_setup(struct run_ctx *x, const struct cli_run_cfg *cfg)
 	return 0;
 }
 
-static void
-result_sample(struct cli_run_result *r, const struct cli_sample *s)
-{
-	if (r->ns == r->cap_s) {
-		size_t cap = r->cap_s ? 2 * r->cap_s : 64;
-		struct cli_sample *n = realloc(r->s, cap * sizeof(*n));
-
-		if (!n)
-			return; /* a sample fewer; the run goes on */
-		r->s = n;
-		r->cap_s = cap;
-	}
-	r->s[r->ns++] = *s;
-}
-
 /* A latency in the unit that fits it: "842.1 us" or "12.3 ms". */
 static void
 fmt_latency(double us, char *buf, size_t n)
@@ -291,10 +276,8 @@ run_progress(struct run_ctx *x, struct cli_run_result *r, uint64_t now)
 	s.eps = (double)(done - x->last_done) / dt;
 	s.p50_us = cli_hist_quantile_us(&counts, 0.50);
 	s.p99_us = cli_hist_quantile_us(&counts, 0.99);
-	s.fill = st.edges ? (double)st.pending /
-				((double)st.edges * (double)x->cfg->capacity)
-			  : 0.0;
-	result_sample(r, &s);
+	s.fill = cli_edge_fill(&st, x->cfg->capacity);
+	(void)cli_sample_push(&r->s, &r->ns, &r->cap_s, &s);
 	x->last_ns = now;
 	x->last_done = done;
 	if (!x->cfg->quiet) {
@@ -309,11 +292,11 @@ run_progress(struct run_ctx *x, struct cli_run_result *r, uint64_t now)
 			(void)snprintf(p50, sizeof(p50), "%10s", "-");
 		if (!x->stamps_here)
 			(void)snprintf(p99, sizeof(p99), "%10s", "-");
-		cli_progress_line(s.t, share,
-				  "events %" PRIu64 "  %10.0f ev/s  p50 "
-				  "%s  p99 %s  edge fill %5.1f%%  turns %" PRIu64,
-				  s.events, s.eps, p50, p99, 100.0 * s.fill,
-				  st.turns);
+		cli_progress_line(
+		    s.t, share,
+		    "events %" PRIu64 "  %10.0f ev/s  p50 "
+		    "%s  p99 %s  edge fill %5.1f%%  turns %" PRIu64,
+		    s.events, s.eps, p50, p99, 100.0 * s.fill, st.turns);
 	}
 }
 

@@ -83,8 +83,8 @@ struct cli_run_result {
 	uint64_t turns, kicks, efull;
 	uint64_t frames; /* frames the units' polls took (all edges) */
 	uint32_t units, edges;
-	bool ok;		  /* output == reference, stamps all seen */
-	char why[512];		  /* when not ok */
+	bool ok;	      /* output == reference, stamps all seen */
+	char why[512];	      /* when not ok */
 	struct cli_sample *s; /* progress samples (the caller frees) */
 	size_t ns, cap_s;
 	/* Across ranks (rank 0): every rank's figures, and whether rank 0 read

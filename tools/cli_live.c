@@ -43,6 +43,14 @@ cli_runtime_check_alive(struct sc_runtime *rt)
 	return CLI_EXIT_LIBRARY;
 }
 
+double
+cli_edge_fill(const struct sc_runtime_stats *st, uint32_t capacity)
+{
+	return st->edges ? (double)st->pending /
+			       ((double)st->edges * (double)capacity)
+			 : 0.0;
+}
+
 /* --trace: a timeline for every worker, the host and a spare thread,
  * with room for a million records each (their pages are touched only as
  * turns fill them), and the counter of events through named. */
@@ -126,7 +134,8 @@ progress_eta(double elapsed_s, double done, char *buf, size_t n)
 	if (left < 60)
 		(void)snprintf(buf, n, "  ETA %lds", left);
 	else if (left < 3600)
-		(void)snprintf(buf, n, "  ETA %ldm%02lds", left / 60, left % 60);
+		(void)snprintf(buf, n, "  ETA %ldm%02lds", left / 60,
+			       left % 60);
 	else
 		(void)snprintf(buf, n, "  ETA %ldh%02ldm", left / 3600,
 			       left % 3600 / 60);

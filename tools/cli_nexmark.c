@@ -130,7 +130,7 @@ struct nx_cfg {
 	bool admit_late;      /* SC_NEXMARK_QUERY_ADMIT */
 	bool no_cleanup;      /* sc_runtime_opts.no_cleanup */
 	bool check, quiet;
-	bool plant; /* the check's reference misses the last chunk */
+	bool plant;	    /* the check's reference misses the last chunk */
 	bool units;	    /* --units: the unit table at the end */
 	double units_every; /* --units-every S; 0: none */
 	const char *dump, *from, *json, *csv;
@@ -663,23 +663,6 @@ nx_pace(struct nx_run *x, uint64_t end)
 	return 0;
 }
 
-/* Keep a progress sample (a sample fewer when memory runs out: the run
- * goes on). */
-static void
-nx_sample(struct nx_run *x, const struct cli_sample *smp)
-{
-	if (x->ns == x->cap_s) {
-		size_t cap = x->cap_s ? 2 * x->cap_s : 64;
-		struct cli_sample *n = realloc(x->s, cap * sizeof(*n));
-
-		if (!n)
-			return;
-		x->s = n;
-		x->cap_s = cap;
-	}
-	x->s[x->ns++] = *smp;
-}
-
 /* The share of the run done: by its seconds, its events or the rows of
  * the files replayed. */
 static double
@@ -705,10 +688,8 @@ nx_progress(struct nx_run *x, uint64_t now)
 	smp.t = (double)(now - x->t0) / 1e9;
 	smp.events = x->events;
 	smp.eps = (double)(x->events - x->last_events) / dt;
-	smp.fill = st.edges ? (double)st.pending /
-				  ((double)st.edges * (double)x->cfg->capacity)
-			    : 0.0;
-	nx_sample(x, &smp);
+	smp.fill = cli_edge_fill(&st, x->cfg->capacity);
+	(void)cli_sample_push(&x->s, &x->ns, &x->cap_s, &smp);
 	cli_progress_line(smp.t, nx_share(x, smp.t),
 			  "%10.0f ev/s  events %12" PRIu64
 			  "  edge fill %5.1f%%  turns %" PRIu64,
@@ -993,15 +974,15 @@ nx_summary(const struct nx_run *x, const struct nx_figs *f)
 	if (!x->ok)
 		(void)fprintf(o, "  %s\n", x->why);
 	if (f->lateness_ms >= 0)
-		(void)fprintf(o,
-			      "  lateness %" PRId64 " ms on date_time (disorder "
-			      "%" PRIu64 " ms), cleanup %s: late rows admitted "
-			      "%" PRIu64 ", refused %" PRIu64
-			      " (in %" PRIu64 " submissions)\n",
-			      f->lateness_ms, x->cfg->disorder_ms,
-			      x->cfg->no_cleanup ? "off" : "on",
-			      f->late_admitted, f->late_refused,
-			      x->late_submits);
+		(void)fprintf(
+		    o,
+		    "  lateness %" PRId64 " ms on date_time (disorder "
+		    "%" PRIu64 " ms), cleanup %s: late rows admitted "
+		    "%" PRIu64 ", refused %" PRIu64 " (in %" PRIu64
+		    " submissions)\n",
+		    f->lateness_ms, x->cfg->disorder_ms,
+		    x->cfg->no_cleanup ? "off" : "on", f->late_admitted,
+		    f->late_refused, x->late_submits);
 }
 
 /* The run's configuration: every option's effective value. */
@@ -1054,8 +1035,8 @@ nx_json_config(const struct nx_cfg *c, const struct nx_figs *f,
 /* The report: configuration, the figures, the ranks' (or null), the
  * progress samples. */
 static void
-nx_json(struct cli_report *rep, const struct nx_run *x,
-	const struct nx_figs *f, const struct cli_rank_figs *all, FILE *out)
+nx_json(struct cli_report *rep, const struct nx_run *x, const struct nx_figs *f,
+	const struct cli_rank_figs *all, FILE *out)
 {
 	struct cli_json *j = &rep->j;
 

@@ -245,9 +245,9 @@ place_progress(const struct cli_place_sweep *s, uint64_t t0, const char *what,
 	if (last && now - last < 1000000000ull)
 		return;
 	last = now;
-	cli_progress_line((double)(now - t0) / 1e9,
-			  (double)done / (double)total, "%s, case %zu of %zu: %s",
-			  what, i + 1, s->n, s->cases[i].label);
+	cli_progress_line(
+	    (double)(now - t0) / 1e9, (double)done / (double)total,
+	    "%s, case %zu of %zu: %s", what, i + 1, s->n, s->cases[i].label);
 }
 
 static int

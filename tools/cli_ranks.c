@@ -461,8 +461,7 @@ cli_ranks_print(FILE *o, const struct cli_rank_figs *all, int n)
 }
 
 void
-cli_ranks_write_json(struct cli_json *j, const struct cli_rank_figs *all,
-		     int n)
+cli_ranks_write_json(struct cli_json *j, const struct cli_rank_figs *all, int n)
 {
 	cli_json_open(j, "ranks", '[', false);
 	for (int r = 0; r < n; r++) {

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -127,8 +128,7 @@ cli_json_null(struct cli_json *j, const char *key)
 }
 
 void
-cli_json_uints(struct cli_json *j, const char *key, const uint32_t *v,
-	       size_t n)
+cli_json_uints(struct cli_json *j, const char *key, const uint32_t *v, size_t n)
 {
 	cli_json_open(j, key, '[', true);
 	for (size_t i = 0; i < n; i++)
@@ -203,8 +203,8 @@ json_host(struct cli_report *r)
 	cli_json_close(j);
 }
 
-static const char *
-signal_name(int sig)
+const char *
+cli_signal_name(int sig)
 {
 	if (sig == 0)
 		return NULL;
@@ -233,7 +233,7 @@ cli_report_open(struct cli_report *r, FILE *f, int signal)
 	cli_json_text(j, "started", r->started);
 	cli_json_text(j, "ended", ended);
 	cli_json_bool(j, "interrupted", signal != 0);
-	cli_json_text(j, "signal", signal_name(signal));
+	cli_json_text(j, "signal", cli_signal_name(signal));
 	cli_json_open(j, "config", '{', false);
 }
 
@@ -267,6 +267,23 @@ cli_report_failure(struct cli_json *j, bool have, const char *why,
 
 /* --- progress samples ------------------------------------------------------
  */
+
+bool
+cli_sample_push(struct cli_sample **s, size_t *n, size_t *cap,
+		const struct cli_sample *x)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 64;
+		struct cli_sample *m = realloc(*s, c * sizeof(*m));
+
+		if (!m)
+			return false;
+		*s = m;
+		*cap = c;
+	}
+	(*s)[(*n)++] = *x;
+	return true;
+}
 
 void
 cli_report_samples(struct cli_json *j, const struct cli_sample *s, size_t n)
@@ -308,8 +325,8 @@ cli_report_csv(FILE *f, const struct cli_sample *s, size_t n,
 		csv_latency(f, s[i].p99_us);
 		(void)fprintf(f, ",%.4f\n", s[i].fill);
 	}
-	(void)fprintf(f, "total,%.3f,%" PRIu64 ",%.1f", total->t,
-		      total->events, total->eps);
+	(void)fprintf(f, "total,%.3f,%" PRIu64 ",%.1f", total->t, total->events,
+		      total->eps);
 	csv_latency(f, total->p50_us);
 	csv_latency(f, total->p99_us);
 	(void)fputs(",\n", f);

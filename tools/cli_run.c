@@ -6,7 +6,6 @@
  * is a command of its own (cli_nexmark.c), which main picks.
  */
 #include <inttypes.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -90,12 +89,6 @@ json_opt(struct cli_json *j, const char *key, bool have, double v)
 		cli_json_real(j, key, v);
 	else
 		cli_json_null(j, key);
-}
-
-static const char *
-signal_name(int sig)
-{
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal";
 }
 
 /* The run's full configuration: every option's effective value, what
@@ -266,7 +259,7 @@ run_print_summary(const struct cli_run_cfg *c, const struct cli_run_result *r)
 		(void)fprintf(o,
 			      "  interrupted by %s: the figures are for what "
 			      "ran\n",
-			      signal_name(r->interrupted));
+			      cli_signal_name(r->interrupted));
 	(void)fprintf(o,
 		      "  events %" PRIu64 " in %.3f s: %.0f events/s "
 		      "(%" PRIu64 " batches)\n",

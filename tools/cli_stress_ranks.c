@@ -514,8 +514,7 @@ cli_stress_ranks(const struct cli_stress_ranks_cfg *c, const char *exe)
 						    last - t0,
 						    (double)done /
 							(double)total,
-						    "cases %" PRIu64
-						    "/%" PRIu64
+						    "cases %" PRIu64 "/%" PRIu64
 						    ", failures %" PRIu64
 						    ", errors %" PRIu64,
 						    done, total,
