@@ -22,8 +22,11 @@
  *      cli_exit.c          how the exits on a bad argument end the process
  *      cli_args.c          those exits, and the argument parsers
  *      cli_out.c           output files, the text stream, JSON basics
+ *      cli_report.c        the JSON writer and the report every command
+ *                          writes (tools/report.schema.json), --version
  *      cli_hist.c          the latency histogram
- *      cli_live.c          what a live run checks and traces
+ *      cli_live.c          what a live run checks and traces, and the
+ *                          progress line every command draws
  *      cli_alloc.c         stress's allocation fault hook
  *
  * Exit codes: 0 success, 1 a failed check (a result that is not the
@@ -51,6 +54,7 @@
 
 struct sc_graph;
 struct sc_runtime;
+struct sc_runtime_stats;
 struct sc_timeline;
 
 /* --- exits (cli_exit.c, cli_args.c) ----------------------------------------
@@ -93,6 +97,10 @@ uint64_t cli_parse_u64(const char *cmd, const char *name, const char *s,
 		       uint64_t lo, uint64_t hi);
 double cli_parse_double(const char *cmd, const char *name, const char *s,
 			double lo, double hi);
+
+/* An edge capacity (--capacity, and its other name --edge-capacity): a
+ * power of two in 1..2^20, else exit 2. */
+uint32_t cli_parse_capacity(const char *cmd, const char *name, const char *s);
 
 /* A comma list of whole numbers (at most CLI_MAX_LIST) into out; its
  * length. */
@@ -139,6 +147,126 @@ void cli_json_str(FILE *f, const char *v);
 /* The load averages (/proc/loadavg) into load: true, or false and load
  * untouched where they cannot be read. */
 bool cli_host_load(double load[3]);
+
+/* --- JSON and the report (cli_report.c) ------------------------------------
+ *
+ * Every --json file of the CLI is one report (tools/report.schema.json
+ * says it field by field):
+ *
+ *   {"schema": "subcirc-report", "schema_version": 1,
+ *    "subcirc": {"version", "commit"}, "command": "run|place|stress",
+ *    "workload": "grid|nexmark|...", "host": {"cores", "hostname",
+ *    "load_before", "load_after"}, "started", "ended" (UTC, ISO 8601),
+ *    "interrupted": bool, "signal": "SIGINT"|"SIGTERM"|null,
+ *    "config": {every option's effective value}, "results": {...}}
+ *
+ * so a script reads any of them the same way. The writer below keeps the
+ * commas and the layout: a container is written a member a line, or on
+ * one line (`flat`, and everything inside it).
+ */
+
+#define CLI_JSON_DEPTH 16
+
+struct cli_json {
+	FILE *f;
+	int depth;		    /* containers open */
+	bool flat[CLI_JSON_DEPTH];  /* written on one line */
+	bool any[CLI_JSON_DEPTH];   /* a member written already */
+	char close[CLI_JSON_DEPTH]; /* '}' or ']' */
+};
+
+/* Open an object ('{') or array ('[') as member `key` of the container
+ * open (key NULL: an array element, or the document itself); close the
+ * innermost one. Deeper than CLI_JSON_DEPTH is a bug of the caller. */
+void cli_json_open(struct cli_json *j, const char *key, char bracket,
+		   bool flat);
+void cli_json_close(struct cli_json *j);
+
+/* A member `key` (NULL in an array) with its value: a whole number, a
+ * number (null when not finite), a bool, a string (NULL: null), null;
+ * cli_json_key writes the separator and key only, for a value the caller
+ * prints itself. */
+void cli_json_key(struct cli_json *j, const char *key);
+void cli_json_uint(struct cli_json *j, const char *key, uint64_t v);
+void cli_json_int(struct cli_json *j, const char *key, int64_t v);
+void cli_json_real(struct cli_json *j, const char *key, double v);
+void cli_json_bool(struct cli_json *j, const char *key, bool v);
+void cli_json_text(struct cli_json *j, const char *key, const char *v);
+void cli_json_null(struct cli_json *j, const char *key);
+
+/* A list as a flat array: n whole numbers, or n strings. */
+void cli_json_uints(struct cli_json *j, const char *key, const uint32_t *v,
+		    size_t n);
+void cli_json_texts(struct cli_json *j, const char *key, const char (*v)[32],
+		    size_t n);
+
+#define CLI_REPORT_SCHEMA  "subcirc-report"
+#define CLI_REPORT_VERSION 1
+
+/* One report: what is known when the command starts (cli_report_start:
+ * the time and the load before), written after it ran. */
+struct cli_report {
+	struct cli_json j;
+	const char *command; /* "run", "place", "stress" */
+	char workload[64];
+	char started[32]; /* UTC, ISO 8601 */
+	bool have_load;
+	double load_before[3];
+};
+
+/* Take the start: the time and the host's load (command and workload are
+ * static strings or copied). Writes nothing. */
+void cli_report_start(struct cli_report *r, const char *command,
+		      const char *workload);
+
+/* Write the envelope into f (the end time and the load after are taken
+ * now; signal: the one that cut the command short, or 0) and open its
+ * "config" object: the caller writes every option into r->j, then
+ * cli_report_results closes it and opens "results", and cli_report_close
+ * ends the document. */
+void cli_report_open(struct cli_report *r, FILE *f, int signal);
+void cli_report_results(struct cli_report *r);
+void cli_report_close(struct cli_report *r);
+
+/* "SIGINT", "SIGTERM", "signal" (another), or NULL for 0: how the
+ * report and the summaries name the signal that cut a command short. */
+const char *cli_signal_name(int sig);
+
+/* The first failing case of a campaign: {"why", "replay"}, or null when
+ * there was none (have false). */
+void cli_report_failure(struct cli_json *j, bool have, const char *why,
+			const char *replay);
+
+/* One progress sample of a live run (a line of the progress, a row of
+ * --csv, an entry of the report's "progress"). */
+struct cli_sample {
+	double t;	       /* seconds since the start */
+	uint64_t events;       /* events done (their batches came through) */
+	double eps;	       /* events per second in the interval */
+	double p50_us, p99_us; /* latency in the interval; NAN: none */
+	double fill;	       /* frames in rings / room of all edges */
+};
+
+/* Append x to the array *s of *n samples (room for *cap, grown by
+ * doubling; the caller frees *s): false, and nothing appended, when
+ * memory runs out (a sample fewer: the run goes on). */
+bool cli_sample_push(struct cli_sample **s, size_t *n, size_t *cap,
+		     const struct cli_sample *x);
+
+/* The samples as the report's "progress" array. */
+void cli_report_samples(struct cli_json *j, const struct cli_sample *s,
+			size_t n);
+
+/* --csv of a live run: a header, a row per sample ("interval"), and the
+ * total ("total": t is the run's seconds, fill empty); a latency that is
+ * NAN is an empty field. */
+void cli_report_csv(FILE *f, const struct cli_sample *s, size_t n,
+		    const struct cli_sample *total);
+
+/* --version: "subcirc VERSION (commit COMMIT)" on stdout. The commit is
+ * the source tree's when it was built ("unknown" outside git). */
+void cli_version_print(void);
+const char *cli_report_commit(void);
 
 /* --- latency histogram (cli_hist.c) ----------------------------------------
  * Bucket of v ns: v itself below 32; else 16 steps per power of two, so a
@@ -189,6 +317,10 @@ double cli_hist_quantile_us(const struct cli_hist_counts *c, double q);
  * every millisecond. */
 int cli_runtime_check_alive(struct sc_runtime *rt);
 
+/* The share of all edges' room their rings hold (st of a runtime whose
+ * edges hold `capacity` frames each): 0..1, 0 without edges. */
+double cli_edge_fill(const struct sc_runtime_stats *st, uint32_t capacity);
+
 /* --trace: a started timeline with a track per worker and the host (0,
  * or exit code 3 after a message); write it to f and free it (f may be
  * NULL: only free; 0 or 3); and, from the host loop, sample the edges'
@@ -199,6 +331,27 @@ int cli_trace_close(struct sc_timeline *tl, FILE *f);
 void cli_trace_sample(struct sc_timeline *tl, struct sc_runtime *rt,
 		      uint64_t now, uint64_t *last_ns, uint64_t *last_events,
 		      uint64_t events);
+
+/* --- the progress line (cli_live.c): every command's --------------------
+ *
+ * One line at a time, "[  12.3s] <what>", with "  ETA 1m05s" after it
+ * when the command knows how far along it is. On a terminal the line is
+ * drawn again in place (\r, erase to the end); into a file or a pipe each
+ * is a line of its own, so a log keeps them all. One command draws at a
+ * time (host thread only).
+ */
+
+/* Draw progress on o from now on (nothing if quiet); whether o is a
+ * terminal decides the redraw. */
+void cli_progress_begin(FILE *o, bool quiet);
+
+/* One progress line: elapsed seconds, the share done (0..1; negative when
+ * the length is unknown: no ETA), the text. */
+void __attribute__((format(printf, 3, 4)))
+cli_progress_line(double elapsed_s, double done, const char *fmt, ...);
+
+/* End the line drawn in place, if any, before other text follows. */
+void cli_progress_end(void);
 
 /* --- the allocation hook (cli_alloc.c) -------------------------------------
  */

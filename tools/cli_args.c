@@ -93,6 +93,16 @@ cli_parse_u64(const char *cmd, const char *name, const char *s, uint64_t lo,
 	return v;
 }
 
+uint32_t
+cli_parse_capacity(const char *cmd, const char *name, const char *s)
+{
+	uint32_t c = (uint32_t)cli_parse_u64(cmd, name, s, 1, 1 << 20);
+
+	if (c & (c - 1))
+		cli_die_usage(cmd, "%s: %u is not a power of two", name, c);
+	return c;
+}
+
 /* Whether s is a plain decimal: digits with at most one '.', at least one
  * digit, then an optional exponent (e or E, an optional sign, digits).
  * No sign, spaces, hex, inf or nan. */

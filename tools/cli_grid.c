@@ -248,25 +248,6 @@ run_setup(struct run_ctx *x, const struct cli_run_cfg *cfg)
 	return 0;
 }
 
-static void
-result_sample(struct cli_run_result *r, const struct cli_run_sample *s)
-{
-	if (r->ns == r->cap_s) {
-		size_t cap = r->cap_s ? 2 * r->cap_s : 64;
-		struct cli_run_sample *n = realloc(r->s, cap * sizeof(*n));
-
-		if (!n)
-			return; /* a sample fewer; the run goes on */
-		r->s = n;
-		r->cap_s = cap;
-	}
-	r->s[r->ns++] = *s;
-}
-
-/* Whether the progress line is redrawn in place (cli_report_text() is a
- * terminal), and whether one is on the screen now. */
-static bool progress_tty, progress_drawn;
-
 /* A latency in the unit that fits it: "842.1 us" or "12.3 ms". */
 static void
 fmt_latency(double us, char *buf, size_t n)
@@ -283,7 +264,7 @@ run_progress(struct run_ctx *x, struct cli_run_result *r, uint64_t now)
 {
 	static struct cli_hist_counts counts;
 	struct sc_runtime_stats st;
-	struct cli_run_sample s;
+	struct cli_sample s;
 	uint64_t done = x->stamps_here ? atomic_load(&x->lat->events)
 				       : r->events; /* submitted */
 	double dt = (double)(now - x->last_ns) / 1e9;
@@ -295,15 +276,15 @@ run_progress(struct run_ctx *x, struct cli_run_result *r, uint64_t now)
 	s.eps = (double)(done - x->last_done) / dt;
 	s.p50_us = cli_hist_quantile_us(&counts, 0.50);
 	s.p99_us = cli_hist_quantile_us(&counts, 0.99);
-	s.fill = st.edges ? (double)st.pending /
-				((double)st.edges * (double)x->cfg->capacity)
-			  : 0.0;
-	result_sample(r, &s);
+	s.fill = cli_edge_fill(&st, x->cfg->capacity);
+	(void)cli_sample_push(&r->s, &r->ns, &r->cap_s, &s);
 	x->last_ns = now;
 	x->last_done = done;
 	if (!x->cfg->quiet) {
-		FILE *o = cli_report_text();
 		char p50[32], p99[32];
+		double share = x->cfg->seconds > 0
+				   ? s.t / x->cfg->seconds
+				   : (double)s.events / (double)x->cfg->events;
 
 		fmt_latency(s.p50_us, p50, sizeof(p50));
 		fmt_latency(s.p99_us, p99, sizeof(p99));
@@ -311,31 +292,12 @@ run_progress(struct run_ctx *x, struct cli_run_result *r, uint64_t now)
 			(void)snprintf(p50, sizeof(p50), "%10s", "-");
 		if (!x->stamps_here)
 			(void)snprintf(p99, sizeof(p99), "%10s", "-");
-		/* On a terminal the line is drawn again in place; into a
-		 * file or a pipe, a line a second. */
-		(void)fprintf(
-		    o,
-		    "%s[%6.1fs] events %" PRIu64 "  %10.0f ev/s  p50 "
-		    "%s  p99 %s  edge fill %5.1f%%  turns %" PRIu64 "%s",
-		    progress_tty ? "\r\033[K" : "", s.t, s.events, s.eps, p50,
-		    p99, 100.0 * s.fill, st.turns, progress_tty ? "" : "\n");
-		progress_drawn = progress_tty;
+		cli_progress_line(
+		    s.t, share,
+		    "events %" PRIu64 "  %10.0f ev/s  p50 "
+		    "%s  p99 %s  edge fill %5.1f%%  turns %" PRIu64,
+		    s.events, s.eps, p50, p99, 100.0 * s.fill, st.turns);
 	}
-	(void)fflush(cli_report_text());
-}
-
-void
-cli_grid_progress_begin(bool tty)
-{
-	progress_tty = tty;
-}
-
-void
-cli_grid_progress_end(void)
-{
-	if (progress_drawn)
-		(void)fputc('\n', cli_report_text());
-	progress_drawn = false;
 }
 
 static int
@@ -934,14 +896,13 @@ cli_grid_parse_opt(struct cli_args *a, struct cli_run_cfg *c)
 		    (int64_t)cli_parse_u64(a->cmd, "--cols", v, 1, 1 << 24);
 	else if (cli_args_opt(a, "--seed", &v))
 		c->seed = cli_parse_u64(a->cmd, "--seed", v, 0, UINT64_MAX);
-	else if (cli_args_opt(a, "--capacity", &v)) {
-		c->capacity = (uint32_t)cli_parse_u64(a->cmd, "--capacity", v,
-						      1, 1 << 20);
-		if (c->capacity & (c->capacity - 1))
-			cli_die_usage(a->cmd,
-				      "--capacity: %u is not a power of two",
-				      c->capacity);
-	} else if (cli_args_opt(a, "--budget", &v))
+	else if (cli_args_opt(a, "--capacity", &v))
+		c->capacity = cli_parse_capacity(a->cmd, "--capacity", v);
+	/* The same option under the runtime's name for it
+	 * (sc_runtime_opts.edge_capacity). */
+	else if (cli_args_opt(a, "--edge-capacity", &v))
+		c->capacity = cli_parse_capacity(a->cmd, "--edge-capacity", v);
+	else if (cli_args_opt(a, "--budget", &v))
 		c->budget =
 		    (uint32_t)cli_parse_u64(a->cmd, "--budget", v, 1, 1 << 20);
 	else

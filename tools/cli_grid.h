@@ -39,7 +39,7 @@ struct cli_run_cfg {
 	uint32_t budget;
 	uint32_t outbox_bound;
 	double panic_rate; /* share of projection rows that fail (grid.h) */
-	bool quiet;	   /* no progress lines */
+	bool quiet;	   /* no progress lines (cli_progress_line) */
 	const char *json;  /* files, or NULL */
 	const char *csv;
 	/* place: makes the placement instead of parsing `placement` (a
@@ -53,15 +53,6 @@ struct cli_run_cfg {
 	bool units;	    /* run --units: the unit table at the end */
 	const char *trace;  /* run --trace FILE, or NULL */
 	struct sc_timeline *timeline; /* made for --trace, or NULL */
-};
-
-/* One progress sample. */
-struct cli_run_sample {
-	double t;	 /* seconds since the start */
-	uint64_t events; /* edits done (their batches came through) */
-	double eps;	 /* edits per second in the interval */
-	double p50_us, p99_us;
-	double fill; /* frames in rings / room of all edges */
 };
 
 /* The machine's floor under an open-loop run (run_floor): how late a
@@ -92,9 +83,9 @@ struct cli_run_result {
 	uint64_t turns, kicks, efull;
 	uint64_t frames; /* frames the units' polls took (all edges) */
 	uint32_t units, edges;
-	bool ok;		  /* output == reference, stamps all seen */
-	char why[512];		  /* when not ok */
-	struct cli_run_sample *s; /* progress samples (the caller frees) */
+	bool ok;	      /* output == reference, stamps all seen */
+	char why[512];	      /* when not ok */
+	struct cli_sample *s; /* progress samples (the caller frees) */
 	size_t ns, cap_s;
 	/* Across ranks (rank 0): every rank's figures, and whether rank 0 read
 	 * the stamps (the totals output runs there): else no latency is
@@ -125,10 +116,5 @@ bool cli_grid_parse_opt(struct cli_args *a, struct cli_run_cfg *c);
  * the handler is one-shot, so a second signal ends the process as it
  * normally would. */
 void cli_grid_catch_signals(void);
-
-/* Whether the progress line is redrawn in place (a terminal) rather than
- * printed a line a second; and end its line before other text follows. */
-void cli_grid_progress_begin(bool tty);
-void cli_grid_progress_end(void);
 
 #endif /* SC_TOOLS_CLI_GRID_H */

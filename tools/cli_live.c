@@ -2,10 +2,13 @@
  * cli_live.c - what the live runs (the grid's, cli_grid.c, and
  * Nexmark's, cli_nexmark.c) share: the check for a unit that panicked,
  * and the --trace timeline (a Chrome trace: a track per worker, the
- * edges' fill and the events through per second as counters).
+ * edges' fill and the events through per second as counters); and the
+ * progress line that every command draws (cli.h).
  */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "operators/error.h"
 #include "runtime/executor.h"
@@ -38,6 +41,14 @@ cli_runtime_check_alive(struct sc_runtime *rt)
 		      "finish: %s\n",
 		      pr.name, pr.message);
 	return CLI_EXIT_LIBRARY;
+}
+
+double
+cli_edge_fill(const struct sc_runtime_stats *st, uint32_t capacity)
+{
+	return st->edges ? (double)st->pending /
+			       ((double)st->edges * (double)capacity)
+			 : 0.0;
 }
 
 /* --trace: a timeline for every worker, the host and a spare thread,
@@ -91,4 +102,71 @@ cli_trace_sample(struct sc_timeline *tl, struct sc_runtime *rt, uint64_t now,
 					     1e9 / (double)(now - *last_ns)));
 	*last_ns = now;
 	*last_events = events;
+}
+
+/* --- the progress line -----------------------------------------------------
+ */
+
+/* Where the line goes (NULL: nowhere), whether it is redrawn in place
+ * (a terminal), and whether one is on the screen now. */
+static FILE *progress_out;
+static bool progress_tty, progress_drawn;
+
+void
+cli_progress_begin(FILE *o, bool quiet)
+{
+	progress_out = quiet ? NULL : o;
+	progress_tty = !quiet && isatty(fileno(o));
+	progress_drawn = false;
+}
+
+/* "  ETA 42s", "  ETA 3m05s", "  ETA 2h10m" into buf (empty when the
+ * share done says nothing yet). */
+static void
+progress_eta(double elapsed_s, double done, char *buf, size_t n)
+{
+	long left;
+
+	buf[0] = 0;
+	if (!(done > 0 && done < 1) || elapsed_s <= 0)
+		return;
+	left = (long)(elapsed_s * (1 - done) / done + 0.5);
+	if (left < 60)
+		(void)snprintf(buf, n, "  ETA %lds", left);
+	else if (left < 3600)
+		(void)snprintf(buf, n, "  ETA %ldm%02lds", left / 60,
+			       left % 60);
+	else
+		(void)snprintf(buf, n, "  ETA %ldh%02ldm", left / 3600,
+			       left % 3600 / 60);
+}
+
+void
+cli_progress_line(double elapsed_s, double done, const char *fmt, ...)
+{
+	char eta[48];
+	va_list ap;
+
+	if (!progress_out)
+		return;
+	progress_eta(elapsed_s, done, eta, sizeof(eta));
+	/* On a terminal the line is drawn again in place; into a file or
+	 * a pipe, a line each time. */
+	(void)fprintf(progress_out, "%s[%6.1fs] ",
+		      progress_tty ? "\r\033[K" : "", elapsed_s);
+	va_start(ap, fmt);
+	// NOLINTNEXTLINE(clang-analyzer-valist.Uninitialized)
+	(void)vfprintf(progress_out, fmt, ap);
+	va_end(ap);
+	(void)fprintf(progress_out, "%s%s", eta, progress_tty ? "" : "\n");
+	progress_drawn = progress_tty;
+	(void)fflush(progress_out);
+}
+
+void
+cli_progress_end(void)
+{
+	if (progress_drawn)
+		(void)fputc('\n', progress_out);
+	progress_drawn = false;
 }

@@ -27,6 +27,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -49,6 +50,7 @@
 #include "tools/cli.h"
 #include "tools/cli_cmd.h"
 #include "tools/cli_ranks.h"
+#include "tools/cli_units.h"
 #include "units/placement.h"
 #include "units/runtime.h"
 
@@ -89,7 +91,8 @@ static const char usage_run_nexmark[] =
     "  --admit-late      admit late rows instead (counted)\n"
     "  --no-cleanup      keep every state (lateness declared or not)\n"
     "  --budget B        frames per turn (default 64)\n"
-    "  --edge-capacity C edge capacity in frames, a power of two (64)\n"
+    "  --capacity C      edge capacity in frames, a power of two (64);\n"
+    "                    --edge-capacity C is the same\n"
     "  --check           compare the settled output with the single\n"
     "                    circuit's (exit 1 on a difference)\n"
     "  --dump DIR        write person.csv, auction.csv, bid.csv (the\n"
@@ -102,9 +105,18 @@ static const char usage_run_nexmark[] =
     "  --plant-difference the single circuit misses the last chunk (to\n"
     "                    see --check fail: exit 1)\n"
     "  --quiet           no progress lines\n"
-    "  --json FILE       the summary as JSON\n"
+    "  --units           the per-unit table at the end (turns, kicks,\n"
+    "                    frames moved, state, worker, pending input)\n"
+    "  --units-every S   and every S seconds while it runs\n"
     "  --trace FILE      every turn and the edges' fill, in the Chrome\n"
-    "                    trace event format (ui.perfetto.dev opens it)\n";
+    "                    trace event format (ui.perfetto.dev opens it)\n"
+    "  --json FILE       the report: configuration, summary and progress\n"
+    "                    samples (tools/report.schema.json)\n"
+    "  --csv FILE        the progress samples and the total as CSV\n"
+    "                    (files are created before the run: a path that\n"
+    "                    cannot be is refused at once, exit 2; '-' is\n"
+    "                    stdout, and the text goes to stderr)\n"
+    "  --version         the version and commit\n";
 
 struct nx_cfg {
 	const char *query;
@@ -122,8 +134,10 @@ struct nx_cfg {
 	bool admit_late;      /* SC_NEXMARK_QUERY_ADMIT */
 	bool no_cleanup;      /* sc_runtime_opts.no_cleanup */
 	bool check, quiet;
-	bool plant; /* the check's reference misses the last chunk */
-	const char *dump, *from, *json;
+	bool plant;	    /* the check's reference misses the last chunk */
+	bool units;	    /* --units: the unit table at the end */
+	double units_every; /* --units-every S; 0: none */
+	const char *dump, *from, *json, *csv;
 	const char *trace;	      /* --trace FILE, or NULL */
 	struct sc_timeline *timeline; /* made for --trace, or NULL */
 };
@@ -161,6 +175,8 @@ struct nx_run {
 	uint64_t t0, t_end, last_ns, last_events;
 	uint64_t trace_ns, trace_events; /* --trace: the last sample */
 	double cpu0, cpu_end;
+	struct cli_sample *s; /* the progress samples, a second apart */
+	size_t ns, cap_s;
 	struct sc_runtime_stats st;
 	bool ok;
 	char why[512];
@@ -235,16 +251,6 @@ nx_lateness(const struct nx_cfg *c)
 		   : NX_STANDARD_LATENESS_MS;
 }
 
-static uint32_t
-nx_capacity(struct cli_args *a, const char *name, const char *v)
-{
-	uint32_t c = (uint32_t)cli_parse_u64(a->cmd, name, v, 1, 1 << 20);
-
-	if (c & (c - 1))
-		cli_die_usage(a->cmd, "%s: %u is not a power of two", name, c);
-	return c;
-}
-
 /* One option of the numbers kind; false when argv[i] is not one. */
 static bool
 nx_number_opt(struct cli_args *a, struct nx_cfg *c)
@@ -273,10 +279,12 @@ nx_number_opt(struct cli_args *a, struct nx_cfg *c)
 	else if (cli_args_opt(a, "--budget", &v))
 		c->budget =
 		    (uint32_t)cli_parse_u64(a->cmd, "--budget", v, 1, 1 << 20);
-	else if (cli_args_opt(a, "--edge-capacity", &v))
-		c->capacity = nx_capacity(a, "--edge-capacity", v);
 	else if (cli_args_opt(a, "--capacity", &v))
-		c->capacity = nx_capacity(a, "--capacity", v);
+		c->capacity = cli_parse_capacity(a->cmd, "--capacity", v);
+	/* The same option under the runtime's name for it
+	 * (sc_runtime_opts.edge_capacity). */
+	else if (cli_args_opt(a, "--edge-capacity", &v))
+		c->capacity = cli_parse_capacity(a->cmd, "--edge-capacity", v);
 	else
 		return false;
 	return true;
@@ -294,6 +302,9 @@ nx_parse(int argc, char **argv, struct nx_cfg *c)
 		if (cli_args_opt(&a, "--help", NULL) ||
 		    cli_args_opt(&a, "-h", NULL)) {
 			(void)fputs(usage_run_nexmark, stdout);
+			return false;
+		} else if (cli_args_opt(&a, "--version", NULL)) {
+			cli_version_print();
 			return false;
 		} else if (cli_args_opt(&a, "--workload", &v)) {
 			(void)v; /* nexmark: how we got here */
@@ -316,9 +327,13 @@ nx_parse(int argc, char **argv, struct nx_cfg *c)
 			c->from = v;
 		} else if (cli_args_opt(&a, "--json", &v)) {
 			c->json = v;
+		} else if (cli_args_opt(&a, "--csv", &v)) {
+			c->csv = v;
 		} else if (cli_args_opt(&a, "--trace", &v)) {
 			c->trace = v;
-		} else if (!nx_number_opt(&a, c) && !nx_late_opt(&a, c)) {
+		} else if (!nx_number_opt(&a, c) && !nx_late_opt(&a, c) &&
+			   !cli_units_parse_opt(&a, &c->units,
+						&c->units_every)) {
 			cli_die_usage("run",
 				      "unknown argument '%s' (see "
 				      "--workload nexmark --help)",
@@ -658,7 +673,8 @@ nx_submit(struct nx_run *x, int input, struct sc_batch *b)
 		 * goes on (the check's single circuit refuses the same). */
 		x->refused_rows += sc_batch_count(b);
 		if (!x->late_submits++ && !x->cfg->quiet)
-			(void)printf("  late: %s\n", sc_errdetail());
+			(void)fprintf(cli_report_text(), "  late: %s\n",
+				      sc_errdetail());
 		return 0;
 	}
 	if (rc && nx_check_alive(x) == 0)
@@ -695,24 +711,37 @@ nx_pace(struct nx_run *x, uint64_t end)
 	return 0;
 }
 
+/* The share of the run done: by its seconds, its events or the rows of
+ * the files replayed. */
+static double
+nx_share(const struct nx_run *x, double t)
+{
+	if (x->cfg->seconds > 0)
+		return t / x->cfg->seconds;
+	if (x->cfg->events)
+		return (double)x->events / (double)x->cfg->events;
+	if (x->src.total)
+		return (double)x->events / (double)x->src.total;
+	return -1;
+}
+
 static void
 nx_progress(struct nx_run *x, uint64_t now)
 {
 	struct sc_runtime_stats st;
+	struct cli_sample smp = {.p50_us = NAN, .p99_us = NAN};
 	double dt = (double)(now - x->last_ns) / 1e9;
-	double fill;
 
 	sc_runtime_stats(x->rt, &st);
-	fill = st.edges ? (double)st.pending /
-			      ((double)st.edges * (double)x->cfg->capacity)
-			: 0.0;
-	if (!x->cfg->quiet)
-		(void)printf("[%6.1fs] %10.0f ev/s  events %12" PRIu64
-			     "  edge fill %5.1f%%  turns %" PRIu64 "\n",
-			     (double)(now - x->t0) / 1e9,
-			     (double)(x->events - x->last_events) / dt,
-			     x->events, 100.0 * fill, st.turns);
-	(void)fflush(stdout);
+	smp.t = (double)(now - x->t0) / 1e9;
+	smp.events = x->events;
+	smp.eps = (double)(x->events - x->last_events) / dt;
+	smp.fill = cli_edge_fill(&st, x->cfg->capacity);
+	(void)cli_sample_push(&x->s, &x->ns, &x->cap_s, &smp);
+	cli_progress_line(smp.t, nx_share(x, smp.t),
+			  "%10.0f ev/s  events %12" PRIu64
+			  "  edge fill %5.1f%%  turns %" PRIu64,
+			  smp.eps, smp.events, 100.0 * smp.fill, st.turns);
 	x->last_ns = now;
 	x->last_events = x->events;
 }
@@ -770,6 +799,7 @@ nx_loop(struct nx_run *x)
 			cli_trace_sample(x->cfg->timeline, x->rt, now,
 					 &x->trace_ns, &x->trace_events,
 					 x->events);
+		cli_units_tick(c->units_every, x->rt, x->t0, now);
 		if (x->chunks % 64 == 0 && (rc = nx_check_alive(x)) != 0)
 			return rc;
 	}
@@ -939,100 +969,188 @@ nx_late_rows(const struct nx_run *x, uint64_t *admitted, uint64_t *refused)
 	}
 }
 
-static void
-nx_summary_late(const struct nx_run *x, FILE *json)
-{
-	int64_t l = sc_nexmark_query_lateness(x->q);
-	uint64_t admitted, refused;
+/* What the summary and the report say, taken while the query and the
+ * runtime are alive (the report is written after them, with the ranks'
+ * figures). */
+struct nx_figs {
+	char query[16], placement[48];
+	double seconds, cpu_s, eps, epc; /* events per s, per CPU-s */
+	long rss_kb;			 /* peak */
+	int64_t lateness_ms;		 /* declared; -1: none */
+	uint64_t late_admitted, late_refused;
+};
 
-	nx_late_rows(x, &admitted, &refused);
-	/* A refused submission is refused whole: its on-time rows are
-	 * dropped with its late ones, and both are said. */
-	if (l >= 0)
-		(void)printf(
-		    "  lateness %lld ms on date_time (disorder %llu "
-		    "ms), cleanup %s: late rows admitted %llu, "
-		    "refused %llu (in %llu submissions, refused whole: "
-		    "%llu rows, %llu on time dropped with the late)\n",
-		    (long long)l, (unsigned long long)x->cfg->disorder_ms,
-		    x->cfg->no_cleanup ? "off" : "on",
-		    (unsigned long long)admitted, (unsigned long long)refused,
-		    (unsigned long long)x->late_submits,
-		    (unsigned long long)x->refused_rows,
-		    (unsigned long long)(x->refused_rows - refused));
-	if (json)
-		(void)fprintf(
-		    json,
-		    ", \"lateness\": {"
-		    "\"disorder_ms\": %llu, \"lateness_ms\": %lld, "
-		    "\"cleanup\": %s, \"late_admitted\": %llu, "
-		    "\"late_refused\": %llu, "
-		    "\"refused_submissions\": %llu, "
-		    "\"refused_rows\": %llu, \"dropped_on_time\": %llu}",
-		    (unsigned long long)x->cfg->disorder_ms, (long long)l,
-		    x->cfg->no_cleanup ? "false" : "true",
-		    (unsigned long long)admitted, (unsigned long long)refused,
-		    (unsigned long long)x->late_submits,
-		    (unsigned long long)x->refused_rows,
-		    (unsigned long long)(x->refused_rows - refused));
+static void
+nx_take_figs(const struct nx_run *x, struct nx_figs *f)
+{
+	f->seconds = (double)(x->t_end - x->t0) / 1e9;
+	f->cpu_s = x->cpu_end - x->cpu0;
+	f->eps = f->seconds > 0 ? (double)x->events / f->seconds : 0;
+	f->epc = f->cpu_s > 0 ? (double)x->events / f->cpu_s : 0;
+	f->rss_kb = nx_peak_rss_kb();
+	(void)snprintf(f->query, sizeof(f->query), "%s",
+		       sc_nexmark_query_name(x->q));
+	(void)snprintf(f->placement, sizeof(f->placement), "%s",
+		       x->cfg->placement[0] ? x->cfg->placement
+					    : sc_nexmark_query_placement(x->q));
+	f->lateness_ms = sc_nexmark_query_lateness(x->q);
+	nx_late_rows(x, &f->late_admitted, &f->late_refused);
 }
 
 static void
-nx_summary(const struct nx_run *x, FILE *json)
+nx_summary(const struct nx_run *x, const struct nx_figs *f)
 {
-	double s = (double)(x->t_end - x->t0) / 1e9;
-	double cpu = x->cpu_end - x->cpu0;
-	double eps = s > 0 ? (double)x->events / s : 0;
-	double epc = cpu > 0 ? (double)x->events / cpu : 0;
-	long rss = nx_peak_rss_kb();
-	const char *place = x->cfg->placement[0]
-				? x->cfg->placement
-				: sc_nexmark_query_placement(x->q);
+	FILE *o = cli_report_text();
 
-	(void)printf("subcirc run: nexmark %s, placement %s (%u units, %u "
-		     "edges), %u workers%s, batch %u%s\n",
-		     sc_nexmark_query_name(x->q), place, x->st.units,
-		     x->st.edges, x->cfg->workers,
-		     cli_ranks_active() ? " per rank" : "", x->cfg->batch,
-		     x->cfg->from ? ", from files" : "");
+	(void)fprintf(o,
+		      "subcirc run: nexmark %s, placement %s (%u units, %u "
+		      "edges), %u workers%s, batch %u%s\n",
+		      f->query, f->placement, x->st.units, x->st.edges,
+		      x->cfg->workers, cli_ranks_active() ? " per rank" : "",
+		      x->cfg->batch, x->cfg->from ? ", from files" : "");
 	if (cli_ranks_active())
-		(void)printf("  across %d ranks (MPI), the host on rank 0; "
-			     "turns and RSS are rank 0's\n",
-			     cli_ranks_size());
-	(void)printf("  events %" PRIu64 " in %.3f s: %.0f events/s, %.0f "
-		     "events per CPU-second (%.2f CPU-s)\n",
-		     x->events, s, eps, epc, cpu);
-	(void)printf("  peak RSS %.1f MiB; turns %" PRIu64
-		     ", submits that met a full edge %" PRIu64 "\n",
-		     (double)rss / 1024.0, x->st.turns, x->efull);
+		(void)fprintf(o,
+			      "  across %d ranks (MPI), the host on rank 0; "
+			      "turns and RSS are rank 0's\n",
+			      cli_ranks_size());
+	(void)fprintf(o,
+		      "  events %" PRIu64 " in %.3f s: %.0f events/s, %.0f "
+		      "events per CPU-second (%.2f CPU-s)\n",
+		      x->events, f->seconds, f->eps, f->epc, f->cpu_s);
+	(void)fprintf(o,
+		      "  peak RSS %.1f MiB; turns %" PRIu64
+		      ", submits that met a full edge %" PRIu64 "\n",
+		      (double)f->rss_kb / 1024.0, x->st.turns, x->efull);
 	if (x->cfg->check)
-		(void)printf("  output %s\n",
-			     x->ok ? "equals the single circuit"
-				   : "DIFFERS from the single circuit");
+		(void)fprintf(o, "  output %s\n",
+			      x->ok ? "equals the single circuit"
+				    : "DIFFERS from the single circuit");
 	if (!x->ok)
-		(void)printf("  %s\n", x->why);
-	if (json)
-		(void)fprintf(json,
-			      "{\"command\": \"run\", \"workload\": "
-			      "\"nexmark\", \"query\": \"%s\", \"placement\": "
-			      "\"%s\", \"workers\": %u, \"batch\": %u, "
-			      "\"events\": %" PRIu64 ", \"seconds\": %.6f, "
-			      "\"events_per_s\": %.1f, "
-			      "\"events_per_cpu_s\": %.1f, \"cpu_s\": %.4f, "
-			      "\"peak_rss_kb\": %ld, \"checked\": %s, "
-			      "\"ok\": %s",
-			      sc_nexmark_query_name(x->q), place,
-			      x->cfg->workers, x->cfg->batch, x->events, s, eps,
-			      epc, cpu, rss, x->cfg->check ? "true" : "false",
-			      x->ok ? "true" : "false");
-	nx_summary_late(x, json);
+		(void)fprintf(o, "  %s\n", x->why);
+	if (f->lateness_ms >= 0)
+		(void)fprintf(
+		    o,
+		    "  lateness %" PRId64 " ms on date_time (disorder "
+		    "%" PRIu64 " ms), cleanup %s: late rows admitted "
+		    "%" PRIu64 ", refused %" PRIu64 " (in %" PRIu64
+		    " submissions, refused whole: %" PRIu64 " rows, %" PRIu64
+		    " on time dropped with the late)\n",
+		    f->lateness_ms, x->cfg->disorder_ms,
+		    x->cfg->no_cleanup ? "off" : "on", f->late_admitted,
+		    f->late_refused, x->late_submits, x->refused_rows,
+		    x->refused_rows - f->late_refused);
+}
+
+/* The run's configuration: every option's effective value. */
+static void
+nx_json_config(const struct nx_cfg *c, const struct nx_figs *f,
+	       struct cli_json *j)
+{
+	cli_json_text(j, "query", f->query);
+	cli_json_uint(j, "workers", c->workers);
+	cli_json_text(j, "placement", f->placement);
+	if (c->events)
+		cli_json_uint(j, "events", c->events);
+	else
+		cli_json_null(j, "events");
+	if (c->seconds > 0)
+		cli_json_real(j, "seconds", c->seconds);
+	else
+		cli_json_null(j, "seconds");
+	if (c->rate > 0)
+		cli_json_real(j, "rate", c->rate);
+	else
+		cli_json_null(j, "rate");
+	cli_json_uint(j, "batch", c->batch);
+	cli_json_uint(j, "seed", c->seed);
+	cli_json_uint(j, "string_pool", c->string_pool);
+	cli_json_uint(j, "disorder_ms", c->disorder_ms);
+	if (f->lateness_ms >= 0)
+		cli_json_int(j, "lateness_ms", f->lateness_ms);
+	else
+		cli_json_null(j, "lateness_ms");
+	cli_json_bool(j, "admit_late", c->admit_late);
+	cli_json_bool(j, "no_cleanup", c->no_cleanup);
+	cli_json_uint(j, "budget", c->budget);
+	cli_json_uint(j, "capacity", c->capacity);
+	cli_json_bool(j, "check", c->check);
+	cli_json_bool(j, "plant_difference", c->plant);
+	cli_json_text(j, "dump", c->dump);
+	cli_json_text(j, "from", c->from);
+	cli_json_bool(j, "quiet", c->quiet);
+	cli_json_bool(j, "units", c->units);
+	if (c->units_every > 0)
+		cli_json_real(j, "units_every", c->units_every);
+	else
+		cli_json_null(j, "units_every");
+	cli_json_text(j, "json", c->json);
+	cli_json_text(j, "csv", c->csv);
+	cli_json_text(j, "trace", c->trace);
+}
+
+/* The report: configuration, the figures, the ranks' (or null), the
+ * progress samples. */
+static void
+nx_json(struct cli_report *rep, const struct nx_run *x, const struct nx_figs *f,
+	const struct cli_rank_figs *all, FILE *out)
+{
+	struct cli_json *j = &rep->j;
+
+	cli_report_open(rep, out, 0);
+	nx_json_config(x->cfg, f, j);
+	cli_report_results(rep);
+	cli_json_uint(j, "events", x->events);
+	cli_json_uint(j, "batches", x->chunks);
+	cli_json_real(j, "seconds", f->seconds);
+	cli_json_real(j, "events_per_s", f->eps);
+	cli_json_real(j, "events_per_cpu_s", f->epc);
+	cli_json_real(j, "cpu_s", f->cpu_s);
+	cli_json_int(j, "peak_rss_kb", f->rss_kb);
+	cli_json_uint(j, "turns", x->st.turns);
+	cli_json_uint(j, "efull", x->efull);
+	cli_json_uint(j, "units", x->st.units);
+	cli_json_uint(j, "edges", x->st.edges);
+	cli_json_bool(j, "checked", x->cfg->check);
+	cli_json_bool(j, "ok", x->ok);
+	cli_json_text(j, "why", x->ok ? NULL : x->why);
+	cli_json_open(j, "lateness", '{', true);
+	cli_json_uint(j, "disorder_ms", x->cfg->disorder_ms);
+	cli_json_int(j, "lateness_ms", f->lateness_ms);
+	cli_json_bool(j, "cleanup", !x->cfg->no_cleanup);
+	cli_json_uint(j, "late_admitted", f->late_admitted);
+	cli_json_uint(j, "late_refused", f->late_refused);
+	cli_json_uint(j, "refused_submissions", x->late_submits);
+	/* A refused submission is refused whole: its on-time rows are
+	 * dropped with its late ones, and both are said. */
+	cli_json_uint(j, "refused_rows", x->refused_rows);
+	cli_json_uint(j, "dropped_on_time", x->refused_rows - f->late_refused);
+	cli_json_close(j);
+	if (all)
+		cli_ranks_write_json(j, all, cli_ranks_size());
+	else
+		cli_json_null(j, "ranks");
+	cli_report_samples(j, x->s, x->ns);
+	cli_report_close(rep);
+}
+
+static void
+nx_csv(const struct nx_run *x, const struct nx_figs *f, FILE *out)
+{
+	struct cli_sample total = {.t = f->seconds,
+				   .events = x->events,
+				   .eps = f->eps,
+				   .p50_us = NAN,
+				   .p99_us = NAN};
+
+	cli_report_csv(out, x->s, x->ns, &total);
 }
 
 /* Across ranks, after the runtime: every rank's figures to rank 0, which
- * prints them (and writes them into the JSON when there is one); 0, or
- * an exit code when the gather failed or another rank did. */
+ * prints them (*all: for the report); 0, or an exit code when the gather
+ * failed or another rank did. */
 static int
-nx_ranks(struct cli_rank_figs *mine, FILE *json, bool printed)
+nx_ranks(struct cli_rank_figs *mine, bool printed,
+	 const struct cli_rank_figs **all_out)
 {
 	/* The process's last run (not freed). */
 	static struct cli_rank_figs all[SC_PLACEMENT_MAX_RANKS];
@@ -1040,16 +1158,15 @@ nx_ranks(struct cli_rank_figs *mine, FILE *json, bool printed)
 
 	if (rc || cli_ranks_rank() != 0)
 		return rc;
+	*all_out = all;
 	if (printed)
-		cli_ranks_print(stdout, all, cli_ranks_size());
-	if (printed && json) {
-		(void)fputs(", ", json);
-		cli_ranks_write_json(json, all, cli_ranks_size(), "");
-	}
+		cli_ranks_print(cli_report_text(), all, cli_ranks_size());
 	for (int k = 1; k < cli_ranks_size(); k++)
 		if (all[k].failed) {
-			(void)printf(
-			    "  rank %d failed (its messages say why)\n", k);
+			(void)fprintf(cli_report_text(),
+				      "  rank %d failed (its messages say "
+				      "why)\n",
+				      k);
 			bad = CLI_EXIT_LIBRARY;
 		}
 	return bad;
@@ -1068,16 +1185,21 @@ cli_cmd_run_nexmark(int argc, char **argv)
 {
 	struct nx_cfg c;
 	struct nx_run x;
+	struct nx_figs f = {.lateness_ms = -1};
 	struct sc_panic_record pr;
 	struct cli_rank_figs mine;
-	FILE *json, *trace;
+	const struct cli_rank_figs *all = NULL;
+	struct cli_report rep;
+	FILE *json, *csv, *trace;
 	bool host, across, printed = false;
 	int rc, rc2, wrc;
 
+	cli_report_start(&rep, "run", "nexmark");
 	if (!nx_parse(argc, argv, &c))
 		return 0;
 	memset(&x, 0, sizeof(x));
 	json = cli_open_out("run", "--json", c.json);
+	csv = cli_open_out("run", "--csv", c.csv);
 	trace = cli_open_out("run", "--trace", c.trace);
 	if (trace && (rc = cli_trace_open(c.workers, &c.timeline)) != 0)
 		return rc;
@@ -1090,9 +1212,12 @@ cli_cmd_run_nexmark(int argc, char **argv)
 	across = cli_ranks_active();
 	if (!host)
 		c.quiet = true;
+	cli_progress_begin(cli_report_text(), c.quiet);
 	x.t0 = x.last_ns = sc_bench_now_ns();
 	x.cpu0 = nx_cpu_s();
-	if (host && (rc = nx_loop(&x)) != 0 && !across)
+	rc = host ? nx_loop(&x) : 0;
+	cli_progress_end();
+	if (rc != 0 && !across)
 		goto out;
 	if ((rc2 = sc_runtime_wait_idle(x.rt, host ? NX_IDLE_NS : 0, &pr)) !=
 	    0) {
@@ -1109,7 +1234,9 @@ cli_cmd_run_nexmark(int argc, char **argv)
 	rc2 = nx_finish(&x);
 	rc = rc ? rc : rc2;
 	if (rc == 0 && host) {
-		nx_summary(&x, json);
+		nx_take_figs(&x, &f);
+		cli_units_print(c.units, c.units_every, x.rt, f.seconds);
+		nx_summary(&x, &f);
 		printed = true;
 	}
 out:
@@ -1119,11 +1246,16 @@ out:
 		if (x.dump[k])
 			(void)fclose(x.dump[k]);
 	nx_teardown(&x);
-	if (cli_ranks_active() && (rc2 = nx_ranks(&mine, json, printed)) != 0)
+	if (cli_ranks_active() && (rc2 = nx_ranks(&mine, printed, &all)) != 0)
 		rc = rc ? rc : rc2;
 	if (printed && json)
-		(void)fputs("}\n", json);
+		nx_json(&rep, &x, &f, all, json);
+	if (printed && csv)
+		nx_csv(&x, &f, csv);
+	free(x.s);
 	wrc = cli_close_out("run", c.json, json);
+	if (cli_close_out("run", c.csv, csv) && !wrc)
+		wrc = CLI_EXIT_LIBRARY;
 	/* After the runtime: no turn records any more. What ran is in the
 	 * trace even when the run failed. */
 	if ((rc2 = cli_trace_close(

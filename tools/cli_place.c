@@ -54,13 +54,18 @@ const char cli_usage_place[] =
     "  --rate E          offer E events/s (open loop): latency at a fixed\n"
     "                    rate (default: closed loop, as fast as it goes)\n"
     "  --batch R --rows N --cols N --seed S --capacity C   as for run\n"
-    "  --json FILE       every case with every repetition, the rankings\n"
+    "                    (--edge-capacity C is --capacity C)\n"
+    "  --json FILE       the report: configuration, every case with\n"
+    "                    every repetition, the rankings\n"
+    "                    (tools/report.schema.json)\n"
     "  --csv FILE        one line per repetition\n"
     "  --plot FILE       events/s and p99 latency per case with min-max\n"
     "                    error bars, through gnuplot (FILE.png or .svg)\n"
     "  --dot FILE        every placement of the sweep as Graphviz DOT\n"
     "                    (a digraph each: units as clusters, edges bold\n"
     "                    where they cross units)\n"
+    "  --quiet           no progress line (on stderr, a line a second)\n"
+    "  --version         the version and commit\n"
     "  Files are created before the runs; a missing gnuplot is refused\n"
     "  before the runs too (exit 2). Higher events/s is better, lower\n"
     "  latency is better.\n";
@@ -229,29 +234,48 @@ place_run(struct cli_place_sweep *s, struct cli_place_case *c, double seconds,
 	return 0;
 }
 
+/* The progress line: before each case, at most once a second. */
+static void
+place_progress(const struct cli_place_sweep *s, uint64_t t0, const char *what,
+	       size_t i, size_t done, size_t total)
+{
+	static uint64_t last;
+	uint64_t now = sc_bench_now_ns();
+
+	if (last && now - last < 1000000000ull)
+		return;
+	last = now;
+	cli_progress_line(
+	    (double)(now - t0) / 1e9, (double)done / (double)total,
+	    "%s, case %zu of %zu: %s", what, i + 1, s->n, s->cases[i].label);
+}
+
 static int
 place_rounds(struct cli_place_sweep *s)
 {
 	uint64_t t0 = sc_bench_now_ns();
+	size_t done = 0, total = s->n * s->reps;
+	char what[48];
 	int rc;
 
+	/* The warm-up is short: the share done counts the rounds kept. */
 	if (s->warmup > 0) {
-		(void)fprintf(stderr,
-			      "subcirc place: warm-up round, %zu "
-			      "cases\n",
-			      s->n);
-		for (size_t i = 0; i < s->n; i++)
+		for (size_t i = 0; i < s->n; i++) {
+			place_progress(s, t0, "warm-up round", i, 0, total);
 			if ((rc = place_run(s, &s->cases[i], s->warmup,
 					    false)) != 0)
 				return rc;
+		}
 	}
 	for (uint32_t k = 0; k < s->reps; k++) {
-		(void)fprintf(stderr, "subcirc place: round %u of %u\n", k + 1,
-			      s->reps);
-		for (size_t i = 0; i < s->n; i++)
+		(void)snprintf(what, sizeof(what), "round %u of %u", k + 1,
+			       s->reps);
+		for (size_t i = 0; i < s->n; i++, done++) {
+			place_progress(s, t0, what, i, done, total);
 			if ((rc = place_run(s, &s->cases[i], s->time_per_case,
 					    true)) != 0)
 				return rc;
+		}
 	}
 	s->seconds = (double)(sc_bench_now_ns() - t0) / 1e9;
 	return 0;
@@ -267,6 +291,7 @@ struct place_args {
 	size_t nw, nb;
 	const char *json, *csv, *plot, *dot;
 	bool by_events;
+	bool quiet; /* no progress line */
 };
 
 static uint32_t
@@ -330,6 +355,8 @@ place_opt(struct cli_args *a, struct place_args *pa, struct cli_place_sweep *s)
 		pa->plot = v;
 	else if (cli_args_opt(a, "--dot", &v))
 		pa->dot = v;
+	else if (cli_args_opt(a, "--quiet", NULL))
+		pa->quiet = true;
 	else
 		return cli_grid_parse_opt(a, &s->base);
 	return true;
@@ -416,6 +443,10 @@ place_parse(int argc, char **argv, struct place_args *pa,
 			(void)fputs(cli_usage_place, stdout);
 			cli_exit(0);
 		}
+		if (cli_args_opt(&a, "--version", NULL)) {
+			cli_version_print();
+			cli_exit(0);
+		}
 		timed = timed || !strncmp(argv[a.i], "--time-per-case", 15);
 		if (!place_opt(&a, pa, s))
 			cli_die_usage("place", "unknown argument '%s'",
@@ -437,15 +468,56 @@ place_parse(int argc, char **argv, struct place_args *pa,
 	}
 }
 
+/* The sweep's configuration: every option's effective value. */
+static void
+place_json_config(const struct cli_place_sweep *s, const struct place_args *pa,
+		  struct cli_json *j)
+{
+	const struct cli_run_cfg *b = &s->base;
+
+	cli_json_texts(j, "placements", pa->places, pa->np);
+	cli_json_uints(j, "workers", pa->workers, pa->nw);
+	cli_json_uints(j, "budgets", pa->budgets, pa->nb);
+	if (s->time_per_case > 0)
+		cli_json_real(j, "time_per_case_s", s->time_per_case);
+	else
+		cli_json_null(j, "time_per_case_s");
+	if (s->time_per_case > 0)
+		cli_json_null(j, "events");
+	else
+		cli_json_uint(j, "events", b->events);
+	cli_json_real(j, "warmup_s", s->warmup);
+	cli_json_uint(j, "reps", s->reps);
+	if (b->rate > 0)
+		cli_json_real(j, "rate", b->rate);
+	else
+		cli_json_null(j, "rate");
+	cli_json_uint(j, "batch", b->batch);
+	cli_json_int(j, "rows", b->rows);
+	cli_json_int(j, "cols", b->cols);
+	cli_json_uint(j, "seed", b->seed);
+	cli_json_uint(j, "capacity", b->capacity);
+	cli_json_bool(j, "quiet", pa->quiet);
+	cli_json_text(j, "json", pa->json);
+	cli_json_text(j, "csv", pa->csv);
+	cli_json_text(j, "plot", pa->plot);
+	cli_json_text(j, "dot", pa->dot);
+}
+
 /* Write the files after the runs (they were created before them). */
 static int
-place_outputs(const struct cli_place_sweep *s, const struct place_args *pa,
-	      FILE *jf, FILE *cf, FILE *df)
+place_outputs(struct cli_report *rep, const struct cli_place_sweep *s,
+	      const struct place_args *pa, FILE *jf, FILE *cf, FILE *df)
 {
 	int rc = 0;
 
-	if (jf)
-		cli_place_json(s, jf);
+	if (jf) {
+		cli_report_open(rep, jf, 0);
+		place_json_config(s, pa, &rep->j);
+		cli_report_results(rep);
+		cli_place_json_results(s, &rep->j);
+		cli_report_close(rep);
+	}
 	if (cf)
 		cli_place_csv(s, cf);
 	if (df && cli_place_dot(s, df) != 0)
@@ -466,6 +538,7 @@ cli_cmd_place(int argc, char **argv)
 {
 	struct place_args pa;
 	struct cli_place_sweep s;
+	struct cli_report rep;
 	FILE *jf, *cf, *df, *pf;
 	bool all_ok = true;
 	int rc, wrc;
@@ -479,6 +552,7 @@ cli_cmd_place(int argc, char **argv)
 	s.cores = place_cores();
 	cli_grid_defaults(&s.base);
 	place_parse(argc, argv, &pa, &s);
+	cli_report_start(&rep, "place", s.w->name);
 	jf = cli_open_out("place", "--json", pa.json);
 	cf = cli_open_out("place", "--csv", pa.csv);
 	df = cli_open_out("place", "--dot", pa.dot);
@@ -488,12 +562,14 @@ cli_cmd_place(int argc, char **argv)
 	rc = place_cases(&pa, &s);
 	if (!rc)
 		rc = place_calibrate(&s);
+	cli_progress_begin(stderr, pa.quiet);
 	if (!rc)
 		rc = place_rounds(&s);
+	cli_progress_end();
 	if (!rc)
 		cli_place_print(&s);
 	/* The files hold what ran, also after a failed case. */
-	wrc = place_outputs(&s, &pa, jf, cf, df);
+	wrc = place_outputs(&rep, &s, &pa, jf, cf, df);
 	for (size_t i = 0; i < s.n; i++)
 		all_ok = all_ok && s.cases[i].ok;
 	place_free(&s);

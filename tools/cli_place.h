@@ -82,8 +82,11 @@ void cli_place_figures(const struct cli_place_case *c,
 /* The table, then one ranking per worker count, on stdout. */
 void cli_place_print(const struct cli_place_sweep *s);
 
-/* The sweep as JSON / CSV into f (cli_close_out says whether it got there). */
-void cli_place_json(const struct cli_place_sweep *s, FILE *f);
+/* The sweep's results as members of the report's "results" (j):
+ * seconds, calibrated, "cases" (each with its "reps") and "rankings";
+ * the sweep as CSV into f (cli_close_out says whether it got there). */
+void cli_place_json_results(const struct cli_place_sweep *s,
+			    struct cli_json *j);
 void cli_place_csv(const struct cli_place_sweep *s, FILE *f);
 
 /* Whether gnuplot is in PATH; the terminal for path's extension

@@ -12,7 +12,6 @@
 
 #include "bench/rank.h"
 #include "operators/error.h"
-#include "operators/version.h"
 #include "tools/cli.h"
 #include "tools/cli_grid.h"
 #include "tools/cli_place.h"
@@ -223,23 +222,27 @@ cli_place_print(const struct cli_place_sweep *s)
  */
 
 static void
-json_rep(FILE *f, const struct cli_run_result *r, bool first)
+json_rep(struct cli_json *j, const struct cli_run_result *r)
 {
-	(void)fprintf(
-	    f,
-	    "%s\n    {\"events\": %" PRIu64 ", \"seconds\": %.6f, "
-	    "\"events_per_s\": %.1f, \"p50_us\": %.2f, \"p99_us\": %.2f, "
-	    "\"max_us\": %.2f, \"turns\": %" PRIu64 ", \"kicks\": %" PRIu64
-	    ", \"frames\": %" PRIu64 ", \"frames_per_turn\": %.3f, "
-	    "\"efull\": %" PRIu64 ", \"ok\": %s}",
-	    first ? "" : ",", r->events, r->seconds, r->eps, r->p50_us,
-	    r->p99_us, r->max_us, r->turns, r->kicks, r->frames,
-	    r->turns ? (double)r->frames / (double)r->turns : 0.0, r->efull,
-	    r->ok ? "true" : "false");
+	cli_json_open(j, NULL, '{', true);
+	cli_json_uint(j, "events", r->events);
+	cli_json_real(j, "seconds", r->seconds);
+	cli_json_real(j, "events_per_s", r->eps);
+	cli_json_real(j, "p50_us", r->p50_us);
+	cli_json_real(j, "p99_us", r->p99_us);
+	cli_json_real(j, "max_us", r->max_us);
+	cli_json_uint(j, "turns", r->turns);
+	cli_json_uint(j, "kicks", r->kicks);
+	cli_json_uint(j, "frames", r->frames);
+	cli_json_real(j, "frames_per_turn",
+		      r->turns ? (double)r->frames / (double)r->turns : 0.0);
+	cli_json_uint(j, "efull", r->efull);
+	cli_json_bool(j, "ok", r->ok);
+	cli_json_close(j);
 }
 
 static void
-json_case(FILE *f, const struct cli_place_case *c, bool first)
+json_case(struct cli_json *j, const struct cli_place_case *c)
 {
 	struct sc_rank_summary sm = {0, 0, 0};
 	struct cli_place_figures fg;
@@ -247,65 +250,62 @@ json_case(FILE *f, const struct cli_place_case *c, bool first)
 	if (c->done)
 		(void)sc_rank_summarize(c->eps, c->done, &sm);
 	cli_place_figures(c, &fg);
-	(void)fprintf(f,
-		      "%s\n  {\"case\": \"%s\", \"placement\": \"%s\", "
-		      "\"workers\": %u, \"budget\": %u, \"units\": %u, "
-		      "\"edges\": %u, \"median_events_per_s\": %.1f, "
-		      "\"min_events_per_s\": %.1f, \"max_events_per_s\": %.1f, "
-		      "\"median_p50_us\": %.2f, \"median_p99_us\": %.2f, "
-		      "\"ok\": %s,\n   \"reps\": [",
-		      first ? "" : ",", c->label, c->placement, c->workers,
-		      c->budget, fg.units, fg.edges, sm.median, sm.lo, sm.hi,
-		      fg.p50_us, fg.p99_us, c->ok ? "true" : "false");
+	cli_json_open(j, NULL, '{', false);
+	cli_json_text(j, "case", c->label);
+	cli_json_text(j, "placement", c->placement);
+	cli_json_uint(j, "workers", c->workers);
+	cli_json_uint(j, "budget", c->budget);
+	cli_json_uint(j, "units", fg.units);
+	cli_json_uint(j, "edges", fg.edges);
+	cli_json_real(j, "median_events_per_s", sm.median);
+	cli_json_real(j, "min_events_per_s", sm.lo);
+	cli_json_real(j, "max_events_per_s", sm.hi);
+	cli_json_real(j, "median_p50_us", fg.p50_us);
+	cli_json_real(j, "median_p99_us", fg.p99_us);
+	cli_json_bool(j, "ok", c->ok);
+	cli_json_open(j, "reps", '[', false);
 	for (uint32_t i = 0; i < c->done; i++)
-		json_rep(f, &c->r[i], i == 0);
-	(void)fprintf(f, "]}");
+		json_rep(j, &c->r[i]);
+	cli_json_close(j);
+	cli_json_close(j);
 }
 
 static void
 json_ranking(void *ctx, uint32_t workers, const struct sc_rank_case *rc,
 	     const struct sc_rank_entry *r, size_t n, bool first)
 {
-	FILE *f = ctx;
+	struct cli_json *j = ctx;
 
-	(void)fprintf(f, "%s\n  {\"workers\": %u, \"order\": [",
-		      first ? "" : ",", workers);
-	for (size_t i = 0; i < n; i++)
-		(void)fprintf(
-		    f,
-		    "%s\n    {\"rank\": %zu, \"case\": \"%s\", "
-		    "\"median_events_per_s\": %.1f, \"tie_with_above\": "
-		    "%s, \"above_ratio\": %.4f, \"above_pm\": %.4f}",
-		    i ? "," : "", i + 1, rc[r[i].index].name, r[i].s.median,
-		    r[i].tie ? "true" : "false", r[i].ratio, r[i].pm);
-	(void)fprintf(f, "]}");
+	(void)first;
+	cli_json_open(j, NULL, '{', false);
+	cli_json_uint(j, "workers", workers);
+	cli_json_open(j, "order", '[', false);
+	for (size_t i = 0; i < n; i++) {
+		cli_json_open(j, NULL, '{', true);
+		cli_json_uint(j, "rank", i + 1);
+		cli_json_text(j, "case", rc[r[i].index].name);
+		cli_json_real(j, "median_events_per_s", r[i].s.median);
+		cli_json_bool(j, "tie_with_above", r[i].tie);
+		cli_json_real(j, "above_ratio", r[i].ratio);
+		cli_json_real(j, "above_pm", r[i].pm);
+		cli_json_close(j);
+	}
+	cli_json_close(j);
+	cli_json_close(j);
 }
 
 void
-cli_place_json(const struct cli_place_sweep *s, FILE *f)
+cli_place_json_results(const struct cli_place_sweep *s, struct cli_json *j)
 {
-	const struct cli_run_cfg *b = &s->base;
-	double load[3] = {0, 0, 0};
-
-	(void)cli_host_load(load);
-	(void)fprintf(
-	    f,
-	    "{\"schema\": \"subcirc.place/1\", \"version\": \"%s\", "
-	    "\"workload\": \"%s\", \"rows\": %" PRId64 ", \"cols\": %" PRId64
-	    ", \"batch\": %u, \"seed\": %" PRIu64 ", \"capacity\": %u, "
-	    "\"rate\": %.1f, \"events\": %" PRIu64 ", \"time_per_case_s\": "
-	    "%.3f, \"warmup_s\": %.3f, \"reps\": %u,\n \"host\": {\"cores\": "
-	    "%u, \"loadavg\": [%.2f, %.2f, %.2f]}, \"seconds\": %.3f, "
-	    "\"calibrated\": %s,\n \"cases\": [",
-	    sc_version_string(), s->w->name, b->rows, b->cols, b->batch,
-	    b->seed, b->capacity, b->rate, s->time_per_case > 0 ? 0 : b->events,
-	    s->time_per_case, s->warmup, s->reps, s->cores, load[0], load[1],
-	    load[2], s->seconds, s->cost ? "true" : "false");
+	cli_json_real(j, "seconds", s->seconds);
+	cli_json_bool(j, "calibrated", s->cost != NULL);
+	cli_json_open(j, "cases", '[', false);
 	for (size_t i = 0; i < s->n; i++)
-		json_case(f, &s->cases[i], i == 0);
-	(void)fprintf(f, "],\n \"rankings\": [");
-	(void)each_ranking(s, json_ranking, f);
-	(void)fprintf(f, "]}\n");
+		json_case(j, &s->cases[i]);
+	cli_json_close(j);
+	cli_json_open(j, "rankings", '[', false);
+	(void)each_ranking(s, json_ranking, j);
+	cli_json_close(j);
 }
 
 void

@@ -468,24 +468,25 @@ cli_ranks_print(FILE *o, const struct cli_rank_figs *all, int n)
 }
 
 void
-cli_ranks_write_json(FILE *f, const struct cli_rank_figs *all, int n,
-		     const char *sep)
+cli_ranks_write_json(struct cli_json *j, const struct cli_rank_figs *all, int n)
 {
-	(void)fprintf(f, "\"ranks\": [");
+	cli_json_open(j, "ranks", '[', false);
 	for (int r = 0; r < n; r++) {
 		const struct cli_rank_figs *x = &all[r];
 
-		(void)fprintf(
-		    f,
-		    "%s\n    {\"rank\": %d, \"units\": %u, \"turns\": %" PRIu64
-		    ", \"frames_sent\": %" PRIu64 ", \"frames_recv\": %" PRIu64
-		    ", \"bytes_sent\": %" PRIu64 ", \"bytes_recv\": %" PRIu64
-		    ", \"credit_waits\": %" PRIu64 ", \"credit_msgs\": %" PRIu64
-		    ", \"undeliverable\": %" PRIu64 ", \"waves\": %" PRIu64 "}",
-		    r ? "," : "", r, x->units_here, x->turns, x->frames_sent,
-		    x->frames_recv, x->bytes_sent, x->bytes_recv,
-		    x->credit_waits, x->credit_msgs, x->undeliverable,
-		    x->waves);
+		cli_json_open(j, NULL, '{', true);
+		cli_json_int(j, "rank", r);
+		cli_json_uint(j, "units", x->units_here);
+		cli_json_uint(j, "turns", x->turns);
+		cli_json_uint(j, "frames_sent", x->frames_sent);
+		cli_json_uint(j, "frames_recv", x->frames_recv);
+		cli_json_uint(j, "bytes_sent", x->bytes_sent);
+		cli_json_uint(j, "bytes_recv", x->bytes_recv);
+		cli_json_uint(j, "credit_waits", x->credit_waits);
+		cli_json_uint(j, "credit_msgs", x->credit_msgs);
+		cli_json_uint(j, "undeliverable", x->undeliverable);
+		cli_json_uint(j, "waves", x->waves);
+		cli_json_close(j);
 	}
-	(void)fprintf(f, "\n  ]%s", sep);
+	cli_json_close(j);
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+struct cli_json;
 struct sc_graph;
 struct sc_placement;
 struct sc_runtime;
@@ -104,10 +105,10 @@ int cli_ranks_sum(uint64_t *v, size_t n);
  * alone without MPI. */
 void __attribute__((noreturn)) cli_ranks_abort(int rc);
 
-/* The per-rank table of the summary; the JSON's "ranks" member, then
- * sep. */
+/* The per-rank table of the summary; the report's "ranks" member (an
+ * entry per rank) into j. */
 void cli_ranks_print(FILE *o, const struct cli_rank_figs *all, int n);
-void cli_ranks_write_json(FILE *f, const struct cli_rank_figs *all, int n,
-			  const char *sep);
+void cli_ranks_write_json(struct cli_json *j, const struct cli_rank_figs *all,
+			  int n);
 
 #endif /* SC_TOOLS_CLI_RANKS_H */

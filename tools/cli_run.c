@@ -6,7 +6,6 @@
  * is a command of its own (cli_nexmark.c), which main picks.
  */
 #include <inttypes.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -21,10 +20,6 @@
 #include "tools/cli_grid.h"
 #include "tools/cli_ranks.h"
 #include "tools/cli_units.h"
-
-/* The version of run's JSON: 2 added schema, config, host, latency
- * (per event, p50..max), rate, floor and interrupted (1: flat fields). */
-#define RUN_JSON_SCHEMA 2
 
 const char cli_usage_run[] =
     "usage: subcirc run [--workload grid|nexmark] [options]\n"
@@ -53,7 +48,8 @@ const char cli_usage_run[] =
     "                    its first events wait most of its interval)\n"
     "  --rows N --cols N grid size (default 256 x 256)\n"
     "  --seed S          the edit generator's seed (default 1)\n"
-    "  --capacity C      edge capacity in frames, a power of two (64)\n"
+    "  --capacity C      edge capacity in frames, a power of two (64);\n"
+    "                    --edge-capacity C is the same\n"
     "  --budget B        frames per turn (default 64)\n"
     "  --panic-rate X    share (0..1) of projection rows whose callback\n"
     "                    fails, so the unit that runs it panics (a test\n"
@@ -68,11 +64,13 @@ const char cli_usage_run[] =
     "  --trace FILE      every turn (worker, unit, time, frames and rows)\n"
     "                    and the edges' fill, in the Chrome trace event\n"
     "                    format (open it in ui.perfetto.dev)\n"
-    "  --json FILE       the summary and progress samples as JSON\n"
+    "  --json FILE       the report: configuration, summary and progress\n"
+    "                    samples (tools/report.schema.json)\n"
     "  --csv FILE        the progress samples and the total as CSV\n"
     "                    (files are created before the run: a path that\n"
     "                    cannot be is refused at once, exit 2; '-' is\n"
     "                    stdout, and the text goes to stderr)\n"
+    "  --version         the version and commit\n"
     "\n"
     "  Numbers are digits only (no sign, no spaces). A unit that panics\n"
     "  ends the run soon after, naming it, with exit 3, as does a batch\n"
@@ -83,151 +81,136 @@ const char cli_usage_run[] =
 /* --- the reports -----------------------------------------------------------
  */
 
-/* A number as given (15 digits: what the option said), or null when
- * `have` is false. */
+/* A number as given, or null when the option was not (have false). */
 static void
-json_num(FILE *f, const char *key, bool have, double v, const char *sep)
+json_opt(struct cli_json *j, const char *key, bool have, double v)
 {
 	if (have)
-		(void)fprintf(f, "\"%s\": %.15g%s", key, v, sep);
+		cli_json_real(j, key, v);
 	else
-		(void)fprintf(f, "\"%s\": null%s", key, sep);
+		cli_json_null(j, key);
 }
 
-static const char *
-signal_name(int sig)
-{
-	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal";
-}
-
-/* The run's full configuration: what reproduces it. */
+/* The run's full configuration: every option's effective value, what
+ * reproduces it. */
 static void
-json_config(const struct cli_run_cfg *c, FILE *f)
+json_config(const struct cli_run_cfg *c, struct cli_json *j)
 {
-	(void)fprintf(
-	    f,
-	    " \"config\": {\"workload\": \"grid\", \"rows\": %" PRId64
-	    ", \"cols\": %" PRId64 ", \"batch\": %u, \"seed\": %" PRIu64
-	    ", \"placement\": \"%s\", \"workers\": %u, \"budget\": %u,"
-	    " \"capacity\": %u, \"outbox_bound\": %u, ",
-	    c->rows, c->cols, c->batch, c->seed, c->placement, c->workers,
-	    c->budget, c->capacity, c->outbox_bound);
-	json_num(f, "rate", c->rate > 0, c->rate, ", ");
-	json_num(f, "linger_us", c->linger > 0, c->linger, ", ");
-	if (c->events)
-		(void)fprintf(f, "\"events\": %" PRIu64 ", ", c->events);
-	else
-		(void)fprintf(f, "\"events\": null, ");
-	json_num(f, "seconds", c->seconds > 0, c->seconds, ", ");
-	(void)fprintf(f, "\"panic_rate\": %.15g},\n", c->panic_rate);
-}
-
-static void
-json_host(FILE *f)
-{
-	double load[3] = {0, 0, 0};
-	long cores = sysconf(_SC_NPROCESSORS_ONLN);
-
-	(void)fprintf(f, " \"host\": {\"cores\": %ld, \"load_avg\": ", cores);
-	if (cli_host_load(load))
-		(void)fprintf(f, "[%.2f, %.2f, %.2f]},\n", load[0], load[1],
-			      load[2]);
-	else
-		(void)fprintf(f, "null},\n");
+	cli_json_uint(j, "workers", c->workers);
+	cli_json_text(j, "placement", c->placement);
+	json_opt(j, "events", c->events > 0, (double)c->events);
+	json_opt(j, "seconds", c->seconds > 0, c->seconds);
+	cli_json_uint(j, "batch", c->batch);
+	json_opt(j, "rate", c->rate > 0, c->rate);
+	json_opt(j, "linger_us", c->linger > 0, c->linger);
+	cli_json_int(j, "rows", c->rows);
+	cli_json_int(j, "cols", c->cols);
+	cli_json_uint(j, "seed", c->seed);
+	cli_json_uint(j, "capacity", c->capacity);
+	cli_json_uint(j, "budget", c->budget);
+	cli_json_uint(j, "outbox_bound", c->outbox_bound);
+	cli_json_real(j, "panic_rate", c->panic_rate);
+	json_opt(j, "credits", c->credits > 0, c->credits);
+	cli_json_bool(j, "quiet", c->quiet);
+	cli_json_bool(j, "units", c->units);
+	json_opt(j, "units_every", c->units_every > 0, c->units_every);
+	cli_json_text(j, "json", c->json);
+	cli_json_text(j, "csv", c->csv);
+	cli_json_text(j, "trace", c->trace);
 }
 
 static void
 json_latency(const struct cli_run_cfg *c, const struct cli_run_result *r,
-	     FILE *f)
+	     struct cli_json *j)
 {
-	const struct cli_run_floor *fl = &r->floor;
-
-	if (!r->latency_measured)
-		(void)fprintf(f, " \"latency\": null,\n");
-	else
-		(void)fprintf(
-		    f,
-		    " \"latency\": {\"per\": \"event\", \"from\": \"%s\", "
-		    "\"to\": \"output visible\", \"unit\": \"us\", "
-		    "\"better\": \"lower\", \"relative_error\": 0.03125, "
-		    "\"p50_us\": %.2f, \"p90_us\": %.2f, \"p99_us\": %.2f, "
-		    "\"p999_us\": %.2f, \"max_us\": %.2f},\n",
-		    c->rate > 0 ? "arrival (due time)" : "submit", r->p50_us,
-		    r->p90_us, r->p99_us, r->p999_us, r->max_us);
-	if (c->rate > 0)
-		(void)fprintf(f,
-			      " \"rate\": {\"offered_events_per_s\": %.1f, "
-			      "\"achieved_events_per_s\": %.1f, \"short\": "
-			      "%s},\n",
-			      c->rate, r->achieved_eps,
-			      r->rate_short ? "true" : "false");
-	else
-		(void)fprintf(f, " \"rate\": null,\n");
-	if (!fl->measured) {
-		(void)fprintf(f, " \"floor\": null,\n");
+	if (!r->latency_measured) {
+		cli_json_null(j, "latency");
 		return;
 	}
-	(void)fprintf(f,
-		      " \"floor\": {\"sleep_us\": %.2f, \"sleeps\": %u, "
-		      "\"wake_late_p50_us\": %.2f, \"wake_late_p99_us\": %.2f, "
-		      "\"service_batches\": %u, \"service_p50_us\": %.2f},\n",
-		      fl->sleep_us, fl->sleeps, fl->wake_p50_us,
-		      fl->wake_p99_us, fl->services, fl->service_p50_us);
+	cli_json_open(j, "latency", '{', true);
+	cli_json_text(j, "per", "event");
+	cli_json_text(j, "from", c->rate > 0 ? "arrival (due time)" : "submit");
+	cli_json_text(j, "to", "output visible");
+	cli_json_text(j, "unit", "us");
+	cli_json_text(j, "better", "lower");
+	cli_json_real(j, "relative_error", 0.03125);
+	cli_json_real(j, "p50_us", r->p50_us);
+	cli_json_real(j, "p90_us", r->p90_us);
+	cli_json_real(j, "p99_us", r->p99_us);
+	cli_json_real(j, "p999_us", r->p999_us);
+	cli_json_real(j, "max_us", r->max_us);
+	cli_json_close(j);
 }
 
 static void
-run_write_json(const struct cli_run_cfg *c, const struct cli_run_result *r,
-	       FILE *f)
+json_rate(const struct cli_run_cfg *c, const struct cli_run_result *r,
+	  struct cli_json *j)
 {
-	(void)fprintf(f, "{\"schema\": %d, \"command\": \"run\",\n",
-		      RUN_JSON_SCHEMA);
-	json_config(c, f);
-	json_host(f);
-	if (r->interrupted)
-		(void)fprintf(f, " \"interrupted\": \"%s\",\n",
-			      signal_name(r->interrupted));
+	const struct cli_run_floor *fl = &r->floor;
+
+	if (c->rate > 0) {
+		cli_json_open(j, "rate", '{', true);
+		cli_json_real(j, "offered_events_per_s", c->rate);
+		cli_json_real(j, "achieved_events_per_s", r->achieved_eps);
+		cli_json_bool(j, "short", r->rate_short);
+		cli_json_close(j);
+	} else {
+		cli_json_null(j, "rate");
+	}
+	if (!fl->measured) {
+		cli_json_null(j, "floor");
+		return;
+	}
+	cli_json_open(j, "floor", '{', true);
+	cli_json_real(j, "sleep_us", fl->sleep_us);
+	cli_json_uint(j, "sleeps", fl->sleeps);
+	cli_json_real(j, "wake_late_p50_us", fl->wake_p50_us);
+	cli_json_real(j, "wake_late_p99_us", fl->wake_p99_us);
+	cli_json_uint(j, "service_batches", fl->services);
+	cli_json_real(j, "service_p50_us", fl->service_p50_us);
+	cli_json_close(j);
+}
+
+static void
+run_write_json(struct cli_report *rep, const struct cli_run_cfg *c,
+	       const struct cli_run_result *r, FILE *f)
+{
+	struct cli_json *j = &rep->j;
+
+	cli_report_open(rep, f, r->interrupted);
+	json_config(c, j);
+	cli_report_results(rep);
+	cli_json_uint(j, "events", r->events);
+	cli_json_uint(j, "batches", r->batches);
+	cli_json_real(j, "seconds", r->seconds);
+	cli_json_real(j, "events_per_s", r->eps);
+	json_latency(c, r, j);
+	json_rate(c, r, j);
+	cli_json_uint(j, "turns", r->turns);
+	cli_json_uint(j, "kicks", r->kicks);
+	cli_json_uint(j, "efull", r->efull);
+	cli_json_uint(j, "units", r->units);
+	cli_json_uint(j, "edges", r->edges);
+	cli_json_bool(j, "ok", r->ok);
+	cli_json_text(j, "why", r->ok ? NULL : r->why);
+	if (r->ranks)
+		cli_ranks_write_json(j, r->ranks, r->nranks);
 	else
-		(void)fprintf(f, " \"interrupted\": null,\n");
-	(void)fprintf(f,
-		      " \"events\": %" PRIu64 ", \"batches\": %" PRIu64
-		      ", \"seconds\": %.6f, \"events_per_s\": %.1f,\n",
-		      r->events, r->batches, r->seconds, r->eps);
-	json_latency(c, r, f);
-	(void)fprintf(f,
-		      " \"turns\": %" PRIu64 ", \"kicks\": %" PRIu64
-		      ", \"efull\": %" PRIu64
-		      ", \"units\": %u, \"edges\": %u, \"ok\": %s,\n",
-		      r->turns, r->kicks, r->efull, r->units, r->edges,
-		      r->ok ? "true" : "false");
-	if (r->ranks) {
-		(void)fputc(' ', f);
-		cli_ranks_write_json(f, r->ranks, r->nranks, ",\n");
-	} else
-		(void)fprintf(f, " \"ranks\": null,\n");
-	(void)fprintf(f, " \"progress\": [");
-	for (size_t i = 0; i < r->ns; i++)
-		(void)fprintf(f,
-			      "%s\n  {\"t\": %.3f, \"events\": %" PRIu64
-			      ", \"events_per_s\": %.1f, \"p50_us\": %.2f, "
-			      "\"p99_us\": %.2f, \"edge_fill\": %.4f}",
-			      i ? "," : "", r->s[i].t, r->s[i].events,
-			      r->s[i].eps, r->s[i].p50_us, r->s[i].p99_us,
-			      r->s[i].fill);
-	(void)fprintf(f, "]}\n");
+		cli_json_null(j, "ranks");
+	cli_report_samples(j, r->s, r->ns);
+	cli_report_close(rep);
 }
 
 static void
 run_write_csv(const struct cli_run_result *r, FILE *f)
 {
-	(void)fprintf(f, "kind,t_s,events,events_per_s,p50_us,p99_us,"
-			 "edge_fill\n");
-	for (size_t i = 0; i < r->ns; i++)
-		(void)fprintf(f,
-			      "interval,%.3f,%" PRIu64 ",%.1f,%.2f,%.2f,%.4f\n",
-			      r->s[i].t, r->s[i].events, r->s[i].eps,
-			      r->s[i].p50_us, r->s[i].p99_us, r->s[i].fill);
-	(void)fprintf(f, "total,%.3f,%" PRIu64 ",%.1f,%.2f,%.2f,\n", r->seconds,
-		      r->events, r->eps, r->p50_us, r->p99_us);
+	struct cli_sample total = {.t = r->seconds,
+				   .events = r->events,
+				   .eps = r->eps,
+				   .p50_us = r->p50_us,
+				   .p99_us = r->p99_us};
+
+	cli_report_csv(f, r->s, r->ns, &total);
 }
 
 /* --- run ------------------------------------------------------------------ */
@@ -276,7 +259,7 @@ run_print_summary(const struct cli_run_cfg *c, const struct cli_run_result *r)
 		(void)fprintf(o,
 			      "  interrupted by %s: the figures are for what "
 			      "ran\n",
-			      signal_name(r->interrupted));
+			      cli_signal_name(r->interrupted));
 	(void)fprintf(o,
 		      "  events %" PRIu64 " in %.3f s: %.0f events/s "
 		      "(%" PRIu64 " batches)\n",
@@ -361,6 +344,9 @@ run_parse(struct cli_args *a, struct cli_run_cfg *c)
 		    cli_args_opt(a, "-h", NULL)) {
 			(void)fputs(cli_usage_run, stdout);
 			cli_exit(0);
+		} else if (cli_args_opt(a, "--version", NULL)) {
+			cli_version_print();
+			cli_exit(0);
 		} else if (cli_args_opt(a, "--workload", &v)) {
 			if (strcmp(v, "grid") != 0)
 				cli_die_usage("run",
@@ -416,10 +402,12 @@ cli_cmd_run(int argc, char **argv)
 	struct cli_args a = {.cmd = "run", .argc = argc, .argv = argv, .i = 0};
 	struct cli_run_cfg c;
 	struct cli_run_result r;
+	struct cli_report rep;
 	FILE *json, *csv, *trace;
 	int rc, rc2, wrc = 0;
 	bool host;
 
+	cli_report_start(&rep, "run", "grid");
 	cli_grid_defaults(&c);
 	run_parse(&a, &c);
 	if (c.events && c.seconds > 0)
@@ -444,14 +432,14 @@ cli_cmd_run(int argc, char **argv)
 	 * slack would be added to every latency of an open-loop run. */
 	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	cli_grid_catch_signals();
-	cli_grid_progress_begin(!c.quiet && isatty(fileno(cli_report_text())));
+	cli_progress_begin(cli_report_text(), c.quiet);
 	rc = cli_grid_run(&c, &r);
-	cli_grid_progress_end();
+	cli_progress_end();
 	if (!rc && host) {
 		run_print_summary(&c, &r);
 		run_warn_rate(&c, &r);
 		if (json)
-			run_write_json(&c, &r, json);
+			run_write_json(&rep, &c, &r, json);
 		if (csv)
 			run_write_csv(&r, csv);
 	}

@@ -95,13 +95,16 @@ const char cli_usage_stress[] =
     "                    compared (faults none, slow, burst only)\n"
     "  --keep-going      run every case, not only up to the first failure\n"
     "  --shrink          reduce the first failing case and print its replay\n"
-    "  --json FILE       runs, faults_injected, divergences, frames_lost,\n"
-    "                    hangs, the first failure's replay\n"
+    "  --json FILE       the report: configuration, runs,\n"
+    "                    faults_injected, divergences, frames_lost, hangs,\n"
+    "                    the first failure's replay\n"
+    "                    (tools/report.schema.json)\n"
     "  --quiet           no progress line (one a second on stderr)\n"
     "  --plant-difference  the reference misses the last submission (to\n"
     "                    test the campaign itself: a case whose last\n"
     "                    submission reaches a compared output fails)\n"
     "  --verbose         one line per case\n"
+    "  --version         the version and commit\n"
     "\n"
     "  Under `mpirun -np N subcirc stress ...` every case runs across the N\n"
     "  ranks on worker threads (a placement without @ranks is spread over\n"
@@ -701,6 +704,9 @@ stress_parse(int argc, char **argv, struct stress_cfg *s)
 			(void)fputs(cli_usage_stress, stdout);
 			/* The CLI exits before it starts any thread. */
 			exit(0); // NOLINT(concurrency-mt-unsafe)
+		} else if (cli_args_opt(&a, "--version", NULL)) {
+			cli_version_print();
+			exit(0); // NOLINT(concurrency-mt-unsafe)
 		} else if (cli_args_opt(&a, "--seeds", &v)) {
 			stress_parse_seeds(v, s);
 		} else if (cli_args_opt(&a, "--workers", &v)) {
@@ -979,11 +985,10 @@ stress_injected(const struct stress_tally *t)
 static void
 stress_progress(const struct stress_tally *t, uint64_t total, double t0)
 {
-	(void)fprintf(
-	    stderr,
-	    "subcirc stress: %" PRIu64 "/%" PRIu64 " cases, %.0f s, %" PRIu64
-	    " failures, %" PRIu64 " faults injected\n",
-	    t->cases, total, now_s() - t0, t->failures, stress_injected(t));
+	cli_progress_line(now_s() - t0, (double)t->cases / (double)total,
+			  "cases %" PRIu64 "/%" PRIu64 ", %" PRIu64
+			  " failures, %" PRIu64 " faults injected",
+			  t->cases, total, t->failures, stress_injected(t));
 }
 
 /* The workloads of the campaign, for its summary. */
@@ -1050,45 +1055,102 @@ stress_print_tally(const struct stress_cfg *s, const struct stress_tally *t)
 			     t->first_replay);
 }
 
+/* The workloads as the report names them: "grid,random". */
 static void
-stress_write_json(const struct stress_tally *t, FILE *f)
+stress_workloads_list(const struct stress_cfg *s, char *buf, size_t n)
 {
-	(void)fprintf(
-	    f,
-	    "{\n  \"runs\": %" PRIu64 ",\n  \"skipped\": %" PRIu64
-	    ",\n  \"failures\": %" PRIu64 ",\n  \"divergences\": %" PRIu64
-	    ",\n  \"frames_lost\": %" PRIu64 ",\n  \"hangs\": %" PRIu64
-	    ",\n  \"errors\": %" PRIu64 ",\n  \"faults_injected\": {",
-	    t->cases - t->skipped, t->skipped, t->failures, t->divergences,
-	    t->frames_lost, t->hangs, t->errors);
-	for (int i = 1; i < SC_SETTLE_FAULT_KINDS; i++)
-		(void)fprintf(f, "%s\"%s\": %" PRIu64, i > 1 ? ", " : "",
-			      sc_settle_fault_name(i), t->injected[i]);
-	(void)fprintf(
-	    f,
-	    "},\n  \"stalls_reported\": %" PRIu64
-	    ",\n  \"units_panicked\": %" PRIu64
-	    ",\n  \"outputs_compared\": %" PRIu64
-	    ",\n  \"outputs_dead\": %" PRIu64 ",\n  \"restarts\": %" PRIu64
-	    ",\n  \"units_given_up\": %" PRIu64
-	    ",\n  \"ticks_compared\": %" PRIu64 ",\n  \"first_failure\": ",
-	    t->stalls_reported, t->panicked, t->outputs_compared,
-	    t->outputs_dead, t->restarts, t->given_up, t->ticks_compared);
-	if (t->have_first) {
-		(void)fprintf(f, "{\"why\": ");
-		cli_json_str(f, t->first_why);
-		(void)fprintf(f, ", \"replay\": ");
-		cli_json_str(f, t->first_replay);
-		(void)fprintf(f, "}");
-	} else {
-		(void)fprintf(f, "null");
-	}
-	(void)fprintf(f, ",\n  \"shrunk_replay\": ");
-	if (t->shrunk[0])
-		cli_json_str(f, t->shrunk);
+	(void)snprintf(buf, n, "%s%s%s%s%s", s->grid ? "grid" : "",
+		       s->grid && (s->random || s->nexmark) ? "," : "",
+		       s->random ? "random" : "",
+		       s->random && s->nexmark ? "," : "",
+		       s->nexmark ? "nexmark" : "");
+}
+
+/* The campaign's configuration: every option's effective value (also
+ * the report's of the campaign across ranks). */
+static void
+stress_json_config(const void *ctx, struct cli_json *j)
+{
+	const struct stress_cfg *s = ctx;
+
+	cli_json_open(j, "seeds", '[', true);
+	cli_json_uint(j, NULL, s->seed_lo);
+	cli_json_uint(j, NULL, s->seed_hi);
+	cli_json_close(j);
+	cli_json_uints(j, "workers", s->workers, s->nw);
+	cli_json_texts(j, "placements", s->places, s->np);
+	cli_json_open(j, "workloads", '[', true);
+	if (s->grid)
+		cli_json_text(j, NULL, "grid");
+	if (s->random)
+		cli_json_text(j, NULL, "random");
+	if (s->nexmark)
+		cli_json_text(j, NULL, "nexmark");
+	cli_json_close(j);
+	cli_json_open(j, "modes", '[', true);
+	if (s->modes[0])
+		cli_json_text(j, NULL, "sim");
+	if (s->modes[1])
+		cli_json_text(j, NULL, "pool");
+	cli_json_close(j);
+	cli_json_open(j, "faults", '[', true);
+	for (size_t i = 0; i < s->nfaults; i++)
+		cli_json_text(j, NULL, sc_settle_fault_name(s->faults[i]));
+	cli_json_close(j);
+	if (s->fault_unit >= 0)
+		cli_json_int(j, "fault_unit", s->fault_unit);
 	else
-		(void)fprintf(f, "null");
-	(void)fprintf(f, "\n}\n");
+		cli_json_null(j, "fault_unit");
+	if (s->fault_at)
+		cli_json_uint(j, "fault_at", s->fault_at);
+	else
+		cli_json_null(j, "fault_at");
+	cli_json_real(j, "panic_rate", s->panic_rate);
+	cli_json_uint(j, "stall_ms", s->stall_ms);
+	cli_json_text(j, "restart", s->restart.kind ? s->restart_arg : NULL);
+	if (s->events)
+		cli_json_uint(j, "events", s->events);
+	else
+		cli_json_null(j, "events");
+	cli_json_bool(j, "ticks", s->ticks);
+	cli_json_bool(j, "keep_going", s->keep_going);
+	cli_json_bool(j, "shrink", s->shrink);
+	cli_json_bool(j, "plant_difference", s->plant);
+	cli_json_bool(j, "quiet", s->quiet);
+	cli_json_bool(j, "verbose", s->verbose);
+	cli_json_text(j, "json", s->json);
+}
+
+static void
+stress_write_json(struct cli_report *rep, const struct stress_cfg *s,
+		  const struct stress_tally *t, FILE *f)
+{
+	struct cli_json *j = &rep->j;
+
+	cli_report_open(rep, f, 0);
+	stress_json_config(s, j);
+	cli_report_results(rep);
+	cli_json_uint(j, "runs", t->cases - t->skipped);
+	cli_json_uint(j, "skipped", t->skipped);
+	cli_json_uint(j, "failures", t->failures);
+	cli_json_uint(j, "divergences", t->divergences);
+	cli_json_uint(j, "frames_lost", t->frames_lost);
+	cli_json_uint(j, "hangs", t->hangs);
+	cli_json_uint(j, "errors", t->errors);
+	cli_json_open(j, "faults_injected", '{', true);
+	for (int i = 1; i < SC_SETTLE_FAULT_KINDS; i++)
+		cli_json_uint(j, sc_settle_fault_name(i), t->injected[i]);
+	cli_json_close(j);
+	cli_json_uint(j, "stalls_reported", t->stalls_reported);
+	cli_json_uint(j, "units_panicked", t->panicked);
+	cli_json_uint(j, "outputs_compared", t->outputs_compared);
+	cli_json_uint(j, "outputs_dead", t->outputs_dead);
+	cli_json_uint(j, "restarts", t->restarts);
+	cli_json_uint(j, "units_given_up", t->given_up);
+	cli_json_uint(j, "ticks_compared", t->ticks_compared);
+	cli_report_failure(j, t->have_first, t->first_why, t->first_replay);
+	cli_json_text(j, "shrunk_replay", t->shrunk[0] ? t->shrunk : NULL);
+	cli_report_close(rep);
 }
 
 /* The worst exit code of the campaign: a library error over a failure. */
@@ -1124,7 +1186,8 @@ stress_span(const char *spec)
  * there; a placement with no ranks of its own is spread over all of
  * them. -1 when the campaign runs in this process as usual. */
 static int
-stress_across(const struct stress_cfg *s, const char *exe)
+stress_across(const struct stress_cfg *s, const char *exe,
+	      struct cli_report *rep)
 {
 	static struct cli_stress_ranks_cfg c;
 	uint32_t n = cli_ranks_launched(), span = 1;
@@ -1191,6 +1254,9 @@ stress_across(const struct stress_cfg *s, const char *exe)
 	c.plant = s->plant;
 	c.json = s->json;
 	c.json_f = s->json_f;
+	c.report = rep;
+	c.config = stress_json_config;
+	c.config_ctx = s;
 	return cli_stress_ranks(&c, exe);
 }
 
@@ -1203,11 +1269,16 @@ cli_cmd_stress(int argc, char **argv, const char *exe)
 	double t0 = now_s(), last = t0;
 	int worst = 0, rc;
 	struct stress_case first = {0};
+	struct cli_report rep;
+	char workloads[32];
 	bool stop = false;
 
 	cli_alloc_hook_install(); /* before --faults alloc is parsed */
 	stress_parse(argc, argv, &s);
-	if ((rc = stress_across(&s, exe)) >= 0)
+	stress_workloads_list(&s, workloads, sizeof(workloads));
+	cli_report_start(&rep, "stress", workloads);
+	cli_progress_begin(stderr, s.quiet || cli_ranks_rank() != 0);
+	if ((rc = stress_across(&s, exe, &rep)) >= 0)
 		return rc;
 	total = (s.seed_hi - s.seed_lo + 1) *
 		(uint64_t)((s.grid ? 1 : 0) + (s.random ? 1 : 0) +
@@ -1234,8 +1305,7 @@ cli_cmd_stress(int argc, char **argv, const char *exe)
 							first = again;
 						worst = stress_worst(worst, rc);
 						stop = rc && !s.keep_going;
-						if (!s.quiet &&
-						    now_s() - last >= 1.0) {
+						if (now_s() - last >= 1.0) {
 							last = now_s();
 							stress_progress(
 							    &t, total, t0);
@@ -1247,11 +1317,12 @@ cli_cmd_stress(int argc, char **argv, const char *exe)
 		if (seed == s.seed_hi)
 			break;
 	}
+	cli_progress_end();
 	if (worst && s.shrink)
 		stress_shrink(&s, first, exe, &t);
 	stress_print_tally(&s, &t);
 	if (s.json_f) {
-		stress_write_json(&t, s.json_f);
+		stress_write_json(&rep, &s, &t, s.json_f);
 		rc = cli_close_out("stress", s.json, s.json_f);
 		worst = stress_worst(worst, rc);
 	}

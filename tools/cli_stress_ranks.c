@@ -433,29 +433,26 @@ sr_print(const struct cli_stress_ranks_cfg *c, const struct sr_tally *t,
 }
 
 static void
-sr_json(const struct sr_tally *t, const struct cli_rank_figs *all, FILE *f)
+sr_json(const struct cli_stress_ranks_cfg *c, const struct sr_tally *t,
+	const struct cli_rank_figs *all, FILE *f)
 {
-	(void)fprintf(
-	    f,
-	    "{\n  \"runs\": %" PRIu64 ",\n  \"skipped\": %" PRIu64
-	    ",\n  \"failures\": %" PRIu64 ",\n  \"divergences\": %" PRIu64
-	    ",\n  \"frames_lost\": %" PRIu64
-	    ",\n  \"hangs\": 0,\n  \"errors\": %" PRIu64
-	    ",\n  \"outputs_compared\": %" PRIu64 ",\n  \"nranks\": %d,\n  ",
-	    t->runs, t->skipped, t->failures, t->divergences, t->frames_lost,
-	    t->errors, t->outputs_compared, cli_ranks_size());
-	cli_ranks_write_json(f, all, cli_ranks_size(),
-			     ",\n  \"first_failure\": ");
-	if (t->have_first) {
-		(void)fprintf(f, "{\"why\": ");
-		cli_json_str(f, t->first_why);
-		(void)fprintf(f, ", \"replay\": ");
-		cli_json_str(f, t->first_replay);
-		(void)fprintf(f, "}");
-	} else {
-		(void)fprintf(f, "null");
-	}
-	(void)fprintf(f, "\n}\n");
+	struct cli_json *j = &c->report->j;
+
+	cli_report_open(c->report, f, 0);
+	c->config(c->config_ctx, j);
+	cli_report_results(c->report);
+	cli_json_uint(j, "runs", t->runs);
+	cli_json_uint(j, "skipped", t->skipped);
+	cli_json_uint(j, "failures", t->failures);
+	cli_json_uint(j, "divergences", t->divergences);
+	cli_json_uint(j, "frames_lost", t->frames_lost);
+	cli_json_uint(j, "hangs", 0);
+	cli_json_uint(j, "errors", t->errors);
+	cli_json_uint(j, "outputs_compared", t->outputs_compared);
+	cli_json_int(j, "nranks", cli_ranks_size());
+	cli_ranks_write_json(j, all, cli_ranks_size());
+	cli_report_failure(j, t->have_first, t->first_why, t->first_replay);
+	cli_report_close(c->report);
 }
 
 int
@@ -473,6 +470,7 @@ cli_stress_ranks(const struct cli_stress_ranks_cfg *c, const char *exe)
 
 	memset(&mine, 0, sizeof(mine));
 	memset(&t, 0, sizeof(t));
+	cli_progress_begin(stderr, c->quiet);
 	total = (c->seed_hi - c->seed_lo + 1) *
 		(uint64_t)((c->grid ? 1 : 0) + (c->random ? 1 : 0)) * c->nw *
 		c->np;
@@ -510,16 +508,16 @@ cli_stress_ranks(const struct cli_stress_ranks_cfg *c, const char *exe)
 						     sum[SR_UNDELIV]) &&
 					    !c->keep_going)
 						stop = true;
-					if (host && !c->quiet &&
-					    sr_now() - last >= 1.0) {
+					if (host && sr_now() - last >= 1.0) {
 						last = sr_now();
-						(void)fprintf(
-						    stderr,
-						    "[%6.1fs] cases %" PRIu64
-						    "/%" PRIu64
+						cli_progress_line(
+						    last - t0,
+						    (double)done /
+							(double)total,
+						    "cases %" PRIu64 "/%" PRIu64
 						    ", failures %" PRIu64
-						    ", errors %" PRIu64 "\n",
-						    last - t0, done, total,
+						    ", errors %" PRIu64,
+						    done, total,
 						    t.failures + t.divergences,
 						    t.errors);
 					}
@@ -530,12 +528,13 @@ cli_stress_ranks(const struct cli_stress_ranks_cfg *c, const char *exe)
 	}
 	if (t.errors)
 		rc = CLI_EXIT_LIBRARY;
+	cli_progress_end();
 	if ((rc2 = cli_ranks_gather(&mine, all)) != 0)
 		return cli_ranks_agree(rc2);
 	if (host) {
 		sr_print(c, &t, all);
 		if (c->json_f) {
-			sr_json(&t, all, c->json_f);
+			sr_json(c, &t, all, c->json_f);
 			rc2 = cli_close_out("stress", c->json, c->json_f);
 			rc = rc == CLI_EXIT_LIBRARY || rc2 ? CLI_EXIT_LIBRARY
 							   : rc;

@@ -29,6 +29,11 @@ struct cli_stress_ranks_cfg {
 	bool plant; /* the reference misses the last submission */
 	const char *json;
 	FILE *json_f;
+	/* The report of --json, started by stress, and what writes its
+	 * configuration (every option stress parsed). */
+	struct cli_report *report;
+	void (*config)(const void *ctx, struct cli_json *j);
+	const void *config_ctx;
 };
 
 /* The campaign across ranks; the exit code (the same on every rank). */

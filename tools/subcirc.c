@@ -39,7 +39,6 @@
 
 extern char **environ;
 
-#include "operators/version.h"
 #include "tools/cli.h"
 #include "tools/cli_cmd.h"
 #include "tools/cli_ranks.h"
@@ -84,7 +83,8 @@ static const char usage_main[] =
     "  stress   seeds x workers x placements under the seeded scheduler\n"
     "\n"
     "`subcirc <command> --help` describes a command's options;\n"
-    "`subcirc --version` prints the version.\n"
+    "`subcirc --version` (or `subcirc <command> --version`) prints the\n"
+    "version and the commit it was built from.\n"
     "Exit codes: 0 ok, 1 a failed check, 2 a bad argument, 3 a library\n"
     "error (a unit that panicked, no memory, a file not written), 4\n"
     "input refused (late rows: the rest ran).\n";
@@ -170,7 +170,7 @@ main(int argc, char **argv)
 		return 0;
 	}
 	if (!strcmp(cmd, "--version")) {
-		(void)printf("subcirc %s\n", sc_version_string());
+		cli_version_print();
 		return 0;
 	}
 	if (!strcmp(cmd, "run") && cli_run_is_nexmark(argc - 2, argv + 2))

@@ -71,7 +71,8 @@ elif find "$P" -name '*subcirc-mpi*' -o -name 'subcirc_mpi.h' | grep .; then
 fi
 export PKG_CONFIG_PATH=$P/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
 version=$(pkg-config --modversion subcirc)
-[[ $("$P/bin/subcirc" --version) == "subcirc $version" ]] ||
+# "subcirc VERSION (commit C)": the commit it was built from.
+[[ $("$P/bin/subcirc" --version) == "subcirc $version (commit "*")" ]] ||
 	fail "bin/subcirc --version does not say $version"
 soname=$(readelf -d "$P/lib/libsubcirc.so" | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 [[ $soname == "libsubcirc.so.${version%%.*}" ]] ||

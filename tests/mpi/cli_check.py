@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 """cli_check.py - checks the JSON of `subcirc run` or `subcirc stress`
-under mpirun (tests/mpi/cli.cmake): KIND FILE NRANKS.
+under mpirun (tests/mpi/cli.cmake): KIND FILE NRANKS. The report must
+validate against tools/report.schema.json first; the checks below read
+its "results".
 
 run:    the output check passed, one entry of figures per rank, the frames
         (and bytes) sent over MPI add up to those received across the
@@ -11,7 +13,14 @@ backpressure: run's, and the ranks waited on credits (a window of one).
 Prints what it read; exits non-zero with the reason otherwise.
 """
 import json
+import os
 import sys
+
+# The report's validator (tests/tools/report_check.py) and its schema.
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "tools"))
+import report_check  # noqa: E402
+SCHEMA = os.path.join(HERE, "..", "..", "tools", "report.schema.json")
 
 
 def ranks_add_up(d, n):
@@ -31,7 +40,10 @@ def ranks_add_up(d, n):
 
 def main():
     kind, path, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    d = json.load(open(path))
+    doc = json.load(open(path))
+    schema = json.load(open(SCHEMA))
+    report_check.check(schema, schema, doc, "$")
+    d = doc["results"]
     if kind in ("run", "backpressure"):
         assert d["ok"] is True, d
         sent, bs = ranks_add_up(d, n)

@@ -17,9 +17,15 @@ add_test(NAME cli.place_smoke
          COMMAND subcirc_cli place --workers 1 --events 5000
                  --placements single,sharded:2)
 # --version prints the library's version, which CMake read from
-# operators/version.h.
+# operators/version.h, and the commit of the tree it was built from
+# (tools/commit.cmake); every command takes it and says the same.
 add_test(NAME cli.version_is_the_project_version
-         COMMAND sh -c [=[out=$("$0" --version) && echo "$out" && test "$out" = "subcirc $1"]=]
+         COMMAND sh -c [=[out=$("$0" --version) && echo "$out" || exit 1
+           echo "$out" | grep -qE "^subcirc $1 \(commit ([0-9a-f]{7,40}(-dirty)?|unknown)\)$" || { echo "not the version and commit"; exit 1; }
+           for c in "run" "run --workload nexmark" "place" "stress"; do
+             o=$("$0" $c --version) || { echo "$c --version: exit $?"; exit 1; }
+             test "$o" = "$out" || { echo "$c --version: $o"; exit 1; }
+           done]=]
                  $<TARGET_FILE:subcirc_cli> ${PROJECT_VERSION})
 # A bad argument is refused by name, with exit code 2.
 add_test(NAME cli.bad_argument_is_refused
@@ -108,8 +114,8 @@ set_tests_properties(cli.run_ends_soon_after_a_unit_dies
                      PROPERTIES LABELS "units;threaded;tsan")
 
 # Outputs users can keep: "-" is stdout (JSON that parses, the text on
-# stderr), once; the JSON carries its schema, the run's configuration and
-# the host; an open-loop run adds per-event percentiles, its rate and the
+# stderr), once; the JSON is the report (tools/report.schema.json): its
+# schema, the run's configuration and the host; an open-loop run adds per-event percentiles, its rate and the
 # machine's floor; an offered rate the host cannot keep is warned about
 # (stderr and JSON), and its events' latencies count from their arrivals,
 # not from the late submits: p50 over 500 ms in a run of 2 s whose events
@@ -119,13 +125,18 @@ add_test(NAME cli.run_json_to_stdout_holds_the_schema_config_and_host
          COMMAND sh -c [=[timeout 60 "$0" run --workers 1 --events 20000 --seed 7 --json - 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
-assert d["schema"] == 2, d
+assert d["schema"] == "subcirc-report" and d["schema_version"] == 1, d
+assert d["command"] == "run" and d["workload"] == "grid", d
+assert d["subcirc"]["version"] and d["subcirc"]["commit"], d["subcirc"]
 c = d["config"]
-for k, v in (("workload", "grid"), ("seed", 7), ("workers", 1), ("placement", "chains"), ("budget", 64), ("capacity", 64), ("outbox_bound", 4096), ("events", 20000), ("rate", None), ("batch", 256)):
+for k, v in (("seed", 7), ("workers", 1), ("placement", "chains"), ("budget", 64), ("capacity", 64), ("outbox_bound", 4096), ("events", 20000), ("rate", None), ("batch", 256), ("json", "-")):
     assert c[k] == v, (k, c[k], v)
-assert d["host"]["cores"] >= 1 and len(d["host"]["load_avg"]) == 3, d["host"]
-assert d["interrupted"] is None and d["ok"] is True, d
-assert d["latency"]["from"] == "submit" and d["floor"] is None, d
+h = d["host"]
+assert h["cores"] >= 1 and len(h["load_before"]) == 3 and len(h["load_after"]) == 3, h
+assert d["started"] <= d["ended"], d
+r = d["results"]
+assert d["interrupted"] is False and d["signal"] is None and r["ok"] is True, d
+assert r["latency"]["from"] == "submit" and r["floor"] is None, r
 print("ok")']=] $<TARGET_FILE:subcirc_cli>)
 add_test(NAME cli.run_open_loop_json_has_percentiles_rate_and_floor
          COMMAND sh -c [=[f=$(mktemp) && trap 'rm -f "$f"' EXIT
@@ -133,7 +144,7 @@ add_test(NAME cli.run_open_loop_json_has_percentiles_rate_and_floor
            python3 - "$f" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
-l, r, f = d["latency"], d["rate"], d["floor"]
+l, r, f = d["results"]["latency"], d["results"]["rate"], d["results"]["floor"]
 assert l["per"] == "event" and l["from"].startswith("arrival"), l
 assert 0 < l["p50_us"] <= l["p90_us"] <= l["p99_us"] <= l["p999_us"] <= l["max_us"], l
 assert r["offered_events_per_s"] == 200000 and r["achieved_events_per_s"] > 0, r
@@ -145,10 +156,56 @@ PY
 ]=] $<TARGET_FILE:subcirc_cli>)
 add_test(NAME cli.place_json_to_stdout_parses_with_the_table_on_stderr
          COMMAND sh -c [=[out=$(timeout 60 "$0" place --workers 1 --placements single,chains --events 5000 --reps 1 --json - 2>/dev/null) || exit 1
-           echo "$out" | python3 -c 'import json, sys; doc = json.load(sys.stdin); places = sorted({c["placement"] for c in doc["cases"]}); print(places); assert places == ["chains", "single"]']=]
+           echo "$out" | python3 -c 'import json, sys; doc = json.load(sys.stdin); places = sorted({c["placement"] for c in doc["results"]["cases"]}); print(places); assert places == ["chains", "single"]']=]
          $<TARGET_FILE:subcirc_cli>)
 set_tests_properties(cli.place_json_to_stdout_parses_with_the_table_on_stderr
                      PROPERTIES LABELS "units" TIMEOUT 120)
+# Every command and workload writes the one report, which validates
+# against the schema in the tree (tools/report.schema.json, by
+# tests/tools/report_check.py): grid run closed and open loop, Nexmark
+# checked and with lateness, place, stress passing and failing. Nexmark
+# takes --csv as the grid does (no latency: empty fields).
+add_test(NAME cli.report_of_every_command_validates_against_the_schema
+         COMMAND sh -c [=[d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
+           exe=$0 schema=$1 check=$2
+           run() { name=$1 want=$2; shift 2; timeout 120 "$exe" "$@" --json "$d/$name.json" >"$d/$name.out" 2>&1; rc=$?; test $rc -eq "$want" || { cat "$d/$name.out"; echo "$name: exit $rc, want $want"; exit 1; }; }
+           run grid 0 run --workers 1 --events 20000 --quiet --csv "$d/grid.csv"
+           run grid_open 0 run --workers 1 --rate 100000 --seconds 0.3 --quiet
+           run nexmark 0 run --workload nexmark --query q4 --workers 2 --events 20000 --check --quiet --csv "$d/nexmark.csv"
+           run nexmark_late 0 run --workload nexmark --query q7 --workers 2 --events 20000 --disorder 500 --capacity 128 --quiet
+           run place 0 place --workers 1 --placements single,balanced --events 2000 --reps 1 --warmup 0 --quiet
+           run stress 0 stress --seeds 1..2 --workers 1,2 --quiet
+           run stress_failing 1 stress --seeds 3..3 --workers 2 --placements chains --workloads random --plant-difference --quiet
+           python3 "$check" "$schema" "$d"/*.json || exit 1
+           head -1 "$d/nexmark.csv" | grep -q '^kind,t_s,events,events_per_s,p50_us,p99_us,edge_fill$' || { echo "nexmark csv header"; exit 1; }
+           grep -qE '^total,[0-9.]+,20000,[0-9.]+,,,$' "$d/nexmark.csv" || { cat "$d/nexmark.csv"; echo "nexmark csv total"; exit 1; }
+           python3 - "$d" <<'PY'
+import json, sys
+d = sys.argv[1]
+n = json.load(open(d + "/nexmark_late.json"))
+assert n["config"]["capacity"] == 128 and n["config"]["lateness_ms"] == 500, n["config"]
+assert n["results"]["lateness"]["disorder_ms"] == 500, n["results"]
+f = json.load(open(d + "/stress_failing.json"))["results"]
+assert f["failures"] > 0 and " stress " in f["first_failure"]["replay"], f
+print("ok")
+PY
+]=] $<TARGET_FILE:subcirc_cli> ${PROJECT_SOURCE_DIR}/tools/report.schema.json
+    ${CMAKE_CURRENT_LIST_DIR}/report_check.py)
+set_tests_properties(cli.report_of_every_command_validates_against_the_schema
+                     PROPERTIES LABELS "units;threaded" TIMEOUT 300)
+# One flag for one thing: --capacity is the edge capacity of every
+# workload, and --edge-capacity the same option under another name.
+sc_cli_test(nexmark_capacity_must_be_a_power_of_two 2
+            "--capacity: 3 is not a power of two"
+            run --workload nexmark --capacity 3 --events 1)
+sc_cli_test(grid_takes_edge_capacity_as_capacity 2
+            "--edge-capacity: 3 is not a power of two"
+            run --edge-capacity 3 --events 1)
+# Nexmark takes --units as the grid does.
+sc_cli_test(nexmark_units_prints_the_table_at_the_end 0
+            "units at .* (idle, the end)"
+            run --workload nexmark --query q4 --workers 2 --events 20000
+                --quiet --units)
 # --trace: the file is a Chrome trace (trace event format) that Perfetto
 # opens: a named track per thread that ran turns, slices named after their
 # units that never overlap on a track, the edges' fill as counters.
@@ -218,7 +275,7 @@ add_test(NAME cli.run_at_an_offered_rate_it_cannot_keep_warns
            err=$(timeout 60 "$0" run --workers 1 --rate 1e10 --seconds 2 --quiet --json "$f" 2>&1 >/dev/null) || exit 1
            echo "$err"
            echo "$err" | grep -q "warning: offered 10000000000 events/s, achieved" || exit 1
-           python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); r = d["rate"]; print(r, d["latency"], d["seconds"]); assert r["short"] is True and r["achieved_events_per_s"] < 0.95e10 and d["seconds"] < 30 and d["latency"]["p50_us"] > 500000' "$f"]=]
+           python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))["results"]; r = d["rate"]; print(r, d["latency"], d["seconds"]); assert r["short"] is True and r["achieved_events_per_s"] < 0.95e10 and d["seconds"] < 30 and d["latency"]["p50_us"] > 500000' "$f"]=]
          $<TARGET_FILE:subcirc_cli>)
 # An event waits for its batch too: at 1,000 events/s in batches of 100,
 # a batch is due every 100 ms and its events arrived over the 99 ms
@@ -227,7 +284,7 @@ add_test(NAME cli.run_at_an_offered_rate_it_cannot_keep_warns
 add_test(NAME cli.run_open_loop_latency_counts_the_wait_for_the_batch
          COMMAND sh -c [=[f=$(mktemp) && trap 'rm -f "$f"' EXIT
            timeout 60 "$0" run --workers 1 --rate 1000 --batch 100 --seconds 1.5 --quiet --json "$f" || exit 1
-           python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); l = d["latency"]; print(l); assert d["events"] >= 1000 and l["p50_us"] >= 40000 and l["p90_us"] >= 80000 and l["p50_us"] < 500000' "$f"]=]
+           python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))["results"]; l = d["latency"]; print(l); assert d["events"] >= 1000 and l["p50_us"] >= 40000 and l["p90_us"] >= 80000 and l["p50_us"] < 500000' "$f"]=]
          $<TARGET_FILE:subcirc_cli>)
 set_tests_properties(cli.run_open_loop_latency_counts_the_wait_for_the_batch
                      PROPERTIES LABELS "units;threaded" TIMEOUT 120)
@@ -236,7 +293,7 @@ set_tests_properties(cli.run_open_loop_latency_counts_the_wait_for_the_batch
 add_test(NAME cli.run_with_linger_submits_batches_of_what_arrived
          COMMAND sh -c [=[f=$(mktemp) && trap 'rm -f "$f"' EXIT
            timeout 60 "$0" run --workers 1 --rate 100000 --linger 100 --seconds 0.5 --quiet --json "$f" || exit 1
-           python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["events"], d["batches"], d["config"]["linger_us"]); assert d["ok"] and d["config"]["linger_us"] == 100 and d["batches"] > 0 and d["events"] <= 11 * d["batches"]' "$f"]=]
+           python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); d = j["results"]; print(d["events"], d["batches"], j["config"]["linger_us"]); assert d["ok"] and j["config"]["linger_us"] == 100 and d["batches"] > 0 and d["events"] <= 11 * d["batches"]' "$f"]=]
          $<TARGET_FILE:subcirc_cli>)
 sc_cli_test(run_linger_without_a_rate_is_refused 2
             "--linger needs --rate"
@@ -251,7 +308,7 @@ foreach(sig INT TERM)
              test $rc -eq 0 || { echo "exit $rc"; exit 1; }
              grep -q "interrupted by SIG$1" "$d/out" && grep -q "output equals the reference" "$d/out" || exit 1
              grep -q "^total," "$d/r.csv" || { echo "no CSV total"; exit 1; }
-             python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); print(d["interrupted"], d["events"], d["seconds"]); assert d["interrupted"] == "SIG" + sys.argv[2] and d["ok"] and d["events"] > 0 and d["seconds"] < 30' "$d/r.json" $1]=]
+             python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); d = j["results"]; print(j["interrupted"], j["signal"], d["events"], d["seconds"]); assert j["interrupted"] is True and j["signal"] == "SIG" + sys.argv[2] and d["ok"] and d["events"] > 0 and d["seconds"] < 30' "$d/r.json" $1]=]
            $<TARGET_FILE:subcirc_cli> ${sig})
 endforeach()
 # The open-loop run is a threaded scenario (the callback's histogram on
@@ -425,7 +482,7 @@ d = sys.argv[1]
 # the single circuit's (none skipped as downstream of a dead unit); a grid
 # whose callbacks fail on their rows dies again past the bound of 1 and
 # stays dead, which is then the only exception.
-rs = {n: json.load(open(f"{d}/{n}.json")) for n in ("restart_sim", "restart_pool", "restart_bound")}
+rs = {n: json.load(open(f"{d}/{n}.json"))["results"] for n in ("restart_sim", "restart_pool", "restart_bound")}
 for n, x in rs.items():
     for k in ("failures", "divergences", "frames_lost", "hangs", "errors"):
         assert x[k] == 0, (n, k, x[k])
@@ -435,7 +492,7 @@ for n in ("restart_sim", "restart_pool"):
     assert all(rs[n]["faults_injected"][k] > 0 for k in ("panic", "segv") + (("alloc",) if sys.argv[2] else ())), rs[n]
 assert rs["restart_bound"]["units_given_up"] > 0, rs["restart_bound"]
 print("restart runs", sum(x["runs"] for x in rs.values()), "restarts", sum(x["restarts"] for x in rs.values()), "given up", rs["restart_bound"]["units_given_up"])
-r = {n: json.load(open(f"{d}/{n}.json")) for n in ("sim", "pool", "stall")}
+r = {n: json.load(open(f"{d}/{n}.json"))["results"] for n in ("sim", "pool", "stall")}
 runs = sum(x["runs"] for x in r.values())
 inj = {k: sum(x["faults_injected"][k] for x in r.values()) for k in r["sim"]["faults_injected"]}
 print("runs", runs, "faults injected", inj)
@@ -446,7 +503,7 @@ for n, x in r.items():
 assert all(v > 0 for k, v in inj.items() if k != "alloc" or sys.argv[2]), inj
 assert r["stall"]["stalls_reported"] >= r["stall"]["faults_injected"]["stall"] > 0
 # Tick mode: every output's delta at every tick, slow edges and bursts.
-t = json.load(open(f"{d}/ticks.json"))
+t = json.load(open(f"{d}/ticks.json"))["results"]
 for k in ("failures", "divergences", "frames_lost", "hangs", "errors"):
     assert t[k] == 0, ("ticks", k, t[k])
 assert t["runs"] > 0 and t["ticks_compared"] > t["runs"], t
@@ -463,7 +520,7 @@ add_test(NAME cli.stress_ticks_compares_every_tick_and_names_a_planted_one
            cat "$d/t.json"
            python3 - "$d/t.json" <<'PY'
 import json, sys
-r = json.load(open(sys.argv[1]))
+r = json.load(open(sys.argv[1]))["results"]
 for k in ("failures", "divergences", "frames_lost", "hangs", "errors"):
     assert r[k] == 0, (k, r[k])
 assert r["runs"] > 0 and r["ticks_compared"] > r["runs"], r
@@ -498,7 +555,7 @@ else()
              cat "$f"
              python3 - "$f" <<'PY'
 import json, sys
-r = json.load(open(sys.argv[1]))
+r = json.load(open(sys.argv[1]))["results"]
 assert r["runs"] > 0, r
 assert r["faults_injected"]["alloc"] > 0, r
 for k in ("failures", "divergences", "frames_lost", "hangs", "errors"):
@@ -540,7 +597,7 @@ add_test(NAME cli.campaign_nexmark
            python3 - "$d" "$2" <<'PY'
 import json, sys
 d = sys.argv[1]
-r = {n: json.load(open(f"{d}/{n}.json")) for n in ("sim", "pool", "stall", "restart", "ticks")}
+r = {n: json.load(open(f"{d}/{n}.json"))["results"] for n in ("sim", "pool", "stall", "restart", "ticks")}
 for n, x in r.items():
     for k in ("failures", "divergences", "frames_lost", "hangs", "errors"):
         assert x[k] == 0, (n, k, x[k])

@@ -9,10 +9,15 @@ add_test(NAME cli.place_json_holds_every_case_with_its_repetitions
            timeout 120 "$0" place --placements single,chains,balanced --workers 1,2 --budgets 16,64 --reps 3 --time-per-case 0.05 --warmup 0.01 --json "$d/p.json" --csv "$d/p.csv" || { echo "exit $?"; exit 1; }
            python3 - "$d/p.json" "$d/p.csv" <<'PY'
 import json, statistics, sys
-r = json.load(open(sys.argv[1]))
-assert r["schema"] == "subcirc.place/1", r["schema"]
-for k in ("workload", "rows", "cols", "batch", "seed", "capacity", "reps", "host", "time_per_case_s", "warmup_s", "calibrated"):
-    assert k in r, k
+doc = json.load(open(sys.argv[1]))
+assert doc["schema"] == "subcirc-report" and doc["command"] == "place", doc["schema"]
+assert doc["workload"] == "grid" and doc["host"]["cores"] >= 1, doc["host"]
+c = doc["config"]
+for k, v in (("placements", ["single", "chains", "balanced"]), ("workers", [1, 2]), ("budgets", [16, 64]), ("reps", 3), ("time_per_case_s", 0.05), ("warmup_s", 0.01), ("events", None)):
+    assert c[k] == v, (k, c[k], v)
+for k in ("rows", "cols", "batch", "seed", "capacity"):
+    assert k in c, k
+r = doc["results"]
 assert r["calibrated"] is True
 cases = r["cases"]
 want = {(p, w, b) for p in ("single", "chains", "balanced:1", "balanced:2") for w in (1, 2) for b in (16, 64)
