@@ -200,6 +200,12 @@ key_make(struct sym_key *k, const char *text, size_t len)
 	k->len = len;
 	k->heap = NULL;
 	if (len >= sizeof(k->buf)) {
+		/* Touch one byte of every page of the text before the copy
+		 * is allocated, so that a bad pointer faults with nothing
+		 * allocated to lose. */
+		for (size_t off = 0; off < len; off += 4096)
+			(void)*(const volatile char *)(text + off);
+		(void)*(const volatile char *)(text + len - 1);
 		k->heap = malloc(len + 1);
 		if (!k->heap)
 			return SC_ENOMEM;

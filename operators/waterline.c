@@ -495,6 +495,13 @@ sc_late_refuse(struct sc_late *l, const struct sc_batch *b, size_t nlate,
 	if (!l || !b)
 		return sc__fail(SC_EINVAL, "%s: sc_late_refuse: NULL %s", who,
 				!l ? "tracker" : "batch");
+	/* `first` is read from b below: a row b does not have is the
+	 * caller's error, not a late row. */
+	if (first >= sc_batch_count(b))
+		return sc__fail(SC_EINVAL,
+				"%s: sc_late_refuse: first late row %zu of a "
+				"batch of %zu",
+				who, first, sc_batch_count(b));
 	l->refused += nlate;
 	return sc__fail(
 	    SC_ELATE,

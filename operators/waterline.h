@@ -220,9 +220,9 @@ size_t sc_late_count(const struct sc_late *l, const struct sc_batch *b,
  * sc_late_refuse - count `nlate` refused rows and return SC_ELATE with the
  * message "<who>: N late row(s) of M on column C of '<name>': the first,
  * row F, has C = V below the waterline W (lateness L)". `name` may be NULL;
- * `who` NULL names sc_late_refuse. SC_EINVAL when l or b is NULL. (Of the
- * tracker's other calls, a NULL l or b does nothing and counts 0 rows;
- * sc_late_submit returns SC_EINVAL.)
+ * `who` NULL names sc_late_refuse. SC_EINVAL when l or b is NULL or `first` is
+ * not a row of b. (Of the tracker's other calls, a NULL l or b does nothing and
+ * counts 0 rows; sc_late_submit returns SC_EINVAL.)
  */
 int sc_late_refuse(struct sc_late *l, const struct sc_batch *b, size_t nlate,
 		   size_t first, const char *who, const char *name);

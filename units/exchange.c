@@ -256,7 +256,13 @@ exchange_send_body(struct sc_exchange *x, struct sc_batch *b, uint64_t *pushed)
 		sc_batch_release(b);
 		return sc__fail(SC_EINVAL, "sc_exchange_send: NULL");
 	}
-	SC_ASSERT(well_formed(x));
+	/* A zeroed exchange (before init, after fini) holds no edge. */
+	if (!well_formed(x)) {
+		sc_batch_release(b);
+		return sc__fail(SC_EINVAL,
+				"sc_exchange_send: the exchange is not "
+				"initialized");
+	}
 	/* Every trace's room first, so a submit stays all or nothing. */
 	for (j = 0; x->traces && j < x->nedges; j++)
 		if (trace_of(x, j) && (rc = trace_reserve(trace_of(x, j)))) {

@@ -122,6 +122,7 @@ bool sc_exchange_room(const struct sc_exchange *x);
  *   0            every share was accepted (into a ring, or an outbox);
  *   SC_EDEAD     some share went to a closed edge and was counted
  *                undeliverable; the others were accepted;
+ *   SC_EINVAL    x or b NULL, or x not initialized (b released);
  *   SC_EINVAL / SC_ENOMEM / SC_EOVERFLOW / SC_ESCHEMA
  *                routing or a send failed: the shares not yet sent are
  *                released; those already sent stay sent (a unit panics on

@@ -239,6 +239,23 @@ Test(lateness, host_side_check_counts_refuses_and_advances)
 	sc_batch_release(b2);
 }
 
+Test(lateness, refusing_a_row_the_batch_does_not_have_is_an_error)
+{
+	struct sc_lateness d = {0, 0, 5, 0, true};
+	struct sc_late l;
+	int64_t v[] = {50, 0};
+	struct sc_batch *b = rows_i64(2, v, 1, NULL);
+
+	sc_late_init(&l, &d);
+	cr_assert_eq(sc_late_refuse(&l, b, 1, 1, "t", NULL), SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), "first late row 1 of a batch of 1"), "%s",
+		  sc_errmsg());
+	cr_assert_eq(l.refused, 0, "nothing counted on an error");
+	cr_assert_eq(sc_late_refuse(&l, b, 1, 0, "t", NULL), SC_ELATE);
+	cr_assert_eq(l.refused, 1);
+	sc_batch_release(b);
+}
+
 /* --- the transfer, one kind at a time ------------------------------------
  * a(t, k, v) has lateness 5 on t and gets t = 100 (W 95); b(t, k, v) has
  * lateness 0 on t and gets t = 50 (W 50); c(t, k, v) declares none. */
