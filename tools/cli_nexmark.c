@@ -116,7 +116,10 @@ static const char usage_run_nexmark[] =
     "                    (files are created before the run: a path that\n"
     "                    cannot be is refused at once, exit 2; '-' is\n"
     "                    stdout, and the text goes to stderr)\n"
-    "  --version         the version and commit\n";
+    "  --version         the version and commit\n"
+    "\n"
+    "  SIGINT, SIGTERM or SIGHUP ends the run early with its summary and\n"
+    "  files (exit codes as for the grid run).\n";
 
 struct nx_cfg {
 	const char *query;

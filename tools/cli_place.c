@@ -68,7 +68,8 @@ const char cli_usage_place[] =
     "  --version         the version and commit\n"
     "  Files are created before the runs; a missing gnuplot is refused\n"
     "  before the runs too (exit 2). Higher events/s is better, lower\n"
-    "  latency is better.\n";
+    "  latency is better. SIGINT, SIGTERM or SIGHUP ends the sweep: the\n"
+    "  cases finished are ranked and written.\n";
 
 /* --- the workloads ---------------------------------------------------------
  */

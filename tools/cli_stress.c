@@ -111,7 +111,9 @@ const char cli_usage_stress[] =
     "  them: chains@ranks:N...), checked against the single circuit on\n"
     "  rank 0, with the frames sent and received per rank; faults other\n"
     "  than none, --modes sim, --ticks, --restart, --panic-rate, --shrink\n"
-    "  and nexmark are refused there.\n";
+    "  and nexmark are refused there.\n"
+    "  SIGINT, SIGTERM or SIGHUP ends the campaign between cases: the runs\n"
+    "  so far are reported.\n";
 
 /* A drawn alloc fault fails one of the run's first this many
  * allocations. */
