@@ -124,10 +124,14 @@ void cli_check_placement_of(const char *cmd, const char *opt,
 /* --- output (cli_out.c) ----------------------------------------------------
  */
 
-/* An output file, created (or truncated) before anything runs, so a bad
- * path wastes no run: the stream, or exit 2 naming option opt and the
- * path. NULL for a NULL path; "-" is stdout (once: a second "-" is exit
- * 2), and the text of cli_report_text moves to stderr. */
+/* An output file, created before anything runs, so a bad path wastes no
+ * run: the stream, or exit 2 naming option opt and the path. NULL for a
+ * NULL path; "-" is stdout (once: a second "-" is exit 2), and the text
+ * of cli_report_text moves to stderr. A path another output names already
+ * (compared by real path) is exit 2 naming both options. The stream
+ * writes a temporary file beside the path (cli_out.c says why) that
+ * cli_close_out renames onto it once whole: the path holds a complete
+ * file or none. */
 FILE *cli_open_out(const char *cmd, const char *opt, const char *path);
 
 /* Reserve path for an output opened later under the same opt (a dump's
@@ -149,10 +153,11 @@ void cli_signal_catch(void);
 int cli_signal_caught(void);
 
 /* Flush and close an output file (NULL: nothing; stdout is flushed, not
- * closed); a write that failed on the way (the stream's error flag), a
- * failed flush or close prints the path and returns CLI_EXIT_LIBRARY;
- * else 0. The writers write into an open stream unchecked: this says
- * whether it all reached the file. */
+ * closed) and put it in place; a write that failed on the way (the
+ * stream's error flag), a failed flush or close prints the path, removes
+ * the file and returns CLI_EXIT_LIBRARY; a file left empty (a failed run
+ * wrote nothing) is removed with a message; else 0. The writers write into an
+ * open stream unchecked: this says whether it all reached the file. */
 int cli_close_out(const char *cmd, const char *path, FILE *f);
 
 /* A command's exit code rc, checked against its text on stdout: a text

@@ -444,7 +444,7 @@ cli_cmd_run(int argc, char **argv)
 		if (csv)
 			run_write_csv(&r, csv);
 	}
-	/* Closed even after a failed run (the files stay empty); a write
+	/* Closed even after a failed run (empty files are removed); a write
 	 * error is the first failure only when the run succeeded. */
 	/* What ran is in the trace even when the run failed or was cut. */
 	if ((rc2 = cli_trace_close(c.timeline, host ? trace : NULL)) != 0)
