@@ -156,7 +156,7 @@ int cli_signal_caught(void);
  * closed) and put it in place; a write that failed on the way (the
  * stream's error flag), a failed flush or close prints the path, removes
  * the file and returns CLI_EXIT_LIBRARY; a file left empty (a failed run
- * wrote nothing) is removed with a message; else 0. The writers write into an
+ * wrote nothing, and said why) is removed; else 0. The writers write into an
  * open stream unchecked: this says whether it all reached the file. */
 int cli_close_out(const char *cmd, const char *path, FILE *f);
 

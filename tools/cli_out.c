@@ -41,7 +41,9 @@ struct cli_out {
 };
 
 #define CLI_OUTS 32
-static struct cli_out outs[CLI_OUTS];
+/* Allocated at the first output file: a command without one (and the
+ * loader, under an address-space limit) carries none of it. */
+static struct cli_out *outs;
 static int nouts;
 static bool hooked;
 
@@ -106,6 +108,10 @@ out_register(const char *cmd, const char *opt, const char *path)
 			return o;
 		cli_die_usage(cmd, "%s and %s: both name '%s'", o->opt, opt,
 			      path);
+	}
+	if (!outs && !(outs = calloc(CLI_OUTS, sizeof(*outs)))) {
+		(void)fprintf(stderr, "subcirc %s: %s: no memory\n", cmd, opt);
+		cli_exit(CLI_EXIT_LIBRARY);
 	}
 	if (nouts == CLI_OUTS)
 		cli_die_usage(cmd, "%s: too many output files", opt);
@@ -189,24 +195,20 @@ out_of(FILE *f)
 	return NULL;
 }
 
-/* Put a closed output's file in place: renamed onto path when whole and
- * not empty, else removed (with a message when err says why). */
+/* Put a closed output's file in place: renamed onto its path when whole
+ * and not empty, else removed. Returns err, or the rename's error. */
 static int
-out_commit(const char *cmd, const char *path, struct cli_out *o, int err,
-	   bool empty)
+out_commit(struct cli_out *o, int err, bool empty)
 {
 	if (!o || !o->tmp[0])
 		return err;
 	if (!err && !empty && rename(o->tmp, o->canon) != 0)
 		err = errno;
-	if (err || empty) {
+	/* An empty file is one a failed run never wrote (its failure has
+	 * said why), or a rank's other than the host's under mpirun: both
+	 * go without a word. */
+	if (err || empty)
 		(void)unlink(o->tmp);
-		if (empty && !err)
-			(void)fprintf(stderr,
-				      "subcirc %s: '%s' not written (nothing "
-				      "to write)\n",
-				      cmd, path);
-	}
 	o->tmp[0] = '\0';
 	return err;
 }
@@ -237,7 +239,7 @@ cli_close_out(const char *cmd, const char *path, FILE *f)
 	if (o)
 		path = o->path;
 	removed = o && o->tmp[0];
-	if ((err = out_commit(cmd, path, o, err, empty)) != 0) {
+	if ((err = out_commit(o, err, empty)) != 0) {
 		char msg[128] = "";
 
 		(void)strerror_r(err, msg, sizeof(msg));
