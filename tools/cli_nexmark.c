@@ -1225,9 +1225,11 @@ cli_cmd_run_nexmark(int argc, char **argv)
 	trace = cli_open_out("run", "--trace", c.trace);
 	if (trace && (rc = cli_trace_open(c.workers, &c.timeline)) != 0)
 		return rc;
+	/* Before the setup (a replay's files load there): a signal on the
+	 * way ends the run with what it has, its files in place. */
+	cli_signal_catch();
 	if ((rc = nx_setup(&x, &c)) != 0)
 		goto out;
-	cli_signal_catch();
 	/* Across ranks (tools/cli_grid.c says how): rank 0 submits and
 	 * reports; every rank makes the same collective calls whatever
 	 * happened before. */
