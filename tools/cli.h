@@ -124,18 +124,50 @@ void cli_check_placement_of(const char *cmd, const char *opt,
 /* --- output (cli_out.c) ----------------------------------------------------
  */
 
-/* An output file, created (or truncated) before anything runs, so a bad
- * path wastes no run: the stream, or exit 2 naming option opt and the
- * path. NULL for a NULL path; "-" is stdout (once: a second "-" is exit
- * 2), and the text of cli_report_text moves to stderr. */
+/* An output file, created before anything runs, so a bad path wastes no
+ * run: the stream, or exit 2 naming option opt and the path. NULL for a
+ * NULL path; "-" is stdout (once: a second "-" is exit 2), and the text
+ * of cli_report_text moves to stderr. A path another output names already
+ * (compared by real path) is exit 2 naming both options. The stream
+ * writes a temporary file beside the path (cli_out.c says why) that
+ * cli_close_out renames onto it once whole: the path holds a complete
+ * file or none. */
 FILE *cli_open_out(const char *cmd, const char *opt, const char *path);
 
+/* Reserve path for an output opened later under the same opt (a dump's
+ * query output, written after the run): another output naming the same
+ * file is refused at once, exit 2, naming both options. "-" and NULL
+ * reserve nothing. */
+void cli_claim_out(const char *cmd, const char *opt, const char *path);
+
+/* SIGINT, SIGTERM and SIGHUP end a command as its end would: the handler
+ * records the signal, which the command's loop reads between steps
+ * (cli_signal_caught); the command writes its summary and files for what
+ * ran. The handler is installed whatever the inherited disposition (a
+ * background job's ignored SIGINT included), is one-shot (a second
+ * signal ends the process as it would without it) and does not restart
+ * sleeps. SIGPIPE is ignored: a closed pipe is a failed write. */
+void cli_signal_catch(void);
+
+/* The signal that asked the command to end, or 0. */
+int cli_signal_caught(void);
+
 /* Flush and close an output file (NULL: nothing; stdout is flushed, not
- * closed); a write that failed on the way (the stream's error flag), a
- * failed flush or close prints the path and returns CLI_EXIT_LIBRARY;
- * else 0. The writers write into an open stream unchecked: this says
- * whether it all reached the file. */
+ * closed) and put it in place; a write that failed on the way (the
+ * stream's error flag), a failed flush or close prints the path, removes
+ * the file and returns CLI_EXIT_LIBRARY; a file left empty (a failed run
+ * wrote nothing, and said why) is removed; else 0. The writers write into an
+ * open stream unchecked: this says whether it all reached the file. */
 int cli_close_out(const char *cmd, const char *path, FILE *f);
+
+/* A command's exit code rc, checked against its text on stdout: a text
+ * that did not reach stdout (a closed pipe, a full disk) turns an exit 0
+ * into CLI_EXIT_LIBRARY, with a message on stderr. */
+int cli_text_end(const char *cmd, int rc);
+
+/* Close an output of a command that failed before finishing it (NULL:
+ * nothing): its file is removed, never left cut short. */
+void cli_drop_out(FILE *f);
 
 /* Where the human-readable text (progress, summary, tables) goes: stdout,
  * or stderr once cli_open_out gave stdout to an output file ("-"). */
@@ -157,7 +189,7 @@ bool cli_host_load(double load[3]);
  *    "subcirc": {"version", "commit"}, "command": "run|place|stress",
  *    "workload": "grid|nexmark|...", "host": {"cores", "hostname",
  *    "load_before", "load_after"}, "started", "ended" (UTC, ISO 8601),
- *    "interrupted": bool, "signal": "SIGINT"|"SIGTERM"|null,
+ *    "interrupted": bool, "signal": "SIGINT"|"SIGTERM"|"SIGHUP"|null,
  *    "config": {every option's effective value}, "results": {...}}
  *
  * so a script reads any of them the same way. The writer below keeps the
@@ -228,7 +260,7 @@ void cli_report_open(struct cli_report *r, FILE *f, int signal);
 void cli_report_results(struct cli_report *r);
 void cli_report_close(struct cli_report *r);
 
-/* "SIGINT", "SIGTERM", "signal" (another), or NULL for 0: how the
+/* "SIGINT", "SIGTERM", "SIGHUP", "signal" (another), or NULL for 0: how the
  * report and the summaries name the signal that cut a command short. */
 const char *cli_signal_name(int sig);
 

@@ -29,9 +29,9 @@
  * batches submitted one at a time to the idle runtime give one batch's
  * service time. The latency targets compare with those.
  *
- * SIGINT and SIGTERM end the run as its end would: the batch in hand is
- * submitted, the runtime drains, and the summary and files are written
- * for what ran (a second signal kills, as usual).
+ * SIGINT, SIGTERM and SIGHUP (cli_signal_catch) end the run as its end would:
+ * the batch in hand is submitted, the runtime drains, and the summary and files
+ * are written for what ran (a second signal kills, as usual).
  *
  * Across ranks (mpirun -np N subcirc run --placement ranks:N, see
  * tools/cli_ranks.c): every rank builds the same grid, placement and
@@ -85,9 +85,6 @@
 #define FLOOR_MIN	50
 #define FLOOR_MAX	2000
 #define SERVICE_BATCHES 21
-
-/* The signal that asked the run to end (0: none); set by the handler. */
-static volatile sig_atomic_t run_signal;
 
 /* --- the live workload ---------------------------------------------------- */
 
@@ -513,7 +510,7 @@ run_wait_due(struct run_ctx *x, uint64_t due, uint64_t end)
 	int rc;
 
 	due = due < end ? due : end;
-	while (!run_signal && (now = sc_bench_now_ns()) < due) {
+	while (!cli_signal_caught() && (now = sc_bench_now_ns()) < due) {
 		if (due - now <= NAP_MAX_NS) {
 			run_sleep_until(due);
 			continue;
@@ -624,7 +621,8 @@ run_loop(struct run_ctx *x, struct cli_run_result *r)
 		struct plan p = {.n = cfg->batch};
 		struct sc_batch *b = NULL;
 
-		if (run_signal || (cfg->events && r->events >= cfg->events) ||
+		if (cli_signal_caught() ||
+		    (cfg->events && r->events >= cfg->events) ||
 		    sc_bench_now_ns() >= end)
 			break;
 		if (open) {
@@ -645,7 +643,7 @@ run_loop(struct run_ctx *x, struct cli_run_result *r)
 		}
 		/* Built, so submitted even when a signal cut the wait short
 		 * (the reference has it): its events as arrived now. */
-		if (run_signal)
+		if (cli_signal_caught())
 			p.first = p.last = 0;
 		rc = run_submit(x, r, b, sc_grid_seq(x->gr), p.n, p.first,
 				p.last);
@@ -687,7 +685,7 @@ run_floor_wake(struct cli_run_floor *f, uint64_t interval)
 	n = n < FLOOR_MIN ? FLOOR_MIN : n > FLOOR_MAX ? FLOOR_MAX : n;
 	memset(&h, 0, sizeof(h));
 	start = sc_bench_now_ns();
-	for (uint64_t i = 1; i <= n && !run_signal; i++) {
+	for (uint64_t i = 1; i <= n && !cli_signal_caught(); i++) {
 		uint64_t due = start + i * interval, now;
 
 		run_sleep_until(due);
@@ -711,7 +709,7 @@ run_floor_service(struct run_ctx *x, struct cli_run_floor *f)
 	uint32_t n = 0;
 	int rc = 0;
 
-	for (; n < SERVICE_BATCHES && !run_signal; n++) {
+	for (; n < SERVICE_BATCHES && !cli_signal_caught(); n++) {
 		struct sc_batch *b = NULL;
 		uint64_t t_submit;
 
@@ -827,7 +825,8 @@ cli_grid_run(const struct cli_run_cfg *cfg, struct cli_run_result *r)
 	 * every collective call below (the other ranks make them). */
 	if (!rc && host && (rc = run_loop(&x, r)) != 0 && !across)
 		goto cleanup;
-	r->interrupted = run_signal; /* what ended the loop, not the drain */
+	r->interrupted =
+	    cli_signal_caught(); /* what ended the loop, not the drain */
 	rc2 = sc_runtime_wait_idle(x.rt, host ? 60000000000ull : 0, &pr);
 	if (rc2 != 0) {
 		if (rc2 == SC_EPANIC)
@@ -879,7 +878,6 @@ cli_grid_defaults(struct cli_run_cfg *c)
 	c->outbox_bound = 4096; /* the runtime's default, said */
 }
 
-/* The signal handler: the run loop reads run_signal between steps. */
 bool
 cli_grid_parse_opt(struct cli_args *a, struct cli_run_cfg *c)
 {
@@ -908,23 +906,4 @@ cli_grid_parse_opt(struct cli_args *a, struct cli_run_cfg *c)
 	else
 		return false;
 	return true;
-}
-
-static void
-run_on_signal(int sig)
-{
-	run_signal = sig;
-}
-
-void
-cli_grid_catch_signals(void)
-{
-	struct sigaction sa;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = run_on_signal;
-	sa.sa_flags = SA_RESETHAND; /* no SA_RESTART: a sleep ends */
-	(void)sigemptyset(&sa.sa_mask);
-	(void)sigaction(SIGINT, &sa, NULL);
-	(void)sigaction(SIGTERM, &sa, NULL);
 }

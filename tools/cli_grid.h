@@ -111,10 +111,4 @@ int cli_grid_run(const struct cli_run_cfg *cfg, struct cli_run_result *r);
  * --capacity, --budget) into c; true if argv[i] was one. */
 bool cli_grid_parse_opt(struct cli_args *a, struct cli_run_cfg *c);
 
-/* SIGINT and SIGTERM end a run as its end would (the batch in hand is
- * submitted, the runtime drains, cli_run_result.interrupted says which);
- * the handler is one-shot, so a second signal ends the process as it
- * normally would. */
-void cli_grid_catch_signals(void);
-
 #endif /* SC_TOOLS_CLI_GRID_H */

@@ -116,7 +116,10 @@ static const char usage_run_nexmark[] =
     "                    (files are created before the run: a path that\n"
     "                    cannot be is refused at once, exit 2; '-' is\n"
     "                    stdout, and the text goes to stderr)\n"
-    "  --version         the version and commit\n";
+    "  --version         the version and commit\n"
+    "\n"
+    "  SIGINT, SIGTERM or SIGHUP ends the run early with its summary and\n"
+    "  files (exit codes as for the grid run).\n";
 
 struct nx_cfg {
 	const char *query;
@@ -154,6 +157,7 @@ struct nx_source {
 
 struct nx_run {
 	const struct nx_cfg *cfg;
+	int interrupted; /* the signal that ended the feeding early, or 0 */
 	struct sc_symtab *symbols;
 	struct sc_nexmark_query *q;
 	struct sc_placement *p;
@@ -558,6 +562,15 @@ nx_open_dump(struct nx_run *x)
 		cli_die_usage("run", "--dump: cannot create '%s': %s", dir,
 			      msg);
 	}
+	{
+		char path[4096];
+
+		/* The query's output, written after the run, is refused now
+		 * when another output names it. */
+		(void)snprintf(path, sizeof(path), "%s/%s.csv", dir,
+			       sc_nexmark_query_name(x->q));
+		cli_claim_out("run", "--dump", path);
+	}
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
 		char path[4096];
 
@@ -703,7 +716,7 @@ nx_pace(struct nx_run *x, uint64_t end)
 		return 0;
 	due = x->t0 + (uint64_t)((double)x->events / x->cfg->rate * 1e9);
 	due = due < end ? due : end;
-	while ((now = sc_bench_now_ns()) < due) {
+	while ((now = sc_bench_now_ns()) < due && !cli_signal_caught()) {
 		nx_nap(due - now < 10000000ull ? due - now : 10000000ull);
 		if ((rc = nx_check_alive(x)) != 0)
 			return rc;
@@ -746,10 +759,13 @@ nx_progress(struct nx_run *x, uint64_t now)
 	x->last_events = x->events;
 }
 
+/* The feeding is over: its events, its seconds, or a signal (which the
+ * run ends as its end would: drained, summed up and written). */
 static bool
 nx_done(const struct nx_run *x, uint64_t now, uint64_t end)
 {
-	return (x->cfg->events && x->events >= x->cfg->events) || now >= end;
+	return (x->cfg->events && x->events >= x->cfg->events) || now >= end ||
+	       cli_signal_caught();
 }
 
 /* Submit chunks until the run's end (or the replay's). */
@@ -763,6 +779,7 @@ nx_loop(struct nx_run *x)
 
 	while (!nx_done(x, sc_bench_now_ns(), end)) {
 		struct sc_batch *b[SC_NEXMARK_KINDS];
+
 		uint64_t want = c->batch, made = 0, now;
 
 		if ((rc = nx_pace(x, end)) != 0)
@@ -1013,6 +1030,11 @@ nx_summary(const struct nx_run *x, const struct nx_figs *f)
 			      "  across %d ranks (MPI), the host on rank 0; "
 			      "turns and RSS are rank 0's\n",
 			      cli_ranks_size());
+	if (x->interrupted)
+		(void)fprintf(o,
+			      "  interrupted by %s: the figures are for what "
+			      "ran\n",
+			      cli_signal_name(x->interrupted));
 	(void)fprintf(o,
 		      "  events %" PRIu64 " in %.3f s: %.0f events/s, %.0f "
 		      "events per CPU-second (%.2f CPU-s)\n",
@@ -1096,7 +1118,7 @@ nx_json(struct cli_report *rep, const struct nx_run *x, const struct nx_figs *f,
 {
 	struct cli_json *j = &rep->j;
 
-	cli_report_open(rep, out, 0);
+	cli_report_open(rep, out, x->interrupted);
 	nx_json_config(x->cfg, f, j);
 	cli_report_results(rep);
 	cli_json_uint(j, "events", x->events);
@@ -1203,6 +1225,9 @@ cli_cmd_run_nexmark(int argc, char **argv)
 	trace = cli_open_out("run", "--trace", c.trace);
 	if (trace && (rc = cli_trace_open(c.workers, &c.timeline)) != 0)
 		return rc;
+	/* Before the setup (a replay's files load there): a signal on the
+	 * way ends the run with what it has, its files in place. */
+	cli_signal_catch();
 	if ((rc = nx_setup(&x, &c)) != 0)
 		goto out;
 	/* Across ranks (tools/cli_grid.c says how): rank 0 submits and
@@ -1217,6 +1242,7 @@ cli_cmd_run_nexmark(int argc, char **argv)
 	x.cpu0 = nx_cpu_s();
 	rc = host ? nx_loop(&x) : 0;
 	cli_progress_end();
+	x.interrupted = cli_signal_caught();
 	if (rc != 0 && !across)
 		goto out;
 	if ((rc2 = sc_runtime_wait_idle(x.rt, host ? NX_IDLE_NS : 0, &pr)) !=
@@ -1242,9 +1268,11 @@ cli_cmd_run_nexmark(int argc, char **argv)
 out:
 	if (cli_ranks_active())
 		nx_rank_figs(&x, rc, &mine);
+	/* Not closed on the way (a failed run): removed, never left cut
+	 * mid-row. */
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++)
 		if (x.dump[k])
-			(void)fclose(x.dump[k]);
+			cli_drop_out(x.dump[k]);
 	nx_teardown(&x);
 	if (cli_ranks_active() && (rc2 = nx_ranks(&mine, printed, &all)) != 0)
 		rc = rc ? rc : rc2;

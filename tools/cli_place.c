@@ -68,7 +68,8 @@ const char cli_usage_place[] =
     "  --version         the version and commit\n"
     "  Files are created before the runs; a missing gnuplot is refused\n"
     "  before the runs too (exit 2). Higher events/s is better, lower\n"
-    "  latency is better.\n";
+    "  latency is better. SIGINT, SIGTERM or SIGHUP ends the sweep: the\n"
+    "  cases finished are ranked and written.\n";
 
 /* --- the workloads ---------------------------------------------------------
  */
@@ -226,7 +227,8 @@ place_run(struct cli_place_sweep *s, struct cli_place_case *c, double seconds,
 			      "subcirc place: case %s: output differs from "
 			      "the reference: %s\n",
 			      c->label, r.why);
-	if (!keep)
+	/* A repetition a signal cut short is no figure of its case. */
+	if (!keep || r.interrupted)
 		return 0;
 	c->ok = c->ok && r.ok;
 	c->r[c->done] = r;
@@ -260,17 +262,19 @@ place_rounds(struct cli_place_sweep *s)
 
 	/* The warm-up is short: the share done counts the rounds kept. */
 	if (s->warmup > 0) {
-		for (size_t i = 0; i < s->n; i++) {
+		for (size_t i = 0; i < s->n && !cli_signal_caught(); i++) {
 			place_progress(s, t0, "warm-up round", i, 0, total);
 			if ((rc = place_run(s, &s->cases[i], s->warmup,
 					    false)) != 0)
 				return rc;
 		}
 	}
-	for (uint32_t k = 0; k < s->reps; k++) {
+	/* A signal ends the sweep: what finished is ranked and written. */
+	for (uint32_t k = 0; k < s->reps && !cli_signal_caught(); k++) {
 		(void)snprintf(what, sizeof(what), "round %u of %u", k + 1,
 			       s->reps);
-		for (size_t i = 0; i < s->n; i++, done++) {
+		for (size_t i = 0; i < s->n && !cli_signal_caught();
+		     i++, done++) {
 			place_progress(s, t0, what, i, done, total);
 			if ((rc = place_run(s, &s->cases[i], s->time_per_case,
 					    true)) != 0)
@@ -512,7 +516,7 @@ place_outputs(struct cli_report *rep, const struct cli_place_sweep *s,
 	int rc = 0;
 
 	if (jf) {
-		cli_report_open(rep, jf, 0);
+		cli_report_open(rep, jf, cli_signal_caught());
 		place_json_config(s, pa, &rep->j);
 		cli_report_results(rep);
 		cli_place_json_results(s, &rep->j);
@@ -558,7 +562,8 @@ cli_cmd_place(int argc, char **argv)
 	df = cli_open_out("place", "--dot", pa.dot);
 	/* gnuplot writes the plot; its path is checked here all the same. */
 	if ((pf = cli_open_out("place", "--plot", pa.plot)) != NULL)
-		(void)fclose(pf);
+		cli_drop_out(pf);
+	cli_signal_catch();
 	rc = place_cases(&pa, &s);
 	if (!rc)
 		rc = place_calibrate(&s);
@@ -566,6 +571,11 @@ cli_cmd_place(int argc, char **argv)
 	if (!rc)
 		rc = place_rounds(&s);
 	cli_progress_end();
+	if (cli_signal_caught())
+		(void)fprintf(stderr,
+			      "subcirc place: interrupted by %s: the cases "
+			      "finished are ranked and written\n",
+			      cli_signal_name(cli_signal_caught()));
 	if (!rc)
 		cli_place_print(&s);
 	/* The files hold what ran, also after a failed case. */

@@ -208,6 +208,8 @@ cli_signal_name(int sig)
 {
 	if (sig == 0)
 		return NULL;
+	if (sig == SIGHUP)
+		return "SIGHUP";
 	return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal";
 }
 

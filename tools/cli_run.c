@@ -76,7 +76,8 @@ const char cli_usage_run[] =
     "  ends the run soon after, naming it, with exit 3, as does a batch\n"
     "  that has not come through in 30 s; a file that cannot be written\n"
     "  is exit 3 too. Output that differs from the reference is exit 1.\n"
-    "  SIGINT or SIGTERM ends the run early with its summary and files.\n";
+    "  SIGINT, SIGTERM or SIGHUP ends the run early with its summary and\n"
+    "  files.\n";
 
 /* --- the reports -----------------------------------------------------------
  */
@@ -431,7 +432,7 @@ cli_cmd_run(int argc, char **argv)
 	 * not the default 50 us of timer slack later (prctl(2)): that
 	 * slack would be added to every latency of an open-loop run. */
 	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
-	cli_grid_catch_signals();
+	cli_signal_catch();
 	cli_progress_begin(cli_report_text(), c.quiet);
 	rc = cli_grid_run(&c, &r);
 	cli_progress_end();
@@ -443,7 +444,7 @@ cli_cmd_run(int argc, char **argv)
 		if (csv)
 			run_write_csv(&r, csv);
 	}
-	/* Closed even after a failed run (the files stay empty); a write
+	/* Closed even after a failed run (empty files are removed); a write
 	 * error is the first failure only when the run succeeded. */
 	/* What ran is in the trace even when the run failed or was cut. */
 	if ((rc2 = cli_trace_close(c.timeline, host ? trace : NULL)) != 0)

@@ -111,7 +111,9 @@ const char cli_usage_stress[] =
     "  them: chains@ranks:N...), checked against the single circuit on\n"
     "  rank 0, with the frames sent and received per rank; faults other\n"
     "  than none, --modes sim, --ticks, --restart, --panic-rate, --shrink\n"
-    "  and nexmark are refused there.\n";
+    "  and nexmark are refused there.\n"
+    "  SIGINT, SIGTERM or SIGHUP ends the campaign between cases: the runs\n"
+    "  so far are reported.\n";
 
 /* A drawn alloc fault fails one of the run's first this many
  * allocations. */
@@ -758,15 +760,17 @@ stress_parse(int argc, char **argv, struct stress_cfg *s)
 static void
 stress_print_failure(const struct stress_case *k)
 {
-	(void)printf("FAIL seed %" PRIu64 ", %s%s%s, placement %s, %u %s%s%s: "
-		     "%s\n",
-		     k->seed, k->random ? "random circuit" : stress_workload(k),
-		     k->nexmark ? " " : "", k->nexmark ? k->query : "",
-		     k->placement, k->workers, k->pool ? "workers" : "held",
-		     k->fault.kind ? ", fault " : "",
-		     k->fault.kind ? sc_settle_fault_name(k->fault.kind) : "",
-		     k->res.why);
-	(void)printf("replay: %s\n", k->replay);
+	(void)fprintf(cli_report_text(),
+		      "FAIL seed %" PRIu64 ", %s%s%s, placement %s, %u %s%s%s: "
+		      "%s\n",
+		      k->seed,
+		      k->random ? "random circuit" : stress_workload(k),
+		      k->nexmark ? " " : "", k->nexmark ? k->query : "",
+		      k->placement, k->workers, k->pool ? "workers" : "held",
+		      k->fault.kind ? ", fault " : "",
+		      k->fault.kind ? sc_settle_fault_name(k->fault.kind) : "",
+		      k->res.why);
+	(void)fprintf(cli_report_text(), "replay: %s\n", k->replay);
 }
 
 static void
@@ -779,14 +783,14 @@ stress_print_case(const struct stress_case *k, bool ok)
 			       k->ninputs, k->noutputs);
 	if (k->nexmark)
 		(void)snprintf(shape, sizeof(shape), " %s", k->query);
-	(void)printf("seed %" PRIu64 " %s%s %s x%u %s %s: %s%s\n", k->seed,
-		     stress_workload(k), shape, k->placement, k->workers,
-		     k->pool ? "pool" : "sim",
-		     sc_settle_fault_name(k->fault.kind),
-		     k->skipped ? "skipped"
-		     : ok	? "ok"
-				: "FAIL",
-		     k->res.panicked ? " (panicked)" : "");
+	(void)fprintf(
+	    cli_report_text(), "seed %" PRIu64 " %s%s %s x%u %s %s: %s%s\n",
+	    k->seed, stress_workload(k), shape, k->placement, k->workers,
+	    k->pool ? "pool" : "sim", sc_settle_fault_name(k->fault.kind),
+	    k->skipped ? "skipped"
+	    : ok       ? "ok"
+		       : "FAIL",
+	    k->res.panicked ? " (panicked)" : "");
 }
 
 /* Counts over the cases run. */
@@ -962,8 +966,8 @@ stress_shrink(const struct stress_cfg *s, struct stress_case k, const char *exe,
 	}
 	stress_replay(exe, &k);
 	(void)snprintf(t->shrunk, sizeof(t->shrunk), "%s", k.replay);
-	(void)printf("shrunk after %" PRIu64 " tries: %s\n", t->shrink_tries,
-		     k.replay);
+	(void)fprintf(cli_report_text(), "shrunk after %" PRIu64 " tries: %s\n",
+		      t->shrink_tries, k.replay);
 }
 
 static double
@@ -1014,7 +1018,8 @@ stress_print_tally(const struct stress_cfg *s, const struct stress_tally *t)
 {
 	uint64_t runs = t->cases - t->skipped;
 
-	(void)printf(
+	(void)fprintf(
+	    cli_report_text(),
 	    "subcirc stress: %" PRIu64 " runs, %" PRIu64
 	    " passed (seeds %" PRIu64 "..%" PRIu64
 	    ", %s, %zu worker counts, %zu placements, %s%s); %" PRIu64
@@ -1025,34 +1030,41 @@ stress_print_tally(const struct stress_cfg *s, const struct stress_tally *t)
 	    s->modes[1] ? (s->modes[0] ? " and real pool" : "real pool") : "",
 	    t->skipped);
 	if (s->panic_rate > 0)
-		(void)printf("; %" PRIu64 " with an injected panic",
-			     t->panicked);
-	(void)printf("\n");
+		(void)fprintf(cli_report_text(),
+			      "; %" PRIu64 " with an injected panic",
+			      t->panicked);
+	(void)fprintf(cli_report_text(), "\n");
 	if (s->nfaults)
-		(void)printf("faults injected: panic %" PRIu64 ", segv %" PRIu64
-			     ", stall %" PRIu64 " (watchdog reported %" PRIu64
-			     "), slow %" PRIu64 ", burst %" PRIu64
-			     ", alloc %" PRIu64 "\n",
-			     t->injected[1], t->injected[2], t->injected[3],
-			     t->stalls_reported, t->injected[4], t->injected[5],
-			     t->injected[6]);
-	(void)printf("failures %" PRIu64 ", divergences %" PRIu64
-		     ", frames lost %" PRIu64 ", hangs %" PRIu64
-		     ", errors %" PRIu64 "; outputs compared %" PRIu64
-		     ", skipped as downstream of a dead unit %" PRIu64 "\n",
-		     t->failures, t->divergences, t->frames_lost, t->hangs,
-		     t->errors, t->outputs_compared, t->outputs_dead);
+		(void)fprintf(cli_report_text(),
+			      "faults injected: panic %" PRIu64
+			      ", segv %" PRIu64 ", stall %" PRIu64
+			      " (watchdog reported %" PRIu64 "), slow %" PRIu64
+			      ", burst %" PRIu64 ", alloc %" PRIu64 "\n",
+			      t->injected[1], t->injected[2], t->injected[3],
+			      t->stalls_reported, t->injected[4],
+			      t->injected[5], t->injected[6]);
+	(void)fprintf(cli_report_text(),
+		      "failures %" PRIu64 ", divergences %" PRIu64
+		      ", frames lost %" PRIu64 ", hangs %" PRIu64
+		      ", errors %" PRIu64 "; outputs compared %" PRIu64
+		      ", skipped as downstream of a dead unit %" PRIu64 "\n",
+		      t->failures, t->divergences, t->frames_lost, t->hangs,
+		      t->errors, t->outputs_compared, t->outputs_dead);
 	if (s->ticks)
-		(void)printf("tick mode: %" PRIu64 " ticks compared (every "
-			     "output's delta at each)\n",
-			     t->ticks_compared);
+		(void)fprintf(cli_report_text(),
+			      "tick mode: %" PRIu64 " ticks compared (every "
+			      "output's delta at each)\n",
+			      t->ticks_compared);
 	if (s->restart.kind)
-		(void)printf("restarts %" PRIu64 " (--restart %s), units given "
-			     "up past the rate bound %" PRIu64 "\n",
-			     t->restarts, s->restart_arg, t->given_up);
+		(void)fprintf(cli_report_text(),
+			      "restarts %" PRIu64
+			      " (--restart %s), units given "
+			      "up past the rate bound %" PRIu64 "\n",
+			      t->restarts, s->restart_arg, t->given_up);
 	if (t->have_first)
-		(void)printf("first failure: %s\nreplay: %s\n", t->first_why,
-			     t->first_replay);
+		(void)fprintf(cli_report_text(),
+			      "first failure: %s\nreplay: %s\n", t->first_why,
+			      t->first_replay);
 }
 
 /* The workloads as the report names them: "grid,random". */
@@ -1127,7 +1139,7 @@ stress_write_json(struct cli_report *rep, const struct stress_cfg *s,
 {
 	struct cli_json *j = &rep->j;
 
-	cli_report_open(rep, f, 0);
+	cli_report_open(rep, f, cli_signal_caught());
 	stress_json_config(s, j);
 	cli_report_results(rep);
 	cli_json_uint(j, "runs", t->cases - t->skipped);
@@ -1280,6 +1292,7 @@ cli_cmd_stress(int argc, char **argv, const char *exe)
 	cli_progress_begin(stderr, s.quiet || cli_ranks_rank() != 0);
 	if ((rc = stress_across(&s, exe, &rep)) >= 0)
 		return rc;
+	cli_signal_catch();
 	total = (s.seed_hi - s.seed_lo + 1) *
 		(uint64_t)((s.grid ? 1 : 0) + (s.random ? 1 : 0) +
 			   (s.nexmark ? 1 : 0)) *
@@ -1304,7 +1317,11 @@ cli_cmd_stress(int argc, char **argv, const char *exe)
 						if (rc && !worst)
 							first = again;
 						worst = stress_worst(worst, rc);
-						stop = rc && !s.keep_going;
+						/* A signal ends the campaign
+						 * between cases: the runs so
+						 * far are reported. */
+						stop = (rc && !s.keep_going) ||
+						       cli_signal_caught();
 						if (now_s() - last >= 1.0) {
 							last = now_s();
 							stress_progress(
@@ -1318,7 +1335,12 @@ cli_cmd_stress(int argc, char **argv, const char *exe)
 			break;
 	}
 	cli_progress_end();
-	if (worst && s.shrink)
+	if (cli_signal_caught())
+		(void)fprintf(stderr,
+			      "subcirc stress: interrupted by %s: the runs so "
+			      "far are reported\n",
+			      cli_signal_name(cli_signal_caught()));
+	if (worst && s.shrink && !cli_signal_caught())
 		stress_shrink(&s, first, exe, &t);
 	stress_print_tally(&s, &t);
 	if (s.json_f) {

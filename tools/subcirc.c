@@ -32,6 +32,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -173,10 +174,15 @@ main(int argc, char **argv)
 		cli_version_print();
 		return 0;
 	}
+	/* A reader of stdout that goes away (`| head`) is a failed write,
+	 * exit 3 with a message, not a silent death by SIGPIPE. */
+	(void)signal(SIGPIPE, SIG_IGN);
 	if (!strcmp(cmd, "run") && cli_run_is_nexmark(argc - 2, argv + 2))
-		return ranks_end(cli_cmd_run_nexmark(argc - 2, argv + 2));
+		return cli_text_end(
+		    "run", ranks_end(cli_cmd_run_nexmark(argc - 2, argv + 2)));
 	if (!strcmp(cmd, "run"))
-		return ranks_end(cli_cmd_run(argc - 2, argv + 2));
+		return cli_text_end("run",
+				    ranks_end(cli_cmd_run(argc - 2, argv + 2)));
 	if (!strcmp(cmd, "place")) {
 		/* Each rank would rank the strategies on its own, N times. */
 		if (cli_ranks_launched() > 1)
@@ -184,10 +190,12 @@ main(int argc, char **argv)
 				      "not under mpirun (%u ranks): place "
 				      "ranks strategies in one process",
 				      cli_ranks_launched());
-		return cli_cmd_place(argc - 2, argv + 2);
+		return cli_text_end("place", cli_cmd_place(argc - 2, argv + 2));
 	}
 	if (!strcmp(cmd, "stress"))
-		return ranks_end(cli_cmd_stress(argc - 2, argv + 2, argv[0]));
+		return cli_text_end(
+		    "stress",
+		    ranks_end(cli_cmd_stress(argc - 2, argv + 2, argv[0])));
 	(void)fprintf(stderr, "subcirc: unknown command '%s'\n\n%s", cmd,
 		      usage_main);
 	return CLI_EXIT_USAGE;

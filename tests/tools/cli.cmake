@@ -786,6 +786,8 @@ sc_criterion_suite(${CMAKE_CURRENT_LIST_DIR}/test_hist.c
                    "sc_cli_hist;sc_testprop")
 # place's and run --units' tests (tests/tools/place.cmake).
 include(${CMAKE_CURRENT_LIST_DIR}/place.cmake)
+# The signal and exit matrix (tests/tools/exit.cmake).
+include(${CMAKE_CURRENT_LIST_DIR}/exit.cmake)
 # Across ranks: outside mpirun a placement over several ranks is refused
 # (exit 2), saying how to run it, or that subcirc was built without MPI.
 if(TARGET sc_mpi)
