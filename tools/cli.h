@@ -320,6 +320,18 @@ struct cli_plot_scale {
 };
 struct cli_plot_scale cli_plot_rate_scale(double max_eps);
 
+/* A rate as text in that unit: "200 k events/s". */
+void cli_plot_rate_text(double eps, char *buf, size_t n);
+
+/* A latency histogram as a figure into path (checked by cli_plot_check):
+ * the share of events per bucket on a log axis in ms, with lines at p50,
+ * p99, p99.9 and the max, titled `title` and captioned from m. 0, or
+ * CLI_EXIT_LIBRARY (said; an empty histogram included). */
+struct cli_hist_counts;
+int cli_plot_latency(const char *cmd, const char *path,
+		     const struct cli_hist_counts *c, const char *title,
+		     const struct cli_plot_meta *m);
+
 /* --- reading JSON back (cli_json_read.c) ----------------------------------
  *
  * A strict reader (RFC 8259: no comments, trailing commas, duplicate keys
@@ -401,6 +413,10 @@ uint64_t cli_hist_take(struct cli_hist *h, struct cli_hist_counts *out,
  * the max itself. 0 when empty. In ns, or in us. */
 double cli_hist_quantile_ns(const struct cli_hist_counts *c, double q);
 double cli_hist_quantile_us(const struct cli_hist_counts *c, double q);
+
+/* The smallest value (ns) of bucket i; bucket i ends where i + 1 starts
+ * (UINT64_MAX past the last). */
+uint64_t cli_hist_bucket_floor_ns(unsigned i);
 
 /* --- live runs (cli_live.c): what the grid and Nexmark runs share ----------
  */

@@ -466,6 +466,8 @@ run_finish(struct run_ctx *x, struct cli_run_result *r, uint64_t t_end)
 	struct sc_runtime_stats st;
 
 	(void)cli_hist_take(&x->lat->all, &counts, false);
+	if (x->cfg->hist_out)
+		*x->cfg->hist_out = counts;
 	r->latency_measured = x->stamps_here;
 	r->seconds = (double)(t_end - x->t0) / 1e9;
 	r->eps = r->seconds > 0 ? (double)r->events / r->seconds : 0.0;

@@ -489,6 +489,7 @@ cli_place_plot_file(const struct cli_place_sweep *s,
 {
 	struct cli_place_plot p;
 	struct cli_plot_case *cs = calloc(s->n ? s->n : 1, sizeof(*cs));
+	char rate[32];
 	int rc;
 
 	if (!cs)
@@ -517,8 +518,8 @@ cli_place_plot_file(const struct cli_place_sweep *s,
 	(void)snprintf(p.workload, sizeof(p.workload), "%s", s->w->name);
 	p.reps = s->reps;
 	p.open_loop = s->base.rate > 0;
-	(void)snprintf(p.loop, sizeof(p.loop), "open loop at %.6g events/s",
-		       s->base.rate);
+	cli_plot_rate_text(s->base.rate, rate, sizeof(rate));
+	(void)snprintf(p.loop, sizeof(p.loop), "open loop at %s", rate);
 	cli_plot_meta_now(rep, &p.meta);
 	rc = cli_place_plot_draw(&p, path);
 	free(cs);

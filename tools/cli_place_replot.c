@@ -143,13 +143,15 @@ static void
 replot_config(const struct cli_jv *doc, struct cli_place_plot *p)
 {
 	const struct cli_jv *cfg = cli_jv_get(doc, "config");
+	char rate[32];
 	double v;
 
 	p->reps = cli_jv_num(cfg, "reps", &v) && v >= 0 ? (uint32_t)v : 0;
 	if (cli_jv_num(cfg, "rate", &v) && v > 0) {
 		p->open_loop = true;
-		(void)snprintf(p->loop, sizeof(p->loop),
-			       "open loop at %.6g events/s", v);
+		cli_plot_rate_text(v, rate, sizeof(rate));
+		(void)snprintf(p->loop, sizeof(p->loop), "open loop at %s",
+			       rate);
 	}
 }
 

@@ -178,3 +178,109 @@ cli_plot_rate_scale(double max_eps)
 		return (struct cli_plot_scale){1e3, "k events/s"};
 	return (struct cli_plot_scale){1, "events/s"};
 }
+
+void
+cli_plot_rate_text(double eps, char *buf, size_t n)
+{
+	struct cli_plot_scale sc = cli_plot_rate_scale(eps);
+
+	(void)snprintf(buf, n, "%.4g %s", eps / sc.div, sc.unit);
+}
+
+/* --- the latency histogram -------------------------------------------------
+ */
+
+/* The buckets from the first to the last that holds a value, as steps:
+ * a line per bucket (its floor in ms, its share of the events in %), and
+ * the last bucket's end at 0, so gnuplot's fillsteps draws each bucket
+ * as wide as it is. The largest share into *top. */
+static void
+latency_data(FILE *g, const struct cli_hist_counts *c, double *top)
+{
+	unsigned first = CLI_HIST_BUCKETS, last = 0;
+
+	*top = 0;
+	for (unsigned i = 0; i < CLI_HIST_BUCKETS; i++)
+		if (c->b[i]) {
+			first = i < first ? i : first;
+			last = i;
+		}
+	(void)fprintf(g, "$hist << EOD\n");
+	for (unsigned i = first; i <= last && first < CLI_HIST_BUCKETS; i++) {
+		double share = 100.0 * (double)c->b[i] / (double)c->n;
+
+		*top = share > *top ? share : *top;
+		(void)fprintf(g, "%.9g %.6g\n",
+			      (double)cli_hist_bucket_floor_ns(i) / 1e6, share);
+	}
+	if (first < CLI_HIST_BUCKETS)
+		(void)fprintf(g, "%.9g 0\n",
+			      (double)cli_hist_bucket_floor_ns(last + 1) / 1e6);
+	(void)fprintf(g, "EOD\n");
+}
+
+int
+cli_plot_latency(const char *cmd, const char *path,
+		 const struct cli_hist_counts *c, const char *title,
+		 const struct cli_plot_meta *m)
+{
+	static const struct {
+		double q;
+		const char *name, *colour;
+	} marks[] = {{0.50, "p50", "#59a14f"},
+		     {0.99, "p99", "#f28e2b"},
+		     {0.999, "p99.9", "#e15759"},
+		     {1.0, "max", "#000000"}};
+	char caption[512], t[256];
+	double top;
+	FILE *g;
+
+	if (c->n == 0) {
+		(void)fprintf(stderr,
+			      "subcirc %s: --plot: no latency was measured, "
+			      "nothing to draw in '%s'\n",
+			      cmd, path);
+		return CLI_EXIT_LIBRARY;
+	}
+	if (!(g = cli_plot_open(cmd, path)))
+		return CLI_EXIT_LIBRARY;
+	cli_plot_caption(m, caption, sizeof(caption));
+	(void)snprintf(t, sizeof(t), "%s", title);
+	plot_clean(t);
+	latency_data(g, c, &top);
+	/* A vertical line per percentile, as data, so the legend names it. */
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		double ms = cli_hist_quantile_ns(c, marks[i].q) / 1e6;
+
+		(void)fprintf(g, "$mark%zu << EOD\n%.9g 0\n%.9g %.6g\nEOD\n", i,
+			      ms, ms, top * 1.1);
+	}
+	(void)fprintf(
+	    g,
+	    "set termoption noenhanced\n"
+	    "set lmargin screen 0.08\nset rmargin screen 0.80\n"
+	    "set bmargin screen 0.14\nset tmargin screen 0.90\n"
+	    "set title \"%s\" font ',13'\n"
+	    "set label 1 \"%s\" at screen 0.5, screen 0.02 center "
+	    "font ',10'\n"
+	    "set logscale x 10\nset format x '%%g'\n"
+	    "set xlabel 'latency per event, ms (log scale)'\n"
+	    "set ylabel 'events, %% of all per bucket (16 buckets per "
+	    "doubling)'\n"
+	    "set yrange [0:%.6g]\nset grid xtics ytics mxtics\n"
+	    "set key outside right top Left reverse\n"
+	    "set style fill solid 0.6 noborder\n"
+	    "plot $hist using 1:2 with fillsteps lc rgb '#4e79a7' "
+	    "title 'events (%llu in all)'",
+	    t, caption, top * 1.1, (unsigned long long)c->n);
+	for (size_t i = 0; i < sizeof(marks) / sizeof(marks[0]); i++) {
+		double ms = cli_hist_quantile_ns(c, marks[i].q) / 1e6;
+
+		(void)fprintf(g,
+			      ", $mark%zu using 1:2 with lines lw 2 dt %zu lc "
+			      "rgb '%s' title '%s = %.3g ms'",
+			      i, i + 1, marks[i].colour, marks[i].name, ms);
+	}
+	(void)fprintf(g, "\n");
+	return cli_plot_close(cmd, g, path);
+}

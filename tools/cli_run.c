@@ -64,6 +64,10 @@ const char cli_usage_run[] =
     "  --trace FILE      every turn (worker, unit, time, frames and rows)\n"
     "                    and the edges' fill, in the Chrome trace event\n"
     "                    format (open it in ui.perfetto.dev)\n"
+    "  --plot FILE       the latency histogram (per event, ms, log axis,\n"
+    "                    p50/p99/p99.9/max marked, a caption with date,\n"
+    "                    host, load, version) through gnuplot (FILE.png\n"
+    "                    or .svg; a missing gnuplot is refused, exit 2)\n"
     "  --json FILE       the report: configuration, summary and progress\n"
     "                    samples (tools/report.schema.json)\n"
     "  --csv FILE        the progress samples and the total as CSV\n"
@@ -117,6 +121,7 @@ json_config(const struct cli_run_cfg *c, struct cli_json *j)
 	cli_json_text(j, "json", c->json);
 	cli_json_text(j, "csv", c->csv);
 	cli_json_text(j, "trace", c->trace);
+	cli_json_text(j, "plot", c->plot);
 }
 
 static void
@@ -334,6 +339,28 @@ run_warn_rate(const struct cli_run_cfg *c, const struct cli_run_result *r)
 		      100.0 * r->achieved_eps / c->rate);
 }
 
+/* --plot: the run's latency histogram, titled with what ran. */
+static int
+run_plot(const struct cli_report *rep, const struct cli_run_cfg *c,
+	 const struct cli_run_result *r, const struct cli_hist_counts *h)
+{
+	struct cli_plot_meta m;
+	char title[256], loop[64], rate[32];
+
+	cli_plot_rate_text(c->rate, rate, sizeof(rate));
+	if (c->rate > 0)
+		(void)snprintf(loop, sizeof(loop), "open loop at %s", rate);
+	else
+		(void)snprintf(loop, sizeof(loop), "closed loop");
+	(void)snprintf(title, sizeof(title),
+		       "subcirc run: grid, %s, %u worker%s, placement %s, "
+		       "%.3g s: latency per event",
+		       loop, c->workers, c->workers == 1 ? "" : "s",
+		       c->placement, r->seconds);
+	cli_plot_meta_now(rep, &m);
+	return cli_plot_latency("run", c->plot, h, title, &m);
+}
+
 static void
 run_parse(struct cli_args *a, struct cli_run_cfg *c)
 {
@@ -387,6 +414,8 @@ run_parse(struct cli_args *a, struct cli_run_cfg *c)
 			c->csv = v;
 		} else if (cli_args_opt(a, "--trace", &v)) {
 			c->trace = v;
+		} else if (cli_args_opt(a, "--plot", &v)) {
+			c->plot = v;
 		} else if (!cli_grid_parse_opt(a, c) &&
 			   !cli_units_parse_opt(a, &c->units,
 						&c->units_every)) {
@@ -403,6 +432,8 @@ cli_cmd_run(int argc, char **argv)
 	struct cli_run_cfg c;
 	struct cli_run_result r;
 	struct cli_report rep;
+	/* run --plot's histogram: static, it is large for a stack */
+	static struct cli_hist_counts hist;
 	FILE *json, *csv, *trace;
 	int rc, rc2, wrc = 0;
 	bool host;
@@ -419,6 +450,7 @@ cli_cmd_run(int argc, char **argv)
 		cli_die_usage("run",
 			      "--linger needs --rate (an open-loop run)");
 	run_check_cfg(&c);
+	cli_plot_check("run", c.plot);
 	host = cli_ranks_rank() == 0;
 	if (!host)
 		c.quiet = true; /* rank 0 prints and writes */
@@ -433,6 +465,7 @@ cli_cmd_run(int argc, char **argv)
 	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	cli_grid_catch_signals();
 	cli_progress_begin(cli_report_text(), c.quiet);
+	c.hist_out = c.plot ? &hist : NULL;
 	rc = cli_grid_run(&c, &r);
 	cli_progress_end();
 	if (!rc && host) {
@@ -442,6 +475,8 @@ cli_cmd_run(int argc, char **argv)
 			run_write_json(&rep, &c, &r, json);
 		if (csv)
 			run_write_csv(&r, csv);
+		if (c.plot)
+			wrc = run_plot(&rep, &c, &r, &hist);
 	}
 	/* Closed even after a failed run (the files stay empty); a write
 	 * error is the first failure only when the run succeeded. */
