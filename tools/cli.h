@@ -441,6 +441,25 @@ void cli_trace_sample(struct sc_timeline *tl, struct sc_runtime *rt,
 		      uint64_t now, uint64_t *last_ns, uint64_t *last_events,
 		      uint64_t events);
 
+/* What the host does, as slices on its own track (so a trace shows where
+ * the host's time went beside the workers'): from start_ns (sc_clock_ns)
+ * to now, with the rows it submitted. Nothing when tl is NULL or off. */
+enum cli_trace_host {
+	CLI_TRACE_SUBMIT,      /* sc_runtime_submit */
+	CLI_TRACE_WAIT_ROOM,   /* sc_runtime_submit_wait: an input edge full */
+	CLI_TRACE_WAIT_FLIGHT, /* the ring of batches in flight full */
+	CLI_TRACE_WAIT_IDLE,   /* sc_runtime_wait_idle: the drain */
+	CLI_TRACE_HOST_KINDS
+};
+void cli_trace_host(struct sc_timeline *tl, enum cli_trace_host k,
+		    uint64_t start_ns, uint64_t rows);
+
+/* The run's report (write(ctx, f) writes the whole document into f) as
+ * the trace's otherData "report", so a trace says which version ran it,
+ * where, when and how configured: 0, or 3 (said). tl NULL: nothing. */
+int cli_trace_report(struct sc_timeline *tl, void (*write)(void *ctx, FILE *f),
+		     void *ctx);
+
 /* --- the progress line (cli_live.c): every command's --------------------
  *
  * One line at a time, "[  12.3s] <what>", with "  ETA 1m05s" after it

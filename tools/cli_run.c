@@ -339,6 +339,30 @@ run_warn_rate(const struct cli_run_cfg *c, const struct cli_run_result *r)
 		      100.0 * r->achieved_eps / c->rate);
 }
 
+/* What the trace's otherData "report" holds: the run's report, whole
+ * when it ran to its end; else the envelope and the configuration. */
+struct run_trace_doc {
+	struct cli_report *rep;
+	const struct cli_run_cfg *c;
+	const struct cli_run_result *r;
+	bool ran;
+};
+
+static void
+run_trace_write(void *ctx, FILE *f)
+{
+	struct run_trace_doc *d = ctx;
+
+	if (d->ran) {
+		run_write_json(d->rep, d->c, d->r, f);
+		return;
+	}
+	cli_report_open(d->rep, f, d->r->interrupted);
+	json_config(d->c, &d->rep->j);
+	cli_report_results(d->rep);
+	cli_report_close(d->rep);
+}
+
 /* --plot: the run's latency histogram, titled with what ran. */
 static int
 run_plot(const struct cli_report *rep, const struct cli_run_cfg *c,
@@ -434,6 +458,7 @@ cli_cmd_run(int argc, char **argv)
 	struct cli_report rep;
 	/* run --plot's histogram: static, it is large for a stack */
 	static struct cli_hist_counts hist;
+	struct run_trace_doc doc;
 	FILE *json, *csv, *trace;
 	int rc, rc2, wrc = 0;
 	bool host;
@@ -481,11 +506,19 @@ cli_cmd_run(int argc, char **argv)
 	/* Closed even after a failed run (the files stay empty); a write
 	 * error is the first failure only when the run succeeded. */
 	/* What ran is in the trace even when the run failed or was cut. */
+	doc = (struct run_trace_doc){&rep, &c, &r, !rc && host};
+	if (host &&
+	    (rc2 = cli_trace_report(c.timeline, run_trace_write, &doc)) != 0)
+		wrc = rc2;
 	if ((rc2 = cli_trace_close(c.timeline, host ? trace : NULL)) != 0)
 		wrc = rc2;
 	wrc = cli_close_out("run", c.json, json) ? CLI_EXIT_LIBRARY : wrc;
 	wrc = cli_close_out("run", c.csv, csv) ? CLI_EXIT_LIBRARY : wrc;
-	wrc = cli_close_out("run", c.trace, trace) ? CLI_EXIT_LIBRARY : wrc;
+	if (cli_close_out("run", c.trace, trace))
+		wrc = CLI_EXIT_LIBRARY;
+	else if (trace && host && rc2 == 0)
+		(void)fprintf(cli_report_text(), "trace written to %s\n",
+			      c.trace);
 	free(r.s); /* the samples, also those taken before a failure */
 	if (rc || wrc)
 		return cli_ranks_agree(rc ? rc : wrc);
