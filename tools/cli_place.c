@@ -539,8 +539,8 @@ place_is_replot(int argc, char **argv)
 	return false;
 }
 
-/* place --replot FILE.json --plot OUT: only those two; the plot path is
- * checked as for a sweep, the report when it is read. */
+/* place --replot FILE.json --plot OUT: only those two; the report is
+ * checked when it is read, then the plot path as for a sweep. */
 static int
 place_replot(int argc, char **argv)
 {
@@ -562,7 +562,6 @@ place_replot(int argc, char **argv)
 	if (!plot)
 		cli_die_usage("place", "--replot: give --plot FILE.png or "
 				       ".svg to draw into");
-	cli_plot_check("place", plot);
 	return cli_place_replot(json, plot);
 }
 

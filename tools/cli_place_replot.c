@@ -247,8 +247,12 @@ cli_place_replot(const char *json, const char *path)
 		rc = replot_refuse(json, "not JSON (%s)", err);
 		goto free_text;
 	}
-	if ((rc = replot_read(json, doc, &p, &cs)) == 0)
+	/* The report first: a bad one is refused as such, also where
+	 * gnuplot is missing; then the plot path's checks (exit 2). */
+	if ((rc = replot_read(json, doc, &p, &cs)) == 0) {
+		cli_plot_check("place", path);
 		rc = cli_place_plot_draw(&p, path);
+	}
 	free(cs);
 	cli_jv_free(doc);
 free_text:
