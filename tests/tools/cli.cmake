@@ -808,6 +808,12 @@ target_include_directories(sc_cli_hist PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(sc_cli_hist PUBLIC m)
 sc_criterion_suite(${CMAKE_CURRENT_LIST_DIR}/test_hist.c
                    "sc_cli_hist;sc_testprop")
+# The strict JSON reader that place --replot reads reports with
+# (tests/tools/test_json_read.c), on the CLI's own tools/cli_json_read.c.
+add_library(sc_cli_json_read STATIC ${PROJECT_SOURCE_DIR}/tools/cli_json_read.c)
+target_include_directories(sc_cli_json_read PUBLIC ${PROJECT_SOURCE_DIR})
+sc_criterion_suite(${CMAKE_CURRENT_LIST_DIR}/test_json_read.c
+                   "sc_cli_json_read")
 # place's and run --units' tests (tests/tools/place.cmake).
 include(${CMAKE_CURRENT_LIST_DIR}/place.cmake)
 # Across ranks: outside mpirun a placement over several ranks is refused
