@@ -13,7 +13,6 @@
  *
  * The tree is one allocation per value; cli_jv_free frees it all.
  */
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,7 +20,7 @@
 
 #include "tools/cli.h"
 
-#define JSON_MAX_DEPTH 64
+#define JSON_MAX_DEPTH 64 /* the messages below say 64 */
 
 struct reader {
 	const char *s, *end;
@@ -31,21 +30,12 @@ struct reader {
 	size_t errlen;
 };
 
-static bool __attribute__((format(printf, 2, 3)))
-fail(struct reader *r, const char *fmt, ...)
+static bool
+fail(struct reader *r, const char *why)
 {
-	va_list ap;
-	int n;
-
-	if (!r->err || r->errlen == 0)
-		return false;
-	n = snprintf(r->err, r->errlen,
-		     "at byte %zu: ", (size_t)(r->s - r->start));
-	if (n < 0 || (size_t)n >= r->errlen)
-		return false;
-	va_start(ap, fmt);
-	(void)vsnprintf(r->err + n, r->errlen - (size_t)n, fmt, ap);
-	va_end(ap);
+	if (r->err && r->errlen > 0)
+		(void)snprintf(r->err, r->errlen, "at byte %zu: %s",
+			       (size_t)(r->s - r->start), why);
 	return false;
 }
 
@@ -254,8 +244,7 @@ read_number(struct reader *r, double *out)
 			return fail(r, "a number without exponent digits");
 	}
 	if ((size_t)(r->s - p) >= sizeof(buf))
-		return fail(r, "a number longer than %zu characters",
-			    sizeof(buf) - 1);
+		return fail(r, "a number longer than 63 characters");
 	memcpy(buf, p, (size_t)(r->s - p));
 	buf[r->s - p] = '\0';
 	*out = strtod(buf, NULL);
@@ -271,7 +260,8 @@ grow(struct reader *r, struct cli_jv *v, size_t *cap)
 	size_t c = *cap ? 2 * *cap : 8;
 	struct cli_jv *items;
 
-	if (v->n < *cap)
+	/* Room, and the arrays made (an object's keys beside its items). */
+	if (v->n < *cap && v->items && (v->kind != CLI_JV_OBJ || v->keys))
 		return true;
 	if (!(items = realloc(v->items, c * sizeof(*items))))
 		return fail(r, "out of memory");
@@ -293,7 +283,7 @@ read_container(struct reader *r, struct cli_jv *v, char close)
 	size_t cap = 0;
 
 	if (++r->depth > JSON_MAX_DEPTH)
-		return fail(r, "nested deeper than %d", JSON_MAX_DEPTH);
+		return fail(r, "nested deeper than 64");
 	v->kind = close == '}' ? CLI_JV_OBJ : CLI_JV_ARR;
 	r->s++;
 	skip_ws(r);
@@ -303,11 +293,12 @@ read_container(struct reader *r, struct cli_jv *v, char close)
 		return true;
 	}
 	for (;;) {
-		if (!grow(r, v, &cap))
+		if (!grow(r, v, &cap) || !v->items ||
+		    (v->kind == CLI_JV_OBJ && !v->keys))
 			return false;
 		memset(&v->items[v->n], 0, sizeof(v->items[0]));
 		if (v->kind == CLI_JV_OBJ) {
-			char *key;
+			char *key = NULL;
 
 			skip_ws(r);
 			if (r->s >= r->end || *r->s != '"')
@@ -339,7 +330,8 @@ read_container(struct reader *r, struct cli_jv *v, char close)
 			r->depth--;
 			return true;
 		}
-		return fail(r, "expected ',' or '%c'", close);
+		return fail(r, close == '}' ? "expected ',' or '}'"
+					    : "expected ',' or ']'");
 	}
 }
 

@@ -34,9 +34,12 @@ replot_slurp(const char *path, char **text, size_t *len)
 	char *buf;
 
 	if (!f) {
+		char msg[128] = "";
+
+		(void)strerror_r(errno, msg, sizeof(msg));
 		(void)fprintf(stderr,
 			      "subcirc place: --replot: cannot read '%s': %s\n",
-			      path, strerror(errno));
+			      path, msg);
 		return CLI_EXIT_USAGE;
 	}
 	if (!(buf = malloc(cap)))
