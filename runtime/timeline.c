@@ -43,6 +43,7 @@ struct sc_timeline {
 	uint32_t nunits, ncounters;
 	char (*unit_names)[NAME_MAX_LEN];
 	char (*counter_names)[NAME_MAX_LEN];
+	char *other_key, *other_json; /* sc_timeline_other, or NULL */
 };
 
 /* Each timeline gets a generation, so a thread's cached track can never
@@ -116,7 +117,30 @@ sc_timeline_destroy(struct sc_timeline *tl)
 	free(tl->tracks);
 	free(tl->unit_names);
 	free(tl->counter_names);
+	free(tl->other_key);
+	free(tl->other_json);
 	free(tl);
+}
+
+int
+sc_timeline_other(struct sc_timeline *tl, const char *key, const char *json)
+{
+	char *k, *v;
+
+	if (!tl || !key || !json)
+		return sc__fail(SC_EINVAL, "sc_timeline_other: NULL");
+	k = strdup(key);
+	v = strdup(json);
+	if (!k || !v) {
+		free(k);
+		free(v);
+		return sc__fail(SC_ENOMEM, "sc_timeline_other: no memory");
+	}
+	free(tl->other_key);
+	free(tl->other_json);
+	tl->other_key = k;
+	tl->other_json = v;
+	return 0;
 }
 
 int
@@ -359,10 +383,16 @@ sc_timeline_write(const struct sc_timeline *tl, FILE *f)
 	(void)fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{", f);
 	(void)fprintf(f,
 		      "\"writer\":\"subcirc\",\"slices\":%llu,\"samples\":%llu,"
-		      "\"dropped\":%llu},\n\"traceEvents\":[\n",
+		      "\"dropped\":%llu",
 		      (unsigned long long)info.slices,
 		      (unsigned long long)info.samples,
 		      (unsigned long long)info.dropped);
+	if (tl->other_key) {
+		(void)fputc(',', f);
+		put_str(f, tl->other_key);
+		(void)fprintf(f, ":%s", tl->other_json);
+	}
+	(void)fputs("},\n\"traceEvents\":[\n", f);
 	(void)fputs("{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\","
 		    "\"args\":{\"name\":\"subcirc\"}}",
 		    f);

@@ -96,6 +96,19 @@ int sc_timeline_name(struct sc_timeline *tl, enum sc_timeline_kind kind,
 		     uint32_t id, const char *name);
 
 /*
+ * sc_timeline_other - one more member of the trace's "otherData" object
+ * (the trace event format keeps it for the writer's own facts): `key`
+ * with `json`, a JSON value's text written as given (the caller's to
+ * make valid), both copied; a second call replaces the first. Not safe
+ * against a concurrent sc_timeline_write. Returns
+ *   0           kept
+ *   SC_EINVAL   tl, key or json is NULL
+ *   SC_ENOMEM   no room for the copies
+ */
+int sc_timeline_other(struct sc_timeline *tl, const char *key,
+		      const char *json);
+
+/*
  * sc_timeline_start / sc_timeline_stop - turn recording on or off (from
  * any thread; records made while off are not kept and not counted).
  * The first start sets the time origin. Return 0, or SC_EINVAL (NULL).

@@ -24,7 +24,10 @@
  *      cli_out.c           output files, the text stream, JSON basics
  *      cli_report.c        the JSON writer and the report every command
  *                          writes (tools/report.schema.json), --version
+ *      cli_json_read.c     a strict JSON reader, for reports read back
  *      cli_hist.c          the latency histogram
+ *      cli_plot.c          what every --plot shares: the checks, gnuplot,
+ *                          the caption
  *      cli_live.c          what a live run checks and traces, and the
  *                          progress line every command draws
  *      cli_alloc.c         stress's allocation fault hook
@@ -300,6 +303,108 @@ void cli_report_csv(FILE *f, const struct cli_sample *s, size_t n,
 void cli_version_print(void);
 const char *cli_report_commit(void);
 
+/* --- figures (cli_plot.c) -------------------------------------------------
+ *
+ * Every --plot is drawn by gnuplot (optional: tools/deps --optional) into
+ * a .png or .svg, with a caption that says when (the report's start, UTC),
+ * where (host, cores, load before) and with what (version, commit) it was
+ * made, so a figure found alone still says what it shows. Throughput is
+ * drawn in k or M events/s and latency in ms.
+ */
+
+/* What a caption says (cli_plot_meta_now for a command that ran, or read
+ * back from its report). */
+struct cli_plot_meta {
+	char started[32]; /* UTC, ISO 8601 */
+	char version[32], commit[48];
+	char hostname[128]; /* "" when unknown */
+	int cores;
+	bool have_load;
+	double load[3]; /* before the command */
+};
+
+/* Whether gnuplot is in PATH; the terminal for path's extension, or NULL
+ * when it is neither .png nor .svg. */
+bool cli_plot_have_gnuplot(void);
+const char *cli_plot_terminal(const char *path);
+
+/* The argument-time checks of a --plot path (NULL: none), each exit 2
+ * naming --plot: the extension, no quotes, gnuplot in PATH, and the file
+ * creatable (created empty; gnuplot writes it after the run). */
+void cli_plot_check(const char *cmd, const char *path);
+
+/* gnuplot started on path, its terminal and output set: the pipe for the
+ * script, or NULL (said on stderr). cli_plot_close ends it: 0 and "plot
+ * written to PATH" on the text stream, or CLI_EXIT_LIBRARY (said). */
+FILE *cli_plot_open(const char *cmd, const char *path);
+int cli_plot_close(const char *cmd, FILE *g, const char *path);
+
+/* The caption's one line into buf (safe inside a gnuplot "string"). */
+void cli_plot_caption(const struct cli_plot_meta *m, char *buf, size_t n);
+
+/* The caption's facts for a command that runs now, from its report r. */
+void cli_plot_meta_now(const struct cli_report *r, struct cli_plot_meta *m);
+
+/* How an axis of events/s is drawn: divide by div, label with unit. */
+struct cli_plot_scale {
+	double div;
+	const char *unit;
+};
+struct cli_plot_scale cli_plot_rate_scale(double max_eps);
+
+/* A rate as text in that unit: "200 k events/s". */
+void cli_plot_rate_text(double eps, char *buf, size_t n);
+
+/* A latency histogram as a figure into path (checked by cli_plot_check):
+ * the share of events per bucket on a log axis in ms, with lines at p50,
+ * p99, p99.9 and the max, titled `title` and captioned from m. 0, or
+ * CLI_EXIT_LIBRARY (said; an empty histogram included). */
+struct cli_hist_counts;
+int cli_plot_latency(const char *cmd, const char *path,
+		     const struct cli_hist_counts *c, const char *title,
+		     const struct cli_plot_meta *m);
+
+/* --- reading JSON back (cli_json_read.c) ----------------------------------
+ *
+ * A strict reader (RFC 8259: no comments, trailing commas, duplicate keys
+ * or text after the value; nesting at most 64 deep) into a tree, for the
+ * reports the CLI wrote itself (place --replot). Strings are NUL-ended
+ * UTF-8 (an escaped NUL is refused); numbers are doubles.
+ */
+
+enum cli_jv_kind {
+	CLI_JV_NULL,
+	CLI_JV_BOOL,
+	CLI_JV_NUM,
+	CLI_JV_STR,
+	CLI_JV_ARR,
+	CLI_JV_OBJ
+};
+
+struct cli_jv {
+	enum cli_jv_kind kind;
+	bool b;		      /* CLI_JV_BOOL */
+	double num;	      /* CLI_JV_NUM */
+	char *str;	      /* CLI_JV_STR */
+	size_t n;	      /* CLI_JV_ARR, CLI_JV_OBJ: items */
+	struct cli_jv *items; /* the elements, or the members' values */
+	char **keys;	      /* CLI_JV_OBJ: the members' keys */
+};
+
+/* Parse len bytes of text: 0 and the tree in *out (free it with
+ * cli_jv_free), or -1 and why in err ("at byte N: ..."; err may be
+ * NULL). */
+int cli_json_parse(const char *text, size_t len, struct cli_jv **out, char *err,
+		   size_t errlen);
+void cli_jv_free(struct cli_jv *v);
+
+/* Member key of object obj: the value, or NULL (obj NULL or not an
+ * object, or no such member); as a string (NULL unless a string); as a
+ * number into *out (false, *out untouched, unless a number). */
+const struct cli_jv *cli_jv_get(const struct cli_jv *obj, const char *key);
+const char *cli_jv_str(const struct cli_jv *obj, const char *key);
+bool cli_jv_num(const struct cli_jv *obj, const char *key, double *out);
+
 /* --- latency histogram (cli_hist.c) ----------------------------------------
  * Bucket of v ns: v itself below 32; else 16 steps per power of two, so a
  * percentile is within 1/32 (3.2%) of the sample at its rank (exact below
@@ -341,6 +446,10 @@ uint64_t cli_hist_take(struct cli_hist *h, struct cli_hist_counts *out,
 double cli_hist_quantile_ns(const struct cli_hist_counts *c, double q);
 double cli_hist_quantile_us(const struct cli_hist_counts *c, double q);
 
+/* The smallest value (ns) of bucket i; bucket i ends where i + 1 starts
+ * (UINT64_MAX past the last). */
+uint64_t cli_hist_bucket_floor_ns(unsigned i);
+
 /* --- live runs (cli_live.c): what the grid and Nexmark runs share ----------
  */
 
@@ -363,6 +472,25 @@ int cli_trace_close(struct sc_timeline *tl, FILE *f);
 void cli_trace_sample(struct sc_timeline *tl, struct sc_runtime *rt,
 		      uint64_t now, uint64_t *last_ns, uint64_t *last_events,
 		      uint64_t events);
+
+/* What the host does, as slices on its own track (so a trace shows where
+ * the host's time went beside the workers'): from start_ns (sc_clock_ns)
+ * to now, with the rows it submitted. Nothing when tl is NULL or off. */
+enum cli_trace_host {
+	CLI_TRACE_SUBMIT,      /* sc_runtime_submit */
+	CLI_TRACE_WAIT_ROOM,   /* sc_runtime_submit_wait: an input edge full */
+	CLI_TRACE_WAIT_FLIGHT, /* the ring of batches in flight full */
+	CLI_TRACE_WAIT_IDLE,   /* sc_runtime_wait_idle: the drain */
+	CLI_TRACE_HOST_KINDS
+};
+void cli_trace_host(struct sc_timeline *tl, enum cli_trace_host k,
+		    uint64_t start_ns, uint64_t rows);
+
+/* The run's report (write(ctx, f) writes the whole document into f) as
+ * the trace's otherData "report", so a trace says which version ran it,
+ * where, when and how configured: 0, or 3 (said). tl NULL: nothing. */
+int cli_trace_report(struct sc_timeline *tl, void (*write)(void *ctx, FILE *f),
+		     void *ctx);
 
 /* --- the progress line (cli_live.c): every command's --------------------
  *

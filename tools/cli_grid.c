@@ -364,21 +364,31 @@ run_submit(struct run_ctx *x, struct cli_run_result *r, struct sc_batch *b,
 	   uint64_t seq, uint32_t n, uint64_t first, uint64_t last)
 {
 	struct arrival *a = &x->lat->sent[seq % SENT_RING];
+	struct sc_timeline *tl = x->cfg->timeline;
+	uint64_t t = tl ? sc_bench_now_ns() : 0;
+	bool ring_full = tl && x->stamps_here &&
+			 seq - atomic_load(&x->lat->done) >= SENT_RING;
 	int rc;
 
 	if ((rc = run_wait_ring(x, seq)) != 0)
 		return rc;
+	if (ring_full)
+		cli_trace_host(tl, CLI_TRACE_WAIT_FLIGHT, t, 0);
 	if (last == 0)
 		first = last = sc_bench_now_ns();
 	atomic_store_explicit(&a->first, first, memory_order_relaxed);
 	atomic_store_explicit(&a->last, last, memory_order_relaxed);
 	atomic_store_explicit(&a->n, n, memory_order_relaxed);
+	t = tl ? sc_bench_now_ns() : 0;
 	rc = sc_runtime_submit(x->rt, x->nodes.cells, b);
+	cli_trace_host(tl, CLI_TRACE_SUBMIT, t, n);
 	if (rc == SC_EFULL) {
 		if (r)
 			r->efull++;
+		t = tl ? sc_bench_now_ns() : 0;
 		rc = sc_runtime_submit_wait(x->rt, x->nodes.cells, b,
 					    RUN_STUCK_NS);
+		cli_trace_host(tl, CLI_TRACE_WAIT_ROOM, t, n);
 	}
 	if (rc && run_check_alive(x) == 0)
 		return cli_lib_error("sc_runtime_submit", rc);
@@ -463,6 +473,8 @@ run_finish(struct run_ctx *x, struct cli_run_result *r, uint64_t t_end)
 	struct sc_runtime_stats st;
 
 	(void)cli_hist_take(&x->lat->all, &counts, false);
+	if (x->cfg->hist_out)
+		*x->cfg->hist_out = counts;
 	r->latency_measured = x->stamps_here;
 	r->seconds = (double)(t_end - x->t0) / 1e9;
 	r->eps = r->seconds > 0 ? (double)r->events / r->seconds : 0.0;
@@ -809,6 +821,7 @@ cli_grid_run(const struct cli_run_cfg *cfg, struct cli_run_result *r)
 	/* The figures gathered: the process's last run (not freed). */
 	static struct cli_rank_figs all[SC_PLACEMENT_MAX_RANKS];
 	struct cli_rank_figs mine;
+	uint64_t t_idle;
 	int rc = run_setup(&x, cfg), rc2;
 
 	memset(r, 0, sizeof(*r));
@@ -827,7 +840,9 @@ cli_grid_run(const struct cli_run_cfg *cfg, struct cli_run_result *r)
 		goto cleanup;
 	r->interrupted =
 	    cli_signal_caught(); /* what ended the loop, not the drain */
+	t_idle = sc_bench_now_ns();
 	rc2 = sc_runtime_wait_idle(x.rt, host ? 60000000000ull : 0, &pr);
+	cli_trace_host(cfg->timeline, CLI_TRACE_WAIT_IDLE, t_idle, 0);
 	if (rc2 != 0) {
 		if (rc2 == SC_EPANIC)
 			(void)fprintf(stderr, "subcirc: unit %s panicked: %s\n",

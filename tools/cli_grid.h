@@ -53,6 +53,10 @@ struct cli_run_cfg {
 	bool units;	    /* run --units: the unit table at the end */
 	const char *trace;  /* run --trace FILE, or NULL */
 	struct sc_timeline *timeline; /* made for --trace, or NULL */
+	const char *plot;	      /* run --plot FILE, or NULL */
+	/* run --plot: the run's latency histogram is copied here at its
+	 * end (the caller's memory), or NULL: not kept */
+	struct cli_hist_counts *hist_out;
 };
 
 /* The machine's floor under an open-loop run (run_floor): how late a

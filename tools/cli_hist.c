@@ -185,3 +185,9 @@ cli_hist_quantile_us(const struct cli_hist_counts *c, double q)
 {
 	return cli_hist_quantile_ns(c, q) / 1000.0;
 }
+
+uint64_t
+cli_hist_bucket_floor_ns(unsigned i)
+{
+	return hist_floor(i);
+}

@@ -8,8 +8,11 @@
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "operators/base.h"
 #include "operators/error.h"
 #include "runtime/executor.h"
 #include "runtime/timeline.h"
@@ -20,6 +23,17 @@
  * edges' (the runtime numbers those from 0). */
 #define TRACE_HOST_COUNTER (TRACE_COUNTERS - 1)
 #define TRACE_COUNTERS	   4096
+/* Unit ids the timeline can name; the host's slices take the last ones
+ * (the runtime numbers its units from 0, and no run has thousands). */
+#define TRACE_UNITS	   8192
+#define TRACE_HOST_UNIT(k) (TRACE_UNITS - 1 - (uint32_t)(k))
+
+static const char *const trace_host_names[CLI_TRACE_HOST_KINDS] = {
+    [CLI_TRACE_SUBMIT] = "host: submit",
+    [CLI_TRACE_WAIT_ROOM] = "host: wait for room (an input edge full)",
+    [CLI_TRACE_WAIT_FLIGHT] = "host: wait for batches in flight",
+    [CLI_TRACE_WAIT_IDLE] = "host: wait until idle (the drain)",
+};
 
 /* A dead unit ends the run: its name and message, and exit 3. The
  * executor's lock is taken, so the callers ask at most every millisecond
@@ -59,12 +73,16 @@ cli_trace_open(uint32_t workers, struct sc_timeline **out)
 {
 	struct sc_timeline_opts o = {.tracks = workers + 2,
 				     .records_per_track = (size_t)1 << 20,
-				     .counters = TRACE_COUNTERS};
+				     .counters = TRACE_COUNTERS,
+				     .units = TRACE_UNITS};
 	int rc = sc_timeline_create(&o, out);
 
 	if (rc == 0)
 		rc = sc_timeline_name(*out, SC_TIMELINE_COUNTER,
 				      TRACE_HOST_COUNTER, "events out per s");
+	for (int k = 0; rc == 0 && k < CLI_TRACE_HOST_KINDS; k++)
+		rc = sc_timeline_name(*out, SC_TIMELINE_UNIT,
+				      TRACE_HOST_UNIT(k), trace_host_names[k]);
 	if (rc == 0)
 		rc = sc_timeline_start(*out);
 	if (rc) {
@@ -87,6 +105,46 @@ cli_trace_close(struct sc_timeline *tl, FILE *f)
 		rc = cli_lib_error("sc_timeline_write", rc);
 	sc_timeline_destroy(tl);
 	return rc;
+}
+
+void
+cli_trace_host(struct sc_timeline *tl, enum cli_trace_host k, uint64_t start_ns,
+	       uint64_t rows)
+{
+	struct sc_timeline_slice sl;
+
+	if (!sc_timeline_on(tl))
+		return;
+	memset(&sl, 0, sizeof(sl));
+	sl.start_ns = start_ns;
+	sl.end_ns = sc_clock_ns();
+	sl.end_ns = sl.end_ns > start_ns ? sl.end_ns : start_ns;
+	sl.unit = TRACE_HOST_UNIT(k);
+	sl.rows_out = rows;
+	sc_timeline_slice(tl, &sl);
+}
+
+int
+cli_trace_report(struct sc_timeline *tl, void (*write)(void *ctx, FILE *f),
+		 void *ctx)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	if (!tl)
+		return 0;
+	if (!(f = open_memstream(&text, &len)))
+		return cli_lib_error("open_memstream", SC_ENOMEM);
+	write(ctx, f);
+	if (fclose(f) != 0) {
+		free(text);
+		return cli_lib_error("the trace's report", SC_ENOMEM);
+	}
+	rc = sc_timeline_other(tl, "report", text);
+	free(text);
+	return rc ? cli_lib_error("sc_timeline_other", rc) : 0;
 }
 
 void

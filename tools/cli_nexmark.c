@@ -674,11 +674,17 @@ nx_check_alive(struct nx_run *x)
 static int
 nx_submit(struct nx_run *x, int input, struct sc_batch *b)
 {
+	struct sc_timeline *tl = x->cfg->timeline;
+	uint64_t rows = tl ? sc_batch_count(b) : 0;
+	uint64_t t = tl ? sc_bench_now_ns() : 0;
 	int rc = sc_runtime_submit(x->rt, input, b);
 
+	cli_trace_host(tl, CLI_TRACE_SUBMIT, t, rows);
 	if (rc == SC_EFULL) {
 		x->efull++;
+		t = tl ? sc_bench_now_ns() : 0;
 		rc = sc_runtime_submit_wait(x->rt, input, b, NX_STUCK_NS);
+		cli_trace_host(tl, CLI_TRACE_WAIT_ROOM, t, rows);
 	}
 	if (rc == SC_ELATE) {
 		/* Refused whole, nothing applied: reported, its rows counted
@@ -1202,6 +1208,32 @@ nx_rank_figs(const struct nx_run *x, int rc, struct cli_rank_figs *f)
 	f->failed = rc != 0;
 }
 
+/* What the trace's otherData "report" holds: the run's report, whole
+ * when it ran to its end; else the envelope and the configuration. */
+struct nx_trace_doc {
+	struct cli_report *rep;
+	const struct nx_cfg *c; /* x->cfg may be unset: setup failed */
+	const struct nx_run *x;
+	const struct nx_figs *f;
+	const struct cli_rank_figs *all;
+	bool ran;
+};
+
+static void
+nx_trace_write(void *ctx, FILE *out)
+{
+	struct nx_trace_doc *d = ctx;
+
+	if (d->ran) {
+		nx_json(d->rep, d->x, d->f, d->all, out);
+		return;
+	}
+	cli_report_open(d->rep, out, 0);
+	nx_json_config(d->c, d->f, &d->rep->j);
+	cli_report_results(d->rep);
+	cli_report_close(d->rep);
+}
+
 int
 cli_cmd_run_nexmark(int argc, char **argv)
 {
@@ -1212,8 +1244,10 @@ cli_cmd_run_nexmark(int argc, char **argv)
 	struct cli_rank_figs mine;
 	const struct cli_rank_figs *all = NULL;
 	struct cli_report rep;
+	struct nx_trace_doc doc;
 	FILE *json, *csv, *trace;
 	bool host, across, printed = false;
+	uint64_t t_idle;
 	int rc, rc2, wrc;
 
 	cli_report_start(&rep, "run", "nexmark");
@@ -1245,8 +1279,10 @@ cli_cmd_run_nexmark(int argc, char **argv)
 	x.interrupted = cli_signal_caught();
 	if (rc != 0 && !across)
 		goto out;
-	if ((rc2 = sc_runtime_wait_idle(x.rt, host ? NX_IDLE_NS : 0, &pr)) !=
-	    0) {
+	t_idle = sc_bench_now_ns();
+	rc2 = sc_runtime_wait_idle(x.rt, host ? NX_IDLE_NS : 0, &pr);
+	cli_trace_host(c.timeline, CLI_TRACE_WAIT_IDLE, t_idle, 0);
+	if (rc2 != 0) {
 		if (rc2 == SC_EPANIC)
 			(void)fprintf(stderr, "subcirc: unit %s panicked: %s\n",
 				      pr.name, pr.message);
@@ -1286,12 +1322,20 @@ out:
 		wrc = CLI_EXIT_LIBRARY;
 	/* After the runtime: no turn records any more. What ran is in the
 	 * trace even when the run failed. */
+	doc = (struct nx_trace_doc){&rep, &c, &x, &f, all, printed};
+	if (cli_ranks_rank() == 0 &&
+	    (rc2 = cli_trace_report(c.timeline, nx_trace_write, &doc)) != 0 &&
+	    !wrc)
+		wrc = rc2;
 	if ((rc2 = cli_trace_close(
 		 c.timeline, cli_ranks_rank() == 0 ? trace : NULL)) != 0 &&
 	    !wrc)
 		wrc = rc2;
-	if (cli_close_out("run", c.trace, trace) && !wrc)
-		wrc = CLI_EXIT_LIBRARY;
+	if (cli_close_out("run", c.trace, trace)) {
+		wrc = wrc ? wrc : CLI_EXIT_LIBRARY;
+	} else if (trace && cli_ranks_rank() == 0 && rc2 == 0)
+		(void)fprintf(cli_report_text(), "trace written to %s\n",
+			      c.trace);
 	if (rc || wrc)
 		return cli_ranks_agree(rc ? rc : wrc);
 	if (!x.ok)

@@ -59,8 +59,12 @@ const char cli_usage_place[] =
     "                    every repetition, the rankings\n"
     "                    (tools/report.schema.json)\n"
     "  --csv FILE        one line per repetition\n"
-    "  --plot FILE       events/s and p99 latency per case with min-max\n"
-    "                    error bars, through gnuplot (FILE.png or .svg)\n"
+    "  --plot FILE       events/s (k or M) and p99 latency (ms) per case,\n"
+    "                    a colour per worker count, min-max bars, and a\n"
+    "                    caption (date, host, load, version), through\n"
+    "                    gnuplot (FILE.png or .svg)\n"
+    "  --replot J.json   with --plot only: draw the plot of a saved\n"
+    "                    place --json report; nothing runs\n"
     "  --dot FILE        every placement of the sweep as Graphviz DOT\n"
     "                    (a digraph each: units as clusters, edges bold\n"
     "                    where they cross units)\n"
@@ -375,16 +379,7 @@ place_check(const struct place_args *pa, const struct cli_place_sweep *s,
 		cli_die_usage("place",
 			      "--events and --time-per-case: give one, "
 			      "not both");
-	if (pa->plot && !cli_place_plot_terminal(pa->plot))
-		cli_die_usage("place",
-			      "--plot: '%s': the file must end in .png or .svg",
-			      pa->plot);
-	if (pa->plot && !cli_place_have_gnuplot())
-		cli_die_usage("place",
-			      "--plot: gnuplot is not installed (no gnuplot in "
-			      "PATH); install it (Debian: apt-get install "
-			      "gnuplot-nox, or tools/deps --optional) or drop "
-			      "--plot");
+	cli_plot_check("place", pa->plot);
 }
 
 /* Every placement x workers x budget; "balanced" resolved per workers. */
@@ -526,7 +521,7 @@ place_outputs(struct cli_report *rep, const struct cli_place_sweep *s,
 		cli_place_csv(s, cf);
 	if (df && cli_place_dot(s, df) != 0)
 		rc = CLI_EXIT_LIBRARY;
-	if (pa->plot && cli_place_plot_file(s, pa->plot) != 0)
+	if (pa->plot && cli_place_plot_file(s, rep, pa->plot) != 0)
 		rc = CLI_EXIT_LIBRARY;
 	if (cli_close_out("place", pa->json, jf))
 		rc = CLI_EXIT_LIBRARY;
@@ -537,16 +532,55 @@ place_outputs(struct cli_report *rep, const struct cli_place_sweep *s,
 	return rc;
 }
 
+/* Whether the command line asks for --replot (then nothing runs). */
+static bool
+place_is_replot(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++)
+		if (!strcmp(argv[i], "--replot") ||
+		    !strncmp(argv[i], "--replot=", 9))
+			return true;
+	return false;
+}
+
+/* place --replot FILE.json --plot OUT: only those two; the report is
+ * checked when it is read, then the plot path as for a sweep. */
+static int
+place_replot(int argc, char **argv)
+{
+	struct cli_args a = {
+	    .cmd = "place", .argc = argc, .argv = argv, .i = 0};
+	const char *json = NULL, *plot = NULL, *v;
+
+	while (a.i < argc) {
+		if (cli_args_opt(&a, "--replot", &v))
+			json = v;
+		else if (cli_args_opt(&a, "--plot", &v))
+			plot = v;
+		else
+			cli_die_usage("place",
+				      "--replot: '%s': --replot takes only "
+				      "--plot (nothing runs)",
+				      argv[a.i]);
+	}
+	if (!plot)
+		cli_die_usage("place", "--replot: give --plot FILE.png or "
+				       ".svg to draw into");
+	return cli_place_replot(json, plot);
+}
+
 int
 cli_cmd_place(int argc, char **argv)
 {
 	struct place_args pa;
 	struct cli_place_sweep s;
 	struct cli_report rep;
-	FILE *jf, *cf, *df, *pf;
+	FILE *jf, *cf, *df;
 	bool all_ok = true;
 	int rc, wrc;
 
+	if (argc > 0 && place_is_replot(argc, argv))
+		return place_replot(argc, argv);
 	memset(&pa, 0, sizeof(pa));
 	memset(&s, 0, sizeof(s));
 	s.w = &place_workloads[0];
@@ -560,9 +594,6 @@ cli_cmd_place(int argc, char **argv)
 	jf = cli_open_out("place", "--json", pa.json);
 	cf = cli_open_out("place", "--csv", pa.csv);
 	df = cli_open_out("place", "--dot", pa.dot);
-	/* gnuplot writes the plot; its path is checked here all the same. */
-	if ((pf = cli_open_out("place", "--plot", pa.plot)) != NULL)
-		cli_drop_out(pf);
 	cli_signal_catch();
 	rc = place_cases(&pa, &s);
 	if (!rc)

@@ -1,7 +1,8 @@
 /*
  * cli_place.h - what the two files of `subcirc place` share (not an
  * installed header): the sweep (cli_place.c) and its outputs
- * (cli_place_out.c: table, ranking, JSON, CSV, gnuplot, DOT).
+ * (cli_place_out.c: table, ranking, JSON, CSV, gnuplot, DOT), and the
+ * plot of a saved report (cli_place_replot.c).
  *
  * The two call each other, and only each other: the sweep hands its
  * result to the outputs, and the DOT output asks the sweep for each
@@ -89,13 +90,39 @@ void cli_place_json_results(const struct cli_place_sweep *s,
 			    struct cli_json *j);
 void cli_place_csv(const struct cli_place_sweep *s, FILE *f);
 
-/* Whether gnuplot is in PATH; the terminal for path's extension
- * ("pngcairo"/"png", "svg") or NULL when it is neither. */
-bool cli_place_have_gnuplot(void);
-const char *cli_place_plot_terminal(const char *path);
+/* What a place plot draws: a case's median and min-max of events/s and
+ * of p99 latency over its repetitions. */
+struct cli_plot_case {
+	char label[80]; /* "chains x2 b64" */
+	uint32_t workers;
+	double eps, eps_lo, eps_hi;    /* events/s */
+	double p99_us, p99_lo, p99_hi; /* us */
+};
 
-/* The plot through gnuplot into path: 0, or CLI_EXIT_LIBRARY (said). */
-int cli_place_plot_file(const struct cli_place_sweep *s, const char *path);
+/* A whole plot: from a sweep that ran (cli_place_plot_file) or from its
+ * report read back (cli_place_replot). */
+struct cli_place_plot {
+	const struct cli_plot_case *cases;
+	size_t n;
+	char workload[64];
+	uint32_t reps;
+	bool open_loop;
+	char loop[64]; /* "open loop at R events/s" when open_loop */
+	struct cli_plot_meta meta;
+};
+
+/* Draw p through gnuplot into path (checked by cli_plot_check): 0, or
+ * CLI_EXIT_LIBRARY (said). */
+int cli_place_plot_draw(const struct cli_place_plot *p, const char *path);
+
+/* The sweep's plot, captioned from its report rep. */
+int cli_place_plot_file(const struct cli_place_sweep *s,
+			const struct cli_report *rep, const char *path);
+
+/* --replot: the plot of a saved place --json report, nothing run: 0, 2
+ * (a report missing, unreadable, not JSON, not a place report: said,
+ * naming the file) or 3 (gnuplot failed). */
+int cli_place_replot(const char *json, const char *path);
 
 /* Every distinct placement of the sweep as a DOT digraph into f:
  * 0 or CLI_EXIT_LIBRARY (said). */

@@ -339,108 +339,191 @@ cli_place_csv(const struct cli_place_sweep *s, FILE *f)
 /* --- the plot (gnuplot) ----------------------------------------------------
  */
 
-bool
-cli_place_have_gnuplot(void)
-{
-	/* PATH is read on the one thread that parses the arguments. */
-	// NOLINTNEXTLINE(concurrency-mt-unsafe)
-	const char *path = getenv("PATH");
-	char dir[4096];
+/* Eight colours that stay apart for the colour-blind (Tableau 10). */
+static const char *const plot_colours[] = {"#4e79a7", "#f28e2b", "#59a14f",
+					   "#e15759", "#76b7b2", "#b07aa1",
+					   "#9c755f", "#edc948"};
 
-	while (path && *path) {
-		size_t len = strcspn(path, ":");
-
-		if (len > 0 && len + sizeof("/gnuplot") < sizeof(dir)) {
-			memcpy(dir, path, len);
-			memcpy(dir + len, "/gnuplot", sizeof("/gnuplot"));
-			if (access(dir, X_OK) == 0)
-				return true;
-		}
-		path += len + (path[len] == ':');
-	}
-	return false;
-}
-
-const char *
-cli_place_plot_terminal(const char *path)
-{
-	size_t n = strlen(path);
-
-	if (n > 4 && !strcmp(path + n - 4, ".png"))
-		return "png size 1200,800";
-	if (n > 4 && !strcmp(path + n - 4, ".svg"))
-		return "svg size 1200,800";
-	return NULL;
-}
-
-/* The data: index, label, median, min, max of events/s; p99 too. */
+/* A label as a gnuplot data string: quotes and backslashes would end it. */
 static void
-plot_data(FILE *g, const struct cli_place_sweep *s)
+plot_label(FILE *g, const char *s)
 {
+	(void)fputc('"', g);
+	for (; *s; s++)
+		(void)fputc(*s == '"' || *s == '\\' || *s == '\n' ? '_' : *s,
+			    g);
+	(void)fputc('"', g);
+}
+
+/* The worker counts of p's cases in the order they first appear: how
+ * many (at most max). */
+static size_t
+plot_groups(const struct cli_place_plot *p, uint32_t *w, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		size_t k = 0;
+
+		while (k < n && w[k] != p->cases[i].workers)
+			k++;
+		if (k == n && n < max)
+			w[n++] = p->cases[i].workers;
+	}
+	return n;
+}
+
+/* The data: a block per worker count (gnuplot's "index"), each line x,
+ * label, events/s median, min, max (in the axis' unit), p99 median, min,
+ * max in ms. The bars of one worker count stand together. */
+static void
+plot_data(FILE *g, const struct cli_place_plot *p, const uint32_t *w, size_t nw,
+	  struct cli_plot_scale sc)
+{
+	size_t x = 0;
+
 	(void)fprintf(g, "$data << EOD\n");
+	for (size_t k = 0; k < nw; k++) {
+		if (k > 0)
+			(void)fprintf(g, "\n\n");
+		for (size_t i = 0; i < p->n; i++) {
+			const struct cli_plot_case *c = &p->cases[i];
+
+			if (c->workers != w[k])
+				continue;
+			(void)fprintf(g, "%zu ", x++);
+			plot_label(g, c->label);
+			(void)fprintf(g, " %.6g %.6g %.6g %.6g %.6g %.6g\n",
+				      c->eps / sc.div, c->eps_lo / sc.div,
+				      c->eps_hi / sc.div, c->p99_us / 1e3,
+				      c->p99_lo / 1e3, c->p99_hi / 1e3);
+		}
+	}
+	(void)fprintf(g, "EOD\n");
+}
+
+/* One panel: a bar per case coloured by worker count, its min-max as a
+ * black line with flat ends (vectors: gnuplot's error bars leave a gap
+ * at the median that reads as a marker); columns col (median), col+1,
+ * col+2 (min, max). */
+static void
+plot_panel(FILE *g, const uint32_t *w, size_t nw, int col, bool labels)
+{
+	/* The legend once, beside the upper panel: both panels share it. */
+	(void)fprintf(g, "%s\n",
+		      labels ? "unset key"
+			     : "set key outside "
+			       "right top Left reverse");
+	(void)fprintf(g, "plot ");
+	for (size_t k = 0; k < nw; k++)
+		(void)fprintf(g,
+			      "$data index %zu using 1:%d%s with boxes lc rgb "
+			      "'%s' title '%u worker%s (median)', ",
+			      k, col, labels ? ":xtic(2)" : "",
+			      plot_colours[k % 8], w[k], w[k] == 1 ? "" : "s");
+	for (size_t k = 0; k < nw; k++)
+		(void)fprintf(g,
+			      "%s$data index %zu using 1:%d:(0):($%d-$%d) with "
+			      "vectors heads size screen 0.006,90 lc rgb "
+			      "'black' %s",
+			      k ? ", " : "", k, col + 1, col + 2, col + 1,
+			      k ? "notitle" : "title 'min-max of the reps'");
+	(void)fputc('\n', g);
+}
+
+int
+cli_place_plot_draw(const struct cli_place_plot *p, const char *path)
+{
+	uint32_t w[8 * CLI_MAX_LIST];
+	size_t nw = plot_groups(p, w, sizeof(w) / sizeof(w[0]));
+	double top = 0;
+	struct cli_plot_scale sc;
+	char caption[512];
+	FILE *g;
+
+	for (size_t i = 0; i < p->n; i++)
+		top = p->cases[i].eps_hi > top ? p->cases[i].eps_hi : top;
+	sc = cli_plot_rate_scale(top);
+	cli_plot_caption(&p->meta, caption, sizeof(caption));
+	if (p->n == 0) {
+		(void)fprintf(stderr,
+			      "subcirc place: --plot: no case ran, nothing "
+			      "to draw in '%s'\n",
+			      path);
+		return CLI_EXIT_LIBRARY;
+	}
+	if (!(g = cli_plot_open("place", path)))
+		return CLI_EXIT_LIBRARY;
+	plot_data(g, p, w, nw, sc);
+	/* Margins in screen units: the legend has the right-hand column,
+	 * the rotated case names the space under the lower panel, the
+	 * caption the bottom line; nothing is cut at the edge. */
+	(void)fprintf(
+	    g,
+	    "set termoption noenhanced\n"
+	    "set multiplot layout 2,1 margins screen 0.08,0.80,0.20,0.92 "
+	    "spacing screen 0.05 title \"subcirc place: workload %s, %u "
+	    "repetitions per case, %s\" font ',13'\n"
+	    "set label 1 \"%s\" at screen 0.5, screen 0.015 center "
+	    "font ',10'\n"
+	    "set style fill solid 0.7 border rgb '#404040'\nset boxwidth 0.7\n"
+	    "set grid ytics\n"
+	    "set xrange [-0.6:%zu.6]\nset yrange [0:*]\n"
+	    "set xtics scale 0\nset format x ''\n"
+	    "set ylabel '%s (higher is better)'\n",
+	    p->workload, p->reps, p->open_loop ? p->loop : "closed loop",
+	    caption, p->n - 1, sc.unit);
+	plot_panel(g, w, nw, 3, false);
+	(void)fprintf(g, "unset label 1\n"
+			 "set format x '%%g'\n"
+			 "set xtics rotate by 30 right font ',10'\n"
+			 "set ylabel 'p99 latency, ms (lower is better)'\n");
+	plot_panel(g, w, nw, 6, true);
+	(void)fprintf(g, "unset multiplot\n");
+	return cli_plot_close("place", g, path);
+}
+
+int
+cli_place_plot_file(const struct cli_place_sweep *s,
+		    const struct cli_report *rep, const char *path)
+{
+	struct cli_place_plot p;
+	struct cli_plot_case *cs = calloc(s->n ? s->n : 1, sizeof(*cs));
+	char rate[32];
+	int rc;
+
+	if (!cs)
+		return cli_lib_error("calloc", SC_ENOMEM);
+	memset(&p, 0, sizeof(p));
 	for (size_t i = 0; i < s->n; i++) {
 		const struct cli_place_case *c = &s->cases[i];
+		struct cli_plot_case *o = &cs[p.n];
 		struct sc_rank_summary sm;
 		struct cli_place_figures f;
 
 		if (c->done == 0 || sc_rank_summarize(c->eps, c->done, &sm))
 			continue;
 		cli_place_figures(c, &f);
-		(void)fprintf(g, "%zu \"%s\" %.1f %.1f %.1f %.2f %.2f %.2f\n",
-			      i, c->label, sm.median, sm.lo, sm.hi, f.p99_us,
-			      f.p99_lo, f.p99_hi);
+		(void)snprintf(o->label, sizeof(o->label), "%s", c->label);
+		o->workers = c->workers;
+		o->eps = sm.median;
+		o->eps_lo = sm.lo;
+		o->eps_hi = sm.hi;
+		o->p99_us = f.p99_us;
+		o->p99_lo = f.p99_lo;
+		o->p99_hi = f.p99_hi;
+		p.n++;
 	}
-	(void)fprintf(g, "EOD\n");
-}
-
-int
-cli_place_plot_file(const struct cli_place_sweep *s, const char *path)
-{
-	FILE *g;
-	int st;
-
-	/* The path goes into gnuplot's script as a string: refuse quotes
-	 * rather than escape them. */
-	if (strpbrk(path, "\"'\\\n")) {
-		(void)fprintf(stderr,
-			      "subcirc place: --plot: '%s': quotes "
-			      "and backslashes are not supported\n",
-			      path);
-		return CLI_EXIT_LIBRARY;
-	}
-	if (!(g = popen("gnuplot", "w"))) {
-		(void)fprintf(stderr, "subcirc place: --plot: cannot start "
-				      "gnuplot\n");
-		return CLI_EXIT_LIBRARY;
-	}
-	(void)fprintf(g, "set terminal %s\nset output '%s'\n",
-		      cli_place_plot_terminal(path), path);
-	plot_data(g, s);
-	(void)fprintf(
-	    g,
-	    "set multiplot layout 2,1 title 'subcirc place: %s, %u reps per "
-	    "case (median, bars: min-max)'\n"
-	    "set style fill solid 0.5\nset boxwidth 0.6\nset grid ytics\nset "
-	    "rmargin 8\n"
-	    "set xtics rotate by -40 font ',8' nomirror\nset yrange [0:*]\n"
-	    "set ylabel 'events/s (higher is better)'\n"
-	    "plot $data using 1:3:xtic(2) with boxes notitle, "
-	    "'' using 1:3:4:5 with yerrorbars lc rgb 'black' pt 0 notitle\n"
-	    "set ylabel 'p99 latency, us (lower is better)'\n"
-	    "plot $data using 1:6:xtic(2) with boxes lc rgb '#c04040' "
-	    "notitle, '' using 1:6:7:8 with yerrorbars lc rgb 'black' pt 0 "
-	    "notitle\nunset multiplot\n",
-	    s->w->name, s->reps);
-	st = pclose(g);
-	if (st != 0) {
-		(void)fprintf(stderr,
-			      "subcirc place: --plot: gnuplot failed (status "
-			      "%d) writing '%s'\n",
-			      st, path);
-		return CLI_EXIT_LIBRARY;
-	}
-	(void)fprintf(cli_report_text(), "plot written to %s\n", path);
-	return 0;
+	p.cases = cs;
+	(void)snprintf(p.workload, sizeof(p.workload), "%s", s->w->name);
+	p.reps = s->reps;
+	p.open_loop = s->base.rate > 0;
+	cli_plot_rate_text(s->base.rate, rate, sizeof(rate));
+	(void)snprintf(p.loop, sizeof(p.loop), "open loop at %s", rate);
+	cli_plot_meta_now(rep, &p.meta);
+	rc = cli_place_plot_draw(&p, path);
+	free(cs);
+	return rc;
 }
 
 /* --- DOT -------------------------------------------------------------------

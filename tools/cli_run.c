@@ -64,6 +64,10 @@ const char cli_usage_run[] =
     "  --trace FILE      every turn (worker, unit, time, frames and rows)\n"
     "                    and the edges' fill, in the Chrome trace event\n"
     "                    format (open it in ui.perfetto.dev)\n"
+    "  --plot FILE       the latency histogram (per event, ms, log axis,\n"
+    "                    p50/p99/p99.9/max marked, a caption with date,\n"
+    "                    host, load, version) through gnuplot (FILE.png\n"
+    "                    or .svg; a missing gnuplot is refused, exit 2)\n"
     "  --json FILE       the report: configuration, summary and progress\n"
     "                    samples (tools/report.schema.json)\n"
     "  --csv FILE        the progress samples and the total as CSV\n"
@@ -118,6 +122,7 @@ json_config(const struct cli_run_cfg *c, struct cli_json *j)
 	cli_json_text(j, "json", c->json);
 	cli_json_text(j, "csv", c->csv);
 	cli_json_text(j, "trace", c->trace);
+	cli_json_text(j, "plot", c->plot);
 }
 
 static void
@@ -335,6 +340,52 @@ run_warn_rate(const struct cli_run_cfg *c, const struct cli_run_result *r)
 		      100.0 * r->achieved_eps / c->rate);
 }
 
+/* What the trace's otherData "report" holds: the run's report, whole
+ * when it ran to its end; else the envelope and the configuration. */
+struct run_trace_doc {
+	struct cli_report *rep;
+	const struct cli_run_cfg *c;
+	const struct cli_run_result *r;
+	bool ran;
+};
+
+static void
+run_trace_write(void *ctx, FILE *f)
+{
+	struct run_trace_doc *d = ctx;
+
+	if (d->ran) {
+		run_write_json(d->rep, d->c, d->r, f);
+		return;
+	}
+	cli_report_open(d->rep, f, d->r->interrupted);
+	json_config(d->c, &d->rep->j);
+	cli_report_results(d->rep);
+	cli_report_close(d->rep);
+}
+
+/* --plot: the run's latency histogram, titled with what ran. */
+static int
+run_plot(const struct cli_report *rep, const struct cli_run_cfg *c,
+	 const struct cli_run_result *r, const struct cli_hist_counts *h)
+{
+	struct cli_plot_meta m;
+	char title[256], loop[64], rate[32];
+
+	cli_plot_rate_text(c->rate, rate, sizeof(rate));
+	if (c->rate > 0)
+		(void)snprintf(loop, sizeof(loop), "open loop at %s", rate);
+	else
+		(void)snprintf(loop, sizeof(loop), "closed loop");
+	(void)snprintf(title, sizeof(title),
+		       "subcirc run: grid, %s, %u worker%s, placement %s, "
+		       "%.3g s: latency per event",
+		       loop, c->workers, c->workers == 1 ? "" : "s",
+		       c->placement, r->seconds);
+	cli_plot_meta_now(rep, &m);
+	return cli_plot_latency("run", c->plot, h, title, &m);
+}
+
 static void
 run_parse(struct cli_args *a, struct cli_run_cfg *c)
 {
@@ -388,6 +439,8 @@ run_parse(struct cli_args *a, struct cli_run_cfg *c)
 			c->csv = v;
 		} else if (cli_args_opt(a, "--trace", &v)) {
 			c->trace = v;
+		} else if (cli_args_opt(a, "--plot", &v)) {
+			c->plot = v;
 		} else if (!cli_grid_parse_opt(a, c) &&
 			   !cli_units_parse_opt(a, &c->units,
 						&c->units_every)) {
@@ -404,6 +457,9 @@ cli_cmd_run(int argc, char **argv)
 	struct cli_run_cfg c;
 	struct cli_run_result r;
 	struct cli_report rep;
+	/* run --plot's histogram: static, it is large for a stack */
+	static struct cli_hist_counts hist;
+	struct run_trace_doc doc;
 	FILE *json, *csv, *trace;
 	int rc, rc2, wrc = 0;
 	bool host;
@@ -420,6 +476,7 @@ cli_cmd_run(int argc, char **argv)
 		cli_die_usage("run",
 			      "--linger needs --rate (an open-loop run)");
 	run_check_cfg(&c);
+	cli_plot_check("run", c.plot);
 	host = cli_ranks_rank() == 0;
 	if (!host)
 		c.quiet = true; /* rank 0 prints and writes */
@@ -434,6 +491,7 @@ cli_cmd_run(int argc, char **argv)
 	(void)prctl(PR_SET_TIMERSLACK, 1UL, 0UL, 0UL, 0UL);
 	cli_signal_catch();
 	cli_progress_begin(cli_report_text(), c.quiet);
+	c.hist_out = c.plot ? &hist : NULL;
 	rc = cli_grid_run(&c, &r);
 	cli_progress_end();
 	if (!rc && host) {
@@ -443,15 +501,25 @@ cli_cmd_run(int argc, char **argv)
 			run_write_json(&rep, &c, &r, json);
 		if (csv)
 			run_write_csv(&r, csv);
+		if (c.plot)
+			wrc = run_plot(&rep, &c, &r, &hist);
 	}
 	/* Closed even after a failed run (empty files are removed); a write
 	 * error is the first failure only when the run succeeded. */
 	/* What ran is in the trace even when the run failed or was cut. */
+	doc = (struct run_trace_doc){&rep, &c, &r, !rc && host};
+	if (host &&
+	    (rc2 = cli_trace_report(c.timeline, run_trace_write, &doc)) != 0)
+		wrc = rc2;
 	if ((rc2 = cli_trace_close(c.timeline, host ? trace : NULL)) != 0)
 		wrc = rc2;
 	wrc = cli_close_out("run", c.json, json) ? CLI_EXIT_LIBRARY : wrc;
 	wrc = cli_close_out("run", c.csv, csv) ? CLI_EXIT_LIBRARY : wrc;
-	wrc = cli_close_out("run", c.trace, trace) ? CLI_EXIT_LIBRARY : wrc;
+	if (cli_close_out("run", c.trace, trace))
+		wrc = CLI_EXIT_LIBRARY;
+	else if (trace && host && rc2 == 0)
+		(void)fprintf(cli_report_text(), "trace written to %s\n",
+			      c.trace);
 	free(r.s); /* the samples, also those taken before a failure */
 	if (rc || wrc)
 		return cli_ranks_agree(rc ? rc : wrc);

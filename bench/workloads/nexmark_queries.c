@@ -6,6 +6,7 @@
 #include "bench/workloads/nexmark_queries.h"
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -509,6 +510,114 @@ sc_nexmark_query_names(const char *const **names)
 	return NDEFS;
 }
 
+/* --- names ----------------------------------------------------------------
+ *
+ * The builders leave operators unnamed ("join#7"); a trace or a unit table
+ * of "join#7" says nothing to someone who knows the query. So each
+ * unnamed node is named after the query, its kind and the inputs it
+ * derives from: "q4 join auction⋈bid", "q4 aggregate auction+bid". A name
+ * that repeats gets " 2", " 3" (names are unique in a graph).
+ */
+
+#define NXQ_NAME_MAX 64
+
+/* The inputs (a bit per kind) each node derives from, into src[id]. */
+static void
+nxq_sources(const struct sc_nexmark_query *q, unsigned *src, size_t n)
+{
+	for (size_t id = 0; id < n; id++) {
+		struct sc_node_info ni;
+
+		src[id] = 0;
+		for (int k = 0; k < SC_NEXMARK_KINDS; k++)
+			if (q->in[k] == (int)id)
+				src[id] |= 1u << k;
+		if (sc_graph_node_info(q->g, (int)id, &ni) != 0)
+			continue;
+		for (uint32_t p = 0; p < ni.ninputs; p++)
+			if (ni.inputs[p] >= 0 && (size_t)ni.inputs[p] < id)
+				src[id] |= src[ni.inputs[p]];
+	}
+}
+
+/* "auction+bid" for a set of inputs. */
+static void
+nxq_source_text(unsigned set, char *buf, size_t n)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++)
+		if (set & (1u << k))
+			len += (size_t)snprintf(
+			    buf + len, len < n ? n - len : 0, "%s%s",
+			    len ? "+" : "", sc_nexmark_kind_name(k));
+}
+
+/* Whether node id still has the graph's default name "<kind>#<id>". */
+static bool
+nxq_unnamed(const struct sc_node_info *ni, size_t id)
+{
+	char def[48];
+
+	(void)snprintf(def, sizeof(def), "%s#%zu", sc_node_kind_name(ni->kind),
+		       id);
+	return !strcmp(ni->name, def);
+}
+
+/* Node id's name: its kind and sources, a join's sides apart. */
+static void
+nxq_node_name(const struct sc_nexmark_query *q, const unsigned *src,
+	      const struct sc_node_info *ni, char *buf, size_t n)
+{
+	char a[32], b[32];
+
+	if (ni->ninputs == 2 && ni->inputs[0] >= 0 && ni->inputs[1] >= 0) {
+		nxq_source_text(src[ni->inputs[0]], a, sizeof(a));
+		nxq_source_text(src[ni->inputs[1]], b, sizeof(b));
+		/* Cut, if need be: the name is for people. */
+		if (snprintf(buf, n, "%s %s %s\u22c8%s", q->def->name,
+			     sc_node_kind_name(ni->kind), a, b) >= (int)n)
+			buf[n - 1] = '\0';
+		return;
+	}
+	nxq_source_text(ni->ninputs && ni->inputs[0] >= 0 ? src[ni->inputs[0]]
+							  : 0,
+			a, sizeof(a));
+	(void)snprintf(buf, n, "%s %s %s", q->def->name,
+		       sc_node_kind_name(ni->kind), a);
+}
+
+static int
+nxq_name_nodes(struct sc_nexmark_query *q)
+{
+	size_t n = sc_graph_node_count(q->g);
+	unsigned *src = calloc(n ? n : 1, sizeof(*src));
+	int rc = 0;
+
+	if (!src)
+		return sc_errorf(SC_ENOMEM,
+				 "sc_nexmark_query_create: out of memory");
+	nxq_sources(q, src, n);
+	for (size_t id = 0; id < n && !rc; id++) {
+		struct sc_node_info ni;
+		char base[NXQ_NAME_MAX], name[NXQ_NAME_MAX + 16];
+
+		if (sc_graph_node_info(q->g, (int)id, &ni) != 0 ||
+		    !nxq_unnamed(&ni, id))
+			continue;
+		nxq_node_name(q, src, &ni, base, sizeof(base));
+		(void)snprintf(name, sizeof(name), "%s", base);
+		for (int k = 2; sc_graph_find(q->g, name) >= 0; k++)
+			if (snprintf(name, sizeof(name), "%s %d", base, k) >=
+			    (int)sizeof(name))
+				break; /* cannot happen: base is shorter */
+		rc = sc_graph_set_name(q->g, (int)id, name);
+	}
+	free(src);
+	return rc;
+}
+
 static const struct nxq_def *
 nxq_find(const char *name)
 {
@@ -576,6 +685,8 @@ sc_nexmark_query_create_opts(const char *name, struct sc_symtab *symbols,
 	if ((rc = d->build(q)) < 0)
 		goto fail;
 	q->out = rc;
+	if ((rc = nxq_name_nodes(q)) != 0)
+		goto fail;
 	*out = q;
 	return 0;
 fail:

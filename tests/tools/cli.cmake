@@ -208,17 +208,31 @@ sc_cli_test(nexmark_units_prints_the_table_at_the_end 0
                 --quiet --units)
 # --trace: the file is a Chrome trace (trace event format) that Perfetto
 # opens: a named track per thread that ran turns, slices named after their
-# units that never overlap on a track, the edges' fill as counters.
+# units that never overlap on a track, the edges' fill as counters; the
+# host's submits and its drain on a track of their own; the run's report
+# (version, commit, host, configuration) in otherData; and the summary
+# says where the trace went.
 add_test(NAME cli.run_trace_is_a_trace_event_file_with_a_track_per_worker
          COMMAND sh -c [=[f=$(mktemp) && trap 'rm -f "$f"' EXIT
-           timeout 60 "$0" run --workers 2 --events 50000 --quiet --trace "$f" || exit 1
+           out=$(timeout 60 "$0" run --workers 2 --events 50000 --quiet --trace "$f") || { echo "$out"; exit 1; }
+           echo "$out" | grep -q "^trace written to $f\$" || { echo "$out"; echo "the summary does not say where the trace went"; exit 1; }
            python3 - "$f" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 ev = d["traceEvents"]
 names = {e["tid"]: e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
-xs = [e for e in ev if e["ph"] == "X"]
+host = [e for e in ev if e["ph"] == "X" and e["name"].startswith("host: ")]
+xs = [e for e in ev if e["ph"] == "X" and not e["name"].startswith("host: ")]
 assert xs, "no slice"
+assert any(e["name"] == "host: submit" for e in host), "no submit on the host's track"
+assert any(e["name"].startswith("host: wait until idle") for e in host), "no drain on the host's track"
+assert {e["tid"] for e in host}.isdisjoint({e["tid"] for e in xs}), "the host's slices share a worker's track"
+rep = d["otherData"]["report"]
+assert rep["schema"] == "subcirc-report" and rep["command"] == "run", rep["schema"]
+assert rep["subcirc"]["version"] and rep["subcirc"]["commit"], rep["subcirc"]
+assert rep["host"]["cores"] >= 1 and "load_before" in rep["host"], rep["host"]
+assert rep["config"]["workers"] == 2 and rep["config"]["trace"] == sys.argv[1], rep["config"]
+assert rep["results"]["events"] >= 50000 and rep["results"]["ok"] is True, rep["results"]
 last = {}
 for e in xs:
     t = e["tid"]
@@ -228,25 +242,35 @@ for e in xs:
     last[t] = (e["ts"] + e["dur"]) * 1000
 assert len({e["tid"] for e in xs}) <= 2, "more tracks with turns than workers"
 assert any(e["ph"] == "C" and e["name"].startswith("fill ") for e in ev), "no edge fill"
-assert d["otherData"]["slices"] == len(xs)
-print(len(xs), "slices on", len(last), "tracks;", d["otherData"])
+assert d["otherData"]["slices"] == len(xs) + len(host)
+print(len(xs), "slices on", len(last), "tracks,", len(host), "of the host")
 PY]=]
          $<TARGET_FILE:subcirc_cli>)
 set_tests_properties(cli.run_trace_is_a_trace_event_file_with_a_track_per_worker
                      PROPERTIES LABELS "units;threaded" TIMEOUT 120)
-# The same for a Nexmark run: the worker tracks are named sc-worker-N.
+# The same for a Nexmark run: the worker tracks are named sc-worker-N,
+# units are named after the query's operators ("q4 join auction⋈bid"),
+# never the graph's default "join#4", and the host submits on its own.
 add_test(NAME cli.run_nexmark_trace_has_a_named_track_per_worker
          COMMAND sh -c [=[f=$(mktemp) && trap 'rm -f "$f"' EXIT
-           timeout 60 "$0" run --workload nexmark --query q4 --workers 2 --events 200000 --quiet --trace "$f" || exit 1
+           out=$(timeout 60 "$0" run --workload nexmark --query q4 --workers 2 --events 200000 --quiet --trace "$f") || { echo "$out"; exit 1; }
+           echo "$out" | grep -q "^trace written to $f\$" || { echo "$out"; exit 1; }
            python3 - "$f" <<'PY'
-import json, sys
+import json, re, sys
 d = json.load(open(sys.argv[1]))
 ev = d["traceEvents"]
 names = {e["tid"]: e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
-tids = {e["tid"] for e in ev if e["ph"] == "X"}
+units = [e for e in ev if e["ph"] == "X" and not e["name"].startswith("host: ")]
+tids = {e["tid"] for e in units}
 assert tids, "no slice"
 assert all(names[t].startswith("sc-worker-") for t in tids), names
-print(len(tids), "worker tracks:", sorted(names[t] for t in tids))
+un = {e["name"] for e in units}
+assert any(re.match(r"u\d+(\.\d+)? q4 join auction\u22c8bid$", n) for n in un), un
+assert not any("#" in n for n in un), un
+assert any(e["ph"] == "X" and e["name"] == "host: submit" for e in ev), "no submit on the host's track"
+rep = d["otherData"]["report"]
+assert rep["workload"] == "nexmark" and rep["config"]["query"] == "q4", rep["config"]
+print(len(tids), "worker tracks:", sorted(names[t] for t in tids), sorted(un))
 PY]=]
          $<TARGET_FILE:subcirc_cli>)
 set_tests_properties(cli.run_nexmark_trace_has_a_named_track_per_worker
@@ -784,6 +808,12 @@ target_include_directories(sc_cli_hist PUBLIC ${PROJECT_SOURCE_DIR})
 target_link_libraries(sc_cli_hist PUBLIC m)
 sc_criterion_suite(${CMAKE_CURRENT_LIST_DIR}/test_hist.c
                    "sc_cli_hist;sc_testprop")
+# The strict JSON reader that place --replot reads reports with
+# (tests/tools/test_json_read.c), on the CLI's own tools/cli_json_read.c.
+add_library(sc_cli_json_read STATIC ${PROJECT_SOURCE_DIR}/tools/cli_json_read.c)
+target_include_directories(sc_cli_json_read PUBLIC ${PROJECT_SOURCE_DIR})
+sc_criterion_suite(${CMAKE_CURRENT_LIST_DIR}/test_json_read.c
+                   "sc_cli_json_read")
 # place's and run --units' tests (tests/tools/place.cmake).
 include(${CMAKE_CURRENT_LIST_DIR}/place.cmake)
 # The signal and exit matrix (tests/tools/exit.cmake).

@@ -159,6 +159,98 @@ add_test(NAME cli.place_plot_path_that_cannot_be_created_is_refused
                  $<TARGET_FILE:subcirc_cli>)
 set_tests_properties(cli.place_plot_path_that_cannot_be_created_is_refused
                      PROPERTIES LABELS "units" TIMEOUT 120)
+# The figures read in units people use: throughput in k or M events/s,
+# p99 in ms, a legend entry for each worker count's colour and for the
+# min-max lines, and a caption with the report's date (UTC), host, load
+# and version. --replot draws the same figure from the saved report,
+# captioned from it, nothing run. Without gnuplot (tools/deps installs it
+# only with --optional) the replot of a good report is refused by name.
+add_test(NAME cli.place_plot_reads_in_units_with_a_legend_and_caption
+         COMMAND sh -c [=[d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
+           if command -v gnuplot >/dev/null 2>&1; then plot="--plot $d/p.svg"; else plot=""; fi
+           timeout 120 "$0" place --placements single,chains --workers 1,2 --budgets 64 --reps 2 --time-per-case 0.02 --warmup 0 --quiet --json "$d/p.json" $plot >/dev/null || { echo "place: exit $?"; exit 1; }
+           if ! command -v gnuplot >/dev/null 2>&1; then
+             out=$(PATH=/nonexistent-bin "$0" place --replot "$d/p.json" --plot "$d/r.svg" 2>&1); rc=$?; echo "$out"
+             test $rc -eq 2 && echo "$out" | grep -q -e "--plot: gnuplot is not installed"; exit $?
+           fi
+           out=$(timeout 60 "$0" place --replot "$d/p.json" --plot "$d/r.svg" 2>&1) || { echo "$out"; echo "replot: exit $?"; exit 1; }
+           echo "$out" | grep -q "plot written to $d/r.svg" || { echo "$out"; exit 1; }
+           timeout 60 "$0" place --replot "$d/p.json" --plot "$d/r.png" >/dev/null || { echo "replot png: exit $?"; exit 1; }
+           head -c 8 "$d/r.png" | od -An -tx1 | grep -q "89 50 4e 47 0d 0a 1a 0a" || { echo "not a PNG"; exit 1; }
+           python3 - "$d/p.json" "$d/p.svg" "$d/r.svg" <<'PY'
+import json, re, sys
+doc = json.load(open(sys.argv[1]))
+def texts(path):
+    return " ".join(re.sub(r"<[^>]+>", "", t) for t in re.findall(r"<text[^>]*>.*?</text>", open(path).read(), re.S))
+d, t = doc["started"], doc["subcirc"]["version"]
+want = ["1 worker (median)", "2 workers (median)", "min-max of the reps", "p99 latency, ms (lower is better)",
+        "report of %s %s UTC" % (d[:10], d[11:16]), "subcirc %s" % t, "load "]
+if doc["host"]["hostname"]:
+    want.append(" on %s " % doc["host"]["hostname"])
+for path in sys.argv[2:]:
+    text = texts(path)
+    for w in want:
+        assert w in text, (path, w, text[:400])
+    assert re.search(r"[kM] events/s \(higher is better\)", text), (path, text[:400])
+    assert not re.search(r"\d\s*x\s*10\^?\d|\d[eE]\+?\d", text), ("raw exponent on an axis", path)
+print("both figures read in units, with a legend and a caption")
+PY
+]=] $<TARGET_FILE:subcirc_cli>)
+set_tests_properties(cli.place_plot_reads_in_units_with_a_legend_and_caption
+                     PROPERTIES LABELS "units;threaded" TIMEOUT 240)
+# --replot refuses, exit 2 and naming the file, what it cannot draw: a
+# file that is missing, not JSON, of another schema, or another command's
+# report; and it runs nothing, so it takes no sweep option.
+add_test(NAME cli.place_replot_refuses_what_is_not_a_place_report
+         COMMAND sh -c [=[d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
+           printf '{"schema": "subcirc-report",}' > "$d/bad.json"
+           printf '{"schema": "other", "schema_version": 1}' > "$d/other.json"
+           printf '{"schema": "subcirc-report", "schema_version": 1, "command": "run"}' > "$d/run.json"
+           check() { want=$1; shift; out=$(timeout 60 "$0" place "$@" 2>&1); rc=$?; echo "$out"
+             test $rc -eq 2 || { echo "exit $rc, want 2"; exit 1; }
+             echo "$out" | grep -q -F -e "$want" || { echo "lacks: $want"; exit 1; }; }
+           check "cannot read '$d/none.json'" --replot "$d/none.json" --plot "$d/x.svg"
+           check "'$d/bad.json' is not a place report this subcirc can draw: not JSON (at byte 28: expected a key)" --replot "$d/bad.json" --plot "$d/x.svg"
+           check "'$d/other.json' is not a place report this subcirc can draw: its schema is not \"subcirc-report\" version 1" --replot "$d/other.json" --plot "$d/x.svg"
+           check "'$d/run.json' is not a place report this subcirc can draw: its command is \"run\", not place" --replot "$d/run.json" --plot "$d/x.svg"
+           check "--replot: '--reps': --replot takes only --plot" --replot "$d/run.json" --plot "$d/x.svg" --reps 2
+           check "--replot: give --plot" --replot "$d/run.json"
+           echo "every refusal named"]=]
+         $<TARGET_FILE:subcirc_cli>)
+set_tests_properties(cli.place_replot_refuses_what_is_not_a_place_report
+                     PROPERTIES LABELS "units" TIMEOUT 120)
+
+# run --plot: the latency histogram of an open-loop run, per event in ms
+# on a log axis, with its percentiles in the legend and the caption; a
+# missing gnuplot is refused before the run (exit 2), as a path that
+# cannot be created is (where gnuplot is there to get that far).
+add_test(NAME cli.run_plot_draws_the_latency_histogram
+         COMMAND sh -c [=[d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
+           if ! command -v gnuplot >/dev/null 2>&1; then
+             out=$(PATH=/nonexistent-bin "$0" run --rate 50000 --seconds 60 --plot "$d/h.svg" 2>&1); rc=$?; echo "$out"
+             test $rc -eq 2 && echo "$out" | grep -q -e "--plot: gnuplot is not installed"; exit $?
+           fi
+           out=$(timeout 60 "$0" run --rate 50000 --seconds 0.5 --quiet --json "$d/r.json" --plot "$d/h.svg" 2>&1) || { echo "$out"; echo "exit $?"; exit 1; }
+           echo "$out" | grep -q "plot written to $d/h.svg" || { echo "$out"; exit 1; }
+           out=$(timeout 60 "$0" run --rate 50000 --seconds 60 --plot /nonexistent-dir/h.svg 2>&1); rc=$?
+           test $rc -eq 2 && echo "$out" | grep -q -e "--plot: cannot create '/nonexistent-dir/h.svg'" || { echo "$out"; echo "exit $rc"; exit 1; }
+           python3 - "$d/r.json" "$d/h.svg" <<'PY'
+import json, re, sys
+doc = json.load(open(sys.argv[1]))
+text = " ".join(re.sub(r"<[^>]+>", "", t) for t in re.findall(r"<text[^>]*>.*?</text>", open(sys.argv[2]).read(), re.S))
+d = doc["started"]
+for w in ("latency per event, ms (log scale)", "p50 = ", "p99 = ", "p99.9 = ", "max = ", "open loop at 50 k events/s",
+          "report of %s %s UTC" % (d[:10], d[11:16]), "subcirc %s" % doc["subcirc"]["version"]):
+    assert w in text, (w, text[:400])
+assert doc["config"]["plot"] == sys.argv[2], doc["config"]
+print("a histogram with its percentiles and caption")
+PY
+]=] $<TARGET_FILE:subcirc_cli>)
+set_tests_properties(cli.run_plot_draws_the_latency_histogram
+                     PROPERTIES LABELS "units;threaded" TIMEOUT 180)
+sc_cli_test(run_plot_of_an_unknown_kind_is_refused 2
+            "--plot: 'h.jpg': the file must end in .png or .svg"
+            run --rate 1000 --plot h.jpg)
 sc_cli_test(place_unknown_option_is_refused 2
             "unknown argument '--repetitions'"
             place --repetitions 3)
