@@ -30,6 +30,19 @@ static void __attribute__((noreturn)) broken(const char *what)
 	abort();
 }
 
+/* A refusal's message names its code, the call and the layer:
+ * "SC_EINVAL: sc_wire_decode: wire: <what was wrong>". */
+static int
+names(const char *msg, const char *fn)
+{
+	size_t n = strlen(fn);
+
+	return strncmp(msg, "SC_EINVAL: ", 11) == 0 &&
+	       strncmp(msg + 11, fn, n) == 0 &&
+	       strncmp(msg + 11 + n, ": wire: ", 8) == 0 &&
+	       msg[11 + n + 8] != '\0';
+}
+
 static void
 check_taken(const uint8_t *data, size_t size, struct sc_symtab *syms,
 	    const struct sc_wire_header *h, struct sc_batch *b)
@@ -77,7 +90,7 @@ check_waterline(const uint8_t *data, size_t size)
 
 	if (rc != 0) {
 		if (rc != SC_EINVAL ||
-		    strncmp(sc_errmsg(), "SC_EINVAL: wire: ", 17) != 0)
+		    !names(sc_errmsg(), "sc_wire_decode_waterline"))
 			broken("the waterline decoder refused without naming "
 			       "what was wrong");
 		return;
@@ -119,8 +132,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		broken("decode failed yet wrote a batch");
 	} else if (rc != SC_EINVAL && rc != SC_ENOMEM && rc != SC_EOVERFLOW) {
 		broken("decode returned an unexpected code");
-	} else if (rc == SC_EINVAL &&
-		   strncmp(sc_errmsg(), "SC_EINVAL: wire: ", 17) != 0) {
+	} else if (rc == SC_EINVAL && !names(sc_errmsg(), "sc_wire_decode")) {
 		broken("decode refused without naming what was wrong");
 	}
 	check_waterline(data, size);
