@@ -30,17 +30,20 @@ static void __attribute__((noreturn)) broken(const char *what)
 	abort();
 }
 
-/* A refusal's message names its code, the call and the layer:
- * "SC_EINVAL: sc_wire_decode: wire: <what was wrong>". */
+/* A refusal's message names its code, the call, then (after any inner
+ * call it went through) the layer and what was wrong:
+ * "SC_EINVAL: sc_wire_decode: [sc_wire_peek: ]wire: <what>". */
 static int
 names(const char *msg, const char *fn)
 {
 	size_t n = strlen(fn);
+	const char *layer;
 
-	return strncmp(msg, "SC_EINVAL: ", 11) == 0 &&
-	       strncmp(msg + 11, fn, n) == 0 &&
-	       strncmp(msg + 11 + n, ": wire: ", 8) == 0 &&
-	       msg[11 + n + 8] != '\0';
+	if (strncmp(msg, "SC_EINVAL: ", 11) != 0 ||
+	    strncmp(msg + 11, fn, n) != 0 || strncmp(msg + 11 + n, ": ", 2))
+		return 0;
+	layer = strstr(msg + 11 + n, ": wire: ");
+	return layer && layer[8] != '\0';
 }
 
 static void
