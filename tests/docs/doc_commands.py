@@ -80,7 +80,7 @@ SHORTEN = [
     (r"--seconds \d+", "--seconds 1"),
     (r"--events \d{6,}(?![\d,])", "--events 20000"),
     (r"--seeds 1\.\.\d{2,}", "--seeds 1..2"),
-    (r"(subcirc place)(?! --reps)",
+    (r"(subcirc place)(?! --reps| --replot)",
      r"\1 --reps 1 --warmup 0 --time-per-case 0.02 --budgets 64"),
     (r"/tmp/", "tmp/"),
 ]
