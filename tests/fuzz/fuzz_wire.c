@@ -40,7 +40,8 @@ names(const char *msg, const char *fn)
 	const char *layer;
 
 	if (strncmp(msg, "SC_EINVAL: ", 11) != 0 ||
-	    strncmp(msg + 11, fn, n) != 0 || strncmp(msg + 11 + n, ": ", 2))
+	    strncmp(msg + 11, fn, n) != 0 ||
+	    strncmp(msg + 11 + n, ": ", 2) != 0)
 		return 0;
 	layer = strstr(msg + 11 + n, ": wire: ");
 	return layer && layer[8] != '\0';
@@ -107,7 +108,7 @@ check_waterline(const uint8_t *data, size_t size)
 	if (sc_wire_encode_waterline(h.edge, h.seq, h.tick, h.ncols, mask, v,
 				     &buf) != 0)
 		broken("a decoded waterline does not encode");
-	if (buf.len != size || memcmp(buf.data, data, size))
+	if (buf.len != size || memcmp(buf.data, data, size) != 0)
 		broken("a waterline re-encoded is not the same bytes");
 	sc_wire_buf_fini(&buf);
 }
