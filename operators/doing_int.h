@@ -60,18 +60,18 @@ enum sc__act {
 struct sc__doing {
 	_Atomic uint64_t word; /* published: what the thread does now */
 	/* The owner's, between begin and end: */
-	bool timed;	       /* marks read the clock */
-	uint32_t seen;	       /* timed: 1 << activity of every mark */
-	uint64_t since;	       /* timed: when the word took its value */
-	uint64_t long_word;    /* timed: the longest phase's word; 0: none */
-	uint64_t long_start;   /* timed: when it began (sc_clock_ns) */
-	uint64_t long_ns;      /* timed: how long it lasted */
+	bool timed;	     /* marks read the clock */
+	uint32_t seen;	     /* timed: 1 << activity of every mark */
+	uint64_t since;	     /* timed: when the word took its value */
+	uint64_t long_word;  /* timed: the longest phase's word; 0: none */
+	uint64_t long_start; /* timed: when it began (sc_clock_ns) */
+	uint64_t long_ns;    /* timed: how long it lasted */
 };
 
 /* The thread's current word, or NULL outside a turn that publishes one.
  * initial-exec: one load off the thread pointer, as sc__locks_held. */
-extern __attribute__((tls_model("initial-exec"))) _Thread_local
-    struct sc__doing *sc__doing_now;
+extern __attribute__((
+    tls_model("initial-exec"))) _Thread_local struct sc__doing *sc__doing_now;
 
 /* The word of `node` (a graph node id, or -1 for none) doing `act`. */
 static inline uint64_t

@@ -355,8 +355,8 @@ put_phase(FILE *f, const struct sc_timeline *tl,
 	if (s->op < 0)
 		put_str(f, "(the unit)");
 	else
-		put_name(f, (const char(*)[NAME_MAX_LEN])tl->op_names,
-			 tl->nops, (uint32_t)s->op, "op");
+		put_name(f, (const char(*)[NAME_MAX_LEN])tl->op_names, tl->nops,
+			 (uint32_t)s->op, "op");
 	(void)fputs(",\"doing\":", f);
 	put_str(f, s->doing);
 	(void)fprintf(f, ",\"op_ms\":%.3f", (double)s->op_ns / 1e6);

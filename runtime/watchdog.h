@@ -180,8 +180,8 @@ struct sc_watchdog_report {
 					by the rate limit since the last one */
 	const struct sc_watchdog_wait *wait; /* FRONTIER: what the unit
 						waits for; else NULL */
-	const char *doing; /* STALL: what the turn does when seen (the
-			      doing hook), or NULL when not known */
+	const char *doing;   /* STALL: what the turn does when seen (the
+				doing hook), or NULL when not known */
 	const char *message; /* one line: what is wrong, by name */
 	const char *dump;    /* the executor's state, one line per
 				unit (sc_watchdog_dump) */

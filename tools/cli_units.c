@@ -42,6 +42,15 @@ cli_units_parse_opt(struct cli_args *a, bool *units, double *every)
 	return false;
 }
 
+/* An operator's name, "?" when the runtime knows no such id. */
+static const char *
+op_name(struct sc_runtime *rt, int op)
+{
+	const char *name = sc_runtime_op_name(rt, op);
+
+	return name ? name : "?";
+}
+
 /* The turns of each unit at the last table, for the turns since then. */
 static uint64_t *units_prev;
 static size_t units_nprev;
@@ -81,7 +90,8 @@ units_row(struct sc_runtime *rt, const struct sc_exec_unit_info *u, size_t i,
 	(void)fprintf(
 	    cli_report_text(),
 	    "%4u %-24.24s %-14s %6d %10" PRIu64 " %10" PRIu64
-	    " %6.1f%% %10" PRIu64 " %12" PRIu64 " %8.1f %9.1f %6.1f%% %10.1f %7s",
+	    " %6.1f%% %10" PRIu64 " %12" PRIu64
+	    " %8.1f %9.1f %6.1f%% %10.1f %7s",
 	    u->id, u->name, sc_unit_state_name(u->state), u->worker, u->turns,
 	    u->turns - prev, share, u->kicks, u->progress, fpt, busy_ms,
 	    elapsed_s > 0 ? busy_ms / (10.0 * elapsed_s) : 0.0,
@@ -92,8 +102,7 @@ units_row(struct sc_runtime *rt, const struct sc_exec_unit_info *u, size_t i,
 	if (us.longest_doing)
 		(void)fprintf(cli_report_text(),
 			      "  longest in '%s' (%s) %.1f ms",
-			      sc_runtime_op_name(rt, us.longest_op),
-			      us.longest_doing,
+			      op_name(rt, us.longest_op), us.longest_doing,
 			      (double)us.longest_phase_ns / 1e6);
 	(void)fprintf(cli_report_text(), "\n");
 }
@@ -194,7 +203,7 @@ cli_units_longest(struct sc_runtime *rt, struct cli_unit_longest **out,
 		l[i].doing = us.longest_doing;
 		if (us.longest_doing)
 			(void)snprintf(l[i].op, sizeof(l[i].op), "%s",
-				       sc_runtime_op_name(rt, us.longest_op));
+				       op_name(rt, us.longest_op));
 		l[i].phase_ms = (double)us.longest_phase_ns / 1e6;
 	}
 	*out = l;

@@ -650,11 +650,19 @@ sc_runtime_op_name(const struct sc_runtime *rt, int op)
 {
 	struct sc_node_info ni;
 
+	if (!rt)
+		return NULL;
 	if (op == -1)
 		return "(the unit)";
-	if (!rt || op < 0 || sc_graph_node_info(rt->g, op, &ni) != 0)
-		return "?";
+	if (op < 0 || sc_graph_node_info(rt->g, op, &ni) != 0)
+		return NULL;
 	return ni.name;
+}
+
+static const char *
+or_unknown(const char *name)
+{
+	return name ? name : "?";
 }
 
 /* The watchdog's doing hook (runtime.h): one relaxed load of the word the
@@ -670,9 +678,10 @@ sc_runtime_doing(void *arg, uint32_t unit, char *buf, size_t size)
 	w = sc__doing_read(&rt->inst[unit].figures.doing);
 	if (!w)
 		return false;
-	(void)snprintf(buf, size, "in '%s' (%s)",
-		       sc_runtime_op_name(rt, sc__doing_word_node(w)),
-		       sc__doing_act_name(sc__doing_word_act(w)));
+	(void)snprintf(
+	    buf, size, "in '%s' (%s)",
+	    or_unknown(sc_runtime_op_name(rt, sc__doing_word_node(w))),
+	    sc__doing_act_name(sc__doing_word_act(w)));
 	return true;
 }
 

@@ -579,8 +579,8 @@ bool sc_runtime_doing(void *rt, uint32_t unit, char *buf, size_t size);
 /*
  * sc_runtime_op_name - the name of operator `op` of rt's graph (a node
  * id, as sc_subcircuit_stats.longest_op gives it): the node's name,
- * "(the unit)" for -1, "?" for an unknown id or NULL rt. Static or the
- * graph's: valid while rt lives. Any thread.
+ * "(the unit)" for -1; NULL for an unknown id or a NULL rt. Static or
+ * the graph's: valid while rt lives. Any thread.
  */
 const char *sc_runtime_op_name(const struct sc_runtime *rt, int op);
 

@@ -396,7 +396,7 @@ sc__sub_turn_flush(struct sc_subcircuit *s, struct sc__sub_clock *c)
 	if (s->restore)
 		rebuild(s);
 	blocked = flush_outboxes(s);
-	publish_waterlines(s); /* what a full outbox held back */
+	publish_waterlines(s);		  /* what a full outbox held back */
 	sc__doing_node(-1, SC__ACT_STEP); /* reading its inputs */
 	return blocked;
 }

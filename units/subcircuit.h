@@ -233,18 +233,18 @@ struct sc_subcircuit_stats {
 	uint64_t turns;
 	uint64_t frames_in, rows_in;
 	uint64_t frames_out, rows_out;
-	uint64_t busy_ns; /* time inside its turns: measured on one turn in
-			     32 and counted 32 times (every turn while a
-			     timeline records), so an estimate */
+	uint64_t busy_ns;    /* time inside its turns: measured on one turn in
+				32 and counted 32 times (every turn while a
+				timeline records), so an estimate */
 	uint64_t longest_ns; /* its longest turn: on the coarse clock (1-4
 				ms ticks) unless a timeline recorded it */
 	/* That turn's longest phase, known when a timeline recorded it:
 	 * longest_doing NULL when not known. */
-	const char *longest_doing;  /* "step", "grow", "merge", "sort",
-				       "output" (static) */
-	int32_t longest_op;	    /* the operator: its graph node id, or
-				       -1 for the unit's own work */
-	uint64_t longest_phase_ns;  /* how long that phase lasted */
+	const char *longest_doing; /* "step", "grow", "merge", "sort",
+				      "output" (static) */
+	int32_t longest_op;	   /* the operator: its graph node id, or
+				      -1 for the unit's own work */
+	uint64_t longest_phase_ns; /* how long that phase lasted */
 };
 
 /*

@@ -121,8 +121,8 @@ Test(runtime_doing, watchdog_stall_names_the_operator_and_what_it_does,
 		      "between turns a unit does nothing");
 	cr_assert_not(sc_runtime_doing(rt, 9, buf, sizeof(buf)), "no unit 9");
 	wo.doing_arg = rt;
-	cr_assert_eq(sc_watchdog_create(sc_runtime_exec(rt), &wo, &wd), 0,
-		     "%s", sc_errmsg());
+	cr_assert_eq(sc_watchdog_create(sc_runtime_exec(rt), &wo, &wd), 0, "%s",
+		     sc_errmsg());
 	guard = sc_test_guard_begin(sc_runtime_exec(rt), "runtime_doing/stall",
 				    30000);
 	submit_one(rt, in);
