@@ -6,6 +6,7 @@
  * measured costs).
  */
 #include "operators/batch_int.h"
+#include "operators/doing_int.h"
 #include "operators/mem_int.h"
 
 #include <stdlib.h>
@@ -706,7 +707,9 @@ int
 sc_batch_builder_finish(struct sc_batch_builder *b, struct sc_batch **out)
 {
 	struct sort_ctx ctx;
+	uint64_t was;
 	size_t n;
+	int rc;
 
 	if (!b || !out)
 		return sc__fail(SC_EINVAL,
@@ -722,7 +725,12 @@ sc_batch_builder_finish(struct sc_batch_builder *b, struct sc_batch **out)
 	ctx.out = sc__rec_alloc(n, b->stride);
 	if (!ctx.out)
 		goto nomem;
-	if (sort_builder(b, &ctx)) {
+	/* Only the big sort is marked: the small one costs less than the
+	 * marks would. */
+	was = sc__doing_act(SC__ACT_SORT);
+	rc = sort_builder(b, &ctx);
+	sc__doing_back(was);
+	if (rc) {
 		sc__mem_free(ctx.out);
 		goto nomem;
 	}

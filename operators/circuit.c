@@ -5,6 +5,7 @@
  */
 #include "operators/circuit_int.h"
 #include "operators/aggregate.h"
+#include "operators/doing_int.h"
 #include "operators/join.h"
 #include "operators/late_int.h"
 #include "operators/probe_int.h"
@@ -496,6 +497,7 @@ frames_sum(struct sc_circuit *c)
 
 		if (r->role != SC__ROLE_FED || r->nframes < 2)
 			continue;
+		sc__doing_node(r->id, SC__ACT_SORT);
 		rc = frames_fold(r, NULL);
 		if (rc)
 			return rc;
@@ -696,6 +698,7 @@ tick_work(struct sc_circuit *c)
 		budget = 2 * bits(r->total) * r->inserted;
 		if (budget < c->work_min)
 			budget = c->work_min;
+		sc__doing_node(r->id, SC__ACT_MERGE);
 		if (r->trace)
 			rc = sc_trace_work(r->trace, budget, NULL);
 		else
@@ -729,6 +732,7 @@ tick_end(struct sc_circuit *c)
 
 		if (!r->cb || !r->delta)
 			continue;
+		sc__doing_node(r->id, SC__ACT_OUTPUT);
 		sc_error_clear();
 		rc = sc__circuit_user_code(r->cb(r->cb_ctx, r->id, r->delta));
 		if (rc)
@@ -756,6 +760,7 @@ sc_circuit_step(struct sc_circuit *c)
 	tick_begin(c);
 	for (size_t i = 0; i < c->norder; i++) {
 		sc_error_clear();
+		sc__doing_node(c->rt[i].id, SC__ACT_STEP);
 		rc = sc__circuit_node_run(c, &c->rt[i]);
 		if (rc)
 			return step_fail(c, c->rt[i].id, rc, "failed with");

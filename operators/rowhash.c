@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "operators/doing_int.h"
 #include "operators/error.h"
 #include "operators/mem_int.h"
 #include "operators/waterline_int.h"
@@ -477,11 +478,30 @@ grow(struct sc__rowhash *h, size_t nslots)
 	return 0;
 }
 
+/* The part of reserve that grows the table to room for `need` rows (of
+ * nslots slots now) and drains the last growth by `budget` rows. */
+static int
+reserve_grow(struct sc__rowhash *h, size_t need, size_t nslots, size_t budget)
+{
+	if (!h->recs || need * LOAD_DEN > nslots * LOAD_NUM) {
+		while (need * LOAD_DEN > nslots * LOAD_NUM)
+			nslots *= 2;
+		if (grow(h, nslots))
+			return sc__fail(SC_ENOMEM,
+					"row table: out of memory for %zu rows",
+					need);
+	}
+	drain(h, budget);
+	return 0;
+}
+
 int
 sc__rowhash_reserve(struct sc__rowhash *h, size_t more)
 {
 	size_t need = h->n + more, nslots;
 	size_t budget = RH_DRAIN_MIN, bytes = RH_TOUCH_MIN;
+	uint64_t was;
+	int rc;
 
 	if (need < h->n || need > SIZE_MAX / LOAD_DEN)
 		return sc__fail(SC_ENOMEM, "row table: %zu rows", need);
@@ -496,16 +516,14 @@ sc__rowhash_reserve(struct sc__rowhash *h, size_t more)
 	if (h->recs)
 		prepare(h, bytes);
 	nslots = h->recs ? h->mask + 1 : 16;
-	if (!h->recs || need * LOAD_DEN > nslots * LOAD_NUM) {
-		while (need * LOAD_DEN > nslots * LOAD_NUM)
-			nslots *= 2;
-		if (grow(h, nslots))
-			return sc__fail(SC_ENOMEM,
-					"row table: out of memory for %zu rows",
-					need);
-	}
-	drain(h, budget);
-	return 0;
+	/* Marked only when it grows or drains: a reserve that fits is the
+	 * common case, and pays a compare for the mark. */
+	if (h->recs && !h->old && need * LOAD_DEN <= nslots * LOAD_NUM)
+		return 0;
+	was = sc__doing_act(SC__ACT_GROW);
+	rc = reserve_grow(h, need, nslots, budget);
+	sc__doing_back(was);
+	return rc;
 }
 
 /* sc__rowhash_add on a wide table: exact sums in 128 bits. Cold and out

@@ -9,6 +9,7 @@
 
 #include "operators/base.h"
 #include "operators/batch_int.h"
+#include "operators/doing_int.h"
 #include "operators/mem_int.h"
 #include "operators/symbol_int.h"
 #include "operators/waterline_int.h"
@@ -526,8 +527,11 @@ sc_trace_insert(struct sc_trace *t, struct sc_batch *b)
 		/* The safety net: settle the spine completely. A settled
 		 * spine of N rows has at most log2(N) + 1 runs, far fewer
 		 * than the limit for any N that fits in memory. */
+		uint64_t was = sc__doing_act(SC__ACT_MERGE);
+
 		t->wide = false; /* try the merges a wide fold held */
 		rc = sc_trace_work(t, SIZE_MAX, NULL);
+		sc__doing_back(was);
 		if (rc)
 			return rc;
 		if (t->nruns + 1 >= SC_TRACE_MAX_RUNS)

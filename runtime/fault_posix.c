@@ -41,6 +41,7 @@
 #include <unistd.h>
 
 #include "operators/base_int.h"
+#include "operators/doing_int.h"
 #include "operators/error.h"
 
 #define SC_ALTSTACK_SIZE ((size_t)64 * 1024)
@@ -204,6 +205,7 @@ fault_handler(int signo, siginfo_t *info, void *uctx)
 	msg_fault(g->rec->message, &n, sizeof(g->rec->message), signo, info);
 	g->rec->signo = signo;
 	sc__guard_top = g->outer;
+	sc__doing_drop(); /* as a panic's jump (panic.c) */
 	mask_for_jump(uctx);
 	siglongjmp(g->env, 1);
 }

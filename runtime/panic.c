@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "operators/base_int.h"
+#include "operators/doing_int.h"
 #include "operators/error.h"
 
 /* The innermost guard of this thread. initial-exec so that the fault
@@ -41,6 +42,9 @@ panic_jump(const char *fmt, va_list ap)
 	(void)vsnprintf(g->rec->message, sizeof(g->rec->message), fmt, ap);
 	g->rec->signo = 0;
 	sc__guard_top = g->outer;
+	/* The turn never reaches its end: forget its activity word, which
+	 * may belong to a unit about to die (operators/doing_int.h). */
+	sc__doing_drop();
 	siglongjmp(g->env, 1);
 }
 

@@ -40,9 +40,10 @@ struct sc_timeline {
 	uint32_t ntracks;
 	size_t cap; /* records per track */
 	struct track *tracks;
-	uint32_t nunits, ncounters;
+	uint32_t nunits, ncounters, nops;
 	char (*unit_names)[NAME_MAX_LEN];
 	char (*counter_names)[NAME_MAX_LEN];
+	char (*op_names)[NAME_MAX_LEN];
 	char *other_key, *other_json; /* sc_timeline_other, or NULL */
 };
 
@@ -69,14 +70,16 @@ sc_timeline_create(const struct sc_timeline_opts *opts,
 	o.records_per_track = o.records_per_track ? o.records_per_track : 65536;
 	o.units = o.units ? o.units : 1024;
 	o.counters = o.counters ? o.counters : 64;
+	o.ops = o.ops ? o.ops : 4096;
 	if (o.tracks > (1u << 20) || o.records_per_track > ((size_t)1 << 28) ||
-	    o.units > (1u << 24) || o.counters > (1u << 24))
+	    o.units > (1u << 24) || o.counters > (1u << 24) ||
+	    o.ops > (1u << 24))
 		return sc__fail(SC_EINVAL,
 				"sc_timeline_create: %u tracks of %zu records, "
-				"%u units, %u counters: above the limits "
-				"(2^20, 2^28, 2^24, 2^24)",
+				"%u units, %u counters, %u ops: above the "
+				"limits (2^20, 2^28, 2^24, 2^24, 2^24)",
 				o.tracks, o.records_per_track, o.units,
-				o.counters);
+				o.counters, o.ops);
 	tl = calloc(1, sizeof(*tl));
 	if (!tl)
 		return sc__fail(SC_ENOMEM, "sc_timeline_create");
@@ -85,10 +88,13 @@ sc_timeline_create(const struct sc_timeline_opts *opts,
 	tl->cap = o.records_per_track;
 	tl->nunits = o.units;
 	tl->ncounters = o.counters;
+	tl->nops = o.ops;
 	tl->tracks = calloc(o.tracks, sizeof(*tl->tracks));
 	tl->unit_names = calloc(o.units, sizeof(*tl->unit_names));
 	tl->counter_names = calloc(o.counters, sizeof(*tl->counter_names));
-	if (!tl->tracks || !tl->unit_names || !tl->counter_names)
+	tl->op_names = calloc(o.ops, sizeof(*tl->op_names));
+	if (!tl->tracks || !tl->unit_names || !tl->counter_names ||
+	    !tl->op_names)
 		goto nomem;
 	for (uint32_t i = 0; i < o.tracks; i++) {
 		/* Untouched pages cost nothing until a thread records. */
@@ -117,6 +123,7 @@ sc_timeline_destroy(struct sc_timeline *tl)
 	free(tl->tracks);
 	free(tl->unit_names);
 	free(tl->counter_names);
+	free(tl->op_names);
 	free(tl->other_key);
 	free(tl->other_json);
 	free(tl);
@@ -147,6 +154,7 @@ int
 sc_timeline_name(struct sc_timeline *tl, enum sc_timeline_kind kind,
 		 uint32_t id, const char *name)
 {
+	static const char *const what[] = {"unit", "counter", "op"};
 	char(*names)[NAME_MAX_LEN];
 	uint32_t n;
 
@@ -158,6 +166,9 @@ sc_timeline_name(struct sc_timeline *tl, enum sc_timeline_kind kind,
 	} else if (kind == SC_TIMELINE_COUNTER) {
 		names = tl->counter_names;
 		n = tl->ncounters;
+	} else if (kind == SC_TIMELINE_OP) {
+		names = tl->op_names;
+		n = tl->nops;
 	} else {
 		return sc__fail(SC_EINVAL, "sc_timeline_name: kind %d unknown",
 				(int)kind);
@@ -166,8 +177,7 @@ sc_timeline_name(struct sc_timeline *tl, enum sc_timeline_kind kind,
 		return sc__fail(SC_EINVAL,
 				"sc_timeline_name: %s %u, but the timeline "
 				"names ids below %u",
-				kind == SC_TIMELINE_UNIT ? "unit" : "counter",
-				id, n);
+				what[kind], id, n);
 	(void)snprintf(names[id], NAME_MAX_LEN, "%s", name);
 	return 0;
 }
@@ -336,6 +346,22 @@ put_name(FILE *f, const char (*names)[NAME_MAX_LEN], uint32_t n, uint32_t id,
 	put_str(f, buf);
 }
 
+/* A long turn's longest phase, as more args of its slice. */
+static void
+put_phase(FILE *f, const struct sc_timeline *tl,
+	  const struct sc_timeline_slice *s)
+{
+	(void)fputs(",\"op\":", f);
+	if (s->op < 0)
+		put_str(f, "(the unit)");
+	else
+		put_name(f, (const char(*)[NAME_MAX_LEN])tl->op_names, tl->nops,
+			 (uint32_t)s->op, "op");
+	(void)fputs(",\"doing\":", f);
+	put_str(f, s->doing);
+	(void)fprintf(f, ",\"op_ms\":%.3f", (double)s->op_ns / 1e6);
+}
+
 static void
 put_record(FILE *f, const struct sc_timeline *tl, uint32_t tid,
 	   const struct rec *r, uint64_t origin)
@@ -354,10 +380,13 @@ put_record(FILE *f, const struct sc_timeline *tl, uint32_t tid,
 		(void)fprintf(f,
 			      ",\"args\":{\"unit\":%u,\"frames_in\":%u,"
 			      "\"rows_in\":%llu,\"frames_out\":%u,"
-			      "\"rows_out\":%llu}}",
+			      "\"rows_out\":%llu",
 			      s->unit, s->frames_in,
 			      (unsigned long long)s->rows_in, s->frames_out,
 			      (unsigned long long)s->rows_out);
+		if (s->doing)
+			put_phase(f, tl, s);
+		(void)fputs("}}", f);
 		return;
 	}
 	(void)fputs(",\n{\"ph\":\"C\",\"pid\":1,\"name\":", f);

@@ -44,6 +44,7 @@ struct sc_timeline_opts {
 	size_t records_per_track; /* room per track; 0: 65536 */
 	uint32_t units;		  /* unit ids that may be named; 0: 1024 */
 	uint32_t counters;	  /* counter ids that may be named; 0: 64 */
+	uint32_t ops;		  /* operator ids that may be named; 0: 4096 */
 };
 
 /* One turn: what a unit did between start_ns and end_ns. */
@@ -53,6 +54,13 @@ struct sc_timeline_slice {
 	uint32_t frames_in;  /* frames taken from its input edges */
 	uint32_t frames_out; /* frames sent on its output edges */
 	uint64_t rows_in, rows_out; /* rows in those frames */
+	/* What took the time of a long turn (its longest phase), written as
+	 * args of its slice; doing NULL: nothing to say (the default). */
+	const char *doing; /* what the phase did ("grow"): static storage */
+	int32_t op;	   /* the operator: an id named by sc_timeline_name
+			      (SC_TIMELINE_OP); -1 for none (the unit's own
+			      work) */
+	uint64_t op_ns;	   /* how long the phase lasted */
 };
 
 /* What a timeline holds (sc_timeline_info). */
@@ -65,8 +73,9 @@ struct sc_timeline_info {
 };
 
 enum sc_timeline_kind {
-	SC_TIMELINE_UNIT = 0,	/* a unit id: names slices */
-	SC_TIMELINE_COUNTER = 1 /* a counter id: names a counter track */
+	SC_TIMELINE_UNIT = 0,	 /* a unit id: names slices */
+	SC_TIMELINE_COUNTER = 1, /* a counter id: names a counter track */
+	SC_TIMELINE_OP = 2	 /* an operator id: names a slice's op */
 };
 
 /*
@@ -85,12 +94,12 @@ int sc_timeline_create(const struct sc_timeline_opts *opts,
 void sc_timeline_destroy(struct sc_timeline *tl);
 
 /*
- * sc_timeline_name - name unit or counter `id` (copied, at most 63 bytes
- * kept). Before the run: it is not safe against a concurrent
+ * sc_timeline_name - name unit, counter or operator `id` (copied, at most
+ * 63 bytes kept). Before the run: it is not safe against a concurrent
  * sc_timeline_write. Returns
  *   0           named
  *   SC_EINVAL   tl or name is NULL, kind unknown, or id not below
- *               opts.units (opts.counters)
+ *               opts.units (opts.counters, opts.ops)
  */
 int sc_timeline_name(struct sc_timeline *tl, enum sc_timeline_kind kind,
 		     uint32_t id, const char *name);
@@ -143,7 +152,9 @@ int sc_timeline_info(const struct sc_timeline *tl,
  * sc_timeline_write - write the trace as one JSON object in the trace
  * event format: a thread_name record per track, an "X" (complete) event
  * per slice on its track's tid, named after its unit, with frames and
- * rows in args, and a "C" (counter) event per sample. Safe while threads
+ * rows in args (and, for a slice with `doing`, the operator, the activity
+ * and the phase's length in ms: "op", "doing", "op_ms"), and a "C"
+ * (counter) event per sample. Safe while threads
  * record (see the top). Returns
  *   0           written (and flushed)
  *   SC_EINVAL   tl or f is NULL

@@ -275,6 +275,21 @@ condemn(struct sc_watchdog *wd, const struct sc_exec_unit_info *u,
 	return true;
 }
 
+/* What u's running turn does, through the doing hook (watchdog.h, "What
+ * a stalled turn does"); false without a hook or an answer. */
+static bool
+stall_doing(struct sc_watchdog *wd, const struct sc_exec_unit_info *u,
+	    char *buf, size_t size)
+{
+	if (!wd->o.doing)
+		return false;
+	buf[0] = '\0';
+	if (!wd->o.doing(wd->o.doing_arg, u->id, buf, size))
+		return false;
+	buf[size - 1] = '\0';
+	return buf[0] != '\0';
+}
+
 static void
 report_unit(struct sc_watchdog *wd, enum sc_watchdog_kind kind,
 	    const struct sc_exec_unit_info *u, uint64_t dur, uint64_t limit,
@@ -289,7 +304,8 @@ report_unit(struct sc_watchdog *wd, enum sc_watchdog_kind kind,
 	    .kicks = u->kicks,
 	    .wait = w,
 	};
-	char msg[400];
+	char msg[400 + SC_WATCHDOG_DOING_MAX];
+	char doing[SC_WATCHDOG_DOING_MAX];
 
 	memcpy(r.name, u->name, sizeof(r.name));
 	r.name[sizeof(r.name) - 1] = '\0';
@@ -300,6 +316,12 @@ report_unit(struct sc_watchdog *wd, enum sc_watchdog_kind kind,
 			       ": turn running for %" PRIu64
 			       " ms, past its %" PRIu64 " ms deadline",
 			       u->id, r.name, u->worker, dur / MS, limit / MS);
+		if (stall_doing(wd, u, doing, sizeof(doing))) {
+			r.doing = doing;
+			(void)snprintf(msg + strlen(msg),
+				       sizeof(msg) - strlen(msg), ", %s",
+				       doing);
+		}
 		break;
 	case SC_WATCHDOG_STARVATION:
 		(void)snprintf(msg, sizeof(msg),

@@ -54,6 +54,17 @@
  * So the units pay nothing for being watched but the words they publish
  * at the end of a turn.
  *
+ * What a stalled turn does. The executor knows nothing of operators
+ * either, so what a running turn is doing comes from opts.doing, a hook
+ * in the spirit of waits (units/runtime.h, sc_runtime_doing): asked only
+ * for a unit about to be reported as STALL, it says which operator the
+ * turn is in and what it does there, "in 'count by col' (grow)", and
+ * the report's message ends with it. The turn publishes that word with
+ * one relaxed store at each phase boundary (operators/doing_int.h), so a
+ * watched turn pays a store per operator, and the report is what the turn
+ * was doing when the check looked: a long turn caught in a growth says
+ * grow, though its step may have taken the time before.
+ *
  * Policy: SC_WATCHDOG_REPORT only reports. SC_WATCHDOG_KILL_STALLED also
  * condemns a stalled turn, once per turn, through opts->condemn: the
  * executor is to abandon the unit (DEAD, a panic record) when that turn
@@ -141,6 +152,20 @@ struct sc_watchdog_wait {
 typedef bool (*sc_watchdog_waits_fn)(void *arg, uint32_t unit,
 				     struct sc_watchdog_wait *out);
 
+/* The longest text a doing hook writes (including the NUL). */
+#define SC_WATCHDOG_DOING_MAX 128
+
+/*
+ * The doing hook: what unit `unit`'s running turn is doing now, in words
+ * ("in 'count by col' (grow)"), into buf (size bytes, NUL-terminated).
+ * Returns whether it knows. Called on the monitor thread for a unit it
+ * reports as STALL, concurrently with that turn: it must read only what
+ * may be read so (atomics), take no lock a turn may hold, and never
+ * block.
+ */
+typedef bool (*sc_watchdog_doing_fn)(void *arg, uint32_t unit, char *buf,
+				     size_t size);
+
 /* One report, valid only during the callback. */
 struct sc_watchdog_report {
 	enum sc_watchdog_kind kind;
@@ -155,6 +180,8 @@ struct sc_watchdog_report {
 					by the rate limit since the last one */
 	const struct sc_watchdog_wait *wait; /* FRONTIER: what the unit
 						waits for; else NULL */
+	const char *doing;   /* STALL: what the turn does when seen (the
+				doing hook), or NULL when not known */
 	const char *message; /* one line: what is wrong, by name */
 	const char *dump;    /* the executor's state, one line per
 				unit (sc_watchdog_dump) */
@@ -184,6 +211,8 @@ struct sc_watchdog_opts {
 	void *condemn_arg;		/* passed to condemn */
 	sc_watchdog_waits_fn waits;	/* NULL: FRONTIER is never checked */
 	void *waits_arg;		/* passed to waits */
+	sc_watchdog_doing_fn doing;	/* NULL: a STALL names no activity */
+	void *doing_arg;		/* passed to doing */
 };
 
 /* "STALL", "STARVATION", "LOST_KICK", "NO_PROGRESS", "TIMEOUT",

@@ -208,7 +208,8 @@ run_setup(struct run_ctx *x, const struct cli_run_cfg *cfg)
 				      .starve_ns = 5000000000ull,
 				      .no_progress_ns = 10000000000ull,
 				      .rate_limit_ns = 5000000000ull,
-				      .waits = sc_runtime_waits};
+				      .waits = sc_runtime_waits,
+				      .doing = sc_runtime_doing};
 	int rc;
 
 	memset(x, 0, sizeof(*x));
@@ -240,6 +241,7 @@ run_setup(struct run_ctx *x, const struct cli_run_cfg *cfg)
 				      x->lat)) != 0)
 		return cli_lib_error("sc_runtime_on_delta", rc);
 	wo.waits_arg = x->rt; /* FRONTIER reports (tick mode only) */
+	wo.doing_arg = x->rt; /* a STALL names its operator */
 	if ((rc = sc_watchdog_create(sc_runtime_exec(x->rt), &wo, &x->wd)) != 0)
 		return cli_lib_error("sc_watchdog_create", rc);
 	return 0;
@@ -489,6 +491,7 @@ run_finish(struct run_ctx *x, struct cli_run_result *r, uint64_t t_end)
 	if (cli_ranks_rank() == 0)
 		cli_units_print(x->cfg->units, x->cfg->units_every, x->rt,
 				r->seconds);
+	cli_units_longest(x->rt, &r->longest, &r->nlongest);
 	r->units = st.units;
 	r->edges = st.edges;
 	r->kicks = run_kicks(sc_runtime_exec(x->rt));

@@ -72,6 +72,8 @@ struct cli_run_floor {
 	double service_p50_us; /* submit -> output, the median */
 };
 
+struct cli_unit_longest;
+
 struct cli_run_result {
 	uint64_t events;  /* edits submitted (and, at idle, done) */
 	uint64_t batches; /* batches submitted */
@@ -98,6 +100,10 @@ struct cli_run_result {
 	const struct cli_rank_figs *ranks; /* nranks of them (the run's own
 					    * memory), or NULL */
 	bool latency_measured;
+	/* Every unit's longest turn (cli_units.h; the caller frees it, as
+	 * s), for the report. */
+	struct cli_unit_longest *longest;
+	size_t nlongest;
 };
 
 /* The defaults of run (and place). */

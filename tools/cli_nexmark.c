@@ -182,6 +182,8 @@ struct nx_run {
 	struct cli_sample *s; /* the progress samples, a second apart */
 	size_t ns, cap_s;
 	struct sc_runtime_stats st;
+	struct cli_unit_longest *longest; /* every unit's longest turn */
+	size_t nlongest;
 	bool ok;
 	char why[512];
 };
@@ -945,6 +947,7 @@ nx_finish(struct nx_run *x)
 
 	x->ok = true;
 	sc_runtime_stats(x->rt, &x->st);
+	cli_units_longest(x->rt, &x->longest, &x->nlongest);
 	for (int k = 0; k < SC_NEXMARK_KINDS && !rc; k++)
 		if (x->dump[k]) {
 			rc = cli_close_out("run", "the input dump", x->dump[k]);
@@ -1138,6 +1141,7 @@ nx_json(struct cli_report *rep, const struct nx_run *x, const struct nx_figs *f,
 	cli_json_uint(j, "efull", x->efull);
 	cli_json_uint(j, "units", x->st.units);
 	cli_json_uint(j, "edges", x->st.edges);
+	cli_units_json(j, x->longest, x->nlongest);
 	cli_json_bool(j, "checked", x->cfg->check);
 	cli_json_bool(j, "ok", x->ok);
 	cli_json_text(j, "why", x->ok ? NULL : x->why);
@@ -1317,6 +1321,7 @@ out:
 	if (printed && csv)
 		nx_csv(&x, &f, csv);
 	free(x.s);
+	free(x.longest);
 	wrc = cli_close_out("run", c.json, json);
 	if (cli_close_out("run", c.csv, csv) && !wrc)
 		wrc = CLI_EXIT_LIBRARY;

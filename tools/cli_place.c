@@ -219,6 +219,9 @@ place_run(struct cli_place_sweep *s, struct cli_place_case *c, double seconds,
 		cfg.events = 0;
 	rc = s->w->run(&cfg, &r);
 	free(r.s);
+	free(r.longest);
+	r.longest = NULL;
+	r.nlongest = 0;
 	r.s = NULL;
 	r.ns = r.cap_s = 0;
 	if (rc) {

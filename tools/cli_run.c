@@ -197,6 +197,7 @@ run_write_json(struct cli_report *rep, const struct cli_run_cfg *c,
 	cli_json_uint(j, "efull", r->efull);
 	cli_json_uint(j, "units", r->units);
 	cli_json_uint(j, "edges", r->edges);
+	cli_units_json(j, r->longest, r->nlongest);
 	cli_json_bool(j, "ok", r->ok);
 	cli_json_text(j, "why", r->ok ? NULL : r->why);
 	if (r->ranks)
@@ -521,6 +522,7 @@ cli_cmd_run(int argc, char **argv)
 		(void)fprintf(cli_report_text(), "trace written to %s\n",
 			      c.trace);
 	free(r.s); /* the samples, also those taken before a failure */
+	free(r.longest);
 	if (rc || wrc)
 		return cli_ranks_agree(rc ? rc : wrc);
 	return cli_ranks_agree(r.ok || !host ? 0 : CLI_EXIT_CHECK);

@@ -8,10 +8,12 @@
  * at any time without SC_EBUSY; the snapshot is consistent (one lock),
  * the edge figures are read one by one, exact at idle.
  *
- * Busy time per unit is not exposed by the library yet (the executor
- * reads no clock per turn), so the table shows turns and frames moved,
- * and each unit's share of all turns, the closest figure of where the
- * workers' time goes.
+ * Busy time per unit is an estimate (one turn in 32 is timed), so the
+ * table also shows turns and frames moved, and each unit's share of all
+ * turns. The longest turn of each unit (the coarse clock, 1-4 ms ticks,
+ * unless traced) says where the slowest answers come from; under --trace
+ * the row ends with that turn's longest phase: the operator and what it
+ * did there.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -38,6 +40,15 @@ cli_units_parse_opt(struct cli_args *a, bool *units, double *every)
 		return true;
 	}
 	return false;
+}
+
+/* An operator's name, "?" when the runtime knows no such id. */
+static const char *
+op_name(struct sc_runtime *rt, int op)
+{
+	const char *name = sc_runtime_op_name(rt, op);
+
+	return name ? name : "?";
 }
 
 /* The turns of each unit at the last table, for the turns since then. */
@@ -79,14 +90,20 @@ units_row(struct sc_runtime *rt, const struct sc_exec_unit_info *u, size_t i,
 	(void)fprintf(
 	    cli_report_text(),
 	    "%4u %-24.24s %-14s %6d %10" PRIu64 " %10" PRIu64
-	    " %6.1f%% %10" PRIu64 " %12" PRIu64 " %8.1f %9.1f %6.1f%% %7s",
+	    " %6.1f%% %10" PRIu64 " %12" PRIu64
+	    " %8.1f %9.1f %6.1f%% %10.1f %7s",
 	    u->id, u->name, sc_unit_state_name(u->state), u->worker, u->turns,
 	    u->turns - prev, share, u->kicks, u->progress, fpt, busy_ms,
 	    elapsed_s > 0 ? busy_ms / (10.0 * elapsed_s) : 0.0,
-	    u->has_pending ? "yes" : "no");
+	    (double)us.longest_ns / 1e6, u->has_pending ? "yes" : "no");
 	if (since && now > since)
 		(void)fprintf(cli_report_text(), " %.1f ms",
 			      (double)(now - since) / 1e6);
+	if (us.longest_doing)
+		(void)fprintf(cli_report_text(),
+			      "  longest in '%s' (%s) %.1f ms",
+			      op_name(rt, us.longest_op), us.longest_doing,
+			      (double)us.longest_phase_ns / 1e6);
 	(void)fprintf(cli_report_text(), "\n");
 }
 
@@ -117,10 +134,10 @@ units_table(struct sc_runtime *rt, double elapsed_s, const char *when)
 		      st.rows, st.pending, st.outbox_rows);
 	(void)fprintf(cli_report_text(),
 		      "%4s %-24s %-14s %6s %10s %10s %7s %10s %12s %8s %9s "
-		      "%7s %7s\n",
+		      "%7s %10s %7s\n",
 		      "id", "unit", "state", "worker", "turns", "+turns",
 		      "share", "kicks", "moved", "mv/turn", "busy ms", "busy",
-		      "pending");
+		      "longest ms", "pending");
 	for (size_t i = 0; i < n; i++)
 		units_row(rt, &u[i], i, all, now, elapsed_s);
 	units_remember(u, n);
@@ -156,4 +173,60 @@ cli_units_print(bool units, double every_s, struct sc_runtime *rt,
 	free(units_prev);
 	units_prev = NULL;
 	units_nprev = 0;
+}
+
+void
+cli_units_longest(struct sc_runtime *rt, struct cli_unit_longest **out,
+		  size_t *n)
+{
+	uint32_t units = sc_runtime_units(rt);
+	struct cli_unit_longest *l;
+
+	*out = NULL;
+	*n = 0;
+	if (units == 0)
+		return;
+	l = calloc(units, sizeof(*l));
+	if (!l)
+		return;
+	for (uint32_t i = 0; i < units; i++) {
+		struct sc_subcircuit_stats us = {0};
+		const char *name = NULL;
+
+		l[i].id = i;
+		if (sc_runtime_unit_stats(rt, i, &us, &name) != 0)
+			continue;
+		(void)snprintf(l[i].name, sizeof(l[i].name), "%s",
+			       name ? name : "?");
+		l[i].turns = us.turns;
+		l[i].longest_ms = (double)us.longest_ns / 1e6;
+		l[i].doing = us.longest_doing;
+		if (us.longest_doing)
+			(void)snprintf(l[i].op, sizeof(l[i].op), "%s",
+				       op_name(rt, us.longest_op));
+		l[i].phase_ms = (double)us.longest_phase_ns / 1e6;
+	}
+	*out = l;
+	*n = units;
+}
+
+void
+cli_units_json(struct cli_json *j, const struct cli_unit_longest *u, size_t n)
+{
+	cli_json_open(j, "longest_turns", '[', false);
+	for (size_t i = 0; i < n; i++) {
+		cli_json_open(j, NULL, '{', true);
+		cli_json_uint(j, "unit", u[i].id);
+		cli_json_text(j, "name", u[i].name);
+		cli_json_uint(j, "turns", u[i].turns);
+		cli_json_real(j, "longest_ms", u[i].longest_ms);
+		cli_json_text(j, "op", u[i].doing ? u[i].op : NULL);
+		cli_json_text(j, "doing", u[i].doing);
+		if (u[i].doing)
+			cli_json_real(j, "phase_ms", u[i].phase_ms);
+		else
+			cli_json_null(j, "phase_ms");
+		cli_json_close(j);
+	}
+	cli_json_close(j);
 }

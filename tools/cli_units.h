@@ -9,6 +9,7 @@
 #define SC_TOOLS_CLI_UNITS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "tools/cli.h"
@@ -27,5 +28,28 @@ void cli_units_tick(double every_s, struct sc_runtime *rt, uint64_t t0,
 		    uint64_t now);
 void cli_units_print(bool units, double every_s, struct sc_runtime *rt,
 		     double elapsed_s);
+
+/* One unit's longest turn, kept past the runtime for the report. */
+struct cli_unit_longest {
+	uint32_t id;	   /* the executor's unit id */
+	char name[64];	   /* the unit's name */
+	uint64_t turns;	   /* its turns */
+	double longest_ms; /* its longest turn (sc_subcircuit_stats) */
+	char op[64];	   /* that turn's longest phase's operator; "" when
+			      not known (phases are timed only under
+			      --trace) */
+	const char *doing; /* and its activity (static), or NULL */
+	double phase_ms;   /* and its length */
+};
+
+/* Every unit's longest turn, into *out (malloc'd, n of them: the
+ * caller frees it); *out NULL and *n 0 without memory. Host thread. */
+void cli_units_longest(struct sc_runtime *rt, struct cli_unit_longest **out,
+		       size_t *n);
+
+/* The report's "longest_turns": one object per unit (the schema:
+ * tools/report.schema.json). */
+void cli_units_json(struct cli_json *j, const struct cli_unit_longest *u,
+		    size_t n);
 
 #endif /* SC_TOOLS_CLI_UNITS_H */

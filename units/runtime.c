@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "operators/base.h"
+#include "operators/doing_int.h"
 #include "operators/graph_int.h"
 #include "runtime/pool.h"
 #include "runtime/timeline.h"
@@ -642,6 +643,46 @@ sc_runtime_unit_stats(const struct sc_runtime *rt, uint32_t id,
 	if (name)
 		*name = rt->inst[id].name;
 	return 0;
+}
+
+const char *
+sc_runtime_op_name(const struct sc_runtime *rt, int op)
+{
+	struct sc_node_info ni;
+
+	if (!rt)
+		return NULL;
+	if (op == -1)
+		return "(the unit)";
+	if (op < 0 || sc_graph_node_info(rt->g, op, &ni) != 0)
+		return NULL;
+	return ni.name;
+}
+
+static const char *
+or_unknown(const char *name)
+{
+	return name ? name : "?";
+}
+
+/* The watchdog's doing hook (runtime.h): one relaxed load of the word the
+ * running turn publishes, and the graph's name of its node (frozen). */
+bool
+sc_runtime_doing(void *arg, uint32_t unit, char *buf, size_t size)
+{
+	const struct sc_runtime *rt = arg;
+	uint64_t w;
+
+	if (!rt || !buf || !size || unit >= rt->ninst)
+		return false;
+	w = sc__doing_read(&rt->inst[unit].figures.doing);
+	if (!w)
+		return false;
+	(void)snprintf(
+	    buf, size, "in '%s' (%s)",
+	    or_unknown(sc_runtime_op_name(rt, sc__doing_word_node(w))),
+	    sc__doing_act_name(sc__doing_word_act(w)));
+	return true;
 }
 
 const struct sc_circuit *

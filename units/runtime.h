@@ -562,6 +562,28 @@ struct sc_watchdog_wait;
  */
 bool sc_runtime_waits(void *rt, uint32_t unit, struct sc_watchdog_wait *out);
 
+/*
+ * sc_runtime_doing - the watchdog's doing hook for this runtime's units
+ * (runtime/watchdog.h, "What a stalled turn does"): pass it as opts.doing
+ * with the runtime as opts.doing_arg, and a STALL report says what the
+ * turn is doing, "in 'count by col' (grow)": the operator (the graph's
+ * node name, or "(the unit)" for the unit's own reads and sends) and the
+ * activity (step, grow, merge, sort or output). Returns whether unit
+ * `unit` publishes one now (a running turn), with buf (size bytes)
+ * written; false for an unknown id, NULL or a unit between turns. Any
+ * thread while rt exists, concurrently with turns: one relaxed load of
+ * the word the turn publishes (operators/doing_int.h), no lock.
+ */
+bool sc_runtime_doing(void *rt, uint32_t unit, char *buf, size_t size);
+
+/*
+ * sc_runtime_op_name - the name of operator `op` of rt's graph (a node
+ * id, as sc_subcircuit_stats.longest_op gives it): the node's name,
+ * "(the unit)" for -1; NULL for an unknown id or a NULL rt. Static or
+ * the graph's: valid while rt lives. Any thread.
+ */
+const char *sc_runtime_op_name(const struct sc_runtime *rt, int op);
+
 /* The executor (to drive with runtime/sim.h when workers = 0, or to
  * watch with runtime/watchdog.h). */
 struct sc_exec *sc_runtime_exec(struct sc_runtime *rt);

@@ -412,6 +412,21 @@ name_edge_counters(struct sc_runtime *rt)
 	}
 }
 
+/* The graph's nodes as the timeline's operators, so that a long turn's
+ * slice names the operator that took its time. Nodes beyond the names it
+ * holds stay "op N". */
+static void
+name_ops(struct sc_runtime *rt)
+{
+	size_t n = sc_graph_node_count(rt->g);
+	struct sc_node_info ni;
+
+	for (size_t i = 0; i < n && i <= INT32_MAX; i++)
+		if (sc_graph_node_info(rt->g, (int)i, &ni) == 0)
+			(void)sc_timeline_name(rt->o.timeline, SC_TIMELINE_OP,
+					       (uint32_t)i, ni.name);
+}
+
 int
 sc__rt_build(struct sc_runtime *rt)
 {
@@ -444,6 +459,8 @@ sc__rt_build(struct sc_runtime *rt)
 			sc__rt_free_ports(&rt->inst[i]);
 	if (!rc && rt->o.timeline)
 		name_edge_counters(rt);
+	if (!rc && rt->o.timeline)
+		name_ops(rt);
 	if (!rc && rt->o.workers > 0) {
 		struct sc_pool_opts po = {.workers = rt->o.workers,
 					  .budget = rt->o.budget,

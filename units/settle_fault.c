@@ -193,9 +193,11 @@ sc__settle_fault_arm(struct sc__settle_run *r, const struct sc_placement *p)
 					      .lost_kick_ns = SC_WATCHDOG_OFF,
 					      .no_progress_ns = SC_WATCHDOG_OFF,
 					      .report = fault_report_quiet,
-					      .waits = sc_runtime_waits};
+					      .waits = sc_runtime_waits,
+					      .doing = sc_runtime_doing};
 
 		wo.waits_arg = r->rt; /* FRONTIER, in tick mode */
+		wo.doing_arg = r->rt; /* a STALL names its operator */
 		if ((rc = sc_watchdog_create(sc_runtime_exec(r->rt), &wo,
 					     &r->wd)) != 0)
 			return rc;

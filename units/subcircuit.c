@@ -247,6 +247,7 @@ wl_init(struct sc_subcircuit *s)
 void
 sc__sub_send_outputs(struct sc_subcircuit *s)
 {
+	sc__doing_node(-1, SC__ACT_OUTPUT);
 	for (size_t i = 0; i < s->nout; i++) {
 		struct sub_out *o = &s->out[i];
 		struct sc_batch *d = NULL;
@@ -385,13 +386,18 @@ sc__sub_turn_flush(struct sc_subcircuit *s, struct sc__sub_clock *c)
 	c->timed = c->traced ||
 		   (atomic_load_explicit(&s->fig->turns, memory_order_relaxed) %
 		    BUSY_SAMPLE) == 0;
-	c->t0 = c->timed ? sc_clock_ns() : 0;
+	c->t0 = c->timed ? sc_clock_ns() : sc_clock_coarse_ns();
+	/* What the turn does, for a watchdog and the trace: its own output
+	 * first (the flush); its phases are timed only while traced. */
+	sc__doing_begin(&s->fig->doing, sc__doing_word(-1, SC__ACT_OUTPUT),
+			c->traced, c->t0);
 	turn_mark(s, true);
 	s->turn_rows_in = s->turn_rows_out = 0;
 	if (s->restore)
 		rebuild(s);
 	blocked = flush_outboxes(s);
-	publish_waterlines(s); /* what a full outbox held back */
+	publish_waterlines(s);		  /* what a full outbox held back */
+	sc__doing_node(-1, SC__ACT_STEP); /* reading its inputs */
 	return blocked;
 }
 
@@ -402,6 +408,7 @@ record_slice(struct sc_subcircuit *s, const struct sc__sub_clock *c,
 	     uint64_t t1, uint32_t polled, uint64_t progress)
 {
 	uint64_t pushed = progress > polled ? progress - polled : 0;
+	const struct sc__doing *d = &s->fig->doing;
 	struct sc_timeline_slice sl = {
 	    .start_ns = c->t0,
 	    .end_ns = t1,
@@ -411,7 +418,34 @@ record_slice(struct sc_subcircuit *s, const struct sc__sub_clock *c,
 	    .rows_in = s->turn_rows_in,
 	    .rows_out = s->turn_rows_out};
 
+	/* A long turn says what took its time; a short one says nothing,
+	 * which keeps the trace the size it was. */
+	if (t1 - c->t0 >= SC_SUBCIRCUIT_LONG_TURN_NS && d->long_word) {
+		sl.doing = sc__doing_act_name(sc__doing_word_act(d->long_word));
+		sl.op = sc__doing_word_node(d->long_word);
+		sl.op_ns = d->long_ns;
+	}
 	sc_timeline_slice(s->tl, &sl);
+}
+
+/* Keep the turn that ended at t1 if it is the unit's longest so far, with
+ * its longest phase when the phases were timed (traced). */
+static void
+note_longest(struct sc_subcircuit *s, const struct sc__sub_clock *c,
+	     uint64_t t1)
+{
+	struct sc__unit_figures *f = s->fig;
+	uint64_t dur = t1 > c->t0 ? t1 - c->t0 : 0;
+
+	if (dur <= atomic_load_explicit(&f->longest_ns, memory_order_relaxed))
+		return;
+	atomic_store_explicit(&f->longest_ns, dur, memory_order_relaxed);
+	atomic_store_explicit(&f->longest_word,
+			      c->traced ? f->doing.long_word : 0,
+			      memory_order_relaxed);
+	atomic_store_explicit(&f->longest_phase_ns,
+			      c->traced ? f->doing.long_ns : 0,
+			      memory_order_relaxed);
 }
 
 struct sc_turn
@@ -428,11 +462,13 @@ sc__sub_turn_tally(struct sc_subcircuit *s, const struct sc__sub_clock *c,
 	sc__fig_bump(&s->fig->turns, 1);
 	sc__fig_bump(&s->fig->rows_in, s->turn_rows_in);
 	sc__fig_bump(&s->fig->rows_out, s->turn_rows_out);
-	t1 = c->timed ? sc_clock_ns() : 0;
+	sc__doing_end(&s->fig->doing);
+	t1 = c->timed ? sc_clock_ns() : sc_clock_coarse_ns();
 	if (c->timed)
 		sc__fig_bump(&s->fig->busy_ns,
 			     (t1 - c->t0) *
 				 (c->traced ? 1 : (uint64_t)BUSY_SAMPLE));
+	note_longest(s, c, t1);
 	if (c->traced)
 		record_slice(s, c, t1, polled, progress);
 	turn_mark(s, false);
@@ -749,6 +785,8 @@ void
 sc__unit_figures_read(const struct sc__unit_figures *f,
 		      struct sc_subcircuit_stats *out)
 {
+	uint64_t w;
+
 	out->turns = atomic_load_explicit(&f->turns, memory_order_relaxed);
 	out->frames_in =
 	    atomic_load_explicit(&f->frames_in, memory_order_relaxed);
@@ -758,6 +796,14 @@ sc__unit_figures_read(const struct sc__unit_figures *f,
 	out->rows_out =
 	    atomic_load_explicit(&f->rows_out, memory_order_relaxed);
 	out->busy_ns = atomic_load_explicit(&f->busy_ns, memory_order_relaxed);
+	out->longest_ns =
+	    atomic_load_explicit(&f->longest_ns, memory_order_relaxed);
+	w = atomic_load_explicit(&f->longest_word, memory_order_relaxed);
+	out->longest_doing =
+	    w ? sc__doing_act_name(sc__doing_word_act(w)) : NULL;
+	out->longest_op = w ? sc__doing_word_node(w) : -1;
+	out->longest_phase_ns =
+	    atomic_load_explicit(&f->longest_phase_ns, memory_order_relaxed);
 }
 
 bool

@@ -225,13 +225,26 @@ struct sc_subcircuit_desc {
  * thread at any time (relaxed atomics: each figure only grows, but two
  * read together may be one turn apart).
  */
+/* A traced turn at least this long names its longest phase in its slice
+ * (runtime/timeline.h: "op", "doing", "op_ms"). */
+#define SC_SUBCIRCUIT_LONG_TURN_NS 1000000ull
+
 struct sc_subcircuit_stats {
 	uint64_t turns;
 	uint64_t frames_in, rows_in;
 	uint64_t frames_out, rows_out;
-	uint64_t busy_ns; /* time inside its turns: measured on one turn in
-			     32 and counted 32 times (every turn while a
-			     timeline records), so an estimate */
+	uint64_t busy_ns;    /* time inside its turns: measured on one turn in
+				32 and counted 32 times (every turn while a
+				timeline records), so an estimate */
+	uint64_t longest_ns; /* its longest turn: on the coarse clock (1-4
+				ms ticks) unless a timeline recorded it */
+	/* That turn's longest phase, known when a timeline recorded it:
+	 * longest_doing NULL when not known. */
+	const char *longest_doing; /* "step", "grow", "merge", "sort",
+				      "output" (static) */
+	int32_t longest_op;	   /* the operator: its graph node id, or
+				      -1 for the unit's own work */
+	uint64_t longest_phase_ns; /* how long that phase lasted */
 };
 
 /*

@@ -23,6 +23,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "operators/doing_int.h"
 #include "units/edge.h"
 #include "units/exchange.h"
 #include "units/subcircuit.h"
@@ -37,6 +38,13 @@ struct sc__unit_figures {
 	 * last turn left them (sc__unit_wait_read), for a watchdog. */
 	_Atomic uint64_t wait_tick, wait_front;
 	_Atomic(struct sc_edge *) wait_edge;
+	/* What the running turn does now (operators/doing_int.h): its word
+	 * is read from any thread (a watchdog), the rest is the turn's. */
+	struct sc__doing doing;
+	/* The longest turn so far (ns; the coarse clock unless a timeline
+	 * records) and, when a timeline recorded it, its longest phase's
+	 * word (0: not known) and length. */
+	_Atomic uint64_t longest_ns, longest_word, longest_phase_ns;
 };
 
 /* Read them into *out. */
@@ -128,7 +136,8 @@ struct sc_subcircuit {
 struct sc__sub_clock {
 	bool traced; /* a timeline records: every turn is timed */
 	bool timed;  /* this turn is timed (busy_ns) */
-	uint64_t t0; /* its start, when timed */
+	uint64_t t0; /* its start: sc_clock_ns when timed, else
+			sc_clock_coarse_ns (the longest turn) */
 };
 
 /*

@@ -206,6 +206,26 @@ sc_cli_test(nexmark_units_prints_the_table_at_the_end 0
             "units at .* (idle, the end)"
             run --workload nexmark --query q4 --workers 2 --events 20000
                 --quiet --units)
+# --units shows each unit's longest turn, and under --trace the operator
+# and activity of its longest phase; the --json report has them too
+# (longest_turns: one object per unit).
+add_test(NAME cli.run_units_shows_each_units_longest_turn_and_the_json_has_it
+         COMMAND sh -c [=[d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
+           out=$(timeout 60 "$0" run --workload nexmark --query q4 --workers 2 --events 20000 --quiet --units --trace "$d/t.json" --json "$d/r.json") || { echo "$out"; exit 1; }
+           echo "$out" | grep -qE '^ +id +unit .* longest ms +pending' || { echo "$out"; echo "no longest-turn column"; exit 1; }
+           echo "$out" | grep -qE "longest in '[^']+' \((step|grow|merge|sort|output)\) [0-9.]+ ms" || { echo "$out"; echo "no longest phase"; exit 1; }
+           python3 - "$d/r.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"]
+lt = r["longest_turns"]
+assert len(lt) == r["units"], (len(lt), r["units"])
+assert all(u["longest_ms"] >= 0 and u["turns"] >= 0 for u in lt), lt
+assert any(u["doing"] in ("step", "grow", "merge", "sort", "output") and u["op"] for u in lt), lt
+print("ok", lt[0])
+PY]=]
+         $<TARGET_FILE:subcirc_cli>)
+set_tests_properties(cli.run_units_shows_each_units_longest_turn_and_the_json_has_it
+                     PROPERTIES LABELS "units;threaded" TIMEOUT 120)
 # --trace: the file is a Chrome trace (trace event format) that Perfetto
 # opens: a named track per thread that ran turns, slices named after their
 # units that never overlap on a track, the edges' fill as counters; the
