@@ -43,6 +43,13 @@ int sc__cond_init(pthread_cond_t *cv);
 void sc__clock_deadline(struct timespec *ts, uint64_t after_ns);
 
 /*
+ * sc__clock_thread_ns - the calling thread's CPU time in nanoseconds
+ * (CLOCK_THREAD_CPUTIME_ID): a system call, not a vDSO read, so for what
+ * is measured rarely (a traced turn), never per row.
+ */
+uint64_t sc__clock_thread_ns(void);
+
+/*
  * sc__deadline_add - now_ns + after_ns, saturated at UINT64_MAX (the
  * arithmetic of sc__clock_deadline, exposed for its tests).
  */

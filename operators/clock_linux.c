@@ -34,6 +34,12 @@ sc_clock_coarse_ns(void)
 	return read_ns(CLOCK_MONOTONIC_COARSE);
 }
 
+uint64_t
+sc__clock_thread_ns(void)
+{
+	return read_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
 void
 sc__clock_deadline(struct timespec *ts, uint64_t after_ns)
 {

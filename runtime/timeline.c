@@ -359,7 +359,8 @@ put_phase(FILE *f, const struct sc_timeline *tl,
 			 (uint32_t)s->op, "op");
 	(void)fputs(",\"doing\":", f);
 	put_str(f, s->doing);
-	(void)fprintf(f, ",\"op_ms\":%.3f", (double)s->op_ns / 1e6);
+	(void)fprintf(f, ",\"op_ms\":%.3f,\"cpu_ms\":%.3f",
+		      (double)s->op_ns / 1e6, (double)s->cpu_ns / 1e6);
 }
 
 static void

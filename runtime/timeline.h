@@ -61,6 +61,9 @@ struct sc_timeline_slice {
 			      (SC_TIMELINE_OP); -1 for none (the unit's own
 			      work) */
 	uint64_t op_ns;	   /* how long the phase lasted */
+	uint64_t cpu_ns;   /* the turn's CPU time on its thread (with doing):
+			      far below end - start, the thread waited or
+			      was descheduled rather than worked */
 };
 
 /* What a timeline holds (sc_timeline_info). */
@@ -153,7 +156,8 @@ int sc_timeline_info(const struct sc_timeline *tl,
  * event format: a thread_name record per track, an "X" (complete) event
  * per slice on its track's tid, named after its unit, with frames and
  * rows in args (and, for a slice with `doing`, the operator, the activity
- * and the phase's length in ms: "op", "doing", "op_ms"), and a "C"
+ * the phase's length and the turn's CPU time in ms: "op", "doing",
+ * "op_ms", "cpu_ms"), and a "C"
  * (counter) event per sample. Safe while threads
  * record (see the top). Returns
  *   0           written (and flushed)

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "operators/base.h"
+#include "operators/base_int.h"
 #include "runtime/panic.h"
 #include "runtime/timeline.h"
 #include "units/edge_int.h"
@@ -387,6 +388,9 @@ sc__sub_turn_flush(struct sc_subcircuit *s, struct sc__sub_clock *c)
 		   (atomic_load_explicit(&s->fig->turns, memory_order_relaxed) %
 		    BUSY_SAMPLE) == 0;
 	c->t0 = c->timed ? sc_clock_ns() : sc_clock_coarse_ns();
+	/* A long traced turn says how much of it was CPU on its thread, so
+	 * that a reader tells work from a worker the kernel took away. */
+	c->cpu0 = c->traced ? sc__clock_thread_ns() : 0;
 	/* What the turn does, for a watchdog and the trace: its own output
 	 * first (the flush); its phases are timed only while traced. */
 	sc__doing_begin(&s->fig->doing, sc__doing_word(-1, SC__ACT_OUTPUT),
@@ -424,6 +428,7 @@ record_slice(struct sc_subcircuit *s, const struct sc__sub_clock *c,
 		sl.doing = sc__doing_act_name(sc__doing_word_act(d->long_word));
 		sl.op = sc__doing_word_node(d->long_word);
 		sl.op_ns = d->long_ns;
+		sl.cpu_ns = sc__clock_thread_ns() - c->cpu0;
 	}
 	sc_timeline_slice(s->tl, &sl);
 }

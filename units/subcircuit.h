@@ -226,7 +226,7 @@ struct sc_subcircuit_desc {
  * read together may be one turn apart).
  */
 /* A traced turn at least this long names its longest phase in its slice
- * (runtime/timeline.h: "op", "doing", "op_ms"). */
+ * (runtime/timeline.h: "op", "doing", "op_ms", "cpu_ms"). */
 #define SC_SUBCIRCUIT_LONG_TURN_NS 1000000ull
 
 struct sc_subcircuit_stats {

@@ -138,6 +138,7 @@ struct sc__sub_clock {
 	bool timed;  /* this turn is timed (busy_ns) */
 	uint64_t t0; /* its start: sc_clock_ns when timed, else
 			sc_clock_coarse_ns (the longest turn) */
+	uint64_t cpu0; /* traced: the thread's CPU time at its start */
 };
 
 /*

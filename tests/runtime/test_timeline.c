@@ -91,7 +91,7 @@ Test(timeline, slices_and_samples_are_written_as_trace_events)
 	cr_assert_eq(sc_timeline_start(tl), 0);
 	t0 = sc_clock_ns();
 	s = (struct sc_timeline_slice){t0 + 1000, t0 + 3500, 3,	   2, 1,
-				       40,	  7,	     NULL, 0, 0};
+				       40,	  7,	     NULL, 0, 0, 0};
 	sc_timeline_slice(tl, &s);
 	sc_timeline_sample(tl, 0, t0 + 2000, -5);
 	cr_assert_eq(sc_timeline_info(tl, &info), 0);
@@ -129,7 +129,7 @@ Test(timeline, records_nothing_while_off)
 {
 	struct sc_timeline *tl;
 	struct sc_timeline_info info;
-	struct sc_timeline_slice s = {1, 2, 0, 0, 0, 0, 0, NULL, 0, 0};
+	struct sc_timeline_slice s = {1, 2, 0, 0, 0, 0, 0, NULL, 0, 0, 0};
 
 	cr_assert_eq(sc_timeline_create(NULL, &tl), 0);
 	sc_timeline_slice(tl, &s);
@@ -152,7 +152,7 @@ Test(timeline, a_full_track_drops_and_counts)
 	struct sc_timeline_opts o = {.tracks = 1, .records_per_track = 4};
 	struct sc_timeline *tl;
 	struct sc_timeline_info info;
-	struct sc_timeline_slice s = {1, 2, 0, 0, 0, 0, 0, NULL, 0, 0};
+	struct sc_timeline_slice s = {1, 2, 0, 0, 0, 0, 0, NULL, 0, 0, 0};
 	struct tj *doc;
 
 	cr_assert_eq(sc_timeline_create(&o, &tl), 0);
@@ -285,7 +285,7 @@ Test(timeline, a_thread_beyond_the_tracks_drops_and_counts, .timeout = 30)
 	struct sc_timeline_opts o = {.tracks = 1};
 	struct sc_timeline *tl;
 	struct worker w = {NULL, 1, 10, "sc-extra"};
-	struct sc_timeline_slice s = {1, 2, 0, 0, 0, 0, 0, NULL, 0, 0};
+	struct sc_timeline_slice s = {1, 2, 0, 0, 0, 0, 0, NULL, 0, 0, 0};
 	struct sc_timeline_info info;
 	pthread_t th;
 
@@ -305,7 +305,7 @@ Test(timeline, a_thread_beyond_the_tracks_drops_and_counts, .timeout = 30)
 Test(timeline, a_new_timeline_never_reuses_a_stale_track)
 {
 	struct sc_timeline *a, *b;
-	struct sc_timeline_slice s = {1, 2, 0, 0, 0, 0, 0, NULL, 0, 0};
+	struct sc_timeline_slice s = {1, 2, 0, 0, 0, 0, 0, NULL, 0, 0, 0};
 	struct sc_timeline_info info;
 
 	cr_assert_eq(sc_timeline_create(NULL, &a), 0);
@@ -351,7 +351,7 @@ Test(timeline, bad_arguments_are_refused_by_name)
 Test(timeline, a_failed_write_is_eio)
 {
 	struct sc_timeline *tl;
-	struct sc_timeline_slice s = {1, 2, 0, 0, 0, 0, 0, NULL, 0, 0};
+	struct sc_timeline_slice s = {1, 2, 0, 0, 0, 0, 0, NULL, 0, 0, 0};
 	/* A stream opened for reading refuses every write: a failed write
 	 * on any machine, with no device file needed. */
 	FILE *f = fopen("/dev/null", "r");

@@ -215,6 +215,10 @@ Test(runtime_doing, long_traced_turn_names_its_longest_phase, .timeout = 60)
 	cr_assert(v && v->kind == TJ_STR && strcmp(v->str, "step") == 0);
 	v = tj_get(a, "op_ms");
 	cr_assert(v && v->kind == TJ_NUM && v->num >= 20.0, "op_ms");
+	/* The map sleeps: its turn's CPU time is far below its length. */
+	v = tj_get(a, "cpu_ms");
+	cr_assert(v && v->kind == TJ_NUM && v->num >= 0.0 && v->num < 10.0,
+		  "cpu_ms of a sleeping turn: %g", v ? v->num : -1.0);
 	tj_free(doc);
 	cr_assert_eq(sc_runtime_shutdown(rt, NULL), 0);
 	sc_runtime_destroy(rt);
