@@ -20,7 +20,9 @@
 #ifndef SC_MEM_INT_H
 #define SC_MEM_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* Buffers at least this large get the hint and go through the cache. */
 #define SC__MEM_BIG ((size_t)4 << 20)
@@ -45,6 +47,32 @@ void sc__mem_free(void *p);
 /* sc__mem_hint_huge - the huge-page hint alone, for a buffer obtained by
  * realloc. A hint: failure is ignored. */
 void sc__mem_hint_huge(void *p, size_t len);
+
+/*
+ * sc__mem_prefault - ask for [p, p + len) to be faulted in for writing by
+ * a background thread (madvise MADV_POPULATE_WRITE, in 2 MB pieces), so
+ * that the owner's first writes later find their pages present: the
+ * kernel's work of a fresh array (zeroing, and under THP's
+ * defrag=madvise a synchronous compaction per huge page: milliseconds
+ * on a loaded VM) leaves the thread that runs a step. A hint: it returns
+ * at once and may do nothing (a full queue, a kernel without
+ * MADV_POPULATE_WRITE, no thread). Populating changes no byte, so the
+ * memory may be written, freed or reused meanwhile: a populate of memory
+ * freed since costs at most the pages, and its error is ignored. The
+ * thread starts at the first call, blocks every signal, and lives until
+ * the process exits. Returns the request's ticket (> 0), for
+ * sc__mem_prefault_over, or 0 when nothing was queued. Any thread.
+ */
+uint64_t sc__mem_prefault(void *p, size_t len);
+
+/* sc__mem_prefault_over - whether the request of `ticket` is over
+ * (populated, or given up: the caller's own writes fault what is left).
+ * Any thread. */
+bool sc__mem_prefault_over(uint64_t ticket);
+
+/* sc__mem_prefault_done - 4 KB pages populated by the background thread
+ * so far, for tests. Any thread. */
+size_t sc__mem_prefault_done(void);
 
 /* sc__mem_cache_trim - free every cached buffer. Any thread. */
 void sc__mem_cache_trim(void);

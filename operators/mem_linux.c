@@ -3,11 +3,15 @@
  * mem_int.h), with Linux's madvise and glibc/jemalloc's
  * malloc_usable_size.
  */
-#define _GNU_SOURCE /* MADV_HUGEPAGE, malloc_usable_size */
+#define _GNU_SOURCE /* MADV_HUGEPAGE, MADV_POPULATE_WRITE, malloc_usable_size */
 #include "operators/mem_int.h"
 
+#include <errno.h>
 #include <malloc.h>
 #include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -99,6 +103,119 @@ sc__mem_free(void *p)
 		pthread_mutex_unlock(&cache_lock);
 	}
 	free(p);
+}
+
+/* --- the prefault thread ---------------------------------------------------
+ */
+
+#define PREFAULT_QUEUE 16
+
+struct prefault_req {
+	uintptr_t lo, hi;
+	uint64_t ticket;
+};
+
+static pthread_mutex_t pf_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t pf_cv = PTHREAD_COND_INITIALIZER;
+static struct prefault_req pf_q[PREFAULT_QUEUE]; /* under pf_lock */
+static unsigned pf_head, pf_len;		  /* under pf_lock */
+static bool pf_started, pf_broken;		  /* under pf_lock */
+static uint64_t pf_seq;				  /* under pf_lock */
+static atomic_uint_least64_t pf_over; /* the last ticket dealt with */
+static atomic_size_t pf_done;
+
+static void *
+prefault_main(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		struct prefault_req r;
+
+		pthread_mutex_lock(&pf_lock);
+		while (pf_len == 0)
+			pthread_cond_wait(&pf_cv, &pf_lock);
+		r = pf_q[pf_head];
+		pf_head = (pf_head + 1) % PREFAULT_QUEUE;
+		pf_len--;
+		pthread_mutex_unlock(&pf_lock);
+		/* In 2 MB pieces: each madvise holds the address space's
+		 * lock only as long as one piece takes. */
+		for (uintptr_t a = r.lo; a < r.hi; a += HUGE_PAGE) {
+			size_t n = r.hi - a < HUGE_PAGE ? r.hi - a : HUGE_PAGE;
+
+			if (madvise((void *)a, n, MADV_POPULATE_WRITE) != 0) {
+				if (errno == EINVAL) { /* an older kernel */
+					pthread_mutex_lock(&pf_lock);
+					pf_broken = true;
+					pthread_mutex_unlock(&pf_lock);
+				}
+				break; /* freed meanwhile, or no memory */
+			}
+			atomic_fetch_add_explicit(&pf_done, n / 4096,
+						  memory_order_relaxed);
+		}
+		/* Requests are dealt with in order: one number says which. */
+		atomic_store_explicit(&pf_over, r.ticket, memory_order_release);
+	}
+	return NULL;
+}
+
+/* Start the thread with every signal blocked (a process's signals are
+ * its other threads' business). Under pf_lock. */
+static void
+prefault_start(void)
+{
+	sigset_t all, was;
+	pthread_attr_t at;
+	pthread_t t;
+
+	pf_started = true;
+	if (pthread_attr_init(&at) != 0) {
+		pf_broken = true;
+		return;
+	}
+	(void)pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+	(void)sigfillset(&all);
+	(void)pthread_sigmask(SIG_SETMASK, &all, &was);
+	if (pthread_create(&t, &at, prefault_main, NULL) != 0)
+		pf_broken = true;
+	(void)pthread_sigmask(SIG_SETMASK, &was, NULL);
+	(void)pthread_attr_destroy(&at);
+}
+
+uint64_t
+sc__mem_prefault(void *p, size_t len)
+{
+	uintptr_t lo = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+	uintptr_t hi = ((uintptr_t)p + len) & ~(uintptr_t)4095;
+	uint64_t ticket = 0;
+
+	if (!p || hi <= lo)
+		return 0;
+	pthread_mutex_lock(&pf_lock);
+	if (!pf_started)
+		prefault_start();
+	if (!pf_broken && pf_len < PREFAULT_QUEUE) {
+		ticket = ++pf_seq;
+		pf_q[(pf_head + pf_len) % PREFAULT_QUEUE] =
+		    (struct prefault_req){lo, hi, ticket};
+		pf_len++;
+		pthread_cond_signal(&pf_cv);
+	}
+	pthread_mutex_unlock(&pf_lock);
+	return ticket;
+}
+
+bool
+sc__mem_prefault_over(uint64_t ticket)
+{
+	return atomic_load_explicit(&pf_over, memory_order_acquire) >= ticket;
+}
+
+size_t
+sc__mem_prefault_done(void)
+{
+	return atomic_load_explicit(&pf_done, memory_order_relaxed);
 }
 
 void

@@ -45,6 +45,16 @@
 #define RH_PREP_DEN	 8
 #define RH_TOUCH_PER_ROW 32
 #define RH_TOUCH_MIN	 ((size_t)2 << 20)
+
+/*
+ * The touches wait for the background prefault (mem_int.h) while the table
+ * is under RH_LATE_NUM / RH_LATE_DEN full: the first S/32 of the S/8 rows
+ * between 3/8 and 1/2 give it time; over the last 3S/32 the touches at
+ * RH_TOUCH_PER_ROW still cover the 2S records 1.5 times. A switch that
+ * comes first takes the array as it is (its inserts fault the rest).
+ */
+#define RH_LATE_NUM 13
+#define RH_LATE_DEN 32
 #define RH_PAGE		 4096
 
 void
@@ -340,6 +350,7 @@ unprepare(struct sc__rowhash *h)
 	h->next = NULL;
 	h->nmask = 0;
 	h->touched = 0;
+	h->ticket = 0;
 }
 
 /* Fault in about `bytes` more of the prepared array, a word a page. */
@@ -384,6 +395,7 @@ take_next(struct sc__rowhash *h)
 	h->next = NULL;
 	h->nmask = 0;
 	h->touched = 0;
+	h->ticket = 0;
 	return recs;
 }
 
@@ -421,7 +433,8 @@ grow_sliced(struct sc__rowhash *h, size_t nslots)
 static void
 prepare(struct sc__rowhash *h, size_t bytes)
 {
-	size_t nslots = h->mask + 1;
+	size_t nslots = h->mask + 1, total;
+	uint64_t was;
 
 	if (!h->next) {
 		if (h->old || h->wide ||
@@ -432,9 +445,26 @@ prepare(struct sc__rowhash *h, size_t bytes)
 			return;
 		h->nmask = 2 * nslots - 1;
 		h->touched = 0;
+		/* The kernel's part (fresh pages) off this thread: a
+		 * background prefault, and no touching while it runs. */
+		h->ticket = sc__mem_prefault(
+		    h->next, 2 * nslots * (size_t)h->stride * 8);
+		if (h->ticket)
+			return;
 	}
+	total = (h->nmask + 1) * (size_t)h->stride * 8;
+	if (h->ticket && sc__mem_prefault_over(h->ticket)) {
+		h->ticket = 0;
+		h->touched = total; /* what it left, inserts fault */
+	} else if (h->ticket &&
+		   h->n * RH_LATE_DEN < nslots * RH_LATE_NUM) {
+		return; /* the prefault still has time */
+	}
+	/* Faulting pages in is the growth's work, and named so. */
+	was = sc__doing_act(SC__ACT_GROW);
 	touch(h, bytes);
-	if (h->old || h->touched < (h->nmask + 1) * (size_t)h->stride * 8)
+	sc__doing_back(was);
+	if (h->old || h->touched < total)
 		return;
 	nslots = h->nmask + 1;
 	switch_to(h, take_next(h), nslots);

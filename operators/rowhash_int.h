@@ -49,10 +49,13 @@
  * of a fresh array at once, and the kernel zeroes each page (2 MiB under
  * the huge-page hint) on its first touch: at millions of rows that is
  * the whole array's zeroing in one step again. So a growth is prepared
- * ahead: once the table is 3/8 full the next array is allocated, and each
- * reserve touches its pages in proportion to the rows it reserves; the
- * table switches to it once all are touched (or at once, should a reserve
- * find no room before that).
+ * ahead: once the table is 3/8 full the next array is allocated and
+ * handed to the background prefault (mem_int.h), which faults it in off
+ * the thread that steps; the table switches to it once the prefault is
+ * over. Should the table reach 13/32 before that (or no prefault run:
+ * an old kernel), each reserve touches its pages in proportion to the
+ * rows it reserves, and it switches once all are touched (or at once,
+ * should a reserve find no room before that).
  *
  * Weights past int64. A row's integrated weight may
  * leave int64 between steps and come back (+MAX, +1, -1): how a schedule
@@ -96,6 +99,7 @@ struct sc__rowhash {
 			    narrow, or NULL */
 	size_t nmask;	 /* its slots - 1 */
 	size_t touched;	 /* bytes of it faulted in so far */
+	uint64_t ticket; /* its prefault (sc__mem_prefault), 0: none */
 };
 
 void sc__rowhash_init(struct sc__rowhash *h, uint32_t ncols);
