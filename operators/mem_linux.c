@@ -1,9 +1,10 @@
 /*
- * mem_linux.c - huge-page hints and the large-buffer cache (see
- * mem_int.h), with Linux's madvise and glibc/jemalloc's
+ * mem_linux.c - huge-page hints, the background prefault and the
+ * large-buffer cache (see mem_int.h), with Linux's madvise
+ * (MADV_HUGEPAGE, MADV_POPULATE_WRITE) and glibc/jemalloc's
  * malloc_usable_size.
  */
-#define _GNU_SOURCE /* MADV_HUGEPAGE, MADV_POPULATE_WRITE, malloc_usable_size */
+#define _GNU_SOURCE /* the madvise advice above, malloc_usable_size */
 #include "operators/mem_int.h"
 
 #include <errno.h>
@@ -118,9 +119,9 @@ struct prefault_req {
 static pthread_mutex_t pf_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t pf_cv = PTHREAD_COND_INITIALIZER;
 static struct prefault_req pf_q[PREFAULT_QUEUE]; /* under pf_lock */
-static unsigned pf_head, pf_len;		  /* under pf_lock */
-static bool pf_started, pf_broken;		  /* under pf_lock */
-static uint64_t pf_seq;				  /* under pf_lock */
+static unsigned pf_head, pf_len;		 /* under pf_lock */
+static bool pf_started, pf_broken;		 /* under pf_lock */
+static uint64_t pf_seq;				 /* under pf_lock */
 static atomic_uint_least64_t pf_over; /* the last ticket dealt with */
 static atomic_size_t pf_done;
 

@@ -55,7 +55,7 @@
  */
 #define RH_LATE_NUM 13
 #define RH_LATE_DEN 32
-#define RH_PAGE		 4096
+#define RH_PAGE	    4096
 
 void
 sc__rowhash_init(struct sc__rowhash *h, uint32_t ncols)
@@ -456,8 +456,7 @@ prepare(struct sc__rowhash *h, size_t bytes)
 	if (h->ticket && sc__mem_prefault_over(h->ticket)) {
 		h->ticket = 0;
 		h->touched = total; /* what it left, inserts fault */
-	} else if (h->ticket &&
-		   h->n * RH_LATE_DEN < nslots * RH_LATE_NUM) {
+	} else if (h->ticket && h->n * RH_LATE_DEN < nslots * RH_LATE_NUM) {
 		return; /* the prefault still has time */
 	}
 	/* Faulting pages in is the growth's work, and named so. */

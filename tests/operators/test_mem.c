@@ -15,7 +15,7 @@
 #include "operators/base.h"
 #include "operators/mem_int.h"
 
-#define LEN ((size_t)8 << 20)
+#define LEN  ((size_t)8 << 20)
 #define PAGE 4096
 
 /* Pages of [p, p + len) resident now. */
@@ -70,8 +70,8 @@ Test(mem, prefault_makes_a_fresh_buffer_resident_in_the_background)
 
 	if (!kernel_populates())
 		cr_skip_test("this kernel has no MADV_POPULATE_WRITE");
-	p = mmap(NULL, LEN, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
 	cr_assert_neq(p, MAP_FAILED);
 	cr_assert_eq(resident(p, LEN), 0, "a fresh mapping has no pages");
 	ticket = sc__mem_prefault(p, LEN);
