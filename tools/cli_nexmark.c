@@ -1361,7 +1361,6 @@ out:
 	if (printed && csv)
 		nx_csv(&x, &f, csv);
 	free(x.s);
-	free(x.longest);
 	wrc = cli_close_out("run", c.json, json);
 	if (cli_close_out("run", c.csv, csv) && !wrc)
 		wrc = CLI_EXIT_LIBRARY;
@@ -1381,6 +1380,7 @@ out:
 	} else if (trace && cli_ranks_rank() == 0 && rc2 == 0)
 		(void)fprintf(cli_report_text(), "trace written to %s\n",
 			      c.trace);
+	free(x.longest); /* after the trace's report, which names them */
 	if (rc || wrc)
 		return cli_ranks_agree(rc ? rc : wrc);
 	if (!x.ok)
