@@ -1360,7 +1360,6 @@ out:
 		nx_json(&rep, &x, &f, all, json);
 	if (printed && csv)
 		nx_csv(&x, &f, csv);
-	free(x.s);
 	wrc = cli_close_out("run", c.json, json);
 	if (cli_close_out("run", c.csv, csv) && !wrc)
 		wrc = CLI_EXIT_LIBRARY;
@@ -1380,7 +1379,9 @@ out:
 	} else if (trace && cli_ranks_rank() == 0 && rc2 == 0)
 		(void)fprintf(cli_report_text(), "trace written to %s\n",
 			      c.trace);
-	free(x.longest); /* after the trace's report, which names them */
+	/* After the trace's report, which holds them too. */
+	free(x.s);
+	free(x.longest);
 	if (rc || wrc)
 		return cli_ranks_agree(rc ? rc : wrc);
 	if (!x.ok)
