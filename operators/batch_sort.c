@@ -587,6 +587,104 @@ sort_builder(struct sc_batch_builder *b, struct sort_ctx *ctx)
 	return 0;
 }
 
+/* Whether records a and b agree on their first k words. */
+static inline bool
+prefix_eq(const uint64_t *a, const uint64_t *b, uint32_t k)
+{
+	for (uint32_t j = 0; j < k; j++)
+		if (a[j] != b[j])
+			return false;
+	return true;
+}
+
+/* The end of the run of records from i on that agree with record i on
+ * their first k words. */
+static size_t
+run_end(const uint64_t *d, size_t n, uint32_t stride, uint32_t k, size_t i)
+{
+	size_t j = i + 1;
+
+	while (j < n && prefix_eq(d + j * stride, d + i * stride, k))
+		j++;
+	return j;
+}
+
+/* The first key bit from word `from` on that varies among the m records
+ * at d (64 * ncols if none): the run's radix sort starts there rather
+ * than finding constant digits one histogram at a time. */
+static unsigned
+first_varying(const uint64_t *d, size_t m, uint32_t stride, uint32_t from)
+{
+	for (uint32_t j = from; j + 1 < stride; j++) {
+		uint64_t diff = 0;
+
+		for (size_t i = 1; i < m; i++)
+			diff |= d[i * stride + j] ^ d[j];
+		if (diff)
+			return j * 64 + (unsigned)__builtin_clzll(diff);
+	}
+	return (stride - 1) * 64;
+}
+
+/*
+ * Sort and consolidate the builder's records, pushed in order of their
+ * first k words (sc__batch_builder_finish_prefix), run by run: only a run
+ * of records equal on those words needs sorting (a copy of it in the
+ * scratch, by insertion sort or, from the first key bit that varies within
+ * it, by msd_big, which splits a run too large for the cache until its
+ * buckets fit), and consecutive runs of one record are emitted as they
+ * stand.
+ */
+static int
+sort_prefix(struct sc_batch_builder *b, struct sort_ctx *ctx, uint32_t k)
+{
+	const uint32_t stride = b->stride;
+	const uint64_t *d = b->data;
+	size_t n = b->count, maxg = 1, an, span = 0;
+	size_t cache_rows = SORT_CACHE_BYTES / ((size_t)stride * 8);
+	uint64_t *a, *tmp;
+
+	for (size_t i = 0; i < n;) {
+		size_t j = run_end(d, n, stride, k, i);
+
+		maxg = j - i > maxg ? j - i : maxg;
+		i = j;
+	}
+	if (maxg == 1) {
+		emit_sorted(ctx, d, n);
+		return 0;
+	}
+	/* msd_big sorts a run in cache, or splits it until it fits. */
+	an = arena_for(maxg < cache_rows ? maxg : cache_rows);
+	if (builder_scratch(b, 2 * maxg + arena_records(an, stride)))
+		return SC_ENOMEM;
+	a = b->scratch;
+	tmp = a + maxg * stride;
+	ctx->arena = (uint32_t *)(tmp + maxg * stride);
+	ctx->arena_n = an;
+	for (size_t i = 0; i < n;) {
+		size_t j = run_end(d, n, stride, k, i), m = j - i;
+
+		if (m == 1) {
+			i = j;
+			continue;
+		}
+		/* the runs of one record before this one, in order */
+		emit_sorted(ctx, d + span * stride, i - span);
+		memcpy(a, d + i * stride, m * stride * sizeof(uint64_t));
+		if (m <= SORT_LEAF) {
+			insertion_sort(a, m, stride);
+			emit_sorted(ctx, a, m);
+		} else {
+			ctx->top = 0;
+			msd_big(ctx, a, tmp, m, first_varying(a, m, stride, k));
+		}
+		span = i = j;
+	}
+	emit_sorted(ctx, d + span * stride, n - span);
+	return 0;
+}
+
 /*
  * Copy the n records of src into dst in sorted order: an insertion sort
  * whose input is the builder and whose output is the batch, so each record
@@ -702,11 +800,14 @@ small_finish(struct sc_batch_builder *b, struct sc_batch **out)
 	return 0;
 }
 
-int
-sc_batch_builder_finish(struct sc_batch_builder *b, struct sc_batch **out)
+/* The finish, with the records known to be in order of their first k
+ * words (k 0: nothing known). */
+static int
+finish(struct sc_batch_builder *b, uint32_t k, struct sc_batch **out)
 {
 	struct sort_ctx ctx;
 	size_t n;
+	int rc;
 
 	if (!b || !out)
 		return sc__fail(SC_EINVAL,
@@ -722,7 +823,13 @@ sc_batch_builder_finish(struct sc_batch_builder *b, struct sc_batch **out)
 	ctx.out = sc__rec_alloc(n, b->stride);
 	if (!ctx.out)
 		goto nomem;
-	if (sort_builder(b, &ctx)) {
+	if (k >= b->ncols) {
+		emit_sorted(&ctx, b->data, n);
+		rc = 0;
+	} else {
+		rc = k ? sort_prefix(b, &ctx, k) : sort_builder(b, &ctx);
+	}
+	if (rc) {
 		sc__mem_free(ctx.out);
 		goto nomem;
 	}
@@ -741,4 +848,17 @@ nomem:
 	return sc__fail(
 	    SC_ENOMEM, "sc_batch_builder_finish: out of memory for %zu records",
 	    n);
+}
+
+int
+sc_batch_builder_finish(struct sc_batch_builder *b, struct sc_batch **out)
+{
+	return finish(b, 0, out);
+}
+
+int
+sc__batch_builder_finish_prefix(struct sc_batch_builder *b, uint32_t k,
+				struct sc_batch **out)
+{
+	return finish(b, k, out);
 }
