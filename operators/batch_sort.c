@@ -285,6 +285,33 @@ pair(uint64_t *src, uint64_t *dst, uint32_t stride, bool to_b)
 }
 
 /*
+ * The first key bit at or after `bit` on which the n records at d do not
+ * all agree (nbits if none): one xor-or pass per word. A digit that came
+ * out constant (every record in one bucket) sends the sort here instead
+ * of to the next digit's histogram: a bucket of rows that share a key
+ * word (one auction's bids, then one bidder's) would otherwise pay a
+ * cleared counter array and a count per record for each of the word's
+ * constant digits.
+ */
+static unsigned
+skip_constant(const uint64_t *d, size_t n, uint32_t stride, unsigned bit,
+	      unsigned nbits)
+{
+	while (bit < nbits) {
+		unsigned word = bit >> 6;
+		uint64_t diff = 0;
+
+		for (size_t i = 1; i < n; i++)
+			diff |= d[i * stride + word] ^ d[word];
+		diff &= ~(uint64_t)0 >> (bit & 63);
+		if (diff)
+			return word * 64 + (unsigned)__builtin_clzll(diff);
+		bit = (word + 1) * 64;
+	}
+	return nbits;
+}
+
+/*
  * Sort the n records of an in-cache bucket `a` (partner area `b`) from key
  * bit `bit` on; the result ends in `b` if to_b, else in `a`. Digits are
  * about log2(n) wide, so one level usually leaves buckets of one or two
@@ -315,7 +342,7 @@ msd_small(struct sort_ctx *ctx, uint64_t *a, uint64_t *b, size_t n,
 		histogram32(a, n, stride, bit, w, cnt);
 		if (cnt[digit(a, bit, w)] != n)
 			break;
-		bit += w;
+		bit = skip_constant(a, n, stride, bit + w, ctx->nbits);
 	}
 	sum = 0;
 	for (size_t d = 0; d < ((size_t)1 << w); d++) {
@@ -378,7 +405,7 @@ msd_big(struct sort_ctx *ctx, uint64_t *a, uint64_t *b, size_t n, unsigned bit)
 		histogram(a, n, stride, bit, w, count);
 		if (count[digit(a, bit, w)] != n)
 			break;
-		bit += w;
+		bit = skip_constant(a, n, stride, bit + w, ctx->nbits);
 	}
 	off = 0;
 	for (unsigned d = 0; d < (1u << w); d++) {
