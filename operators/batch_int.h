@@ -138,6 +138,16 @@ sc__small_seal(struct sc_batch *r, uint32_t ncols, size_t nout, size_t cap)
 int sc__batch_builder_finish_prefix(struct sc_batch_builder *b, uint32_t k,
 				    struct sc_batch **out);
 
+/*
+ * sc__batch_builder_finish_parts - the same where the records [0, split)
+ * and [split, count) are each in order of their first k words (a join's
+ * two passes, join.c): each part is sorted so, then the two are merged.
+ * split 0 is one part in that order; split >= count (nothing known past
+ * it) is a plain finish. Returns as sc_batch_builder_finish.
+ */
+int sc__batch_builder_finish_parts(struct sc_batch_builder *b, uint32_t k,
+				   size_t split, struct sc_batch **out);
+
 /* --- raw construction and the merge --------------------------------------- */
 
 /*

@@ -626,14 +626,32 @@ prefix_eq(const uint64_t *a, const uint64_t *b, uint32_t k)
 
 /* The end of the run of records from i on that agree with record i on
  * their first k words. */
-static size_t
+SC__INLINE size_t
 run_end(const uint64_t *d, size_t n, uint32_t stride, uint32_t k, size_t i)
 {
+	const uint64_t *r = d + i * stride;
 	size_t j = i + 1;
 
-	while (j < n && prefix_eq(d + j * stride, d + i * stride, k))
+	if (k == 1) { /* the common key of one column */
+		while (j < n && d[j * stride] == r[0])
+			j++;
+		return j;
+	}
+	while (j < n && prefix_eq(d + j * stride, r, k))
 		j++;
 	return j;
+}
+
+/* Whether the m records at d are in order already (a join's run of one
+ * key often is: its rows follow one side's delta). Stops at the first
+ * pair out of order. */
+static bool
+run_sorted(const uint64_t *d, size_t m, uint32_t stride)
+{
+	for (size_t i = 1; i < m; i++)
+		if (rec_gt(d + (i - 1) * stride, d + i * stride, stride - 1))
+			return false;
+	return true;
 }
 
 /* The first key bit from word `from` on that varies among the m records
@@ -656,59 +674,51 @@ first_varying(const uint64_t *d, size_t m, uint32_t stride, uint32_t from)
 /*
  * Sort and consolidate the builder's records, pushed in order of their
  * first k words (sc__batch_builder_finish_prefix), run by run: only a run
- * of records equal on those words needs sorting (a copy of it in the
- * scratch, by insertion sort or, from the first key bit that varies within
- * it, by msd_big, which splits a run too large for the cache until its
- * buckets fit), and consecutive runs of one record are emitted as they
- * stand.
+ * of records equal on those words needs sorting, and only if it is not in
+ * order already (in a copy of the input, by insertion sort or, from the first key bit that varies within it, by
+ * msd_big, which splits a run too large for the cache until its buckets
+ * fit), and what lies between the long runs is emitted as it stands.
  */
 static int
 sort_prefix(struct sc_batch_builder *b, struct sort_ctx *ctx, uint32_t k)
 {
 	const uint32_t stride = b->stride;
-	const uint64_t *d = b->data;
-	size_t n = b->count, maxg = 1, an, span = 0;
+	size_t n = b->count, an, span = 0;
 	size_t cache_rows = SORT_CACHE_BYTES / ((size_t)stride * 8);
 	uint64_t *a, *tmp;
 
-	for (size_t i = 0; i < n;) {
-		size_t j = run_end(d, n, stride, k, i);
-
-		maxg = j - i > maxg ? j - i : maxg;
-		i = j;
-	}
-	if (maxg == 1) {
-		emit_sorted(ctx, d, n);
-		return 0;
-	}
-	/* msd_big sorts a run in cache, or splits it until it fits. */
-	an = arena_for(maxg < cache_rows ? maxg : cache_rows);
-	if (builder_scratch(b, 2 * maxg + arena_records(an, stride)))
+	/* The runs are sorted in place in a copy of the input (the builder
+	 * stays as it was), found as they come in one pass; the partner
+	 * area has room for a run as long as the input (msd_big splits a
+	 * run too large for the cache until it fits). */
+	an = arena_for(n < cache_rows ? n : cache_rows);
+	if (builder_scratch(b, 2 * n + arena_records(an, stride)))
 		return SC_ENOMEM;
 	a = b->scratch;
-	tmp = a + maxg * stride;
-	ctx->arena = (uint32_t *)(tmp + maxg * stride);
+	tmp = a + n * stride;
+	ctx->arena = (uint32_t *)(tmp + n * stride);
 	ctx->arena_n = an;
+	memcpy(a, b->data, n * stride * sizeof(uint64_t));
 	for (size_t i = 0; i < n;) {
-		size_t j = run_end(d, n, stride, k, i), m = j - i;
+		size_t j = run_end(a, n, stride, k, i), m = j - i;
+		uint64_t *run = a + i * stride;
 
-		if (m == 1) {
+		if (m == 1 || run_sorted(run, m, stride)) {
 			i = j;
 			continue;
 		}
-		/* the runs of one record before this one, in order */
-		emit_sorted(ctx, d + span * stride, i - span);
-		memcpy(a, d + i * stride, m * stride * sizeof(uint64_t));
 		if (m <= SORT_LEAF) {
-			insertion_sort(a, m, stride);
-			emit_sorted(ctx, a, m);
-		} else {
-			ctx->top = 0;
-			msd_big(ctx, a, tmp, m, first_varying(a, m, stride, k));
+			insertion_sort(run, m, stride);
+			i = j;
+			continue;
 		}
+		/* msd_big emits the run: what precedes it goes first */
+		emit_sorted(ctx, a + span * stride, i - span);
+		ctx->top = 0;
+		msd_big(ctx, run, tmp, m, first_varying(run, m, stride, k));
 		span = i = j;
 	}
-	emit_sorted(ctx, d + span * stride, n - span);
+	emit_sorted(ctx, a + span * stride, n - span);
 	return 0;
 }
 
@@ -888,4 +898,47 @@ sc__batch_builder_finish_prefix(struct sc_batch_builder *b, uint32_t k,
 				struct sc_batch **out)
 {
 	return finish(b, k, out);
+}
+
+/* finish of the n records from record `from` on, as if they were all the
+ * builder held; the builder's own view is as it was afterwards. */
+static int
+finish_range(struct sc_batch_builder *b, size_t from, size_t n, uint32_t k,
+	     struct sc_batch **out)
+{
+	uint64_t *data = b->data;
+	size_t count = b->count;
+	int rc;
+
+	b->data = data + from * b->stride;
+	b->count = n;
+	rc = finish(b, k, out);
+	b->data = data;
+	b->count = count;
+	return rc;
+}
+
+int
+sc__batch_builder_finish_parts(struct sc_batch_builder *b, uint32_t k,
+			       size_t split, struct sc_batch **out)
+{
+	struct sc_batch *x = NULL, *y = NULL;
+	int rc;
+
+	if (!b || !out || split == 0 || split >= b->count)
+		return finish(b, split == 0 ? k : 0, out);
+	rc = finish_range(b, 0, split, k, &x);
+	if (rc == 0)
+		rc = finish_range(b, split, b->count - split, k, &y);
+	if (rc == 0)
+		rc = sc_batch_add(x, y, out);
+	sc_batch_release(x);
+	sc_batch_release(y);
+	/* A part's sum may leave int64 where the total does not: only the
+	 * whole sort can tell, as sc_batch_builder_finish promises. */
+	if (rc == SC_EOVERFLOW)
+		return finish(b, 0, out);
+	if (rc == 0)
+		b->count = 0;
+	return rc;
 }

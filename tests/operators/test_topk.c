@@ -267,7 +267,12 @@ Test(topk, large_deltas_relaid_keep_the_top_k_of_the_input_integral)
 
 			cr_assert_eq(sc_topk_step(tk, delta, &out), 0, "%s",
 				     sc_errmsg());
-			cr_assert(sc_batch_is_consolidated(out));
+			SC_PROP_ASSERT(base + c, SUITE,
+				       "large_deltas_relaid_keep_the_top_k_of_"
+				       "the_input_integral",
+				       sc_batch_is_consolidated(out),
+				       "step %d: the output is not consolidated",
+				       step);
 			zref_add_batch(&in, delta, 1);
 			zref_add_batch(&got, out, 1);
 			sc_batch_release(delta);
