@@ -675,9 +675,10 @@ first_varying(const uint64_t *d, size_t m, uint32_t stride, uint32_t from)
  * Sort and consolidate the builder's records, pushed in order of their
  * first k words (sc__batch_builder_finish_prefix), run by run: only a run
  * of records equal on those words needs sorting, and only if it is not in
- * order already (in a copy of the input, by insertion sort or, from the first key bit that varies within it, by
- * msd_big, which splits a run too large for the cache until its buckets
- * fit), and what lies between the long runs is emitted as it stands.
+ * order already (in a copy of the input, by insertion sort or, from the first
+ * key bit that varies within it, by msd_big, which splits a run too large for
+ * the cache until its buckets fit), and what lies between the long runs is
+ * emitted as it stands.
  */
 static int
 sort_prefix(struct sc_batch_builder *b, struct sort_ctx *ctx, uint32_t k)

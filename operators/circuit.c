@@ -429,7 +429,8 @@ frames_cover(struct sc__node_rt *r)
 
 	if (need > r->cover_cap) {
 		size_t cap = need < 8 ? 8 : 2 * need;
-		struct sc_batch **v = realloc(r->cover, cap * sizeof(*v));
+		struct sc_batch **v =
+		    realloc(r->cover, cap * sizeof(struct sc_batch *));
 
 		if (!v)
 			return false;

@@ -48,13 +48,13 @@ enum sc__role {
  * from (with K units, each step would otherwise pay for all K parts).
  */
 struct sc__node_rt {
-	const struct sc__node *nd;    /* the graph's node (frozen) */
-	const int *in;		      /* slot of the stream at each port */
-	int id;			      /* the node's id in the graph */
-	uint8_t role;		      /* enum sc__role */
-	struct sc_batch *delta;	      /* this tick's delta; NULL = empty */
-	struct sc_batch **frames;     /* fed since the last step, in order */
-	size_t nframes, frames_cap;   /* frames held, room */
+	const struct sc__node *nd;  /* the graph's node (frozen) */
+	const int *in;		    /* slot of the stream at each port */
+	int id;			    /* the node's id in the graph */
+	uint8_t role;		    /* enum sc__role */
+	struct sc_batch *delta;	    /* this tick's delta; NULL = empty */
+	struct sc_batch **frames;   /* fed since the last step, in order */
+	size_t nframes, frames_cap; /* frames held, room */
 	/* Frames a step summed into frames[0], which then takes no holds
 	 * of its own: their holds cover it, since a sum names no id its
 	 * parts do not (circuit.c, frames_cover). */
@@ -62,7 +62,7 @@ struct sc__node_rt {
 	size_t ncover, cover_cap; /* how many, room */
 	/* The same for this tick's delta: let go when it is (delta_let_go) */
 	struct sc_batch **spent;
-	size_t nspent, spent_cap; /* how many, room */
+	size_t nspent, spent_cap;     /* how many, room */
 	uint64_t fmass;		      /* sum of |w| over frames, saturating */
 	struct sc_batch *state;	      /* integrate: the integral; differentiate:
 				       * last input; delay: the latched input */

@@ -51,9 +51,9 @@
  * one unhold per symbol word per frame crossing an edge, under the table's
  * locks: the hold at the send, the unhold once the consumer's tick that
  * took the frame is over (frames a step sums keep their holds for their
- * sum, which takes none); edges of schemas without symbols pay nothing. A map or
- * flat_map callback that makes new ids keeps its references until the
- * step is over (the rows it emits are held only once a keeper takes them).
+ * sum, which takes none); edges of schemas without symbols pay nothing. A map
+ * or flat_map callback that makes new ids keeps its references until the step
+ * is over (the rows it emits are held only once a keeper takes them).
  *
  * Why holds where rows are kept, and what they cost. The options were
  * reference counts taken by every batch (exact for batches in flight too,

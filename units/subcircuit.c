@@ -77,8 +77,8 @@ feed_held(struct sc_subcircuit *s, struct sc_edge *e, int stream,
 {
 	if (!e)
 		return sc_circuit_feed(s->circuit, stream, b);
-	return sc__circuit_feed_held(s->circuit, stream, b,
-				     sc__edge_symbols(e), taken);
+	return sc__circuit_feed_held(s->circuit, stream, b, sc__edge_symbols(e),
+				     taken);
 }
 
 /* The frame leaves the consumer: with the edge's holds, unless the

@@ -876,7 +876,8 @@ Test(batch, index_by_a_kept_prefix_matches_a_plain_sort)
 		uint32_t ncols = 2 + (uint32_t)sc_rng_below(&r, 5);
 		uint32_t k = 1 + (uint32_t)sc_rng_below(&r, ncols);
 		uint32_t n = k + (uint32_t)sc_rng_below(&r, 4), cols[16];
-		size_t rows = (size_t)sc_rng_below(&r, c % 10 == 9 ? 20000 : 3000);
+		size_t rows =
+		    (size_t)sc_rng_below(&r, c % 10 == 9 ? 20000 : 3000);
 		uint64_t span = 1 + sc_rng_below(&r, c % 5 == 4 ? 1 : 12);
 		uint64_t *in = malloc((rows + 1) * ncols * sizeof(uint64_t));
 		uint64_t *proj = malloc((rows + 1) * 16 * sizeof(uint64_t));
@@ -898,18 +899,16 @@ Test(batch, index_by_a_kept_prefix_matches_a_plain_sort)
 				proj[i * n + j] = sc_batch_row(b, i)[cols[j]];
 			w[i] = sc_batch_weight(b, i);
 		}
-		cr_assert_eq(sc_batch_from_records(n, proj, w,
-						   sc_batch_count(b), &want),
-			     0);
+		cr_assert_eq(
+		    sc_batch_from_records(n, proj, w, sc_batch_count(b), &want),
+		    0);
 		cr_assert_eq(sc_batch_index_by(b, cols, n, &ix), 0);
-		SC_PROP_ASSERT(seed, SUITE,
-			       "index_by_a_kept_prefix_matches_a_plain_sort",
-			       sc_batch_is_consolidated(ix) &&
-				   sc_batch_equal(ix, want),
-			       "round %llu: %zu rows, %u columns, prefix %u "
-			       "of %u: differs from the plain sort",
-			       (unsigned long long)c, sc_batch_count(b), ncols,
-			       k, n);
+		SC_PROP_ASSERT(
+		    seed, SUITE, "index_by_a_kept_prefix_matches_a_plain_sort",
+		    sc_batch_is_consolidated(ix) && sc_batch_equal(ix, want),
+		    "round %llu: %zu rows, %u columns, prefix %u "
+		    "of %u: differs from the plain sort",
+		    (unsigned long long)c, sc_batch_count(b), ncols, k, n);
 		sc_batch_release(b);
 		sc_batch_release(ix);
 		sc_batch_release(want);

@@ -69,7 +69,7 @@ Test(route, each_share_equals_a_plain_sort_of_its_rows)
 		uint32_t key = 1 + (uint32_t)sc_rng_below(&r, ncols);
 		uint32_t shards = 1 + (uint32_t)sc_rng_below(&r, 9);
 		uint64_t span = 1 + sc_rng_below(&r, 40);
-		uint64_t *rows = malloc((n + 1) * ncols * sizeof(uint64_t));
+		uint64_t *rows = calloc((n + 1) * ncols, sizeof(uint64_t));
 		uint64_t *mine = malloc((n + 1) * ncols * sizeof(uint64_t));
 		int64_t *w = malloc((n + 1) * sizeof(int64_t));
 		int64_t *mw = malloc((n + 1) * sizeof(int64_t));
@@ -88,7 +88,8 @@ Test(route, each_share_equals_a_plain_sort_of_its_rows)
 			size_t m = 0;
 
 			for (size_t i = 0; i < n; i++) {
-				if (sc_row_hash(rows + i * ncols, key) % shards !=
+				if (sc_row_hash(rows + i * ncols, key) %
+					shards !=
 				    j)
 					continue;
 				memcpy(mine + m * ncols, rows + i * ncols,
@@ -110,8 +111,10 @@ Test(route, each_share_equals_a_plain_sort_of_its_rows)
 			} else {
 				SC_PROP_ASSERT(
 				    seed, "route",
-				    "each_share_equals_a_plain_sort_of_its_rows",
-				    parts[j] && sc_batch_equal(parts[j], want) &&
+				    "each_share_equals_a_plain_sort_of_its_"
+				    "rows",
+				    parts[j] &&
+					sc_batch_equal(parts[j], want) &&
 					sc_batch_is_consolidated(parts[j]),
 				    "round %llu: share %u of %u (%zu rows, "
 				    "%u columns) differs from the sort",

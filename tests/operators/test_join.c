@@ -196,22 +196,22 @@ Test(join, large_deltas_keep_the_join_of_the_input_integrals)
 		cr_assert_eq(sc_join_create(s.an, s.bn, s.k, &j), 0, "%s",
 			     sc_errmsg());
 		for (int step = 0; step < 6; step++) {
-			struct sc_batch *da =
-			    opgen_delta(&r, &s.ga, &s.ia, 40 + sc_rng_below(&r, 160));
-			struct sc_batch *db =
-			    opgen_delta(&r, &s.gb, &s.ib, 40 + sc_rng_below(&r, 160));
+			struct sc_batch *da = opgen_delta(
+			    &r, &s.ga, &s.ia, 40 + sc_rng_below(&r, 160));
+			struct sc_batch *db = opgen_delta(
+			    &r, &s.gb, &s.ib, 40 + sc_rng_below(&r, 160));
 			struct sc_batch *out;
 			struct zref want;
 			const uint64_t *bad = NULL;
 
 			cr_assert_eq(sc_join_step(j, da, db, &out), 0, "%s",
 				     sc_errmsg());
-			SC_PROP_ASSERT(base + c, SUITE,
-				       "large_deltas_keep_the_join_of_the_"
-				       "input_integrals",
-				       sc_batch_is_consolidated(out),
-				       "step %d: the output is not consolidated",
-				       step);
+			SC_PROP_ASSERT(
+			    base + c, SUITE,
+			    "large_deltas_keep_the_join_of_the_"
+			    "input_integrals",
+			    sc_batch_is_consolidated(out),
+			    "step %d: the output is not consolidated", step);
 			absorb(&s, da, db, out);
 			zref_init(&want, s.out.ncols);
 			ref_join(&s.ia, &s.ib, s.k, &want);

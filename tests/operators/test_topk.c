@@ -259,20 +259,20 @@ Test(topk, large_deltas_relaid_keep_the_top_k_of_the_input_integral)
 		zref_init(&got, NCOLS);
 		cr_assert_eq(sc_topk_create(&spec, &tk), 0, "%s", sc_errmsg());
 		for (int step = 0; step < 12; step++) {
-			struct sc_batch *delta =
-			    opgen_delta(&r, &g, &in, 40 + sc_rng_below(&r, 360));
+			struct sc_batch *delta = opgen_delta(
+			    &r, &g, &in, 40 + sc_rng_below(&r, 360));
 			struct sc_batch *out;
 			struct zref want;
 			const uint64_t *bad = NULL;
 
 			cr_assert_eq(sc_topk_step(tk, delta, &out), 0, "%s",
 				     sc_errmsg());
-			SC_PROP_ASSERT(base + c, SUITE,
-				       "large_deltas_relaid_keep_the_top_k_of_"
-				       "the_input_integral",
-				       sc_batch_is_consolidated(out),
-				       "step %d: the output is not consolidated",
-				       step);
+			SC_PROP_ASSERT(
+			    base + c, SUITE,
+			    "large_deltas_relaid_keep_the_top_k_of_"
+			    "the_input_integral",
+			    sc_batch_is_consolidated(out),
+			    "step %d: the output is not consolidated", step);
 			zref_add_batch(&in, delta, 1);
 			zref_add_batch(&got, out, 1);
 			sc_batch_release(delta);
