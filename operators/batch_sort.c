@@ -675,51 +675,48 @@ first_varying(const uint64_t *d, size_t m, uint32_t stride, uint32_t from)
  * Sort and consolidate the builder's records, pushed in order of their
  * first k words (sc__batch_builder_finish_prefix), run by run: only a run
  * of records equal on those words needs sorting, and only if it is not in
- * order already (in a copy of the input, by insertion sort or, from the first
- * key bit that varies within it, by msd_big, which splits a run too large for
- * the cache until its buckets fit), and what lies between the long runs is
- * emitted as it stands.
+ * order already: a copy of it in the scratch (the builder stays as it
+ * was), by insertion sort or, from the first key bit that varies within
+ * it, by msd_big, which splits a run too large for the cache until its
+ * buckets fit. What lies between the runs out of order is emitted as it
+ * stands. The scratch grows only to the longest run out of order, not to
+ * the input: a copy of the whole input cost page faults and cache.
  */
 static int
 sort_prefix(struct sc_batch_builder *b, struct sort_ctx *ctx, uint32_t k)
 {
 	const uint32_t stride = b->stride;
-	size_t n = b->count, an, span = 0;
+	const uint64_t *d = b->data;
+	size_t n = b->count, span = 0;
 	size_t cache_rows = SORT_CACHE_BYTES / ((size_t)stride * 8);
-	uint64_t *a, *tmp;
 
-	/* The runs are sorted in place in a copy of the input (the builder
-	 * stays as it was), found as they come in one pass; the partner
-	 * area has room for a run as long as the input (msd_big splits a
-	 * run too large for the cache until it fits). */
-	an = arena_for(n < cache_rows ? n : cache_rows);
-	if (builder_scratch(b, 2 * n + arena_records(an, stride)))
-		return SC_ENOMEM;
-	a = b->scratch;
-	tmp = a + n * stride;
-	ctx->arena = (uint32_t *)(tmp + n * stride);
-	ctx->arena_n = an;
-	memcpy(a, b->data, n * stride * sizeof(uint64_t));
 	for (size_t i = 0; i < n;) {
-		size_t j = run_end(a, n, stride, k, i), m = j - i;
-		uint64_t *run = a + i * stride;
+		size_t j = run_end(d, n, stride, k, i), m = j - i, an;
+		uint64_t *a, *tmp;
 
-		if (m == 1 || run_sorted(run, m, stride)) {
+		if (m == 1 || run_sorted(d + i * stride, m, stride)) {
 			i = j;
 			continue;
 		}
+		an = arena_for(m < cache_rows ? m : cache_rows);
+		if (builder_scratch(b, 2 * m + arena_records(an, stride)))
+			return SC_ENOMEM;
+		a = b->scratch;
+		tmp = a + m * stride;
+		emit_sorted(ctx, d + span * stride, i - span);
+		memcpy(a, d + i * stride, m * stride * sizeof(uint64_t));
 		if (m <= SORT_LEAF) {
-			insertion_sort(run, m, stride);
-			i = j;
-			continue;
+			insertion_sort(a, m, stride);
+			emit_sorted(ctx, a, m);
+		} else {
+			ctx->arena = (uint32_t *)(tmp + m * stride);
+			ctx->arena_n = an;
+			ctx->top = 0;
+			msd_big(ctx, a, tmp, m, first_varying(a, m, stride, k));
 		}
-		/* msd_big emits the run: what precedes it goes first */
-		emit_sorted(ctx, a + span * stride, i - span);
-		ctx->top = 0;
-		msd_big(ctx, run, tmp, m, first_varying(run, m, stride, k));
 		span = i = j;
 	}
-	emit_sorted(ctx, a + span * stride, n - span);
+	emit_sorted(ctx, d + span * stride, n - span);
 	return 0;
 }
 
