@@ -803,7 +803,7 @@ sc_batch_index_by(const struct sc_batch *b, const uint32_t *cols, uint32_t n,
 {
 	struct sc_batch_builder bld;
 	uint64_t row[SC_SCHEMA_MAX_COLS];
-	uint32_t p;
+	uint32_t p, k = 0;
 	int rc;
 
 	if (!b || !cols || !out)
@@ -820,6 +820,10 @@ sc_batch_index_by(const struct sc_batch *b, const uint32_t *cols, uint32_t n,
 	p = stable_prefix(cols, n, b->ncols);
 	if (p > 0 && b->count > SC__SMALL_ROWS)
 		return index_by_stable(b, cols, n, p, out);
+	/* Columns 0..k-1 first: the rows come out in order of those, and
+	 * only the runs that agree on them need sorting. */
+	while (k < n && cols[k] == k)
+		k++;
 	rc = sc_batch_builder_init(&bld, n);
 	if (rc == 0)
 		rc = sc_batch_builder_reserve(&bld, b->count);
@@ -831,7 +835,7 @@ sc_batch_index_by(const struct sc_batch *b, const uint32_t *cols, uint32_t n,
 		rc = sc_batch_builder_push(&bld, row, n, sc_batch_weight(b, i));
 	}
 	if (rc == 0)
-		rc = sc_batch_builder_finish(&bld, out);
+		rc = sc__batch_builder_finish_prefix(&bld, k, out);
 	sc_batch_builder_fini(&bld);
 	return rc;
 }

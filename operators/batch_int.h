@@ -127,6 +127,27 @@ sc__small_seal(struct sc_batch *r, uint32_t ncols, size_t nout, size_t cap)
 	return r;
 }
 
+/*
+ * sc__batch_builder_finish_prefix - sc_batch_builder_finish of records the
+ * caller pushed in order of their first k words (a projection that keeps
+ * a prefix of a consolidated batch's columns: sc_batch_index_by). Only
+ * the runs of records equal on those words are sorted (batch_sort.c,
+ * sort_prefix); k >= ncols is a check-free consolidation. Records out of
+ * that order give a batch that is not consolidated: the caller's promise.
+ */
+int sc__batch_builder_finish_prefix(struct sc_batch_builder *b, uint32_t k,
+				    struct sc_batch **out);
+
+/*
+ * sc__batch_builder_finish_parts - the same where the records [0, split)
+ * and [split, count) are each in order of their first k words (a join's
+ * two passes, join.c): each part is sorted so, then the two are merged.
+ * split 0 is one part in that order; split >= count (nothing known past
+ * it) is a plain finish. Returns as sc_batch_builder_finish.
+ */
+int sc__batch_builder_finish_parts(struct sc_batch_builder *b, uint32_t k,
+				   size_t split, struct sc_batch **out);
+
 /* --- raw construction and the merge --------------------------------------- */
 
 /*

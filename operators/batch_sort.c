@@ -286,6 +286,33 @@ pair(uint64_t *src, uint64_t *dst, uint32_t stride, bool to_b)
 }
 
 /*
+ * The first key bit at or after `bit` on which the n records at d do not
+ * all agree (nbits if none): one xor-or pass per word. A digit that came
+ * out constant (every record in one bucket) sends the sort here instead
+ * of to the next digit's histogram: a bucket of rows that share a key
+ * word (one auction's bids, then one bidder's) would otherwise pay a
+ * cleared counter array and a count per record for each of the word's
+ * constant digits.
+ */
+static unsigned
+skip_constant(const uint64_t *d, size_t n, uint32_t stride, unsigned bit,
+	      unsigned nbits)
+{
+	while (bit < nbits) {
+		unsigned word = bit >> 6;
+		uint64_t diff = 0;
+
+		for (size_t i = 1; i < n; i++)
+			diff |= d[i * stride + word] ^ d[word];
+		diff &= ~(uint64_t)0 >> (bit & 63);
+		if (diff)
+			return word * 64 + (unsigned)__builtin_clzll(diff);
+		bit = (word + 1) * 64;
+	}
+	return nbits;
+}
+
+/*
  * Sort the n records of an in-cache bucket `a` (partner area `b`) from key
  * bit `bit` on; the result ends in `b` if to_b, else in `a`. Digits are
  * about log2(n) wide, so one level usually leaves buckets of one or two
@@ -316,7 +343,7 @@ msd_small(struct sort_ctx *ctx, uint64_t *a, uint64_t *b, size_t n,
 		histogram32(a, n, stride, bit, w, cnt);
 		if (cnt[digit(a, bit, w)] != n)
 			break;
-		bit += w;
+		bit = skip_constant(a, n, stride, bit + w, ctx->nbits);
 	}
 	sum = 0;
 	for (size_t d = 0; d < ((size_t)1 << w); d++) {
@@ -379,7 +406,7 @@ msd_big(struct sort_ctx *ctx, uint64_t *a, uint64_t *b, size_t n, unsigned bit)
 		histogram(a, n, stride, bit, w, count);
 		if (count[digit(a, bit, w)] != n)
 			break;
-		bit += w;
+		bit = skip_constant(a, n, stride, bit + w, ctx->nbits);
 	}
 	off = 0;
 	for (unsigned d = 0; d < (1u << w); d++) {
@@ -588,6 +615,112 @@ sort_builder(struct sc_batch_builder *b, struct sort_ctx *ctx)
 	return 0;
 }
 
+/* Whether records a and b agree on their first k words. */
+static inline bool
+prefix_eq(const uint64_t *a, const uint64_t *b, uint32_t k)
+{
+	for (uint32_t j = 0; j < k; j++)
+		if (a[j] != b[j])
+			return false;
+	return true;
+}
+
+/* The end of the run of records from i on that agree with record i on
+ * their first k words. */
+SC__INLINE size_t
+run_end(const uint64_t *d, size_t n, uint32_t stride, uint32_t k, size_t i)
+{
+	const uint64_t *r = d + i * stride;
+	size_t j = i + 1;
+
+	if (k == 1) { /* the common key of one column */
+		while (j < n && d[j * stride] == r[0])
+			j++;
+		return j;
+	}
+	while (j < n && prefix_eq(d + j * stride, r, k))
+		j++;
+	return j;
+}
+
+/* Whether the m records at d are in order already (a join's run of one
+ * key often is: its rows follow one side's delta). Stops at the first
+ * pair out of order. */
+static bool
+run_sorted(const uint64_t *d, size_t m, uint32_t stride)
+{
+	for (size_t i = 1; i < m; i++)
+		if (rec_gt(d + (i - 1) * stride, d + i * stride, stride - 1))
+			return false;
+	return true;
+}
+
+/* The first key bit from word `from` on that varies among the m records
+ * at d (64 * ncols if none): the run's radix sort starts there rather
+ * than finding constant digits one histogram at a time. */
+static unsigned
+first_varying(const uint64_t *d, size_t m, uint32_t stride, uint32_t from)
+{
+	for (uint32_t j = from; j + 1 < stride; j++) {
+		uint64_t diff = 0;
+
+		for (size_t i = 1; i < m; i++)
+			diff |= d[i * stride + j] ^ d[j];
+		if (diff)
+			return j * 64 + (unsigned)__builtin_clzll(diff);
+	}
+	return (stride - 1) * 64;
+}
+
+/*
+ * Sort and consolidate the builder's records, pushed in order of their
+ * first k words (sc__batch_builder_finish_prefix), run by run: only a run
+ * of records equal on those words needs sorting, and only if it is not in
+ * order already: a copy of it in the scratch (the builder stays as it
+ * was), by insertion sort or, from the first key bit that varies within
+ * it, by msd_big, which splits a run too large for the cache until its
+ * buckets fit. What lies between the runs out of order is emitted as it
+ * stands. The scratch grows only to the longest run out of order, not to
+ * the input: a copy of the whole input cost page faults and cache.
+ */
+static int
+sort_prefix(struct sc_batch_builder *b, struct sort_ctx *ctx, uint32_t k)
+{
+	const uint32_t stride = b->stride;
+	const uint64_t *d = b->data;
+	size_t n = b->count, span = 0;
+	size_t cache_rows = SORT_CACHE_BYTES / ((size_t)stride * 8);
+
+	for (size_t i = 0; i < n;) {
+		size_t j = run_end(d, n, stride, k, i), m = j - i, an;
+		uint64_t *a, *tmp;
+
+		if (m == 1 || run_sorted(d + i * stride, m, stride)) {
+			i = j;
+			continue;
+		}
+		an = arena_for(m < cache_rows ? m : cache_rows);
+		if (builder_scratch(b, 2 * m + arena_records(an, stride)))
+			return SC_ENOMEM;
+		a = b->scratch;
+		tmp = a + m * stride;
+		emit_sorted(ctx, d + span * stride, i - span);
+		memcpy(a, d + i * stride, m * stride * sizeof(uint64_t));
+		if (m <= SORT_LEAF) {
+			insertion_sort(a, m, stride);
+			emit_sorted(ctx, a, m);
+		} else {
+			ctx->arena = (uint32_t *)(tmp + m * stride);
+			ctx->arena_n = an;
+			ctx->top = 0;
+			msd_big(ctx, a, tmp, m, first_varying(a, m, stride, k));
+		}
+		span = i = j;
+	}
+	emit_sorted(ctx, d + span * stride, n - span);
+	return 0;
+}
+
 /*
  * Copy the n records of src into dst in sorted order: an insertion sort
  * whose input is the builder and whose output is the batch, so each record
@@ -703,8 +836,10 @@ small_finish(struct sc_batch_builder *b, struct sc_batch **out)
 	return 0;
 }
 
-int
-sc_batch_builder_finish(struct sc_batch_builder *b, struct sc_batch **out)
+/* The finish, with the records known to be in order of their first k
+ * words (k 0: nothing known). */
+static int
+finish(struct sc_batch_builder *b, uint32_t k, struct sc_batch **out)
 {
 	struct sort_ctx ctx;
 	uint64_t was;
@@ -728,7 +863,12 @@ sc_batch_builder_finish(struct sc_batch_builder *b, struct sc_batch **out)
 	/* Only the big sort is marked: the small one costs less than the
 	 * marks would. */
 	was = sc__doing_act(SC__ACT_SORT);
-	rc = sort_builder(b, &ctx);
+	if (k >= b->ncols) {
+		emit_sorted(&ctx, b->data, n);
+		rc = 0;
+	} else {
+		rc = k ? sort_prefix(b, &ctx, k) : sort_builder(b, &ctx);
+	}
 	sc__doing_back(was);
 	if (rc) {
 		sc__mem_free(ctx.out);
@@ -749,4 +889,60 @@ nomem:
 	return sc__fail(
 	    SC_ENOMEM, "sc_batch_builder_finish: out of memory for %zu records",
 	    n);
+}
+
+int
+sc_batch_builder_finish(struct sc_batch_builder *b, struct sc_batch **out)
+{
+	return finish(b, 0, out);
+}
+
+int
+sc__batch_builder_finish_prefix(struct sc_batch_builder *b, uint32_t k,
+				struct sc_batch **out)
+{
+	return finish(b, k, out);
+}
+
+/* finish of the n records from record `from` on, as if they were all the
+ * builder held; the builder's own view is as it was afterwards. */
+static int
+finish_range(struct sc_batch_builder *b, size_t from, size_t n, uint32_t k,
+	     struct sc_batch **out)
+{
+	uint64_t *data = b->data;
+	size_t count = b->count;
+	int rc;
+
+	b->data = data + from * b->stride;
+	b->count = n;
+	rc = finish(b, k, out);
+	b->data = data;
+	b->count = count;
+	return rc;
+}
+
+int
+sc__batch_builder_finish_parts(struct sc_batch_builder *b, uint32_t k,
+			       size_t split, struct sc_batch **out)
+{
+	struct sc_batch *x = NULL, *y = NULL;
+	int rc;
+
+	if (!b || !out || split == 0 || split >= b->count)
+		return finish(b, split == 0 ? k : 0, out);
+	rc = finish_range(b, 0, split, k, &x);
+	if (rc == 0)
+		rc = finish_range(b, split, b->count - split, k, &y);
+	if (rc == 0)
+		rc = sc_batch_add(x, y, out);
+	sc_batch_release(x);
+	sc_batch_release(y);
+	/* A part's sum may leave int64 where the total does not: only the
+	 * whole sort can tell, as sc_batch_builder_finish promises. */
+	if (rc == SC_EOVERFLOW)
+		return finish(b, 0, out);
+	if (rc == 0)
+		b->count = 0;
+	return rc;
 }

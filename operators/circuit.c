@@ -70,8 +70,10 @@ rt_init(struct sc_circuit *c, size_t slot)
 		return builder_for(c, nd->schema.ncols, &r->bld);
 	default:
 		rc = sc__circuit_kernel_create(c, nd, &r->kernel);
-		if (rc == 0 && r->kernel)
+		if (rc == 0 && r->kernel) {
 			sc__circuit_kernel_symbols(c, r);
+			c->sweeps = true;
+		}
 		if (rc == 0 && (nd->kind == SC_NODE_JOIN ||
 				nd->kind == SC_NODE_ANTIJOIN)) {
 			/* A change past int64 is emitted over passes. */
@@ -90,19 +92,54 @@ rt_init(struct sc_circuit *c, size_t slot)
 	}
 }
 
+/* Drop the holds of the n batches at v, then the batches. */
+static void
+batches_let_go(struct sc__node_rt *r, struct sc_batch **v, size_t *n)
+{
+	for (size_t i = 0; i < *n; i++) {
+		sc__symtab_unhold(&r->sym, v[i]);
+		sc_batch_release(v[i]);
+	}
+	*n = 0;
+}
+
+/* Drop every frame held and its holds: frames[0] has none of its own
+ * while a cover stands in for them (frames_cover). */
+static void
+frames_drop(struct sc__node_rt *r)
+{
+	for (size_t i = 0; i < r->nframes; i++) {
+		if (i > 0 || r->ncover == 0)
+			sc__symtab_unhold(&r->sym, r->frames[i]);
+		sc_batch_release(r->frames[i]);
+	}
+	r->nframes = 0;
+	batches_let_go(r, r->cover, &r->ncover);
+}
+
+/* This tick's delta lets its holds go: its own, or those of the frames
+ * a step summed it from. */
+static void
+delta_let_go(struct sc__node_rt *r)
+{
+	if (r->nspent)
+		batches_let_go(r, r->spent, &r->nspent);
+	else
+		sc__symtab_unhold(&r->sym, r->delta);
+}
+
 static void
 rt_fini(struct sc__node_rt *r)
 {
 	if (r->held)
-		sc__symtab_unhold(&r->sym, r->delta);
+		delta_let_go(r);
 	sc__symtab_unhold(&r->sym, r->state); /* integrate, differentiate,
 					       * delay */
 	sc_batch_release(r->delta);
-	for (size_t i = 0; i < r->nframes; i++) {
-		sc__symtab_unhold(&r->sym, r->frames[i]);
-		sc_batch_release(r->frames[i]);
-	}
+	frames_drop(r);
 	free(r->frames);
+	free(r->cover);
+	free(r->spent);
 	sc_batch_release(r->state);
 	sc__symtab_unhold(&r->sym, r->carry_hold);
 	sc_batch_release(r->carry_hold);
@@ -358,7 +395,7 @@ sc__circuit_known(const struct sc_circuit *c, int id, const char *fn)
  * sum what it holds now, exactly (sc_batch_sum), as every feed did before.
  */
 static int
-frames_push(struct sc__node_rt *r, struct sc_batch *b)
+frames_push(struct sc__node_rt *r, struct sc_batch *b, bool hold)
 {
 	if (r->nframes == r->frames_cap) {
 		size_t cap = r->frames_cap ? 2 * r->frames_cap : 8;
@@ -371,8 +408,44 @@ frames_push(struct sc__node_rt *r, struct sc_batch *b)
 		r->frames_cap = cap;
 	}
 	r->frames[r->nframes++] = sc_batch_retain(b);
-	sc__symtab_hold(&r->sym, b);
+	if (hold)
+		sc__symtab_hold(&r->sym, b);
 	return 0;
+}
+
+/*
+ * A step's sum of the frames is summed from them alone, so it names no id
+ * that they do not: instead of a hold on every row of the sum and an
+ * unhold on every row of each frame now, the frames keep their holds (and
+ * stay alive) as the sum's cover until the tick of the sum is over, when
+ * they let go once (delta_let_go). Moves the frames into r->cover (a
+ * frames[0] that was itself covered goes: its cover stays); false, with
+ * nothing changed, if there is no memory for the list.
+ */
+static bool
+frames_cover(struct sc__node_rt *r)
+{
+	bool first_covered = r->ncover > 0;
+	size_t need = r->ncover + r->nframes;
+
+	if (need > r->cover_cap) {
+		size_t cap = need < 8 ? 8 : 2 * need;
+		struct sc_batch **v =
+		    realloc(r->cover, cap * sizeof(struct sc_batch *));
+
+		if (!v)
+			return false;
+		r->cover = v;
+		r->cover_cap = cap;
+	}
+	for (size_t i = 0; i < r->nframes; i++) {
+		if (i == 0 && first_covered)
+			sc_batch_release(r->frames[0]);
+		else
+			r->cover[r->ncover++] = r->frames[i];
+	}
+	r->nframes = 0;
+	return true;
 }
 
 /* Replace the frames by their sum `sum` (consumed; NULL or empty: none,
@@ -381,15 +454,16 @@ frames_push(struct sc__node_rt *r, struct sc_batch *b)
 static void
 frames_set(struct sc__node_rt *r, struct sc_batch *sum, bool mass)
 {
-	/* The sum's rows hold their ids before the frames' let go: the
-	 * frames may be all that keeps them alive. */
-	if (sum && sum->count != 0)
+	/* A step's sum goes out as the delta at once: the frames cover it
+	 * (frames_cover). Otherwise the sum's rows hold their ids before the
+	 * frames' let go: the frames may be all that keeps them alive. */
+	bool covered = !mass && sum && sum->count != 0 &&
+		       sc__symcols_any(&r->sym) && frames_cover(r);
+
+	if (!covered && sum && sum->count != 0)
 		sc__symtab_hold(&r->sym, sum);
-	for (size_t i = 0; i < r->nframes; i++) {
-		sc__symtab_unhold(&r->sym, r->frames[i]);
-		sc_batch_release(r->frames[i]);
-	}
-	r->nframes = 0;
+	if (!covered)
+		frames_drop(r);
 	r->fmass = 0;
 	if (sum && sum->count == 0) {
 		sc_batch_release(sum);
@@ -411,7 +485,7 @@ frames_fold(struct sc__node_rt *r, struct sc_batch *b)
 	int rc;
 
 	if (b) {
-		rc = frames_push(r, b);
+		rc = frames_push(r, b, true);
 		if (rc)
 			return rc;
 	}
@@ -427,15 +501,30 @@ frames_fold(struct sc__node_rt *r, struct sc_batch *b)
 	return 0;
 }
 
-int
-sc_circuit_feed(struct sc_circuit *c, int stream, struct sc_batch *b)
+static bool
+symcols_equal(const struct sc__symcols *a, const struct sc__symcols *b)
+{
+	return a->tab == b->tab && a->mask == b->mask && a->flip == b->flip;
+}
+
+/*
+ * sc_circuit_feed, where the caller may hand over holds it has on b's ids
+ * (`held`, NULL: none): they are taken (*taken) when they are the
+ * stream's own columns and the frame is kept as it is, and then the frame
+ * keeps them in place of a hold of its own.
+ */
+static int
+feed(struct sc_circuit *c, int stream, struct sc_batch *b,
+     const struct sc__symcols *held, bool *taken)
 {
 	const struct sc__node *nd;
 	struct sc__node_rt *r;
 	uint64_t mass;
+	bool give;
 	int rc;
 	int slot = sc__circuit_known(c, stream, "sc_circuit_feed");
 
+	*taken = false;
 	if (slot < 0)
 		return slot;
 	r = &c->rt[slot];
@@ -461,8 +550,10 @@ sc_circuit_feed(struct sc_circuit *c, int stream, struct sc_batch *b)
 	if (b->count == 0)
 		return 0;
 	/* The frames held keep their symbols until their tick is over, so
-	 * the host may release its own references now (symbol.h). */
-	rc = sc__symtab_check(&r->sym, b, "sc_circuit_feed");
+	 * the host may release its own references now (symbol.h). Ids the
+	 * caller holds are live: only the others need the check. */
+	give = held && sc__symcols_any(held) && symcols_equal(held, &r->sym);
+	rc = give ? 0 : sc__symtab_check(&r->sym, b, "sc_circuit_feed");
 	/* Lateness (waterline.h): a feed is one submission, checked against
 	 * every declaration of its input before anything is applied; if it
 	 * is held, the waterlines advance with it. */
@@ -472,15 +563,32 @@ sc_circuit_feed(struct sc_circuit *c, int stream, struct sc_batch *b)
 	if (rc)
 		return rc;
 	mass = sc__mass_add(r->fmass, sc__batch_mass(b));
-	if (!sc__mass_safe(mass))
-		rc = frames_fold(r, b);
-	else if (frames_push(r, b))
+	if (!sc__mass_safe(mass)) {
+		rc = frames_fold(r, b); /* takes holds of its own */
+	} else if (frames_push(r, b, !give)) {
 		rc = SC_ENOMEM;
-	else
+	} else {
 		r->fmass = mass;
+		*taken = give;
+	}
 	if (rc == 0)
 		sc__late_advance(r->late, r->nlate, b, NULL);
 	return rc;
+}
+
+int
+sc_circuit_feed(struct sc_circuit *c, int stream, struct sc_batch *b)
+{
+	bool taken;
+
+	return feed(c, stream, b, NULL, &taken);
+}
+
+int
+sc__circuit_feed_held(struct sc_circuit *c, int stream, struct sc_batch *b,
+		      const struct sc__symcols *held, bool *taken)
+{
+	return feed(c, stream, b, held, taken);
 }
 
 /*
@@ -653,7 +761,7 @@ tick_begin(struct sc_circuit *c)
 		struct sc__node_rt *r = &c->rt[i];
 
 		if (r->held)
-			sc__symtab_unhold(&r->sym, r->delta);
+			delta_let_go(r);
 		/* A delta the cleanup held (circuit_wl.c) was held for its
 		 * tick only. */
 		r->held =
@@ -662,8 +770,18 @@ tick_begin(struct sc_circuit *c)
 		r->delta = NULL;
 		r->inserted = 0;
 		if (r->role == SC__ROLE_FED) {
+			struct sc_batch **v = r->spent;
+			size_t cap = r->spent_cap;
+
 			r->delta = r->nframes ? r->frames[0] : NULL;
 			r->nframes = 0;
+			/* A covered delta's holds are its cover's. */
+			r->spent = r->cover;
+			r->spent_cap = r->cover_cap;
+			r->nspent = r->ncover;
+			r->cover = v;
+			r->cover_cap = cap;
+			r->ncover = 0;
 			r->fmass = 0;
 			r->stats.rows_out += sc__circuit_rows(r->delta);
 		} else if (r->nd->kind == SC_NODE_DELAY) {

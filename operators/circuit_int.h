@@ -48,13 +48,21 @@ enum sc__role {
  * from (with K units, each step would otherwise pay for all K parts).
  */
 struct sc__node_rt {
-	const struct sc__node *nd;    /* the graph's node (frozen) */
-	const int *in;		      /* slot of the stream at each port */
-	int id;			      /* the node's id in the graph */
-	uint8_t role;		      /* enum sc__role */
-	struct sc_batch *delta;	      /* this tick's delta; NULL = empty */
-	struct sc_batch **frames;     /* fed since the last step, in order */
-	size_t nframes, frames_cap;   /* frames held, room */
+	const struct sc__node *nd;  /* the graph's node (frozen) */
+	const int *in;		    /* slot of the stream at each port */
+	int id;			    /* the node's id in the graph */
+	uint8_t role;		    /* enum sc__role */
+	struct sc_batch *delta;	    /* this tick's delta; NULL = empty */
+	struct sc_batch **frames;   /* fed since the last step, in order */
+	size_t nframes, frames_cap; /* frames held, room */
+	/* Frames a step summed into frames[0], which then takes no holds
+	 * of its own: their holds cover it, since a sum names no id its
+	 * parts do not (circuit.c, frames_cover). */
+	struct sc_batch **cover;
+	size_t ncover, cover_cap; /* how many, room */
+	/* The same for this tick's delta: let go when it is (delta_let_go) */
+	struct sc_batch **spent;
+	size_t nspent, spent_cap;     /* how many, room */
 	uint64_t fmass;		      /* sum of |w| over frames, saturating */
 	struct sc_batch *state;	      /* integrate: the integral; differentiate:
 				       * last input; delay: the latched input */
@@ -105,6 +113,8 @@ struct sc_circuit {
 	struct sc_late *late; /* the part's inputs' declarations */
 	size_t nlate;	      /* how many */
 	bool no_cleanup;      /* sc_circuit_set_cleanup(c, false) */
+	bool sweeps;	      /* some node has a kernel: a cleanup sweep
+			       * may drop the last hold on an id */
 	size_t carried;	      /* nodes whose carry is not empty */
 };
 

@@ -188,8 +188,9 @@ sc__circuit_wl_step(struct sc_circuit *c)
 	/* A sweep may drop the last hold on an id that this tick's deltas
 	 * still carry (a join's output names the auction a sweep lets go),
 	 * and a unit hands those deltas on after the step: so they hold
-	 * their ids until the next tick begins, as a fed batch's do. */
-	for (size_t i = 0; !c->no_cleanup && i < c->norder; i++) {
+	 * their ids until the next tick begins, as a fed batch's do. With
+	 * no kernel there is no sweep, and nothing to hold against. */
+	for (size_t i = 0; c->sweeps && !c->no_cleanup && i < c->norder; i++) {
 		struct sc__node_rt *r = &c->rt[i];
 
 		if (!r->held && r->delta && sc__symcols_any(&r->sym)) {

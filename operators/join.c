@@ -35,6 +35,9 @@ struct sides {
 					here, or NULL (sc__join_set_spill) */
 	struct sc__wide *emit;	     /* the antijoin's wide redo: output
 					rows go here, or NULL: the builder */
+	size_t split; /* out's rows before it, and from it on, are each in
+			 key order (a join's two passes); SIZE_MAX: no order
+			 known */
 };
 
 struct sc_join {
@@ -55,6 +58,7 @@ sides_init(struct sides *s, const char *fn, uint32_t a_ncols, uint32_t b_ncols,
 {
 	int rc;
 
+	s->split = SIZE_MAX;
 	if (a_ncols == 0 || a_ncols > SC_SCHEMA_MAX_COLS || b_ncols == 0 ||
 	    b_ncols > SC_SCHEMA_MAX_COLS)
 		return sc__fail(SC_ESCHEMA,
@@ -161,7 +165,9 @@ sides_commit(struct sides *s, const struct sc_batch *da,
 	     struct sc_batch **out)
 {
 	struct sc_batch *res;
-	int rc = sc_batch_builder_finish(&s->out, &res);
+	/* The join's two passes each push in key order (join_delta): only
+	 * the runs of a key need sorting, then the two merge. */
+	int rc = sc__batch_builder_finish_parts(&s->out, s->k, s->split, &res);
 
 	if (rc) {
 		sc_batch_builder_clear(&s->out);
@@ -539,6 +545,7 @@ sc_join_step(struct sc_join *j, const struct sc_batch *da,
 	if (rc)
 		return rc;
 	sc_batch_builder_clear(&j->s.out);
+	j->s.split = SIZE_MAX;
 	sides_masses(&j->s, da, db, &ma, &mb);
 	if (!narrow(ma, mb)) {
 		size_t spilled = j->s.spill ? j->s.spill->n : 0;
@@ -560,6 +567,7 @@ sc_join_step(struct sc_join *j, const struct sc_batch *da,
 		rc = join_delta(&j->s, da, &p, true);
 		sc__probe_fini(&p);
 	}
+	j->s.split = sc_batch_builder_count(&j->s.out);
 	if (rc == 0 && db && sc_batch_count(db)) {
 		sc__probe_init(&p, j->s.a_ncols, j->s.ta, da);
 		sc__probe_prepare(&p, db, j->s.k, &j->s.fa);

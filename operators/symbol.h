@@ -32,8 +32,8 @@
  * integral's rows the state still has; retain an id to keep its text
  * longer. A runtime (units/runtime.h) holds what its circuits keep, and
  * every edge holds the ids of each frame it has accepted until the frame
- * leaves it (units/edge_int.h): fed to the consumer's circuit (after
- * sc_circuit_feed took its own hold), summed into the outbox (the sum
+ * leaves it (units/edge_int.h): fed to the consumer's circuit (whose
+ * fed frame takes the edge's holds over), summed into the outbox (the sum
  * holds before the parts let go), drained or refused by a dead consumer,
  * or dropped at destroy; a restartable edge's trace (the integral a
  * rebuild is fed) holds the runs it keeps as a circuit's trace does. So
@@ -49,9 +49,11 @@
  * the host's edges names fewer strings than it submitted (299 of 300 in
  * one run) (tests/units/test_runtime_symbols.c). The cost is one hold and
  * one unhold per symbol word per frame crossing an edge, under the table's
- * locks; edges of schemas without symbols pay nothing. A map or
- * flat_map callback that makes new ids keeps its references until the
- * step is over (the rows it emits are held only once a keeper takes them).
+ * locks: the hold at the send, the unhold once the consumer's tick that
+ * took the frame is over (frames a step sums keep their holds for their
+ * sum, which takes none); edges of schemas without symbols pay nothing. A map
+ * or flat_map callback that makes new ids keeps its references until the step
+ * is over (the rows it emits are held only once a keeper takes them).
  *
  * Why holds where rows are kept, and what they cost. The options were
  * reference counts taken by every batch (exact for batches in flight too,

@@ -99,6 +99,20 @@ void sc__symtab_hold_changes(
 void sc__symtab_unhold_slots(const struct sc__symcols *s, const uint64_t *slots,
 			     size_t n, uint32_t stride, uint32_t ncols);
 
+/*
+ * sc__circuit_feed_held - sc_circuit_feed of b, whose ids the caller holds
+ * once per symbol word in columns `held` (an edge's frame, units/edge_int.h).
+ * Where those are the stream's own columns and the frame is kept as fed,
+ * the circuit takes those holds as the frame's, instead of a check and a
+ * hold of its own, and sets *taken: the caller then drops its reference
+ * on b without unholding. Otherwise (*taken false, on every failure too)
+ * the caller keeps its holds, and the circuit took its own as
+ * sc_circuit_feed does. Returns as sc_circuit_feed.
+ */
+struct sc_circuit;
+int sc__circuit_feed_held(struct sc_circuit *c, int stream, struct sc_batch *b,
+			  const struct sc__symcols *held, bool *taken);
+
 /* --- the keepers: every trace a kernel keeps holds its rows' ids --------- */
 
 struct sc_trace;

@@ -263,12 +263,18 @@ static int
 relay(struct sc_topk *tk, const struct sc_batch *delta, struct sc_batch **out)
 {
 	uint64_t row[SC_SCHEMA_MAX_COLS];
+	uint32_t kept = 0;
 	int rc;
 
 	if (!tk->relaid) {
 		*out = sc_batch_retain((struct sc_batch *)delta);
 		return 0;
 	}
+	/* The leading columns the layout leaves in place, uncomplemented:
+	 * the rows come out in order of those (sc_batch_index_by's case). */
+	while (kept < tk->spec.ncols && tk->perm[kept] == kept &&
+	       tk->flip[kept] == 0)
+		kept++;
 	rc = sc_batch_builder_reserve(&tk->lay, sc_batch_count(delta));
 	for (size_t i = 0; rc == 0 && i < sc_batch_count(delta); i++) {
 		const uint64_t *in = sc_batch_row(delta, i);
@@ -279,7 +285,7 @@ relay(struct sc_topk *tk, const struct sc_batch *delta, struct sc_batch **out)
 					   sc_batch_weight(delta, i));
 	}
 	if (rc == 0)
-		rc = sc_batch_builder_finish(&tk->lay, out);
+		rc = sc__batch_builder_finish_prefix(&tk->lay, kept, out);
 	if (rc)
 		sc_batch_builder_clear(&tk->lay);
 	return rc;

@@ -142,6 +142,12 @@ sc__edge_set_symbols(struct sc_edge *e, const struct sc__symcols *s)
 		e->syms = *s;
 }
 
+const struct sc__symcols *
+sc__edge_symbols(const struct sc_edge *e)
+{
+	return &e->syms;
+}
+
 void
 sc__edge_frame_done(struct sc_edge *e, struct sc_batch *b)
 {

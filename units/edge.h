@@ -66,7 +66,8 @@
  * in its ring and outbox when it is destroyed. An edge the runtime gave
  * its stream's symbol columns (units/edge_int.h) also holds the ids of
  * every frame it accepted, until the frame leaves it; its consumer lets a
- * polled frame go with sc__edge_frame_done instead of sc_batch_release.
+ * polled frame go with sc__edge_frame_done instead of sc_batch_release,
+ * unless it handed the frame's holds on to its circuit.
  *
  * Closing. When the consumer dies (its unit panicked and its destroy
  * runs), the consumer end closes the edge (sc_edge_close): the frames in

@@ -6,8 +6,10 @@
  * symbol word of every frame it has accepted, from the moment it accepts
  * it (pushed into the ring, or summed into the outbox) until the frame
  * leaves the edge: drained or refused at a close, released at destroy, or
- * handed to the consumer, which lets it go with sc__edge_frame_done once
- * it has fed it (sc_circuit_feed having taken the circuit's own hold). The
+ * handed to the consumer, which either hands the holds on with it
+ * (sc__circuit_feed_held: the circuit's fed frame keeps them) or lets it
+ * go with sc__edge_frame_done once it has fed it (the circuit having taken
+ * its own hold). The
  * outbox's sum takes its holds before the parts it replaces let theirs
  * go, so an id both carry never reaches zero in between. A frame refused
  * at a closed edge is never held.
@@ -21,6 +23,11 @@
 /* sc__edge_set_symbols - the frames of e hold the ids of columns s (copied;
  * tab NULL or mask 0: none). Before any frame is sent. */
 void sc__edge_set_symbols(struct sc_edge *e, const struct sc__symcols *s);
+
+/* sc__edge_symbols - the columns whose ids e's frames hold (none: tab
+ * NULL or mask 0). A consumer may hand a polled frame's holds on (then it
+ * lets the frame go with sc_batch_release, not sc__edge_frame_done). */
+const struct sc__symcols *sc__edge_symbols(const struct sc_edge *e);
 
 /* sc__edge_frame_done - the consumer is done with frame b (owned) that it
  * polled from e: drop the edge's holds on its ids, then release it. A

@@ -70,16 +70,40 @@ readable(const struct sub_in *p, bool blocked)
 	return !(blocked && p->gated);
 }
 
+/* The feed of a frame polled from e (NULL: the host's), handing the
+ * edge's holds on its ids to the circuit where it takes them (*taken). */
+static int
+feed_held(struct sc_subcircuit *s, struct sc_edge *e, int stream,
+	  struct sc_batch *b, bool *taken)
+{
+	if (!e)
+		return sc_circuit_feed(s->circuit, stream, b);
+	return sc__circuit_feed_held(s->circuit, stream, b, sc__edge_symbols(e),
+				     taken);
+}
+
+/* The frame leaves the consumer: with the edge's holds, unless the
+ * circuit took them. */
+static void
+frame_let_go(struct sc_edge *e, struct sc_batch *b, bool taken)
+{
+	if (taken)
+		sc_batch_release(b);
+	else
+		sc__edge_frame_done(e, b);
+}
+
 /* Feed one frame (owned) polled from edge e to the circuit; panics on a
- * feed error. The edge's holds on its ids go only after the feed took
- * the circuit's (edge_int.h). */
+ * feed error. The edge's holds on its ids pass to the circuit, or go only
+ * after the feed took the circuit's own (edge_int.h). */
 void
 sc__sub_feed_frame(struct sc_subcircuit *s, struct sc_edge *e, int stream,
 		   struct sc_batch *b)
 {
-	int rc = sc_circuit_feed(s->circuit, stream, b);
+	bool taken = false;
+	int rc = feed_held(s, e, stream, b, &taken);
 
-	sc__edge_frame_done(e, b);
+	frame_let_go(e, b, taken);
 	if (rc)
 		sc_panic("unit %s: feed of stream %d failed: %s: %s", s->name,
 			 stream, sc_errname(rc), sc_errdetail());
@@ -109,12 +133,14 @@ static void
 feed_turn_frame(struct sc_subcircuit *s, struct sc_edge *e, int stream,
 		struct sc_batch *b)
 {
-	int rc = sc_circuit_feed(s->circuit, stream, b);
+	bool taken = false;
+	int rc = feed_held(s, e, stream, b, &taken);
+
 	if (rc == SC_EOVERFLOW) {
 		step_send(s);
-		rc = sc_circuit_feed(s->circuit, stream, b);
+		rc = feed_held(s, e, stream, b, &taken);
 	}
-	sc__edge_frame_done(e, b);
+	frame_let_go(e, b, taken);
 	if (rc)
 		sc_panic("unit %s: feed of stream %d failed: %s: %s", s->name,
 			 stream, sc_errname(rc), sc_errdetail());

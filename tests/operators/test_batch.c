@@ -858,6 +858,67 @@ Test(batch, index_by_projects_and_reconsolidates)
 }
 
 /*
+ * A projection that keeps the first k columns of its input in front comes
+ * out in order of those, and only the runs that agree on them are sorted
+ * (batch_sort.c, sort_prefix). Checked against a plain sort of the
+ * projected rows, with few distinct values (long runs, runs past the
+ * insertion sort's 16 and, with one leading value, past the cache, which
+ * a run is split to fit), columns repeated or dropped after the
+ * prefix, and weights that cancel.
+ */
+Test(batch, index_by_a_kept_prefix_matches_a_plain_sort)
+{
+	uint64_t seed = sc_prop_seed(1201);
+	struct sc_rng r;
+
+	sc_rng_seed(&r, seed);
+	for (uint64_t c = 0; c < sc_prop_count(60); c++) {
+		uint32_t ncols = 2 + (uint32_t)sc_rng_below(&r, 5);
+		uint32_t k = 1 + (uint32_t)sc_rng_below(&r, ncols);
+		uint32_t n = k + (uint32_t)sc_rng_below(&r, 4), cols[16];
+		size_t rows =
+		    (size_t)sc_rng_below(&r, c % 10 == 9 ? 20000 : 3000);
+		uint64_t span = 1 + sc_rng_below(&r, c % 5 == 4 ? 1 : 12);
+		uint64_t *in = malloc((rows + 1) * ncols * sizeof(uint64_t));
+		uint64_t *proj = malloc((rows + 1) * 16 * sizeof(uint64_t));
+		int64_t *w = malloc((rows + 1) * sizeof(int64_t));
+		struct sc_batch *b, *ix, *want;
+
+		cr_assert(in && proj && w);
+		for (uint32_t j = 0; j < n; j++)
+			cols[j] = j < k ? j : (uint32_t)sc_rng_below(&r, ncols);
+		for (size_t i = 0; i < rows; i++) {
+			for (uint32_t j = 0; j < ncols; j++)
+				in[i * ncols + j] =
+				    sc_rng_below(&r, j == 0 ? span : 12);
+			w[i] = (int64_t)sc_rng_below(&r, 5) - 2;
+		}
+		cr_assert_eq(sc_batch_from_records(ncols, in, w, rows, &b), 0);
+		for (size_t i = 0; i < sc_batch_count(b); i++) {
+			for (uint32_t j = 0; j < n; j++)
+				proj[i * n + j] = sc_batch_row(b, i)[cols[j]];
+			w[i] = sc_batch_weight(b, i);
+		}
+		cr_assert_eq(
+		    sc_batch_from_records(n, proj, w, sc_batch_count(b), &want),
+		    0);
+		cr_assert_eq(sc_batch_index_by(b, cols, n, &ix), 0);
+		SC_PROP_ASSERT(
+		    seed, SUITE, "index_by_a_kept_prefix_matches_a_plain_sort",
+		    sc_batch_is_consolidated(ix) && sc_batch_equal(ix, want),
+		    "round %llu: %zu rows, %u columns, prefix %u "
+		    "of %u: differs from the plain sort",
+		    (unsigned long long)c, sc_batch_count(b), ncols, k, n);
+		sc_batch_release(b);
+		sc_batch_release(ix);
+		sc_batch_release(want);
+		free(in);
+		free(proj);
+		free(w);
+	}
+}
+
+/*
  * A re-key that only permutes columns takes a stable radix sort instead of
  * the general one (batch.c, index_by_stable): check it against the
  * reference on batches large enough to take it, with every kind of

@@ -481,3 +481,78 @@ Test(symbol_holds, sum_in_its_row_table_holds_the_ids_of_its_rows)
 {
 	table_keeper_holds(SC_AGG_SUM);
 }
+
+/*
+ * A step sums the frames fed since the last one; the sum takes no holds of
+ * its own, the frames keep theirs for it (circuit.c, frames_cover): so the
+ * ids the sum names live through its tick, whatever the frames were, and
+ * are given back once the next tick begins; ids the sum lost (a row and
+ * its retraction in two frames) are given back then too.
+ */
+Test(symbol_holds, a_sum_of_frames_holds_its_ids_through_its_tick)
+{
+	struct sc_symtab *t;
+	struct sc_schema s;
+	struct sc_graph *g;
+	struct sc_circuit *c;
+	struct sc_batch *d;
+	uint64_t kept, gone;
+	int in, out;
+
+	cr_assert_eq(sc_symtab_create(&t), 0);
+	schema_sv(&s, t);
+	cr_assert_eq(sc_graph_create(&g), 0);
+	in = sc_graph_input(g, "in", &s);
+	out = sc_graph_output_stream(g, "out", in);
+	cr_assert_geq(out, 0);
+	cr_assert_eq(sc_circuit_create(g, &c), 0);
+	kept = feed_text(c, t, in, "kept", 1, 1);
+	gone = feed_text(c, t, in, "gone", 2, 1);
+	feed(c, in, kept, 1, 1);
+	feed(c, in, gone, 2, -1);
+	cr_assert_eq(sc_symtab_refs(t, kept), 2, "one hold per frame");
+	cr_assert_eq(sc_circuit_step(c), 0);
+	cr_assert_eq(sc_circuit_delta(c, out, &d), 0);
+	cr_assert_eq(sc_batch_count(d), 1);
+	cr_assert_eq(sc_batch_row(d, 0)[0], kept);
+	cr_assert_eq(sc_batch_weight(d, 0), 2);
+	sc_batch_release(d);
+	cr_assert_str_eq(text_of(t, kept), "kept");
+	cr_assert_str_eq(text_of(t, gone), "gone",
+			 "a frame's ids live through its tick");
+	cr_assert_eq(sc_circuit_step(c), 0);
+	cr_assert_eq(sc_symtab_refs(t, kept), 0);
+	cr_assert_eq(sc_symtab_refs(t, gone), 0);
+	cr_assert_eq(sc_symtab_count(t), 0, "every id given back");
+	sc_circuit_destroy(c);
+	cr_assert_eq(sc_graph_destroy(g), 0);
+	sc_symtab_destroy(t);
+}
+
+/* A circuit destroyed while a summed delta and frames fed after it are
+ * still held gives every id back (no hold is lost or dropped twice). */
+Test(symbol_holds, destroy_after_a_summed_step_gives_every_id_back)
+{
+	struct sc_symtab *t;
+	struct sc_schema s;
+	struct sc_graph *g;
+	struct sc_circuit *c;
+	int in;
+
+	cr_assert_eq(sc_symtab_create(&t), 0);
+	schema_sv(&s, t);
+	cr_assert_eq(sc_graph_create(&g), 0);
+	in = sc_graph_input(g, "in", &s);
+	cr_assert_geq(sc_graph_output_stream(g, "out", in), 0);
+	cr_assert_eq(sc_circuit_create(g, &c), 0);
+	(void)feed_text(c, t, in, "a", 1, 1);
+	(void)feed_text(c, t, in, "b", 1, 1);
+	cr_assert_eq(sc_circuit_step(c), 0);
+	(void)feed_text(c, t, in, "c", 1, 1);
+	(void)feed_text(c, t, in, "a", 2, 1);
+	cr_assert_eq(sc_symtab_count(t), 3);
+	sc_circuit_destroy(c);
+	cr_assert_eq(sc_symtab_count(t), 0, "every id given back");
+	cr_assert_eq(sc_graph_destroy(g), 0);
+	sc_symtab_destroy(t);
+}

@@ -231,6 +231,67 @@ Test(topk, output_integral_is_the_top_k_of_the_input_integral)
 	}
 }
 
+/*
+ * Deltas of more than 32 rows take the builder's sorting path when the
+ * top-k lays them out in its trace's order (topk.c, relay): the key
+ * columns it leaves in front keep the delta's order, so only the runs of
+ * one key are sorted. Checked against the reference with deltas of 40 to
+ * 400 rows and a key of one or two columns.
+ */
+Test(topk, large_deltas_relaid_keep_the_top_k_of_the_input_integral)
+{
+	uint64_t base = sc_prop_seed(8201);
+
+	for (uint64_t c = 0; c < sc_prop_count(30); c++) {
+		struct sc_rng r;
+		struct layout l;
+		struct sc_topk_spec spec;
+		struct sc_topk *tk;
+		struct zref in, got;
+		struct opgen g;
+
+		sc_rng_seed(&r, base + c);
+		do
+			random_spec(&r, &l, &spec);
+		while (spec.key == 0);
+		g = (struct opgen){NCOLS, spec.key, col_value, &l, true};
+		zref_init(&in, NCOLS);
+		zref_init(&got, NCOLS);
+		cr_assert_eq(sc_topk_create(&spec, &tk), 0, "%s", sc_errmsg());
+		for (int step = 0; step < 12; step++) {
+			struct sc_batch *delta = opgen_delta(
+			    &r, &g, &in, 40 + sc_rng_below(&r, 360));
+			struct sc_batch *out;
+			struct zref want;
+			const uint64_t *bad = NULL;
+
+			cr_assert_eq(sc_topk_step(tk, delta, &out), 0, "%s",
+				     sc_errmsg());
+			SC_PROP_ASSERT(
+			    base + c, SUITE,
+			    "large_deltas_relaid_keep_the_top_k_of_"
+			    "the_input_integral",
+			    sc_batch_is_consolidated(out),
+			    "step %d: the output is not consolidated", step);
+			zref_add_batch(&in, delta, 1);
+			zref_add_batch(&got, out, 1);
+			sc_batch_release(delta);
+			sc_batch_release(out);
+			zref_init(&want, NCOLS);
+			ref_topk(&in, &spec, &want);
+			SC_PROP_ASSERT(base + c, SUITE,
+				       "large_deltas_relaid_keep_the_top_k_of_"
+				       "the_input_integral",
+				       zref_same(&want, &got, &bad),
+				       "step %d: a row's weight differs", step);
+			zref_fini(&want);
+		}
+		sc_topk_destroy(tk);
+		zref_fini(&in);
+		zref_fini(&got);
+	}
+}
+
 /* --- by hand: (auction, price, date_time, bidder) ------------------------- */
 
 /* A one-step delta of rows (a, p, t, b) with weights w. */
