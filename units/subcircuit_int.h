@@ -134,10 +134,10 @@ struct sc_subcircuit {
 
 /* A turn's clock, from its flush to its tally. */
 struct sc__sub_clock {
-	bool traced; /* a timeline records: every turn is timed */
-	bool timed;  /* this turn is timed (busy_ns) */
-	uint64_t t0; /* its start: sc_clock_ns when timed, else
-			sc_clock_coarse_ns (the longest turn) */
+	bool traced;   /* a timeline records: every turn is timed */
+	bool timed;    /* this turn is timed (busy_ns) */
+	uint64_t t0;   /* its start: sc_clock_ns when timed, else
+			  sc_clock_coarse_ns (the longest turn) */
 	uint64_t cpu0; /* traced: the thread's CPU time at its start */
 };
 

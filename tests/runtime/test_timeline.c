@@ -90,8 +90,8 @@ Test(timeline, slices_and_samples_are_written_as_trace_events)
 		     0);
 	cr_assert_eq(sc_timeline_start(tl), 0);
 	t0 = sc_clock_ns();
-	s = (struct sc_timeline_slice){t0 + 1000, t0 + 3500, 3,	   2, 1,
-				       40,	  7,	     NULL, 0, 0, 0};
+	s = (struct sc_timeline_slice){t0 + 1000, t0 + 3500, 3, 2, 1, 40,
+				       7,	  NULL,	     0, 0, 0};
 	sc_timeline_slice(tl, &s);
 	sc_timeline_sample(tl, 0, t0 + 2000, -5);
 	cr_assert_eq(sc_timeline_info(tl, &info), 0);
