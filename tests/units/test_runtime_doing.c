@@ -220,6 +220,7 @@ Test(runtime_doing, long_traced_turn_names_its_longest_phase, .timeout = 60)
 	cr_assert(v && v->kind == TJ_NUM && v->num >= 0.0 && v->num < 10.0,
 		  "cpu_ms of a sleeping turn: %g", v ? v->num : -1.0);
 	tj_free(doc);
+	free(doc);
 	cr_assert_eq(sc_runtime_shutdown(rt, NULL), 0);
 	sc_runtime_destroy(rt);
 	sc_timeline_destroy(tl);
