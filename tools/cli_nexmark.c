@@ -451,26 +451,16 @@ nx_event(struct nx_run *x, bool dump)
 static int nx_chunk_made(struct nx_run *x, uint64_t n, bool dump,
 			 struct sc_batch **out, uint64_t *made);
 
-/* The calling thread's CPU time in ns. */
-static uint64_t
-nx_thread_cpu_ns(void)
-{
-	struct timespec ts = {0, 0};
-
-	(void)clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 /* nx_chunk_made, its CPU time counted as the input's: two clock reads a
  * chunk of --batch events. */
 static int
 nx_chunk(struct nx_run *x, uint64_t n, bool dump, struct sc_batch **out,
 	 uint64_t *made)
 {
-	uint64_t t0 = nx_thread_cpu_ns();
+	uint64_t t0 = sc_bench_cpu_ns();
 	int rc = nx_chunk_made(x, n, dump, out, made);
 
-	x->input_cpu_ns += nx_thread_cpu_ns() - t0;
+	x->input_cpu_ns += sc_bench_cpu_ns() - t0;
 	return rc;
 }
 
