@@ -54,8 +54,8 @@ sc_workload_arg(struct sc_workload_env *env, const char *key)
 }
 
 int
-sc_workload_arg_u64(struct sc_workload_env *env, const char *key,
-		    uint64_t dflt, uint64_t lo, uint64_t hi, uint64_t *out)
+sc_workload_arg_u64(struct sc_workload_env *env, const char *key, uint64_t dflt,
+		    uint64_t lo, uint64_t hi, uint64_t *out)
 {
 	static const char fn[] = "sc_workload_arg_u64";
 
@@ -101,8 +101,9 @@ sc_workload_arg_double(struct sc_workload_env *env, const char *key,
 	bool ok = *v >= '0' && *v <= '9';
 	for (const char *p = v; *p && ok; p++)
 		ok = (*p >= '0' && *p <= '9') || *p == '.' || *p == 'e' ||
-		     *p == 'E' || ((*p == '-' || *p == '+') && p > v &&
-				   (p[-1] == 'e' || p[-1] == 'E'));
+		     *p == 'E' ||
+		     ((*p == '-' || *p == '+') && p > v &&
+		      (p[-1] == 'e' || p[-1] == 'E'));
 	char *end = NULL;
 	errno = 0;
 	double x = ok ? strtod(v, &end) : 0.0;
@@ -134,8 +135,9 @@ sc_workload_arg_bool(struct sc_workload_env *env, const char *key, bool dflt,
 			return 0;
 		}
 	}
-	return sc__fail(SC_EINVAL, "%s: %s=%s: not true, false, 1, 0, yes or no",
-			fn, key, v);
+	return sc__fail(SC_EINVAL,
+			"%s: %s=%s: not true, false, 1, 0, yes or no", fn, key,
+			v);
 }
 
 int
@@ -212,9 +214,9 @@ check_def(const struct sc_workload_def *def)
 				: !def->graph	? "graph"
 						: "next");
 	if (def->flags & ~SC_WORKLOAD_TICKS)
-		return sc__fail(SC_EINVAL,
-				"%s: workload '%s' has unknown flags 0x%" PRIx32,
-				fn, def->name, def->flags);
+		return sc__fail(
+		    SC_EINVAL, "%s: workload '%s' has unknown flags 0x%" PRIx32,
+		    fn, def->name, def->flags);
 	return 0;
 }
 
@@ -291,8 +293,8 @@ create_with(const struct sc_workload_def *def, struct sc_workload_env *env,
 	if (rc) {
 		char m[512];
 		inner_detail(rc, m, sizeof(m));
-		rc = sc__fail(rc < 0 ? rc : SC_ECALLBACK, "%s: workload '%s': %s",
-			      fn, def->name, m);
+		rc = sc__fail(rc < 0 ? rc : SC_ECALLBACK,
+			      "%s: workload '%s': %s", fn, def->name, m);
 		free(w);
 		return rc;
 	}
@@ -319,7 +321,9 @@ sc_workload_create(const struct sc_workload_def *def,
 {
 	if (!def || !env || !out)
 		return sc__fail(SC_EINVAL, "sc_workload_create: NULL %s",
-				!def ? "def" : !env ? "env" : "out");
+				!def   ? "def"
+				: !env ? "env"
+				       : "out");
 	return create_with(def, env, NULL, out);
 }
 
@@ -331,7 +335,9 @@ sc_workload_load(const char *path, struct sc_workload_env *env,
 
 	if (!path || !env || !out)
 		return sc__fail(SC_EINVAL, "%s: NULL %s", fn,
-				!path ? "path" : !env ? "env" : "out");
+				!path  ? "path"
+				: !env ? "env"
+				       : "out");
 	/* dlopen searches the library path for a bare name: a plugin is a
 	 * file the user names, so a name without '/' is taken as ./name. */
 	char buf[4096];
@@ -429,8 +435,7 @@ check_step(const struct sc_workload *w, const struct sc_settle_step *s)
 				"%s: workload '%s' gave no batch at "
 				"submission %zu",
 				fn, w->def->name, w->count);
-	if (sc_graph_node_info(w->g, s->input, &ni) ||
-	    ni.kind != SC_NODE_INPUT)
+	if (sc_graph_node_info(w->g, s->input, &ni) || ni.kind != SC_NODE_INPUT)
 		return sc__fail(SC_EINVAL,
 				"%s: workload '%s' submitted to node %d, "
 				"which is not an input of its graph",
@@ -464,8 +469,9 @@ sc_workload_next(struct sc_workload *w, struct sc_settle_step *out)
 		w->stop = rc < 0 ? rc : SC_ECALLBACK;
 		char m[512];
 		inner_detail(w->stop, m, sizeof(m));
-		return sc__fail(w->stop, "%s: workload '%s', submission %zu: %s",
-				fn, w->def->name, w->count, m);
+		return sc__fail(w->stop,
+				"%s: workload '%s', submission %zu: %s", fn,
+				w->def->name, w->count, m);
 	}
 	rc = check_step(w, &s);
 	if (rc) {

@@ -72,8 +72,9 @@ extern "C" {
 #define SC_WORKLOAD_MAX_ARGS 32
 
 /* Flags of a definition. */
-#define SC_WORKLOAD_TICKS 1u /* run in tick mode (units/runtime.h): next
-				may give {SC_SETTLE_TICK, NULL} boundaries */
+#define SC_WORKLOAD_TICKS                                                      \
+	1u /* run in tick mode (units/runtime.h): next                         \
+	      may give {SC_SETTLE_TICK, NULL} boundaries */
 
 /* One user argument, "key=value" split. */
 struct sc_workload_arg {
@@ -94,9 +95,9 @@ struct sc_workload_env {
 };
 
 struct sc_workload_def {
-	uint32_t version; /* SC_WORKLOAD_VERSION, as compiled: first, always */
-	uint32_t flags;	  /* SC_WORKLOAD_TICKS or 0 */
-	const char *name; /* one word: letters, digits, '-', '_', ':' */
+	uint32_t version;  /* SC_WORKLOAD_VERSION, as compiled: first, always */
+	uint32_t flags;	   /* SC_WORKLOAD_TICKS or 0 */
+	const char *name;  /* one word: letters, digits, '-', '_', ':' */
 	const char *about; /* one line, for help and reports */
 	/*
 	 * Build an instance into *self, its graph complete. 0, or a negative
@@ -219,8 +220,7 @@ const char *sc_workload_placement(struct sc_workload *w, uint32_t workers);
  */
 const char *sc_workload_arg(struct sc_workload_env *env, const char *key);
 int sc_workload_arg_u64(struct sc_workload_env *env, const char *key,
-			uint64_t dflt, uint64_t lo, uint64_t hi,
-			uint64_t *out);
+			uint64_t dflt, uint64_t lo, uint64_t hi, uint64_t *out);
 int sc_workload_arg_double(struct sc_workload_env *env, const char *key,
 			   double dflt, double lo, double hi, double *out);
 int sc_workload_arg_bool(struct sc_workload_env *env, const char *key,
