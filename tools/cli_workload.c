@@ -53,20 +53,21 @@ cli_workload_open(const char *cmd, const char *spec,
 		if (!def) {
 			const char *names[64];
 			size_t n = sc_builtin_workload_names(names, 64);
-			fprintf(stderr,
-				"subcirc %s: --workload: unknown workload "
-				"'%s' (built in:",
-				cmd, spec);
+			(void)fprintf(
+			    stderr,
+			    "subcirc %s: --workload: unknown workload "
+			    "'%s' (built in:",
+			    cmd, spec);
 			for (size_t i = 0; i < n && i < 64; i++)
-				fprintf(stderr, " %s", names[i]);
-			fprintf(stderr, "; or a plugin's path)\n");
+				(void)fprintf(stderr, " %s", names[i]);
+			(void)fprintf(stderr, "; or a plugin's path)\n");
 			return CLI_EXIT_USAGE;
 		}
 		rc = sc_workload_create(def, &env, out);
 	}
 	if (!rc)
 		return 0;
-	fprintf(stderr, "subcirc %s: --workload %s: %s\n", cmd, spec,
-		sc_errmsg());
+	(void)fprintf(stderr, "subcirc %s: --workload %s: %s\n", cmd, spec,
+		      sc_errmsg());
 	return rc == SC_ENOMEM ? CLI_EXIT_LIBRARY : CLI_EXIT_USAGE;
 }
