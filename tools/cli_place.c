@@ -2,7 +2,7 @@
  * cli_place.c - `subcirc place`: every placement strategy x worker
  * count x budget on a workload, warmed up, repeated in rounds, each case
  * with its median and min-max, and ranked in words with ties where the
- * intervals overlap (bench/rank.h; the outputs in cli_place_out.c).
+ * intervals overlap (units/rank.h; the outputs in cli_place_out.c).
  *
  * "balanced" places by measured cost: the workload's graph is calibrated
  * once (sc_placement_calibrate: its single circuit fed a short prefix of

@@ -14,7 +14,7 @@
  * runs in rounds: a warm-up round (each case once, for --warmup seconds,
  * not kept), then --reps rounds in each of which every case runs once for
  * --time-per-case seconds, so a noisy moment of a shared machine hits the
- * cases of a round alike and per-round ratios pair up (bench/rank.h).
+ * cases of a round alike and per-round ratios pair up (units/rank.h).
  */
 #ifndef SC_TOOLS_CLI_PLACE_H
 #define SC_TOOLS_CLI_PLACE_H
@@ -24,7 +24,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "bench/rank.h"
+#include "units/rank.h"
 #include "tools/cli.h"
 #include "tools/cli_grid.h"
 

@@ -1,7 +1,7 @@
 /*
  * cli_place_out.c - what `subcirc place` shows and writes
  * (cli_place.h): the table of cases, a ranking per worker count in
- * words (bench/rank.h), the JSON of every repetition, the CSV, the plot
+ * words (units/rank.h), the JSON of every repetition, the CSV, the plot
  * through gnuplot and the placements as DOT.
  */
 #include <inttypes.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/rank.h"
+#include "units/rank.h"
 #include "operators/error.h"
 #include "tools/cli.h"
 #include "tools/cli_grid.h"
