@@ -27,9 +27,14 @@
 #include "units/rank.h"
 #include "tools/cli.h"
 #include "tools/cli_grid.h"
+#include "units/sweep.h"
+#include "units/workload.h"
 
-/* A workload that place can sweep: the grid today; another (Nexmark)
- * adds an entry to place_workloads (cli_place.c). */
+/* A workload that place sweeps. The grid runs through its direct path
+ * (cli_grid_run); every other workload (a built-in of
+ * bench/workloads/builtin.h or a plugin) through the library's sweep
+ * (units/sweep.h), its result mapped onto the cases below, and `run`,
+ * `graph`, `calibrate` unused (NULL). */
 struct cli_place_workload {
 	const char *name;
 	const char *about; /* one line for the outputs */
@@ -69,6 +74,9 @@ struct cli_place_sweep {
 	double *cost; /* calibrated node costs (for balanced), or NULL */
 	size_t ncost;
 	double seconds; /* the sweep's wall time */
+	/* A workload other than the grid: an instance whose graph --dot
+	 * draws (cli_workload_open), else NULL. */
+	struct sc_workload *inst;
 };
 
 /* The medians of a case's figures (over its repetitions). */
