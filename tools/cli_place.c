@@ -735,7 +735,7 @@ cli_cmd_place(int argc, char **argv)
 	s.cores = place_cores();
 	cli_grid_defaults(&s.base);
 	place_parse(argc, argv, &pa, &s);
-	if (pa.wspec && strcmp(pa.wspec, "grid") &&
+	if (pa.wspec && strcmp(pa.wspec, "grid") != 0 &&
 	    (rc = place_lib_open(&pa, &s, &wl)) != 0)
 		return rc;
 	cli_report_start(&rep, "place", s.w->name);

@@ -111,7 +111,7 @@ make_cases(const struct sc_sweep_opts *o, struct sc_sweep_result *r)
 	size_t nb = o->nbudgets ? o->nbudgets : 1;
 
 	r->ncases = o->nplacements * o->nworkers * nb;
-	r->cases = calloc(r->ncases, sizeof(*r->cases));
+	r->cases = calloc(r->ncases ? r->ncases : 1, sizeof(*r->cases));
 	if (!r->cases) {
 		size_t n = r->ncases;
 		r->ncases = 0;
@@ -150,7 +150,7 @@ check_specs(const struct sc_sweep_opts *o, struct sc_graph *g)
 	for (size_t i = 0; i < o->nplacements; i++) {
 		struct sc_placement *p = NULL;
 		const char *spec = o->placements[i];
-		int rc = strcmp(spec, "balanced")
+		int rc = strcmp(spec, "balanced") != 0
 			     ? sc_placement_parse(g, spec, o->seed, &p)
 			     : 0;
 

@@ -209,8 +209,9 @@ check_every_case_ranked(const struct sc_sweep_result *r, uint32_t reps)
 
 		cr_assert_eq(c->done, reps, "%s", c->label);
 		for (uint32_t k = 0; k < c->done; k++)
-			cr_assert_eq(c->reps[k].rows, 20u * ROWS_PER_STEP,
-				     "%s rep %u", c->label, k);
+			cr_assert_eq(c->reps[k].rows,
+				     (uint64_t)20 * ROWS_PER_STEP, "%s rep %u",
+				     c->label, k);
 		cr_assert_gt(c->median.events_per_s, 0, "%s", c->label);
 		cr_assert_gt(c->median.turns, 0, "%s", c->label);
 	}
