@@ -2,7 +2,7 @@
  * cli_place.c - `subcirc place`: every placement strategy x worker
  * count x budget on a workload, warmed up, repeated in rounds, each case
  * with its median and min-max, and ranked in words with ties where the
- * intervals overlap (bench/rank.h; the outputs in cli_place_out.c).
+ * intervals overlap (units/rank.h; the outputs in cli_place_out.c).
  *
  * "balanced" places by measured cost: the workload's graph is calibrated
  * once (sc_placement_calibrate: its single circuit fed a short prefix of
@@ -23,6 +23,7 @@
 #include "tools/cli_cmd.h"
 #include "tools/cli_grid.h"
 #include "tools/cli_place.h"
+#include "tools/cli_workload.h"
 #include "units/placement.h"
 
 #define PLACE_MAX_REPS 99
@@ -39,7 +40,13 @@ const char cli_usage_place[] =
     "  ran 1.31 +- 0.04 times faster than single x2 b64\"), where cases\n"
     "  whose min-max intervals overlap are called a tie.\n"
     "\n"
-    "  --workload W      grid (default; the only one on this branch)\n"
+    "  --workload W      grid (default), a built-in (nexmark:q4, random,\n"
+    "                    ...) or a plugin's path (./libmine.so); any but\n"
+    "                    the grid runs the library's sweep (units/sweep.h):\n"
+    "                    events are its rows, no latency nor reference\n"
+    "                    check, --events is its size hint (runs go to its\n"
+    "                    end), --rows --cols --batch --rate do not apply\n"
+    "  --workload-arg K=V  an argument of the workload (repeatable)\n"
     "  --placements LIST comma list (default single,per-node,chains,\n"
     "                    random:3,sharded:K for K = 2 .. cores, balanced)\n"
     "                    balanced: calibrated costs, a unit per worker;\n"
@@ -127,18 +134,6 @@ static const struct cli_place_workload place_workloads[] = {
      .graph_free = grid_graph_free,
      .calibrate = grid_calibrate},
 };
-
-static const struct cli_place_workload *
-place_workload(const char *name)
-{
-	size_t n = sizeof(place_workloads) / sizeof(place_workloads[0]);
-
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(place_workloads[i].name, name))
-			return &place_workloads[i];
-	cli_die_usage("place", "--workload: unknown workload '%s' (grid)",
-		      name);
-}
 
 /* --- placements ------------------------------------------------------------
  */
@@ -292,18 +287,150 @@ place_rounds(struct cli_place_sweep *s)
 	return 0;
 }
 
-/* --- the command line ------------------------------------------------------
- */
-
+/* What the command line set beyond the sweep itself. */
 struct place_args {
 	char places[CLI_MAX_LIST][32];
 	size_t np;
 	uint32_t workers[CLI_MAX_LIST], budgets[CLI_MAX_LIST];
 	size_t nw, nb;
 	const char *json, *csv, *plot, *dot;
+	const char *wspec; /* --workload; NULL: the grid */
+	struct cli_workload_args wargs;
 	bool by_events;
 	bool quiet; /* no progress line */
 };
+
+/* --- any other workload: the library's sweep ------------------------------
+ */
+
+struct place_lib_ctx {
+	const struct cli_place_sweep *s;
+	uint64_t t0;
+};
+
+static bool
+place_lib_stop(void *ctx)
+{
+	(void)ctx;
+	return cli_signal_caught() != 0;
+}
+
+static void
+place_lib_progress(void *ctx, uint32_t round, size_t icase, size_t done,
+		   size_t total)
+{
+	const struct place_lib_ctx *p = ctx;
+	char what[48];
+
+	if (round == 0)
+		(void)snprintf(what, sizeof(what), "warm-up round");
+	else
+		(void)snprintf(what, sizeof(what), "round %u of %u", round,
+			       p->s->reps);
+	place_progress(p->s, p->t0, what, icase, done, total);
+}
+
+/* A library case's repetitions as the outputs' (the same labels: both
+ * nest placement x workers x budget). */
+static void
+place_lib_case(struct cli_place_case *c, const struct sc_sweep_case *lc)
+{
+	for (uint32_t k = 0; k < lc->done; k++) {
+		const struct sc_sweep_rep *x = &lc->reps[k];
+		struct cli_run_result *r = &c->r[k];
+
+		memset(r, 0, sizeof(*r));
+		r->events = x->rows;
+		r->seconds = x->seconds;
+		r->eps = x->events_per_s;
+		r->turns = x->turns;
+		r->frames = x->frames;
+		r->units = x->units;
+		r->edges = x->edges;
+		r->ok = true;
+		c->eps[k] = x->events_per_s;
+	}
+	c->done = lc->done;
+}
+
+/* The result into s: cases, wall time, calibrated costs. */
+static int
+place_lib_take(struct cli_place_sweep *s, const struct sc_sweep_result *r)
+{
+	for (size_t i = 0; i < r->ncases && i < s->n; i++)
+		place_lib_case(&s->cases[i], &r->cases[i]);
+	s->seconds = r->seconds;
+	if (!r->cost)
+		return 0;
+	if (!(s->cost = calloc(r->ncost ? r->ncost : 1, sizeof(*s->cost))))
+		return cli_lib_error("calloc", SC_ENOMEM);
+	memcpy(s->cost, r->cost, r->ncost * sizeof(*s->cost));
+	s->ncost = r->ncost;
+	return 0;
+}
+
+/* Every case of s through sc_sweep_run on s->inst's workload. */
+static int
+place_lib_run(const struct place_args *pa, struct cli_place_sweep *s)
+{
+	const char *specs[CLI_MAX_LIST];
+	struct place_lib_ctx pc = {.s = s, .t0 = sc_bench_now_ns()};
+	struct sc_workload_env env = {.seed = s->base.seed,
+				      .events =
+					  pa->by_events ? s->base.events : 0,
+				      .args = pa->wargs.args,
+				      .nargs = pa->wargs.n};
+	struct sc_sweep_opts o = {.placements = specs,
+				  .nplacements = pa->np,
+				  .workers = pa->workers,
+				  .nworkers = pa->nw,
+				  .budgets = pa->budgets,
+				  .nbudgets = pa->nb,
+				  .reps = s->reps,
+				  .seconds = s->time_per_case,
+				  .warmup = s->warmup,
+				  .seed = s->base.seed,
+				  .edge_capacity = s->base.capacity,
+				  .stop = place_lib_stop,
+				  .progress = place_lib_progress,
+				  .ctx = &pc};
+	struct sc_sweep_result r;
+
+	for (size_t i = 0; i < pa->np; i++)
+		specs[i] = pa->places[i];
+	int rc = sc_sweep_run(sc_workload_def(s->inst), &env, &o, &r);
+	if (rc)
+		(void)fprintf(stderr, "subcirc place: --workload %s: %s\n",
+			      s->w->name, sc_errmsg());
+	int trc = place_lib_take(s, &r);
+	sc_sweep_result_free(&r);
+	if (rc)
+		return rc == SC_EINVAL ? CLI_EXIT_USAGE : CLI_EXIT_LIBRARY;
+	return trc;
+}
+
+/* The instance of --workload (refused before any run: exit 2, named) and
+ * the outputs' description of it in *w. */
+static int
+place_lib_open(const struct place_args *pa, struct cli_place_sweep *s,
+	       struct cli_place_workload *w)
+{
+	int rc =
+	    cli_workload_open("place", pa->wspec, &pa->wargs, s->base.seed,
+			      pa->by_events ? s->base.events : 0, &s->inst);
+
+	if (rc)
+		return rc;
+	const struct sc_workload_def *def = sc_workload_def(s->inst);
+	memset(w, 0, sizeof(*w));
+	w->name = pa->wspec;
+	w->about = def->about ? def->about : def->name;
+	s->w = w;
+	return 0;
+}
+
+/* --- the command line ------------------------------------------------------
+ */
 
 static uint32_t
 place_cores(void)
@@ -357,7 +484,9 @@ place_opt(struct cli_args *a, struct place_args *pa, struct cli_place_sweep *s)
 		s->base.rate =
 		    cli_parse_double("place", "--rate", v, 1.0, 1e12);
 	else if (cli_args_opt(a, "--workload", &v))
-		s->w = place_workload(v);
+		pa->wspec = v;
+	else if (cli_args_opt(a, "--workload-arg", &v))
+		cli_workload_arg_add("place", &pa->wargs, v);
 	else if (cli_args_opt(a, "--json", &v))
 		pa->json = v;
 	else if (cli_args_opt(a, "--csv", &v))
@@ -383,6 +512,17 @@ place_check(const struct place_args *pa, const struct cli_place_sweep *s,
 			      "--events and --time-per-case: give one, "
 			      "not both");
 	cli_plot_check("place", pa->plot);
+	if (!pa->wspec || !strcmp(pa->wspec, "grid")) {
+		if (pa->wargs.n)
+			cli_die_usage("place", "--workload-arg: the grid takes "
+					       "none (--rows, --cols, --batch "
+					       "size it)");
+	} else if (s->base.rate > 0) {
+		cli_die_usage("place",
+			      "--rate: only the grid runs open loop "
+			      "(--workload %s is closed loop)",
+			      pa->wspec);
+	}
 }
 
 /* Every placement x workers x budget; "balanced" resolved per workers. */
@@ -429,6 +569,7 @@ place_free(struct cli_place_sweep *s)
 	}
 	free(s->cases);
 	free(s->cost);
+	sc_workload_destroy(s->inst);
 }
 
 static void
@@ -577,6 +718,7 @@ cli_cmd_place(int argc, char **argv)
 {
 	struct place_args pa;
 	struct cli_place_sweep s;
+	struct cli_place_workload wl;
 	struct cli_report rep;
 	FILE *jf, *cf, *df;
 	bool all_ok = true;
@@ -593,17 +735,20 @@ cli_cmd_place(int argc, char **argv)
 	s.cores = place_cores();
 	cli_grid_defaults(&s.base);
 	place_parse(argc, argv, &pa, &s);
+	if (pa.wspec && strcmp(pa.wspec, "grid") != 0 &&
+	    (rc = place_lib_open(&pa, &s, &wl)) != 0)
+		return rc;
 	cli_report_start(&rep, "place", s.w->name);
 	jf = cli_open_out("place", "--json", pa.json);
 	cf = cli_open_out("place", "--csv", pa.csv);
 	df = cli_open_out("place", "--dot", pa.dot);
 	cli_signal_catch();
 	rc = place_cases(&pa, &s);
-	if (!rc)
+	if (!rc && !s.inst)
 		rc = place_calibrate(&s);
 	cli_progress_begin(stderr, pa.quiet);
 	if (!rc)
-		rc = place_rounds(&s);
+		rc = s.inst ? place_lib_run(&pa, &s) : place_rounds(&s);
 	cli_progress_end();
 	if (cli_signal_caught())
 		(void)fprintf(stderr,

@@ -14,7 +14,7 @@
  * runs in rounds: a warm-up round (each case once, for --warmup seconds,
  * not kept), then --reps rounds in each of which every case runs once for
  * --time-per-case seconds, so a noisy moment of a shared machine hits the
- * cases of a round alike and per-round ratios pair up (bench/rank.h).
+ * cases of a round alike and per-round ratios pair up (units/rank.h).
  */
 #ifndef SC_TOOLS_CLI_PLACE_H
 #define SC_TOOLS_CLI_PLACE_H
@@ -24,12 +24,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "bench/rank.h"
+#include "units/rank.h"
 #include "tools/cli.h"
 #include "tools/cli_grid.h"
+#include "units/sweep.h"
+#include "units/workload.h"
 
-/* A workload that place can sweep: the grid today; another (Nexmark)
- * adds an entry to place_workloads (cli_place.c). */
+/* A workload that place sweeps. The grid runs through its direct path
+ * (cli_grid_run); every other workload (a built-in of
+ * bench/workloads/builtin.h or a plugin) through the library's sweep
+ * (units/sweep.h), its result mapped onto the cases below, and `run`,
+ * `graph`, `calibrate` unused (NULL). */
 struct cli_place_workload {
 	const char *name;
 	const char *about; /* one line for the outputs */
@@ -69,6 +74,9 @@ struct cli_place_sweep {
 	double *cost; /* calibrated node costs (for balanced), or NULL */
 	size_t ncost;
 	double seconds; /* the sweep's wall time */
+	/* A workload other than the grid: an instance whose graph --dot
+	 * draws (cli_workload_open), else NULL. */
+	struct sc_workload *inst;
 };
 
 /* The medians of a case's figures (over its repetitions). */

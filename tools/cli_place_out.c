@@ -1,7 +1,7 @@
 /*
  * cli_place_out.c - what `subcirc place` shows and writes
  * (cli_place.h): the table of cases, a ranking per worker count in
- * words (bench/rank.h), the JSON of every repetition, the CSV, the plot
+ * words (units/rank.h), the JSON of every repetition, the CSV, the plot
  * through gnuplot and the placements as DOT.
  */
 #include <inttypes.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bench/rank.h"
+#include "units/rank.h"
 #include "operators/error.h"
 #include "tools/cli.h"
 #include "tools/cli_grid.h"
@@ -543,8 +543,8 @@ int
 cli_place_dot(const struct cli_place_sweep *s, FILE *f)
 {
 	void *owner = NULL;
-	struct sc_graph *g = NULL;
-	int rc = s->w->graph(&s->base, &owner, &g);
+	struct sc_graph *g = s->inst ? sc_workload_graph(s->inst) : NULL;
+	int rc = s->inst ? 0 : s->w->graph(&s->base, &owner, &g);
 
 	if (rc)
 		return cli_lib_error("the workload's graph", rc);
@@ -559,6 +559,7 @@ cli_place_dot(const struct cli_place_sweep *s, FILE *f)
 		rc = sc_placement_fprint_dot(p, f);
 		sc_placement_destroy(p);
 	}
-	s->w->graph_free(owner);
+	if (!s->inst)
+		s->w->graph_free(owner);
 	return rc ? cli_lib_error("--dot", rc) : 0;
 }

@@ -128,8 +128,23 @@ sc_cli_test(place_budgets_zero_is_refused 2 "--budgets: '0'"
 sc_cli_test(place_rate_zero_is_refused 2 "--rate: '0'"
             place --rate 0)
 sc_cli_test(place_unknown_workload_is_refused 2
-            "--workload: unknown workload 'nexmark' (grid)"
+            "--workload: unknown workload 'nexmark' (built in: grid .*nexmark:q4"
             place --workload nexmark)
+sc_cli_test(place_bad_workload_arg_is_refused 2
+            "--workload nexmark:q4: .*takes no argument 'bogus'"
+            place --workload nexmark:q4 --workload-arg bogus=1)
+sc_cli_test(place_workload_arg_without_a_value_is_refused 2
+            "--workload-arg: .*'noeq': not KEY=VALUE"
+            place --workload nexmark:q4 --workload-arg noeq)
+sc_cli_test(place_missing_plugin_file_is_refused 2
+            "--workload ./no-such-plugin.so: .*'./no-such-plugin.so'"
+            place --workload ./no-such-plugin.so)
+sc_cli_test(place_workload_arg_on_the_grid_is_refused 2
+            "--workload-arg: the grid takes none"
+            place --workload-arg rows=4)
+sc_cli_test(place_rate_on_a_workload_is_refused 2
+            "--rate: only the grid runs open loop"
+            place --workload nexmark:q4 --rate 1000)
 sc_cli_test(place_events_and_time_per_case_are_refused_together 2
             "--events and --time-per-case: give one, not both"
             place --events 1000 --time-per-case 1)
@@ -273,3 +288,31 @@ sc_cli_test(run_units_takes_no_value 2 "--units takes no value"
 set_tests_properties(cli.run_units_prints_the_table_at_the_end
                      cli.run_units_every_prints_the_table_while_it_runs
                      PROPERTIES LABELS "units;threaded;tsan")
+
+# Place on a built-in workload runs the library's sweep (units/sweep.h):
+# every case ranked per worker count, balanced calibrated, and the report
+# validates against the schema in the tree.
+add_test(NAME cli.place_on_a_builtin_ranks_and_its_json_validates
+         COMMAND sh -c [=[d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
+           timeout 120 "$0" place --workload nexmark:q4 --workload-arg events=4000 --placements single,chains,balanced --workers 1,2 --budgets 64 --reps 2 --time-per-case 0.05 --warmup 0.01 --quiet --json "$d/p.json" --csv "$d/p.csv" >"$d/out" 2>&1 || { cat "$d/out"; echo "exit $?"; exit 1; }
+           grep -q "ranking with 2 workers" "$d/out" || { cat "$d/out"; echo "no ranking"; exit 1; }
+           python3 "$2" "$1" "$d/p.json" || exit 1
+           python3 - "$d/p.json" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["workload"] == "nexmark:q4", doc["workload"]
+r = doc["results"]
+assert r["calibrated"] is True
+got = {(c["placement"], c["workers"]) for c in r["cases"]}
+want = {(p, w) for p in ("single", "chains") for w in (1, 2)} | {("balanced:1", 1), ("balanced:2", 2)}
+assert got == want, (got, want)
+for c in r["cases"]:
+    assert len(c["reps"]) == 2 and all(x["events"] > 0 for x in c["reps"]), c
+ranks = {k["workers"]: [o["case"] for o in k["order"]] for k in r["rankings"]}
+assert sorted(ranks) == [1, 2] and all(len(v) == 3 for v in ranks.values()), ranks
+print("ok")
+PY
+]=] $<TARGET_FILE:subcirc_cli> ${PROJECT_SOURCE_DIR}/tools/report.schema.json
+    ${CMAKE_CURRENT_LIST_DIR}/report_check.py)
+set_tests_properties(cli.place_on_a_builtin_ranks_and_its_json_validates
+                     PROPERTIES LABELS "units;threaded" TIMEOUT 180)

@@ -1,6 +1,6 @@
 /*
  * test_placement_rank.c - the ranking `subcirc place` prints
- * (bench/rank.h), on made-up samples: medians, min-max, ties where the
+ * (units/rank.h), on made-up samples: medians, min-max, ties where the
  * intervals overlap, paired ratios, and the words.
  */
 #include <criterion/criterion.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/rank.h"
+#include "units/rank.h"
 #include "operators/error.h"
 
 Test(placement_rank, summary_is_the_median_and_the_min_max)

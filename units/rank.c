@@ -1,7 +1,7 @@
 /*
  * rank.c - medians, min-max intervals, ties and ratios (rank.h).
  */
-#include "bench/rank.h"
+#include "units/rank.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -40,16 +40,15 @@ sc_rank_summarize(const double *v, size_t n, struct sc_rank_summary *out)
 	double *s;
 
 	if (!v || !out || n == 0)
-		return sc_errorf(SC_EINVAL, "sc_rank_summarize: %s",
-				 n ? "NULL" : "no samples");
+		return sc__fail(SC_EINVAL, "sc_rank_summarize: %s",
+				n ? "NULL" : "no samples");
 	for (size_t i = 0; i < n; i++)
 		if (!isfinite(v[i]))
-			return sc_errorf(SC_EINVAL,
-					 "sc_rank_summarize: sample %zu is %g",
-					 i, v[i]);
+			return sc__fail(SC_EINVAL,
+					"sc_rank_summarize: sample %zu is %g",
+					i, v[i]);
 	if (!(s = sorted_copy(v, n)))
-		return sc_errorf(SC_ENOMEM, "sc_rank_summarize: %zu samples",
-				 n);
+		return sc__fail(SC_ENOMEM, "sc_rank_summarize: %zu samples", n);
 	out->median = median_sorted(s, n);
 	out->lo = s[0];
 	out->hi = s[n - 1];
@@ -61,20 +60,20 @@ bool
 sc_rank_overlap(const struct sc_rank_summary *a,
 		const struct sc_rank_summary *b)
 {
-	return a->lo <= b->hi && b->lo <= a->hi;
+	return a && b && a->lo <= b->hi && b->lo <= a->hi;
 }
 
 static int
 ratio_check(const struct sc_rank_case *c)
 {
 	if (!c || !c->v || c->n == 0)
-		return sc_errorf(SC_EINVAL, "sc_rank_ratio: an empty case");
+		return sc__fail(SC_EINVAL, "sc_rank_ratio: an empty case");
 	for (size_t i = 0; i < c->n; i++)
 		if (!isfinite(c->v[i]) || !(c->v[i] > 0))
-			return sc_errorf(SC_EINVAL,
-					 "sc_rank_ratio: '%s' sample %zu is %g "
-					 "(want > 0)",
-					 c->name ? c->name : "?", i, c->v[i]);
+			return sc__fail(SC_EINVAL,
+					"sc_rank_ratio: '%s' sample %zu is %g "
+					"(want > 0)",
+					c->name ? c->name : "?", i, c->v[i]);
 	return 0;
 }
 
@@ -86,13 +85,13 @@ ratio_paired(const struct sc_rank_case *a, const struct sc_rank_case *b,
 	double *r = malloc(a->n * sizeof(*r)), *s;
 
 	if (!r)
-		return sc_errorf(SC_ENOMEM, "sc_rank_ratio: %zu samples", a->n);
+		return sc__fail(SC_ENOMEM, "sc_rank_ratio: %zu samples", a->n);
 	for (size_t i = 0; i < a->n; i++)
 		r[i] = a->v[i] / b->v[i];
 	s = sorted_copy(r, a->n);
 	free(r);
 	if (!s)
-		return sc_errorf(SC_ENOMEM, "sc_rank_ratio: %zu samples", a->n);
+		return sc__fail(SC_ENOMEM, "sc_rank_ratio: %zu samples", a->n);
 	*ratio = median_sorted(s, a->n);
 	*pm = (s[a->n - 1] - s[0]) / 2;
 	free(s);
@@ -107,7 +106,7 @@ sc_rank_ratio(const struct sc_rank_case *a, const struct sc_rank_case *b,
 	int rc;
 
 	if (!ratio || !pm)
-		return sc_errorf(SC_EINVAL, "sc_rank_ratio: NULL");
+		return sc__fail(SC_EINVAL, "sc_rank_ratio: NULL");
 	if ((rc = ratio_check(a)) != 0 || (rc = ratio_check(b)) != 0)
 		return rc;
 	if (a->n == b->n)
@@ -127,8 +126,8 @@ sc_rank_order(const struct sc_rank_case *cases, size_t n,
 	int rc;
 
 	if (!cases || !out || n == 0)
-		return sc_errorf(SC_EINVAL, "sc_rank_order: %s",
-				 n ? "NULL" : "no cases");
+		return sc__fail(SC_EINVAL, "sc_rank_order: %s",
+				n ? "NULL" : "no cases");
 	for (size_t i = 0; i < n; i++) {
 		memset(&out[i], 0, sizeof(out[i]));
 		out[i].index = i;
@@ -162,6 +161,8 @@ sc_rank_si(double v, char *buf, size_t size)
 	static const char *const sfx[] = {"", "k", "M", "G", "T"};
 	size_t k = 0;
 
+	if (!buf || size == 0)
+		return;
 	while (fabs(v) >= 1000.0 && k + 1 < sizeof(sfx) / sizeof(sfx[0])) {
 		v /= 1000.0;
 		k++;
@@ -178,7 +179,7 @@ sc_rank_fprint(FILE *f, const struct sc_rank_case *cases,
 	       const struct sc_rank_entry *r, size_t n, const char *unit)
 {
 	if (!f || !cases || !r || !unit)
-		return sc_errorf(SC_EINVAL, "sc_rank_fprint: NULL");
+		return sc__fail(SC_EINVAL, "sc_rank_fprint: NULL");
 	for (size_t i = 0; i < n; i++) {
 		const char *name = cases[r[i].index].name;
 		char m[32], lo[32], hi[32];
@@ -198,7 +199,7 @@ sc_rank_fprint(FILE *f, const struct sc_rank_case *cases,
 		(void)fputc('\n', f);
 	}
 	if (ferror(f))
-		return sc_errorf(SC_EIO, "sc_rank_fprint: a write failed");
+		return sc__fail(SC_EIO, "sc_rank_fprint: a write failed");
 	return 0;
 }
 
@@ -211,8 +212,8 @@ sc_rank_fprint_decision(FILE *f, const struct sc_rank_case *cases,
 	int rc;
 
 	if (!f || !cases || !r || n == 0)
-		return sc_errorf(SC_EINVAL, "sc_rank_fprint_decision: %s",
-				 n ? "NULL" : "no cases");
+		return sc__fail(SC_EINVAL, "sc_rank_fprint_decision: %s",
+				n ? "NULL" : "no cases");
 	(void)fprintf(f, "decision: %s leads", cases[r[0].index].name);
 	for (size_t i = 1; i < n; i++) {
 		if (!sc_rank_overlap(&r[i].s, &r[0].s)) {
@@ -238,7 +239,7 @@ sc_rank_fprint_decision(FILE *f, const struct sc_rank_case *cases,
 	}
 	(void)fputc('\n', f);
 	if (ferror(f))
-		return sc_errorf(SC_EIO,
-				 "sc_rank_fprint_decision: a write failed");
+		return sc__fail(SC_EIO,
+				"sc_rank_fprint_decision: a write failed");
 	return 0;
 }

@@ -1,6 +1,7 @@
 /*
  * rank.h - ranking repeated measurements soundly: a median, a spread, and
- * ties where the spreads overlap, for `subcirc place` and the benchmarks.
+ * ties where the spreads overlap, for the placement sweep (units/sweep.h),
+ * `subcirc place` and the benchmarks.
  *
  * A case is a list of samples of one figure where higher is better
  * (events/s). Each case is summarised by its median and its spread, the
@@ -21,8 +22,8 @@
  * with the one above it. Everything is on the caller's storage; any
  * thread.
  */
-#ifndef SC_BENCH_RANK_H
-#define SC_BENCH_RANK_H
+#ifndef SC_UNITS_RANK_H
+#define SC_UNITS_RANK_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -59,7 +60,8 @@ struct sc_rank_entry {
  */
 int sc_rank_summarize(const double *v, size_t n, struct sc_rank_summary *out);
 
-/* Whether the intervals of a and b overlap (share at least a point). */
+/* Whether the intervals of a and b overlap (share at least a point);
+ * false when either is NULL. */
 bool sc_rank_overlap(const struct sc_rank_summary *a,
 		     const struct sc_rank_summary *b);
 
@@ -102,7 +104,8 @@ int sc_rank_fprint(FILE *f, const struct sc_rank_case *cases,
 int sc_rank_fprint_decision(FILE *f, const struct sc_rank_case *cases,
 			    const struct sc_rank_entry *r, size_t n);
 
-/* A number in 3 significant figures with k/M/G ("4.10M"), into buf. */
+/* A number in 3 significant figures with k/M/G ("4.10M"), into buf
+ * (nothing written when buf is NULL or size 0). */
 void sc_rank_si(double v, char *buf, size_t size);
 
-#endif /* SC_BENCH_RANK_H */
+#endif /* SC_UNITS_RANK_H */
