@@ -13,7 +13,9 @@
  *      cli_place.c         `subcirc place` (cli_place.h), with its
  *      cli_place_out.c     outputs: one module in two files
  *      cli_stress.c        `subcirc stress`, which calls the campaign
- *      cli_stress_ranks.c  across ranks (cli_stress_ranks.h)
+ *      cli_stress_ranks.c  across ranks (cli_stress_ranks.h), and one
+ *      cli_stress_workload.c  --workload's per-seed work
+ *                          (cli_stress_workload.h)
  *   3  cli_grid.c          one run of the live grid workload (cli_grid.h),
  *                          which run and place share
  *   2  cli_ranks.c         the runtime across MPI ranks (cli_ranks.h)

@@ -34,6 +34,14 @@
  * placement that makes a cycle of units crossing at no delay is refused
  * by the runtime in tick mode, and counted as skipped. Tick mode takes no
  * callback or alloc fault, no --panic-rate and no --restart.
+ *
+ * --workload SPEC stresses one workload of the interface instead
+ * (units/workload.h: a built-in or a plugin, tools/cli_workload.h): per
+ * seed, an instance of that seed gives its first --steps submissions
+ * once, into a work every case of the seed runs (cli_stress_workload.h);
+ * its reference (verify), when it has one, checks every compared output
+ * too. A tick workload puts the campaign in tick mode over its own
+ * boundaries.
  */
 #include <inttypes.h>
 #include <stdbool.h>
@@ -53,6 +61,8 @@
 #include "tools/cli_cmd.h"
 #include "tools/cli_ranks.h"
 #include "tools/cli_stress_ranks.h"
+#include "tools/cli_stress_workload.h"
+#include "tools/cli_workload.h"
 #include "units/placement.h"
 #include "units/settle.h"
 
@@ -74,6 +84,14 @@ const char cli_usage_stress[] =
     "                    join, antijoin, distinct, aggregate, map, filter,\n"
     "                    plus, minus...) and nexmark (the seed draws the\n"
     "                    query); default grid,random\n"
+    "  --workload SPEC   instead, one workload of the interface\n"
+    "                    (units/workload.h): a built-in (nexmark:q4,\n"
+    "                    random, random-ticks, grid...) or a plugin's\n"
+    "                    path; the seed seeds its input and the schedule,\n"
+    "                    every case must also pass its reference (verify)\n"
+    "  --workload-arg K=V  an argument of the workload (repeatable)\n"
+    "  --steps N         the workload's submissions taken per seed\n"
+    "                    (default 64; fewer if its input ends)\n"
     "  --panic-rate X    grid: share (0..1) of projection rows whose callback\n"
     "                    fails: the unit panics, and the case must still\n"
     "                    settle, report the panic and keep its edges clean\n"
@@ -110,14 +128,17 @@ const char cli_usage_stress[] =
     "  ranks on worker threads (a placement without @ranks is spread over\n"
     "  them: chains@ranks:N...), checked against the single circuit on\n"
     "  rank 0, with the frames sent and received per rank; faults other\n"
-    "  than none, --modes sim, --ticks, --restart, --panic-rate, --shrink\n"
-    "  and nexmark are refused there.\n"
+    "  than none, --modes sim, --ticks, --restart, --panic-rate, --shrink,\n"
+    "  nexmark and --workload are refused there.\n"
     "  SIGINT, SIGTERM or SIGHUP ends the campaign between cases: the runs\n"
     "  so far are reported.\n";
 
 /* A drawn alloc fault fails one of the run's first this many
  * allocations. */
 #define STRESS_ALLOC_AT 64
+
+/* Submissions taken from a --workload per seed without --steps. */
+#define STRESS_STEPS 64
 
 static const char *const stress_default[] = {
     "single",	"per-node",  "chains",	 "random:2",
@@ -148,6 +169,11 @@ struct stress_cfg {
 	FILE *json_f;
 	struct sc_restart_policy restart; /* --restart R/T; kind NONE: off */
 	char restart_arg[48];		  /* R/T as given, for replays */
+	bool workloads_given;		  /* --workloads */
+	const char *workload;		  /* --workload SPEC, or NULL */
+	struct cli_workload_args wl_args; /* its --workload-arg list */
+	uint64_t steps;			  /* --steps; 0: STRESS_STEPS */
+	struct cli_stress_wl wl;	  /* the workload and its seed's work */
 };
 
 /* One case: the workload its seed draws, and what the check found. */
@@ -155,9 +181,10 @@ struct stress_case {
 	uint64_t seed;
 	uint32_t workers;
 	const char *placement;
-	bool random;	   /* a random circuit, else the grid */
-	bool nexmark;	   /* a Nexmark query (then random is false) */
-	double panic_rate; /* grid only */
+	bool random;		  /* a random circuit, else the grid */
+	bool nexmark;		  /* a Nexmark query (then random is false) */
+	struct cli_stress_wl *wl; /* --workload: its seed's work, else NULL */
+	double panic_rate;	  /* grid only */
 	bool pool;
 	uint64_t events;	      /* submissions; 0: from the seed */
 	struct sc_settle_fault fault; /* what to inject */
@@ -176,7 +203,7 @@ struct stress_case {
 	struct sc_graph *g;		  /* the one of them in use */
 	size_t ninputs, noutputs;
 	bool skipped; /* the placement does not apply to this graph */
-	char replay[512];
+	char replay[768];
 	struct sc_settle_result res;
 };
 
@@ -286,10 +313,12 @@ stress_nexmark(struct stress_case *k, size_t nchunks, struct sc_settle_work **w)
 	    0, w);
 }
 
-/* The workload's name, as --workloads spells it. */
+/* The workload's name, as --workloads (or --workload) spells it. */
 static const char *
 stress_workload(const struct stress_case *k)
 {
+	if (k->wl)
+		return k->wl->spec;
 	return k->nexmark ? "nexmark" : k->random ? "random" : "grid";
 }
 
@@ -297,7 +326,7 @@ stress_workload(const struct stress_case *k)
 static uint64_t
 stress_events(const struct stress_case *k)
 {
-	if (k->events)
+	if (k->events || k->wl)
 		return k->events;
 	return k->nexmark ? 2 + k->seed % 7 : 4 + k->seed % 29;
 }
@@ -326,6 +355,7 @@ static void
 stress_replay(const char *exe, struct stress_case *k)
 {
 	char rate[64] = "", buf[32], fault[160] = "", events[40] = "";
+	char wl[384];
 
 	if (k->panic_rate > 0)
 		(void)snprintf(rate, sizeof(rate), " --panic-rate %s",
@@ -347,17 +377,24 @@ stress_replay(const char *exe, struct stress_case *k)
 				       " --stall-ms %" PRIu64, k->stall_ms);
 	}
 	if (k->events)
-		(void)snprintf(events, sizeof(events), " --events %" PRIu64,
-			       k->events);
+		(void)snprintf(events, sizeof(events), " --%s %" PRIu64,
+			       k->wl ? "steps" : "events", k->events);
+	if (k->wl)
+		cli_stress_wl_command(k->wl, wl, sizeof(wl));
+	else
+		(void)snprintf(wl, sizeof(wl), " --workloads %s",
+			       stress_workload(k));
 	(void)snprintf(k->replay, sizeof(k->replay),
 		       "%s stress --seeds %" PRIu64 " --workers %u "
-		       "--placements %s --workloads %s --modes %s%s%s%s",
-		       exe, k->seed, k->workers, k->placement,
-		       stress_workload(k), k->pool ? "pool" : "sim", rate,
-		       fault, events);
+		       "--placements %s%s --modes %s%s%s%s",
+		       exe, k->seed, k->workers, k->placement, wl,
+		       k->pool ? "pool" : "sim", rate, fault, events);
 	if (k->plant && strlen(k->replay) + 20 < sizeof(k->replay))
 		strcat(k->replay, " --plant-difference");
-	if (k->ticks && strlen(k->replay) + 8 < sizeof(k->replay))
+	/* A tick workload is in tick mode by itself: --ticks draws host
+	 * ticks for the others. */
+	if (k->ticks && !(k->wl && k->wl->tick_workload) &&
+	    strlen(k->replay) + 8 < sizeof(k->replay))
 		strcat(k->replay, " --ticks");
 	if (k->restart_arg && strlen(k->replay) + strlen(k->restart_arg) + 12 <
 				  sizeof(k->replay)) {
@@ -389,6 +426,23 @@ stress_plant(struct sc_settle_work *w)
 	return rc;
 }
 
+/* A --workload case: the work of its seed's first submissions, shared
+ * with every case of the seed (planted once, when it is built). */
+static int
+stress_wl_case(struct stress_case *k, size_t steps, struct sc_settle_work **w)
+{
+	bool fresh = false;
+	int rc = cli_stress_wl_work(k->wl, k->seed, steps, k->ticks, w, &fresh);
+
+	if (!rc && fresh && k->plant && (rc = stress_plant(*w)) != 0)
+		cli_stress_wl_drop(k->wl);
+	if (rc)
+		*w = NULL;
+	else
+		k->g = sc_settle_work_graph(*w);
+	return rc;
+}
+
 /* The schedule of case k: sizes from its seed, as the settle tests. */
 static void
 stress_opts(const struct stress_case *k, struct sc_settle_opts *o)
@@ -405,8 +459,10 @@ stress_opts(const struct stress_case *k, struct sc_settle_opts *o)
 	    .edge_capacity = caps[s % 4],
 	    .outbox_bound = bounds[(s / 4) % 4],
 	    .timeout_ns = 20000000000ull,
-	    .verify = k->random || k->nexmark ? NULL : stress_verify,
-	    .verify_ctx = k->gr,
+	    .verify = k->wl			? cli_stress_wl_verify
+		      : k->random || k->nexmark ? NULL
+						: stress_verify,
+	    .verify_ctx = k->wl ? (void *)k->wl : (void *)k->gr,
 	    .replay = k->replay,
 	    .fault = k->fault,
 	    .restart = k->restart};
@@ -427,16 +483,18 @@ stress_run(struct stress_case *k, const char *exe)
 	int rc;
 
 	stress_replay(exe, k);
-	rc = k->nexmark	 ? stress_nexmark(k, nbatches, &w)
-	     : k->random ? stress_random(k, nbatches, &w)
-			 : stress_grid(k, nbatches, &w);
-	if (!rc && k->plant)
+	rc = k->wl	  ? stress_wl_case(k, nbatches, &w)
+	     : k->nexmark ? stress_nexmark(k, nbatches, &w)
+	     : k->random  ? stress_random(k, nbatches, &w)
+			  : stress_grid(k, nbatches, &w);
+	if (!rc && k->plant && !k->wl)
 		rc = stress_plant(w);
 	if (!rc) {
 		rc = sc_placement_parse(k->g, k->placement, k->seed, &p);
 		/* A strategy may not apply to a random graph (a sharded
 		 * unit needs its keyed node to read its inputs alone). */
-		k->skipped = rc == SC_EINVAL && (k->random || k->nexmark);
+		k->skipped =
+		    rc == SC_EINVAL && (k->random || k->nexmark || k->wl);
 	}
 	/* An explicit fault unit the placement does not have: no case. */
 	if (!rc && k->fault.unit >= 0 &&
@@ -464,7 +522,8 @@ stress_run(struct stress_case *k, const char *exe)
 			       sc_errname(rc),
 			       sc_errmsg()[0] ? sc_errmsg() : sc_strerror(rc));
 	sc_placement_destroy(p);
-	sc_settle_work_destroy(w);
+	if (!k->wl) /* a workload's is its seed's, kept for the next case */
+		sc_settle_work_destroy(w);
 	if (k->skipped)
 		return 0;
 	/* An allocation failure may end the run in SC_ENOMEM (a refused
@@ -684,6 +743,54 @@ stress_parse_campaign(struct cli_args *a, struct stress_cfg *s)
 	return true;
 }
 
+/* --workload SPEC: alone among the workloads, with its own size
+ * (--steps), opened once for the first seed so that a bad spec or
+ * argument is refused before any case; a tick workload puts the
+ * campaign in tick mode. */
+static void
+stress_parse_workload(struct stress_cfg *s)
+{
+	int rc;
+
+	if (!s->workload) {
+		if (s->steps || s->wl_args.n)
+			cli_die_usage("stress",
+				      "--%s: only with --workload "
+				      "SPEC",
+				      s->steps ? "steps" : "workload-arg");
+		return;
+	}
+	if (s->workloads_given)
+		cli_die_usage("stress",
+			      "--workload and --workloads: one or the other "
+			      "(--workload SPEC runs one workload of the "
+			      "interface, --workloads LIST the built-in "
+			      "stress draws)");
+	if (s->panic_rate > 0)
+		cli_die_usage("stress", "--panic-rate: the grid's of "
+					"--workloads, not with --workload");
+	if (s->events)
+		cli_die_usage("stress",
+			      "--events: with --workload, --steps N sets "
+			      "the submissions per seed");
+	s->grid = s->random = s->nexmark = false;
+	if (!s->steps)
+		s->steps = STRESS_STEPS;
+	s->wl.spec = s->workload;
+	s->wl.args = &s->wl_args;
+	if ((rc = cli_stress_wl_probe(&s->wl, s->seed_lo)) != 0)
+		cli_exit(rc);
+	if (s->wl.tick_workload)
+		s->ticks = true;
+}
+
+/* What put the campaign in tick mode, for a refusal. */
+static const char *
+stress_tick_why(const struct stress_cfg *s)
+{
+	return s->wl.tick_workload ? "--workload (a tick workload)" : "--ticks";
+}
+
 static void
 stress_parse(int argc, char **argv, struct stress_cfg *s)
 {
@@ -721,6 +828,14 @@ stress_parse(int argc, char **argv, struct stress_cfg *s)
 			    "stress", "--panic-rate", v, 0.0, 1.0);
 		} else if (cli_args_opt(&a, "--workloads", &v)) {
 			stress_parse_workloads(v, s);
+			s->workloads_given = true;
+		} else if (cli_args_opt(&a, "--workload", &v)) {
+			s->workload = v;
+		} else if (cli_args_opt(&a, "--workload-arg", &v)) {
+			cli_workload_arg_add("stress", &s->wl_args, v);
+		} else if (cli_args_opt(&a, "--steps", &v)) {
+			s->steps =
+			    cli_parse_u64("stress", "--steps", v, 1, 1000000);
 		} else if (cli_args_opt(&a, "--pool", NULL)) {
 			s->modes[0] = false;
 			s->modes[1] = true;
@@ -736,19 +851,22 @@ stress_parse(int argc, char **argv, struct stress_cfg *s)
 		cli_die_usage("stress",
 			      "--fault-unit and --fault-at need one "
 			      "fault kind (--faults KIND or --panic-at)");
+	stress_parse_workload(s);
 	for (size_t i = 0; s->ticks && i < s->nfaults; i++)
 		if (s->faults[i] != SC_SETTLE_FAULT_NONE &&
 		    s->faults[i] != SC_SETTLE_FAULT_SLOW &&
 		    s->faults[i] != SC_SETTLE_FAULT_BURST)
 			cli_die_usage("stress",
-				      "--ticks: fault '%s' is not "
+				      "%s: fault '%s' is not "
 				      "checked in tick mode (none, slow "
 				      "and burst are)",
+				      stress_tick_why(s),
 				      sc_settle_fault_name(s->faults[i]));
 	if (s->ticks && (s->panic_rate > 0 || s->restart.kind))
 		cli_die_usage("stress",
-			      "--ticks: no --panic-rate nor --restart "
-			      "in tick mode");
+			      "%s: no --panic-rate nor --restart "
+			      "in tick mode",
+			      stress_tick_why(s));
 	if (s->np == 0)
 		for (;
 		     s->np < sizeof(stress_default) / sizeof(stress_default[0]);
@@ -863,17 +981,18 @@ stress_one(const struct stress_cfg *s, struct stress_case *k, const char *exe,
 /* The case at (seed, workload, mode, workers, placement) of the matrix,
  * with its fault drawn from them. */
 static struct stress_case
-stress_case_at(const struct stress_cfg *s, uint64_t seed, int w, int mode,
-	       size_t j, size_t i)
+stress_case_at(struct stress_cfg *s, uint64_t seed, int w, int mode, size_t j,
+	       size_t i)
 {
 	struct stress_case k = {.seed = seed,
 				.workers = s->workers[j],
 				.placement = s->places[i],
 				.random = w == 1,
 				.nexmark = w == 2,
+				.wl = w == 3 ? &s->wl : NULL,
 				.panic_rate = w ? 0 : s->panic_rate,
 				.pool = mode == 1,
-				.events = s->events,
+				.events = w == 3 ? s->steps : s->events,
 				.stall_ms = s->stall_ms,
 				.plant = s->plant,
 				.ticks = s->ticks,
@@ -1009,6 +1128,8 @@ stress_workloads_name(const struct stress_cfg *s)
 	    "random circuits and Nexmark queries",
 	    "grid, random circuits and Nexmark queries"};
 
+	if (s->workload)
+		return s->workload;
 	return names[(s->grid ? 1 : 0) | (s->random ? 2 : 0) |
 		     (s->nexmark ? 4 : 0)];
 }
@@ -1067,10 +1188,15 @@ stress_print_tally(const struct stress_cfg *s, const struct stress_tally *t)
 			      t->first_replay);
 }
 
-/* The workloads as the report names them: "grid,random". */
+/* The workloads as the report names them: "grid,random", or the
+ * --workload's spec. */
 static void
 stress_workloads_list(const struct stress_cfg *s, char *buf, size_t n)
 {
+	if (s->workload) {
+		(void)snprintf(buf, n, "%s", s->workload);
+		return;
+	}
 	(void)snprintf(buf, n, "%s%s%s%s%s", s->grid ? "grid" : "",
 		       s->grid && (s->random || s->nexmark) ? "," : "",
 		       s->random ? "random" : "",
@@ -1091,6 +1217,20 @@ stress_json_config(const void *ctx, struct cli_json *j)
 	cli_json_close(j);
 	cli_json_uints(j, "workers", s->workers, s->nw);
 	cli_json_texts(j, "placements", s->places, s->np);
+	cli_json_text(j, "workload", s->workload);
+	cli_json_open(j, "workload_args", '[', true);
+	for (size_t i = 0; i < s->wl_args.n; i++) {
+		char kv[600];
+
+		(void)snprintf(kv, sizeof(kv), "%s=%s", s->wl_args.args[i].key,
+			       s->wl_args.args[i].value);
+		cli_json_text(j, NULL, kv);
+	}
+	cli_json_close(j);
+	if (s->workload)
+		cli_json_uint(j, "steps", s->steps);
+	else
+		cli_json_null(j, "steps");
 	cli_json_open(j, "workloads", '[', true);
 	if (s->grid)
 		cli_json_text(j, NULL, "grid");
@@ -1193,6 +1333,23 @@ stress_span(const char *spec)
 	return n;
 }
 
+/* Whether the campaign runs workload w of the case matrix: the grid,
+ * random circuits, Nexmark, a --workload. */
+static bool
+stress_has(const struct stress_cfg *s, int w)
+{
+	switch (w) {
+	case 0:
+		return s->grid;
+	case 1:
+		return s->random;
+	case 2:
+		return s->nexmark;
+	default:
+		return s->workload != NULL;
+	}
+}
+
 /* Under mpirun (or with a placement over ranks): the campaign across
  * ranks (tools/cli_stress_ranks.c), refusing what does not apply
  * there; a placement with no ranks of its own is spread over all of
@@ -1214,6 +1371,10 @@ stress_across(const struct stress_cfg *s, const char *exe,
 	if (s->nexmark)
 		cli_die_usage("stress", "--workloads nexmark: not across ranks "
 					"(grid and random are)");
+	if (s->workload)
+		cli_die_usage("stress",
+			      "--workload: not across ranks (the cases there "
+			      "run --workloads grid and random)");
 	if (s->modes_given && s->modes[0])
 		cli_die_usage("stress",
 			      "--modes sim: the seeded scheduler runs "
@@ -1282,7 +1443,7 @@ cli_cmd_stress(int argc, char **argv, const char *exe)
 	int worst = 0, rc;
 	struct stress_case first = {0};
 	struct cli_report rep;
-	char workloads[32];
+	char workloads[64];
 	bool stop = false;
 
 	cli_alloc_hook_install(); /* before --faults alloc is parsed */
@@ -1295,11 +1456,11 @@ cli_cmd_stress(int argc, char **argv, const char *exe)
 	cli_signal_catch();
 	total = (s.seed_hi - s.seed_lo + 1) *
 		(uint64_t)((s.grid ? 1 : 0) + (s.random ? 1 : 0) +
-			   (s.nexmark ? 1 : 0)) *
+			   (s.nexmark ? 1 : 0) + (s.workload ? 1 : 0)) *
 		(uint64_t)(s.modes[0] + s.modes[1]) * s.nw * s.np;
 	for (uint64_t seed = s.seed_lo; !stop; seed++) {
-		for (int w = 0; w < 3 && !stop; w++) {
-			if (!(w == 2 ? s.nexmark : w ? s.random : s.grid))
+		for (int w = 0; w < 4 && !stop; w++) {
+			if (!stress_has(&s, w))
 				continue;
 			for (int m = 0; m < 2 && !stop; m++) {
 				if (!s.modes[m])
@@ -1348,5 +1509,6 @@ cli_cmd_stress(int argc, char **argv, const char *exe)
 		rc = cli_close_out("stress", s.json, s.json_f);
 		worst = stress_worst(worst, rc);
 	}
+	cli_stress_wl_fini(&s.wl);
 	return worst;
 }
