@@ -202,7 +202,8 @@ struct stress_case {
 	struct sc_nexmark_feed nxf;	  /* Nexmark: its settle feed */
 	struct sc_graph *g;		  /* the one of them in use */
 	size_t ninputs, noutputs;
-	bool skipped; /* the placement does not apply to this graph */
+	bool skipped;	     /* the placement does not apply to this graph */
+	uint64_t references; /* --workload: outputs its reference passed */
 	char replay[768];
 	struct sc_settle_result res;
 };
@@ -503,8 +504,11 @@ stress_run(struct stress_case *k, const char *exe)
 		rc = SC_EINVAL;
 	}
 	if (!rc) {
+		uint64_t before = k->wl ? k->wl->references : 0;
+
 		stress_opts(k, &o);
 		rc = sc_settle_run(w, p, &o, &k->res);
+		k->references = k->wl ? k->wl->references - before : 0;
 		/* Tick mode refuses a cycle of units crossing at no delay,
 		 * which a random placement can make: no case. */
 		k->skipped = k->ticks && rc == SC_EINVAL &&
@@ -918,6 +922,7 @@ struct stress_tally {
 	uint64_t ticks_compared;     /* tick mode: ticks of every output */
 	uint64_t restarts, given_up; /* units rebuilt; units the bound kept
 					dead */
+	uint64_t references; /* --workload: outputs its reference passed */
 	uint64_t injected[SC_SETTLE_FAULT_KINDS];
 	bool have_first;
 	char first_why[640], first_replay[768], shrunk[768];
@@ -943,6 +948,7 @@ stress_count(struct stress_tally *t, const struct stress_case *k, int rc)
 	t->ticks_compared += k->res.ticks_compared;
 	t->restarts += k->res.stats.restarts;
 	t->given_up += k->res.stats.given_up;
+	t->references += k->references;
 	for (int i = 0; i < SC_SETTLE_FAULT_KINDS; i++)
 		t->injected[i] += k->res.injected[i];
 	if (rc && !t->have_first) {
@@ -1171,6 +1177,11 @@ stress_print_tally(const struct stress_cfg *s, const struct stress_tally *t)
 		      ", skipped as downstream of a dead unit %" PRIu64 "\n",
 		      t->failures, t->divergences, t->frames_lost, t->hangs,
 		      t->errors, t->outputs_compared, t->outputs_dead);
+	if (s->workload && s->wl.has_verify)
+		(void)fprintf(cli_report_text(),
+			      "the workload's reference held on %" PRIu64
+			      " outputs\n",
+			      t->references);
 	if (s->ticks)
 		(void)fprintf(cli_report_text(),
 			      "tick mode: %" PRIu64 " ticks compared (every "
@@ -1300,6 +1311,7 @@ stress_write_json(struct cli_report *rep, const struct stress_cfg *s,
 	cli_json_uint(j, "restarts", t->restarts);
 	cli_json_uint(j, "units_given_up", t->given_up);
 	cli_json_uint(j, "ticks_compared", t->ticks_compared);
+	cli_json_uint(j, "references_checked", t->references);
 	cli_report_failure(j, t->have_first, t->first_why, t->first_replay);
 	cli_json_text(j, "shrunk_replay", t->shrunk[0] ? t->shrunk : NULL);
 	cli_report_close(rep);

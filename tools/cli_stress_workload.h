@@ -44,7 +44,8 @@ struct cli_stress_wl {
 	bool host_ticks;	  /* boundaries drawn between submissions */
 	struct sc_workload *inst; /* the seed's instance */
 	struct sc_settle_work *work;
-	size_t taken; /* submissions the instance gave (its count) */
+	size_t taken;	     /* submissions the instance gave (its count) */
+	uint64_t references; /* outputs its reference found right */
 };
 
 /*
@@ -81,7 +82,8 @@ void cli_stress_wl_drop(struct cli_stress_wl *c);
 /*
  * cli_stress_wl_verify - an sc_settle_verify_fn (ctx: c): the workload's
  * reference for output `output` after the submissions of the work in
- * hand. 0 when right or when the workload has no reference;
+ * hand. 0 when right (counted in c->references) or when the workload
+ * has no reference;
  * SC_ECALLBACK (or what verify returned) with sc_errmsg() naming the
  * wrong row otherwise.
  */
