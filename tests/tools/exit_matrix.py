@@ -6,7 +6,8 @@ complete and valid or absent (never a 0-byte file, never a temporary file
 left behind).
 
 usage: exit_matrix.py --build DIR GROUP
-  GROUP: grid | nexmark | place | stress (one ctest each)
+  GROUP: grid | nexmark | place | stress | stress_workload (one ctest
+  each)
 
 For each command: SIGINT, SIGTERM and SIGHUP sent once the command has
 started its work (its first progress line), SIGINT to a command started
@@ -149,6 +150,14 @@ CMDS = {
                    files=["--json"],
                    text="out", progress="err", marker="cases",
                    said="interrupted by"),
+    # stress on one workload of the interface (--workload).
+    "stress_workload": dict(long=["stress", "--workload", "random",
+                                  "--seeds", "1..1000000", "--steps", "64"],
+                            short=["stress", "--workload", "random",
+                                   "--seeds", "1..3", "--steps", "8"],
+                            files=["--json"],
+                            text="out", progress="err", marker="cases",
+                            said="interrupted by"),
 }
 
 
@@ -189,7 +198,8 @@ def signal_case(exe, name, c, sig, ignore_int=False, json_dash=False):
             p.communicate()
             fail(case, "did not end after the signal")
             return
-        text = err if json_dash or name in ("place", "stress") else out
+        text = (err if json_dash or name in ("place", "stress",
+                                             "stress_workload") else out)
         where = "stderr" if text is err else "stdout"
         expect(case, rc, 0, text, f"{c['said']} {sig.name}", where)
         if json_dash:
