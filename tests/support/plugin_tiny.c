@@ -148,9 +148,9 @@ tiny_push(struct tiny *t, uint64_t key, uint64_t value, int64_t weight)
 static int
 tiny_batch(const struct tiny *t, size_t from, struct sc_batch **out)
 {
-	size_t n = t->nrecs - from;
-	uint64_t *rows = malloc(2 * n * sizeof(*rows));
-	int64_t *w = malloc(n * sizeof(*w));
+	size_t n = t->nrecs - from, room = n ? n : 1; /* rows >= 1 */
+	uint64_t *rows = malloc(2 * room * sizeof(*rows));
+	int64_t *w = malloc(room * sizeof(*w));
 	int rc = rows && w ? 0 : SC_ENOMEM;
 
 	for (size_t i = 0; i < n && !rc; i++) {
