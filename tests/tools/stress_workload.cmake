@@ -99,3 +99,21 @@ PY
     ${CMAKE_CURRENT_LIST_DIR}/report_check.py)
 set_tests_properties(cli.stress_workload_report_validates_and_names_the_workload
                      PROPERTIES LABELS "units" TIMEOUT 120)
+
+# Across ranks (a placement over ranks, or mpirun) --workload is refused
+# by name, as --workloads nexmark is.
+sc_cli_test(stress_workload_across_ranks_is_refused 2
+            "--workload: not across ranks"
+            stress --workload random --seeds 1 --placements chains@ranks:2)
+
+# Tick mode: a tick workload takes the faults tick mode takes, and
+# --ticks draws host ticks between a plain workload's submissions (the
+# plugin's), every output's delta compared at each.
+sc_cli_test(stress_workload_tick_workload_refuses_a_panic_fault 2
+            "--workload (a tick workload): fault 'panic' is not checked in tick mode"
+            stress --workload random-ticks --faults panic --seeds 1)
+add_test(NAME cli.stress_workload_host_ticks_on_a_plugin_settle_per_tick
+         COMMAND sh -c [=[out=$(timeout 60 "$0" stress --workload "$1" --ticks --seeds 1..3 --workers 1,2 --placements single,per-node,chains --steps 12 --quiet 2>&1); rc=$?; echo "$out"; test $rc -eq 0 && echo "$out" | grep -q "subcirc stress: 18 runs, 18 passed" && echo "$out" | grep -qE "tick mode: [1-9][0-9]* ticks compared"]=]
+                 $<TARGET_FILE:subcirc_cli> ${sc_tiny})
+set_tests_properties(cli.stress_workload_host_ticks_on_a_plugin_settle_per_tick
+                     PROPERTIES LABELS "units" TIMEOUT 120)
