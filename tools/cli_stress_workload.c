@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/workloads/builtin.h"
 #include "operators/base.h"
 #include "operators/error.h"
 
@@ -26,24 +25,13 @@ cli_stress_wl_probe(struct cli_stress_wl *c, uint64_t seed)
 	return 0;
 }
 
-/* An instance for seed, as cli_workload_open resolves the spec, but with
- * the library's message left for the case's report rather than printed:
- * the spec was probed already, so what fails here is this seed's. */
+/* An instance for seed, with the library's message left for the case's
+ * report rather than printed: the spec was probed already, so what fails
+ * here is this seed's. */
 static int
 wl_open(const struct cli_stress_wl *c, uint64_t seed, struct sc_workload **out)
 {
-	struct sc_workload_env env = {
-	    .seed = seed,
-	    .args = c->args ? c->args->args : NULL,
-	    .nargs = c->args ? c->args->n : 0,
-	};
-	const struct sc_workload_def *def;
-
-	if (cli_workload_is_plugin(c->spec))
-		return sc_workload_load(c->spec, &env, out);
-	if (!(def = sc_builtin_workload(c->spec)))
-		return sc_errorf(SC_EINVAL, "unknown workload '%s'", c->spec);
-	return sc_workload_create(def, &env, out);
+	return cli_workload_create(c->spec, c->args, seed, 0, out);
 }
 
 void

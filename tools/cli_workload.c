@@ -34,9 +34,8 @@ cli_workload_is_plugin(const char *spec)
 }
 
 int
-cli_workload_open(const char *cmd, const char *spec,
-		  const struct cli_workload_args *args, uint64_t seed,
-		  uint64_t events, struct sc_workload **out)
+cli_workload_create(const char *spec, const struct cli_workload_args *args,
+		    uint64_t seed, uint64_t events, struct sc_workload **out)
 {
 	struct sc_workload_env env = {
 	    .seed = seed,
@@ -44,28 +43,36 @@ cli_workload_open(const char *cmd, const char *spec,
 	    .args = args ? args->args : NULL,
 	    .nargs = args ? args->n : 0,
 	};
+	const struct sc_workload_def *def;
+
+	if (cli_workload_is_plugin(spec))
+		return sc_workload_load(spec, &env, out);
+	if (!(def = sc_builtin_workload(spec)))
+		return sc_errorf(SC_EINVAL, "unknown workload '%s'", spec);
+	return sc_workload_create(def, &env, out);
+}
+
+int
+cli_workload_open(const char *cmd, const char *spec,
+		  const struct cli_workload_args *args, uint64_t seed,
+		  uint64_t events, struct sc_workload **out)
+{
 	int rc;
 
-	if (cli_workload_is_plugin(spec)) {
-		rc = sc_workload_load(spec, &env, out);
-	} else {
-		const struct sc_workload_def *def = sc_builtin_workload(spec);
-		if (!def) {
-			const char *names[64];
-			size_t n = sc_builtin_workload_names(names, 64);
-			(void)fprintf(
-			    stderr,
-			    "subcirc %s: --workload: unknown workload "
-			    "'%s' (built in:",
-			    cmd, spec);
-			for (size_t i = 0; i < n && i < 64; i++)
-				(void)fprintf(stderr, " %s", names[i]);
-			(void)fprintf(stderr, "; or a plugin's path)\n");
-			return CLI_EXIT_USAGE;
-		}
-		rc = sc_workload_create(def, &env, out);
+	if (!cli_workload_is_plugin(spec) && !sc_builtin_workload(spec)) {
+		const char *names[64];
+		size_t n = sc_builtin_workload_names(names, 64);
+
+		(void)fprintf(stderr,
+			      "subcirc %s: --workload: unknown workload "
+			      "'%s' (built in:",
+			      cmd, spec);
+		for (size_t i = 0; i < n && i < 64; i++)
+			(void)fprintf(stderr, " %s", names[i]);
+		(void)fprintf(stderr, "; or a plugin's path)\n");
+		return CLI_EXIT_USAGE;
 	}
-	if (!rc)
+	if (!(rc = cli_workload_create(spec, args, seed, events, out)))
 		return 0;
 	(void)fprintf(stderr, "subcirc %s: --workload %s: %s\n", cmd, spec,
 		      sc_errmsg());

@@ -40,4 +40,15 @@ int cli_workload_open(const char *cmd, const char *spec,
 		      const struct cli_workload_args *args, uint64_t seed,
 		      uint64_t events, struct sc_workload **out);
 
+/*
+ * cli_workload_create - cli_workload_open without a word on stderr, for a
+ * host that opens a spec it opened once already (stress, once a seed):
+ * 0 and *out; SC_EINVAL for an unknown name (named) or what
+ * sc_workload_load or sc_workload_create returned, sc_errmsg() saying
+ * what was wrong.
+ */
+int cli_workload_create(const char *spec, const struct cli_workload_args *args,
+			uint64_t seed, uint64_t events,
+			struct sc_workload **out);
+
 #endif /* SC_TOOLS_CLI_WORKLOAD_H */
