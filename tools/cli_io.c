@@ -369,11 +369,10 @@ cli_io_next(struct cli_io *io, struct sc_settle_step *out)
 	until = io_now_ms() + IO_WAIT_MS;
 	for (;;) {
 		int rc = io_try(io, out);
-		uint64_t now;
 
 		if (rc != SC_ETIMEDOUT)
 			return rc;
-		if ((now = io_now_ms()) >= until)
+		if (io_now_ms() >= until)
 			return SC_ETIMEDOUT;
 		/* Rows may be lingering in a stream: wake to hand them out
 		 * on time, with at most a millisecond late. */

@@ -1203,8 +1203,8 @@ csv_stream_new(int fd, bool own, const char *name, const struct sc_schema *s,
 			st->rows.sym_cols[st->rows.nsym++] = c;
 	/* Every row of a batch has its room from the start: a batch is
 	 * at most batch_rows, and the weights follow the rows' index. */
-	st->rows.rows =
-	    malloc((size_t)st->batch_rows * s->ncols * sizeof(uint64_t));
+	st->rows.rows = malloc((size_t)st->batch_rows *
+			       (s->ncols ? s->ncols : 1) * sizeof(uint64_t));
 	st->rows.cap = st->batch_rows;
 	st->weights = malloc((size_t)st->batch_rows * sizeof(int64_t));
 	if (!st->rows.rows || !st->weights) {
