@@ -942,28 +942,86 @@ csv_stream_row(struct sc_csv_stream *st, struct reader *r, uint64_t line)
 	return 0;
 }
 
-/* Cut the whole record at buf[off, end) and take it. */
-static int
-csv_stream_take(struct sc_csv_stream *st, size_t end)
+/*
+ * The fields of a plain record at [p, nl) (nl its line feed): no quote,
+ * no carriage return but one before the line feed, no longer than the
+ * limit, at most `want` fields. Cut at the commas in one pass, without a
+ * copy: most records of a live source are such. False for any other,
+ * which the record parser then cuts (and says what is wrong with it).
+ */
+static bool
+csv_split_plain(struct reader *r, const char *p, const char *nl, uint32_t want)
 {
-	struct reader r;
-	uint64_t line;
-	int rc;
+	const char *e = nl > p && nl[-1] == '\r' ? nl - 1 : nl;
 
-	csv_stream_reader(st, &r, end);
-	rc = csv_record(&r,
-			st->header ? st->s.ncols + st->weighted
-				   : SC_SCHEMA_MAX_COLS + 1,
-			&line);
-	if (rc == 0)
-		rc = st->header ? csv_stream_row(st, &r, line)
-				: csv_stream_header(st, &r, line);
-	free(r.scratch);
+	if ((size_t)(e - p) > r->max_line)
+		return false;
+	r->nf = 0;
+	r->f[0].p = p;
+	for (const char *q = p; q < e; q++) {
+		if (*q == '"' || *q == '\r')
+			return false;
+		if (*q != ',')
+			continue;
+		if (r->nf + 1 == want)
+			return false;
+		r->f[r->nf].len = (size_t)(q - r->f[r->nf].p);
+		r->f[++r->nf].p = q + 1;
+	}
+	r->f[r->nf].len = (size_t)(e - r->f[r->nf].p);
+	r->nf++;
+	return true;
+}
+
+/* The record of r, cut, as the header or a row; then past it, to end. */
+static int
+csv_stream_use(struct sc_csv_stream *st, struct reader *r, uint64_t line,
+	       size_t end)
+{
+	int rc = st->header ? csv_stream_row(st, r, line)
+			    : csv_stream_header(st, r, line);
+
+	free(r->scratch);
 	if (rc == 0) {
 		st->off = end;
-		st->line = r.line;
+		st->line = r->line;
 	}
 	return rc;
+}
+
+/*
+ * The record at buf[off], if the buffer holds it whole: 0 and taken (or
+ * an error), SC_EEMPTY when only part of it is there. A plain record
+ * (csv_split_plain) ends at the first line feed; one with quotes is
+ * found with csv_stream_whole and cut by the record parser.
+ */
+static int
+csv_stream_take(struct sc_csv_stream *st)
+{
+	uint32_t want =
+	    st->header ? st->s.ncols + st->weighted : SC_SCHEMA_MAX_COLS + 1;
+	const char *p = st->buf + st->off;
+	const char *nl = memchr(p, '\n', st->len - st->off);
+	struct reader r;
+	uint64_t line = st->line;
+	size_t end;
+	int rc;
+
+	if (!nl)
+		return SC_EEMPTY;
+	csv_stream_reader(st, &r, (size_t)(nl + 1 - st->buf));
+	if (csv_split_plain(&r, p, nl, want)) {
+		r.line = line + 1;
+		return csv_stream_use(st, &r, line, (size_t)(nl + 1 - st->buf));
+	}
+	if (!csv_stream_whole(st, &end))
+		return SC_EEMPTY;
+	csv_stream_reader(st, &r, end);
+	if ((rc = csv_record(&r, want, &line)) != 0) {
+		free(r.scratch);
+		return rc;
+	}
+	return csv_stream_use(st, &r, line, end);
 }
 
 /*
@@ -1010,12 +1068,12 @@ csv_stream_too_long(const struct sc_csv_stream *st)
 static int
 csv_stream_cut(struct sc_csv_stream *st)
 {
-	size_t end;
-	int rc;
+	int rc = 0;
 
-	while (st->rows.n < st->batch_rows && csv_stream_whole(st, &end))
-		if ((rc = csv_stream_take(st, end)) != 0)
-			return rc;
+	while (st->rows.n < st->batch_rows && (rc = csv_stream_take(st)) == 0)
+		;
+	if (rc && rc != SC_EEMPTY)
+		return rc;
 	if (st->rows.n < st->batch_rows && st->off < st->len &&
 	    (st->eof || csv_stream_too_long(st)))
 		return csv_stream_partial(st, st->eof);

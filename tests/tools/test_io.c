@@ -118,6 +118,42 @@ Test(csv_stream, a_short_line_is_refused_naming_its_field_count)
 	refused("a,b,c\n1,2,3\n4,5\n", 3, ":3:3: 2 fields, expected 3");
 }
 
+Test(csv_stream, a_long_line_of_too_many_fields_is_refused_at_the_first_extra)
+{
+	refused("a,b\n1,2\n3,4,5\n", 2, ":3:3: more than 2 fields");
+}
+
+Test(csv_stream, crlf_lines_and_quoted_line_breaks_read_as_in_rfc_4180)
+{
+	enum sc_type t[2] = {SC_TYPE_I64, SC_TYPE_SYMBOL};
+	struct sc_symtab *tab = NULL;
+	struct sc_schema s;
+	struct sc_csv_stream *st;
+	struct sc_csv_batch b;
+	const char *text;
+	size_t len;
+	char path[64];
+
+	cr_assert_eq(sc_symtab_create(&tab), 0);
+	cr_assert_eq(sc_schema_init(&s, 2, t, tab), 0);
+	file_of(path, "n,s\r\n1,plain\r\n2,\"two\r\nlines, \"\"q\"\"\"\r\n"
+		      "3,x\r\n4,bad\"\r\n");
+	st = stream_of(path, &s, 0);
+	cr_assert_eq(sc_csv_stream_next(st, 1000, &b), 0, "%s", sc_errmsg());
+	cr_assert_eq(b.n, 3);
+	cr_assert_eq(sc_symtab_lookup(tab, b.rows[3], &text, &len), 0);
+	cr_assert_eq(len, 15);
+	cr_assert(!memcmp(text, "two\r\nlines, \"q\"", 15));
+	cr_assert_eq(sc_dec_i64(b.rows[4]), 3);
+	cr_assert_eq(sc_csv_stream_next(st, 1000, &b), SC_EINVAL);
+	/* the quoted field spans two lines: the row after it is line 5 */
+	cr_assert(strstr(sc_errmsg(), ":6:2: a quote inside an unquoted field"),
+		  "%s", sc_errmsg());
+	sc_csv_stream_destroy(st);
+	sc_symtab_destroy(tab);
+	(void)unlink(path);
+}
+
 Test(csv_stream, a_line_longer_than_the_limit_is_refused)
 {
 	struct sc_schema s = schema_i64(1);
