@@ -1124,10 +1124,13 @@ csv_stream_read(struct sc_csv_stream *st)
 	return 0;
 }
 
-/* Release the rows handed out by the last call. */
+/* Release the rows handed out by the last call (a batch hands out every
+ * row waiting, so none is left); rows still waiting stay. */
 static void
 csv_stream_forget(struct sc_csv_stream *st)
 {
+	if (!st->handed)
+		return;
 	for (size_t i = 0; i < st->handed; i++)
 		csv_release_row(&st->rows, st->rows.rows + i * st->rows.ncols,
 				st->rows.ncols);

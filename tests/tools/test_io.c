@@ -461,6 +461,29 @@ Test(csv_stream, a_slow_pipe_has_its_rows_handed_out_as_they_arrive,
 	(void)close(p[0]);
 }
 
+Test(csv_stream, rows_waiting_for_their_linger_survive_calls_that_time_out,
+     .timeout = 20)
+{
+	struct sc_schema s = schema_i64(1);
+	struct sc_csv_stream_opts o = {.linger_ms = 50};
+	struct sc_csv_stream *st = NULL;
+	struct sc_csv_batch b;
+	int p[2], rc, timeouts = 0;
+
+	cr_assert_eq(pipe(p), 0);
+	cr_assert_eq(write(p[1], "n\n7\n", 4), 4);
+	cr_assert_eq(sc_csv_stream_create(p[0], "pipe", &s, &o, &st), 0);
+	while ((rc = sc_csv_stream_next(st, 0, &b)) == SC_ETIMEDOUT)
+		timeouts++;
+	cr_assert_eq(rc, 0, "%s", sc_errmsg());
+	cr_assert_gt(timeouts, 0, "the row did not wait for its linger");
+	cr_assert_eq(b.n, 1);
+	cr_assert_eq(sc_dec_i64(b.rows[0]), 7);
+	sc_csv_stream_destroy(st);
+	(void)close(p[0]);
+	(void)close(p[1]);
+}
+
 /* --- the CLI's module on a runtime -------------------------------------- */
 
 /* A graph: input "in" (i64, i64), a stream output "changes" and a
@@ -656,6 +679,119 @@ Test(io, a_bad_row_stops_the_input_after_the_rows_before_it_ran, .timeout = 30)
 		  sc_errmsg());
 	cr_assert_eq(cli_io_finish(io, c.rt), 0);
 	cr_assert_str_eq(slurp(out), "c1,c2,weight\n1,10,1\n2,20,1\n");
+	cli_io_destroy(io);
+	small_fini(&c);
+	(void)unlink(in);
+	(void)unlink(out);
+}
+
+/* Read from fd (non-blocking) until buf holds want, for at most 5 s. */
+static bool
+read_until(int fd, char *buf, size_t size, const char *want)
+{
+	size_t have = strlen(buf);
+
+	for (int k = 0; k < 5000 && !strstr(buf, want); k++) {
+		ssize_t n = read(fd, buf + have, size - 1 - have);
+
+		if (n > 0) {
+			have += (size_t)n;
+			buf[have] = '\0';
+		} else {
+			sleep_ms(1);
+		}
+	}
+	return strstr(buf, want) != NULL;
+}
+
+Test(io, a_pipe_fed_slowly_has_its_changes_written_before_the_writer_closes,
+     .timeout = 30)
+{
+	struct small c;
+	struct cli_io_opts o;
+	struct cli_io *io = NULL;
+	struct writer w = {.parts = {"k,v\n1,10\n", "2,20\n"},
+			   .hold_close = true};
+	char dir[64] = "/tmp/sc_test_io_XXXXXX", in[80], out[80];
+	char ispec[128], ospec[128], got[512] = "";
+	const char *argv[] = {"--input", ispec,		"--output",
+			      ospec,	 "--linger-ms", "2"};
+	const char *after[] = {"c1,c2,weight\n1,10,1\n", "2,20,1\n"};
+	struct sc_settle_step step;
+	pthread_t th;
+	int ofd, rc;
+
+	cr_assert_neq(mkdtemp(dir), NULL);
+	(void)snprintf(in, sizeof(in), "%s/in", dir);
+	(void)snprintf(out, sizeof(out), "%s/out", dir);
+	cr_assert_eq(mkfifo(in, 0600), 0);
+	cr_assert_eq(mkfifo(out, 0600), 0);
+	/* The output FIFO's reader first, so that its writer opens. */
+	ofd = open(out, O_RDONLY | O_NONBLOCK);
+	cr_assert_geq(ofd, 0);
+	(void)snprintf(ispec, sizeof(ispec), "in=%s", in);
+	(void)snprintf(ospec, sizeof(ospec), "changes=%s", out);
+	opts_of(&o, argv, 6);
+	small_init(&c);
+	cr_assert_eq(cli_io_open("run", &o, c.g, &io), 0);
+	small_start(&c);
+	cr_assert_eq(cli_io_attach(io, c.rt), 0);
+	w.path = in;
+	cr_assert_eq(pthread_create(&th, NULL, writer_run, &w), 0);
+	for (int i = 0; i < 2; i++) {
+		while ((rc = cli_io_next(io, &step)) == SC_ETIMEDOUT)
+			;
+		cr_assert_eq(rc, 0, "%s", sc_errmsg());
+		cr_assert_eq(
+		    sc_runtime_submit_wait(c.rt, step.input, step.batch, 0), 0);
+		sc_batch_release(step.batch);
+		cr_assert_eq(sc_runtime_wait_idle(c.rt, 0, NULL), 0);
+		cr_assert(read_until(ofd, got, sizeof(got), after[i]),
+			  "step %d: the output holds '%s'", i, got);
+		cr_assert(!atomic_load(&w.closed),
+			  "step %d was written only once the writer closed", i);
+		atomic_store(&w.go_on, true);
+	}
+	while ((rc = cli_io_next(io, &step)) == SC_ETIMEDOUT)
+		;
+	cr_assert_eq(rc, SC_EEMPTY, "%s", sc_errmsg());
+	cr_assert_eq(cli_io_finish(io, c.rt), 0);
+	cr_assert_eq(pthread_join(th, NULL), 0);
+	cr_assert_str_eq(got, "c1,c2,weight\n1,10,1\n2,20,1\n");
+	cli_io_destroy(io);
+	small_fini(&c);
+	(void)close(ofd);
+	(void)unlink(in);
+	(void)unlink(out);
+	(void)rmdir(dir);
+}
+
+Test(io, stdin_is_read_for_an_input_of_dash, .timeout = 30)
+{
+	struct small c;
+	struct cli_io_opts o;
+	struct cli_io *io = NULL;
+	const char *argv[] = {"--input", "in=-", "--output", NULL,
+			      "--integral"};
+	char in[64], out[80], ospec[128];
+	int fd;
+
+	file_of(in, "k,v\n5,50\n6,60\n");
+	(void)snprintf(out, sizeof(out), "%s.out", in);
+	(void)snprintf(ospec, sizeof(ospec), "state=%s", out);
+	argv[3] = ospec;
+	fd = open(in, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(dup2(fd, 0), 0); /* each test runs in its own process */
+	(void)close(fd);
+	opts_of(&o, argv, 5);
+	small_init(&c);
+	cr_assert_eq(cli_io_open("run", &o, c.g, &io), 0);
+	small_start(&c);
+	cr_assert_eq(cli_io_attach(io, c.rt), 0);
+	cr_assert_eq(feed(&c, io), SC_EEMPTY, "%s", sc_errmsg());
+	cr_assert_eq(cli_io_finish(io, c.rt), 0);
+	cr_assert_str_eq(slurp(out), "c1,c2,weight\n5,50,1\n6,60,1\n");
 	cli_io_destroy(io);
 	small_fini(&c);
 	(void)unlink(in);
