@@ -8,6 +8,7 @@
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -111,6 +112,43 @@ refused(const char *text, uint32_t ncols, const char *why)
 Test(csv_stream, a_bad_field_is_refused_by_file_line_and_column)
 {
 	refused("a,b,c\n1,2,3\n4,x5,6\n", 3, ":3:2: 'x5' is not an i64");
+}
+
+Test(csv_stream, integers_read_to_their_types_bounds_and_not_past)
+{
+	enum sc_type t[2] = {SC_TYPE_I64, SC_TYPE_U64};
+	struct sc_schema s;
+	struct sc_csv_stream *st;
+	struct sc_csv_batch b;
+	char path[64];
+
+	cr_assert_eq(sc_schema_init(&s, 2, t, NULL), 0);
+	file_of(path, "i,u\n-9223372036854775808,18446744073709551615\n"
+		      "9223372036854775807,0\n-0,007\n");
+	st = stream_of(path, &s, 0);
+	cr_assert_eq(sc_csv_stream_next(st, 1000, &b), 0, "%s", sc_errmsg());
+	cr_assert_eq(b.n, 3);
+	cr_assert_eq(sc_dec_i64(b.rows[0]), INT64_MIN);
+	cr_assert_eq(sc_dec_u64(b.rows[1]), UINT64_MAX);
+	cr_assert_eq(sc_dec_i64(b.rows[2]), INT64_MAX);
+	cr_assert_eq(sc_dec_i64(b.rows[4]), 0);
+	cr_assert_eq(sc_dec_u64(b.rows[5]), 7);
+	sc_csv_stream_destroy(st);
+	(void)unlink(path);
+	file_of(path, "i,u\n1,-1\n");
+	st = stream_of(path, &s, 0);
+	cr_assert_eq(sc_csv_stream_next(st, 1000, &b), SC_EINVAL);
+	cr_assert(strstr(sc_errmsg(), ":2:2: '-1' is not an u64"), "%s",
+		  sc_errmsg());
+	sc_csv_stream_destroy(st);
+	(void)unlink(path);
+	/* refused() reads both columns as i64 */
+	refused("i,u\n9223372036854775808,1\n", 2, ":2:1:");
+	refused("i,u\n-9223372036854775809,1\n", 2, ":2:1:");
+	refused("i,u\n1,18446744073709551616\n", 2, ":2:2:");
+	refused("i,u\n-,1\n", 2, ":2:1: '-' is not an i64");
+	refused("i,u\n+1,1\n", 2, ":2:1: '+1' is not an i64");
+	refused("i,u\n 1,1\n", 2, ":2:1:");
 }
 
 Test(csv_stream, a_short_line_is_refused_naming_its_field_count)
