@@ -22,6 +22,7 @@
 #include "bench/workloads/csv.h"
 #include "operators/graph.h"
 #include "operators/symbol.h"
+#include "tests/support/prop.h"
 #include "tests/support/rt_watchdog.h"
 #include "tools/cli_io.h"
 #include "units/placement.h"
@@ -520,6 +521,117 @@ Test(csv_stream, rows_waiting_for_their_linger_survive_calls_that_time_out,
 	sc_csv_stream_destroy(st);
 	(void)close(p[0]);
 	(void)close(p[1]);
+}
+
+/* One random field: mostly good values of column c's type (i64, symbol,
+ * u64), sometimes text that is not, quotes of every kind, or nothing. */
+static void
+random_field(struct sc_rng *g, uint32_t c, char *buf, size_t *len)
+{
+	static const char *odd[] = {"",		  "x",
+				    "\"a,b\"",	  "\"two\nlines\"",
+				    "\"q\"\"q\"", "a\"b",
+				    "\"a\"b",	  "-",
+				    "1\r2",	  "99999999999999999999",
+				    "-5",	  "\"unclosed"};
+	char v[64];
+
+	if (sc_rng_below(g, 8) == 0) {
+		(void)snprintf(
+		    v, sizeof(v), "%s",
+		    odd[sc_rng_below(g, sizeof(odd) / sizeof(*odd))]);
+	} else if (c == 1) {
+		(void)snprintf(v, sizeof(v), "w%llu",
+			       (unsigned long long)sc_rng_below(g, 50));
+	} else {
+		(void)snprintf(v, sizeof(v), "%lld",
+			       (long long)sc_rng_range(g, c ? 0 : -1000, 1000));
+	}
+	*len += (size_t)snprintf(buf + *len, 8192 - *len, "%s", v);
+}
+
+/* A random input of mostly good rows of (i64, symbol, u64), each line
+ * ended, so the stream and the whole-buffer parser must agree on it. */
+static size_t
+random_input(struct sc_rng *g, char *buf)
+{
+	size_t len = (size_t)snprintf(buf, 8192, "a,b,c\n");
+	uint64_t rows = sc_rng_below(g, 12);
+
+	for (uint64_t r = 0; r < rows; r++) {
+		uint32_t n =
+		    sc_rng_below(g, 10) == 0 ? (uint32_t)sc_rng_below(g, 5) : 3;
+
+		for (uint32_t c = 0; c < n; c++) {
+			if (c)
+				buf[len++] = ',';
+			random_field(g, c, buf, &len);
+		}
+		len += (size_t)snprintf(buf + len, 8192 - len, "%s",
+					sc_rng_below(g, 6) ? "\n" : "\r\n");
+	}
+	return len;
+}
+
+Test(csv_stream, agrees_with_the_whole_buffer_parser_on_random_inputs)
+{
+	enum sc_type t[3] = {SC_TYPE_I64, SC_TYPE_SYMBOL, SC_TYPE_U64};
+	const char *cols[3] = {"a", "b", "c"};
+	uint64_t seed = sc_prop_seed(20261206), n = sc_prop_count(300);
+	struct sc_symtab *tab = NULL;
+	struct sc_schema s;
+	char replay[256];
+
+	cr_assert_eq(sc_symtab_create(&tab), 0);
+	cr_assert_eq(sc_schema_init(&s, 3, t, tab), 0);
+	for (uint64_t k = 0; k < n; k++) {
+		struct sc_rng g;
+		struct sc_csv_rows whole;
+		struct sc_csv_error we = {0};
+		static char buf[8192];
+		uint64_t rows[3 * 64];
+		int64_t w[64];
+		size_t len, got;
+		char path[64];
+		struct sc_csv_stream *st;
+		int rc, src;
+
+		sc_rng_seed(&g, seed + k);
+		(void)sc_prop_replay(replay, sizeof(replay), seed + k,
+				     "csv_stream",
+				     "agrees_with_the_whole_buffer_parser_on_"
+				     "random_inputs");
+		len = random_input(&g, buf);
+		rc = sc_csv_parse("in", buf, len, &s, cols, 0, &whole, &we);
+		buf[len] = '\0';
+		file_of(path, buf);
+		st = stream_of(path, &s, (uint32_t)sc_rng_range(&g, 1, 5));
+		src = drain(st, 3, rows, w, 64, &got);
+		if (rc == 0) {
+			cr_assert_eq(src, SC_EEMPTY, "%s: '%s': %s", replay,
+				     buf, sc_errmsg());
+			cr_assert_eq(got, whole.n, "%s", replay);
+			cr_assert(
+			    !memcmp(rows, whole.rows, got * 3 * sizeof(*rows)),
+			    "%s: other rows", replay);
+		} else {
+			const struct sc_csv_error *e = sc_csv_stream_error(st);
+
+			cr_assert_eq(src, SC_EINVAL, "%s: '%s' accepted",
+				     replay, buf);
+			cr_assert_not_null(e, "%s", replay);
+			cr_assert(e->line == we.line && e->column == we.column,
+				  "%s: '%s': at %llu:%u, not %llu:%u (%s)",
+				  replay, buf, (unsigned long long)e->line,
+				  e->column, (unsigned long long)we.line,
+				  we.column, we.what);
+		}
+		sc_csv_stream_destroy(st);
+		sc_csv_rows_fini(&whole);
+		(void)unlink(path);
+	}
+	cr_assert_eq(sc_symtab_count(tab), 0, "ids left held");
+	sc_symtab_destroy(tab);
 }
 
 /* --- the CLI's module on a runtime -------------------------------------- */
