@@ -202,7 +202,8 @@ struct sc_csv_stream;
  * waiting for its writer. Returns:
  *   0            *out
  *   SC_EINVAL    NULL path, s or out; a schema of no column or a symbol
- *                column and no table; `path` is a directory (named)
+ *                column and no table; o->batch_rows above 2^24; `path`
+ *                is a directory (named)
  *   SC_EIO       `path` cannot be opened (named, with the system's
  *                reason: no such file, permission denied)
  *   SC_ENOMEM
