@@ -20,6 +20,9 @@
  *                          which run and place share
  *   2  cli_ranks.c         the runtime across MPI ranks (cli_ranks.h)
  *      cli_units.c         run's unit table (cli_units.h)
+ *      cli_workload.c      a workload named by --workload (cli_workload.h)
+ *      cli_io.c            CSV data in and out of a graph's named inputs
+ *                          and outputs (cli_io.h)
  *   1  the core, this header:
  *      cli_exit.c          how the exits on a bad argument end the process
  *      cli_args.c          those exits, and the argument parsers

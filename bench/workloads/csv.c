@@ -10,11 +10,16 @@
 #include "bench/workloads/csv.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "operators/symbol.h"
 
@@ -37,6 +42,7 @@ struct reader {
 	char *scratch;	 /* unquoted texts of the record */
 	size_t scratch_len, scratch_cap;
 	struct sc_csv_error *err;
+	bool timestamps; /* i64 and u64 columns take RFC 3339 times */
 };
 
 static int csv_fail(struct reader *r, uint64_t line, uint32_t col,
@@ -226,34 +232,48 @@ csv_number_text(const struct field *f, const char *allowed, char *buf)
 	return strspn(buf, allowed) == f->len;
 }
 
+/* The digits of [p, end) as a value of at most `max`: false for no digit,
+ * another byte, or a value past max. A loop rather than strtoull: no copy,
+ * no locale, and the reader's rows are mostly numbers. */
+static bool
+csv_digits(const char *p, const char *end, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (p == end)
+		return false;
+	for (; p < end; p++) {
+		unsigned d = (unsigned)(unsigned char)*p - '0';
+
+		if (d > 9 || v > (max - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return true;
+}
+
 static bool
 csv_i64(const struct field *f, uint64_t *w)
 {
-	char buf[64], *endp;
-	long long v;
+	bool neg = f->len > 0 && f->p[0] == '-';
+	uint64_t v;
 
-	if (!csv_number_text(f, "-0123456789", buf) || strchr(buf + 1, '-') ||
-	    !strcmp(buf, "-"))
+	if (!csv_digits(f->p + neg, f->p + f->len,
+			neg ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX,
+			&v))
 		return false;
-	errno = 0;
-	v = strtoll(buf, &endp, 10);
-	if (errno || *endp)
-		return false;
-	*w = sc_enc_i64(v);
+	/* Two's complement: the negation of v as a u64 is -v's bits. */
+	*w = (neg ? 0 - v : v) ^ 0x8000000000000000ULL;
 	return true;
 }
 
 static bool
 csv_u64(const struct field *f, uint64_t *w)
 {
-	char buf[64], *endp;
-	unsigned long long v;
+	uint64_t v;
 
-	if (!csv_number_text(f, "0123456789", buf))
-		return false;
-	errno = 0;
-	v = strtoull(buf, &endp, 10);
-	if (errno || *endp)
+	if (!csv_digits(f->p, f->p + f->len, UINT64_MAX, &v))
 		return false;
 	*w = sc_enc_u64(v);
 	return true;
@@ -298,6 +318,96 @@ csv_bool(const struct field *f, uint64_t *w)
 	return true;
 }
 
+/* --- timestamps ---------------------------------------------------------- */
+
+/* Days from 1970-01-01 to y-m-d of the proleptic Gregorian calendar
+ * (H. Hinnant, "chrono-Compatible Low-Level Date Algorithms",
+ * days_from_civil). */
+static int64_t
+csv_days(int64_t y, unsigned m, unsigned d)
+{
+	int64_t era;
+	unsigned yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = (unsigned)(y - era * 400);
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (int64_t)doe - 719468;
+}
+
+/* n digits at s as a number in lo..hi. */
+static bool
+csv_fixed(const char *s, unsigned n, unsigned lo, unsigned hi, unsigned *out)
+{
+	unsigned v = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return false;
+		v = v * 10 + (unsigned)(s[i] - '0');
+	}
+	*out = v;
+	return v >= lo && v <= hi;
+}
+
+bool
+sc_csv_timestamp(const char *s, size_t len, int64_t *ms)
+{
+	static const unsigned mdays[12] = {31, 29, 31, 30, 31, 30,
+					   31, 31, 30, 31, 30, 31};
+	unsigned y, mo, d, h, mi, sec, frac = 0, nfrac = 0;
+	size_t i = 19;
+
+	if (!s || !ms || len < 20 || s[4] != '-' || s[7] != '-' ||
+	    (s[10] != 'T' && s[10] != 't') || s[13] != ':' || s[16] != ':' ||
+	    !csv_fixed(s, 4, 0, 9999, &y) || !csv_fixed(s + 5, 2, 1, 12, &mo) ||
+	    !csv_fixed(s + 8, 2, 1, mdays[mo - 1], &d) ||
+	    !csv_fixed(s + 11, 2, 0, 23, &h) ||
+	    !csv_fixed(s + 14, 2, 0, 59, &mi) ||
+	    !csv_fixed(s + 17, 2, 0, 59, &sec))
+		return false;
+	if (mo == 2 && d == 29 && (y % 4 || (y % 100 == 0 && y % 400)))
+		return false;
+	if (s[i] == '.') {
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++, nfrac++)
+			if (nfrac < 3)
+				frac = frac * 10 + (unsigned)(s[i] - '0');
+		if (nfrac == 0 || nfrac > 3)
+			return false;
+		for (; nfrac < 3; nfrac++)
+			frac *= 10;
+	}
+	if (i + 1 != len || (s[i] != 'Z' && s[i] != 'z'))
+		return false;
+	*ms = ((csv_days(y, mo, d) * 24 + h) * 60 + mi) * 60000 +
+	      (int64_t)sec * 1000 + frac;
+	return true;
+}
+
+static bool
+csv_time_i64(const struct field *f, uint64_t *w)
+{
+	int64_t ms;
+
+	if (!sc_csv_timestamp(f->p, f->len, &ms))
+		return false;
+	*w = sc_enc_i64(ms);
+	return true;
+}
+
+static bool
+csv_time_u64(const struct field *f, uint64_t *w)
+{
+	int64_t ms;
+
+	if (!sc_csv_timestamp(f->p, f->len, &ms) || ms < 0)
+		return false;
+	*w = sc_enc_u64((uint64_t)ms);
+	return true;
+}
+
 /* Release the symbols of row[0..upto) of r. */
 static void
 csv_release_row(const struct sc_csv_rows *t, const uint64_t *row, uint32_t upto)
@@ -320,10 +430,12 @@ csv_convert(struct reader *r, const struct sc_schema *s,
 
 		switch (s->types[c]) {
 		case SC_TYPE_I64:
-			ok = csv_i64(f, &row[c]);
+			ok = csv_i64(f, &row[c]) ||
+			     (r->timestamps && csv_time_i64(f, &row[c]));
 			break;
 		case SC_TYPE_U64:
-			ok = csv_u64(f, &row[c]);
+			ok = csv_u64(f, &row[c]) ||
+			     (r->timestamps && csv_time_u64(f, &row[c]));
 			break;
 		case SC_TYPE_F64:
 			ok = csv_f64(f, &row[c]);
@@ -341,13 +453,17 @@ csv_convert(struct reader *r, const struct sc_schema *s,
 		}
 		if (!ok) {
 			csv_release_row(t, row, c);
-			return csv_fail(r, line, c + 1, "'%.*s' is not %s %s",
-					f->len > 40 ? 40 : (int)f->len, f->p,
-					s->types[c] == SC_TYPE_BOOL ? "a"
-								    : "an",
-					s->types[c] == SC_TYPE_BOOL
-					    ? "bool (true or false)"
-					    : sc_type_name(s->types[c]));
+			return csv_fail(
+			    r, line, c + 1, "'%.*s' is not %s %s%s",
+			    f->len > 40 ? 40 : (int)f->len, f->p,
+			    s->types[c] == SC_TYPE_BOOL ? "a" : "an",
+			    s->types[c] == SC_TYPE_BOOL
+				? "bool (true or false)"
+				: sc_type_name(s->types[c]),
+			    r->timestamps && (s->types[c] == SC_TYPE_I64 ||
+					      s->types[c] == SC_TYPE_U64)
+				? " or an RFC 3339 UTC time"
+				: "");
 		}
 	}
 	return 0;
@@ -628,4 +744,657 @@ sc_csv_write_batch(FILE *f, const struct sc_schema *s, const char *const *cols,
 			return rc;
 	}
 	return 0;
+}
+
+/* --- the stream reader ------------------------------------------------------
+ *
+ * The bytes read and not yet cut into records are buf[off, len); a record
+ * is cut only once it is whole (its line break, outside quotes, is in the
+ * buffer), so the record parser above runs unchanged on it, with r.end at
+ * the record's end. The buffer moves only between records, when room is
+ * needed for the next read.
+ */
+
+/* The longest record of several lines (quoted line breaks), in lines of
+ * the limit: past it a record is refused rather than buffered for ever. */
+#define CSV_RECORD_LINES 16
+
+struct sc_csv_stream {
+	char name[256];
+	int fd;
+	bool own_fd; /* opened by sc_csv_stream_open: closed */
+	struct sc_schema s;
+	uint32_t batch_rows;
+	uint64_t linger_ns;
+	size_t max_line;
+	bool header;	  /* read */
+	bool weighted;	  /* the header's last column is `weight` */
+	bool eof;	  /* read(2) said so */
+	int err;	  /* the error that stays, once raised (0: none) */
+	char errmsg[512]; /* its message, raised again by later calls */
+	struct sc_csv_error errpos;
+	char *buf; /* bytes read */
+	size_t off, len, cap;
+	uint64_t line;		 /* the line of buf[off] */
+	struct sc_csv_rows rows; /* rows waiting (symbols held) */
+	int64_t *weights;	 /* their weights, when weighted */
+	size_t handed;		 /* rows[0..handed) were handed out last call */
+	uint64_t first_ns;	 /* when rows' first waiting row was read */
+	uint64_t first_line;	 /* and its line */
+	struct field f[SC_SCHEMA_MAX_COLS + 2];
+};
+
+static uint64_t
+csv_now_ns(void)
+{
+	struct timespec ts;
+
+	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Record rc (raised with its message) as the error that stays. */
+static int
+csv_stream_keep(struct sc_csv_stream *st, int rc)
+{
+	st->err = rc;
+	(void)snprintf(st->errmsg, sizeof(st->errmsg), "%s", sc_errdetail());
+	return rc;
+}
+
+/* The reader over buf[off, end) at the stream's line. */
+static void
+csv_stream_reader(struct sc_csv_stream *st, struct reader *r, size_t end)
+{
+	memset(r, 0, sizeof(*r));
+	r->name = st->name;
+	r->p = r->line_start = st->buf + st->off;
+	r->end = st->buf + end;
+	r->line = st->line;
+	r->max_line = st->max_line;
+	r->f = st->f;
+	r->err = &st->errpos;
+	r->timestamps = true;
+}
+
+/*
+ * Where the record at buf[off] ends (past its line break): true and *end,
+ * or false when the buffer holds only part of it. Unquoted records, the
+ * common case, cost two memchr; a quote makes it walk the quotes' parity.
+ */
+static bool
+csv_stream_whole(const struct sc_csv_stream *st, size_t *end)
+{
+	const char *p = st->buf + st->off, *e = st->buf + st->len;
+	const char *nl = memchr(p, '\n', (size_t)(e - p));
+	bool quoted = false;
+
+	if (!nl)
+		return false;
+	if (!memchr(p, '"', (size_t)(nl - p))) {
+		*end = (size_t)(nl + 1 - st->buf);
+		return true;
+	}
+	for (; p < e; p++) {
+		if (*p == '"')
+			quoted = !quoted;
+		else if (*p == '\n' && !quoted) {
+			*end = (size_t)(p + 1 - st->buf);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Whether every number and bool column of the record just cut reads as
+ * a value (a row of data where the header should be). */
+static bool
+csv_stream_looks_like_data(struct sc_csv_stream *st, struct reader *r)
+{
+	bool any = false;
+
+	for (uint32_t c = 0; c < st->s.ncols; c++) {
+		const struct field *f = &r->f[c];
+		uint64_t w;
+		bool ok;
+
+		switch (st->s.types[c]) {
+		case SC_TYPE_I64:
+			ok = csv_i64(f, &w) || csv_time_i64(f, &w);
+			break;
+		case SC_TYPE_U64:
+			ok = csv_u64(f, &w) || csv_time_u64(f, &w);
+			break;
+		case SC_TYPE_F64:
+			ok = csv_f64(f, &w);
+			break;
+		case SC_TYPE_BOOL:
+			ok = csv_bool(f, &w);
+			break;
+		default:
+			continue;
+		}
+		if (!ok)
+			return false;
+		any = true;
+	}
+	return any;
+}
+
+/* The header, cut at r: its width says whether rows carry a weight. */
+static int
+csv_stream_header(struct sc_csv_stream *st, struct reader *r, uint64_t line)
+{
+	uint32_t n = st->s.ncols;
+	const struct field *last = &r->f[r->nf - 1];
+
+	if (r->nf == n + 1 && last->len == 6 && !memcmp(last->p, "weight", 6))
+		st->weighted = true;
+	else if (r->nf != n)
+		return csv_fail(r, line, r->nf < n ? r->nf : n + 1,
+				"the header has %u fields: the input has %u "
+				"columns (and may add one named 'weight')",
+				r->nf, n);
+	if (csv_stream_looks_like_data(st, r))
+		return csv_fail(r, line, 1,
+				"a row of values where the header should be "
+				"(the first line names the columns)");
+	st->header = true;
+	return 0;
+}
+
+static int
+csv_stream_weight(struct sc_csv_stream *st, struct reader *r, uint64_t line)
+{
+	const struct field *f = &r->f[st->s.ncols];
+	uint64_t w;
+	int64_t v;
+
+	if (!csv_i64(f, &w) || (v = sc_dec_i64(w)) == 0)
+		return csv_fail(r, line, st->s.ncols + 1,
+				"weight '%.*s' is not a non-zero i64",
+				f->len > 40 ? 40 : (int)f->len, f->p);
+	st->weights[st->rows.n] = v;
+	return 0;
+}
+
+/* One data record, cut at r, into the rows waiting. */
+static int
+csv_stream_row(struct sc_csv_stream *st, struct reader *r, uint64_t line)
+{
+	uint32_t want = st->s.ncols + st->weighted;
+	uint64_t *row = NULL;
+	int rc;
+
+	if (r->nf != want)
+		return csv_fail(r, line, r->nf + 1, "%u fields, expected %u",
+				r->nf, want);
+	if ((rc = csv_rows_push(&st->rows, &row)) != 0)
+		return rc;
+	if (st->weighted && (rc = csv_stream_weight(st, r, line)) != 0)
+		return rc;
+	if ((rc = csv_convert(r, &st->s, &st->rows, line, row)) != 0)
+		return rc;
+	if (st->rows.n++ == 0) {
+		st->first_ns = csv_now_ns();
+		st->first_line = line;
+	}
+	return 0;
+}
+
+/*
+ * The fields of a plain record at [p, nl) (nl its line feed): no quote,
+ * no carriage return but one before the line feed, no longer than the
+ * limit, at most `want` fields. Cut at the commas in one pass, without a
+ * copy: most records of a live source are such. False for any other,
+ * which the record parser then cuts (and says what is wrong with it).
+ */
+static bool
+csv_split_plain(struct reader *r, const char *p, const char *nl, uint32_t want)
+{
+	const char *e = nl > p && nl[-1] == '\r' ? nl - 1 : nl;
+
+	if ((size_t)(e - p) > r->max_line)
+		return false;
+	r->nf = 0;
+	r->f[0].p = p;
+	for (const char *q = p; q < e; q++) {
+		if (*q == '"' || *q == '\r')
+			return false;
+		if (*q != ',')
+			continue;
+		if (r->nf + 1 == want)
+			return false;
+		r->f[r->nf].len = (size_t)(q - r->f[r->nf].p);
+		r->f[++r->nf].p = q + 1;
+	}
+	r->f[r->nf].len = (size_t)(e - r->f[r->nf].p);
+	r->nf++;
+	return true;
+}
+
+/* The record of r, cut, as the header or a row; then past it, to end. */
+static int
+csv_stream_use(struct sc_csv_stream *st, struct reader *r, uint64_t line,
+	       size_t end)
+{
+	int rc = st->header ? csv_stream_row(st, r, line)
+			    : csv_stream_header(st, r, line);
+
+	free(r->scratch);
+	if (rc == 0) {
+		st->off = end;
+		st->line = r->line;
+	}
+	return rc;
+}
+
+/*
+ * The record at buf[off], if the buffer holds it whole: 0 and taken (or
+ * an error), SC_EEMPTY when only part of it is there. A plain record
+ * (csv_split_plain) ends at the first line feed; one with quotes is
+ * found with csv_stream_whole and cut by the record parser.
+ */
+static int
+csv_stream_take(struct sc_csv_stream *st)
+{
+	uint32_t want =
+	    st->header ? st->s.ncols + st->weighted : SC_SCHEMA_MAX_COLS + 1;
+	const char *p = st->buf + st->off;
+	const char *nl = memchr(p, '\n', st->len - st->off);
+	struct reader r;
+	uint64_t line = st->line;
+	size_t end;
+	int rc;
+
+	if (!nl)
+		return SC_EEMPTY;
+	csv_stream_reader(st, &r, (size_t)(nl + 1 - st->buf));
+	if (csv_split_plain(&r, p, nl, want)) {
+		r.line = line + 1;
+		return csv_stream_use(st, &r, line, (size_t)(nl + 1 - st->buf));
+	}
+	if (!csv_stream_whole(st, &end))
+		return SC_EEMPTY;
+	csv_stream_reader(st, &r, end);
+	if ((rc = csv_record(&r, want, &line)) != 0) {
+		free(r.scratch);
+		return rc;
+	}
+	return csv_stream_use(st, &r, line, end);
+}
+
+/*
+ * The part of a record at buf[off, len) that the input ends in, or that
+ * is past the limits: refused, naming the line (the record parser's own
+ * error when it has one, e.g. a quote never closed).
+ */
+static int
+csv_stream_partial(struct sc_csv_stream *st, bool at_end)
+{
+	struct reader r;
+	uint64_t line;
+	int rc;
+
+	csv_stream_reader(st, &r, st->len);
+	rc = csv_record(&r, SC_SCHEMA_MAX_COLS + 1, &line);
+	free(r.scratch);
+	if (rc)
+		return rc;
+	if (at_end)
+		return csv_fail(&r, st->line, r.nf,
+				"the input ends inside this line (no line "
+				"break after it): a writer that stopped "
+				"early?");
+	return csv_fail(&r, st->line, r.nf, "a record longer than %zu bytes",
+			CSV_RECORD_LINES * st->max_line);
+}
+
+/* Whether the unfinished record at buf[off, len) is past the limits: its
+ * last line longer than max_line, or the record CSV_RECORD_LINES lines. */
+static bool
+csv_stream_too_long(const struct sc_csv_stream *st)
+{
+	const char *p = st->buf + st->off, *e = st->buf + st->len, *q = e;
+
+	if ((size_t)(e - p) > CSV_RECORD_LINES * st->max_line)
+		return true;
+	while (q > p && q[-1] != '\n')
+		q--;
+	return (size_t)(e - q) > st->max_line;
+}
+
+/* Cut the whole records the buffer holds, up to a full batch. */
+static int
+csv_stream_cut(struct sc_csv_stream *st)
+{
+	int rc = 0;
+
+	while (st->rows.n < st->batch_rows && (rc = csv_stream_take(st)) == 0)
+		;
+	if (rc && rc != SC_EEMPTY)
+		return rc;
+	if (st->rows.n < st->batch_rows && st->off < st->len &&
+	    (st->eof || csv_stream_too_long(st)))
+		return csv_stream_partial(st, st->eof);
+	if (st->eof && !st->header && st->off == st->len) {
+		struct reader r;
+
+		csv_stream_reader(st, &r, st->len);
+		return csv_fail(&r, 1, 1, "empty: no header row");
+	}
+	return 0;
+}
+
+/* Read what the descriptor has into the buffer (room made first). */
+static int
+csv_stream_read(struct sc_csv_stream *st)
+{
+	size_t want = st->max_line + 2;
+	ssize_t got;
+
+	if (st->off) {
+		memmove(st->buf, st->buf + st->off, st->len - st->off);
+		st->len -= st->off;
+		st->off = 0;
+	}
+	if (st->cap - st->len < want / 4 + 1) {
+		size_t cap =
+		    st->cap * 2 > st->len + want ? st->cap * 2 : st->len + want;
+		char *b = realloc(st->buf, cap);
+
+		if (!b)
+			return sc_errorf(SC_ENOMEM, "%s: out of memory",
+					 st->name);
+		st->buf = b;
+		st->cap = cap;
+	}
+	got = read(st->fd, st->buf + st->len, st->cap - st->len);
+	if (got < 0) {
+		char msg[128] = "";
+
+		if (errno == EINTR || errno == EAGAIN)
+			return SC_ETIMEDOUT;
+		(void)strerror_r(errno, msg, sizeof(msg));
+		return sc_errorf(SC_EIO, "cannot read '%s': %s", st->name, msg);
+	}
+	if (got == 0)
+		st->eof = true;
+	st->len += (size_t)got;
+	return 0;
+}
+
+/* Release the rows handed out by the last call (a batch hands out every
+ * row waiting, so none is left); rows still waiting stay. */
+static void
+csv_stream_forget(struct sc_csv_stream *st)
+{
+	if (!st->handed)
+		return;
+	for (size_t i = 0; i < st->handed; i++)
+		csv_release_row(&st->rows, st->rows.rows + i * st->rows.ncols,
+				st->rows.ncols);
+	st->rows.n = 0;
+	st->handed = 0;
+}
+
+/* Hand out every row waiting. */
+static int
+csv_stream_hand(struct sc_csv_stream *st, struct sc_csv_batch *out)
+{
+	out->rows = st->rows.rows;
+	out->weights = st->weighted ? st->weights : NULL;
+	out->n = st->rows.n;
+	out->first_line = st->first_line;
+	st->handed = st->rows.n;
+	return 0;
+}
+
+/* Wait up to ms (-1: for ever) for bytes: 1 ready, 0 not, or an error. */
+static int
+csv_stream_wait(struct sc_csv_stream *st, int ms)
+{
+	struct pollfd pfd = {.fd = st->fd, .events = POLLIN};
+	int n = poll(&pfd, 1, ms);
+
+	if (n < 0) {
+		char msg[128] = "";
+
+		if (errno == EINTR)
+			return SC_ETIMEDOUT;
+		(void)strerror_r(errno, msg, sizeof(msg));
+		return sc_errorf(SC_EIO, "cannot wait for '%s': %s", st->name,
+				 msg);
+	}
+	return n > 0;
+}
+
+/* How long to wait now, in ms, for the deadline (UINT64_MAX: none) and
+ * the waiting rows' linger. */
+static int
+csv_stream_wait_ms(const struct sc_csv_stream *st, uint64_t now,
+		   uint64_t deadline)
+{
+	uint64_t until = deadline;
+
+	if (st->rows.n && st->first_ns + st->linger_ns < until)
+		until = st->first_ns + st->linger_ns;
+	if (until == UINT64_MAX)
+		return -1;
+	if (until <= now)
+		return 0;
+	return (int)((until - now + 999999) / 1000000);
+}
+
+int
+sc_csv_stream_next(struct sc_csv_stream *st, int timeout_ms,
+		   struct sc_csv_batch *out)
+{
+	uint64_t deadline, now;
+	int rc;
+
+	if (!st || !out)
+		return sc_errorf(SC_EINVAL, "sc_csv_stream_next: NULL");
+	csv_stream_forget(st);
+	if (st->err)
+		return sc_errorf(st->err, "%s", st->errmsg);
+	now = csv_now_ns();
+	deadline =
+	    timeout_ms < 0 ? UINT64_MAX : now + (uint64_t)timeout_ms * 1000000u;
+	for (;;) {
+		int ready, ms;
+
+		if ((rc = csv_stream_cut(st)) != 0) {
+			(void)csv_stream_keep(st, rc);
+			if (st->rows.n)
+				return csv_stream_hand(st, out);
+			return rc;
+		}
+		if (st->rows.n >= st->batch_rows || (st->eof && st->rows.n))
+			return csv_stream_hand(st, out);
+		if (st->eof)
+			return csv_stream_keep(
+			    st,
+			    sc_errorf(SC_EEMPTY, "%s: at its end", st->name));
+		now = csv_now_ns();
+		if (st->rows.n && now >= st->first_ns + st->linger_ns)
+			return csv_stream_hand(st, out);
+		ms = csv_stream_wait_ms(st, now, deadline);
+		if ((ready = csv_stream_wait(st, ms)) < 0)
+			return ready == SC_ETIMEDOUT
+				   ? ready
+				   : csv_stream_keep(st, ready);
+		if (!ready) {
+			if (st->rows.n &&
+			    csv_now_ns() >= st->first_ns + st->linger_ns)
+				return csv_stream_hand(st, out);
+			if (csv_now_ns() >= deadline)
+				return SC_ETIMEDOUT;
+			continue;
+		}
+		if ((rc = csv_stream_read(st)) == SC_ETIMEDOUT)
+			return rc;
+		if (rc)
+			return csv_stream_keep(st, rc);
+	}
+}
+
+static int
+csv_stream_new(int fd, bool own, const char *name, const struct sc_schema *s,
+	       const struct sc_csv_stream_opts *o, struct sc_csv_stream **out)
+{
+	struct sc_csv_stream *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return sc_errorf(SC_ENOMEM, "%s: out of memory", name);
+	(void)snprintf(st->name, sizeof(st->name), "%s", name);
+	st->fd = fd;
+	st->own_fd = own;
+	st->s = *s;
+	st->batch_rows = o && o->batch_rows ? o->batch_rows : SC_CSV_BATCH_ROWS;
+	st->linger_ns =
+	    (uint64_t)(o && o->linger_ms ? o->linger_ms : SC_CSV_LINGER_MS) *
+	    1000000u;
+	st->max_line = o && o->max_line ? o->max_line : SC_CSV_MAX_LINE;
+	st->line = 1;
+	st->rows.ncols = s->ncols;
+	st->rows.symbols = s->symbols;
+	for (uint32_t c = 0; c < s->ncols; c++)
+		if (s->types[c] == SC_TYPE_SYMBOL)
+			st->rows.sym_cols[st->rows.nsym++] = c;
+	/* Every row of a batch has its room from the start: a batch is
+	 * at most batch_rows, and the weights follow the rows' index. */
+	st->rows.rows = malloc((size_t)st->batch_rows *
+			       (s->ncols ? s->ncols : 1) * sizeof(uint64_t));
+	st->rows.cap = st->batch_rows;
+	st->weights = malloc((size_t)st->batch_rows * sizeof(int64_t));
+	if (!st->rows.rows || !st->weights) {
+		free(st->rows.rows);
+		free(st->weights);
+		free(st);
+		return sc_errorf(SC_ENOMEM, "%s: out of memory", name);
+	}
+	*out = st;
+	return 0;
+}
+
+/* The checks open and create share. */
+static int
+csv_stream_check(const char *what, const char *name, const struct sc_schema *s,
+		 const struct sc_csv_stream_opts *o, struct sc_csv_stream **out)
+{
+	if (!name || !s || !out)
+		return sc_errorf(SC_EINVAL, "%s: NULL argument", what);
+	if (!s->ncols || s->ncols > SC_SCHEMA_MAX_COLS)
+		return sc_errorf(SC_EINVAL, "%s: a schema of %u columns", what,
+				 s->ncols);
+	for (uint32_t c = 0; c < s->ncols; c++)
+		if (s->types[c] == SC_TYPE_SYMBOL && !s->symbols)
+			return sc_errorf(SC_EINVAL,
+					 "%s: '%s': a symbol column and no "
+					 "table",
+					 what, name);
+	if (o && o->batch_rows > (1u << 24))
+		return sc_errorf(SC_EINVAL, "%s: batch_rows %u above %u", what,
+				 o->batch_rows, 1u << 24);
+	return 0;
+}
+
+static int
+csv_stream_not_dir(const char *what, int fd, const char *name)
+{
+	struct stat sb;
+	char msg[128] = "";
+
+	if (fstat(fd, &sb) != 0) {
+		(void)strerror_r(errno, msg, sizeof(msg));
+		return sc_errorf(SC_EINVAL, "%s: '%s': %s", what, name, msg);
+	}
+	if (S_ISDIR(sb.st_mode))
+		return sc_errorf(SC_EINVAL, "%s: '%s' is a directory", what,
+				 name);
+	return 0;
+}
+
+int
+sc_csv_stream_create(int fd, const char *name, const struct sc_schema *s,
+		     const struct sc_csv_stream_opts *o,
+		     struct sc_csv_stream **out)
+{
+	int rc;
+
+	if ((rc = csv_stream_check("sc_csv_stream_create", name, s, o, out)))
+		return rc;
+	if (fd < 0)
+		return sc_errorf(SC_EINVAL, "sc_csv_stream_create: fd %d", fd);
+	if ((rc = csv_stream_not_dir("sc_csv_stream_create", fd, name)) != 0)
+		return rc;
+	return csv_stream_new(fd, false, name, s, o, out);
+}
+
+int
+sc_csv_stream_open(const char *path, const struct sc_schema *s,
+		   const struct sc_csv_stream_opts *o,
+		   struct sc_csv_stream **out)
+{
+	char msg[128] = "";
+	int fd, rc, fl;
+
+	if ((rc = csv_stream_check("sc_csv_stream_open", path, s, o, out)))
+		return rc;
+	/* O_NONBLOCK so that a FIFO opens before its writer does (the
+	 * reads then wait in poll, where a host can look at signals);
+	 * cleared after, so that read(2) behaves as on any descriptor. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		(void)strerror_r(errno, msg, sizeof(msg));
+		return errno == EISDIR
+			   ? sc_errorf(SC_EINVAL, "'%s' is a directory", path)
+			   : sc_errorf(SC_EIO, "cannot read '%s': %s", path,
+				       msg);
+	}
+	if ((rc = csv_stream_not_dir("cannot read", fd, path)) != 0 ||
+	    (rc = ((fl = fcntl(fd, F_GETFL)) < 0 ||
+		   fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0)
+		      ? sc_errorf(SC_EIO, "cannot read '%s': fcntl", path)
+		      : 0) != 0 ||
+	    (rc = csv_stream_new(fd, true, path, s, o, out)) != 0) {
+		(void)close(fd);
+		return rc;
+	}
+	return 0;
+}
+
+const struct sc_csv_error *
+sc_csv_stream_error(const struct sc_csv_stream *st)
+{
+	return st && st->err == SC_EINVAL && st->errpos.line ? &st->errpos
+							     : NULL;
+}
+
+bool
+sc_csv_stream_weighted(const struct sc_csv_stream *st)
+{
+	return st && st->weighted;
+}
+
+int
+sc_csv_stream_fd(const struct sc_csv_stream *st)
+{
+	return st ? st->fd : -1;
+}
+
+void
+sc_csv_stream_destroy(struct sc_csv_stream *st)
+{
+	if (!st)
+		return;
+	st->handed = st->rows.n;
+	csv_stream_forget(st);
+	if (st->own_fd)
+		(void)close(st->fd);
+	free(st->rows.rows);
+	free(st->weights);
+	free(st->buf);
+	free(st);
 }

@@ -117,6 +117,156 @@ int sc_csv_write_row(FILE *f, const struct sc_schema *s, const uint64_t *row,
 int sc_csv_write_batch(FILE *f, const struct sc_schema *s,
 		       const char *const *cols, const struct sc_batch *b);
 
+/* --- the stream reader ----------------------------------------------------
+ *
+ * A live source. sc_csv_parse wants the whole input; a pipe (a producer
+ * that writes rows as they happen, standard input) has no whole input
+ * until it closes, and a reader that waits for the end hands out nothing
+ * while the producer runs. The stream reader reads what the descriptor
+ * has (read(2) after poll(2)), cuts it into records, and hands out the
+ * rows read so far in batches bounded two ways:
+ *
+ *   by size     at most batch_rows rows (default 1024) a batch, so one
+ *               submission stays small whatever the input's rate;
+ *   by time     a batch with at least one row is handed out once its
+ *               first row has waited linger_ms (default 10) for more,
+ *               so a slow producer's rows come out about as they arrive
+ *               rather than once batch_rows have gathered.
+ *
+ * The format is csv.h's (quoting, line ends, values), with three
+ * differences a live, typed source asks for:
+ *
+ *   The header. Graph schemas have no column names, so the header's
+ *   names are not compared: what is checked is its width, the schema's
+ *   (every row then has weight 1), or the schema's plus one whose last
+ *   name is `weight` (each row's last field is then its weight, a
+ *   non-zero i64: -1 retracts a row). A first line whose every number
+ *   column reads as a value is refused as data, not a header, so a file
+ *   without one does not lose its first row silently.
+ *
+ *   Timestamps. An i64 or u64 column also takes an RFC 3339 UTC time,
+ *   2026-12-06T10:00:00Z or with a fraction of up to three digits
+ *   (2026-12-06T10:00:00.250Z), read as milliseconds since the epoch,
+ *   the unit of Nexmark's date_time (nexmark.h). Only 'Z': an offset
+ *   would make the same text mean two instants to two readers.
+ *
+ *   The last line ends in a line break. A source that stops in the
+ *   middle of a line (a writer killed, a copy cut short) cannot be told
+ *   from a whole last line otherwise: "1,2,3,4" may be "1,2,3,45" cut.
+ *   So a last line without one is refused, naming it.
+ *
+ * Errors come after the rows before them. A bad record stops the
+ * reading; the rows read before it are handed out first (in one or more
+ * batches), and only the call after the last of them returns the error,
+ * with "name:line:column: what" in sc_errmsg() and the position in
+ * sc_csv_stream_error. So a host that submits every batch it is given
+ * has submitted exactly the rows before the bad line. The error then
+ * stays: every later call returns it again.
+ *
+ * Symbols. Each symbol word of a batch handed out holds one reference,
+ * which the stream keeps until its next call of sc_csv_stream_next (or
+ * destroy): submit a batch before asking for the next one (a runtime
+ * takes its own holds at submit, symbol.h "Who holds an id").
+ *
+ * Threads: one thread at a time per stream.
+ */
+
+/* The defaults of struct sc_csv_stream_opts. */
+#define SC_CSV_BATCH_ROWS 1024u
+#define SC_CSV_LINGER_MS  10u
+
+/* How a stream hands out rows. Zeroed fields take the defaults. */
+struct sc_csv_stream_opts {
+	uint32_t batch_rows; /* most rows a batch; 0: SC_CSV_BATCH_ROWS */
+	uint32_t linger_ms;  /* longest wait of a batch's first row;
+				0: SC_CSV_LINGER_MS */
+	size_t max_line;     /* longest line; 0: SC_CSV_MAX_LINE */
+};
+
+/* Rows handed out by sc_csv_stream_next, borrowed from the stream until
+ * its next call. */
+struct sc_csv_batch {
+	const uint64_t *rows;	/* n * ncols words, encoded (schema.h) */
+	const int64_t *weights; /* n weights; NULL: every weight 1 (no
+				   weight column) */
+	size_t n;		/* rows, >= 1 */
+	uint64_t first_line;	/* the line of the first row */
+};
+
+struct sc_csv_stream;
+
+/*
+ * sc_csv_stream_open - a stream over the file at `path` (named by it in
+ * messages), rows of schema s (copied; a symbol column needs
+ * s->symbols, which must outlive the stream). A FIFO is opened without
+ * waiting for its writer. Returns:
+ *   0            *out
+ *   SC_EINVAL    NULL path, s or out; a schema of no column or a symbol
+ *                column and no table; o->batch_rows above 2^24; `path`
+ *                is a directory (named)
+ *   SC_EIO       `path` cannot be opened (named, with the system's
+ *                reason: no such file, permission denied)
+ *   SC_ENOMEM
+ * Nothing is left on failure.
+ */
+int sc_csv_stream_open(const char *path, const struct sc_schema *s,
+		       const struct sc_csv_stream_opts *o,
+		       struct sc_csv_stream **out);
+
+/*
+ * sc_csv_stream_create - a stream over the open descriptor fd (borrowed:
+ * not closed by destroy; standard input is 0), named `name` in messages.
+ * Errors as sc_csv_stream_open (a descriptor of a directory, fd < 0:
+ * SC_EINVAL).
+ */
+int sc_csv_stream_create(int fd, const char *name, const struct sc_schema *s,
+			 const struct sc_csv_stream_opts *o,
+			 struct sc_csv_stream **out);
+
+/*
+ * sc_csv_stream_next - the next batch into *out, waiting for input at
+ * most timeout_ms (-1: until a batch is ready; 0: only what can be read
+ * without waiting). It reads while the descriptor has bytes ready, so a
+ * regular file's batches are full ones. Returns:
+ *   0             *out holds 1..batch_rows rows: batch_rows of them, or
+ *                 fewer whose first waited linger_ms, or the rows before
+ *                 the end or before a bad record
+ *   SC_ETIMEDOUT  no batch is ready within timeout_ms (rows read may be
+ *                 waiting for more): call again; also when a signal
+ *                 interrupted the wait, so a host can look at it
+ *   SC_EEMPTY     the input ended and every row was handed out
+ *   SC_EINVAL     a bad record, after every row before it was handed
+ *                 out: "name:line:column: what" (sc_csv_stream_error);
+ *                 also NULL arguments
+ *   SC_EIO        read(2) failed (the path and the system's reason)
+ *   SC_ENOMEM, SC_EOVERFLOW (a symbol's count)
+ * SC_EINVAL, SC_EIO and SC_EEMPTY stay: later calls return them again.
+ */
+int sc_csv_stream_next(struct sc_csv_stream *st, int timeout_ms,
+		       struct sc_csv_batch *out);
+
+/* The position of the bad record once next returned SC_EINVAL for one,
+ * else NULL. Borrowed from the stream. */
+const struct sc_csv_error *sc_csv_stream_error(const struct sc_csv_stream *st);
+
+/* Whether the header named a weight column (false before it was read). */
+bool sc_csv_stream_weighted(const struct sc_csv_stream *st);
+
+/* The descriptor read (for a host that polls several streams), or -1. */
+int sc_csv_stream_fd(const struct sc_csv_stream *st);
+
+/* sc_csv_stream_destroy - release the held symbols, close a file the
+ * stream opened and free it. NULL is allowed. */
+void sc_csv_stream_destroy(struct sc_csv_stream *st);
+
+/*
+ * sc_csv_timestamp - an RFC 3339 UTC time of `len` bytes at s
+ * ("YYYY-MM-DDTHH:MM:SS[.f{1,3}]Z", 'T' and 'Z' in either case, years
+ * 0000..9999) as milliseconds since the epoch into *ms: true, or false
+ * (and *ms untouched) when s is not one.
+ */
+bool sc_csv_timestamp(const char *s, size_t len, int64_t *ms);
+
 #ifdef __cplusplus
 }
 #endif

@@ -834,6 +834,17 @@ add_library(sc_cli_json_read STATIC ${PROJECT_SOURCE_DIR}/tools/cli_json_read.c)
 target_include_directories(sc_cli_json_read PUBLIC ${PROJECT_SOURCE_DIR})
 sc_criterion_suite(${CMAKE_CURRENT_LIST_DIR}/test_json_read.c
                    "sc_cli_json_read")
+# CSV in and out of a circuit (tests/tools/test_io.c): the stream reader
+# of bench/workloads/csv.c and the CLI's tools/cli_io.c with the core it
+# calls (option parsing, output files, signals).
+add_library(sc_cli_io STATIC
+  ${PROJECT_SOURCE_DIR}/tools/cli_io.c ${PROJECT_SOURCE_DIR}/tools/cli_out.c
+  ${PROJECT_SOURCE_DIR}/tools/cli_args.c ${PROJECT_SOURCE_DIR}/tools/cli_exit.c
+  ${PROJECT_SOURCE_DIR}/tools/cli_signal.c)
+target_include_directories(sc_cli_io PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(sc_cli_io PUBLIC sc_bench subcirc)
+sc_criterion_suite(${CMAKE_CURRENT_LIST_DIR}/test_io.c
+                   "sc_cli_io;sc_testrt;sc_testprop")
 # place's and run --units' tests (tests/tools/place.cmake).
 include(${CMAKE_CURRENT_LIST_DIR}/place.cmake)
 # The signal and exit matrix (tests/tools/exit.cmake).
