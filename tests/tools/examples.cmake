@@ -2,15 +2,17 @@
 # under the CLI, loaded from their files as a user's are; included by
 # tests/tools/cli.cmake (sc_cli_test is defined there).
 
-# place ranks a plugin's placements as it does a built-in's.
+# place ranks a plugin's placements as it does a built-in's; balanced is
+# calibrated over the plugin's first submissions, a tick workload's
+# boundaries among them.
 sc_cli_test(place_ranks_the_payments_plugin 0
-            "decision: [a-z]* x1 b[0-9]* leads"
+            "decision: [a-z:0-9-]* x1 b[0-9]* leads"
             place --workload $<TARGET_FILE:example_payments> --workers 1
-            --placements single,chains --reps 1)
+            --placements single,chains,balanced --reps 1)
 sc_cli_test(place_ranks_the_running_plugin_in_ticks 0
-            "decision: [a-z]* x2 b[0-9]* leads"
+            "decision: [a-z:0-9-]* x2 b[0-9]* leads"
             place --workload $<TARGET_FILE:example_running> --workers 1,2
-            --placements single,chains --reps 1)
+            --placements single,chains,balanced --reps 1)
 # --workload-arg reaches the plugin's create.
 sc_cli_test(place_passes_arguments_to_the_plugin 0
             "decision:"

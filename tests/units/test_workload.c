@@ -319,6 +319,32 @@ Test(workload, running_settles_over_placements_and_passes_its_reference)
 	sc_workload_destroy(w);
 }
 
+/* balanced's calibration feeds the single circuit the workload's first
+ * submissions: a tick workload's boundaries are no input of it. */
+Test(workload, running_calibrates_balanced_over_its_ticks)
+{
+	struct sc_workload_env env = env_of(WORDS("accounts=4", "ticks=3"));
+	struct sc_workload *w = NULL;
+	struct sc_placement *p = NULL;
+	double cost[16];
+
+	cr_assert_eq(sc_workload_load(SC_EXAMPLE_RUNNING, &env, &w), 0, "%s",
+		     sc_errmsg());
+	size_t n = sc_graph_node_count(sc_workload_graph(w));
+	cr_assert_leq(n, 16);
+	cr_assert_eq(sc_placement_calibrate(sc_workload_graph(w),
+					    sc_workload_gen, w, 6, cost, n),
+		     0, "%s", sc_errmsg());
+	cr_assert_eq(sc_workload_count(w), 6, "3 batches, 3 boundaries");
+	cr_assert_gt(cost[sc_graph_find(sc_workload_graph(w), "transfers")],
+		     0.0, "the input's rows counted");
+	cr_assert_eq(
+	    sc_placement_balanced(sc_workload_graph(w), 2, cost, n, &p), 0,
+	    "%s", sc_errmsg());
+	sc_placement_destroy(p);
+	sc_workload_destroy(w);
+}
+
 /* The references can fail: a total off by one, and a missing group. */
 Test(workload, examples_references_name_a_wrong_row)
 {
