@@ -85,8 +85,8 @@ not_refunded(void *ctx, const uint64_t *row, bool *keep)
 	return 0;
 }
 
-/* The graph; each call passes an earlier one's error on, so one check at
- * the end finds the first (operators/graph.h). */
+/* The graph; each call passes an earlier one's error on, so a check of
+ * the two outputs finds the first (operators/graph.h). */
 static int
 build(struct payments *p)
 {
@@ -119,6 +119,8 @@ build(struct payments *p)
 	int countries = sc_graph_aggregate(
 	    g, sc_graph_index_by(g, joined, by_country, 2), &sum);
 	p->per_country = sc_graph_output(g, "per_country", countries);
+	if (p->per_user < 0)
+		return p->per_user;
 	return p->per_country < 0 ? p->per_country : 0;
 }
 
