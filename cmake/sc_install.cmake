@@ -88,11 +88,14 @@ install(FILES ${PROJECT_BINARY_DIR}/subcircConfig.cmake
               ${PROJECT_BINARY_DIR}/subcircConfigVersion.cmake
         DESTINATION ${sc_cmake_dir})
 
-# The example programs (tests/examples/, built and run by the tests) as
-# documentation: a user copies one and builds it against this install.
+# The example programs and workload plugins (tests/examples/, built and
+# run by the tests) as documentation: a user copies one and builds it
+# against this install.
 install(FILES ${PROJECT_SOURCE_DIR}/tests/examples/README.md
               ${PROJECT_SOURCE_DIR}/tests/examples/circuit.c
               ${PROJECT_SOURCE_DIR}/tests/examples/runtime.c
               ${PROJECT_SOURCE_DIR}/tests/examples/settle.c
               ${PROJECT_SOURCE_DIR}/tests/examples/ticks.c
+              ${PROJECT_SOURCE_DIR}/tests/examples/payments.c
+              ${PROJECT_SOURCE_DIR}/tests/examples/running.c
         DESTINATION ${CMAKE_INSTALL_DOCDIR}/examples)

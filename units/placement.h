@@ -185,7 +185,8 @@ int sc_placement_cost_estimate(const struct sc_graph *g, double *cost,
  * sc_placement_calibrate - the measured cost of each of g's n nodes: the
  * single circuit of g (built and destroyed here, so g is frozen only
  * meanwhile) is fed submissions 0 .. steps-1 of gen (each batch it
- * makes is released here), one step each, and cost[i] is node i's weight times
+ * makes is released here), one step each (a tick boundary, {SC_SETTLE_TICK,
+ * NULL}, is passed over), and cost[i] is node i's weight times
  * (rows in + rows out + ticks busy). cost is written only on success. Returns
  *   0          cost[0..n);
  *   SC_EINVAL  NULL g, gen or cost, steps 0, a wrong n;

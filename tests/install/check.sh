@@ -9,6 +9,10 @@
 #   3. subdir/, which add_subdirectory()s the source tree, configured with
 #      no pkg-config module but ck visible, so nothing of the test tools
 #      (Criterion, spin) or jemalloc can be needed;
+#   then the example workload plugins (tests/examples/payments.c and
+#   running.c), built from their installed copies through pkg-config, each
+#   loaded by the installed `subcirc place` and by plugin_host.c, a host
+#   linked with libsubcirc.so;
 #   4. with MPI, mpi/consumer_mpi.c through pkg-config subcirc-mpi and
 #      through find_package(subcirc COMPONENTS mpi), run under mpirun -np 2
 #      (skipped, and said so, without Open MPI's ompi-c and mpirun).
@@ -232,6 +236,33 @@ cmake --build "$work/subdir" >>"$work/subdir.log" ||
 	fail "add_subdirectory consumer: build: $(cat "$work/subdir.log")"
 ! needs "$work/subdir/consumer" | grep -i jemalloc || fail "the subdir consumer needs jemalloc"
 "$work/subdir/consumer" || fail "the add_subdirectory consumer got a wrong result"
+
+step "workload plugins: the installed examples built with pkg-config, loaded by the installed CLI and by a host"
+# As the README says: the plugin records libsubcirc.so (found through its
+# rpath), and its references bind to the host's library, the CLI's own
+# copy (it exports it) or the libsubcirc.so a host links.
+examples=$P/share/doc/subcirc/examples
+for ex in payments running; do
+	[[ -f $examples/$ex.c ]] || fail "share/doc/subcirc/examples/$ex.c is not installed"
+	(cd "$work" && "$CC" -std=c11 -Wall -Wextra -Werror -shared -fPIC "$examples/$ex.c" \
+		$(pkg-config --cflags --libs subcirc) -Wl,-rpath,"$P/lib" -o "lib$ex.so") ||
+		fail "the installed $ex.c does not build as a plugin"
+	needs "$work/lib$ex.so" | grep -qx libsubcirc.so.0 || fail "lib$ex.so does not need libsubcirc.so.0"
+	out=$(cd "$work" && "$P/bin/subcirc" place --workload "./lib$ex.so" --workers 1 \
+		--placements single,chains --reps 1 2>&1) ||
+		fail "the installed subcirc place does not take ./lib$ex.so: $out"
+	[[ $out == *"decision: "* ]] || fail "place --workload ./lib$ex.so ranked nothing: $out"
+done
+# The plugin's message reaches the CLI: one library, one error state.
+out=$(cd "$work" && "$P/bin/subcirc" place --workload ./libpayments.so --workload-arg users=0 2>&1) &&
+	fail "place took users=0"
+[[ $out == *"users=0: not a whole number"* ]] ||
+	fail "place lost the plugin's message: $out"
+"$CC" -std=c11 -Wall -Wextra -Werror -o "$work/plugin_host" "$src/tests/install/plugin_host.c" \
+	$(pkg-config --cflags --libs subcirc) -Wl,-rpath,"$P/lib"
+for ex in payments running; do
+	"$work/plugin_host" "$work/lib$ex.so" || fail "plugin_host did not run lib$ex.so right"
+done
 
 step "consumer 4: MPI, through pkg-config subcirc-mpi and find_package(subcirc COMPONENTS mpi)"
 mpirun=$(command -v mpirun || true)

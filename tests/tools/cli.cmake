@@ -849,6 +849,8 @@ sc_criterion_suite(${CMAKE_CURRENT_LIST_DIR}/test_io.c
 include(${CMAKE_CURRENT_LIST_DIR}/place.cmake)
 # The signal and exit matrix (tests/tools/exit.cmake).
 include(${CMAKE_CURRENT_LIST_DIR}/exit.cmake)
+# The example workload plugins under the CLI (tests/tools/examples.cmake).
+include(${CMAKE_CURRENT_LIST_DIR}/examples.cmake)
 # Across ranks: outside mpirun a placement over several ranks is refused
 # (exit 2), saying how to run it, or that subcirc was built without MPI.
 if(TARGET sc_mpi)
