@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "bench/harness.h"
 #include "bench/workloads/csv.h"
 #include "operators/batch.h"
 #include "operators/error.h"
@@ -327,15 +327,6 @@ io_try(struct cli_io *io, struct sc_settle_step *out)
 	return any ? SC_ETIMEDOUT : SC_EEMPTY;
 }
 
-static uint64_t
-io_now_ms(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
-
 /*
  * Wait until an input has bytes, at most ms. A poll of every descriptor
  * rather than one stream's wait, so no input waits behind another; a
@@ -366,13 +357,13 @@ cli_io_next(struct cli_io *io, struct sc_settle_step *out)
 		return sc_errorf(SC_EINVAL, "cli_io_next: NULL");
 	if (io->err)
 		return sc_errorf(io->err, "%s", io->errmsg);
-	until = io_now_ms() + IO_WAIT_MS;
+	until = sc_bench_now_ns() / 1000000u + IO_WAIT_MS;
 	for (;;) {
 		int rc = io_try(io, out);
 
 		if (rc != SC_ETIMEDOUT)
 			return rc;
-		if (io_now_ms() >= until)
+		if (sc_bench_now_ns() / 1000000u >= until)
 			return SC_ETIMEDOUT;
 		/* Rows may be lingering in a stream: wake to hand them out
 		 * on time, with at most a millisecond late. */

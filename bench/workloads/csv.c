@@ -18,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "bench/harness.h"
 #include "operators/symbol.h"
 
 /* One field of the record being read: its text in the input or in the
@@ -784,15 +784,6 @@ struct sc_csv_stream {
 	struct field f[SC_SCHEMA_MAX_COLS + 2];
 };
 
-static uint64_t
-csv_now_ns(void)
-{
-	struct timespec ts;
-
-	(void)clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Record rc (raised with its message) as the error that stays. */
 static int
 csv_stream_keep(struct sc_csv_stream *st, int rc)
@@ -936,7 +927,7 @@ csv_stream_row(struct sc_csv_stream *st, struct reader *r, uint64_t line)
 	if ((rc = csv_convert(r, &st->s, &st->rows, line, row)) != 0)
 		return rc;
 	if (st->rows.n++ == 0) {
-		st->first_ns = csv_now_ns();
+		st->first_ns = sc_bench_now_ns();
 		st->first_line = line;
 	}
 	return 0;
@@ -1198,7 +1189,7 @@ sc_csv_stream_next(struct sc_csv_stream *st, int timeout_ms,
 	csv_stream_forget(st);
 	if (st->err)
 		return sc_errorf(st->err, "%s", st->errmsg);
-	now = csv_now_ns();
+	now = sc_bench_now_ns();
 	deadline =
 	    timeout_ms < 0 ? UINT64_MAX : now + (uint64_t)timeout_ms * 1000000u;
 	for (;;) {
@@ -1216,7 +1207,7 @@ sc_csv_stream_next(struct sc_csv_stream *st, int timeout_ms,
 			return csv_stream_keep(
 			    st,
 			    sc_errorf(SC_EEMPTY, "%s: at its end", st->name));
-		now = csv_now_ns();
+		now = sc_bench_now_ns();
 		if (st->rows.n && now >= st->first_ns + st->linger_ns)
 			return csv_stream_hand(st, out);
 		ms = csv_stream_wait_ms(st, now, deadline);
@@ -1226,9 +1217,9 @@ sc_csv_stream_next(struct sc_csv_stream *st, int timeout_ms,
 				   : csv_stream_keep(st, ready);
 		if (!ready) {
 			if (st->rows.n &&
-			    csv_now_ns() >= st->first_ns + st->linger_ns)
+			    sc_bench_now_ns() >= st->first_ns + st->linger_ns)
 				return csv_stream_hand(st, out);
-			if (csv_now_ns() >= deadline)
+			if (sc_bench_now_ns() >= deadline)
 				return SC_ETIMEDOUT;
 			continue;
 		}
