@@ -377,7 +377,7 @@ cli_io_next(struct cli_io *io, struct sc_settle_step *out)
 static int
 io_header(struct io_out *o)
 {
-	char names[SC_SCHEMA_MAX_COLS][8];
+	char names[SC_SCHEMA_MAX_COLS][12]; /* "c" and any uint32_t */
 	const char *cols[SC_SCHEMA_MAX_COLS];
 
 	for (uint32_t c = 0; c < o->schema->ncols; c++) {
