@@ -991,14 +991,18 @@ csv_stream_take(struct sc_csv_stream *st)
 {
 	uint32_t want =
 	    st->header ? st->s.ncols + st->weighted : SC_SCHEMA_MAX_COLS + 1;
-	const char *p = st->buf + st->off;
-	const char *nl = memchr(p, '\n', st->len - st->off);
+	const char *p, *nl;
 	struct reader r;
 	uint64_t line = st->line;
 	size_t end;
 	int rc;
 
-	if (!nl)
+	/* Nothing buffered (buf may be NULL then, which memchr must not
+	 * see): no record yet. */
+	if (st->off == st->len)
+		return SC_EEMPTY;
+	p = st->buf + st->off;
+	if (!(nl = memchr(p, '\n', st->len - st->off)))
 		return SC_EEMPTY;
 	csv_stream_reader(st, &r, (size_t)(nl + 1 - st->buf));
 	if (csv_split_plain(&r, p, nl, want)) {
