@@ -36,11 +36,12 @@ cli_workload_is_plugin(const char *spec)
 int
 cli_workload_open(const char *cmd, const char *spec,
 		  const struct cli_workload_args *args, uint64_t seed,
-		  uint64_t events, struct sc_workload **out)
+		  uint64_t events, uint32_t flags, struct sc_workload **out)
 {
 	struct sc_workload_env env = {
 	    .seed = seed,
 	    .events = events,
+	    .flags = flags,
 	    .args = args ? args->args : NULL,
 	    .nargs = args ? args->n : 0,
 	};
