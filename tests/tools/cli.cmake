@@ -766,7 +766,7 @@ sc_cli_test(nexmark_from_a_missing_directory_is_refused 2
             "cannot read '/nonexistent-dir/bid.csv'"
             run --workload nexmark --query q0 --from /nonexistent-dir)
 sc_cli_test(unknown_workload_is_refused 2
-            "--workload: 'tpch' is not grid or nexmark"
+            "--workload: unknown workload 'tpch'"
             run --workload tpch --events 1)
 # A dump replayed with --from gives the same settled output (rows sorted:
 # symbol ids, and so the rows' order, differ between the two runs), for a
@@ -836,6 +836,8 @@ sc_criterion_suite(${CMAKE_CURRENT_LIST_DIR}/test_json_read.c
                    "sc_cli_json_read")
 # place's and run --units' tests (tests/tools/place.cmake).
 include(${CMAKE_CURRENT_LIST_DIR}/place.cmake)
+# run --workload SPEC's tests (tests/tools/workload.cmake).
+include(${CMAKE_CURRENT_LIST_DIR}/workload.cmake)
 # The signal and exit matrix (tests/tools/exit.cmake).
 include(${CMAKE_CURRENT_LIST_DIR}/exit.cmake)
 # Across ranks: outside mpirun a placement over several ranks is refused
