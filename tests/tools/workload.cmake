@@ -104,3 +104,29 @@ PY
 ]=] $<TARGET_FILE:subcirc_cli>)
 set_tests_properties(cli.run_workload_sigint_ends_with_summary_and_report
                      PROPERTIES LABELS "units;threaded" TIMEOUT 120)
+
+# A plugin, built as a user builds one (a shared object exporting
+# sc_workload_entry, its library calls bound to the executable's copy):
+# tests/tools/plugin_counter.c.
+add_library(sc_test_plugin_counter MODULE
+            ${CMAKE_CURRENT_LIST_DIR}/plugin_counter.c)
+target_include_directories(sc_test_plugin_counter PRIVATE
+                           ${PROJECT_SOURCE_DIR})
+add_dependencies(subcirc_cli sc_test_plugin_counter)
+# Its run settles where the single circuit does, and its own reference
+# agrees.
+sc_cli_test(run_workload_plugin_check_passes_its_reference 0
+            "every output equals the single circuit and the workload's reference"
+            run --workload $<TARGET_FILE:sc_test_plugin_counter>
+            --workers 2 --check --quiet)
+# A reference that disagrees fails the check, exit 1, naming the output.
+sc_cli_test(run_workload_plugin_check_failure_names_the_output 1
+            "check FAILED: output all_keys: the workload's reference"
+            run --workload $<TARGET_FILE:sc_test_plugin_counter>
+            --workload-arg wrong=true --workers 2 --check --quiet)
+# An error from the workload's next stops the run, exit 3, naming the
+# submission and the workload's message.
+sc_cli_test(run_workload_plugin_error_stops_the_run 3
+            "submission 5: .*fail_at=5 reached"
+            run --workload $<TARGET_FILE:sc_test_plugin_counter>
+            --workload-arg fail_at=5 --workers 2 --quiet)
