@@ -35,6 +35,7 @@ static const struct {
     [16] = {"SC_EBUSY", "object is still in use"},
     [17] = {"SC_EIO", "a write to a stream or file failed"},
     [18] = {"SC_ELATE", "rows arrived below their waterline"},
+    [19] = {"SC_EAGAIN", "nothing ready yet: try again"},
 };
 
 const char *

@@ -37,11 +37,12 @@ enum sc_error {
 	SC_ESHUTDOWN = -12, /* the executor or runtime has shut down */
 	SC_ETIMEDOUT = -13, /* a wait ran past its deadline */
 	SC_ECALLBACK = -14, /* a user callback reported an error */
-	SC_EDEAD = -15, /* the unit is dead; frames to it are undeliverable */
-	SC_EBUSY = -16, /* the object still has live children or users */
-	SC_EIO = -17,	/* a write to a stream or file failed */
-	SC_ELATE = -18, /* rows below their input's waterline (waterline.h) */
-	SC__ELAST = -18
+	SC_EDEAD = -15,	 /* the unit is dead; frames to it are undeliverable */
+	SC_EBUSY = -16,	 /* the object still has live children or users */
+	SC_EIO = -17,	 /* a write to a stream or file failed */
+	SC_ELATE = -18,	 /* rows below their input's waterline (waterline.h) */
+	SC_EAGAIN = -19, /* nothing ready yet (a source of input): ask again */
+	SC__ELAST = -19
 };
 
 /*

@@ -10,6 +10,8 @@
  *   4  cli_run.c           `subcirc run` (the grid workload) and its
  *                          reports
  *      cli_nexmark.c       `subcirc run --workload nexmark`
+ *      cli_wrun.c          `subcirc run --workload SPEC`: any other
+ *                          workload of the workload interface
  *      cli_place.c         `subcirc place` (cli_place.h), with its
  *      cli_place_out.c     outputs: one module in two files
  *      cli_stress.c        `subcirc stress`, which calls the campaign

@@ -375,11 +375,14 @@ place_lib_run(const struct place_args *pa, struct cli_place_sweep *s)
 {
 	const char *specs[CLI_MAX_LIST];
 	struct place_lib_ctx pc = {.s = s, .t0 = sc_bench_now_ns()};
-	struct sc_workload_env env = {.seed = s->base.seed,
-				      .events =
-					  pa->by_events ? s->base.events : 0,
-				      .args = pa->wargs.args,
-				      .nargs = pa->wargs.n};
+	/* The sweep feeds each submission before it asks for the next and
+	 * reads no output (units/sweep.h): the same promises as a run's. */
+	struct sc_workload_env env = {
+	    .seed = s->base.seed,
+	    .events = pa->by_events ? s->base.events : 0,
+	    .flags = SC_WORKLOAD_ENV_IN_ORDER | SC_WORKLOAD_ENV_STREAM,
+	    .args = pa->wargs.args,
+	    .nargs = pa->wargs.n};
 	struct sc_sweep_opts o = {.placements = specs,
 				  .nplacements = pa->np,
 				  .workers = pa->workers,
@@ -415,9 +418,10 @@ static int
 place_lib_open(const struct place_args *pa, struct cli_place_sweep *s,
 	       struct cli_place_workload *w)
 {
-	int rc =
-	    cli_workload_open("place", pa->wspec, &pa->wargs, s->base.seed,
-			      pa->by_events ? s->base.events : 0, &s->inst);
+	int rc = cli_workload_open(
+	    "place", pa->wspec, &pa->wargs, s->base.seed,
+	    pa->by_events ? s->base.events : 0,
+	    SC_WORKLOAD_ENV_IN_ORDER | SC_WORKLOAD_ENV_STREAM, &s->inst);
 
 	if (rc)
 		return rc;

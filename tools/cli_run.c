@@ -23,7 +23,8 @@
 
 const char cli_usage_run[] =
     "usage: subcirc run [--workload grid|nexmark] [options]\n"
-    "  (`subcirc run --workload nexmark --help`: the Nexmark queries)\n"
+    "  (`subcirc run --workload nexmark --help`: the Nexmark queries;\n"
+    "  `subcirc run --workload SPEC --help`: any other workload)\n"
     "  a live grid workload (cell edits -> sums per row and column -> a\n"
     "  projection with a total per row) across worker threads; the final\n"
     "  output is checked against the workload's from-scratch reference.\n"

@@ -15,7 +15,7 @@ int
 cli_stress_wl_probe(struct cli_stress_wl *c, uint64_t seed)
 {
 	struct sc_workload *w = NULL;
-	int rc = cli_workload_open("stress", c->spec, c->args, seed, 0, &w);
+	int rc = cli_workload_open("stress", c->spec, c->args, seed, 0, 0, &w);
 
 	if (rc)
 		return rc;
@@ -31,7 +31,9 @@ cli_stress_wl_probe(struct cli_stress_wl *c, uint64_t seed)
 static int
 wl_open(const struct cli_stress_wl *c, uint64_t seed, struct sc_workload **out)
 {
-	return cli_workload_create(c->spec, c->args, seed, 0, out);
+	/* No promise (flags 0): a seed's batches are taken before any case
+	 * runs them, and the cases read the integral. */
+	return cli_workload_create(c->spec, c->args, seed, 0, 0, out);
 }
 
 void

@@ -35,11 +35,13 @@ cli_workload_is_plugin(const char *spec)
 
 int
 cli_workload_create(const char *spec, const struct cli_workload_args *args,
-		    uint64_t seed, uint64_t events, struct sc_workload **out)
+		    uint64_t seed, uint64_t events, uint32_t flags,
+		    struct sc_workload **out)
 {
 	struct sc_workload_env env = {
 	    .seed = seed,
 	    .events = events,
+	    .flags = flags,
 	    .args = args ? args->args : NULL,
 	    .nargs = args ? args->n : 0,
 	};
@@ -55,7 +57,7 @@ cli_workload_create(const char *spec, const struct cli_workload_args *args,
 int
 cli_workload_open(const char *cmd, const char *spec,
 		  const struct cli_workload_args *args, uint64_t seed,
-		  uint64_t events, struct sc_workload **out)
+		  uint64_t events, uint32_t flags, struct sc_workload **out)
 {
 	int rc;
 
@@ -72,7 +74,7 @@ cli_workload_open(const char *cmd, const char *spec,
 		(void)fprintf(stderr, "; or a plugin's path)\n");
 		return CLI_EXIT_USAGE;
 	}
-	if (!(rc = cli_workload_create(spec, args, seed, events, out)))
+	if (!(rc = cli_workload_create(spec, args, seed, events, flags, out)))
 		return 0;
 	(void)fprintf(stderr, "subcirc %s: --workload %s: %s\n", cmd, spec,
 		      sc_errmsg());

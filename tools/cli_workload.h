@@ -30,15 +30,18 @@ void cli_workload_arg_add(const char *cmd, struct cli_workload_args *a,
 bool cli_workload_is_plugin(const char *spec);
 
 /*
- * An instance of the workload spec names, with args, seed and the events
- * hint: 0 and *out; or, said on stderr naming cmd and the library's
+ * An instance of the workload spec names, with args, seed, the events
+ * hint and the host's promises (flags: SC_WORKLOAD_ENV_*, units/workload.h,
+ * each only where the command keeps it): 0 and *out; or, said on stderr
+ * naming cmd and the library's
  * message, CLI_EXIT_USAGE (an unknown name, a plugin refused: wrong
  * version, missing symbol, a bad argument, a graph that fails to build)
  * or CLI_EXIT_LIBRARY (SC_ENOMEM).
  */
 int cli_workload_open(const char *cmd, const char *spec,
 		      const struct cli_workload_args *args, uint64_t seed,
-		      uint64_t events, struct sc_workload **out);
+		      uint64_t events, uint32_t flags,
+		      struct sc_workload **out);
 
 /*
  * cli_workload_create - cli_workload_open without a word on stderr, for a
@@ -48,7 +51,7 @@ int cli_workload_open(const char *cmd, const char *spec,
  * what was wrong.
  */
 int cli_workload_create(const char *spec, const struct cli_workload_args *args,
-			uint64_t seed, uint64_t events,
+			uint64_t seed, uint64_t events, uint32_t flags,
 			struct sc_workload **out);
 
 #endif /* SC_TOOLS_CLI_WORKLOAD_H */

@@ -78,8 +78,8 @@ static const char usage_main[] =
     "usage: subcirc <command> [options]\n"
     "\n"
     "commands:\n"
-    "  run      a live grid or Nexmark workload across cores (progress,\n"
-    "           summary)\n"
+    "  run      a live workload across cores (the grid, Nexmark, any\n"
+    "           built-in or plugin; progress, summary)\n"
     "  place    every placement x workers x budget, repeated, ranked\n"
     "  stress   seeds x workers x placements under the seeded scheduler\n"
     "\n"
@@ -177,6 +177,9 @@ main(int argc, char **argv)
 	/* A reader of stdout that goes away (`| head`) is a failed write,
 	 * exit 3 with a message, not a silent death by SIGPIPE. */
 	(void)signal(SIGPIPE, SIG_IGN);
+	if (!strcmp(cmd, "run") && cli_run_is_workload(argc - 2, argv + 2))
+		return cli_text_end(
+		    "run", ranks_end(cli_cmd_run_workload(argc - 2, argv + 2)));
 	if (!strcmp(cmd, "run") && cli_run_is_nexmark(argc - 2, argv + 2))
 		return cli_text_end(
 		    "run", ranks_end(cli_cmd_run_nexmark(argc - 2, argv + 2)));

@@ -18,7 +18,11 @@
  * workload's submissions (sc_workload_next), each with
  * sc_runtime_submit_wait, until opts.seconds have passed, or
  * opts.submissions were made, or the workload ends; then it waits until
- * the runtime is idle, and everything is destroyed. Measured: rows
+ * the runtime is idle, and everything is destroyed. Each submission is
+ * fed before the next is asked for, the calibration's too, and no output
+ * is read: a caller may set SC_WORKLOAD_ENV_IN_ORDER and
+ * SC_WORKLOAD_ENV_STREAM in env (units/workload.h), so that a workload
+ * keeps what it would keep under a plain run. Measured: rows
  * submitted (the events), wall seconds and process CPU seconds from the
  * first submission to idle, events/s, events per CPU-second, and the
  * runtime's turns, frames, units and edges (sc_runtime_stats).

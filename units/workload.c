@@ -225,6 +225,11 @@ check_env(const struct sc_workload_env *env)
 {
 	static const char fn[] = "sc_workload_create";
 
+	if (env->flags & ~(SC_WORKLOAD_ENV_IN_ORDER | SC_WORKLOAD_ENV_STREAM))
+		return sc__fail(SC_EINVAL,
+				"%s: the environment has unknown flags "
+				"0x%" PRIx32,
+				fn, env->flags);
 	if (env->nargs > SC_WORKLOAD_MAX_ARGS)
 		return sc__fail(SC_EINVAL, "%s: %zu arguments (at most %d)", fn,
 				env->nargs, SC_WORKLOAD_MAX_ARGS);

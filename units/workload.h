@@ -63,7 +63,7 @@ extern "C" {
 #endif
 
 /* The interface's version: what a definition's `version` must equal. */
-#define SC_WORKLOAD_VERSION 1u
+#define SC_WORKLOAD_VERSION 2u
 
 /* The function a plugin exports, by this name. */
 #define SC_WORKLOAD_ENTRY "sc_workload_entry"
@@ -82,12 +82,34 @@ struct sc_workload_arg {
 	const char *value;
 };
 
+/*
+ * What the host promises about how it drives an instance (the env's
+ * flags). Each lets a workload keep less; a workload may ignore any of
+ * them, and its explicit arguments win over what they suggest.
+ *
+ *   IN_ORDER  the host feeds each submission (to a runtime or a circuit)
+ *             before it asks for the next, and never holds one back: a
+ *             workload may release what a submission referenced (the
+ *             texts of its symbols, operators/symbol.h) once the next is
+ *             asked for, so its memory does not grow with the input. A
+ *             host that takes submissions ahead of feeding them (the
+ *             settle check, which collects them all first) must not set
+ *             it.
+ *   STREAM    the host reads outputs as streams (their deltas, if at
+ *             all), never their integrals: a workload may make its
+ *             outputs stream outputs (graph.h), which keep nothing. A
+ *             host that compares or verifies integrals must not set it.
+ */
+#define SC_WORKLOAD_ENV_IN_ORDER 1u
+#define SC_WORKLOAD_ENV_STREAM	 2u
+
 /* What the host decides for an instance. Borrowed by create: copy what
  * must outlive it. */
 struct sc_workload_env {
 	uint64_t seed;	 /* the run's seed */
 	uint64_t events; /* rows the host means to submit in all, a hint for
 			    sizing (0: no hint) */
+	uint32_t flags;	 /* SC_WORKLOAD_ENV_*, or 0: no promise */
 	const struct sc_workload_arg *args;
 	size_t nargs; /* at most SC_WORKLOAD_MAX_ARGS */
 	/* private to the library: which args were read (bit i: args[i]) */
@@ -142,7 +164,7 @@ struct sc_workload;
  *   0            *out is the instance
  *   SC_EINVAL    NULL def, env or out; def->version other than
  *                SC_WORKLOAD_VERSION (the message names both); a required
- *                callback NULL; unknown flags; more than
+ *                callback NULL; unknown flags (of def or env); more than
  *                SC_WORKLOAD_MAX_ARGS args, or an arg with a NULL or empty
  *                key or a key given twice; an arg create did not read
  *                (named); a graph that is NULL or has no input or no

@@ -276,9 +276,12 @@ bw_nx_args(struct sc_workload_env *env, struct bw_nexmark *w,
 				      0, 1000000000000ull, &late)) ||
 	    (rc = sc_workload_arg_bool(env, "no_lateness", false, &none)) ||
 	    (rc = sc_workload_arg_bool(env, "admit_late", false, &admit)) ||
-	    (rc = sc_workload_arg_bool(env, "stream", false, &stream)) ||
-	    (rc = sc_workload_arg_bool(env, "release_texts", false,
-				       &w->release)))
+	    (rc = sc_workload_arg_bool(
+		 env, "stream", (env->flags & SC_WORKLOAD_ENV_STREAM) != 0,
+		 &stream)) ||
+	    (rc = sc_workload_arg_bool(
+		 env, "release_texts",
+		 (env->flags & SC_WORKLOAD_ENV_IN_ORDER) != 0, &w->release)))
 		return rc;
 	if (admit && none)
 		return sc_errorf(SC_EINVAL,
@@ -341,13 +344,14 @@ bw_nx_graph(void *self)
  * in all.
  *
  * The generator holds a reference on every fresh text it makes, and a
- * row's text must be live when the row is fed (operators/symbol.h), so by
- * default those references are held until the instance is destroyed: a
- * host may take every submission before it feeds any (the settle check
- * does). With release_texts, a host that feeds each submission before it
- * asks for the next (`subcirc run`) lets the texts of a chunk go when the
- * next chunk is made, as the direct Nexmark run does: what keeps a row
- * then keeps its texts, and memory does not grow with the events.
+ * row's text must be live when the row is fed (operators/symbol.h), so
+ * unless the host promises to feed in order (SC_WORKLOAD_ENV_IN_ORDER)
+ * those references are held until the instance is destroyed: a host may
+ * take every submission before it feeds any (the settle check does).
+ * With release_texts (by default under that promise, as `subcirc run`
+ * and place give it), the texts of a chunk go when the next chunk is
+ * made, as the direct Nexmark run does: what keeps a row then keeps its
+ * texts, and memory does not grow with the events.
  */
 static int
 bw_nx_next(void *ctx, size_t i, struct sc_settle_step *out)
@@ -403,7 +407,7 @@ bw_nx_placement(void *self, uint32_t workers)
 #define BW_NX_ABOUT                                                            \
 	"a Nexmark query fed by the standard generator (args batch, "          \
 	"events, disorder, lateness, no_lateness, admit_late, string_pool, "   \
-	"stream)"
+	"stream, release_texts)"
 
 #define BW_NX_DEF(q)                                                           \
 	static int bw_nx_create_##q(struct sc_workload_env *env, void **self)  \

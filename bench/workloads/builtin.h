@@ -26,9 +26,11 @@
  *                 standard suite's, or the disorder when larger),
  *                 no_lateness (declare none), admit_late (admit late rows
  *                 instead of refusing their submission), string_pool (0),
- *                 stream (the output keeps nothing, false: a host that
- *                 reads integrals needs it materialized), release_texts
- *                 (false: the generator's fresh texts are held until the
+ *                 stream (the output keeps nothing; default: whether the
+ *                 host set SC_WORKLOAD_ENV_STREAM, as a host that reads
+ *                 integrals needs it materialized), release_texts
+ *                 (default: whether the host set SC_WORKLOAD_ENV_IN_ORDER;
+ *                 false: the generator's fresh texts are held until the
  *                 instance is destroyed, as a host may take submissions
  *                 ahead of feeding them; true: a chunk's are released
  *                 when the next chunk is made, for a host that feeds each

@@ -766,7 +766,7 @@ sc_cli_test(nexmark_from_a_missing_directory_is_refused 2
             "cannot read '/nonexistent-dir/bid.csv'"
             run --workload nexmark --query q0 --from /nonexistent-dir)
 sc_cli_test(unknown_workload_is_refused 2
-            "--workload: 'tpch' is not grid or nexmark"
+            "--workload: unknown workload 'tpch'"
             run --workload tpch --events 1)
 # A dump replayed with --from gives the same settled output (rows sorted:
 # symbol ids, and so the rows' order, differ between the two runs), for a
@@ -847,6 +847,8 @@ sc_criterion_suite(${CMAKE_CURRENT_LIST_DIR}/test_io.c
                    "sc_cli_io;sc_testrt;sc_testprop")
 # place's and run --units' tests (tests/tools/place.cmake).
 include(${CMAKE_CURRENT_LIST_DIR}/place.cmake)
+# run --workload SPEC's tests (tests/tools/workload.cmake).
+include(${CMAKE_CURRENT_LIST_DIR}/workload.cmake)
 # The signal and exit matrix (tests/tools/exit.cmake).
 include(${CMAKE_CURRENT_LIST_DIR}/exit.cmake)
 # The example workload plugins under the CLI (tests/tools/examples.cmake).

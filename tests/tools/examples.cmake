@@ -47,3 +47,25 @@ add_test(NAME cli.exports_every_library_symbol_for_plugins
                  $<TARGET_FILE:subcirc_shared> $<TARGET_FILE:subcirc_cli>)
 set_tests_properties(cli.exports_every_library_symbol_for_plugins
                      PROPERTIES LABELS "units")
+
+# run: each example live across two workers settles where the single
+# circuit fed the same submissions does, and its own reference (verify)
+# agrees; the tick one in tick mode.
+sc_cli_test(run_checks_the_payments_plugin 0
+            "every output equals the single circuit and the workload's reference"
+            run --workload $<TARGET_FILE:example_payments> --workers 2
+            --check --quiet)
+sc_cli_test(run_checks_the_running_plugin_in_ticks 0
+            "every output equals the single circuit and the workload's reference"
+            run --workload $<TARGET_FILE:example_running> --workers 2
+            --check --quiet)
+# stress: every seed's submissions replayed to every placement, worker
+# count and mode, each case checked by the example's reference.
+sc_cli_test(stress_passes_on_the_payments_plugin 0
+            "70 runs, 70 passed"
+            stress --workload $<TARGET_FILE:example_payments>
+            --seeds 1..5 --workers 1,2)
+sc_cli_test(stress_passes_on_the_running_plugin_in_ticks 0
+            "66 runs, 66 passed"
+            stress --workload $<TARGET_FILE:example_running>
+            --seeds 1..5 --workers 1,2)

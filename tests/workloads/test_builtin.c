@@ -17,6 +17,7 @@
 #include "bench/workloads/builtin.h"
 #include "bench/workloads/nexmark_queries.h"
 #include "operators/error.h"
+#include "operators/graph.h"
 #include "units/placement.h"
 #include "units/settle.h"
 #include "units/workload.h"
@@ -252,4 +253,58 @@ Test(builtin, nexmark_suggests_its_placement_for_two_workers)
 	cr_assert_eq(open_builtin("grid", NULL, 1, &w), 0);
 	cr_assert_null(sc_workload_placement(w, 2));
 	sc_workload_destroy(w);
+}
+
+/* Whether nexmark:q4's output is a stream (keeps no integral), created
+ * under the host's promises `flags` and the argument kv (or none). */
+static bool
+nexmark_output_is_stream(uint32_t flags, const char *kv)
+{
+	char buf[64];
+	struct sc_workload_arg arg;
+	struct sc_workload_env env = {.seed = 1, .flags = flags};
+	struct sc_workload *w = NULL;
+	struct sc_node_info ni = {0};
+	struct sc_graph *g;
+	bool stream = false;
+
+	if (kv) {
+		cr_assert_eq(sc_workload_parse_arg(kv, buf, sizeof(buf), &arg),
+			     0);
+		env.args = &arg;
+		env.nargs = 1;
+	}
+	cr_assert_eq(
+	    sc_workload_create(sc_builtin_workload("nexmark:q4"), &env, &w), 0,
+	    "%s", sc_errmsg());
+	g = sc_workload_graph(w);
+	for (size_t i = 0; i < sc_graph_node_count(g); i++) {
+		cr_assert_eq(sc_graph_node_info(g, (int)i, &ni), 0);
+		if (ni.kind == SC_NODE_OUTPUT)
+			stream = ni.stream;
+	}
+	sc_workload_destroy(w);
+	return stream;
+}
+
+/* nexmark:Q's output follows the host's STREAM promise by default, and an
+ * explicit stream argument wins over it either way; an environment flag
+ * the library does not know is refused. */
+Test(builtin, nexmark_output_follows_the_hosts_stream_promise)
+{
+	struct sc_workload_env env = {.seed = 1, .flags = 0x80};
+	struct sc_workload *w = NULL;
+
+	cr_assert_not(nexmark_output_is_stream(0, NULL));
+	cr_assert_not(nexmark_output_is_stream(SC_WORKLOAD_ENV_IN_ORDER, NULL));
+	cr_assert(nexmark_output_is_stream(
+	    SC_WORKLOAD_ENV_IN_ORDER | SC_WORKLOAD_ENV_STREAM, NULL));
+	cr_assert_not(
+	    nexmark_output_is_stream(SC_WORKLOAD_ENV_STREAM, "stream=false"));
+	cr_assert(nexmark_output_is_stream(0, "stream=true"));
+	cr_assert_eq(
+	    sc_workload_create(sc_builtin_workload("nexmark:q4"), &env, &w),
+	    SC_EINVAL);
+	cr_assert_null(w);
+	cr_assert(strstr(sc_errmsg(), "unknown flags 0x80"), "%s", sc_errmsg());
 }
