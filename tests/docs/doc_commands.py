@@ -21,6 +21,8 @@ README's other blocks:
             command can compile it; --program compiles it against the
             build's headers and libsubcirc, runs it and compares what it
             prints with the README's `output` block after it.
+            A `copy FILE` block must be FILE whole, byte for byte (a
+            source shown entire, which the tests build from the tree).
             An `excerpt FILE` block: its lines must appear in FILE in
             order (blanks collapsed), so the excerpt follows the test it
             is cut from. A `fragment` block: every sc_/SC_ name in it
@@ -46,6 +48,7 @@ Markers are HTML comments on the lines just above a block's opening fence
   <!-- doc-test: before COMMAND -->        run COMMAND (in the block's
                                            bash) before its commands
   <!-- doc-test: file NAME -->             (```c) write the block to NAME
+  <!-- doc-test: copy FILE -->             (```c) see above
   <!-- doc-test: excerpt FILE -->          (```c) see above
   <!-- doc-test: fragment -->              (```c) see above
   <!-- doc-test: output -->                (```) see above
@@ -301,7 +304,18 @@ def check_c_blocks(top, build, readme, blocks, failures):
         if b.lang != "c":
             continue
         where = f"{readme}:{b.line}"
-        if b.marked("excerpt"):
+        if b.marked("copy"):
+            src = b.marked("copy")[0]
+            text = open(os.path.join(top, src), encoding="utf-8").read()
+            if b.text + "\n" != text:
+                diff = difflib.unified_diff(
+                    text.splitlines(), b.text.splitlines(), src, where,
+                    lineterm="", n=0)
+                failures.append(f"{where}: not {src} whole:\n" +
+                                "\n".join(list(diff)[:12]))
+            else:
+                print(f"ok   {where}: {src} whole")
+        elif b.marked("excerpt"):
             src = b.marked("excerpt")[0]
             text = open(os.path.join(top, src), encoding="utf-8").read()
             miss = lines_in_order(b.text, text, False)
@@ -327,8 +341,9 @@ def check_c_blocks(top, build, readme, blocks, failures):
                   f"(--program compiles and runs it)")
         else:
             failures.append(f"{where}: a ```c block that is neither a "
-                            f"complete program with a `file` marker, an "
-                            f"`excerpt FILE` nor a `fragment`")
+                            f"complete program with a `file` marker, a "
+                            f"`copy FILE`, an `excerpt FILE` nor a "
+                            f"`fragment`")
 
 
 def headers_text(top, build):

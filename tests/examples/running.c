@@ -1,7 +1,6 @@
-/* running.c - a workload plugin in ticks: each tick, every account's net
- * transfer (account, amount); out, the balance per account and, through
- * delay, the balance each tick opened with. A row is a pure function of
- * the seed, so verify recomputes the balances after any submission. */
+/* running.c - a workload plugin in ticks: in, each account's net transfer
+ * (account, amount) a tick; out, the balances and, through delay, those
+ * each tick opened with, which verify recomputes from the seed. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <subcirc/subcirc.h>
@@ -101,25 +100,25 @@ running_verify(void *self, int output, size_t n, const struct sc_batch *got)
 {
 	struct running *r = self;
 	uint64_t ticks = (n + 1) / 2 - (output == r->opening && n > 0);
+	size_t want_rows = ticks ? r->accounts : 0;
 
 	for (size_t i = 0; i < sc_batch_count(got); i++) {
 		int64_t a = sc_dec_i64(sc_batch_row(got, i)[0]), want = 0;
 		int64_t v = sc_dec_i64(sc_batch_row(got, i)[1]);
 		bool ok = a >= 0 && (uint64_t)a < r->accounts &&
 			  sc_batch_weight(got, i) == 1;
+
 		for (uint64_t t = 0; ok && t < ticks; t++)
 			want += amount(r, t, (uint64_t)a);
 		if (!ok || v != want)
 			return sc_errorf(SC_ECALLBACK,
 					 "running: row (%" PRId64 ", %" PRId64
-					 ") x %" PRId64
-					 ", wanted balance %" PRId64,
-					 a, v, sc_batch_weight(got, i), want);
+					 "), wanted balance %" PRId64,
+					 a, v, want);
 	}
-	if (sc_batch_count(got) != (ticks ? r->accounts : 0))
-		return sc_errorf(SC_ECALLBACK,
-				 "running: %zu accounts, not %" PRIu64,
-				 sc_batch_count(got), ticks ? r->accounts : 0);
+	if (sc_batch_count(got) != want_rows)
+		return sc_errorf(SC_ECALLBACK, "running: %zu accounts, not %zu",
+				 sc_batch_count(got), want_rows);
 	return 0;
 }
 
@@ -127,8 +126,7 @@ static const struct sc_workload_def running_def = {
     .version = SC_WORKLOAD_VERSION, /* as compiled; checked when loaded */
     .flags = SC_WORKLOAD_TICKS,
     .name = "running",
-    .about = "net transfers per tick -> balances, and the balances each "
-	     "tick opened with (args accounts, ticks)",
+    .about = "transfers per tick -> balances (args accounts, ticks)",
     .create = running_create,
     .destroy = running_destroy,
     .graph = running_graph,
@@ -138,7 +136,6 @@ static const struct sc_workload_def running_def = {
 
 /* The one name the host looks up in this shared object. */
 const struct sc_workload_def *sc_workload_entry(void);
-
 const struct sc_workload_def *
 sc_workload_entry(void)
 {
