@@ -352,9 +352,9 @@ static int
 wr_setup(struct wr_run *x, const struct wr_cfg *c)
 {
 	/* --check and --integral read integrals: no STREAM promise then. */
-	uint32_t promise = SC_WORKLOAD_ENV_IN_ORDER |
-			   (c->check || c->io.integral ? 0
-						       : SC_WORKLOAD_ENV_STREAM);
+	uint32_t promise =
+	    SC_WORKLOAD_ENV_IN_ORDER |
+	    (c->check || c->io.integral ? 0 : SC_WORKLOAD_ENV_STREAM);
 	int rc;
 
 	x->cfg = c;
