@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,8 @@ struct io_out {
 	bool closed;	    /* cli_close_out ran */
 	pthread_mutex_t mu; /* the sinks of its replicas write in turn */
 	int err;	    /* a sink's write failed (then nothing more) */
+	int sys_errno;	    /* why, as the system said */
+	atomic_bool *broken; /* the io's: set with err */
 };
 
 struct cli_io {
@@ -50,6 +53,7 @@ struct cli_io {
 	size_t turn; /* the input to try first */
 	int err;     /* the error cli_io_next returns again */
 	char errmsg[512];
+	atomic_bool broken; /* an output's write failed (a sink's thread) */
 };
 
 void
@@ -242,6 +246,7 @@ cli_io_open(const char *cmd, const struct cli_io_opts *o, struct sc_graph *g,
 	io->cmd = cmd;
 	io->g = g;
 	io->integral = o->integral;
+	atomic_init(&io->broken, false);
 	for (size_t i = 0; i < o->nin && !rc; i++, io->nin++)
 		rc = io_open_in(io, o, i);
 	for (size_t i = 0; i < o->nout && !rc; i++) {
@@ -249,6 +254,7 @@ cli_io_open(const char *cmd, const struct cli_io_opts *o, struct sc_graph *g,
 			rc = cli_lib_error("cli_io_open", SC_ENOMEM);
 			break;
 		}
+		io->out[i].broken = &io->broken;
 		io->nout++;
 		rc = io_open_out(io, o, i);
 	}
@@ -405,6 +411,14 @@ io_rows(struct io_out *o, const struct sc_batch *b)
 /* The delta sink: one step's change, flushed. A failed write is kept
  * for cli_io_finish rather than failing the step: the circuit's state
  * is right whatever became of its copy in a file. */
+static void
+io_failed(struct io_out *o)
+{
+	o->err = SC_EIO;
+	o->sys_errno = errno;
+	atomic_store(o->broken, true);
+}
+
 static int
 io_sink(void *ctx, int node, const struct sc_batch *delta)
 {
@@ -413,9 +427,15 @@ io_sink(void *ctx, int node, const struct sc_batch *delta)
 	(void)node;
 	(void)pthread_mutex_lock(&o->mu);
 	if (!o->err && (io_rows(o, delta) != 0 || fflush(o->f) != 0))
-		o->err = SC_EIO;
+		io_failed(o);
 	(void)pthread_mutex_unlock(&o->mu);
 	return 0;
+}
+
+bool
+cli_io_broken(const struct cli_io *io)
+{
+	return io && atomic_load(&((struct cli_io *)io)->broken);
 }
 
 int
@@ -434,7 +454,7 @@ cli_io_attach(struct cli_io *io, struct sc_runtime *rt)
 		if ((rc = sc_runtime_on_delta(rt, o->node, io_sink, o)) != 0)
 			return cli_lib_error("sc_runtime_on_delta", rc);
 		if (io_header(o) != 0 || fflush(o->f) != 0)
-			o->err = SC_EIO;
+			io_failed(o);
 	}
 	return 0;
 }
@@ -453,7 +473,7 @@ io_integral(struct cli_io *io, struct io_out *o, struct sc_runtime *rt)
 		return CLI_EXIT_LIBRARY;
 	}
 	if (io_header(o) != 0 || io_rows(o, b) != 0)
-		o->err = SC_EIO;
+		io_failed(o);
 	sc_batch_release(b);
 	return 0;
 }
@@ -476,9 +496,14 @@ cli_io_finish(struct cli_io *io, struct sc_runtime *rt)
 			rc = rt ? io_integral(io, o, rt) : CLI_EXIT_LIBRARY;
 		if (o->err && !rc) {
 			(void)fprintf(stderr,
-				      "subcirc %s: --output %s: writing "
-				      "'%s' failed\n",
-				      io->cmd, o->name, o->path);
+				      "subcirc %s: --output %s: writing %s%s%s "
+				      "failed: %s\n",
+				      io->cmd, o->name,
+				      o->f == stdout ? "" : "'",
+				      o->f == stdout ? "standard output"
+						     : o->path,
+				      o->f == stdout ? "" : "'",
+				      strerror(o->sys_errno));
 			rc = CLI_EXIT_LIBRARY;
 		}
 		if (rc) {

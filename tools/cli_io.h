@@ -124,6 +124,11 @@ int cli_io_next(struct cli_io *io, struct sc_settle_step *out);
  */
 int cli_io_attach(struct cli_io *io, struct sc_runtime *rt);
 
+/* cli_io_broken - whether a write of an output failed (a full disk, a
+ * reader that closed its pipe): the host then stops feeding, and
+ * cli_io_finish says which and why. Any thread; false for NULL. */
+bool cli_io_broken(const struct cli_io *io);
+
 /*
  * cli_io_finish - with --integral, write each output's integral (rt
  * idle: after sc_runtime_wait_idle); then close every output, putting

@@ -546,7 +546,8 @@ static bool
 wr_done(const struct wr_run *x, uint64_t end)
 {
 	return (x->cfg->events && x->events >= x->cfg->events) ||
-	       sc_bench_now_ns() >= end || cli_signal_caught();
+	       sc_bench_now_ns() >= end || cli_signal_caught() ||
+	       cli_io_broken(x->io);
 }
 
 static void
@@ -750,6 +751,8 @@ wr_stop_reason(const struct wr_run *x)
 		return "interrupted";
 	if (x->bad_input)
 		return "a bad input row";
+	if (cli_io_broken(x->io))
+		return "an output's failed write";
 	if (x->ended)
 		return cli_io_has_input(x->io) ? "the inputs' end"
 					       : "the workload's end";

@@ -240,6 +240,30 @@ def case_output_to_a_full_disk_is_a_library_error(d):
     expect("/dev/full" in p.stderr, "names the file")
 
 
+def case_closed_pipe_on_the_output_stops_the_run(d):
+    """A reader that closes the output's pipe ends an endless run at once,
+    exit 3, naming standard output and the system's reason."""
+    p = subprocess.Popen([EXE, "run", "--workload", COUNTER,
+                          "--workload-arg", "steps=0", "--seconds", "60",
+                          "--output", "all_keys=-", "--quiet"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True)
+    first = wait_line(p.stdout, time.monotonic() + 30)
+    p.stdout.close()
+    t0 = time.monotonic()
+    try:
+        err = p.stderr.read()
+        p.wait(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    print(first, err, "exit", p.returncode, f"{time.monotonic() - t0:.1f} s")
+    expect(first == "c1,weight\n", f"the header came first: {first!r}")
+    expect(p.returncode == 3, "exit 3")
+    expect("writing standard output failed: Broken pipe" in err, "says why")
+
+
 def case_tick_workload_closes_a_tick_per_submission(d):
     """A tick workload fed from CSV: each submission its own tick, checked
     equal to the single circuit stepped per tick."""

@@ -149,6 +149,7 @@ if(Python3_Interpreter_FOUND)
       pipe_output_appears_before_the_writer_closes
       sigint_while_reading_a_pipe_settles_what_came
       output_to_a_full_disk_is_a_library_error
+      closed_pipe_on_the_output_stops_the_run
       tick_workload_closes_a_tick_per_submission)
     add_test(NAME cli.run_io_${case}
              COMMAND ${Python3_EXECUTABLE} ${CMAKE_CURRENT_LIST_DIR}/run_io.py
