@@ -201,11 +201,14 @@ nx_next_auction(const struct sc_nexmark *nx, uint64_t n, uint64_t *rng)
 	       (int64_t)nx_below(rng, (uint64_t)(last - lo) + 1 + NX_ID_LEAD);
 }
 
-/* The standard's prices: 10^(6u) dollars in cents. */
+/* The standard's prices: 10^(6u) dollars in cents, as 2^(6u log2 10)
+ * (exp2 costs a fifth of pow's general case), rounded half up: the value
+ * is 100 .. 10^8, where adding a half and truncating is llround. */
 static int64_t
 nx_price(uint64_t *rng)
 {
-	return (int64_t)llround(pow(10.0, nx_unit(rng) * 6.0) * 100.0);
+	return (int64_t)(exp2(nx_unit(rng) * 19.931568569324174) * 100.0 +
+			 0.5);
 }
 
 /* Keep one reference on id (until released). */
@@ -263,63 +266,79 @@ nx_put_u64(char *p, uint64_t v)
 	return p;
 }
 
-/* Letters, digits and a space, indexed by a scaled draw. */
-static const char nx_chars[] = "abcdefghijklmnopqrstuvwxyz0123456789 ";
-#define NX_SPACE 36
-
-/* A letter of 16 random bits: a multiply scales them to 0..25 (no
- * division; the bias is below 2^-11). */
-static inline char
-nx_letter(uint64_t bits)
+/*
+ * Characters by the word. A 64-bit draw is a uniform fraction f of 1; its
+ * base-n digits come one multiply each: the integer part of f x n is the
+ * digit, the fractional part the rest (no division, no per-character
+ * draw). A draw gives only as many digits as leave at least 2^20 of its
+ * values behind every combination of them (n^k <= 2^44), so any run of
+ * characters is within 2^-20 of uniform: 8 letters (base 26), 5
+ * nextString characters (base 338 = 13 x 26: a space one time in 13,
+ * else a letter), 8 card digits.
+ */
+static inline unsigned
+nx_digit(uint64_t *f, unsigned n)
 {
-	return nx_chars[((bits & 0xffff) * 26) >> 16];
+	unsigned __int128 m = (unsigned __int128)*f * n;
+
+	*f = (uint64_t)m;
+	return (unsigned)(m >> 64);
 }
 
-/* A nextString character of 16 random bits: a space one time in 13,
- * else a letter. */
-static inline char
-nx_letter_or_space(uint64_t bits)
-{
-	uint64_t x = ((bits & 0xffff) * 13 * 26) >> 16;
-
-	return nx_chars[x < 26 ? NX_SPACE : (x - 26) % 26];
-}
+/* A nextString character by its base-338 digit: 26 spaces, then the
+ * alphabet 12 times. */
+#define NX_AZ "abcdefghijklmnopqrstuvwxyz"
+static const char nx_text338[339] =
+    "                          " NX_AZ NX_AZ NX_AZ NX_AZ NX_AZ NX_AZ NX_AZ
+	NX_AZ NX_AZ NX_AZ NX_AZ NX_AZ;
+#undef NX_AZ
 
 /*
- * len random characters of class c at buf, from *rng: four from each
- * 64-bit draw, 16 bits apiece. A nextString's characters are a space one
- * time in 13 and else a letter; an exact text's letters only (the bulk of
- * the bytes: every extra); a card's groups of four digits with a space
- * between.
+ * len random characters of class c at buf, from *rng. A nextString's
+ * characters are a space one time in 13 and else a letter; an exact
+ * text's letters only (the bulk of the bytes: every extra); a card's
+ * groups of four digits with a space between.
  */
 static void
 nx_fill(int c, size_t len, uint64_t *rng, char *buf)
 {
 	size_t i = 0;
-	uint64_t r;
+	uint64_t f;
 
 	if (c == NX_TEXT_EXACT) {
-		for (; i + 4 <= len; i += 4) {
-			r = sc_splitmix_next(rng);
-			buf[i] = nx_letter(r);
-			buf[i + 1] = nx_letter(r >> 16);
-			buf[i + 2] = nx_letter(r >> 32);
-			buf[i + 3] = nx_letter(r >> 48);
+		for (; i + 8 <= len; i += 8) {
+			uint64_t w = 0;
+
+			f = sc_splitmix_next(rng);
+#pragma GCC unroll 8
+			for (int k = 0; k < 8; k++)
+				w |= (uint64_t)('a' + nx_digit(&f, 26))
+				     << (8 * k);
+			memcpy(buf + i, &w, 8); /* little-endian: in order */
 		}
-		r = i < len ? sc_splitmix_next(rng) : 0;
-		for (; i < len; i++, r >>= 16)
-			buf[i] = nx_letter(r);
+		for (f = i < len ? sc_splitmix_next(rng) : 0; i < len; i++)
+			buf[i] = (char)('a' + nx_digit(&f, 26));
 		return;
 	}
-	for (r = 0; i < len; i++, r >>= 16) {
-		if ((i & 3) == 0)
-			r = sc_splitmix_next(rng);
-		if (c == NX_TEXT_LETTERS)
-			buf[i] = nx_letter_or_space(r);
-		else if (i % 5 == 4)
-			buf[i] = nx_chars[NX_SPACE];
-		else
-			buf[i] = nx_chars[26 + (((r & 0xffff) * 10) >> 16)];
+	if (c == NX_TEXT_LETTERS) {
+		for (; i + 5 <= len; i += 5) {
+			f = sc_splitmix_next(rng);
+#pragma GCC unroll 5
+			for (int k = 0; k < 5; k++)
+				buf[i + k] = nx_text338[nx_digit(&f, 338)];
+		}
+		for (f = i < len ? sc_splitmix_next(rng) : 0; i < len; i++)
+			buf[i] = nx_text338[nx_digit(&f, 338)];
+		return;
+	}
+	for (f = 0; i < len; i++) {
+		if (i % 5 == 4) {
+			buf[i] = ' ';
+			continue;
+		}
+		if (i % 10 == 0)
+			f = sc_splitmix_next(rng);
+		buf[i] = (char)('0' + nx_digit(&f, 10));
 	}
 }
 

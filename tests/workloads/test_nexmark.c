@@ -315,6 +315,75 @@ Test(nexmark, values_come_from_the_standard_lists)
 	events_free(&e);
 }
 
+/* Fresh texts have the standard's characters in the standard's mix: an
+ * extra letters only, each letter near 1/26 of them; a nextString (an
+ * item's name and description) a space one time in 13, else letters; a
+ * card four groups of four digits, each digit near 1/10. A generator
+ * that drew characters from too few bits would skew the letters by 10%
+ * and more. */
+Test(nexmark, fresh_texts_have_the_standard_character_mix)
+{
+	struct sc_nexmark_opts o;
+	struct events e;
+	uint64_t letters[26] = {0}, nletters = 0, spaces = 0, chars = 0;
+	uint64_t digits[10] = {0}, ndigits = 0;
+
+	sc_nexmark_opts_default(&o);
+	o.string_pool = 0;
+	events_make(&e, &o, 100000);
+	for (size_t i = 0; i < e.n[SC_NEXMARK_BID]; i++)
+		for (const char *t = ev_text(&e, SC_NEXMARK_BID, i,
+					     SC_NXB_EXTRA);
+		     *t; t++) {
+			cr_assert(*t >= 'a' && *t <= 'z', "extra char %d", *t);
+			letters[*t - 'a']++;
+			nletters++;
+		}
+	cr_assert_gt(nletters, 100000);
+	for (int l = 0; l < 26; l++)
+		cr_assert(fabs((double)letters[l] * 26 / (double)nletters - 1) <
+			      0.03,
+			  "'%c': %llu of %llu letters", 'a' + l,
+			  (unsigned long long)letters[l],
+			  (unsigned long long)nletters);
+	for (size_t i = 0; i < e.n[SC_NEXMARK_AUCTION]; i++)
+		for (int col = SC_NXA_ITEM_NAME; col <= SC_NXA_DESCRIPTION;
+		     col++)
+			for (const char *t = ev_text(&e, SC_NEXMARK_AUCTION, i,
+						     col);
+			     *t; t++) {
+				cr_assert(*t == ' ' || (*t >= 'a' && *t <= 'z'),
+					  "text char %d", *t);
+				spaces += *t == ' ';
+				chars++;
+			}
+	cr_assert(fabs((double)spaces * 13 / (double)chars - 1) < 0.1,
+		  "%llu spaces in %llu", (unsigned long long)spaces,
+		  (unsigned long long)chars);
+	for (size_t i = 0; i < e.n[SC_NEXMARK_PERSON]; i++) {
+		const char *t =
+		    ev_text(&e, SC_NEXMARK_PERSON, i, SC_NXP_CREDIT_CARD);
+
+		cr_assert_eq(strlen(t), 19, "card '%s'", t);
+		for (int k = 0; k < 19; k++) {
+			if (k % 5 == 4) {
+				cr_assert_eq(t[k], ' ', "card '%s'", t);
+				continue;
+			}
+			cr_assert(t[k] >= '0' && t[k] <= '9', "card '%s'", t);
+			digits[t[k] - '0']++;
+			ndigits++;
+		}
+	}
+	for (int d = 0; d < 10; d++)
+		cr_assert(fabs((double)digits[d] * 10 / (double)ndigits - 1) <
+			      0.1,
+			  "digit %d: %llu of %llu", d,
+			  (unsigned long long)digits[d],
+			  (unsigned long long)ndigits);
+	events_free(&e);
+}
+
 /* Event n's time is base + n * gap / 1000 ms: with the default gap of
  * 100 us, ten events per millisecond. */
 Test(nexmark, event_time_advances_by_the_gap)
