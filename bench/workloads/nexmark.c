@@ -207,8 +207,7 @@ nx_next_auction(const struct sc_nexmark *nx, uint64_t n, uint64_t *rng)
 static int64_t
 nx_price(uint64_t *rng)
 {
-	return (int64_t)(exp2(nx_unit(rng) * 19.931568569324174) * 100.0 +
-			 0.5);
+	return (int64_t)(exp2(nx_unit(rng) * 19.931568569324174) * 100.0 + 0.5);
 }
 
 /* Keep one reference on id (until released). */
@@ -288,9 +287,8 @@ nx_digit(uint64_t *f, unsigned n)
 /* A nextString character by its base-338 digit: 26 spaces, then the
  * alphabet 12 times. */
 #define NX_AZ "abcdefghijklmnopqrstuvwxyz"
-static const char nx_text338[339] =
-    "                          " NX_AZ NX_AZ NX_AZ NX_AZ NX_AZ NX_AZ NX_AZ
-	NX_AZ NX_AZ NX_AZ NX_AZ NX_AZ;
+static const char nx_text338[339] = "                          " NX_AZ NX_AZ
+    NX_AZ NX_AZ NX_AZ NX_AZ NX_AZ NX_AZ NX_AZ NX_AZ NX_AZ NX_AZ;
 #undef NX_AZ
 
 /*

@@ -332,8 +332,8 @@ Test(nexmark, fresh_texts_have_the_standard_character_mix)
 	o.string_pool = 0;
 	events_make(&e, &o, 100000);
 	for (size_t i = 0; i < e.n[SC_NEXMARK_BID]; i++)
-		for (const char *t = ev_text(&e, SC_NEXMARK_BID, i,
-					     SC_NXB_EXTRA);
+		for (const char *t =
+			 ev_text(&e, SC_NEXMARK_BID, i, SC_NXB_EXTRA);
 		     *t; t++) {
 			cr_assert(*t >= 'a' && *t <= 'z', "extra char %d", *t);
 			letters[*t - 'a']++;
@@ -349,8 +349,8 @@ Test(nexmark, fresh_texts_have_the_standard_character_mix)
 	for (size_t i = 0; i < e.n[SC_NEXMARK_AUCTION]; i++)
 		for (int col = SC_NXA_ITEM_NAME; col <= SC_NXA_DESCRIPTION;
 		     col++)
-			for (const char *t = ev_text(&e, SC_NEXMARK_AUCTION, i,
-						     col);
+			for (const char *t =
+				 ev_text(&e, SC_NEXMARK_AUCTION, i, col);
 			     *t; t++) {
 				cr_assert(*t == ' ' || (*t >= 'a' && *t <= 'z'),
 					  "text char %d", *t);
@@ -376,11 +376,10 @@ Test(nexmark, fresh_texts_have_the_standard_character_mix)
 		}
 	}
 	for (int d = 0; d < 10; d++)
-		cr_assert(fabs((double)digits[d] * 10 / (double)ndigits - 1) <
-			      0.1,
-			  "digit %d: %llu of %llu", d,
-			  (unsigned long long)digits[d],
-			  (unsigned long long)ndigits);
+		cr_assert(
+		    fabs((double)digits[d] * 10 / (double)ndigits - 1) < 0.1,
+		    "digit %d: %llu of %llu", d, (unsigned long long)digits[d],
+		    (unsigned long long)ndigits);
 	events_free(&e);
 }
 
