@@ -18,6 +18,9 @@ sc_cli_test(run_workload_random_check_equals_the_single_circuit 0
 sc_cli_test(run_workload_random_ticks_check_equals_the_single_circuit 0
             "every output equals the single circuit"
             run --workload random-ticks --workers 2 --check --quiet)
+set_tests_properties(cli.run_workload_nexmark_q4_check_equals_the_single_circuit
+                     cli.run_workload_random_ticks_check_equals_the_single_circuit
+                     PROPERTIES LABELS "units;threaded;tsan")
 # A workload that never ends stops once --events rows were submitted.
 sc_cli_test(run_workload_events_stops_the_run 0
             "(--events)"
@@ -159,4 +162,11 @@ if(Python3_Interpreter_FOUND)
     set_tests_properties(cli.run_io_${case} PROPERTIES
                          LABELS "units;threaded" TIMEOUT 120)
   endforeach()
+  # The delta sinks write from the workers while the host reads the
+  # inputs: these run in the TSan pass too.
+  set_tests_properties(cli.run_io_stream_output_adds_up_to_the_input
+                       cli.run_io_pipe_output_appears_before_the_writer_closes
+                       cli.run_io_closed_pipe_on_the_output_stops_the_run
+                       cli.run_io_tick_workload_closes_a_tick_per_submission
+                       PROPERTIES LABELS "units;threaded;tsan")
 endif()
