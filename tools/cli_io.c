@@ -35,10 +35,10 @@ struct io_out {
 	int node;
 	const struct sc_schema *schema;
 	FILE *f;
-	bool closed;	    /* cli_close_out ran */
-	pthread_mutex_t mu; /* the sinks of its replicas write in turn */
-	int err;	    /* a sink's write failed (then nothing more) */
-	int sys_errno;	    /* why, as the system said */
+	bool closed;	     /* cli_close_out ran */
+	pthread_mutex_t mu;  /* the sinks of its replicas write in turn */
+	int err;	     /* a sink's write failed (then nothing more) */
+	int sys_errno;	     /* why, as the system said */
 	atomic_bool *broken; /* the io's: set with err */
 };
 
@@ -495,15 +495,16 @@ cli_io_finish(struct cli_io *io, struct sc_runtime *rt)
 		if (io->integral)
 			rc = rt ? io_integral(io, o, rt) : CLI_EXIT_LIBRARY;
 		if (o->err && !rc) {
+			bool out = o->f == stdout;
+			char why[128] = "";
+
+			(void)strerror_r(o->sys_errno, why, sizeof(why));
 			(void)fprintf(stderr,
 				      "subcirc %s: --output %s: writing %s%s%s "
 				      "failed: %s\n",
-				      io->cmd, o->name,
-				      o->f == stdout ? "" : "'",
-				      o->f == stdout ? "standard output"
-						     : o->path,
-				      o->f == stdout ? "" : "'",
-				      strerror(o->sys_errno));
+				      io->cmd, o->name, out ? "" : "'",
+				      out ? "standard output" : o->path,
+				      out ? "" : "'", why);
 			rc = CLI_EXIT_LIBRARY;
 		}
 		if (rc) {
