@@ -408,9 +408,8 @@ io_rows(struct io_out *o, const struct sc_batch *b)
 	return 0;
 }
 
-/* The delta sink: one step's change, flushed. A failed write is kept
- * for cli_io_finish rather than failing the step: the circuit's state
- * is right whatever became of its copy in a file. */
+/* A write of o failed: kept, with the system's reason, for
+ * cli_io_finish, and said to the host through cli_io_broken. */
 static void
 io_failed(struct io_out *o)
 {
@@ -419,6 +418,9 @@ io_failed(struct io_out *o)
 	atomic_store(o->broken, true);
 }
 
+/* The delta sink: one step's change, flushed. A failed write is kept
+ * for cli_io_finish rather than failing the step: the circuit's state
+ * is right whatever became of its copy in a file. */
 static int
 io_sink(void *ctx, int node, const struct sc_batch *delta)
 {

@@ -13,14 +13,11 @@
  * counted from the first submission to idle, as the Nexmark run counts
  * them (process CPU time, getrusage).
  *
- * The source. Submissions come from a small table (struct wr_source):
- * next (by default the workload's, sc_workload_next), and optionally
- * attach (the runtime, before the first submission) and finish (after the
- * last, before the drain). A source that reads live input may answer
- * SC_EAGAIN (nothing ready yet): the host then checks for a signal and
- * the runtime's health, naps briefly and asks again. So an input module
- * (CSV files named per input, an output writer) plugs in here without the
- * loop changing.
+ * The source. Submissions come from one call (struct wr_source): the
+ * workload's sc_workload_next, or with --input the CSV inputs'
+ * cli_io_next. A source that reads live input may answer SC_EAGAIN
+ * (nothing ready yet): the host then checks for a signal and the
+ * runtime's health, naps briefly and asks again.
  *
  * The host's promises (SC_WORKLOAD_ENV_*). The host feeds each submission
  * before it asks for the next, always: IN_ORDER. Without --check it reads
@@ -147,14 +144,10 @@ struct wr_cfg {
  * Where submissions come from. next: 0 and *out (a batch the caller then
  * owns, or a tick boundary of a tick workload), SC_EEMPTY at the end,
  * SC_EAGAIN when nothing is ready yet (ask again), another SC_E* to stop
- * the run (its message in sc_errmsg). attach and finish (NULL: nothing)
- * run once, before the first submission and after the last: 0 or an
- * SC_E* code with a message.
+ * the run (its message in sc_errmsg).
  */
 struct wr_source {
 	int (*next)(void *ctx, struct sc_settle_step *out);
-	int (*attach)(void *ctx, struct sc_runtime *rt);
-	int (*finish)(void *ctx, struct sc_runtime *rt);
 	void *ctx;
 };
 
@@ -565,7 +558,7 @@ wr_nap(uint64_t ns)
 static int
 wr_source_error(struct wr_run *x, int rc)
 {
-	if (x->io && x->src.ctx == x->io) {
+	if (cli_io_has_input(x->io)) {
 		/* The message names file, line and column; every row
 		 * before it was submitted and settles. */
 		(void)fprintf(stderr, "subcirc run: --input: %s\n",
@@ -617,21 +610,14 @@ wr_loop(struct wr_run *x)
 	return 0;
 }
 
-/* The source attached, the loop, the open tick closed (so what was
- * submitted settles), the source finished. */
+/* The loop, then the open tick closed (so what was submitted settles). */
 static int
 wr_drive(struct wr_run *x)
 {
-	int rc = 0, rc2;
+	int rc = wr_loop(x);
 
-	if (x->src.attach && (rc = x->src.attach(x->src.ctx, x->rt)) != 0)
-		return cli_lib_error("the source's attach", rc);
-	rc = wr_loop(x);
 	if (!rc && x->ticks && x->open)
 		rc = wr_tick(x);
-	if (x->src.finish && (rc2 = x->src.finish(x->src.ctx, x->rt)) != 0 &&
-	    !rc)
-		rc = cli_lib_error("the source's finish", rc2);
 	return rc;
 }
 
