@@ -111,12 +111,6 @@ live_entry(struct sc_symtab *t, uint64_t id)
 	return &s->ent[local];
 }
 
-static bool
-live(struct sc_symtab *t, uint64_t id)
-{
-	return live_entry(t, id) != NULL;
-}
-
 /* Every shard's lock, in shard order (the one order any two callers
  * taking several use, so none waits on another in a cycle). */
 static void
@@ -163,6 +157,16 @@ hash_word(uint64_t h, uint64_t w)
  * avalanche (murmur3's) so that the low bits that index the slots and the
  * bits that pick the shard depend on every byte.
  */
+static inline uint64_t
+hash_final(uint64_t h)
+{
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	return h ^ (h >> 33);
+}
+
 static uint64_t
 hash_bytes(const char *p, size_t n)
 {
@@ -175,27 +179,28 @@ hash_bytes(const char *p, size_t n)
 	}
 	if (i < n) {
 		w = 0;
-		memcpy(&w, p + i, n - i);
+		for (size_t j = i; j < n; j++)
+			w |= (uint64_t)(unsigned char)p[j] << (8 * (j - i));
 		h = hash_word(h, w);
 	}
-	h ^= h >> 33;
-	h *= 0xff51afd7ed558ccdULL;
-	h ^= h >> 33;
-	h *= 0xc4ceb9fe1a85ec53ULL;
-	return h ^ (h >> 33);
+	return hash_final(h);
 }
 
 /*
  * Copy and hash the caller's text, before any lock is taken: the one pass
  * that reads the caller's memory (a bad pointer faults here, before
- * anything is allocated); the hash then reads the copy, which is in cache.
- * Returns 0, or SC_ENOMEM (a long text and no memory for its copy; no
- * message recorded). key_fini frees what key_make made.
+ * anything is allocated). A short text is copied into the key a word at a
+ * time and each word is hashed as it passes, so the text is read once and
+ * no library call is made; a long one is copied into its heap copy first
+ * and hashed from there. Returns 0, or SC_ENOMEM (a long text and no
+ * memory for its copy; no message recorded). key_fini frees what key_make
+ * made.
  */
 static int
 key_make(struct sym_key *k, const char *text, size_t len)
 {
-	char *copy = k->buf;
+	uint64_t h = 0x243f6a8885a308d3ULL ^ len, w;
+	size_t i = 0;
 
 	k->len = len;
 	k->heap = NULL;
@@ -209,20 +214,37 @@ key_make(struct sym_key *k, const char *text, size_t len)
 		k->heap = malloc(len + 1);
 		if (!k->heap)
 			return SC_ENOMEM;
-		copy = k->heap;
+		memcpy(k->heap, text, len);
+		k->heap[len] = '\0';
+		k->text = k->heap;
+		k->hash = hash_bytes(k->heap, len);
+		return 0;
 	}
-	if (len)
-		memcpy(copy, text, len);
-	copy[len] = '\0';
-	k->text = copy;
-	k->hash = hash_bytes(copy, len);
+	for (; i + 8 <= len; i += 8) {
+		memcpy(&w, text + i, 8);
+		memcpy(k->buf + i, &w, 8);
+		h = hash_word(h, w);
+	}
+	if (i < len) {
+		/* The tail, a byte at a time: reading a whole word could
+		 * cross into a page the text does not own. */
+		w = 0;
+		for (size_t j = i; j < len; j++)
+			w |= (uint64_t)(unsigned char)text[j] << (8 * (j - i));
+		memcpy(k->buf + i, &w, 8);
+		h = hash_word(h, w);
+	}
+	k->buf[len] = '\0';
+	k->text = k->buf;
+	k->hash = hash_final(h);
 	return 0;
 }
 
 static void
 key_fini(struct sym_key *k)
 {
-	free(k->heap);
+	if (k->heap) /* a short text's key has none: skip the call */
+		free(k->heap);
 	k->heap = NULL;
 }
 
@@ -753,17 +775,64 @@ sc__symcols_permute(const struct sc__symcols *in, const uint32_t *perm,
 	*out = r;
 }
 
-/* The id in word w of column c. */
-static inline uint64_t
-word_id(const struct sc__symcols *s, uint32_t c, uint64_t w)
+/*
+ * A pass over rows under every lock (a hold, an unhold, a check) sees the
+ * table through a view taken once: each shard's entry array and size (no
+ * pass allocates an id, so neither moves while the locks are held) and the
+ * symbol columns as a list with the mask that undoes a complemented one.
+ * A symbol word then costs a shard pick, a bound check and the count.
+ */
+struct symview {
+	struct sym_entry *ent[SHARDS];
+	size_t nent[SHARDS];
+	uint32_t ncols;
+	uint32_t col[32];
+	uint64_t flip[32]; /* ~0 for a column stored as ~id */
+};
+
+/* Every lock held. */
+static void
+view_make(struct sc_symtab *t, const struct sc__symcols *s, struct symview *v)
 {
-	return s->flip >> c & 1 ? ~w : w;
+	for (unsigned i = 0; i < SHARDS; i++) {
+		v->ent[i] = t->sh[i].ent;
+		v->nent[i] = t->sh[i].nent;
+	}
+	v->ncols = 0;
+	for (uint32_t m = s->mask; m; m &= m - 1) {
+		uint32_t c = (uint32_t)__builtin_ctz(m);
+
+		v->col[v->ncols] = c;
+		v->flip[v->ncols++] = s->flip >> c & 1 ? ~(uint64_t)0 : 0;
+	}
+}
+
+/* The entry of a live id, or NULL: live_entry through a view. */
+static inline struct sym_entry *
+view_entry(const struct symview *v, uint64_t id)
+{
+	unsigned sh = (unsigned)(id & SHARD_MASK);
+	uint64_t local = id >> SHARD_BITS;
+	struct sym_entry *e;
+
+	if (local >= v->nent[sh])
+		return NULL;
+	e = v->ent[sh] + local;
+	return e->refs ? e : NULL;
+}
+
+/* The id in the view's j-th symbol column of row. */
+static inline uint64_t
+view_id(const struct symview *v, uint32_t j, const uint64_t *row)
+{
+	return row[v->col[j]] ^ v->flip[j];
 }
 
 int
 sc__symtab_check(const struct sc__symcols *s, const struct sc_batch *b,
 		 const char *fn)
 {
+	struct symview v;
 	uint64_t bad = 0;
 	uint32_t col = 0;
 	bool ok = true;
@@ -771,14 +840,17 @@ sc__symtab_check(const struct sc__symcols *s, const struct sc_batch *b,
 	if (!sc__symcols_any(s) || !b)
 		return 0;
 	lock_all(s->tab);
+	view_make(s->tab, s, &v);
 	for (size_t i = 0; ok && i < b->count; i++) {
 		const uint64_t *row = sc_batch_row(b, i);
 
-		for (uint32_t m = s->mask; ok && m; m &= m - 1) {
-			col = (uint32_t)__builtin_ctz(m);
-			bad = word_id(s, col, row[col]);
-			ok = live(s->tab, bad);
-		}
+		for (uint32_t j = 0; j < v.ncols; j++)
+			if (!view_entry(&v, view_id(&v, j, row))) {
+				col = v.col[j];
+				bad = view_id(&v, j, row);
+				ok = false;
+				break;
+			}
 	}
 	unlock_all(s->tab);
 	if (ok)
@@ -790,41 +862,13 @@ sc__symtab_check(const struct sc__symcols *s, const struct sc_batch *b,
 			fn, col, bad);
 }
 
-/* Add d (+1 or -1) to the count of every symbol word of b. Every lock
- * held. */
-static void
-hold_locked(struct sc_symtab *t, const struct sc__symcols *s,
-	    const struct sc_batch *b, int d)
-{
-	for (size_t i = 0; i < b->count; i++) {
-		const uint64_t *row = sc_batch_row(b, i);
-
-		for (uint32_t m = s->mask; m; m &= m - 1) {
-			uint32_t c = (uint32_t)__builtin_ctz(m);
-			uint64_t id = word_id(s, c, row[c]);
-
-			struct sym_entry *e = live_entry(t, id);
-
-			SC_ASSERT(e);
-			if (!e)
-				continue;
-			if (d > 0)
-				e->refs += e->refs != UINT64_MAX;
-			else
-				unref_locked(t, e, id);
-		}
-	}
-}
-
 /* Drop one reference per symbol word of one row. Every lock held. */
-static void
-unhold_row(struct sc_symtab *t, const struct sc__symcols *s,
-	   const uint64_t *row)
+static inline void
+unhold_row(struct sc_symtab *t, const struct symview *v, const uint64_t *row)
 {
-	for (uint32_t m = s->mask; m; m &= m - 1) {
-		uint32_t c = (uint32_t)__builtin_ctz(m);
-		uint64_t id = word_id(s, c, row[c]);
-		struct sym_entry *e = live_entry(t, id);
+	for (uint32_t j = 0; j < v->ncols; j++) {
+		uint64_t id = view_id(v, j, row);
+		struct sym_entry *e = view_entry(v, id);
 
 		SC_ASSERT(e);
 		if (e)
@@ -833,12 +877,11 @@ unhold_row(struct sc_symtab *t, const struct sc__symcols *s,
 }
 
 /* Take one reference per symbol word of one row. Every lock held. */
-static void
-hold_row(struct sc_symtab *t, const struct sc__symcols *s, const uint64_t *row)
+static inline void
+hold_row(const struct symview *v, const uint64_t *row)
 {
-	for (uint32_t m = s->mask; m; m &= m - 1) {
-		uint32_t c = (uint32_t)__builtin_ctz(m);
-		struct sym_entry *e = live_entry(t, word_id(s, c, row[c]));
+	for (uint32_t j = 0; j < v->ncols; j++) {
+		struct sym_entry *e = view_entry(v, view_id(v, j, row));
 
 		SC_ASSERT(e);
 		if (e)
@@ -852,18 +895,21 @@ sc__symtab_hold_changes(const struct sc__symcols *s,
 			__int128 (*weight_now)(void *ctx, const uint64_t *row),
 			void *ctx)
 {
+	struct symview v;
+
 	if (!sc__symcols_any(s) || !delta || delta->count == 0)
 		return;
 	lock_all(s->tab);
+	view_make(s->tab, s, &v);
 	for (size_t i = 0; i < delta->count; i++) {
 		const uint64_t *row = sc_batch_row(delta, i);
 		__int128 now = weight_now(ctx, row); /* may leave int64 */
 		__int128 was = now - sc_batch_weight(delta, i);
 
 		if (was == 0 && now != 0)
-			hold_row(s->tab, s, row);
+			hold_row(&v, row);
 		else if (was != 0 && now == 0)
-			unhold_row(s->tab, s, row);
+			unhold_row(s->tab, &v, row);
 	}
 	unlock_all(s->tab);
 }
@@ -872,14 +918,17 @@ void
 sc__symtab_unhold_slots(const struct sc__symcols *s, const uint64_t *slots,
 			size_t n, uint32_t stride, uint32_t ncols)
 {
+	struct symview v;
+
 	if (!sc__symcols_any(s) || !slots)
 		return;
 	lock_all(s->tab);
+	view_make(s->tab, s, &v);
 	for (size_t i = 0; i < n; i++) {
 		const uint64_t *rec = slots + i * stride;
 
 		if (rec[ncols] != 0)
-			unhold_row(s->tab, s, rec);
+			unhold_row(s->tab, &v, rec);
 	}
 	unlock_all(s->tab);
 }
@@ -889,10 +938,12 @@ sc__symtab_unhold_merge(const struct sc__symcols *s, const struct sc_batch *a,
 			const struct sc_batch *b)
 {
 	size_t i = 0, j = 0;
+	struct symview v;
 
 	if (!sc__symcols_any(s) || !a || !b)
 		return;
 	lock_all(s->tab);
+	view_make(s->tab, s, &v);
 	while (i < a->count && j < b->count) {
 		const uint64_t *ra = sc_batch_row(a, i),
 			       *rb = sc_batch_row(b, j);
@@ -904,9 +955,9 @@ sc__symtab_unhold_merge(const struct sc__symcols *s, const struct sc_batch *a,
 			continue;
 		}
 		/* Two entries became one, or none when they cancelled. */
-		unhold_row(s->tab, s, ra);
+		unhold_row(s->tab, &v, ra);
 		if (sc_batch_weight(a, i) + sc_batch_weight(b, j) == 0)
-			unhold_row(s->tab, s, ra);
+			unhold_row(s->tab, &v, ra);
 		i++;
 		j++;
 	}
@@ -917,15 +968,18 @@ void
 sc__symtab_unhold_pairs(const struct sc__symcols *s, const struct sc_batch *a,
 			const size_t *at, size_t n)
 {
+	struct symview v;
+
 	if (!sc__symcols_any(s) || n == 0)
 		return;
 	lock_all(s->tab);
+	view_make(s->tab, s, &v);
 	for (size_t i = 0; i < n; i++) {
 		size_t row = at[i] & ~SC__MERGE_EQ_CANCELLED;
 
-		unhold_row(s->tab, s, sc_batch_row(a, row));
+		unhold_row(s->tab, &v, sc_batch_row(a, row));
 		if (at[i] & SC__MERGE_EQ_CANCELLED)
-			unhold_row(s->tab, s, sc_batch_row(a, row));
+			unhold_row(s->tab, &v, sc_batch_row(a, row));
 	}
 	unlock_all(s->tab);
 }
@@ -933,19 +987,29 @@ sc__symtab_unhold_pairs(const struct sc__symcols *s, const struct sc_batch *a,
 void
 sc__symtab_hold(const struct sc__symcols *s, const struct sc_batch *b)
 {
+	struct symview v;
+
 	if (!sc__symcols_any(s) || !b || b->count == 0)
 		return;
+
 	lock_all(s->tab);
-	hold_locked(s->tab, s, b, 1);
+	view_make(s->tab, s, &v);
+	for (size_t i = 0; i < b->count; i++)
+		hold_row(&v, sc_batch_row(b, i));
 	unlock_all(s->tab);
 }
 
 void
 sc__symtab_unhold(const struct sc__symcols *s, const struct sc_batch *b)
 {
+	struct symview v;
+
 	if (!sc__symcols_any(s) || !b || b->count == 0)
 		return;
+
 	lock_all(s->tab);
-	hold_locked(s->tab, s, b, -1);
+	view_make(s->tab, s, &v);
+	for (size_t i = 0; i < b->count; i++)
+		unhold_row(s->tab, &v, sc_batch_row(b, i));
 	unlock_all(s->tab);
 }

@@ -1022,6 +1022,7 @@ struct nx_figs {
 	double seconds, cpu_s, eps, epc; /* events per s, per CPU-s */
 	double input_cpu_s;		 /* of cpu_s, making the input */
 	long rss_kb;			 /* peak */
+	size_t sym_live, sym_bytes;	 /* the symbol table at the end */
 	int64_t lateness_ms;		 /* declared; -1: none */
 	uint64_t late_admitted, late_refused;
 };
@@ -1035,6 +1036,8 @@ nx_take_figs(const struct nx_run *x, struct nx_figs *f)
 	f->eps = f->seconds > 0 ? (double)x->events / f->seconds : 0;
 	f->epc = f->cpu_s > 0 ? (double)x->events / f->cpu_s : 0;
 	f->rss_kb = nx_peak_rss_kb();
+	f->sym_live = sc_symtab_count(x->symbols);
+	f->sym_bytes = sc_symtab_bytes(x->symbols);
 	(void)snprintf(f->query, sizeof(f->query), "%s",
 		       sc_nexmark_query_name(x->q));
 	(void)snprintf(f->placement, sizeof(f->placement), "%s",
@@ -1078,6 +1081,9 @@ nx_summary(const struct nx_run *x, const struct nx_figs *f)
 		      "  peak RSS %.1f MiB; turns %" PRIu64
 		      ", submits that met a full edge %" PRIu64 "\n",
 		      (double)f->rss_kb / 1024.0, x->st.turns, x->efull);
+	(void)fprintf(o,
+		      "  symbols live at the end %zu (%.1f MiB in the table)\n",
+		      f->sym_live, (double)f->sym_bytes / 1048576.0);
 	if (x->cfg->check)
 		(void)fprintf(o, "  output %s\n",
 			      x->ok ? "equals the single circuit"
@@ -1167,6 +1173,10 @@ nx_json(struct cli_report *rep, const struct nx_run *x, const struct nx_figs *f,
 	cli_json_real(j, "cpu_s", f->input_cpu_s);
 	cli_json_close(j);
 	cli_json_int(j, "peak_rss_kb", f->rss_kb);
+	cli_json_open(j, "symbols", '{', true);
+	cli_json_uint(j, "live", f->sym_live);
+	cli_json_uint(j, "bytes", f->sym_bytes);
+	cli_json_close(j);
 	cli_json_uint(j, "turns", x->st.turns);
 	cli_json_uint(j, "efull", x->efull);
 	cli_json_uint(j, "units", x->st.units);
