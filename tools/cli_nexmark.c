@@ -41,6 +41,7 @@
 #include "bench/harness.h"
 #include "bench/workloads/csv.h"
 #include "bench/workloads/nexmark.h"
+#include "bench/workloads/nexmark_par.h"
 #include "bench/workloads/nexmark_queries.h"
 #include "operators/batch.h"
 #include "operators/circuit.h"
@@ -75,6 +76,10 @@ static const char usage_run_nexmark[] =
     "  --rate E          offer E events/s (default: as fast as it goes)\n"
     "  --batch N         events per chunk submitted (default 1000)\n"
     "  --seed S          the generator's seed (default 1)\n"
+    "  --input-threads N N threads make the generator's events, chunk by\n"
+    "                    chunk, while the host only submits them in order\n"
+    "                    (default 0: the host makes them between its\n"
+    "                    submissions); not with --from or --dump\n"
     "  --string-pool N   draw random texts from N per length, for study\n"
     "                    (default 0: every text fresh, as the standard\n"
     "                    generator)\n"
@@ -131,11 +136,12 @@ struct nx_cfg {
 	uint32_t batch;
 	uint64_t seed;
 	uint32_t capacity, budget;
-	uint32_t string_pool; /* nexmark.h's string_pool */
-	uint64_t disorder_ms; /* nexmark.h's disorder_ms */
-	int64_t lateness_ms;  /* declared; -1: none; -2: the default */
-	bool admit_late;      /* SC_NEXMARK_QUERY_ADMIT */
-	bool no_cleanup;      /* sc_runtime_opts.no_cleanup */
+	uint32_t string_pool;	/* nexmark.h's string_pool */
+	uint32_t input_threads; /* 0: the host makes the input */
+	uint64_t disorder_ms;	/* nexmark.h's disorder_ms */
+	int64_t lateness_ms;	/* declared; -1: none; -2: the default */
+	bool admit_late;	/* SC_NEXMARK_QUERY_ADMIT */
+	bool no_cleanup;	/* sc_runtime_opts.no_cleanup */
 	bool check, quiet;
 	bool plant;	    /* the check's reference misses the last chunk */
 	bool units;	    /* --units: the unit table at the end */
@@ -164,6 +170,7 @@ struct nx_run {
 	struct sc_runtime *rt;
 	void *mpi; /* across ranks (tools/cli_ranks.c), else NULL */
 	struct nx_source src;
+	struct sc_nexmark_par *par; /* --input-threads: the threads making it */
 	struct sc_batch_builder b[SC_NEXMARK_KINDS];
 	struct sc_schema schema[SC_NEXMARK_KINDS];
 	FILE *dump[SC_NEXMARK_KINDS];
@@ -282,6 +289,9 @@ nx_number_opt(struct cli_args *a, struct nx_cfg *c)
 		    (uint32_t)cli_parse_u64(a->cmd, "--batch", v, 1, 1 << 20);
 	else if (cli_args_opt(a, "--seed", &v))
 		c->seed = cli_parse_u64(a->cmd, "--seed", v, 0, UINT64_MAX);
+	else if (cli_args_opt(a, "--input-threads", &v))
+		c->input_threads = (uint32_t)cli_parse_u64(
+		    a->cmd, "--input-threads", v, 0, 256);
 	else if (cli_args_opt(a, "--string-pool", &v))
 		c->string_pool = (uint32_t)cli_parse_u64(
 		    a->cmd, "--string-pool", v, 0, 65536);
@@ -354,6 +364,12 @@ nx_parse(int argc, char **argv, struct nx_cfg *c)
 			      "--events and --seconds: give one, not both");
 	if (!c->events && c->seconds <= 0 && !c->from)
 		c->seconds = 3.0;
+	if (c->input_threads && (c->from || c->dump))
+		cli_die_usage("run",
+			      "--input-threads makes the generator's events on "
+			      "threads of their own; --%s reads or writes "
+			      "them on the host: give one, not both",
+			      c->from ? "from" : "dump");
 	return true;
 }
 
@@ -556,6 +572,7 @@ nx_teardown(struct nx_run *x)
 {
 	cli_ranks_runtime_destroy(x->rt, x->mpi);
 	sc_placement_destroy(x->p);
+	sc_nexmark_par_destroy(x->par);
 	sc_nexmark_destroy(x->src.gen);
 	sc_nexmark_destroy(x->src.old);
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
@@ -795,6 +812,52 @@ nx_done(const struct nx_run *x, uint64_t now, uint64_t end)
 	       cli_signal_caught();
 }
 
+/* --input-threads: the threads start making chunks of --batch events,
+ * --events in all (no end with --seconds), of the streams the query
+ * reads. */
+static int
+nx_par_start(struct nx_run *x)
+{
+	const struct nx_cfg *c = x->cfg;
+	struct sc_nexmark_opts o;
+	uint32_t kinds = 0;
+	int rc;
+
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++)
+		if (sc_nexmark_query_input(x->q, k) >= 0)
+			kinds |= 1u << k;
+	sc_nexmark_opts_default(&o);
+	o.seed = c->seed;
+	o.string_pool = c->string_pool;
+	o.disorder_ms = c->disorder_ms;
+	rc = sc_nexmark_par_create(&o, x->symbols, c->input_threads, c->batch,
+				   c->events, kinds, &x->par);
+	return rc ? cli_lib_error("sc_nexmark_par_create", rc) : 0;
+}
+
+/* The next chunk from the input threads: its batches into b (the chunk
+ * keeps its texts' references until sc_nexmark_par_done). */
+static int
+nx_par_chunk(struct nx_run *x, struct sc_batch **b, uint64_t *made,
+	     struct sc_nexmark_chunk **ch)
+{
+	int rc = sc_nexmark_par_next(x->par, ch);
+
+	*made = 0;
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++)
+		b[k] = NULL;
+	if (rc == 1)
+		return 0; /* every event made: the loop ends on its count */
+	if (rc)
+		return cli_lib_error("sc_nexmark_par_next", rc);
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
+		b[k] = (*ch)->b[k];
+		(*ch)->b[k] = NULL;
+	}
+	*made = (*ch)->events;
+	return 0;
+}
+
 /* Submit chunks until the run's end (or the replay's). */
 static int
 nx_loop(struct nx_run *x)
@@ -804,9 +867,11 @@ nx_loop(struct nx_run *x)
 	    c->seconds > 0 ? x->t0 + (uint64_t)(c->seconds * 1e9) : UINT64_MAX;
 	int rc;
 
+	if (c->input_threads && (rc = nx_par_start(x)) != 0)
+		return rc;
 	while (!nx_done(x, sc_bench_now_ns(), end)) {
 		struct sc_batch *b[SC_NEXMARK_KINDS];
-
+		struct sc_nexmark_chunk *ch = NULL;
 		uint64_t want = c->batch, made = 0, now;
 
 		if ((rc = nx_pace(x, end)) != 0)
@@ -815,7 +880,9 @@ nx_loop(struct nx_run *x)
 			break; /* the pace waited up to the end */
 		if (c->events && c->events - x->events < want)
 			want = c->events - x->events;
-		if ((rc = nx_chunk(x, want, true, b, &made)) != 0)
+		rc = x->par ? nx_par_chunk(x, b, &made, &ch)
+			    : nx_chunk(x, want, true, b, &made);
+		if (rc)
 			return rc;
 		for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
 			uint64_t refused = x->late_submits;
@@ -829,7 +896,10 @@ nx_loop(struct nx_run *x)
 			sc_batch_release(b[k]);
 		}
 		/* The runtime holds the texts it keeps. */
-		sc_nexmark_release_texts(x->src.gen);
+		if (x->par)
+			sc_nexmark_par_done(x->par, ch);
+		else
+			sc_nexmark_release_texts(x->src.gen);
 		if (rc)
 			return rc;
 		if (!made)
@@ -1032,7 +1102,9 @@ nx_take_figs(const struct nx_run *x, struct nx_figs *f)
 {
 	f->seconds = (double)(x->t_end - x->t0) / 1e9;
 	f->cpu_s = x->cpu_end - x->cpu0;
-	f->input_cpu_s = (double)x->input_cpu_ns / 1e9;
+	f->input_cpu_s =
+	    (double)(x->par ? sc_nexmark_par_cpu_ns(x->par) : x->input_cpu_ns) /
+	    1e9;
 	f->eps = f->seconds > 0 ? (double)x->events / f->seconds : 0;
 	f->epc = f->cpu_s > 0 ? (double)x->events / f->cpu_s : 0;
 	f->rss_kb = nx_peak_rss_kb();
@@ -1072,11 +1144,21 @@ nx_summary(const struct nx_run *x, const struct nx_figs *f)
 		      "  events %" PRIu64 " in %.3f s: %.0f events/s, %.0f "
 		      "events per CPU-second (%.2f CPU-s)\n",
 		      x->events, f->seconds, f->eps, f->epc, f->cpu_s);
-	(void)fprintf(o,
-		      "  input made by 1 thread (the host): %.2f CPU-s, %.0f%% "
-		      "of the run's CPU\n",
-		      f->input_cpu_s,
-		      f->cpu_s > 0 ? 100.0 * f->input_cpu_s / f->cpu_s : 0.0);
+	if (x->par)
+		(void)fprintf(
+		    o,
+		    "  input made by %u thread%s (the host submits "
+		    "it): %.2f CPU-s, %.0f%% of the run's CPU\n",
+		    x->cfg->input_threads,
+		    x->cfg->input_threads == 1 ? "" : "s", f->input_cpu_s,
+		    f->cpu_s > 0 ? 100.0 * f->input_cpu_s / f->cpu_s : 0.0);
+	else
+		(void)fprintf(
+		    o,
+		    "  input made by 1 thread (the host): %.2f CPU-s, "
+		    "%.0f%% of the run's CPU\n",
+		    f->input_cpu_s,
+		    f->cpu_s > 0 ? 100.0 * f->input_cpu_s / f->cpu_s : 0.0);
 	(void)fprintf(o,
 		      "  peak RSS %.1f MiB; turns %" PRIu64
 		      ", submits that met a full edge %" PRIu64 "\n",
@@ -1127,6 +1209,7 @@ nx_json_config(const struct nx_cfg *c, const struct nx_figs *f,
 	cli_json_uint(j, "batch", c->batch);
 	cli_json_uint(j, "seed", c->seed);
 	cli_json_uint(j, "string_pool", c->string_pool);
+	cli_json_uint(j, "input_threads", c->input_threads);
 	cli_json_uint(j, "disorder_ms", c->disorder_ms);
 	if (f->lateness_ms >= 0)
 		cli_json_int(j, "lateness_ms", f->lateness_ms);
@@ -1169,7 +1252,8 @@ nx_json(struct cli_report *rep, const struct nx_run *x, const struct nx_figs *f,
 	cli_json_real(j, "events_per_cpu_s", f->epc);
 	cli_json_real(j, "cpu_s", f->cpu_s);
 	cli_json_open(j, "input", '{', true);
-	cli_json_uint(j, "threads", 1);
+	cli_json_uint(j, "threads",
+		      x->cfg->input_threads ? x->cfg->input_threads : 1);
 	cli_json_real(j, "cpu_s", f->input_cpu_s);
 	cli_json_close(j);
 	cli_json_int(j, "peak_rss_kb", f->rss_kb);

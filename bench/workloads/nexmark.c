@@ -885,6 +885,28 @@ sc_nexmark_count(const struct sc_nexmark *nx)
 	return nx->n;
 }
 
+int
+sc_nexmark_seek(struct sc_nexmark *nx, uint64_t n)
+{
+	if (!nx)
+		return sc_errorf(SC_EINVAL, "sc_nexmark_seek: NULL generator");
+	nx->n = n;
+	return 0;
+}
+
+int
+sc_nexmark_take_texts(struct sc_nexmark *nx, uint64_t **ids, size_t *n)
+{
+	if (!nx || !ids || !n)
+		return sc_errorf(SC_EINVAL,
+				 "sc_nexmark_take_texts: NULL argument");
+	*ids = nx->fresh.n ? nx->fresh.ids : NULL;
+	*n = nx->fresh.n;
+	if (nx->fresh.n)
+		nx->fresh = (struct held){0};
+	return 0;
+}
+
 uint32_t
 sc_nexmark_ncols(enum sc_nexmark_kind k)
 {

@@ -235,8 +235,28 @@ int sc_nexmark_next(struct sc_nexmark *nx, struct sc_nexmark_event *ev);
 int sc_nexmark_batches(struct sc_nexmark *nx, size_t events,
 		       struct sc_batch *out[SC_NEXMARK_KINDS]);
 
-/* sc_nexmark_count - how many events have been made. */
+/* sc_nexmark_count - how many events have been made (the next event's
+ * number). */
 uint64_t sc_nexmark_count(const struct sc_nexmark *nx);
+
+/*
+ * sc_nexmark_seek - make event n the next one. Event n depends on (seed,
+ * n) alone, so a generator sought to n makes what one that made events 0
+ * .. n-1 would make next; several generators sought to disjoint ranges
+ * make one stream's events in parallel (nexmark_par.h). Returns 0, or
+ * SC_EINVAL (nx NULL).
+ */
+int sc_nexmark_seek(struct sc_nexmark *nx, uint64_t n);
+
+/*
+ * sc_nexmark_take_texts - hand the caller the references the generator
+ * holds on the fresh texts made since the last release or take: *ids
+ * (malloc'd, the caller frees it) gets *n ids, one reference each, which
+ * the caller drops with sc_symtab_release_ids once the rows that name
+ * them are fed. The generator holds none of them afterwards. *ids is NULL
+ * when *n is 0. Returns 0, or SC_EINVAL (an argument NULL).
+ */
+int sc_nexmark_take_texts(struct sc_nexmark *nx, uint64_t **ids, size_t *n);
 
 /*
  * sc_nexmark_lateness - the lateness (ms, on date_time) that events made

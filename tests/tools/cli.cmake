@@ -871,6 +871,28 @@ sc_cli_test(nexmark_over_ranks_outside_mpirun_is_refused 2
 sc_cli_test(stress_over_ranks_outside_mpirun_is_refused 2
             "${sc_ranks_refusal}"
             stress --seeds 1 --placements chains@ranks:2)
+# --input-threads: threads make the generator's chunks, the host submits
+# them in order; the run still equals the single circuit fed by one
+# generator (exit 1 otherwise), and the summary says who made the input.
+sc_cli_test(nexmark_input_threads_equal_the_single_circuit 0
+            "input made by 3 threads (the host submits it)"
+            run --workload nexmark --query q4 --workers 2 --events 30000
+            --batch 700 --input-threads 3 --check --quiet)
+set_tests_properties(cli.nexmark_input_threads_equal_the_single_circuit
+                     PROPERTIES LABELS "units;threaded;tsan")
+sc_cli_test(nexmark_input_threads_over_seconds_end_on_time 0
+            "input made by 2 threads"
+            run --workload nexmark --query q0 --workers 1 --seconds 0.5
+            --input-threads 2 --quiet)
+sc_cli_test(nexmark_input_threads_with_from_are_refused 2
+            "--from reads or writes them on the host"
+            run --workload nexmark --input-threads 2 --from . --events 10)
+sc_cli_test(nexmark_input_threads_with_dump_are_refused 2
+            "--dump reads or writes them on the host"
+            run --workload nexmark --input-threads 2 --dump x --events 10)
+sc_cli_test(nexmark_input_threads_past_256_are_refused 2
+            "--input-threads"
+            run --workload nexmark --input-threads 257 --events 10)
 # Under mpirun (tests/mpi/cli.cmake), when MPI and mpirun are there.
 if(TARGET sc_mpi AND MPIEXEC_EXECUTABLE)
   include(${PROJECT_SOURCE_DIR}/tests/mpi/cli.cmake)

@@ -6,8 +6,8 @@ complete and valid or absent (never a 0-byte file, never a temporary file
 left behind).
 
 usage: exit_matrix.py --build DIR GROUP
-  GROUP: grid | nexmark | place | stress | stress_workload (one ctest
-  each)
+  GROUP: grid | nexmark | nexmark_threads | workload | place | stress |
+  stress_workload (one ctest each)
 
 For each command: SIGINT, SIGTERM and SIGHUP sent once the command has
 started its work (its first progress line), SIGINT to a command started
@@ -136,6 +136,17 @@ CMDS = {
                     files=["--json", "--csv", "--trace", "--dump"],
                     text="out", progress="out", marker="ev/s",
                     said="interrupted by"),
+    # The generator on threads of its own: a signal or a closed pipe
+    # stops the threads as it stops the host.
+    "nexmark_threads": dict(long=["run", "--workload", "nexmark", "--query",
+                                  "q0", "--input-threads", "2",
+                                  "--seconds", "20"],
+                            short=["run", "--workload", "nexmark", "--query",
+                                   "q0", "--input-threads", "2",
+                                   "--events", "20000"],
+                            files=["--json", "--csv", "--trace"],
+                            text="out", progress="out", marker="ev/s",
+                            said="interrupted by"),
     "workload": dict(long=["run", "--workload", "nexmark:q0",
                            "--seconds", "20"],
                      short=["run", "--workload", "nexmark:q0",
