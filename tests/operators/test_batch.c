@@ -460,6 +460,69 @@ Test(batch, large_wide_inputs_sort_like_qsort)
 	free(recs);
 }
 
+/*
+ * Every row width the hot loops are specialised for (1 to 4 and 7
+ * columns) and the generic ones beside them, at each size the builder
+ * sorts differently: a handful (insertion sort), in cache (the scan that
+ * stops at the first pair out of order, then msd_small from the top bit),
+ * past the cache (the full scan and the first level's scatter). Columns
+ * take few values at the front and many behind, so buckets recurse
+ * through constant words as bids grouped by auction and bidder do; a few
+ * inputs arrive sorted already, a few in order of their first column
+ * only.
+ */
+Test(batch, every_width_and_size_sorts_like_qsort)
+{
+	static const size_t sizes[] = {12, 900, 5000};
+	uint64_t base = sc_prop_seed(113);
+
+	/* The case follows from its seed alone (so SC_SEED replays it), and
+	 * 27 seeds in a row give each of 9 widths x 3 sizes once. */
+	for (uint64_t c = 0; c < sc_prop_count(27); c++) {
+		uint64_t seed = base + c;
+		uint32_t ncols = 1 + (uint32_t)(seed % 9);
+		size_t n = sizes[seed / 9 % 3], m, stride = ncols + 1;
+		uint64_t *recs = malloc(n * stride * 8);
+		bool sorted_input = seed % 5 == 0;
+		struct sc_batch_builder bld;
+		struct sc_batch *b;
+		struct sc_rng r;
+
+		sc_rng_seed(&r, seed);
+		for (size_t i = 0; i < n; i++) {
+			uint64_t *rec = recs + i * stride;
+
+			for (uint32_t j = 0; j < ncols; j++)
+				rec[j] = j + 1 < ncols ? sc_rng_below(&r, 2 + j)
+						       : sc_rng_next(&r);
+			rec[ncols] = (uint64_t)sc_rng_range(&r, -1, 2);
+		}
+		if (sorted_input)
+			m = qsort_consolidate(recs, n, ncols), n = m;
+		if (seed % 5 == 1) { /* in order of the first column only */
+			qsort_ncols = 1;
+			qsort(recs, n, stride * 8, cmp_qsort_rec);
+		}
+		cr_assert_eq(sc_batch_builder_init(&bld, ncols), 0);
+		for (size_t i = 0; i < n; i++)
+			cr_assert_eq(sc_batch_builder_push(
+					 &bld, recs + i * stride, ncols,
+					 (int64_t)recs[i * stride + ncols]),
+				     0);
+		cr_assert_eq(sc_batch_builder_finish(&bld, &b), 0);
+		m = qsort_consolidate(recs, n, ncols);
+		SC_PROP_ASSERT(
+		    seed, SUITE, "every_width_and_size_sorts_like_qsort",
+		    sc_batch_count(b) == m &&
+			(m == 0 || memcmp(b->data, recs, m * stride * 8) == 0),
+		    "%u columns, %zu rows: %zu rows vs %zu", ncols, n,
+		    sc_batch_count(b), m);
+		sc_batch_release(b);
+		sc_batch_builder_fini(&bld);
+		free(recs);
+	}
+}
+
 Test(batch, builder_result_does_not_depend_on_push_order)
 {
 	uint64_t base = sc_prop_seed(303);
@@ -706,8 +769,8 @@ Test(batch, sum_of_many_batches_is_the_sum_of_their_rows)
 		n = 1 + sc_rng_below(&r, 70);
 		zgen_schema(&r, 4, &s);
 		zref_init(&z, s.ncols);
-		/* Few distinct rows over many batches: rows meet in several
-		 * inputs at once, and some cancel to 0. */
+		/* Few distinct rows over many batches: rows meet in
+		 * several inputs at once, and some cancel to 0. */
 		for (size_t i = 0; i < n; i++)
 			bs[i] =
 			    zgen_batch(&r, &s, 40, 1 + sc_rng_below(&r, 5), &z);
@@ -730,8 +793,8 @@ Test(batch, sum_fails_only_when_a_rows_total_leaves_int64)
 	int64_t wmax = INT64_MAX, one = 1, mone = -1;
 	struct sc_batch *bs[4], *sum, *want;
 
-	/* +MAX and +1 meet in the tree's first half, -1 in the second: a
-	 * partial sum passes int64, the total (MAX) does not. */
+	/* +MAX and +1 meet in the tree's first half, -1 in the second:
+	 * a partial sum passes int64, the total (MAX) does not. */
 	cr_assert_eq(sc_batch_from_records(1, &r1, &wmax, 1, &bs[0]), 0);
 	cr_assert_eq(sc_batch_from_records(1, &r1, &one, 1, &bs[1]), 0);
 	cr_assert_eq(sc_batch_from_records(1, &r1, &mone, 1, &bs[2]), 0);
@@ -754,8 +817,8 @@ Test(batch, sum_fails_only_when_a_rows_total_leaves_int64)
 }
 
 /* A random batch of up to 200 rows of at most 4 columns, 3 values per
- * column (so keys repeat), and a random key of k columns (0..ncols) drawn
- * the same way. */
+ * column (so keys repeat), and a random key of k columns (0..ncols)
+ * drawn the same way. */
 static struct sc_batch *
 keyed_case(struct sc_rng *r, uint64_t seed, uint64_t *key, uint32_t *k)
 {
@@ -787,7 +850,8 @@ Test(batch, key_range_finds_exactly_the_rows_with_the_prefix)
 
 			SC_PROP_ASSERT(
 			    base + c, SUITE,
-			    "key_range_finds_exactly_the_rows_with_the_prefix",
+			    "key_range_finds_exactly_the_rows_with_the_"
+			    "prefix",
 			    match == (i >= lo && i < hi),
 			    "row %zu: match %d, range [%zu, %zu)", i, match, lo,
 			    hi);
@@ -814,10 +878,11 @@ Test(batch, lower_bound_is_the_first_row_from_start_not_below_the_key)
 		for (size_t i = from; ok && i < n; i++)
 			ok = (zref_cmp(sc_batch_row(b, i), key, k) < 0) ==
 			     (i < at);
-		SC_PROP_ASSERT(
-		    base + c, SUITE,
-		    "lower_bound_is_the_first_row_from_start_not_below_the_key",
-		    ok, "lower bound %zu from %zu of %zu rows", at, from, n);
+		SC_PROP_ASSERT(base + c, SUITE,
+			       "lower_bound_is_the_first_row_from_"
+			       "start_not_below_the_key",
+			       ok, "lower bound %zu from %zu of %zu rows", at,
+			       from, n);
 		sc_batch_release(b);
 	}
 }
@@ -858,12 +923,12 @@ Test(batch, index_by_projects_and_reconsolidates)
 }
 
 /*
- * A projection that keeps the first k columns of its input in front comes
- * out in order of those, and only the runs that agree on them are sorted
- * (batch_sort.c, sort_prefix). Checked against a plain sort of the
- * projected rows, with few distinct values (long runs, runs past the
- * insertion sort's 16 and, with one leading value, past the cache, which
- * a run is split to fit), columns repeated or dropped after the
+ * A projection that keeps the first k columns of its input in front
+ * comes out in order of those, and only the runs that agree on them are
+ * sorted (batch_sort.c, sort_prefix). Checked against a plain sort of
+ * the projected rows, with few distinct values (long runs, runs past
+ * the insertion sort's 16 and, with one leading value, past the cache,
+ * which a run is split to fit), columns repeated or dropped after the
  * prefix, and weights that cancel.
  */
 Test(batch, index_by_a_kept_prefix_matches_a_plain_sort)
@@ -919,8 +984,8 @@ Test(batch, index_by_a_kept_prefix_matches_a_plain_sort)
 }
 
 /*
- * A re-key that only permutes columns takes a stable radix sort instead of
- * the general one (batch.c, index_by_stable): check it against the
+ * A re-key that only permutes columns takes a stable radix sort instead
+ * of the general one (batch.c, index_by_stable): check it against the
  * reference on batches large enough to take it, with every kind of
  * permutation (one column moved to the front, the identity, random).
  */
@@ -999,7 +1064,8 @@ Test(batch, retained_batch_outlives_its_first_release)
 	sc_batch_release(b);
 }
 
-/* --- bad input changes nothing ---------------------------------------------
+/* --- bad input changes nothing
+ * ---------------------------------------------
  */
 
 static void
@@ -1205,7 +1271,8 @@ Test(batch, to_string_decodes_rows_by_schema)
 	sc_batch_release(b);
 }
 
-/* --- the large-buffer cache -------------------------------------------------
+/* --- the large-buffer cache
+ * -------------------------------------------------
  */
 
 Test(batch, freed_large_buffers_are_kept_for_reuse_until_trimmed)
@@ -1227,8 +1294,9 @@ Test(batch, freed_large_buffers_are_kept_for_reuse_until_trimmed)
 	sc_batch_release(b);
 	cr_assert_geq(sc_batch_cache_bytes(), n * 3 * 8,
 		      "the batch's buffer was not kept");
-	/* The next large batch takes it (the builder's buffers are still
-	 * its own), and the rows come out right in recycled memory. */
+	/* The next large batch takes it (the builder's buffers are
+	 * still its own), and the rows come out right in recycled
+	 * memory. */
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t row[2] = {n - i, 0};
 
