@@ -79,7 +79,8 @@ static const char usage_run_nexmark[] =
     "  --input-threads N N threads make the generator's events, chunk by\n"
     "                    chunk, while the host only submits them in order\n"
     "                    (default 0: the host makes them between its\n"
-    "                    submissions); not with --from or --dump\n"
+    "                    submissions); with --from, N threads read each\n"
+    "                    file; not with --dump\n"
     "  --string-pool N   draw random texts from N per length, for study\n"
     "                    (default 0: every text fresh, as the standard\n"
     "                    generator)\n"
@@ -364,12 +365,11 @@ nx_parse(int argc, char **argv, struct nx_cfg *c)
 			      "--events and --seconds: give one, not both");
 	if (!c->events && c->seconds <= 0 && !c->from)
 		c->seconds = 3.0;
-	if (c->input_threads && (c->from || c->dump))
+	if (c->input_threads && c->dump)
 		cli_die_usage("run",
 			      "--input-threads makes the generator's events on "
-			      "threads of their own; --%s reads or writes "
-			      "them on the host: give one, not both",
-			      c->from ? "from" : "dump");
+			      "threads of their own; --dump writes them on the "
+			      "host: give one, not both");
 	return true;
 }
 
@@ -393,9 +393,10 @@ nx_load(struct nx_run *x)
 			continue;
 		(void)snprintf(path, sizeof(path), "%s/%s.csv", x->cfg->from,
 			       sc_nexmark_kind_name(k));
-		rc =
-		    sc_csv_read_file(path, &x->schema[k], sc_nexmark_columns(k),
-				     0, &x->src.rows[k], NULL);
+		/* --input-threads: that many threads read each file. */
+		rc = sc_csv_read_file_threads(
+		    path, &x->schema[k], sc_nexmark_columns(k), 0,
+		    x->cfg->input_threads, &x->src.rows[k], NULL);
 		if (rc == SC_EINVAL || rc == SC_EIO) {
 			(void)fprintf(stderr, "subcirc run: --from: %s\n",
 				      sc_errdetail());
@@ -867,7 +868,7 @@ nx_loop(struct nx_run *x)
 	    c->seconds > 0 ? x->t0 + (uint64_t)(c->seconds * 1e9) : UINT64_MAX;
 	int rc;
 
-	if (c->input_threads && (rc = nx_par_start(x)) != 0)
+	if (c->input_threads && !c->from && (rc = nx_par_start(x)) != 0)
 		return rc;
 	while (!nx_done(x, sc_bench_now_ns(), end)) {
 		struct sc_batch *b[SC_NEXMARK_KINDS];
@@ -1252,8 +1253,7 @@ nx_json(struct cli_report *rep, const struct nx_run *x, const struct nx_figs *f,
 	cli_json_real(j, "events_per_cpu_s", f->epc);
 	cli_json_real(j, "cpu_s", f->cpu_s);
 	cli_json_open(j, "input", '{', true);
-	cli_json_uint(j, "threads",
-		      x->cfg->input_threads ? x->cfg->input_threads : 1);
+	cli_json_uint(j, "threads", x->par ? x->cfg->input_threads : 1);
 	cli_json_real(j, "cpu_s", f->input_cpu_s);
 	cli_json_close(j);
 	cli_json_int(j, "peak_rss_kb", f->rss_kb);

@@ -14,6 +14,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -539,19 +540,10 @@ csv_body(struct reader *r, const struct sc_schema *s, struct sc_csv_rows *t)
 	return 0;
 }
 
-int
-sc_csv_parse(const char *name, const char *buf, size_t len,
-	     const struct sc_schema *s, const char *const *cols,
-	     size_t max_line, struct sc_csv_rows *out, struct sc_csv_error *err)
+/* The rows table of schema s, empty. */
+static int
+csv_rows_init(const struct sc_schema *s, struct sc_csv_rows *out)
 {
-	struct field fields[SC_SCHEMA_MAX_COLS + 1];
-	struct reader r;
-	int rc;
-
-	if (!name || (!buf && len) || !s || !cols || !out || !s->ncols ||
-	    s->ncols > SC_SCHEMA_MAX_COLS)
-		return sc_errorf(SC_EINVAL, "sc_csv_parse: NULL argument or "
-					    "a schema of no column");
 	memset(out, 0, sizeof(*out));
 	out->ncols = s->ncols;
 	out->symbols = s->symbols;
@@ -561,16 +553,202 @@ sc_csv_parse(const char *name, const char *buf, size_t len,
 	if (out->nsym && !s->symbols)
 		return sc_errorf(SC_EINVAL,
 				 "sc_csv_parse: a symbol column and no table");
-	memset(&r, 0, sizeof(r));
-	r.name = name;
-	r.p = r.line_start = buf;
-	r.end = buf + len;
-	r.line = 1;
-	r.max_line = max_line ? max_line : SC_CSV_MAX_LINE;
-	r.f = fields;
-	r.err = err;
+	return 0;
+}
+
+static void
+csv_reader_init(struct reader *r, const char *name, const char *p,
+		const char *end, uint64_t line, size_t max_line,
+		struct field *fields, struct sc_csv_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->name = name;
+	r->p = r->line_start = p;
+	r->end = end;
+	r->line = line;
+	r->max_line = max_line ? max_line : SC_CSV_MAX_LINE;
+	r->f = fields;
+	r->err = err;
+}
+
+/*
+ * Parallel parsing. The body after the header is cut into one range per
+ * thread at line breaks outside quotes: one pass over the bytes keeps the
+ * quote state (a '"' toggles it; the escaped '""' toggles it twice) and
+ * the line count, so each range starts on a record's first byte with its
+ * line number, exactly where one reader would be. Each thread reads its
+ * range into rows of its own (interning into the shared table); the rows
+ * are then joined in order. The first range that fails (in the input's
+ * order) is the error, as one reader would have met it first; every
+ * range's rows are then released.
+ */
+#define CSV_PAR_MIN (1u << 20) /* bytes a thread is worth */
+#define CSV_PAR_MAX 64
+
+struct csv_range {
+	const struct sc_schema *s;
+	const char *name;
+	const char *p, *end;
+	uint64_t line;
+	size_t max_line;
+	struct sc_csv_rows rows;
+	struct sc_csv_error err;
+	int rc;
+	char msg[512]; /* sc_errmsg() of the thread, when rc */
+};
+
+static void *
+csv_range_main(void *arg)
+{
+	struct csv_range *g = arg;
+	struct field fields[SC_SCHEMA_MAX_COLS + 1];
+	struct reader r;
+
+	csv_reader_init(&r, g->name, g->p, g->end, g->line, g->max_line, fields,
+			&g->err);
+	g->rc = csv_rows_init(g->s, &g->rows);
+	if (!g->rc)
+		g->rc = csv_body(&r, g->s, &g->rows);
+	if (g->rc)
+		(void)snprintf(g->msg, sizeof(g->msg), "%s", sc_errdetail());
+	free(r.scratch);
+	return NULL;
+}
+
+/* Cut [p, end) into at most n ranges at line breaks outside quotes; their
+ * starts into at[] and lines[] (at[0] = p, lines[0] = line). Returns how
+ * many. */
+static unsigned
+csv_cut(const char *p, const char *end, uint64_t line, unsigned n,
+	const char **at, uint64_t *lines)
+{
+	size_t len = (size_t)(end - p), step = len / n;
+	const char *q = p;
+	bool quoted = false;
+	unsigned k = 1;
+
+	at[0] = p;
+	lines[0] = line;
+	for (; q < end && k < n; q++) {
+		if (*q == '"')
+			quoted = !quoted;
+		else if (*q == '\n') {
+			line++;
+			if (!quoted && (size_t)(q + 1 - p) >= k * step &&
+			    q + 1 < end) {
+				at[k] = q + 1;
+				lines[k++] = line;
+			}
+		}
+	}
+	return k;
+}
+
+/* Join the ranges' rows into out, in order (their references move with
+ * them). SC_ENOMEM: nothing moved. */
+static int
+csv_join(struct csv_range *g, unsigned n, struct sc_csv_rows *out)
+{
+	size_t total = 0, at = 0;
+	uint64_t *rows;
+
+	for (unsigned i = 0; i < n; i++)
+		total += g[i].rows.n;
+	rows = malloc((total ? total : 1) * out->ncols * sizeof(uint64_t));
+	if (!rows)
+		return sc_errorf(SC_ENOMEM, "csv: out of memory for %zu rows",
+				 total);
+	for (unsigned i = 0; i < n; i++) {
+		if (g[i].rows.n)
+			memcpy(rows + at * out->ncols, g[i].rows.rows,
+			       g[i].rows.n * out->ncols * sizeof(uint64_t));
+		at += g[i].rows.n;
+		free(g[i].rows.rows);
+		g[i].rows.rows = NULL;
+		g[i].rows.n = g[i].rows.cap = 0;
+	}
+	out->rows = rows;
+	out->n = out->cap = total;
+	return 0;
+}
+
+/* The body of r's input over up to `threads` threads (r past the header). */
+static int
+csv_body_threads(struct reader *r, const struct sc_schema *s, unsigned threads,
+		 struct sc_csv_rows *out)
+{
+	const char *at[CSV_PAR_MAX];
+	uint64_t lines[CSV_PAR_MAX];
+	struct csv_range *g;
+	pthread_t tid[CSV_PAR_MAX];
+	bool started[CSV_PAR_MAX] = {false};
+	size_t len = (size_t)(r->end - r->p);
+	unsigned n = threads, first_bad = CSV_PAR_MAX;
+	int rc = 0;
+
+	if (n > CSV_PAR_MAX)
+		n = CSV_PAR_MAX;
+	if (n > len / CSV_PAR_MIN)
+		n = (unsigned)(len / CSV_PAR_MIN);
+	if (n <= 1)
+		return csv_body(r, s, out);
+	n = csv_cut(r->p, r->end, r->line, n, at, lines);
+	if (!(g = calloc(n, sizeof(*g))))
+		return sc_errorf(SC_ENOMEM, "csv: out of memory");
+	for (unsigned i = 0; i < n; i++) {
+		g[i] = (struct csv_range){.s = s,
+					  .name = r->name,
+					  .p = at[i],
+					  .end = i + 1 < n ? at[i + 1] : r->end,
+					  .line = lines[i],
+					  .max_line = r->max_line};
+		/* The last range runs on this thread; a thread that cannot
+		 * be started leaves its range to this thread too. */
+		if (i + 1 < n &&
+		    pthread_create(&tid[i], NULL, csv_range_main, &g[i]) == 0)
+			started[i] = true;
+	}
+	for (unsigned i = n; i-- > 0;)
+		if (!started[i])
+			(void)csv_range_main(&g[i]);
+	for (unsigned i = 0; i < n; i++) {
+		if (started[i])
+			pthread_join(tid[i], NULL);
+		if (g[i].rc && first_bad == CSV_PAR_MAX)
+			first_bad = i;
+	}
+	if (first_bad != CSV_PAR_MAX) {
+		if (r->err)
+			*r->err = g[first_bad].err;
+		rc = sc_errorf(g[first_bad].rc, "%s", g[first_bad].msg);
+	} else {
+		rc = csv_join(g, n, out);
+	}
+	for (unsigned i = 0; i < n; i++)
+		sc_csv_rows_fini(&g[i].rows);
+	free(g);
+	return rc;
+}
+
+static int
+csv_parse(const char *name, const char *buf, size_t len,
+	  const struct sc_schema *s, const char *const *cols, size_t max_line,
+	  unsigned threads, struct sc_csv_rows *out, struct sc_csv_error *err)
+{
+	struct field fields[SC_SCHEMA_MAX_COLS + 1];
+	struct reader r;
+	int rc;
+
+	if (!name || (!buf && len) || !s || !cols || !out || !s->ncols ||
+	    s->ncols > SC_SCHEMA_MAX_COLS)
+		return sc_errorf(SC_EINVAL, "sc_csv_parse: NULL argument or "
+					    "a schema of no column");
+	if ((rc = csv_rows_init(s, out)) != 0)
+		return rc;
+	csv_reader_init(&r, name, buf, buf + len, 1, max_line, fields, err);
 	if ((rc = csv_header(&r, s, cols)) == 0)
-		rc = csv_body(&r, s, out);
+		rc = threads > 1 ? csv_body_threads(&r, s, threads, out)
+				 : csv_body(&r, s, out);
 	free(r.scratch);
 	if (rc)
 		sc_csv_rows_fini(out);
@@ -578,9 +756,35 @@ sc_csv_parse(const char *name, const char *buf, size_t len,
 }
 
 int
+sc_csv_parse(const char *name, const char *buf, size_t len,
+	     const struct sc_schema *s, const char *const *cols,
+	     size_t max_line, struct sc_csv_rows *out, struct sc_csv_error *err)
+{
+	return csv_parse(name, buf, len, s, cols, max_line, 1, out, err);
+}
+
+int
+sc_csv_parse_threads(const char *name, const char *buf, size_t len,
+		     const struct sc_schema *s, const char *const *cols,
+		     size_t max_line, unsigned threads, struct sc_csv_rows *out,
+		     struct sc_csv_error *err)
+{
+	return csv_parse(name, buf, len, s, cols, max_line, threads, out, err);
+}
+
+int
 sc_csv_read_file(const char *path, const struct sc_schema *s,
 		 const char *const *cols, size_t max_line,
 		 struct sc_csv_rows *out, struct sc_csv_error *err)
+{
+	return sc_csv_read_file_threads(path, s, cols, max_line, 1, out, err);
+}
+
+int
+sc_csv_read_file_threads(const char *path, const struct sc_schema *s,
+			 const char *const *cols, size_t max_line,
+			 unsigned threads, struct sc_csv_rows *out,
+			 struct sc_csv_error *err)
 {
 	FILE *f;
 	char *buf = NULL, msg[128] = "";
@@ -619,7 +823,7 @@ sc_csv_read_file(const char *path, const struct sc_schema *s,
 		(void)strerror_r(e, msg, sizeof(msg));
 		return sc_errorf(SC_EIO, "cannot read '%s': %s", path, msg);
 	}
-	rc = sc_csv_parse(path, buf, len, s, cols, max_line, out, err);
+	rc = csv_parse(path, buf, len, s, cols, max_line, threads, out, err);
 	free(buf);
 	return rc;
 }

@@ -97,6 +97,26 @@ int sc_csv_read_file(const char *path, const struct sc_schema *s,
 		     const char *const *cols, size_t max_line,
 		     struct sc_csv_rows *out, struct sc_csv_error *err);
 
+/*
+ * sc_csv_parse_threads, sc_csv_read_file_threads - the same over up to
+ * `threads` threads (0 or 1: this one alone): the records after the header
+ * are cut at line breaks outside quotes into one range per thread (a range
+ * of at least 1 MiB: a smaller input is read by this thread), each range
+ * read on its own thread, the rows joined in the input's order. The rows,
+ * the error (the first in the input's order, with its file, line and
+ * column) and what a failure keeps (nothing) are those of one reader;
+ * only the symbols' ids may differ, as they follow the order of
+ * interning. SC_ENOMEM also when no memory was left for the ranges.
+ */
+int sc_csv_parse_threads(const char *name, const char *buf, size_t len,
+			 const struct sc_schema *s, const char *const *cols,
+			 size_t max_line, unsigned threads,
+			 struct sc_csv_rows *out, struct sc_csv_error *err);
+int sc_csv_read_file_threads(const char *path, const struct sc_schema *s,
+			     const char *const *cols, size_t max_line,
+			     unsigned threads, struct sc_csv_rows *out,
+			     struct sc_csv_error *err);
+
 /* sc_csv_rows_fini - release the rows' symbols and free them. NULL and a
  * zeroed struct are allowed. */
 void sc_csv_rows_fini(struct sc_csv_rows *r);

@@ -884,12 +884,26 @@ sc_cli_test(nexmark_input_threads_over_seconds_end_on_time 0
             "input made by 2 threads"
             run --workload nexmark --query q0 --workers 1 --seconds 0.5
             --input-threads 2 --quiet)
-sc_cli_test(nexmark_input_threads_with_from_are_refused 2
-            "--from reads or writes them on the host"
-            run --workload nexmark --input-threads 2 --from . --events 10)
 sc_cli_test(nexmark_input_threads_with_dump_are_refused 2
-            "--dump reads or writes them on the host"
+            "--dump writes them on the host"
             run --workload nexmark --input-threads 2 --dump x --events 10)
+# With --from, the threads read the files: a replay read by 3 threads
+# (2 MiB and more of bids, so the reader cuts them) settles where the
+# single circuit does, and a file cut short is refused by line and column
+# as one reader refuses it.
+add_test(NAME cli.nexmark_from_read_by_threads_equals_the_single_circuit
+         COMMAND sh -c [=[d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+           "$0" run --workload nexmark --query q4 --events 60000 --workers 1 --quiet --dump "$d/a" >/dev/null || exit 1
+           test $(wc -c < "$d/a/bid.csv") -gt 2097152 || { echo "bid.csv too small to cut"; exit 1; }
+           "$0" run --workload nexmark --query q4 --from "$d/a" --input-threads 3 --workers 2 --check --quiet || exit 1
+           head -c 3000000 "$d/a/bid.csv" > "$d/a/cut" && mv "$d/a/cut" "$d/a/bid.csv"
+           one=$("$0" run --workload nexmark --query q4 --from "$d/a" --quiet 2>&1); rc1=$?
+           many=$("$0" run --workload nexmark --query q4 --from "$d/a" --input-threads 3 --quiet 2>&1); rc3=$?
+           echo "$one"; echo "$many"
+           test $rc1 -eq 2 && test $rc3 -eq 2 && test "$one" = "$many"]=]
+                 $<TARGET_FILE:subcirc_cli>)
+set_tests_properties(cli.nexmark_from_read_by_threads_equals_the_single_circuit
+                     PROPERTIES LABELS "units" TIMEOUT 180)
 sc_cli_test(nexmark_input_threads_past_256_are_refused 2
             "--input-threads"
             run --workload nexmark --input-threads 257 --events 10)

@@ -257,3 +257,145 @@ Test(csv, write_to_a_failing_stream_is_an_io_error)
 	cr_assert_eq(rc, SC_EIO);
 	(void)fclose(f);
 }
+
+/* --- reading over threads -------------------------------------------------
+ */
+
+/*
+ * A CSV text of `n` records of (id, name, price) past 1 MiB a thread, its
+ * names with commas, doubled quotes and line breaks inside quotes, some
+ * lines ending in CRLF; `bad_at` (n or more: none) is a record with a
+ * letter in its price.
+ */
+static char *
+big_csv(size_t n, size_t bad_at, size_t *len)
+{
+	char *buf = NULL;
+	size_t cap = 0;
+	FILE *f = open_memstream(&buf, &cap);
+
+	cr_assert(f);
+	(void)fputs("id,name,price\n", f);
+	for (size_t i = 0; i < n; i++) {
+		const char *end = i % 7 == 0 ? "\r\n" : "\n";
+
+		if (i % 5 == 0)
+			(void)fprintf(
+			    f, "%zu,\"n%zu, \"\"q\"\"\nline %zu\",%zu.5%s", i,
+			    i % 1000, i, i, end);
+		else
+			(void)fprintf(f, "%zu,name %zu,%s%s", i, i % 3000,
+				      i == bad_at ? "12x" : "3.25", end);
+	}
+	cr_assert_eq(fclose(f), 0);
+	*len = cap;
+	return buf;
+}
+
+Test(csv, threads_read_what_one_reader_reads)
+{
+	static const unsigned threads[] = {2, 3, 4, 8};
+	struct sc_symtab *t = NULL;
+	struct sc_csv_rows one, many;
+	struct sc_schema s;
+	size_t len;
+	char *text = big_csv(200000, SIZE_MAX, &len);
+
+	cr_assert_gt(len, 4u << 20, "the input spans several ranges");
+	cr_assert_eq(sc_symtab_create(&t), 0);
+	s = schema3(t);
+	cr_assert_eq(
+	    sc_csv_parse("big.csv", text, len, &s, cols3, 0, &one, NULL), 0,
+	    "%s", sc_errmsg());
+	cr_assert_eq(one.n, 200000);
+	for (size_t k = 0; k < sizeof(threads) / sizeof(threads[0]); k++) {
+		/* The texts are live (one holds them): the same ids. */
+		cr_assert_eq(sc_csv_parse_threads("big.csv", text, len, &s,
+						  cols3, 0, threads[k], &many,
+						  NULL),
+			     0, "%u threads: %s", threads[k], sc_errmsg());
+		cr_assert_eq(many.n, one.n, "%u threads: %zu rows", threads[k],
+			     many.n);
+		cr_assert(!memcmp(many.rows, one.rows, one.n * 3 * 8),
+			  "%u threads: the rows differ", threads[k]);
+		sc_csv_rows_fini(&many);
+	}
+	sc_csv_rows_fini(&one);
+	cr_assert_eq(sc_symtab_count(t), 0, "fini releases every range's");
+	sc_symtab_destroy(t);
+	free(text);
+}
+
+/* A bad record early, in the middle and last: over threads the same code,
+ * file, line, column and words as one reader, and nothing kept. */
+Test(csv, threads_refuse_what_one_reader_refuses_where_it_does)
+{
+	static const size_t bad[] = {3, 100001, 199999};
+	struct sc_symtab *t = NULL;
+	struct sc_schema s;
+
+	cr_assert_eq(sc_symtab_create(&t), 0);
+	s = schema3(t);
+	for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
+		struct sc_csv_error e1, e4;
+		struct sc_csv_rows r1, r4;
+		char m1[512];
+		size_t len;
+		char *text = big_csv(200000, bad[b], &len);
+		int rc1, rc4;
+
+		memset(&e1, 0, sizeof(e1));
+		memset(&e4, 0, sizeof(e4));
+		rc1 =
+		    sc_csv_parse("bad.csv", text, len, &s, cols3, 0, &r1, &e1);
+		(void)snprintf(m1, sizeof(m1), "%s", sc_errmsg());
+		rc4 = sc_csv_parse_threads("bad.csv", text, len, &s, cols3, 0,
+					   4, &r4, &e4);
+		cr_assert_eq(rc1, SC_EINVAL);
+		cr_assert_eq(rc4, rc1, "record %zu: %d", bad[b], rc4);
+		cr_assert_eq(e4.line, e1.line,
+			     "record %zu: line %llu, want %llu", bad[b],
+			     (unsigned long long)e4.line,
+			     (unsigned long long)e1.line);
+		cr_assert_eq(e4.column, e1.column);
+		cr_assert_str_eq(e4.what, e1.what);
+		cr_assert_str_eq(sc_errmsg(), m1);
+		cr_assert_eq(r4.n, 0);
+		cr_assert_eq(sc_symtab_count(t), 0,
+			     "record %zu: a failed read keeps no symbol",
+			     bad[b]);
+		free(text);
+	}
+	sc_symtab_destroy(t);
+}
+
+/* A quote opened and never closed late in a long input: the last range
+ * runs to the end, and the error names where it opened, as one reader. */
+Test(csv, threads_find_an_open_quote_where_it_opened)
+{
+	struct sc_symtab *t = NULL;
+	struct sc_csv_error e1, e3;
+	struct sc_csv_rows r1, r3;
+	struct sc_schema s;
+	size_t len;
+	char *text = big_csv(150000, SIZE_MAX, &len);
+	char *open_one = malloc(len + 32);
+
+	memcpy(open_one, text, len);
+	memcpy(open_one + len, "7,\"never closed,1\n8,x,2\n", 25);
+	cr_assert_eq(sc_symtab_create(&t), 0);
+	s = schema3(t);
+	cr_assert_eq(
+	    sc_csv_parse("q.csv", open_one, len + 24, &s, cols3, 0, &r1, &e1),
+	    SC_EINVAL);
+	cr_assert_eq(sc_csv_parse_threads("q.csv", open_one, len + 24, &s,
+					  cols3, 0, 3, &r3, &e3),
+		     SC_EINVAL);
+	cr_assert_eq(e3.line, e1.line);
+	cr_assert_eq(e3.column, e1.column);
+	cr_assert_str_eq(e3.what, e1.what);
+	cr_assert_eq(sc_symtab_count(t), 0);
+	sc_symtab_destroy(t);
+	free(open_one);
+	free(text);
+}
