@@ -190,6 +190,8 @@ struct nx_run {
 	/* The host thread's CPU time making input (generating or reading a
 	 * replay's rows into batches, and the dump), in ns. */
 	uint64_t input_cpu_ns;
+	/* --from: the wall time reading the files took, before the run. */
+	uint64_t read_ns;
 	struct cli_sample *s; /* the progress samples, a second apart */
 	size_t ns, cap_s;
 	struct sc_runtime_stats st;
@@ -385,6 +387,8 @@ static const int time_col[SC_NEXMARK_KINDS] = {
 static int
 nx_load(struct nx_run *x)
 {
+	uint64_t t0 = sc_bench_now_ns();
+
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
 		char path[4096];
 		int rc;
@@ -407,6 +411,7 @@ nx_load(struct nx_run *x)
 		x->src.loaded[k] = true;
 		x->src.total += x->src.rows[k].n;
 	}
+	x->read_ns = sc_bench_now_ns() - t0;
 	return 0;
 }
 
@@ -1145,6 +1150,14 @@ nx_summary(const struct nx_run *x, const struct nx_figs *f)
 		      "  events %" PRIu64 " in %.3f s: %.0f events/s, %.0f "
 		      "events per CPU-second (%.2f CPU-s)\n",
 		      x->events, f->seconds, f->eps, f->epc, f->cpu_s);
+	if (x->cfg->from)
+		(void)fprintf(o,
+			      "  files read before the run in %.2f s by %u "
+			      "thread%s\n",
+			      (double)x->read_ns / 1e9,
+			      x->cfg->input_threads > 1 ? x->cfg->input_threads
+							: 1,
+			      x->cfg->input_threads > 1 ? "s" : "");
 	if (x->par)
 		(void)fprintf(
 		    o,
@@ -1254,6 +1267,10 @@ nx_json(struct cli_report *rep, const struct nx_run *x, const struct nx_figs *f,
 	cli_json_real(j, "cpu_s", f->cpu_s);
 	cli_json_open(j, "input", '{', true);
 	cli_json_uint(j, "threads", x->par ? x->cfg->input_threads : 1);
+	if (x->cfg->from)
+		cli_json_real(j, "read_s", (double)x->read_ns / 1e9);
+	else
+		cli_json_null(j, "read_s");
 	cli_json_real(j, "cpu_s", f->input_cpu_s);
 	cli_json_close(j);
 	cli_json_int(j, "peak_rss_kb", f->rss_kb);

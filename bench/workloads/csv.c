@@ -798,6 +798,21 @@ sc_csv_read_file_threads(const char *path, const struct sc_schema *s,
 		(void)strerror_r(e, msg, sizeof(msg));
 		return sc_errorf(SC_EIO, "cannot read '%s': %s", path, msg);
 	}
+	{
+		/* A regular file's size, known up front, is one buffer read
+		 * into once (one more byte to see the end): doubling a large
+		 * file's buffer copied it and faulted its pages in again. */
+		struct stat st;
+
+		if (fstat(fileno(f), &st) == 0 && S_ISREG(st.st_mode) &&
+		    st.st_size > 0 && (uint64_t)st.st_size < SIZE_MAX / 2)
+			cap = (size_t)st.st_size + 1;
+		if (cap && !(buf = malloc(cap))) {
+			(void)fclose(f);
+			return sc_errorf(SC_ENOMEM,
+					 "reading '%s': out of memory", path);
+		}
+	}
 	do {
 		if (len == cap) {
 			char *nb;
