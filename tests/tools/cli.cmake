@@ -918,10 +918,11 @@ sc_cli_test(nexmark_input_threads_past_256_are_refused 2
 add_test(NAME cli.nexmark_symbols_follow_the_state_not_the_events
          COMMAND sh -c [=[for run in q0:400000:22000 q4:1200000:70000 q9:1200000:70000; do
              q=${run%%:*}; rest=${run#*:}; n=${rest%%:*}; most=${rest#*:}
-             out=$("$0" run --workload nexmark --query $q --workers 1 --events $n --quiet) || exit 1
+             out=$("$0" run --workload nexmark --query $q --workers 1 --events $n --quiet 2>&1)
+             rc=$?
              live=$(echo "$out" | awk '/symbols live at the end/ {print $6}')
-             echo "$q, $n events: $live ids live (at most $most)"
-             test -n "$live" && test "$live" -le "$most" || exit 1
+             echo "$q, $n events: exit $rc, $live ids live (at most $most)"
+             test $rc -eq 0 && test -n "$live" && test "$live" -le "$most" || { echo "$out"; exit 1; }
            done]=]
                  $<TARGET_FILE:subcirc_cli>)
 set_tests_properties(cli.nexmark_symbols_follow_the_state_not_the_events
