@@ -138,7 +138,7 @@ struct sym_key {
 	const char *text;	 /* the copy: buf or heap */
 	char *heap;		 /* a malloc'd copy, or NULL */
 	size_t len;		 /* bytes of text, without the NUL */
-	uint64_t hash;		 /* hash_bytes of the text */
+	uint64_t hash;		 /* hash_padded of the text */
 	char buf[KEY_STACK_MAX]; /* the copy when len < KEY_STACK_MAX */
 };
 
@@ -155,11 +155,18 @@ hash_word(uint64_t h, uint64_t w)
  * four), the tail as one zero-padded word, the length mixed in so that
  * texts that differ only by trailing zero bytes differ, and a final
  * avalanche (murmur3's) so that the low bits that index the slots and the
- * bits that pick the shard depend on every byte.
+ * bits that pick the shard depend on every byte. It reads the key's copy,
+ * whose last word the copy zeroed first, so the tail is a whole word too.
  */
-static inline uint64_t
-hash_final(uint64_t h)
+static uint64_t
+hash_padded(const char *p, size_t n)
 {
+	uint64_t h = 0x243f6a8885a308d3ULL ^ n, w;
+
+	for (size_t i = 0; i < n; i += 8) {
+		memcpy(&w, p + i, 8);
+		h = hash_word(h, w);
+	}
 	h ^= h >> 33;
 	h *= 0xff51afd7ed558ccdULL;
 	h ^= h >> 33;
@@ -167,40 +174,31 @@ hash_final(uint64_t h)
 	return h ^ (h >> 33);
 }
 
-static uint64_t
-hash_bytes(const char *p, size_t n)
+/* Copy n bytes of text to dst, whose room is rounded up to a whole word,
+ * the last word zeroed first (for hash_padded). */
+static void
+copy_padded(char *dst, const char *text, size_t n)
 {
-	uint64_t h = 0x243f6a8885a308d3ULL ^ n, w;
-	size_t i = 0;
-
-	for (; i + 8 <= n; i += 8) {
-		memcpy(&w, p + i, 8);
-		h = hash_word(h, w);
+	if (n) {
+		memcpy(dst + ((n - 1) & ~(size_t)7), &(uint64_t){0}, 8);
+		memcpy(dst, text, n);
 	}
-	if (i < n) {
-		w = 0;
-		for (size_t j = i; j < n; j++)
-			w |= (uint64_t)(unsigned char)p[j] << (8 * (j - i));
-		h = hash_word(h, w);
-	}
-	return hash_final(h);
 }
 
 /*
  * Copy and hash the caller's text, before any lock is taken: the one pass
  * that reads the caller's memory (a bad pointer faults here, before
- * anything is allocated). A short text is copied into the key, whose last
- * word is zeroed first, and hashed a whole word at a time from there (in
- * cache, no byte loop for the tail); a long one is copied into its heap
- * copy first and hashed from there. Returns 0, or SC_ENOMEM (a long text and no
+ * anything is allocated). The text is copied, into the key when short or
+ * into the heap copy a new symbol keeps when long, its last word zeroed
+ * first, and hashed a whole word at a time from the copy (in cache, no
+ * byte loop for the tail). Returns 0, or SC_ENOMEM (a long text and no
  * memory for its copy; no message recorded). key_fini frees what key_make
  * made.
  */
 static int
 key_make(struct sym_key *k, const char *text, size_t len)
 {
-	uint64_t h = 0x243f6a8885a308d3ULL ^ len, w;
-	size_t i = 0;
+	char *copy = k->buf;
 
 	k->len = len;
 	k->heap = NULL;
@@ -211,28 +209,15 @@ key_make(struct sym_key *k, const char *text, size_t len)
 		for (size_t off = 0; off < len; off += 4096)
 			(void)*(const volatile char *)(text + off);
 		(void)*(const volatile char *)(text + len - 1);
-		k->heap = malloc(len + 1);
+		k->heap = malloc((len + 8) & ~(size_t)7);
 		if (!k->heap)
 			return SC_ENOMEM;
-		memcpy(k->heap, text, len);
-		k->heap[len] = '\0';
-		k->text = k->heap;
-		k->hash = hash_bytes(k->heap, len);
-		return 0;
+		copy = k->heap;
 	}
-	/* The last word zeroed first, so that the hash reads whole words of
-	 * the copy: the same value as hash_bytes's zero-padded tail. */
-	if (len) {
-		memcpy(k->buf + ((len - 1) & ~(size_t)7), &(uint64_t){0}, 8);
-		memcpy(k->buf, text, len);
-	}
-	for (; i < len; i += 8) {
-		memcpy(&w, k->buf + i, 8);
-		h = hash_word(h, w);
-	}
-	k->buf[len] = '\0';
-	k->text = k->buf;
-	k->hash = hash_final(h);
+	copy_padded(copy, text, len);
+	copy[len] = '\0';
+	k->text = copy;
+	k->hash = hash_padded(copy, len);
 	return 0;
 }
 

@@ -265,12 +265,11 @@ sc_nexmark_par_next(struct sc_nexmark_par *p, struct sc_nexmark_chunk **out)
 	pthread_mutex_lock(&p->lock);
 	while (s->state != SLOT_READY)
 		pthread_cond_wait(&p->made, &p->lock);
+	if (!s->rc) /* a failed chunk stays READY: the same error again */
+		s->state = SLOT_OUT;
 	pthread_mutex_unlock(&p->lock);
 	if (s->rc)
 		return sc_errorf(s->rc, "sc_nexmark_par_next: %s", s->why);
-	pthread_mutex_lock(&p->lock);
-	s->state = SLOT_OUT;
-	pthread_mutex_unlock(&p->lock);
 	p->out = s;
 	p->next++;
 	*out = &s->c;
