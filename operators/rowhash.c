@@ -78,6 +78,9 @@ sc__rowhash_fini(struct sc__rowhash *h)
 	h->omask = 0;
 	h->on = 0;
 	h->drain = 0;
+	h->dstart = 0;
+	h->dn = 0;
+	h->stray = 0;
 	h->recs = NULL;
 	h->n = 0;
 	h->mask = 0;
@@ -178,7 +181,7 @@ static inline size_t
 find_in(const struct sc__rowhash *h, const uint64_t *recs, size_t mask,
 	const uint64_t *row, uint64_t hv)
 {
-	for (size_t s = hv & mask;; s = (s + 1) & mask) {
+	for (size_t s = sc__rowhash_home(hv, mask);; s = (s + 1) & mask) {
 		const uint64_t *rec = recs + s * h->stride;
 
 		if (rec_w(h, rec) == 0 || row_eq(rec, row, h->ncols))
@@ -215,7 +218,7 @@ delete_in(const struct sc__rowhash *h, uint64_t *recs, size_t mask, size_t s)
 			rec = recs + j * stride;
 			if (rec_w(h, rec) == 0)
 				return;
-			home = sc__rowhash_hash(h, rec) & mask;
+			home = sc__rowhash_home(sc__rowhash_hash(h, rec), mask);
 			if (((j - home) & mask) >= ((j - s) & mask))
 				break;
 		}
@@ -235,7 +238,9 @@ slot_delete(struct sc__rowhash *h, size_t s)
  * Drain the old array of a growing table by about `budget` units (a slot
  * visited, a record moved), a whole cluster at a time (rowhash_int.h):
  * a cluster begun is moved to its end, so the budget may be passed by
- * the rest of one cluster. The old array is freed once empty.
+ * the rest of one cluster. The records come in slot order, so their
+ * homes in the new array rise too and the writes stream. The old array
+ * is freed once empty.
  */
 static void
 drain(struct sc__rowhash *h, size_t budget)
@@ -246,7 +251,7 @@ drain(struct sc__rowhash *h, size_t budget)
 	const uint32_t stride = h->stride, ncols = h->ncols;
 	const size_t omask = h->omask, mask = h->mask;
 	uint64_t *const old = h->old, *const recs = h->recs;
-	size_t at = h->drain, on = h->on;
+	size_t at = h->drain, on = h->on, dn = h->dn;
 
 	if (!old)
 		return;
@@ -255,9 +260,11 @@ drain(struct sc__rowhash *h, size_t budget)
 
 		budget--;
 		at = (at + 1) & omask;
+		dn++;
 		for (; rec[ncols] != 0;
-		     rec = old + at * stride, at = (at + 1) & omask) {
-			size_t s = sc_row_hash(rec, ncols) & mask;
+		     rec = old + at * stride, at = (at + 1) & omask, dn++) {
+			size_t s =
+			    sc__rowhash_home(sc_row_hash(rec, ncols), mask);
 
 			/* The row is in the old array only: its place in
 			 * the new one is the first empty slot of its probe. */
@@ -272,11 +279,15 @@ drain(struct sc__rowhash *h, size_t budget)
 	}
 	h->drain = at;
 	h->on = on;
+	h->dn = dn;
 	if (on == 0) {
 		free(old);
 		h->old = NULL;
 		h->omask = 0;
 		h->drain = 0;
+		h->dstart = 0;
+		h->dn = 0;
+		h->stray = 0;
 	}
 }
 
@@ -379,6 +390,9 @@ switch_to(struct sc__rowhash *h, uint64_t *recs, size_t nslots)
 		/* Begin at an empty slot, so that no cluster is cut. */
 		for (h->drain = 0; rec_w(h, h->old + h->drain * h->stride);)
 			h->drain++;
+		h->dstart = h->drain;
+		h->dn = 0;
+		h->stray = 0;
 	} else {
 		free(h->recs);
 	}
@@ -598,40 +612,71 @@ widen_add(struct sc__rowhash *h, const uint64_t *row, uint64_t hv, int64_t w,
 	return add_wide(h, row, hv, w, was, now);
 }
 
+/* The old array's most records while growing, the load it may reach
+ * before a growth begins: past it, inserts go to the new array as
+ * strays (rowhash_int.h), so that its clusters stay as short as they
+ * were. */
+static inline size_t
+old_cap(const struct sc__rowhash *h)
+{
+	return (h->omask + 1) * LOAD_NUM / LOAD_DEN;
+}
+
+/* Add w to the record in slot s of array recs (mask + 1 slots), the row's
+ * slot or the empty one ending its probe, in the narrow layout; *on
+ * counts the array's records when it is the old one. */
+static inline __attribute__((always_inline)) void
+add_at(struct sc__rowhash *h, uint64_t *recs, size_t mask, size_t s,
+       const uint64_t *row, int64_t old, int64_t sum, size_t *on)
+{
+	uint64_t *rec = recs + s * h->stride;
+
+	if (old == 0) { /* absent: insert (room was reserved) */
+		words_copy(rec, row, h->ncols);
+		rec[h->ncols] = (uint64_t)sum;
+		h->n++;
+		if (on)
+			(*on)++;
+	} else if (sum == 0) {
+		delete_in(h, recs, mask, s);
+		h->n--;
+		if (on)
+			(*on)--;
+	} else {
+		rec[h->ncols] = (uint64_t)sum;
+	}
+}
+
 /*
- * sc__rowhash_add on a growing table for a row absent from the new array
- * (slot s ends its probe there): update it in the old array if it is
- * there, where it stays, else insert it into the new one.
+ * sc__rowhash_add on a growing table for a row whose old home the drain
+ * has not passed: it lives in the old array, or, as a stray, in the new
+ * one; an absent row is inserted into the old array while it has room.
  */
 static __attribute__((noinline)) int
-add_growing(struct sc__rowhash *h, const uint64_t *row, uint64_t hv, int64_t w,
-	    int64_t *was, int64_t *now, size_t s)
+add_old(struct sc__rowhash *h, const uint64_t *row, uint64_t hv, int64_t w,
+	int64_t *was, int64_t *now)
 {
-	size_t os = find_in(h, h->old, h->omask, row, hv);
-	uint64_t *orec = h->old + os * h->stride;
-	int64_t old = rec_w(h, orec), sum;
-	uint64_t *rec;
+	size_t os = find_in(h, h->old, h->omask, row, hv), s;
+	int64_t old = rec_w(h, h->old + os * h->stride), sum;
 
-	if (old == 0) { /* absent from both: insert into the new array */
-		rec = rec_at(h, s);
-		words_copy(rec, row, h->ncols);
-		rec[h->ncols] = (uint64_t)w;
-		h->n++;
-		*was = 0;
-		*now = w;
-		return 0;
+	if (old == 0 && (h->stray > 0 || h->on >= old_cap(h))) {
+		s = find_slot(h, row, hv);
+		old = rec_w(h, rec_at(h, s));
+		if (old != 0 || h->on >= old_cap(h)) {
+			if (__builtin_add_overflow(old, w, &sum))
+				return widen_add(h, row, hv, w, was, now);
+			*was = old;
+			*now = sum;
+			h->stray += old == 0;
+			add_at(h, h->recs, h->mask, s, row, old, sum, NULL);
+			return 0;
+		}
 	}
 	if (__builtin_add_overflow(old, w, &sum))
 		return widen_add(h, row, hv, w, was, now);
 	*was = old;
 	*now = sum;
-	if (sum == 0) {
-		delete_in(h, h->old, h->omask, os);
-		h->on--;
-		h->n--;
-	} else {
-		orec[h->ncols] = (uint64_t)sum;
-	}
+	add_at(h, h->old, h->omask, os, row, old, sum, &h->on);
 	return 0;
 }
 
@@ -640,30 +685,19 @@ sc__rowhash_add(struct sc__rowhash *h, const uint64_t *row, uint64_t hv,
 		int64_t w, int64_t *was, int64_t *now)
 {
 	size_t s;
-	uint64_t *rec;
 	int64_t old, sum;
 
 	if (__builtin_expect(h->wide, 0))
 		return add_wide(h, row, hv, w, was, now);
+	if (__builtin_expect(sc__rowhash_in_old(h, hv), 0))
+		return add_old(h, row, hv, w, was, now);
 	s = find_slot(h, row, hv);
-	rec = rec_at(h, s);
-	old = rec_w(h, rec);
-	if (__builtin_expect(old == 0 && h->old != NULL, 0))
-		return add_growing(h, row, hv, w, was, now, s);
+	old = rec_w(h, rec_at(h, s));
 	if (__builtin_expect(__builtin_add_overflow(old, w, &sum), 0))
 		return widen_add(h, row, hv, w, was, now);
 	*was = old;
 	*now = sum;
-	if (old == 0) { /* absent: insert (room was reserved) */
-		words_copy(rec, row, h->ncols);
-		rec[h->ncols] = (uint64_t)sum;
-		h->n++;
-	} else if (sum == 0) {
-		slot_delete(h, s);
-		h->n--;
-	} else {
-		rec[h->ncols] = (uint64_t)sum;
-	}
+	add_at(h, h->recs, h->mask, s, row, old, sum, NULL);
 	return 0;
 }
 
@@ -677,10 +711,13 @@ sc__rowhash_get(const struct sc__rowhash *h, const uint64_t *row)
 	if (!h->recs)
 		return 0;
 	hv = sc__rowhash_hash(h, row);
-	rec = rec_at(h, find_slot(h, row, hv));
-	if (rec_w(h, rec) == 0 && h->old)
+	if (sc__rowhash_in_old(h, hv)) {
 		rec =
 		    h->old + find_in(h, h->old, h->omask, row, hv) * h->stride;
+		if (rec_w(h, rec) != 0 || h->stray == 0)
+			return rec_w(h, rec);
+	}
+	rec = rec_at(h, find_slot(h, row, hv));
 	return rec_w(h, rec) ? rec_exact(h, rec) : 0;
 }
 

@@ -32,17 +32,31 @@
  * while the old one stays beside it, and each reserve drains a number of
  * the old array's slots in proportion to the rows it reserves
  * (RH_DRAIN_PER_ROW in rowhash.c), so the old array is empty long before
- * the new one fills. Meanwhile a row lives in exactly one of the two:
- * rows are inserted only into the new array, and a lookup that misses
- * there probes the old one. The old array is drained a whole cluster (a
- * maximal run of occupied slots) at a time, in slot order from an empty
- * slot: a probe never leaves its cluster, so the clusters left are probed
- * exactly as before, and a record costs one hash and one copy to move
- * (deleting records one by one would hash the rest of the cluster for
- * each). Updates never
- * move records between the arrays (only reserve and the sweep drain), so
- * an update's undo finds its row where the update left it. A table whose
- * weights left int64 grows all at once, as its widening does (both rare).
+ * the new one fills.
+ *
+ * A row's home is the top bits of its hash (as many as the array has
+ * slots, a power of two), so doubling an array maps home s to 2s or
+ * 2s + 1: the old array read in slot order lands in the new one in slot
+ * order too, and the drain streams through both instead of writing the
+ * new array at random (a cache miss per record moved, at millions of
+ * rows). The drain goes a whole cluster (a maximal run of occupied slots)
+ * at a time, in slot order from a slot that was empty when the growth
+ * began (dstart), so the slots it has walked (dn of them) hold no
+ * cluster begun and not finished: a row whose old home lies among them
+ * has moved, and one whose old home lies beyond has not. That decides
+ * where every row lives, so a lookup probes one array, never both: a row
+ * whose old home the drain has passed is in the new array, any other in
+ * the old one, inserts too, while the old array is under half full (a
+ * probe that begins beyond the drain never leaves its cluster, and the
+ * clusters behind the drain are empty, so no probe crosses into moved
+ * ground but a cluster that runs on past dstart, which the drain takes
+ * whole when it gets there). Past half, an insert goes to the new array
+ * and the table counts it a stray; while strays exist, a row looked for
+ * in the old array and absent there is looked for in the new one as
+ * well. Updates never move records between the arrays (only reserve and
+ * the sweep drain), so an update's undo finds its row where the update
+ * left it. A table whose weights left int64 grows all at once, as its
+ * widening does (both rare).
  *
  * The fresh array is faulted in before it takes rows. Inserts land at
  * random slots, so the first step after a switch would touch every page
@@ -93,8 +107,13 @@ struct sc__rowhash {
 	size_t omask;	 /* its slots - 1 */
 	size_t on;	 /* records left in it (counted in n too) */
 	size_t drain;	 /* the next of its slots the drain looks at: the
-			    clusters behind it, back to where it began,
-			    are gone */
+			    clusters behind it, back to dstart, are gone */
+	size_t dstart;	 /* the slot the drain began at (empty then) */
+	size_t dn;	 /* slots the drain has walked from dstart */
+	size_t stray;	 /* rows inserted into the new array while their
+			    old home was not yet drained (the old array
+			    full): lookups that miss the old array look
+			    in the new one too while any may exist */
 	uint64_t *next;	 /* a growth prepared: the next array, empty,
 			    narrow, or NULL */
 	size_t nmask;	 /* its slots - 1 */
@@ -122,6 +141,24 @@ sc__rowhash_growing(const struct sc__rowhash *h)
  * cannot fail); a no-op when not growing. */
 void sc__rowhash_settle(struct sc__rowhash *h);
 
+/* The home slot of hash hv in an array of mask + 1 slots (a power of
+ * two, at least 2): the hash's top bits, so that doubling the array maps
+ * home s to 2s or 2s + 1 and keeps the slots' order. */
+static inline size_t
+sc__rowhash_home(uint64_t hv, size_t mask)
+{
+	return (size_t)(hv >> __builtin_clzll((unsigned long long)mask));
+}
+
+/* Whether a row of hash hv lives in the old array of a growing table:
+ * its home there lies beyond the slots the drain has walked. */
+static inline bool
+sc__rowhash_in_old(const struct sc__rowhash *h, uint64_t hv)
+{
+	return h->old && ((sc__rowhash_home(hv, h->omask) - h->dstart) &
+			  h->omask) >= h->dn;
+}
+
 /* The hash a row's lookups use. */
 static inline uint64_t
 sc__rowhash_hash(const struct sc__rowhash *h, const uint64_t *row)
@@ -129,15 +166,17 @@ sc__rowhash_hash(const struct sc__rowhash *h, const uint64_t *row)
 	return sc_row_hash(row, h->ncols);
 }
 
-/* Start loading the home slot of a row of hash `hv`, in the current
- * array only: a second prefetch into the old array of a growing table
- * made a grid-like churn step (bench: 256-row deltas, 64K rows) about
- * half as fast again, for a case that is rare and short-lived. */
+/* Start loading the home slot of a row of hash `hv`, in the array
+ * where the row lives. */
 static inline void
 sc__rowhash_prefetch(const struct sc__rowhash *h, uint64_t hv)
 {
-	if (h->recs)
-		__builtin_prefetch(h->recs + (hv & h->mask) * h->stride);
+	if (__builtin_expect(sc__rowhash_in_old(h, hv), 0))
+		__builtin_prefetch(h->old +
+				   sc__rowhash_home(hv, h->omask) * h->stride);
+	else if (h->recs)
+		__builtin_prefetch(h->recs +
+				   sc__rowhash_home(hv, h->mask) * h->stride);
 }
 
 /*

@@ -1,14 +1,18 @@
 /*
  * test_rowhash.c - the row table (operators/rowhash_int.h) while it grows
  * in slices: every lookup and update agrees with a plain array of
- * weights at every moment of a growth, each reserve drains no more than
- * its budget, and the old array is empty before the new one must grow.
+ * weights at every moment of a growth (rows in the old array, in the new
+ * one, and strays inserted into the new one while the old one was at its
+ * cap), each reserve drains no more than its budget, and the old array
+ * is empty before the new one must grow.
  */
 #include <criterion/criterion.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "operators/rowhash_int.h"
 #include "operators/waterline_int.h"
+#include "bench/faults/failalloc.h"
 #include "tests/support/prop.h"
 
 #define SUITE "rowhash"
@@ -206,5 +210,91 @@ Test(rowhash, widens_exactly_while_growing)
 	for (uint64_t k = 0; k < 1000; k++)
 		if (k != 7)
 			cr_assert_eq(get(&h, k), 1);
+	sc__rowhash_fini(&h);
+}
+
+/*
+ * A growth whose old array is at its cap (half full, every row still
+ * there: the rows' homes crowd the middle of the array, so the slots the
+ * drain walks first are empty, and no growth was prepared ahead, its
+ * allocations failing) inserts the rows whose old home the drain has not
+ * passed into the new array as strays. Every row is still found, updated
+ * and removed where it lives, and once the old array is drained the
+ * strays are rows like any other.
+ */
+#define STRAY_KEYS 20000
+
+Test(rowhash, strays_past_a_full_old_array_are_found_and_removed)
+{
+	struct sc__rowhash h;
+	uint64_t row[SC_SCHEMA_MAX_COLS] = {0};
+	static int64_t ref[STRAY_KEYS];
+	int64_t was, now;
+	uint64_t k = 0, hv;
+	size_t inserted = 0;
+
+	memset(ref, 0, sizeof(ref));
+	sc__rowhash_init(&h, 2);
+	cr_assert_eq(sc__rowhash_reserve(&h, 600), 0);
+	cr_assert_eq(h.mask + 1, 2048);
+	sc_failalloc_arm(1, true);
+	while (h.n + 1 < 1024) {
+		row_of(++k, row);
+		hv = sc__rowhash_hash(&h, row);
+		if (sc__rowhash_home(hv, h.mask) < 512 ||
+		    sc__rowhash_home(hv, h.mask) >= 1536)
+			continue;
+		cr_assert_eq(sc__rowhash_reserve(&h, 1), 0);
+		cr_assert_eq(sc__rowhash_add(&h, row, hv, 1, &was, &now), 0);
+		ref[k] = 1;
+	}
+	cr_assert_gt(sc_failalloc_failed(), 0, "no growth was tried ahead");
+	sc_failalloc_disarm();
+	cr_assert(!sc__rowhash_growing(&h));
+	/* Growing now: the drain walks 64 + 8 x 40 empty slots. */
+	cr_assert_eq(sc__rowhash_reserve(&h, 40), 0);
+	cr_assert(sc__rowhash_growing(&h));
+	cr_assert_eq(h.on, 1023);
+	while (inserted < 40) {
+		row_of(++k, row);
+		cr_assert_lt(k, STRAY_KEYS);
+		hv = sc__rowhash_hash(&h, row);
+		if (!sc__rowhash_in_old(&h, hv))
+			continue; /* only rows whose home is the old array */
+		cr_assert_eq(sc__rowhash_add(&h, row, hv, 2, &was, &now), 0);
+		cr_assert(was == 0 && now == 2);
+		ref[k] = 2;
+		inserted++;
+	}
+	cr_assert_eq(h.on, 1024, "the old array took one row to its cap");
+	cr_assert_eq(h.stray, 39);
+	for (uint64_t i = 0; i <= k; i++)
+		cr_assert_eq(get(&h, i), ref[i], "key %llu",
+			     (unsigned long long)i);
+	/* Update every third row and remove every other, strays among
+	 * them, still growing. */
+	for (uint64_t i = 0; i <= k; i++) {
+		int64_t w = i % 2 ? -ref[i] : i % 3 ? 0 : 5;
+
+		if (ref[i] == 0 || w == 0)
+			continue;
+		row_of(i, row);
+		cr_assert_eq(sc__rowhash_add(&h, row, sc__rowhash_hash(&h, row),
+					     w, &was, &now),
+			     0);
+		cr_assert(was == ref[i] && now == ref[i] + w, "key %llu",
+			  (unsigned long long)i);
+		ref[i] += w;
+	}
+	cr_assert(sc__rowhash_growing(&h));
+	for (uint64_t i = 0; i <= k; i++)
+		cr_assert_eq(get(&h, i), ref[i], "key %llu after updates",
+			     (unsigned long long)i);
+	sc__rowhash_settle(&h);
+	cr_assert(!sc__rowhash_growing(&h));
+	cr_assert_eq(h.stray, 0);
+	for (uint64_t i = 0; i <= k; i++)
+		cr_assert_eq(get(&h, i), ref[i], "key %llu settled",
+			     (unsigned long long)i);
 	sc__rowhash_fini(&h);
 }
