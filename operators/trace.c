@@ -30,15 +30,26 @@ struct sc_trace {
 			       * or NULL */
 };
 
-/* A cleanup sweep in hand (see the end of this file). */
-struct sc__sweep {
+/* One run being read without its dead rows (see the end of this file). */
+struct sweep_run {
 	struct sc_batch *run; /* being read (a reference), or NULL */
 	size_t pos;	      /* its next row */
 	bool dead;	      /* a dead row was met: buf holds the live ones */
+	size_t first;	      /* the first dead row: rows before it are */
+	size_t copied;	      /* copied into buf up to here, then the rest */
 	uint64_t *buf;	      /* the live rows, records of ncols + 1 words */
 	size_t n;	      /* records in buf */
-	size_t next;	      /* index of the next run to take */
-	struct sc__horizon h; /* the latest horizon given, for merges */
+	size_t *gone;	      /* the dead rows' indices in run */
+	size_t ngone, cap_gone;
+};
+
+/* The cleanup sweeps in hand: one takes every run in turn, the other the
+ * run the last merge wrote. */
+struct sc__sweep {
+	struct sweep_run round; /* every run in turn */
+	struct sweep_run fresh; /* the run a merge has just written */
+	size_t next;		/* index of the next run the round takes */
+	struct sc__horizon h;	/* the latest horizon given, for merges */
 };
 
 int
@@ -118,8 +129,12 @@ sc_trace_bytes(const struct sc_trace *t)
 	if (t->merging)
 		n += (t->merge.a->count + t->merge.b->count) * (t->ncols + 1) *
 		     sizeof(uint64_t);
-	if (t->sw && t->sw->buf) /* a cleanup sweep's copy */
-		n += t->sw->run->count * (t->ncols + 1) * sizeof(uint64_t);
+	if (t->sw && t->sw->round.buf) /* a cleanup sweep's copy */
+		n +=
+		    t->sw->round.run->count * (t->ncols + 1) * sizeof(uint64_t);
+	if (t->sw && t->sw->fresh.buf)
+		n +=
+		    t->sw->fresh.run->count * (t->ncols + 1) * sizeof(uint64_t);
 	return n;
 }
 
@@ -455,7 +470,8 @@ merge_overflowed(struct sc_trace *t, int rc)
 }
 
 /* Advance the merge in hand; on completion swap its result in. */
-static void merge_clean(struct sc_trace *t, const struct sc_batch *run);
+static void clean_start(struct sc_trace *t, const struct sc_batch *run);
+static size_t clean_work(struct sc_trace *t, size_t budget);
 
 static int
 advance_merge(struct sc_trace *t, size_t budget, size_t *moved)
@@ -477,7 +493,7 @@ advance_merge(struct sc_trace *t, size_t budget, size_t *moved)
 	keep = merged && merged->count;
 	replace_pair(t, t->mi, merged);
 	if (keep)
-		merge_clean(t, merged);
+		clean_start(t, merged);
 	return 0;
 }
 
@@ -503,6 +519,10 @@ sc_trace_work(struct sc_trace *t, size_t budget, size_t *done)
 			return rc;
 		total += moved;
 	}
+	/* As much again reads the run the last merge wrote for rows no
+	 * future delta can reach (not counted in *done: that is merge work,
+	 * which a caller shares among its traces by it). */
+	(void)clean_work(t, budget);
 	if (done)
 		*done = total;
 	return 0;
@@ -685,38 +705,53 @@ sc_trace_lookup(const struct sc_trace *t, const uint64_t *key, uint32_t k,
  * number of rows per call, and swaps the result in when the whole run has
  * been read, so lookups see the old run (exact) until then. The run is
  * held by a reference of the sweep's own: if a merge takes it meanwhile,
- * the result is dropped (the merged run is swept on a later round). A run
+ * the result is dropped (the merged run is read on a later round). A run
  * with no dead row costs a read and no copy: rows are copied only from the
- * first dead one on. Runs are taken in turn, so a trace of N rows is swept
- * whole every N / budget calls.
+ * first dead one on, those before it a budget's worth at a time. Runs are
+ * taken in turn, so a trace of N rows is swept whole every N / budget
+ * calls; and the run each merge writes is read next, with the merge
+ * work's budget (clean_start), so no step reads or copies a whole run.
+ * The swap lets go of the dead rows' holds only: the live rows keep
+ * theirs.
  */
+
+static void
+sweep_drop(struct sweep_run *r)
+{
+	sc_batch_release(r->run);
+	sc__mem_free(r->buf);
+	r->run = NULL;
+	r->buf = NULL;
+	r->n = 0;
+	r->dead = false;
+	r->ngone = 0;
+}
 
 void
 sc__trace_sweep_fini(struct sc_trace *t)
 {
 	if (!t->sw)
 		return;
-	sc_batch_release(t->sw->run);
-	sc__mem_free(t->sw->buf);
+	sweep_drop(&t->sw->round);
+	sweep_drop(&t->sw->fresh);
+	free(t->sw->round.gone);
+	free(t->sw->fresh.gone);
 	free(t->sw);
 	t->sw = NULL;
-}
-
-static void
-sweep_drop(struct sc__sweep *sw)
-{
-	sc_batch_release(sw->run);
-	sc__mem_free(sw->buf);
-	sw->run = NULL;
-	sw->buf = NULL;
-	sw->n = 0;
-	sw->dead = false;
 }
 
 static bool
 in_merge(const struct sc_trace *t, size_t i)
 {
 	return t->merging && (i == t->mi || i == t->mi + 1);
+}
+
+/* Start reading run r from its first row. */
+static void
+sweep_begin(struct sweep_run *r, const struct sc_batch *run)
+{
+	r->run = sc_batch_retain((struct sc_batch *)run);
+	r->pos = 0;
 }
 
 /* Take the next run not in the merge in hand; false if none. */
@@ -728,52 +763,77 @@ sweep_take(struct sc_trace *t, struct sc__sweep *sw)
 
 		if (in_merge(t, i))
 			continue;
-		sw->run = sc_batch_retain(t->runs[i]);
-		sw->pos = 0;
+		sweep_begin(&sw->round, t->runs[i]);
 		return true;
 	}
 	return false;
 }
 
-/* Copy row i of run r (the row and its weight) into buf. */
+/* Copy rows [i, i + k) of the run (each row and its weight) into buf. */
 static void
-sweep_keep(const struct sc_trace *t, struct sc__sweep *sw, size_t i)
+sweep_keep(const struct sc_trace *t, struct sweep_run *r, size_t i, size_t k)
 {
-	uint64_t *rec = sw->buf + sw->n * (t->ncols + 1);
+	for (size_t j = i; j < i + k; j++) {
+		uint64_t *rec = r->buf + r->n * (t->ncols + 1);
 
-	memcpy(rec, sc_batch_row(sw->run, i), t->ncols * sizeof(uint64_t));
-	rec[t->ncols] = (uint64_t)sc_batch_weight(sw->run, i);
-	sw->n++;
+		memcpy(rec, sc_batch_row(r->run, j),
+		       t->ncols * sizeof(uint64_t));
+		rec[t->ncols] = (uint64_t)sc_batch_weight(r->run, j);
+		r->n++;
+	}
 }
 
-/* The first dead row: copy the live rows before it. False short of
+/* The first dead row: the live rows before it are copied over the next
+ * calls, budget permitting, before the read goes on. False short of
  * memory (the sweep gives this run up). */
 static bool
-sweep_first_dead(const struct sc_trace *t, struct sc__sweep *sw)
+sweep_first_dead(const struct sc_trace *t, struct sweep_run *r)
 {
-	size_t cap = sw->run->count;
+	size_t cap = r->run->count;
 
-	sw->buf = sc__mem_alloc(cap * (t->ncols + 1) * sizeof(uint64_t));
-	if (!sw->buf)
+	r->buf = sc__mem_alloc(cap * (t->ncols + 1) * sizeof(uint64_t));
+	if (!r->buf)
 		return false;
-	sw->dead = true;
-	for (size_t i = 0; i < sw->pos; i++)
-		sweep_keep(t, sw, i);
+	r->dead = true;
+	r->first = r->pos;
+	r->copied = 0;
 	return true;
 }
 
-/* Put the live rows buf[0..n) (capacity cap records) in place of runs[i];
- * no merge may be in hand on runs[i]. Short of memory the run stays. */
+/* Note dead row i, whose holds go when the run does. False short of
+ * memory. */
+static bool
+sweep_gone(struct sweep_run *r, size_t i)
+{
+	if (r->ngone == r->cap_gone) {
+		size_t cap = r->cap_gone ? 2 * r->cap_gone : 64;
+		size_t *g = realloc(r->gone, cap * sizeof(*g));
+
+		if (!g)
+			return false;
+		r->gone = g;
+		r->cap_gone = cap;
+	}
+	r->gone[r->ngone++] = i;
+	return true;
+}
+
+/*
+ * Put the live rows read by r in place of runs[i]; no merge may be in
+ * hand on runs[i]. The live rows keep the holds the run took for them,
+ * and only the dead ones let theirs go, so the swap costs the dead rows,
+ * not the run. Short of memory the run stays.
+ */
 static void
-swap_live(struct sc_trace *t, size_t i, uint64_t *buf, size_t n, size_t cap)
+swap_live(struct sc_trace *t, size_t i, struct sweep_run *r)
 {
 	struct sc_batch *live;
+	uint64_t *buf = r->buf;
 
-	if (sc__batch_adopt(t->ncols, buf, n, cap, &live))
-		return; /* adopt freed buf */
-	/* The live rows hold their ids before the run lets go of its. */
-	sc__symtab_hold(&t->sym, live);
-	sc__symtab_unhold(&t->sym, t->runs[i]);
+	r->buf = NULL; /* the batch owns it, or adopt frees it */
+	if (sc__batch_adopt(t->ncols, buf, r->n, r->run->count, &live))
+		return;
+	sc__symtab_unhold_pairs(&t->sym, t->runs[i], r->gone, r->ngone);
 	sc_batch_release(t->runs[i]);
 	memmove(&t->runs[i], &t->runs[i + 1],
 		(t->nruns - i - 1) * sizeof(struct sc_batch *));
@@ -789,65 +849,96 @@ swap_live(struct sc_trace *t, size_t i, uint64_t *buf, size_t n, size_t cap)
 /* The run has been read: swap the live rows in, if it is still a run and
  * not in the merge in hand. */
 static void
-sweep_finish(struct sc_trace *t, struct sc__sweep *sw)
+sweep_finish(struct sc_trace *t, struct sweep_run *r)
 {
-	uint64_t *buf;
 	size_t i;
 
-	for (i = 0; i < t->nruns && t->runs[i] != sw->run; i++)
+	for (i = 0; i < t->nruns && t->runs[i] != r->run; i++)
 		;
-	if (!sw->dead || i == t->nruns || in_merge(t, i)) {
-		sweep_drop(sw);
-		return;
-	}
-	buf = sw->buf;
-	sw->buf = NULL; /* the batch owns it, or adopt frees it */
-	swap_live(t, i, buf, sw->n, sw->run->count);
-	sweep_drop(sw);
+	if (r->dead && i < t->nruns && !in_merge(t, i))
+		swap_live(t, i, r);
+	sweep_drop(r);
 }
 
 /*
- * A merge has just put `run` in the trace: drop its rows below the latest
- * horizon a sweep was given (waterlines only rise, so it still holds). A
- * sweep alone could not keep up: the large runs it reads are often folded
+ * Read at most `budget` rows of r's run (a row copied from before the
+ * first dead one counts as one more), noting the dead ones, and swap the
+ * live rows in once the run is read whole. The units used.
+ */
+static size_t
+sweep_read(struct sc_trace *t, struct sweep_run *r, const struct sc__horizon *h,
+	   size_t budget)
+{
+	size_t used = 0;
+
+	while (r->run && used < budget) {
+		const uint64_t *row;
+
+		if (r->dead && r->copied < r->first) {
+			size_t k = r->first - r->copied;
+
+			if (k > budget - used)
+				k = budget - used;
+			sweep_keep(t, r, r->copied, k);
+			r->copied += k;
+			used += k;
+			continue;
+		}
+		if (r->pos == r->run->count) {
+			sweep_finish(t, r);
+			break;
+		}
+		row = sc_batch_row(r->run, r->pos);
+		if (sc__horizon_dead(h, row)) {
+			if ((!r->dead && !sweep_first_dead(t, r)) ||
+			    !sweep_gone(r, r->pos)) {
+				sweep_drop(r);
+				used++; /* the row read, so a round moves on */
+				break;
+			}
+		} else if (r->dead) {
+			sweep_keep(t, r, r->pos, 1);
+		}
+		r->pos++;
+		used++;
+	}
+	return used;
+}
+
+/*
+ * A merge has just put `run` in the trace: read it next for rows below
+ * the latest horizon a sweep was given (waterlines only rise, so it still
+ * holds), with what the merges leave of the trace's work budget. The
+ * round alone could not keep up: the large runs it reads are often folded
  * into a merge before it has read them whole, and its work on them is
- * lost, so dead rows would pile up in the runs that merge most. This pass
- * reads each row a merge wrote once more, which the merge's own budget
- * has paid for; the copy is made only when a row is dead.
+ * lost, so dead rows would pile up in the runs that merge most. A read in
+ * hand of a run still in the trace goes on (a stream of small merges
+ * would otherwise never let a large run be read whole); the new run then
+ * waits for the round or the next merge.
  */
 static void
-merge_clean(struct sc_trace *t, const struct sc_batch *run)
+clean_start(struct sc_trace *t, const struct sc_batch *run)
 {
-	const struct sc__horizon *h;
-	uint64_t *buf, *rec;
-	size_t i, first, n = 0;
+	struct sweep_run *f;
 
 	if (!t->sw || t->sw->h.n == 0)
 		return;
-	h = &t->sw->h;
-	for (i = 0; i < t->nruns && t->runs[i] != run; i++)
-		;
-	if (i == t->nruns || in_merge(t, i))
-		return;
-	for (first = 0; first < run->count; first++)
-		if (sc__horizon_dead(h, sc_batch_row(run, first)))
-			break;
-	if (first == run->count)
-		return;
-	buf = sc__mem_alloc(run->count * (t->ncols + 1) * sizeof(uint64_t));
-	if (!buf)
-		return;
-	for (size_t r = 0; r < run->count; r++) {
-		const uint64_t *row = sc_batch_row(run, r);
-
-		if (r >= first && sc__horizon_dead(h, row))
-			continue;
-		rec = buf + n * (t->ncols + 1);
-		memcpy(rec, row, t->ncols * sizeof(uint64_t));
-		rec[t->ncols] = (uint64_t)sc_batch_weight(run, r);
-		n++;
+	f = &t->sw->fresh;
+	if (f->run) {
+		for (size_t i = 0; i < t->nruns; i++)
+			if (t->runs[i] == f->run && !in_merge(t, i))
+				return;
+		sweep_drop(f);
 	}
-	swap_live(t, i, buf, n, run->count);
+	sweep_begin(f, run);
+}
+
+static size_t
+clean_work(struct sc_trace *t, size_t budget)
+{
+	if (!t->sw || !t->sw->fresh.run)
+		return 0;
+	return sweep_read(t, &t->sw->fresh, &t->sw->h, budget);
 }
 
 void
@@ -863,21 +954,8 @@ sc__trace_sweep(struct sc_trace *t, const struct sc__horizon *h, size_t budget)
 	}
 	sw->h = *h;
 	while (budget > 0) {
-		if (!sw->run && !sweep_take(t, sw))
+		if (!sw->round.run && !sweep_take(t, sw))
 			return;
-		for (; sw->pos < sw->run->count && budget > 0;
-		     sw->pos++, budget--) {
-			bool dead =
-			    sc__horizon_dead(h, sc_batch_row(sw->run, sw->pos));
-
-			if (dead && !sw->dead && !sweep_first_dead(t, sw)) {
-				sweep_drop(sw);
-				return;
-			}
-			if (!dead && sw->dead)
-				sweep_keep(t, sw, sw->pos);
-		}
-		if (sw->pos == sw->run->count)
-			sweep_finish(t, sw);
+		budget -= sweep_read(t, &sw->round, h, budget);
 	}
 }

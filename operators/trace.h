@@ -36,7 +36,10 @@
  * traces for rows no future delta can reach: one run at a time, a bounded
  * number of rows per call, the run rewritten without them and swapped in
  * once read whole (so lookups stay exact meanwhile). A run a merge takes
- * meanwhile is swept again on a later round.
+ * meanwhile is swept again on a later round. The run each merge writes is
+ * read next, with the merge work's budget (sc_trace_work), so that dead
+ * rows do not pile up in the runs that merge most; no call reads or
+ * copies more rows than its budget.
  *
  * A trace is single-threaded (like everything in operators/). The batches
  * it holds are shared read-only, so a batch inserted here may still be read
@@ -83,8 +86,10 @@ int sc_trace_insert(struct sc_trace *t, struct sc_batch *b);
  * sc_trace_work - do at most `budget` units of merge work. One unit is one
  * step of a merge: it moves one input row (or two equal rows, which it
  * adds) and emits at most one. Writes the units done into *done if done is
- * not NULL (less than budget means no work is left). Returns 0, SC_EINVAL
- * or SC_ENOMEM; never SC_EOVERFLOW. A merge whose two runs alone pass
+ * not NULL (less than budget means no work is left). With cleanup on
+ * (waterline.h), as many units again read the run the last merge wrote
+ * for dead rows (a row read or copied a unit; not counted in *done). Returns 0,
+ * SC_EINVAL or SC_ENOMEM; never SC_EOVERFLOW. A merge whose two runs alone pass
  * int64 (+MAX and +1, with -1 in a third) folds the whole spine into one
  * run instead, so the merge schedule never decides anything. When a
  * row's weights summed over ALL the runs leave int64, that is a partial

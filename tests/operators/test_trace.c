@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "operators/trace.h"
+#include "operators/waterline_int.h"
 #include "tests/support/prop.h"
 #include "tests/support/zset_gen.h"
 
@@ -436,4 +437,66 @@ Test(trace, merge_work_per_insert_is_bounded_by_its_fuel)
 		free(rows);
 		free(w);
 	}
+}
+
+/* A batch of the 1-column rows lo, lo + 1, ..., hi - 1, each of weight 1. */
+static struct sc_batch *
+span(uint64_t lo, uint64_t hi)
+{
+	uint64_t *w = malloc((hi - lo) * sizeof(*w));
+	struct sc_batch *b;
+
+	cr_assert_not_null(w);
+	for (uint64_t i = lo; i < hi; i++)
+		w[i - lo] = i;
+	cr_assert_eq(sc_batch_from_records(1, w, NULL, hi - lo, &b), 0);
+	free(w);
+	return b;
+}
+
+/*
+ * With cleanup on, the run a merge writes loses its dead rows, but over
+ * later calls, a budget of rows read (and copied) at a time, never in the
+ * call that ends the merge: no call does work in proportion to the run.
+ * The rows read stay exact meanwhile, and the dead ones go once the run
+ * has been read whole.
+ */
+Test(trace, cleanup_reads_a_merged_run_a_budget_at_a_time)
+{
+	enum { N = 2000, DEAD = 500, BUDGET = 16 };
+	struct sc__horizon h = {.n = 1};
+	struct sc_trace *t;
+	struct sc_batch *a = span(0, N / 2), *b = span(N / 2, N), *all;
+	size_t calls = 0, merged_at = 0, done;
+
+	h.col[0] = 0;
+	h.min[0] = DEAD; /* rows 0..DEAD-1 are dead */
+	cr_assert_eq(sc_trace_create(1, &t), 0);
+	sc__trace_sweep(t, &h, 0); /* the horizon, and no sweep work */
+	cr_assert_eq(sc_trace_insert(t, a), 0);
+	cr_assert_eq(sc_trace_insert(t, b), 0);
+	cr_assert_eq(sc_trace_runs(t), 2);
+	while (sc_trace_rows(t) == N) {
+		cr_assert_eq(sc_trace_work(t, BUDGET, &done), 0);
+		calls++;
+		if (!merged_at && sc_trace_runs(t) == 1)
+			merged_at = calls;
+		cr_assert_lt(calls, (size_t)10 * N, "the dead rows never went");
+	}
+	cr_assert_gt(merged_at, 0);
+	/* The merge took N / BUDGET calls; reading the run it wrote took at
+	 * least as many again. */
+	cr_assert_geq(merged_at, N / BUDGET);
+	cr_assert_geq(calls - merged_at, N / BUDGET - 1,
+		      "the merged run was cleaned in %zu calls",
+		      calls - merged_at);
+	cr_assert_eq(sc_trace_rows(t), N - DEAD);
+	cr_assert_eq(sc_trace_integral(t, &all), 0);
+	cr_assert_eq(all->count, N - DEAD);
+	for (size_t i = 0; i < all->count; i++)
+		cr_assert_eq(sc_batch_row(all, i)[0], DEAD + i);
+	sc_batch_release(all);
+	sc_batch_release(a);
+	sc_batch_release(b);
+	sc_trace_destroy(t);
 }
