@@ -56,14 +56,25 @@ void sc__mem_hint_huge(void *p, size_t len);
  * defrag=madvise a synchronous compaction per huge page: milliseconds
  * on a loaded VM) leaves the thread that runs a step. A hint: it returns
  * at once and may do nothing (a full queue, a kernel without
- * MADV_POPULATE_WRITE, no thread). Populating changes no byte, so the
- * memory may be written, freed or reused meanwhile: a populate of memory
- * freed since costs at most the pages, and its error is ignored. The
- * thread starts at the first call, blocks every signal, and lives until
- * the process exits. Returns the request's ticket (> 0), for
- * sc__mem_prefault_over, or 0 when nothing was queued. Any thread.
+ * MADV_POPULATE_WRITE, no thread). Each populated page is then read once
+ * from the thread (where the machine maps a process's pages lazily, the
+ * first touch from user mode costs microseconds even of a present page).
+ * Populating and reading change no byte, so the memory may be written
+ * meanwhile; but it must stay mapped, so the owner frees it with
+ * sc__mem_prefault_free, never free. The thread starts at the first
+ * call, blocks every signal, and lives until the process exits. Returns
+ * the request's ticket (> 0), for sc__mem_prefault_over, or 0 when
+ * nothing was queued. Any thread.
  */
 uint64_t sc__mem_prefault(void *p, size_t len);
+
+/*
+ * sc__mem_prefault_free - free p, from malloc, once the prefault of
+ * `ticket` (0: none) is over: at once if it is, else by the background
+ * thread after it (or, its queue full, after waiting for it here). NULL
+ * is allowed. Any thread.
+ */
+void sc__mem_prefault_free(void *p, uint64_t ticket);
 
 /* sc__mem_prefault_over - whether the request of `ticket` is over
  * (populated, or given up: the caller's own writes fault what is left).

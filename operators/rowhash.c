@@ -37,14 +37,18 @@
  * Preparing a growth (rowhash_int.h): it starts at a load of
  * RH_PREP_NUM / RH_PREP_DEN, and each reserve faults in RH_TOUCH_PER_ROW
  * records' worth of the next array per row reserved, at least a huge
- * page. From 3/8 to 1/2 of S slots come S/8 rows, and the next array
- * has 2S slots: 16 records a row; 32 leaves a margin for the drain of
- * the growth before, which must end before the switch.
+ * page of an array that has the huge-page hint (one fault brings the
+ * whole of it), else RH_TOUCH_MIN_SMALL (a fault a page: 512 of them at
+ * once were a step of milliseconds). From 3/8 to 1/2 of S slots come
+ * S/8 rows, and the next array has 2S slots: 16 records a row; 32 leaves
+ * a margin for the drain of the growth before, which must end before the
+ * switch.
  */
-#define RH_PREP_NUM	 3
-#define RH_PREP_DEN	 8
-#define RH_TOUCH_PER_ROW 32
-#define RH_TOUCH_MIN	 ((size_t)2 << 20)
+#define RH_PREP_NUM	   3
+#define RH_PREP_DEN	   8
+#define RH_TOUCH_PER_ROW   32
+#define RH_TOUCH_MIN	   ((size_t)2 << 20)
+#define RH_TOUCH_MIN_SMALL ((size_t)64 << 10)
 
 /*
  * The touches wait for the background prefault (mem_int.h) while the table
@@ -68,9 +72,13 @@ sc__rowhash_init(struct sc__rowhash *h, uint32_t ncols)
 void
 sc__rowhash_fini(struct sc__rowhash *h)
 {
-	free(h->recs);
-	free(h->old);
-	free(h->next);
+	/* An array a prefault may still read is freed after it. */
+	sc__mem_prefault_free(h->recs, h->rticket);
+	sc__mem_prefault_free(h->old, h->oticket);
+	sc__mem_prefault_free(h->next, h->ticket);
+	h->rticket = 0;
+	h->oticket = 0;
+	h->ticket = 0;
 	h->next = NULL;
 	h->nmask = 0;
 	h->touched = 0;
@@ -281,7 +289,8 @@ drain(struct sc__rowhash *h, size_t budget)
 	h->on = on;
 	h->dn = dn;
 	if (on == 0) {
-		free(old);
+		sc__mem_prefault_free(old, h->oticket);
+		h->oticket = 0;
 		h->old = NULL;
 		h->omask = 0;
 		h->drain = 0;
@@ -330,7 +339,8 @@ relayout(struct sc__rowhash *h, size_t nslots, bool wide)
 		memcpy(dst, rec, (size_t)h->ncols * 8);
 		rec_set(h, dst, rec_exact(&o, rec));
 	}
-	free(o.recs);
+	sc__mem_prefault_free(o.recs, o.rticket);
+	h->rticket = 0;
 	return 0;
 }
 
@@ -357,7 +367,7 @@ array_alloc(const struct sc__rowhash *h, size_t nslots)
 static void
 unprepare(struct sc__rowhash *h)
 {
-	free(h->next);
+	sc__mem_prefault_free(h->next, h->ticket);
 	h->next = NULL;
 	h->nmask = 0;
 	h->touched = 0;
@@ -378,13 +388,15 @@ touch(struct sc__rowhash *h, size_t bytes)
 	}
 }
 
-/* Make recs (nslots slots, empty) the current array; the current one, if
- * it holds rows, becomes the old one, drained later. No growth in hand. */
+/* Make recs (nslots slots, empty, its prefault `ticket`) the current
+ * array; the current one, if it holds rows, becomes the old one, drained
+ * later. No growth in hand. */
 static void
-switch_to(struct sc__rowhash *h, uint64_t *recs, size_t nslots)
+switch_to(struct sc__rowhash *h, uint64_t *recs, size_t nslots, uint64_t ticket)
 {
 	if (h->recs && h->n > 0) {
 		h->old = h->recs;
+		h->oticket = h->rticket;
 		h->omask = h->mask;
 		h->on = h->n;
 		/* Begin at an empty slot, so that no cluster is cut. */
@@ -394,18 +406,21 @@ switch_to(struct sc__rowhash *h, uint64_t *recs, size_t nslots)
 		h->dn = 0;
 		h->stray = 0;
 	} else {
-		free(h->recs);
+		sc__mem_prefault_free(h->recs, h->rticket);
 	}
 	h->recs = recs;
+	h->rticket = ticket;
 	h->mask = nslots - 1;
 }
 
-/* Take the prepared array out of h (its owner now the caller). */
+/* Take the prepared array out of h (its owner now the caller), and its
+ * prefault's ticket into *ticket. */
 static uint64_t *
-take_next(struct sc__rowhash *h)
+take_next(struct sc__rowhash *h, uint64_t *ticket)
 {
 	uint64_t *recs = h->next;
 
+	*ticket = h->ticket;
 	h->next = NULL;
 	h->nmask = 0;
 	h->touched = 0;
@@ -421,11 +436,11 @@ take_next(struct sc__rowhash *h)
 static int
 grow_sliced(struct sc__rowhash *h, size_t nslots)
 {
-	uint64_t *recs;
+	uint64_t *recs, ticket = 0;
 
 	if (h->next && h->nmask + 1 >= nslots) {
 		nslots = h->nmask + 1;
-		recs = take_next(h);
+		recs = take_next(h, &ticket);
 	} else {
 		recs = array_alloc(h, nslots);
 		if (!recs)
@@ -433,7 +448,7 @@ grow_sliced(struct sc__rowhash *h, size_t nslots)
 		unprepare(h);
 	}
 	sc__rowhash_settle(h);
-	switch_to(h, recs, nslots);
+	switch_to(h, recs, nslots, ticket);
 	return 0;
 }
 
@@ -448,7 +463,7 @@ static void
 prepare(struct sc__rowhash *h, size_t bytes)
 {
 	size_t nslots = h->mask + 1, total;
-	uint64_t was;
+	uint64_t was, *recs, ticket;
 
 	if (!h->next) {
 		if (h->old || h->wide ||
@@ -480,7 +495,8 @@ prepare(struct sc__rowhash *h, size_t bytes)
 	if (h->old || h->touched < total)
 		return;
 	nslots = h->nmask + 1;
-	switch_to(h, take_next(h), nslots);
+	recs = take_next(h, &ticket);
+	switch_to(h, recs, nslots, ticket);
 }
 
 /* Grow to nslots slots: in slices when narrow; a wide table (never
@@ -517,7 +533,8 @@ grow(struct sc__rowhash *h, size_t nslots)
 		memcpy(rec_at(h, find_slot(h, rec, sc__rowhash_hash(h, rec))),
 		       rec, (size_t)h->stride * 8);
 	}
-	free(old);
+	sc__mem_prefault_free(old, h->rticket);
+	h->rticket = 0;
 	return 0;
 }
 
@@ -542,9 +559,12 @@ int
 sc__rowhash_reserve(struct sc__rowhash *h, size_t more)
 {
 	size_t need = h->n + more, nslots;
-	size_t budget = RH_DRAIN_MIN, bytes = RH_TOUCH_MIN;
+	size_t budget = RH_DRAIN_MIN, bytes = RH_TOUCH_MIN_SMALL;
 	uint64_t was;
 	int rc;
+
+	if (h->recs && (h->mask + 1) * 2 * (size_t)h->stride * 8 >= SC__MEM_BIG)
+		bytes = RH_TOUCH_MIN; /* the next array is twice this one */
 
 	if (need < h->n || need > SIZE_MAX / LOAD_DEN)
 		return sc__fail(SC_ENOMEM, "row table: %zu rows", need);

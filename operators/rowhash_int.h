@@ -65,11 +65,15 @@
  * the whole array's zeroing in one step again. So a growth is prepared
  * ahead: once the table is 3/8 full the next array is allocated and
  * handed to the background prefault (mem_int.h), which faults it in off
- * the thread that steps; the table switches to it once the prefault is
- * over. Should the table reach 13/32 before that (or no prefault run:
- * an old kernel), each reserve touches its pages in proportion to the
- * rows it reserves, and it switches once all are touched (or at once,
- * should a reserve find no room before that).
+ * the thread that steps, and reads a word of each page as well (where a
+ * machine maps pages to a process lazily, the first touch of a present
+ * page still costs microseconds: a whole drain's worth of them); the
+ * table switches to it once the prefault is over. An array a prefault
+ * may still read is freed after it (sc__mem_prefault_free): each array
+ * keeps its ticket. Should the table reach 13/32 before that (or no prefault
+ * run: an old kernel), each reserve touches its pages in proportion to the rows
+ * it reserves, and it switches once all are touched (or at once, should a
+ * reserve find no room before that).
  *
  * Weights past int64. A row's integrated weight may
  * leave int64 between steps and come back (+MAX, +1, -1): how a schedule
@@ -94,31 +98,33 @@
 #include "operators/schema.h"
 
 struct sc__rowhash {
-	uint32_t ncols;	 /* words per row */
-	uint32_t stride; /* ncols + 1: the row, then its weight; wide:
-			    ncols + 3, the row, the view, lo, hi */
-	bool wide;	 /* records hold 128-bit weights (see above) */
-	size_t nwide;	 /* wide: rows whose weight is outside int64 */
-	size_t n;	 /* rows held, each of non-zero weight */
-	size_t mask;	 /* slots - 1 (slots a power of two), 0 if none */
-	uint64_t *recs;	 /* (mask + 1) * stride words, or NULL */
-	uint64_t *old;	 /* growing: the array being drained, in the
-			    narrow layout, else NULL */
-	size_t omask;	 /* its slots - 1 */
-	size_t on;	 /* records left in it (counted in n too) */
-	size_t drain;	 /* the next of its slots the drain looks at: the
-			    clusters behind it, back to dstart, are gone */
-	size_t dstart;	 /* the slot the drain began at (empty then) */
-	size_t dn;	 /* slots the drain has walked from dstart */
-	size_t stray;	 /* rows inserted into the new array while their
-			    old home was not yet drained (the old array
-			    full): lookups that miss the old array look
-			    in the new one too while any may exist */
-	uint64_t *next;	 /* a growth prepared: the next array, empty,
-			    narrow, or NULL */
-	size_t nmask;	 /* its slots - 1 */
-	size_t touched;	 /* bytes of it faulted in so far */
-	uint64_t ticket; /* its prefault (sc__mem_prefault), 0: none */
+	uint32_t ncols;	  /* words per row */
+	uint32_t stride;  /* ncols + 1: the row, then its weight; wide:
+			     ncols + 3, the row, the view, lo, hi */
+	bool wide;	  /* records hold 128-bit weights (see above) */
+	size_t nwide;	  /* wide: rows whose weight is outside int64 */
+	size_t n;	  /* rows held, each of non-zero weight */
+	size_t mask;	  /* slots - 1 (slots a power of two), 0 if none */
+	uint64_t *recs;	  /* (mask + 1) * stride words, or NULL */
+	uint64_t *old;	  /* growing: the array being drained, in the
+			     narrow layout, else NULL */
+	size_t omask;	  /* its slots - 1 */
+	size_t on;	  /* records left in it (counted in n too) */
+	size_t drain;	  /* the next of its slots the drain looks at: the
+			     clusters behind it, back to dstart, are gone */
+	size_t dstart;	  /* the slot the drain began at (empty then) */
+	size_t dn;	  /* slots the drain has walked from dstart */
+	size_t stray;	  /* rows inserted into the new array while their
+			     old home was not yet drained (the old array
+			     full): lookups that miss the old array look
+			     in the new one too while any may exist */
+	uint64_t *next;	  /* a growth prepared: the next array, empty,
+			     narrow, or NULL */
+	size_t nmask;	  /* its slots - 1 */
+	size_t touched;	  /* bytes of it faulted in so far */
+	uint64_t ticket;  /* its prefault (sc__mem_prefault), 0: none */
+	uint64_t rticket; /* the prefault recs had as the next array, and */
+	uint64_t oticket; /* old's: each freed after it (mem_int.h) */
 };
 
 void sc__rowhash_init(struct sc__rowhash *h, uint32_t ncols);
