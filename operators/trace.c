@@ -865,6 +865,17 @@ sweep_finish(struct sc_trace *t, struct sweep_run *r)
  * first dead one counts as one more), noting the dead ones, and swap the
  * live rows in once the run is read whole. The units used.
  */
+/* The first dead row of r's run in [r->pos, end), or end. */
+static size_t
+scan_live(const struct sweep_run *r, const struct sc__horizon *h, size_t end)
+{
+	size_t i = r->pos;
+
+	while (i < end && !sc__horizon_dead(h, sc_batch_row(r->run, i)))
+		i++;
+	return i;
+}
+
 static size_t
 sweep_read(struct sc_trace *t, struct sweep_run *r, const struct sc__horizon *h,
 	   size_t budget)
@@ -872,7 +883,7 @@ sweep_read(struct sc_trace *t, struct sweep_run *r, const struct sc__horizon *h,
 	size_t used = 0;
 
 	while (r->run && used < budget) {
-		const uint64_t *row;
+		size_t count = r->run->count, end;
 
 		if (r->dead && r->copied < r->first) {
 			size_t k = r->first - r->copied;
@@ -884,19 +895,28 @@ sweep_read(struct sc_trace *t, struct sweep_run *r, const struct sc__horizon *h,
 			used += k;
 			continue;
 		}
-		if (r->pos == r->run->count) {
+		if (r->pos == count) {
 			sweep_finish(t, r);
 			break;
 		}
-		row = sc_batch_row(r->run, r->pos);
-		if (sc__horizon_dead(h, row)) {
+		if (!r->dead) { /* no copy yet: a plain scan */
+			end = count - r->pos > budget - used
+				  ? r->pos + (budget - used)
+				  : count;
+			end = scan_live(r, h, end);
+			used += end - r->pos;
+			r->pos = end;
+			if (end == count || used == budget)
+				continue;
+		}
+		if (sc__horizon_dead(h, sc_batch_row(r->run, r->pos))) {
 			if ((!r->dead && !sweep_first_dead(t, r)) ||
 			    !sweep_gone(r, r->pos)) {
 				sweep_drop(r);
 				used++; /* the row read, so a round moves on */
 				break;
 			}
-		} else if (r->dead) {
+		} else {
 			sweep_keep(t, r, r->pos, 1);
 		}
 		r->pos++;
