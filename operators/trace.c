@@ -470,7 +470,7 @@ merge_overflowed(struct sc_trace *t, int rc)
 }
 
 /* Advance the merge in hand; on completion swap its result in. */
-static void clean_start(struct sc_trace *t, const struct sc_batch *run);
+static void clean_start(struct sc_trace *t, struct sc_batch *run);
 static size_t clean_work(struct sc_trace *t, size_t budget);
 
 static int
@@ -748,9 +748,9 @@ in_merge(const struct sc_trace *t, size_t i)
 
 /* Start reading run r from its first row. */
 static void
-sweep_begin(struct sweep_run *r, const struct sc_batch *run)
+sweep_begin(struct sweep_run *r, struct sc_batch *run)
 {
-	r->run = sc_batch_retain((struct sc_batch *)run);
+	r->run = sc_batch_retain(run);
 	r->pos = 0;
 }
 
@@ -860,11 +860,6 @@ sweep_finish(struct sc_trace *t, struct sweep_run *r)
 	sweep_drop(r);
 }
 
-/*
- * Read at most `budget` rows of r's run (a row copied from before the
- * first dead one counts as one more), noting the dead ones, and swap the
- * live rows in once the run is read whole. The units used.
- */
 /* The first dead row of r's run in [r->pos, end), or end. */
 static size_t
 scan_live(const struct sweep_run *r, const struct sc__horizon *h, size_t end)
@@ -876,6 +871,11 @@ scan_live(const struct sweep_run *r, const struct sc__horizon *h, size_t end)
 	return i;
 }
 
+/*
+ * Read at most `budget` rows of r's run (a row copied from before the
+ * first dead one counts as one more), noting the dead ones, and swap the
+ * live rows in once the run is read whole. The units used.
+ */
 static size_t
 sweep_read(struct sc_trace *t, struct sweep_run *r, const struct sc__horizon *h,
 	   size_t budget)
@@ -937,7 +937,7 @@ sweep_read(struct sc_trace *t, struct sweep_run *r, const struct sc__horizon *h,
  * waits for the round or the next merge.
  */
 static void
-clean_start(struct sc_trace *t, const struct sc_batch *run)
+clean_start(struct sc_trace *t, struct sc_batch *run)
 {
 	struct sweep_run *f;
 
