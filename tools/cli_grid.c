@@ -100,6 +100,8 @@ struct arrival {
 struct latency {
 	const struct sc_grid *gr;
 	_Atomic uint64_t measured_from; /* the first stamp that counts */
+	_Atomic uint64_t kept_from;	/* the first stamp the run's figures
+					 * keep (`all`: after --warmup) */
 	_Atomic uint64_t done;		/* newest stamp seen */
 	_Atomic uint64_t done_ns;	/* when it was seen */
 	_Atomic uint64_t events;	/* of the measured batches seen */
@@ -139,8 +141,11 @@ on_totals(void *ctx, int node, const struct sc_batch *delta)
 					     memory_order_relaxed))
 			continue; /* the floor's own batches */
 		atomic_fetch_add_explicit(&l->events, n, memory_order_relaxed);
-		/* The last event waited least, the first longest. */
-		cli_hist_add_linear(&l->all, lo, step, n);
+		/* The last event waited least, the first longest. The
+		 * progress lines see the warm-up's events too. */
+		if (q >=
+		    atomic_load_explicit(&l->kept_from, memory_order_relaxed))
+			cli_hist_add_linear(&l->all, lo, step, n);
 		cli_hist_add_linear(&l->interval, lo, step, n);
 	}
 	return 0;
@@ -478,6 +483,7 @@ run_finish(struct run_ctx *x, struct cli_run_result *r, uint64_t t_end)
 	if (x->cfg->hist_out)
 		*x->cfg->hist_out = counts;
 	r->latency_measured = x->stamps_here;
+	r->latency_events = counts.n;
 	r->seconds = (double)(t_end - x->t0) / 1e9;
 	r->eps = r->seconds > 0 ? (double)r->events / r->seconds : 0.0;
 	r->p50_us = cli_hist_quantile_us(&counts, 0.50);
@@ -630,6 +636,8 @@ run_loop(struct run_ctx *x, struct cli_run_result *r)
 	const struct cli_run_cfg *cfg = x->cfg;
 	const bool open = x->step_ns > 0;
 	uint64_t end = run_end(cfg, x->t0), t_stop;
+	uint64_t warm_end = x->t0 + (uint64_t)(cfg->warmup * 1e9);
+	bool warm = cfg->warmup <= 0;
 	int rc;
 
 	for (;;) {
@@ -660,6 +668,13 @@ run_loop(struct run_ctx *x, struct cli_run_result *r)
 		 * (the reference has it): its events as arrived now. */
 		if (cli_signal_caught())
 			p.first = p.last = 0;
+		/* The first batch submitted once the warm-up is over is the
+		 * first the run's latency keeps (set before its output can
+		 * come through). */
+		if (!warm && sc_bench_now_ns() >= warm_end) {
+			atomic_store(&x->lat->kept_from, sc_grid_seq(x->gr));
+			warm = true;
+		}
 		rc = run_submit(x, r, b, sc_grid_seq(x->gr), p.n, p.first,
 				p.last);
 		sc_batch_release(b);
@@ -835,6 +850,7 @@ cli_grid_run(const struct cli_run_cfg *cfg, struct cli_run_result *r)
 	    !across)
 		goto cleanup;
 	atomic_store(&x.lat->measured_from, sc_grid_seq(x.gr) + 1);
+	atomic_store(&x.lat->kept_from, cfg->warmup > 0 ? UINT64_MAX : 0);
 	x.t0 = x.last_ns = x.checked = sc_bench_now_ns();
 	x.last_done = 0; /* events of measured batches seen */
 	/* Across ranks a failure of the host's loop still goes through

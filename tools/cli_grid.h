@@ -32,6 +32,9 @@ struct cli_run_cfg {
 			    lets the host go (closed loop) */
 	double linger;	 /* open loop: the longest a batch waits for its
 			    events, in us (0: until it is full) */
+	double warmup;	 /* run --warmup S: the events of batches submitted
+			    in the run's first S seconds are left out of its
+			    latency figures (0: none) */
 	uint32_t batch;	 /* edits per batch */
 	int64_t rows, cols;
 	uint64_t seed;
@@ -82,8 +85,9 @@ struct cli_run_result {
 	/* Per event: from its arrival (open loop: its due time on the
 	 * schedule; closed loop: its batch's submit) to its output. */
 	double p50_us, p90_us, p99_us, p999_us, max_us;
-	double achieved_eps; /* open loop: the rate the schedule was kept */
-	bool rate_short;     /* achieved_eps < 95% of the offered rate */
+	uint64_t latency_events; /* the events those figures count */
+	double achieved_eps;	 /* open loop: the rate the schedule was kept */
+	bool rate_short;	 /* achieved_eps < 95% of the offered rate */
 	struct cli_run_floor floor;
 	int interrupted; /* the signal that ended the run early, or 0 */
 	uint64_t turns, kicks, efull;

@@ -47,6 +47,9 @@ const char cli_usage_run[] =
     "                    has waited US microseconds, full or not (default:\n"
     "                    when full; at low rates a full batch of 256 makes\n"
     "                    its first events wait most of its interval)\n"
+    "  --warmup S        leave the events submitted in the first S\n"
+    "                    seconds out of the latency figures (steady\n"
+    "                    state apart from start-up; default 0)\n"
     "  --rows N --cols N grid size (default 256 x 256)\n"
     "  --seed S          the edit generator's seed (default 1)\n"
     "  --capacity C      edge capacity in frames, a power of two (64);\n"
@@ -109,6 +112,7 @@ json_config(const struct cli_run_cfg *c, struct cli_json *j)
 	cli_json_uint(j, "batch", c->batch);
 	json_opt(j, "rate", c->rate > 0, c->rate);
 	json_opt(j, "linger_us", c->linger > 0, c->linger);
+	json_opt(j, "warmup_s", c->warmup > 0, c->warmup);
 	cli_json_int(j, "rows", c->rows);
 	cli_json_int(j, "cols", c->cols);
 	cli_json_uint(j, "seed", c->seed);
@@ -141,11 +145,14 @@ json_latency(const struct cli_run_cfg *c, const struct cli_run_result *r,
 	cli_json_text(j, "unit", "us");
 	cli_json_text(j, "better", "lower");
 	cli_json_real(j, "relative_error", 0.03125);
-	cli_json_real(j, "p50_us", r->p50_us);
-	cli_json_real(j, "p90_us", r->p90_us);
-	cli_json_real(j, "p99_us", r->p99_us);
-	cli_json_real(j, "p999_us", r->p999_us);
-	cli_json_real(j, "max_us", r->max_us);
+	cli_json_real(j, "warmup_s", c->warmup);
+	cli_json_uint(j, "events", r->latency_events);
+	/* No event counted (a warm-up longer than the run): no figure. */
+	json_opt(j, "p50_us", r->latency_events > 0, r->p50_us);
+	json_opt(j, "p90_us", r->latency_events > 0, r->p90_us);
+	json_opt(j, "p99_us", r->latency_events > 0, r->p99_us);
+	json_opt(j, "p999_us", r->latency_events > 0, r->p999_us);
+	json_opt(j, "max_us", r->latency_events > 0, r->max_us);
 	cli_json_close(j);
 }
 
@@ -277,14 +284,21 @@ run_print_summary(const struct cli_run_cfg *c, const struct cli_run_result *r)
 			      "  open loop: offered %.0f events/s, schedule "
 			      "kept at %.0f events/s\n",
 			      c->rate, r->achieved_eps);
-	if (r->latency_measured)
+	if (r->latency_measured && c->warmup > 0)
+		(void)fprintf(o,
+			      "  latency counted after a warm-up of %.3g s: "
+			      "%" PRIu64 " of the events%s\n",
+			      c->warmup, r->latency_events,
+			      r->latency_events ? ""
+						: " (the run ended first)");
+	if (r->latency_measured && r->latency_events > 0)
 		(void)fprintf(o,
 			      "  latency per event, %s -> output: p50 %.1f "
 			      "us, p90 %.1f us, p99 %.1f us, p99.9 %.1f us, "
 			      "max %.1f us\n",
 			      c->rate > 0 ? "arrival" : "submit", r->p50_us,
 			      r->p90_us, r->p99_us, r->p999_us, r->max_us);
-	else
+	else if (!r->latency_measured)
 		(void)fprintf(o, "  latency: not measured (the totals output "
 				 "runs on another rank than the host's)\n");
 	run_print_floor(o, r);
@@ -427,6 +441,9 @@ run_parse(struct cli_args *a, struct cli_run_cfg *c)
 		} else if (cli_args_opt(a, "--linger", &v)) {
 			c->linger =
 			    cli_parse_double("run", "--linger", v, 0.001, 1e9);
+		} else if (cli_args_opt(a, "--warmup", &v)) {
+			c->warmup =
+			    cli_parse_double("run", "--warmup", v, 0.0, 1e6);
 		} else if (cli_args_opt(a, "--panic-rate", &v)) {
 			c->panic_rate = cli_parse_double("run", "--panic-rate",
 							 v, 0.0, 1.0);
@@ -477,6 +494,12 @@ cli_cmd_run(int argc, char **argv)
 	if (c.linger > 0 && c.rate <= 0)
 		cli_die_usage("run",
 			      "--linger needs --rate (an open-loop run)");
+	if (c.seconds > 0 && c.warmup >= c.seconds)
+		cli_die_usage(
+		    "run",
+		    "--warmup %g: the run lasts %g s (--seconds), and "
+		    "a warm-up must end before it",
+		    c.warmup, c.seconds);
 	run_check_cfg(&c);
 	cli_plot_check("run", c.plot);
 	host = cli_ranks_rank() == 0;

@@ -193,6 +193,46 @@ PY
     ${CMAKE_CURRENT_LIST_DIR}/report_check.py)
 set_tests_properties(cli.report_of_every_command_validates_against_the_schema
                      PROPERTIES LABELS "units;threaded" TIMEOUT 300)
+# --warmup S leaves the events of the batches submitted in the first S
+# seconds out of the latency: an open-loop run of 1 s at 100,000 events/s
+# with a warm-up of 0.5 s counts about half its events (every one without
+# a warm-up), says so in the summary and the report (which validates), and
+# a warm-up that outlasts a run of --events counts none, with no
+# percentile.
+add_test(NAME cli.run_warmup_leaves_the_start_out_of_the_latency
+         COMMAND sh -c [=[d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
+           exe=$0 schema=$1 check=$2
+           timeout 60 "$exe" run --workers 1 --rate 100000 --seconds 1 --warmup 0.5 --json "$d/warm.json" >"$d/warm.out" 2>&1 || { cat "$d/warm.out"; exit 1; }
+           grep -qE "latency counted after a warm-up of 0.5 s: [0-9]+ of the events$" "$d/warm.out" || { cat "$d/warm.out"; echo "no warm-up line"; exit 1; }
+           timeout 60 "$exe" run --workers 1 --rate 100000 --seconds 1 --json "$d/all.json" >/dev/null 2>&1 || exit 1
+           timeout 60 "$exe" run --workers 1 --events 20000 --warmup 100 --json "$d/none.json" >"$d/none.out" 2>&1 || { cat "$d/none.out"; exit 1; }
+           grep -q "warm-up of 100 s: 0 of the events (the run ended first)" "$d/none.out" || { cat "$d/none.out"; exit 1; }
+           ! grep -q "latency per event" "$d/none.out" || { cat "$d/none.out"; echo "percentiles of no event"; exit 1; }
+           python3 "$check" "$schema" "$d"/*.json || exit 1
+           python3 - "$d" <<'PY'
+import json, sys
+d = sys.argv[1]
+w, a, n = (json.load(open("%s/%s.json" % (d, k))) for k in ("warm", "all", "none"))
+wl, al, nl = w["results"]["latency"], a["results"]["latency"], n["results"]["latency"]
+print(w["results"]["events"], wl["events"], a["results"]["events"], al["events"])
+assert w["config"]["warmup_s"] == 0.5 and wl["warmup_s"] == 0.5, (w["config"], wl)
+assert 0.2 * w["results"]["events"] < wl["events"] < 0.8 * w["results"]["events"], wl
+assert 0 < wl["p50_us"] <= wl["p99_us"] <= wl["max_us"], wl
+assert a["config"]["warmup_s"] is None and al["warmup_s"] == 0, (a["config"], al)
+assert al["events"] == a["results"]["events"], (al, a["results"]["events"])
+assert nl["events"] == 0 and nl["p50_us"] is None and nl["max_us"] is None, nl
+print("ok")
+PY
+]=] $<TARGET_FILE:subcirc_cli> ${PROJECT_SOURCE_DIR}/tools/report.schema.json
+    ${CMAKE_CURRENT_LIST_DIR}/report_check.py)
+set_tests_properties(cli.run_warmup_leaves_the_start_out_of_the_latency
+                     PROPERTIES LABELS "units;threaded" TIMEOUT 180)
+sc_cli_test(run_warmup_as_long_as_the_run_is_refused 2
+            "--warmup 3: the run lasts 3 s (--seconds), and a warm-up must end before it"
+            run --warmup 3)
+sc_cli_test(run_warmup_that_is_not_a_number_is_refused 2
+            "--warmup: '-1' is not a number"
+            run --seconds 1 --warmup -1)
 # One flag for one thing: --capacity is the edge capacity of every
 # workload, and --edge-capacity the same option under another name.
 sc_cli_test(nexmark_capacity_must_be_a_power_of_two 2
