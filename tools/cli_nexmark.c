@@ -81,6 +81,11 @@ static const char usage_run_nexmark[] =
     "                    (default 0: the host makes them between its\n"
     "                    submissions); with --from, N threads read each\n"
     "                    file; not with --dump\n"
+    "  --preload         make every event (--events N, or --from's) before\n"
+    "                    the run starts, so that its time and CPU are\n"
+    "                    the circuit's alone (memory: every chunk at\n"
+    "                    once); not with --seconds, --input-threads or\n"
+    "                    --dump\n"
     "  --string-pool N   draw random texts from N per length, for study\n"
     "                    (default 0: every text fresh, as the standard\n"
     "                    generator)\n"
@@ -139,6 +144,7 @@ struct nx_cfg {
 	uint32_t capacity, budget;
 	uint32_t string_pool;	/* nexmark.h's string_pool */
 	uint32_t input_threads; /* 0: the host makes the input */
+	bool preload;		/* the input made before the run's clock */
 	uint64_t disorder_ms;	/* nexmark.h's disorder_ms */
 	int64_t lateness_ms;	/* declared; -1: none; -2: the default */
 	bool admit_late;	/* SC_NEXMARK_QUERY_ADMIT */
@@ -188,8 +194,9 @@ struct nx_run {
 	uint64_t trace_ns, trace_events; /* --trace: the last sample */
 	double cpu0, cpu_end;
 	/* The host thread's CPU time making input (generating or reading a
-	 * replay's rows into batches, and the dump), in ns. */
-	uint64_t input_cpu_ns;
+	 * replay's rows into batches, and the dump), in ns; and that of the
+	 * run alone (the check's replay after it makes input too). */
+	uint64_t input_cpu_ns, input_run_ns;
 	/* --from: the wall time reading the files took, before the run. */
 	uint64_t read_ns;
 	struct cli_sample *s; /* the progress samples, a second apart */
@@ -199,6 +206,19 @@ struct nx_run {
 	size_t nlongest;
 	bool ok;
 	char why[512];
+	/* --preload: the chunks made before the run, submitted in order
+	 * (pre[next_pre] next), and the wall and CPU time making them
+	 * took. The generator holds their texts until the loop is over. */
+	struct nx_pre *pre;
+	size_t npre, next_pre, cap_pre;
+	uint64_t pre_events, pre_ns, pre_cpu_ns;
+};
+
+/* A chunk made before the run: its batches (NULL: none of that kind) and
+ * its events. */
+struct nx_pre {
+	struct sc_batch *b[SC_NEXMARK_KINDS];
+	uint64_t events;
 };
 
 /* --- options ---------------------------------------------------------------
@@ -341,6 +361,8 @@ nx_parse(int argc, char **argv, struct nx_cfg *c)
 			c->check = true;
 		} else if (cli_args_opt(&a, "--quiet", NULL)) {
 			c->quiet = true;
+		} else if (cli_args_opt(&a, "--preload", NULL)) {
+			c->preload = true;
 		} else if (cli_args_opt(&a, "--plant-difference", NULL)) {
 			c->plant = true;
 		} else if (cli_args_opt(&a, "--dump", &v)) {
@@ -365,6 +387,19 @@ nx_parse(int argc, char **argv, struct nx_cfg *c)
 	if (c->events && c->seconds > 0)
 		cli_die_usage("run",
 			      "--events and --seconds: give one, not both");
+	if (c->preload && (c->seconds > 0 || (!c->events && !c->from)))
+		cli_die_usage("run",
+			      "--preload makes every event before the run: "
+			      "give --events N (or --from DIR), not a time");
+	if (c->preload && c->input_threads)
+		cli_die_usage("run",
+			      "--preload makes the input on the host before "
+			      "the run; --input-threads makes it on threads "
+			      "during the run: give one, not both");
+	if (c->preload && c->dump)
+		cli_die_usage("run",
+			      "--preload and --dump: the dump writes each "
+			      "chunk as it is submitted; give one, not both");
 	if (!c->events && c->seconds <= 0 && !c->from)
 		c->seconds = 3.0;
 	if (c->input_threads && c->dump)
@@ -579,6 +614,10 @@ nx_teardown(struct nx_run *x)
 	cli_ranks_runtime_destroy(x->rt, x->mpi);
 	sc_placement_destroy(x->p);
 	sc_nexmark_par_destroy(x->par);
+	for (size_t i = x->next_pre; i < x->npre; i++)
+		for (int k = 0; k < SC_NEXMARK_KINDS; k++)
+			sc_batch_release(x->pre[i].b[k]);
+	free(x->pre);
 	sc_nexmark_destroy(x->src.gen);
 	sc_nexmark_destroy(x->src.old);
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
@@ -864,6 +903,76 @@ nx_par_chunk(struct nx_run *x, struct sc_batch **b, uint64_t *made,
 	return 0;
 }
 
+/* --preload: every chunk of the run made and kept before its clock
+ * starts, with a progress line a second. A signal stops the making (and
+ * the run then submits nothing). Returns 0 or an exit code. */
+static int
+nx_preload(struct nx_run *x)
+{
+	const struct nx_cfg *c = x->cfg;
+	uint64_t t0 = sc_bench_now_ns(), c0 = sc_bench_cpu_ns(), last = t0;
+
+	cli_progress_begin(cli_report_text(), c->quiet);
+	while (!cli_signal_caught() &&
+	       (!c->events || x->pre_events < c->events)) {
+		uint64_t want = c->batch, made = 0, now;
+		struct nx_pre *pc;
+		int rc;
+
+		if (c->events && c->events - x->pre_events < want)
+			want = c->events - x->pre_events;
+		if (x->npre == x->cap_pre) {
+			size_t cap = x->cap_pre ? 2 * x->cap_pre : 1024;
+			struct nx_pre *p = realloc(x->pre, cap * sizeof(*p));
+
+			if (!p)
+				return cli_lib_error("--preload", SC_ENOMEM);
+			x->pre = p;
+			x->cap_pre = cap;
+		}
+		pc = &x->pre[x->npre];
+		if ((rc = nx_chunk_made(x, want, false, pc->b, &made)) != 0)
+			return rc;
+		if (!made)
+			break; /* the replay is over */
+		pc->events = made;
+		x->npre++;
+		x->pre_events += made;
+		now = sc_bench_now_ns();
+		if (now - last >= 1000000000ull) {
+			double t = (double)(now - t0) / 1e9;
+
+			cli_progress_line(
+			    t,
+			    c->events
+				? (double)x->pre_events / (double)c->events
+				: -1,
+			    "%10.0f ev/s made before the run  events "
+			    "%12" PRIu64,
+			    (double)x->pre_events / t, x->pre_events);
+			last = now;
+		}
+	}
+	cli_progress_end();
+	x->pre_ns = sc_bench_now_ns() - t0;
+	x->pre_cpu_ns = sc_bench_cpu_ns() - c0;
+	return 0;
+}
+
+/* The next preloaded chunk into b (none left: *made is 0). */
+static void
+nx_pre_chunk(struct nx_run *x, struct sc_batch **b, uint64_t *made)
+{
+	*made = 0;
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++)
+		b[k] = NULL;
+	if (x->next_pre == x->npre)
+		return;
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++)
+		b[k] = x->pre[x->next_pre].b[k];
+	*made = x->pre[x->next_pre++].events;
+}
+
 /* Submit chunks until the run's end (or the replay's). */
 static int
 nx_loop(struct nx_run *x)
@@ -886,8 +995,11 @@ nx_loop(struct nx_run *x)
 			break; /* the pace waited up to the end */
 		if (c->events && c->events - x->events < want)
 			want = c->events - x->events;
-		rc = x->par ? nx_par_chunk(x, b, &made, &ch)
-			    : nx_chunk(x, want, true, b, &made);
+		if (c->preload)
+			nx_pre_chunk(x, b, &made);
+		else
+			rc = x->par ? nx_par_chunk(x, b, &made, &ch)
+				    : nx_chunk(x, want, true, b, &made);
 		if (rc)
 			return rc;
 		for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
@@ -901,10 +1013,11 @@ nx_loop(struct nx_run *x)
 						  x->late_submits == refused);
 			sc_batch_release(b[k]);
 		}
-		/* The runtime holds the texts it keeps. */
+		/* The runtime holds the texts it keeps (the preloaded
+		 * chunks' are held for them until the loop is over). */
 		if (x->par)
 			sc_nexmark_par_done(x->par, ch);
-		else
+		else if (!c->preload)
 			sc_nexmark_release_texts(x->src.gen);
 		if (rc)
 			return rc;
@@ -1109,7 +1222,7 @@ nx_take_figs(const struct nx_run *x, struct nx_figs *f)
 	f->seconds = (double)(x->t_end - x->t0) / 1e9;
 	f->cpu_s = x->cpu_end - x->cpu0;
 	f->input_cpu_s =
-	    (double)(x->par ? sc_nexmark_par_cpu_ns(x->par) : x->input_cpu_ns) /
+	    (double)(x->par ? sc_nexmark_par_cpu_ns(x->par) : x->input_run_ns) /
 	    1e9;
 	f->eps = f->seconds > 0 ? (double)x->events / f->seconds : 0;
 	f->epc = f->cpu_s > 0 ? (double)x->events / f->cpu_s : 0;
@@ -1158,7 +1271,14 @@ nx_summary(const struct nx_run *x, const struct nx_figs *f)
 			      x->cfg->input_threads > 1 ? x->cfg->input_threads
 							: 1,
 			      x->cfg->input_threads > 1 ? "s" : "");
-	if (x->par)
+	if (x->cfg->preload)
+		(void)fprintf(o,
+			      "  input made before the run by the host: "
+			      "%" PRIu64 " events in %.2f s (%.2f CPU-s), "
+			      "not in the run's figures\n",
+			      x->pre_events, (double)x->pre_ns / 1e9,
+			      (double)x->pre_cpu_ns / 1e9);
+	else if (x->par)
 		(void)fprintf(
 		    o,
 		    "  input made by %u thread%s (the host submits "
@@ -1224,6 +1344,7 @@ nx_json_config(const struct nx_cfg *c, const struct nx_figs *f,
 	cli_json_uint(j, "seed", c->seed);
 	cli_json_uint(j, "string_pool", c->string_pool);
 	cli_json_uint(j, "input_threads", c->input_threads);
+	cli_json_bool(j, "preload", c->preload);
 	cli_json_uint(j, "disorder_ms", c->disorder_ms);
 	if (f->lateness_ms >= 0)
 		cli_json_int(j, "lateness_ms", f->lateness_ms);
@@ -1272,6 +1393,15 @@ nx_json(struct cli_report *rep, const struct nx_run *x, const struct nx_figs *f,
 	else
 		cli_json_null(j, "read_s");
 	cli_json_real(j, "cpu_s", f->input_cpu_s);
+	if (x->cfg->preload) {
+		cli_json_open(j, "preloaded", '{', true);
+		cli_json_uint(j, "events", x->pre_events);
+		cli_json_real(j, "seconds", (double)x->pre_ns / 1e9);
+		cli_json_real(j, "cpu_s", (double)x->pre_cpu_ns / 1e9);
+		cli_json_close(j);
+	} else {
+		cli_json_null(j, "preloaded");
+	}
 	cli_json_close(j);
 	cli_json_int(j, "peak_rss_kb", f->rss_kb);
 	cli_json_open(j, "symbols", '{', true);
@@ -1416,10 +1546,16 @@ cli_cmd_run_nexmark(int argc, char **argv)
 	across = cli_ranks_active();
 	if (!host)
 		c.quiet = true;
+	/* --preload: the input is made before the clock starts, so the
+	 * run's time and CPU are the circuit's alone. */
+	rc = host && c.preload ? nx_preload(&x) : 0;
+	if (rc != 0 && !across)
+		goto out;
 	cli_progress_begin(cli_report_text(), c.quiet);
 	x.t0 = x.last_ns = sc_bench_now_ns();
 	x.cpu0 = nx_cpu_s();
-	rc = host ? nx_loop(&x) : 0;
+	if (rc == 0)
+		rc = host ? nx_loop(&x) : 0;
 	cli_progress_end();
 	x.interrupted = cli_signal_caught();
 	if (rc != 0 && !across)
@@ -1438,6 +1574,12 @@ cli_cmd_run_nexmark(int argc, char **argv)
 	}
 	x.t_end = sc_bench_now_ns();
 	x.cpu_end = nx_cpu_s();
+	x.input_run_ns = x.input_cpu_ns;
+	/* --preload: the generator lets the texts of its chunks go, every
+	 * one submitted (or left unsubmitted): input bookkeeping, after the
+	 * run's clocks. */
+	if (c.preload)
+		sc_nexmark_release_texts(x.src.gen);
 	rc2 = nx_finish(&x);
 	rc = rc ? rc : rc2;
 	if (rc == 0 && host) {

@@ -944,6 +944,48 @@ add_test(NAME cli.nexmark_from_read_by_threads_equals_the_single_circuit
                  $<TARGET_FILE:subcirc_cli>)
 set_tests_properties(cli.nexmark_from_read_by_threads_equals_the_single_circuit
                      PROPERTIES LABELS "units" TIMEOUT 180)
+# --preload: every chunk made before the run's clock starts, then
+# submitted in order; the run settles where the single circuit does, from
+# the generator (q9: 2 workers, a top-k) and from files (q4), and the
+# report says how many events were made before it and how long that took
+# (and validates).
+add_test(NAME cli.nexmark_preload_equals_the_single_circuit
+         COMMAND sh -c [=[d=$(mktemp -d); trap 'rm -rf "$d"' EXIT
+           exe=$0 schema=$1 check=$2
+           timeout 60 "$exe" run --workload nexmark --query q9 --events 50000 --batch 700 --workers 2 --preload --check --json "$d/gen.json" >"$d/gen.out" 2>&1 || { cat "$d/gen.out"; exit 1; }
+           grep -q "input made before the run by the host: 50000 events in" "$d/gen.out" || { cat "$d/gen.out"; exit 1; }
+           grep -q "output equals the single circuit" "$d/gen.out" || { cat "$d/gen.out"; exit 1; }
+           timeout 60 "$exe" run --workload nexmark --query q4 --events 30000 --workers 1 --quiet --dump "$d/a" >/dev/null || exit 1
+           timeout 60 "$exe" run --workload nexmark --query q4 --from "$d/a" --workers 2 --preload --check --json "$d/from.json" >"$d/from.out" 2>&1 || { cat "$d/from.out"; exit 1; }
+           python3 "$check" "$schema" "$d/gen.json" "$d/from.json" || exit 1
+           python3 - "$d" <<'PY'
+import json, sys
+d = sys.argv[1]
+g, f = (json.load(open("%s/%s.json" % (d, k))) for k in ("gen", "from"))
+for j, n in ((g, 50000), (f, f["results"]["events"])):
+    p = j["results"]["input"]["preloaded"]
+    assert j["config"]["preload"] is True and j["results"]["ok"] is True, j["results"]
+    assert p["events"] == n == j["results"]["events"] and p["seconds"] >= 0, p
+assert g["results"]["input"]["cpu_s"] == 0, g["results"]["input"]
+assert f["results"]["events"] > 0
+print("ok")
+PY
+]=] $<TARGET_FILE:subcirc_cli> ${PROJECT_SOURCE_DIR}/tools/report.schema.json
+    ${CMAKE_CURRENT_LIST_DIR}/report_check.py)
+set_tests_properties(cli.nexmark_preload_equals_the_single_circuit
+                     PROPERTIES LABELS "units;threaded" TIMEOUT 180)
+sc_cli_test(nexmark_preload_over_seconds_is_refused 2
+            "--preload makes every event before the run: give --events N"
+            run --workload nexmark --preload --seconds 1)
+sc_cli_test(nexmark_preload_without_events_is_refused 2
+            "--preload makes every event before the run: give --events N"
+            run --workload nexmark --preload)
+sc_cli_test(nexmark_preload_with_input_threads_is_refused 2
+            "--input-threads makes it on threads during the run"
+            run --workload nexmark --preload --events 10 --input-threads 2)
+sc_cli_test(nexmark_preload_with_dump_is_refused 2
+            "--preload and --dump"
+            run --workload nexmark --preload --events 10 --dump x)
 sc_cli_test(nexmark_input_threads_past_256_are_refused 2
             "--input-threads"
             run --workload nexmark --input-threads 257 --events 10)

@@ -6,7 +6,8 @@ complete and valid or absent (never a 0-byte file, never a temporary file
 left behind).
 
 usage: exit_matrix.py --build DIR GROUP
-  GROUP: grid | nexmark | nexmark_threads | workload | place | stress |
+  GROUP: grid | nexmark | nexmark_threads | nexmark_preload | workload |
+  place | stress |
   stress_workload (one ctest each)
 
 For each command: SIGINT, SIGTERM and SIGHUP sent once the command has
@@ -144,6 +145,16 @@ CMDS = {
                             short=["run", "--workload", "nexmark", "--query",
                                    "q0", "--input-threads", "2",
                                    "--events", "20000"],
+                            files=["--json", "--csv", "--trace"],
+                            text="out", progress="out", marker="ev/s",
+                            said="interrupted by"),
+    # The input made before the run: a signal while it is made ends the
+    # command as its end would (nothing submitted, the summary and files
+    # for that).
+    "nexmark_preload": dict(long=["run", "--workload", "nexmark", "--query",
+                                  "q0", "--preload", "--events", "30000000"],
+                            short=["run", "--workload", "nexmark", "--query",
+                                   "q0", "--preload", "--events", "20000"],
                             files=["--json", "--csv", "--trace"],
                             text="out", progress="out", marker="ev/s",
                             said="interrupted by"),
