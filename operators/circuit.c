@@ -128,11 +128,25 @@ delta_let_go(struct sc__node_rt *r)
 		sc__symtab_unhold(&r->sym, r->delta);
 }
 
+/* The references a flat_map's callback handed its last step (sc_emit_own)
+ * go with that step's delta. */
+static void
+owned_let_go(struct sc__node_rt *r)
+{
+	if (!r->owned.n)
+		return;
+	(void)sc_symtab_release_ids(r->nd->schema.symbols, r->owned.ids,
+				    r->owned.n);
+	r->owned.n = 0;
+}
+
 static void
 rt_fini(struct sc__node_rt *r)
 {
 	if (r->held)
 		delta_let_go(r);
+	owned_let_go(r);
+	free(r->owned.ids);
 	sc__symtab_unhold(&r->sym, r->state); /* integrate, differentiate,
 					       * delay */
 	sc_batch_release(r->delta);
@@ -768,6 +782,7 @@ tick_begin(struct sc_circuit *c)
 		    r->role == SC__ROLE_FED || r->nd->kind == SC_NODE_DELAY;
 		sc_batch_release(r->delta);
 		r->delta = NULL;
+		owned_let_go(r);
 		r->inserted = 0;
 		if (r->role == SC__ROLE_FED) {
 			struct sc_batch **v = r->spent;

@@ -84,6 +84,7 @@ struct sc__node_rt {
 	struct sc__wide *carry;	      /* weight this node still owes its
 				       * output, for the next passes, or NULL */
 	struct sc_batch *carry_hold;  /* carry's rows, holding symbols */
+	struct sc__owned owned;	      /* flat_map: ids its delta owns */
 };
 
 struct sc_circuit {

@@ -23,6 +23,7 @@
 #include "operators/aggregate_int.h"
 #include "operators/distinct.h"
 #include "operators/join.h"
+#include "operators/symbol.h"
 #include "operators/topk.h"
 
 /* --- kernels -------------------------------------------------------------- */
@@ -264,11 +265,40 @@ sc_emit(struct sc_emitter *out, const uint64_t *row)
 	return sc_batch_builder_push(out->bld, row, out->ncols, out->weight);
 }
 
+int
+sc_emit_own(struct sc_emitter *out, uint64_t id)
+{
+	struct sc__owned *o;
+
+	if (!out || !out->symbols)
+		return sc__fail(SC_EINVAL, "sc_emit_own: %s",
+				out ? "the flat_map's output "
+				      "schema names no "
+				      "symbol table"
+				    : "NULL emitter");
+	if (id == SC_SYMBOL_NONE)
+		return sc__fail(SC_EINVAL, "sc_emit_own: id 0 is no symbol");
+	o = out->owned;
+	if (o->n == o->cap) {
+		size_t cap = o->cap ? o->cap * 2 : 64;
+		uint64_t *v = realloc(o->ids, cap * sizeof(*v));
+
+		if (!v)
+			return sc__fail(SC_ENOMEM,
+					"sc_emit_own: out of memory");
+		o->ids = v;
+		o->cap = cap;
+	}
+	o->ids[o->n++] = id;
+	return 0;
+}
+
 static int
 op_flat_map(const struct sc__node *nd, struct sc__node_rt *r,
 	    const struct sc_batch *in, struct sc_batch **out)
 {
-	struct sc_emitter em = {r->bld, nd->schema.ncols, 0};
+	struct sc_emitter em = {r->bld, nd->schema.ncols, 0, &r->owned,
+				nd->schema.symbols};
 	int rc = 0;
 
 	for (size_t i = 0; rc == 0 && i < in->count; i++) {

@@ -145,6 +145,26 @@ typedef int (*sc_flat_map_fn)(void *ctx, const uint64_t *row,
  */
 int sc_emit(struct sc_emitter *out, const uint64_t *row);
 
+/*
+ * sc_emit_own - from a flat_map callback: hand the step one reference to
+ * `id`, a symbol of the output schema's table that the callback made
+ * (sc_symtab_intern) or took (sc_symtab_retain) for a row it emits, such
+ * as a text computed from an input's text. The circuit lets the reference
+ * go when this step's delta goes (at the circuit's next step, or when it
+ * is destroyed); by then every keeper downstream (a trace, an edge, a
+ * materialized output) holds the id itself (symbol.h, "Who holds an id"),
+ * so the id lives exactly as long as a row that names it. Hand one
+ * reference per reference taken: the same id handed twice is released
+ * twice. Returns:
+ *   0            the reference is the step's
+ *   SC_EINVAL    out NULL, id SC_SYMBOL_NONE, or an output schema that
+ *                names no symbol table; the reference stays the caller's
+ *   SC_ENOMEM    the reference stays the caller's
+ * A callback should return the error unchanged (and release what it
+ * kept), which fails the step.
+ */
+int sc_emit_own(struct sc_emitter *out, uint64_t id);
+
 /* --- life ----------------------------------------------------------------- */
 
 /* sc_graph_create - an empty graph. Returns 0 and *out, SC_EINVAL,

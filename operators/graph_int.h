@@ -63,12 +63,22 @@ struct sc_graph {
 	size_t nlate, late_cap;	  /* in use, room */
 };
 
-/* The sink of a flat_map callback: the circuit's builder and the weight of
- * the row being mapped. */
+/* The references a flat_map step was handed (sc_emit_own): ids of the
+ * output schema's table, let go when the step's delta is (circuit.c,
+ * tick_begin) or the circuit goes. */
+struct sc__owned {
+	uint64_t *ids;
+	size_t n, cap; /* how many, room */
+};
+
+/* The sink of a flat_map callback: the circuit's builder, the weight of
+ * the row being mapped, and where the references it hands over go. */
 struct sc_emitter {
 	struct sc_batch_builder *bld; /* rows go here */
 	uint32_t ncols;		      /* output columns */
 	int64_t weight;		      /* of the input row */
+	struct sc__owned *owned;      /* the node's (circuit_int.h) */
+	struct sc_symtab *symbols;    /* the output schema's, or NULL */
 };
 
 /*

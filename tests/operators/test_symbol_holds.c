@@ -556,3 +556,237 @@ Test(symbol_holds, destroy_after_a_summed_step_gives_every_id_back)
 	cr_assert_eq(sc_graph_destroy(g), 0);
 	sc_symtab_destroy(t);
 }
+
+/* --- ids a flat_map makes (sc_emit_own) ------------------------------------
+ */
+
+struct upper {
+	struct sc_symtab *t;
+	bool leak; /* keep the references (no sc_emit_own) */
+	struct sc_graph *g;
+	int in, out;
+};
+
+/* (name, v) -> (NAME, v): the text upper-cased, interned, and its
+ * reference handed to the step; with u->leak kept instead (released by
+ * nobody): the leak the test below must see. */
+static int
+upper_name(void *ctx, const uint64_t *row, struct sc_emitter *out)
+{
+	const struct upper *u = ctx;
+	struct sc_symtab *t = u->t;
+	char buf[64];
+	const char *text;
+	size_t len;
+	uint64_t id, o[2];
+	int rc;
+
+	if ((rc = sc_symtab_lookup(t, sc_dec_symbol(row[0]), &text, &len)) != 0)
+		return rc;
+	for (size_t i = 0; i < len && i < sizeof(buf); i++)
+		buf[i] = (char)(text[i] >= 'a' && text[i] <= 'z'
+				    ? text[i] - 'a' + 'A'
+				    : text[i]);
+	if ((rc = sc_symtab_intern(t, buf, len < sizeof(buf) ? len : 64,
+				   &id)) != 0)
+		return rc;
+	o[0] = sc_enc_symbol(id);
+	o[1] = row[1];
+	if ((rc = sc_emit(out, o)) != 0 ||
+	    (!u->leak && (rc = sc_emit_own(out, id)) != 0)) {
+		(void)sc_symtab_release(t, id);
+		return rc;
+	}
+	return 0;
+}
+
+static void
+upper_init(struct upper *u, bool stream, bool leak)
+{
+	struct sc_schema s;
+
+	cr_assert_eq(sc_symtab_create(&u->t), 0);
+	u->leak = leak;
+	schema_sv(&s, u->t);
+	cr_assert_eq(sc_graph_create(&u->g), 0);
+	u->in = sc_graph_input(u->g, "names", &s);
+	u->out = sc_graph_flat_map(u->g, u->in, &s, upper_name, u);
+	u->out = stream ? sc_graph_output_stream(u->g, "upper", u->out)
+			: sc_graph_output(u->g, "upper", u->out);
+	cr_assert_geq(u->out, 0, "%s", sc_errmsg());
+}
+
+static void
+upper_fini(struct upper *u)
+{
+	cr_assert_eq(sc_graph_destroy(u->g), 0);
+	sc_symtab_destroy(u->t);
+}
+
+/* The output reads the texts the callback made while it keeps the rows;
+ * once every input row is retracted, no id is left: the step let go of
+ * the callback's references, and the output of its holds. */
+Test(symbol_holds, ids_a_flat_map_makes_live_as_long_as_their_rows)
+{
+	static const char *const names[] = {"apple", "pear", "fig", "plum"};
+	struct upper u;
+	struct sc_circuit *c;
+	struct sc_batch *got;
+
+	for (int leak = 0; leak < 2; leak++) {
+		upper_init(&u, false, leak);
+		cr_assert_eq(sc_circuit_create(u.g, &c), 0, "%s", sc_errmsg());
+		for (int i = 0; i < 4; i++) {
+			feed_text(c, u.t, u.in, names[i], i, 1);
+			cr_assert_eq(sc_circuit_step(c), 0, "%s", sc_errmsg());
+		}
+		for (int i = 0; i < 2; i++)
+			cr_assert_eq(sc_circuit_step(c), 0, "%s", sc_errmsg());
+		cr_assert_eq(sc_circuit_integral(c, u.out, &got), 0);
+		cr_assert_eq(sc_batch_count(got), 4);
+		for (size_t i = 0; i < 4; i++) {
+			const uint64_t *row = sc_batch_row(got, i);
+			const char *want[] = {"APPLE", "PEAR", "FIG", "PLUM"};
+
+			cr_assert_str_eq(text_of(u.t, sc_dec_symbol(row[0])),
+					 want[sc_dec_i64(row[1])]);
+		}
+		sc_batch_release(got);
+		for (int i = 0; i < 4; i++)
+			feed_text(c, u.t, u.in, names[i], i, -1);
+		cr_assert_eq(sc_circuit_settle(c), 0);
+		for (int i = 0; i < 3; i++)
+			cr_assert_eq(sc_circuit_step(c), 0, "%s", sc_errmsg());
+		if (leak) /* the inputs' ids went; the kept made ones not */
+			cr_assert_eq(sc_symtab_count(u.t), 4,
+				     "%zu ids live with 4 references kept",
+				     sc_symtab_count(u.t));
+		else
+			cr_assert_eq(sc_symtab_count(u.t), 0,
+				     "%zu ids live after every row went",
+				     sc_symtab_count(u.t));
+		sc_circuit_destroy(c);
+		upper_fini(&u);
+	}
+}
+
+/* A stream output's delta callback: the text of each row's name. */
+struct seen {
+	struct sc_symtab *t;
+	char text[16];
+	size_t rows;
+};
+
+static int
+seen_delta(void *ctx, int node, const struct sc_batch *delta)
+{
+	struct seen *s = ctx;
+	const char *text;
+
+	(void)node;
+	for (size_t i = 0; i < sc_batch_count(delta); i++) {
+		if (sc_symtab_lookup(s->t,
+				     sc_dec_symbol(sc_batch_row(delta, i)[0]),
+				     &text, NULL) != 0)
+			return SC_ENOENT;
+		(void)snprintf(s->text, sizeof(s->text), "%s", text);
+		s->rows++;
+	}
+	return 0;
+}
+
+/* A stream output keeps nothing: the made id is live while its delta is
+ * handed out, and gone after the next step. */
+Test(symbol_holds, ids_a_flat_map_makes_go_with_a_stream_delta)
+{
+	struct upper u;
+	struct sc_circuit *c;
+	struct seen s = {0};
+
+	upper_init(&u, true, false);
+	s.t = u.t;
+	cr_assert_eq(sc_circuit_create(u.g, &c), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_circuit_on_delta(c, u.out, seen_delta, &s), 0, "%s",
+		     sc_errmsg());
+	feed_text(c, u.t, u.in, "kiwi", 1, 1);
+	cr_assert_eq(sc_circuit_step(c), 0, "%s", sc_errmsg());
+	cr_assert_eq(s.rows, 1);
+	cr_assert_str_eq(s.text, "KIWI");
+	cr_assert_eq(sc_circuit_step(c), 0, "%s", sc_errmsg());
+	cr_assert_eq(sc_symtab_count(u.t), 0,
+		     "%zu ids live a step after the delta went",
+		     sc_symtab_count(u.t));
+	/* and a circuit destroyed right after a step gives them back */
+	feed_text(c, u.t, u.in, "lime", 2, 1);
+	cr_assert_eq(sc_circuit_step(c), 0, "%s", sc_errmsg());
+	cr_assert_str_eq(s.text, "LIME");
+	sc_circuit_destroy(c);
+	cr_assert_eq(sc_symtab_count(u.t), 0, "%zu ids outlived the circuit",
+		     sc_symtab_count(u.t));
+	upper_fini(&u);
+}
+
+/* Each refusal of sc_emit_own names what was wrong and leaves the
+ * reference with the caller. */
+struct own_case {
+	const char *what;
+	bool null_emitter, no_table;
+	uint64_t id;
+	const char *msg;
+};
+
+static int
+own_bad(void *ctx, const uint64_t *row, struct sc_emitter *out)
+{
+	const struct own_case *k = ctx;
+
+	(void)row;
+	return sc_emit_own(k->null_emitter ? NULL : out, k->id);
+}
+
+Test(symbol_holds, emit_own_refuses_what_it_cannot_own_by_name)
+{
+	static const struct own_case cases[] = {
+	    {"NULL emitter", true, false, 5, "NULL emitter"},
+	    {"id 0", false, false, 0, "id 0"},
+	    {"no table", false, true, 5, "names no symbol table"},
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct own_case *k = &cases[i];
+		struct sc_symtab *t;
+		struct sc_schema s;
+		struct sc_graph *g;
+		struct sc_circuit *c;
+		uint64_t row[2] = {0, 0};
+		int64_t w = 1;
+		struct sc_batch *b;
+		int in, out;
+
+		cr_assert_eq(sc_symtab_create(&t), 0);
+		{
+			enum sc_type ty[2] = {SC_TYPE_I64, SC_TYPE_I64};
+
+			cr_assert_eq(sc_schema_init(&s, 2, ty, NULL), 0);
+		}
+		cr_assert_eq(sc_graph_create(&g), 0);
+		in = sc_graph_input(g, "in", &s);
+		if (!k->no_table)
+			schema_sv(&s, t);
+		out = sc_graph_output(
+		    g, "out", sc_graph_flat_map(g, in, &s, own_bad, (void *)k));
+		cr_assert_geq(out, 0, "%s", sc_errmsg());
+		cr_assert_eq(sc_circuit_create(g, &c), 0, "%s", sc_errmsg());
+		cr_assert_eq(sc_batch_from_records(2, row, &w, 1, &b), 0);
+		cr_assert_eq(sc_circuit_feed(c, in, b), 0, "%s", sc_errmsg());
+		sc_batch_release(b);
+		cr_assert_eq(sc_circuit_step(c), SC_EINVAL, "%s: %s", k->what,
+			     sc_errmsg());
+		cr_assert(strstr(sc_errmsg(), "sc_emit_own") &&
+			      strstr(sc_errmsg(), k->msg),
+			  "%s: %s", k->what, sc_errmsg());
+		sc_circuit_destroy(c);
+		cr_assert_eq(sc_graph_destroy(g), 0);
+		sc_symtab_destroy(t);
+	}
+}
