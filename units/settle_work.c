@@ -16,6 +16,7 @@
 
 #include "operators/base.h"
 #include "operators/circuit.h"
+#include "operators/symbol_int.h"
 
 /* The ticks of steps[0..n): its boundaries, and a trailing tick. */
 static size_t
@@ -68,6 +69,35 @@ check_steps(const struct sc_settle_step *steps, size_t n, bool ticks,
 	return 0;
 }
 
+/* The symbol columns of output k's rows. */
+static void
+out_symcols(const struct sc_settle_work *w, size_t k, struct sc__symcols *sc)
+{
+	struct sc_node_info ni;
+
+	memset(sc, 0, sizeof(*sc));
+	if (sc_graph_node_info(w->g, w->outputs[k], &ni) == 0)
+		sc__symcols_of(ni.schema, sc);
+}
+
+/* The reference's rows may name ids made inside the circuit (a
+ * flat_map's texts, graph.h's sc_emit_own), which would die with it: the
+ * work holds the ids of the batches it keeps (taken while the circuit
+ * lives), so that a placed run making the same text gets the same id
+ * and compares equal. */
+static void
+ref_hold(const struct sc_settle_work *w, size_t k, const struct sc_batch *b,
+	 bool hold)
+{
+	struct sc__symcols sc;
+
+	out_symcols(w, k, &sc);
+	if (hold)
+		sc__symtab_hold(&sc, b);
+	else
+		sc__symtab_unhold(&sc, b);
+}
+
 /* The single circuit of the whole graph fed steps[0..n), one step each:
  * every output's integral into expect[] (all or none). *faulted when an
  * injected fault stopped it (flags has SC_SETTLE_FAULTS). */
@@ -102,6 +132,8 @@ single_run(struct sc_settle_work *w, const struct sc_settle_step *steps,
 	if (rc)
 		while (got-- > 0)
 			sc_batch_release(expect[got]);
+	for (size_t k = 0; !rc && k < got; k++)
+		ref_hold(w, k, expect[k], true);
 	sc_circuit_destroy(c);
 	return rc;
 }
@@ -138,6 +170,8 @@ single_ticks(struct sc_settle_work *w, const struct sc_settle_step *steps,
 				sc_batch_release(*slot);
 				*slot = NULL;
 			}
+			if (*slot)
+				ref_hold(w, k, *slot, true);
 		}
 		t++;
 	}
@@ -146,11 +180,16 @@ single_ticks(struct sc_settle_work *w, const struct sc_settle_step *steps,
 	if (rc) {
 		while (got-- > 0)
 			sc_batch_release(expect[got]);
-		for (size_t k = 0; d && k < w->nout * nt; k++)
+		for (size_t k = 0; d && k < w->nout * nt; k++) {
+			if (d[k])
+				ref_hold(w, k / nt, d[k], false);
 			sc_batch_release(d[k]);
+		}
 		free(d);
 		d = NULL;
 	}
+	for (size_t k = 0; !rc && k < got; k++)
+		ref_hold(w, k, expect[k], true);
 	sc_circuit_destroy(c);
 	*want = d;
 	*ticks = nt;
@@ -161,11 +200,16 @@ static void
 work_release_expect(struct sc_settle_work *w)
 {
 	for (size_t i = 0; i < w->nout; i++) {
+		if (w->expect[i])
+			ref_hold(w, i, w->expect[i], false);
 		sc_batch_release(w->expect[i]);
 		w->expect[i] = NULL;
 	}
-	for (size_t k = 0; w->want && k < w->nout * w->want_ticks; k++)
+	for (size_t k = 0; w->want && k < w->nout * w->want_ticks; k++) {
+		if (w->want[k])
+			ref_hold(w, k / w->want_ticks, w->want[k], false);
 		sc_batch_release(w->want[k]);
+	}
 	free(w->want);
 	w->want = NULL;
 	w->want_ticks = 0;

@@ -434,9 +434,13 @@ BW_NX_DEF(q5);
 BW_NX_DEF(q7);
 BW_NX_DEF(q8);
 BW_NX_DEF(q9);
+BW_NX_DEF(q14);
 BW_NX_DEF(q18);
 BW_NX_DEF(q19);
 BW_NX_DEF(q20);
+BW_NX_DEF(q21);
+BW_NX_DEF(q22);
+BW_NX_DEF(q23);
 
 /* --- the table ------------------------------------------------------------ */
 
@@ -458,9 +462,13 @@ static const struct builtin builtins[] = {
     {"nexmark:q7", &nx_q7_def},
     {"nexmark:q8", &nx_q8_def},
     {"nexmark:q9", &nx_q9_def},
+    {"nexmark:q14", &nx_q14_def},
     {"nexmark:q18", &nx_q18_def},
     {"nexmark:q19", &nx_q19_def},
     {"nexmark:q20", &nx_q20_def},
+    {"nexmark:q21", &nx_q21_def},
+    {"nexmark:q22", &nx_q22_def},
+    {"nexmark:q23", &nx_q23_def},
     {NULL, NULL},
 };
 

@@ -5,6 +5,7 @@
  */
 #include "bench/workloads/nexmark_queries.h"
 
+#include <regex.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,11 @@ struct sc_nexmark_query {
 	int out;		   /* the output node */
 	unsigned flags;		   /* SC_NEXMARK_QUERY_STREAM, _ADMIT */
 	int64_t lateness;	   /* ms on date_time; < 0: none */
-	uint64_t states[3];	   /* q3: OR, ID, CA (held) */
+	/* Texts the query names, held until destroy: q3's states (OR, ID,
+	 * CA), q14's times of day, q21's channel ids of the known channels. */
+	uint64_t consts[4];
+	regex_t re; /* q21's, compiled when has_re */
+	bool has_re;
 };
 
 /* A query: its name, columns, best placement and builder (which returns
@@ -112,6 +117,27 @@ q4_avg(struct sc_nexmark_query *q, int fin, uint32_t category, uint32_t price)
 			     SC_AGG_AVG, 1, SC_AGG_NONNEGATIVE);
 }
 
+/* Intern the texts the query names into q->consts (held until destroy). */
+static int
+nxq_consts(struct sc_nexmark_query *q, const char *const *texts, size_t n)
+{
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		if ((rc = sc_symtab_intern_cstr(q->symbols, texts[i],
+						&q->consts[i])) != 0)
+			return rc;
+	return 0;
+}
+
+/* The text of symbol word w of a row, live while the row is. */
+static int
+nxq_text(const struct sc_nexmark_query *q, uint64_t w, const char **text,
+	 size_t *len)
+{
+	return sc_symtab_lookup(q->symbols, sc_dec_symbol(w), text, len);
+}
+
 static int
 nxq_output(struct sc_nexmark_query *q, int from)
 {
@@ -165,7 +191,7 @@ q3_state(void *ctx, const uint64_t *row, bool *keep)
 	const struct sc_nexmark_query *q = ctx;
 	uint64_t s = sc_dec_symbol(row[SC_NXP_STATE]);
 
-	*keep = s == q->states[0] || s == q->states[1] || s == q->states[2];
+	*keep = s == q->consts[0] || s == q->consts[1] || s == q->consts[2];
 	return 0;
 }
 
@@ -227,10 +253,8 @@ build_q3(struct sc_nexmark_query *q)
 	int a, p, j;
 	int rc;
 
-	for (int i = 0; i < 3; i++)
-		if ((rc = sc_symtab_intern_cstr(q->symbols, st[i],
-						&q->states[i])) != 0)
-			return rc;
+	if ((rc = nxq_consts(q, st, 3)) != 0)
+		return rc;
 	a = sc_graph_filter(q->g, nxq_input(q, SC_NEXMARK_AUCTION), category_10,
 			    NULL);
 	a = NXQ_INDEX(q, a, SC_NXA_SELLER, SC_NXA_ID);
@@ -454,6 +478,242 @@ build_q19(struct sc_nexmark_query *q)
 				      UINT32_MAX, false, 10));
 }
 
+/* --- string functions: q14, q21, q22 ----------------------------------------
+ */
+
+#define HOUR_MS 3600000
+
+/* q14's rows: the bids with 1,000,000 < 0.908 * price < 50,000,000, as
+ * (auction, bidder, 0.908 * price, the time of day of date_time's UTC hour,
+ * date_time, extra, how many 'c' extra holds). */
+static int
+q14_row(void *ctx, const uint64_t *row, struct sc_emitter *out)
+{
+	const struct sc_nexmark_query *q = ctx;
+	double price = 0.908 * (double)sc_dec_i64(row[SC_NXB_PRICE]);
+	int64_t t = sc_dec_i64(row[SC_NXB_DATE_TIME]), hour, c = 0;
+	const char *text;
+	size_t len;
+	uint64_t o[7];
+	int rc;
+
+	if (!(price > 1e6 && price < 5e7))
+		return 0;
+	hour = (t / HOUR_MS - (t % HOUR_MS < 0)) % 24;
+	hour += hour < 0 ? 24 : 0;
+	if ((rc = nxq_text(q, row[SC_NXB_EXTRA], &text, &len)) != 0)
+		return rc;
+	for (size_t i = 0; i < len; i++)
+		c += text[i] == 'c';
+	o[0] = row[SC_NXB_AUCTION];
+	o[1] = row[SC_NXB_BIDDER];
+	o[2] = sc_enc_f64(price);
+	/* dayTime 8-18 h, nightTime 0-6 h and 20-23 h, otherTime 7 and 19 h */
+	o[3] = sc_enc_symbol(hour >= 8 && hour <= 18   ? q->consts[0]
+			     : hour <= 6 || hour >= 20 ? q->consts[1]
+						       : q->consts[2]);
+	o[4] = row[SC_NXB_DATE_TIME];
+	o[5] = row[SC_NXB_EXTRA];
+	o[6] = sc_enc_i64(c);
+	return sc_emit(out, o);
+}
+
+static int
+build_q14(struct sc_nexmark_query *q)
+{
+	static const char *const times[3] = {"dayTime", "nightTime",
+					     "otherTime"};
+	static const enum sc_type t[7] = {
+	    SC_TYPE_I64, SC_TYPE_I64,	 SC_TYPE_F64, SC_TYPE_SYMBOL,
+	    SC_TYPE_I64, SC_TYPE_SYMBOL, SC_TYPE_I64};
+	struct sc_schema s;
+	int rc;
+
+	if ((rc = nxq_consts(q, times, 3)) != 0 ||
+	    (rc = sc_schema_init(&s, 7, t, q->symbols)) != 0)
+		return rc;
+	return nxq_output(q,
+			  sc_graph_flat_map(q->g, nxq_input(q, SC_NEXMARK_BID),
+					    &s, q14_row, q));
+}
+
+/* q21's known channels, lower case, in the order of their ids "0".."3". */
+static const char *const q21_channels[4] = {"apple", "google", "facebook",
+					    "baidu"};
+
+/* Whether text[0..len) is `lower` but for the case of ASCII letters. */
+static bool
+nxq_equal_nocase(const char *text, size_t len, const char *lower)
+{
+	size_t i = 0;
+
+	for (; i < len && lower[i]; i++) {
+		char c = text[i];
+
+		if ((c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c) !=
+		    lower[i])
+			return false;
+	}
+	return i == len && !lower[i];
+}
+
+/* Intern text[0..len), emit o with it in column col, and hand the
+ * reference to the step (graph.h, sc_emit_own). */
+static int
+nxq_emit_made(const struct sc_nexmark_query *q, struct sc_emitter *out,
+	      uint64_t *o, size_t ncol, const char *const *text,
+	      const size_t *len, const uint32_t *col)
+{
+	uint64_t ids[3];
+	size_t made = 0, given = 0;
+	int rc = 0;
+
+	for (; made < ncol; made++) {
+		if ((rc = sc_symtab_intern(q->symbols, text[made], len[made],
+					   &ids[made])) != 0)
+			break;
+		o[col[made]] = sc_enc_symbol(ids[made]);
+	}
+	if (rc == 0)
+		rc = sc_emit(out, o);
+	while (rc == 0 && given < made &&
+	       (rc = sc_emit_own(out, ids[given])) == 0)
+		given++;
+	/* A failure fails the step: what the step was not given is ours. */
+	for (size_t i = given; i < made; i++)
+		(void)sc_symtab_release(q->symbols, ids[i]);
+	return rc;
+}
+
+/* q21's rows: (auction, bidder, price, channel, channel_id), channel_id
+ * "0".."3" for the known channels (by lower(channel)), else the text of
+ * the url's first match of `(&|^)channel_id=([^&]*)` (group 2); a bid
+ * with neither has no row. */
+static int
+q21_row(void *ctx, const uint64_t *row, struct sc_emitter *out)
+{
+	const struct sc_nexmark_query *q = ctx;
+	const char *text;
+	size_t len;
+	regmatch_t m[3];
+	uint64_t o[5] = {row[SC_NXB_AUCTION], row[SC_NXB_BIDDER],
+			 row[SC_NXB_PRICE], row[SC_NXB_CHANNEL], 0};
+	const uint32_t col = 4;
+	int rc;
+
+	if ((rc = nxq_text(q, row[SC_NXB_CHANNEL], &text, &len)) != 0)
+		return rc;
+	for (int i = 0; i < 4; i++)
+		if (nxq_equal_nocase(text, len, q21_channels[i])) {
+			o[4] = sc_enc_symbol(q->consts[i]);
+			return sc_emit(out, o);
+		}
+	if ((rc = nxq_text(q, row[SC_NXB_URL], &text, &len)) != 0)
+		return rc;
+	rc = regexec(&q->re, text, 3, m, 0);
+	if (rc == REG_NOMATCH)
+		return 0;
+	if (rc != 0)
+		return sc_errorf(SC_ENOMEM, "q21: regexec failed (%d)", rc);
+	text += m[2].rm_so;
+	len = (size_t)(m[2].rm_eo - m[2].rm_so);
+	return nxq_emit_made(q, out, o, 1, &text, &len, &col);
+}
+
+static int
+build_q21(struct sc_nexmark_query *q)
+{
+	static const char *const ids[4] = {"0", "1", "2", "3"};
+	static const enum sc_type t[5] = {SC_TYPE_I64, SC_TYPE_I64, SC_TYPE_I64,
+					  SC_TYPE_SYMBOL, SC_TYPE_SYMBOL};
+	struct sc_schema s;
+	int rc;
+
+	if ((rc = nxq_consts(q, ids, 4)) != 0 ||
+	    (rc = sc_schema_init(&s, 5, t, q->symbols)) != 0)
+		return rc;
+	if (regcomp(&q->re, "(&|^)channel_id=([^&]*)", REG_EXTENDED) != 0)
+		return sc_errorf(SC_ENOMEM, "q21: regcomp failed");
+	q->has_re = true;
+	return nxq_output(q,
+			  sc_graph_flat_map(q->g, nxq_input(q, SC_NEXMARK_BID),
+					    &s, q21_row, q));
+}
+
+/* q22's rows: (auction, bidder, price, channel, dir1, dir2, dir3), the
+ * url's parts 3, 4 and 5 split on '/' (from 0: "https:", "",
+ * "www.nexmark.com", dir1, ...), a part the url lacks the empty text. */
+static int
+q22_row(void *ctx, const uint64_t *row, struct sc_emitter *out)
+{
+	static const uint32_t col[3] = {4, 5, 6};
+	const struct sc_nexmark_query *q = ctx;
+	const char *url, *part[3] = {"", "", ""};
+	size_t len, plen[3] = {0, 0, 0}, k = 0, from = 0;
+	uint64_t o[7] = {row[SC_NXB_AUCTION],
+			 row[SC_NXB_BIDDER],
+			 row[SC_NXB_PRICE],
+			 row[SC_NXB_CHANNEL],
+			 0,
+			 0,
+			 0};
+	int rc;
+
+	if ((rc = nxq_text(q, row[SC_NXB_URL], &url, &len)) != 0)
+		return rc;
+	for (size_t i = 0; i <= len && k < 6; i++)
+		if (i == len || url[i] == '/') {
+			if (k >= 3) {
+				part[k - 3] = url + from;
+				plen[k - 3] = i - from;
+			}
+			k++;
+			from = i + 1;
+		}
+	return nxq_emit_made(q, out, o, 3, part, plen, col);
+}
+
+static int
+build_q22(struct sc_nexmark_query *q)
+{
+	static const enum sc_type t[7] = {
+	    SC_TYPE_I64,    SC_TYPE_I64,    SC_TYPE_I64,   SC_TYPE_SYMBOL,
+	    SC_TYPE_SYMBOL, SC_TYPE_SYMBOL, SC_TYPE_SYMBOL};
+	struct sc_schema s;
+	int rc;
+
+	if ((rc = sc_schema_init(&s, 7, t, q->symbols)) != 0)
+		return rc;
+	return nxq_output(q,
+			  sc_graph_flat_map(q->g, nxq_input(q, SC_NEXMARK_BID),
+					    &s, q22_row, q));
+}
+
+/* q23: every bid with its auction and the auction's seller. */
+static int
+build_q23(struct sc_nexmark_query *q)
+{
+	int b = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_BID), SC_NXB_AUCTION,
+			  SC_NXB_BIDDER, SC_NXB_PRICE, SC_NXB_CHANNEL,
+			  SC_NXB_URL, SC_NXB_DATE_TIME, SC_NXB_EXTRA);
+	int a = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_AUCTION), SC_NXA_ID,
+			  SC_NXA_SELLER, SC_NXA_ITEM_NAME, SC_NXA_INITIAL_BID,
+			  SC_NXA_RESERVE, SC_NXA_EXPIRES, SC_NXA_CATEGORY);
+	int p = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_PERSON), SC_NXP_ID,
+			  SC_NXP_NAME, SC_NXP_CITY, SC_NXP_STATE);
+	/* (auction, bidder, price, channel, url, date_time, extra, seller,
+	 * item_name, initial_bid, reserve, expires, category) */
+	int ba = sc_graph_join(q->g, b, a, 1);
+	/* seller first, then joined: (seller, auction .. category, name,
+	 * city, state) */
+	int bap = sc_graph_join(
+	    q->g, NXQ_INDEX(q, ba, 7, 0, 1, 2, 3, 4, 5, 6, 8, 9, 10, 11, 12), p,
+	    1);
+
+	return nxq_output(q, NXQ_INDEX(q, bap, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+				       11, 0, 12, 13, 14, 15));
+}
+
 /* --- the table -------------------------------------------------------------
  */
 
@@ -475,6 +735,18 @@ static const char *const q18_cols[] = {
     "auction", "bidder", "price", "channel", "url", "date_time", "extra"};
 static const char *const q19_cols[] = {
     "auction", "bidder", "price", "channel", "url", "date_time", "extra"};
+static const char *const q14_cols[] = {"auction",	"bidder",    "price",
+				       "bid_time_type", "date_time", "extra",
+				       "c_counts"};
+static const char *const q21_cols[] = {"auction", "bidder", "price", "channel",
+				       "channel_id"};
+static const char *const q22_cols[] = {"auction", "bidder", "price", "channel",
+				       "dir1",	  "dir2",   "dir3"};
+static const char *const q23_cols[] = {
+    "auction",	   "bidder",	  "price",	 "channel",
+    "url",	   "date_time",	  "extra",	 "item_name",
+    "initial_bid", "reserve",	  "expires",	 "seller",
+    "category",	   "seller_name", "seller_city", "seller_state"};
 static const char *const q20_cols[] = {
     "auction",	 "bidder",    "price",	     "channel", "url",
     "date_time", "item_name", "initial_bid", "reserve", "auction_date_time",
@@ -489,12 +761,14 @@ static const char *const q20_cols[] = {
 /* The default placements: the best events/s measured on 2 workers among
  * chains, per-node, sharded:2 and balanced (README, Figures, Nexmark). */
 static const struct nxq_def defs[] = {
-    NXQ_DEF(q0, "per-node"),  NXQ_DEF(q1, "chains"),
-    NXQ_DEF(q2, "per-node"),  NXQ_DEF(q3, "chains"),
-    NXQ_DEF(q4, "sharded:2"), NXQ_DEF(q5, "chains"),
-    NXQ_DEF(q7, "chains"),    NXQ_DEF(q8, "per-node"),
-    NXQ_DEF(q9, "sharded:2"), NXQ_DEF(q18, "sharded:2"),
-    NXQ_DEF(q19, "balanced"), NXQ_DEF(q20, "chains"),
+    NXQ_DEF(q0, "per-node"),   NXQ_DEF(q1, "chains"),
+    NXQ_DEF(q2, "per-node"),   NXQ_DEF(q3, "chains"),
+    NXQ_DEF(q4, "sharded:2"),  NXQ_DEF(q5, "chains"),
+    NXQ_DEF(q7, "chains"),     NXQ_DEF(q8, "per-node"),
+    NXQ_DEF(q9, "sharded:2"),  NXQ_DEF(q14, "per-node"),
+    NXQ_DEF(q18, "sharded:2"), NXQ_DEF(q19, "balanced"),
+    NXQ_DEF(q20, "chains"),    NXQ_DEF(q21, "per-node"),
+    NXQ_DEF(q22, "per-node"),  NXQ_DEF(q23, "chains"),
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 
@@ -665,12 +939,19 @@ sc_nexmark_query_create_opts(const char *name, struct sc_symtab *symbols,
 		return sc_errorf(SC_EINVAL,
 				 "sc_nexmark_query_create: NULL argument, "
 				 "unknown flags, or admit without a lateness");
-	if (!(d = nxq_find(name)))
-		return sc_errorf(
-		    SC_ENOENT,
-		    "sc_nexmark_query_create: no query '%s' (known: "
-		    "q0 q1 q2 q3 q4 q5 q7 q8 q9 q18 q19 q20)",
-		    name);
+	if (!(d = nxq_find(name))) {
+		char known[128];
+		size_t len = 0;
+
+		for (size_t i = 0; i < NDEFS && len < sizeof(known); i++)
+			len += (size_t)snprintf(known + len,
+						sizeof(known) - len, "%s%s",
+						i ? " " : "", defs[i].name);
+		return sc_errorf(SC_ENOENT,
+				 "sc_nexmark_query_create: no query '%s' "
+				 "(known: %s)",
+				 name, known);
+	}
 	if (!(q = calloc(1, sizeof(*q))))
 		return sc_errorf(SC_ENOMEM,
 				 "sc_nexmark_query_create: out of memory");
@@ -703,9 +984,11 @@ sc_nexmark_query_destroy(struct sc_nexmark_query *q)
 		return 0;
 	if ((rc = sc_graph_destroy(q->g)) != 0)
 		return rc;
-	for (int i = 0; i < 3; i++)
-		if (q->states[i])
-			(void)sc_symtab_release(q->symbols, q->states[i]);
+	for (int i = 0; i < 4; i++)
+		if (q->consts[i])
+			(void)sc_symtab_release(q->symbols, q->consts[i]);
+	if (q->has_re)
+		regfree(&q->re);
 	free(q);
 	return 0;
 }

@@ -37,6 +37,11 @@
  *        them, the earliest date_time: (A.id, A.item_name, A.seller,
  *        A.category, A.initial_bid, A.reserve, A.date_time, A.expires,
  *        B.bidder, B.price, B.date_time)    (join, filter, top-k 1)
+ *   q14  (auction, bidder, 0.908 * price, bid_time_type, date_time, extra,
+ *        c_counts) for the bids with 1,000,000 < 0.908 * price <
+ *        50,000,000: bid_time_type 'dayTime' for a UTC hour of date_time
+ *        in 8..18, 'nightTime' in 0..6 or 20..23, else 'otherTime';
+ *        c_counts the 'c's in extra        (flat_map reading a text)
  *   q18  last bid: per (bidder, auction), every bid with the latest
  *        date_time; all bid columns           (top-k 1)
  *   q19  top bids: per auction, every bid whose rank is at most 10, a
@@ -46,6 +51,19 @@
  *        A.item_name, A.initial_bid, A.reserve, A.date_time, A.expires,
  *        A.seller, A.category) for B.auction = A.id AND A.category = 10
  *                                             (filter, join)
+ *   q21  (auction, bidder, price, channel, channel_id): channel_id '0',
+ *        '1', '2', '3' where lower(channel) is apple, google, facebook,
+ *        baidu, else group 2 of the url's first match of the POSIX
+ *        extended regular expression `(&|^)channel_id=([^&]*)`; a bid
+ *        with neither has no row   (flat_map making texts, sc_emit_own)
+ *   q22  (auction, bidder, price, channel, dir1, dir2, dir3): the url's
+ *        parts 3, 4 and 5 when split on '/' (from 0), a part it lacks
+ *        the empty text                      (flat_map making texts)
+ *   q23  every bid with its auction and the auction's seller:
+ *        (B.auction, B.bidder, B.price, B.channel, B.url, B.date_time,
+ *        B.extra, A.item_name, A.initial_bid, A.reserve, A.expires,
+ *        A.seller, A.category, P.name, P.city, P.state) for B.auction =
+ *        A.id AND A.seller = P.id              (two joins)
  *
  * A query creates input nodes only for the streams it reads (named
  * "person", "auction", "bid") and one output node named after the query.
@@ -69,7 +87,7 @@ extern "C" {
 
 struct sc_nexmark_query;
 
-/* The most output columns of a query (q20's 13). Top-k (q9, q18, q19)
+/* The most output columns of a query (q23's 16). Top-k (q9, q18, q19)
  * is operators/topk.h: ranks with ties kept (SQL's RANK()). */
 #define SC_NEXMARK_QUERY_MAX_COLS 16
 
@@ -88,9 +106,10 @@ size_t sc_nexmark_query_names(const char *const **names);
 
 /*
  * sc_nexmark_query_create - the graph of query `name` over streams whose
- * symbols are in `symbols` (borrowed; q3 interns its three states there
- * and holds them until destroy). flags: 0 (a materialized output, whose
- * integral is kept and readable) or SC_NEXMARK_QUERY_STREAM. Returns:
+ * symbols are in `symbols` (borrowed; q3, q14 and q21 intern the texts
+ * they name there and hold them until destroy). flags: 0 (a materialized
+ * output, whose integral is kept and readable) or
+ * SC_NEXMARK_QUERY_STREAM. Returns:
  *   0            *out is the query
  *   SC_ENOENT    no query of that name (the message lists the known ones)
  *   SC_EINVAL    NULL argument, unknown flags

@@ -714,7 +714,8 @@ set_tests_properties(cli.stress_ticks_pool_tsan
 
 # run --workload nexmark (tools/cli_nexmark.c): every query runs live
 # on 2 workers and --check finds its output equal to the single circuit's.
-foreach(q q0 q1 q2 q3 q4 q5 q7 q8 q9 q18 q19 q20)
+foreach(q q0 q1 q2 q3 q4 q5 q7 q8 q9 q14 q18 q19 q20
+           q21 q22 q23)
   sc_cli_test(nexmark_${q}_equals_the_single_circuit 0
               "output equals the single circuit"
               run --workload nexmark --query ${q} --events 30000
@@ -810,8 +811,9 @@ sc_cli_test(unknown_workload_is_refused 2
             run --workload tpch --events 1)
 # A dump replayed with --from gives the same settled output (rows sorted:
 # symbol ids, and so the rows' order, differ between the two runs), for a
-# join with strings (q3), an average (q4) and doubles (q1).
-foreach(q q1 q3 q4 q9)
+# join with strings (q3), an average (q4), doubles (q1), texts the query
+# makes (q21, q22) or reads (q14), and two joins (q23).
+foreach(q q1 q3 q4 q9 q14 q21 q22 q23)
   add_test(NAME cli.nexmark_${q}_dump_replayed_gives_the_same_output
            COMMAND sh -c [=[d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
              timeout 120 "$0" run --workload nexmark --query $1 --events 40000 --workers 2 --dump "$d/a" --quiet || exit 1

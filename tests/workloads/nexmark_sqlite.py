@@ -18,6 +18,7 @@ import collections
 import csv
 import math
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -61,6 +62,17 @@ SQL = {
           " FROM auction A JOIN bid B ON B.auction = A.id"
           " WHERE B.date_time BETWEEN A.date_time AND A.expires)"
           " WHERE r = 1",
+    # The UTC hour of date_time picks the time of day; count_char(extra,
+    # 'c') is the length extra loses without its 'c's.
+    "q14": "WITH b AS (SELECT *, (date_time / 3600000) % 24 AS h FROM bid)"
+           " SELECT auction, bidder, 0.908 * price,"
+           " CASE WHEN h >= 8 AND h <= 18 THEN 'dayTime'"
+           "      WHEN h <= 6 OR h >= 20 THEN 'nightTime'"
+           "      ELSE 'otherTime' END,"
+           " date_time, extra,"
+           " length(extra) - length(replace(extra, 'c', ''))"
+           " FROM b WHERE 0.908 * price > 1000000"
+           " AND 0.908 * price < 50000000",
     "q18": "SELECT auction, bidder, price, channel, url, date_time, extra"
            " FROM (SELECT *, RANK() OVER (PARTITION BY bidder, auction"
            "                              ORDER BY date_time DESC) AS r"
@@ -74,6 +86,27 @@ SQL = {
            " A.date_time, A.expires, A.seller, A.category"
            " FROM bid B JOIN auction A ON B.auction = A.id"
            " WHERE A.category = 10",
+    # regexp_extract and split_index are Python's (re, str.split),
+    # registered below: SQLite has neither.
+    "q21": "SELECT auction, bidder, price, channel,"
+           " CASE lower(channel) WHEN 'apple' THEN '0'"
+           "      WHEN 'google' THEN '1' WHEN 'facebook' THEN '2'"
+           "      WHEN 'baidu' THEN '3'"
+           "      ELSE regexp_extract(url, '(&|^)channel_id=([^&]*)', 2)"
+           " END FROM bid"
+           " WHERE regexp_extract(url, '(&|^)channel_id=([^&]*)', 2)"
+           " IS NOT NULL"
+           " OR lower(channel) IN ('apple', 'google', 'facebook', 'baidu')",
+    # A part the url lacks is the empty text (the rows carry no NULL).
+    "q22": "SELECT auction, bidder, price, channel,"
+           " coalesce(split_index(url, '/', 3), ''),"
+           " coalesce(split_index(url, '/', 4), ''),"
+           " coalesce(split_index(url, '/', 5), '') FROM bid",
+    "q23": "SELECT B.auction, B.bidder, B.price, B.channel, B.url,"
+           " B.date_time, B.extra, A.item_name, A.initial_bid, A.reserve,"
+           " A.expires, A.seller, A.category, P.name, P.city, P.state"
+           " FROM bid B JOIN auction A ON B.auction = A.id"
+           " JOIN person P ON A.seller = P.id",
 }
 
 
@@ -109,10 +142,30 @@ def load(db, d, table):
         table, ", ".join("?" * len(header))), rows)
 
 
+def regexp_extract(text, pattern, group):
+    m = re.search(pattern, text) if isinstance(text, str) else None
+    return m.group(group) if m else None
+
+
+def split_index(text, sep, index):
+    parts = str(text).split(sep)
+    return parts[index] if 0 <= index < len(parts) else None
+
+
+def field(x):
+    """A field as a bag key: integers, and doubles of integral value, as
+    their text (the dump writes a double 42.0 as 42, and the CSV reader
+    reads a quoted "123" as the number where SQLite's functions return
+    the text); other doubles rounded to 9 significant digits."""
+    if isinstance(x, float):
+        if x.is_integer() and abs(x) < 2.0 ** 53:
+            return str(int(x))
+        return float("%.9g" % x)
+    return str(x) if isinstance(x, int) else x
+
+
 def key(row):
-    """A row as a bag key: doubles rounded to 9 significant digits."""
-    return tuple(float("%.9g" % x) if isinstance(x, float) else x
-                 for x in row)
+    return tuple(field(x) for x in row)
 
 
 def main(argv):
@@ -136,6 +189,10 @@ def main(argv):
                   % (q, p.returncode, p.stderr, replay))
             return 1
         db = sqlite3.connect(":memory:")
+        db.create_function("regexp_extract", 3, regexp_extract,
+                           deterministic=True)
+        db.create_function("split_index", 3, split_index,
+                           deterministic=True)
         for t in ("person", "auction", "bid"):
             load(db, out, t)
         want = collections.Counter(key(r) for r in db.execute(SQL[q]))
