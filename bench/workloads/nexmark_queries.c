@@ -5,7 +5,6 @@
  */
 #include "bench/workloads/nexmark_queries.h"
 
-#include <regex.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +12,7 @@
 
 #include "operators/aggregate.h"
 #include "operators/schema.h"
+#include "operators/text.h"
 #include "operators/topk.h"
 #include "operators/waterline.h"
 #include "operators/window.h"
@@ -31,8 +31,7 @@ struct sc_nexmark_query {
 	/* Texts the query names, held until destroy: q3's states (OR, ID,
 	 * CA), q14's times of day, q21's channel ids of the known channels. */
 	uint64_t consts[4];
-	regex_t re; /* q21's, compiled when has_re */
-	bool has_re;
+	struct sc_regex *re; /* q21's */
 };
 
 /* A query: its name, columns, best placement and builder (which returns
@@ -587,15 +586,15 @@ nxq_emit_made(const struct sc_nexmark_query *q, struct sc_emitter *out,
 
 /* q21's rows: (auction, bidder, price, channel, channel_id), channel_id
  * "0".."3" for the known channels (by lower(channel)), else the text of
- * the url's first match of `(&|^)channel_id=([^&]*)` (group 2); a bid
+ * the url's first match of `(&|^)channel_id=([^&]*)` (group 2,
+ * operators/text.h); a bid
  * with neither has no row. */
 static int
 q21_row(void *ctx, const uint64_t *row, struct sc_emitter *out)
 {
 	const struct sc_nexmark_query *q = ctx;
-	const char *text;
-	size_t len;
-	regmatch_t m[3];
+	const char *text, *id;
+	size_t len, idlen;
 	uint64_t o[5] = {row[SC_NXB_AUCTION], row[SC_NXB_BIDDER],
 			 row[SC_NXB_PRICE], row[SC_NXB_CHANNEL], 0};
 	const uint32_t col = 4;
@@ -610,14 +609,9 @@ q21_row(void *ctx, const uint64_t *row, struct sc_emitter *out)
 		}
 	if ((rc = nxq_text(q, row[SC_NXB_URL], &text, &len)) != 0)
 		return rc;
-	rc = regexec(&q->re, text, 3, m, 0);
-	if (rc == REG_NOMATCH)
-		return 0;
-	if (rc != 0)
-		return sc_errorf(SC_ENOMEM, "q21: regexec failed (%d)", rc);
-	text += m[2].rm_so;
-	len = (size_t)(m[2].rm_eo - m[2].rm_so);
-	return nxq_emit_made(q, out, o, 1, &text, &len, &col);
+	if ((rc = sc_regex_extract(q->re, text, len, 2, &id, &idlen)) <= 0)
+		return rc; /* 0: no channel_id, no row */
+	return nxq_emit_made(q, out, o, 1, &id, &idlen, &col);
 }
 
 static int
@@ -632,9 +626,8 @@ build_q21(struct sc_nexmark_query *q)
 	if ((rc = nxq_consts(q, ids, 4)) != 0 ||
 	    (rc = sc_schema_init(&s, 5, t, q->symbols)) != 0)
 		return rc;
-	if (regcomp(&q->re, "(&|^)channel_id=([^&]*)", REG_EXTENDED) != 0)
-		return sc_errorf(SC_ENOMEM, "q21: regcomp failed");
-	q->has_re = true;
+	if ((rc = sc_regex_create("(&|^)channel_id=([^&]*)", &q->re)) != 0)
+		return rc;
 	return nxq_output(q,
 			  sc_graph_flat_map(q->g, nxq_input(q, SC_NEXMARK_BID),
 					    &s, q21_row, q));
@@ -648,8 +641,9 @@ q22_row(void *ctx, const uint64_t *row, struct sc_emitter *out)
 {
 	static const uint32_t col[3] = {4, 5, 6};
 	const struct sc_nexmark_query *q = ctx;
-	const char *url, *part[3] = {"", "", ""};
-	size_t len, plen[3] = {0, 0, 0}, k = 0, from = 0;
+	const char *url, *p, *end, *part[3];
+	size_t len, plen[3];
+	bool more = true;
 	uint64_t o[7] = {row[SC_NXB_AUCTION],
 			 row[SC_NXB_BIDDER],
 			 row[SC_NXB_PRICE],
@@ -661,15 +655,23 @@ q22_row(void *ctx, const uint64_t *row, struct sc_emitter *out)
 
 	if ((rc = nxq_text(q, row[SC_NXB_URL], &url, &len)) != 0)
 		return rc;
-	for (size_t i = 0; i <= len && k < 6; i++)
-		if (i == len || url[i] == '/') {
-			if (k >= 3) {
-				part[k - 3] = url + from;
-				plen[k - 3] = i - from;
-			}
-			k++;
-			from = i + 1;
-		}
+	/* Part 3, then each next part as part 0 of what follows it: one
+	 * pass over the url. A part the url lacks is the empty text. */
+	p = url;
+	end = url + len;
+	for (size_t k = 0; k < 3; k++) {
+		part[k] = "";
+		plen[k] = 0;
+		if (!more)
+			continue;
+		rc = sc_text_split_part(p, (size_t)(end - p), '/', k ? 0 : 3,
+					&part[k], &plen[k]);
+		if (rc < 0)
+			return rc;
+		p = rc ? part[k] + plen[k] : end;
+		more = p < end; /* p is at a separator: a part follows */
+		p += more;
+	}
 	return nxq_emit_made(q, out, o, 3, part, plen, col);
 }
 
@@ -987,8 +989,7 @@ sc_nexmark_query_destroy(struct sc_nexmark_query *q)
 	for (int i = 0; i < 4; i++)
 		if (q->consts[i])
 			(void)sc_symtab_release(q->symbols, q->consts[i]);
-	if (q->has_re)
-		regfree(&q->re);
+	sc_regex_destroy(q->re);
 	free(q);
 	return 0;
 }

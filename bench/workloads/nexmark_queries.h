@@ -53,9 +53,9 @@
  *                                             (filter, join)
  *   q21  (auction, bidder, price, channel, channel_id): channel_id '0',
  *        '1', '2', '3' where lower(channel) is apple, google, facebook,
- *        baidu, else group 2 of the url's first match of the POSIX
- *        extended regular expression `(&|^)channel_id=([^&]*)`; a bid
- *        with neither has no row   (flat_map making texts, sc_emit_own)
+ *        baidu, else group 2 of the url's first match of the regular
+ *        expression `(&|^)channel_id=([^&]*)`; a bid with neither has
+ *        no row          (flat_map making texts: text.h, sc_emit_own)
  *   q22  (auction, bidder, price, channel, dir1, dir2, dir3): the url's
  *        parts 3, 4 and 5 when split on '/' (from 0), a part it lacks
  *        the empty text                      (flat_map making texts)

@@ -7,7 +7,7 @@
 #   1. consumer.c through pkg-config, linked shared and linked static;
 #   2. cxx/ (C++) through find_package(subcirc), shared and static;
 #   3. subdir/, which add_subdirectory()s the source tree, configured with
-#      no pkg-config module but ck visible, so nothing of the test tools
+#      no pkg-config module but ck and libpcre2-8 visible, so nothing of the test tools
 #      (Criterion, spin) or jemalloc can be needed;
 #   then the example workload plugins (tests/examples/payments.c and
 #   running.c), built from their installed copies through pkg-config, each
@@ -117,7 +117,7 @@ if readelf -r "$P/lib/libsubcirc.a" | grep -q 'R_X86_64_TPOFF32'; then
 	fail "libsubcirc.a has TPOFF32 relocations (not -fPIC)"
 fi
 "$CC" -shared -o "$work/wrap.so" -Wl,--whole-archive "$P/lib/libsubcirc.a" \
-	-Wl,--no-whole-archive $(pkg-config --static --libs-only-l ck) -pthread -lm ||
+	-Wl,--no-whole-archive $(pkg-config --static --libs-only-l ck libpcre2-8) -pthread -lm ||
 	fail "libsubcirc.a does not link into a shared object"
 
 step "headers: the listed ones installed and no other, umbrellas exact, includes resolve"
@@ -181,11 +181,12 @@ for so in "$P"/lib/libsubcirc*.so; do
 		fail "$so needs jemalloc"
 	fi
 done
-[[ $(pkg-config --print-requires-private subcirc) == ck ]] ||
-	fail "subcirc.pc: Requires.private is not ck"
+[[ $(pkg-config --print-requires-private subcirc | tr '\n' ' ') == "ck libpcre2-8 " ]] ||
+	fail "subcirc.pc: Requires.private is not ck and libpcre2-8"
 pc_libs=$(pkg-config --static --libs subcirc)
 targets=$(cat "$P"/lib/cmake/subcirc/subcircTargets.cmake)
-for dep in pthread:Threads::Threads m:LINK_ONLY:m ck:PkgConfig::CK; do
+for dep in pthread:Threads::Threads m:LINK_ONLY:m ck:PkgConfig::CK \
+	pcre2-8:PkgConfig::PCRE2; do
 	pc=${dep%%:*} cm=${dep#*:}
 	[[ " $pc_libs " == *" -l$pc "* || " $pc_libs " == *" -$pc "* ]] ||
 		fail "subcirc.pc --static --libs lacks $pc ($pc_libs)"
@@ -222,9 +223,10 @@ for exe in consumer_shared consumer_static; do
 	"$work/cxx/$exe" || fail "the find_package consumer $exe got a wrong result"
 done
 
-step "consumer 3: C through add_subdirectory, with only ck visible to pkg-config"
+step "consumer 3: C through add_subdirectory, with only ck and libpcre2-8 visible to pkg-config"
 mkdir "$work/pc"
 ln -s "$(pkg-config --variable=pcfiledir ck)/ck.pc" "$work/pc/ck.pc"
+ln -s "$(pkg-config --variable=pcfiledir libpcre2-8)/libpcre2-8.pc" "$work/pc/libpcre2-8.pc"
 PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR=$work/pc \
 	cmake -S "$src/tests/install/subdir" -B "$work/subdir" -G Ninja \
 	-DSUBCIRC_SOURCE_DIR="$src" >"$work/subdir.log" ||

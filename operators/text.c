@@ -1,0 +1,147 @@
+/*
+ * text.c - functions over texts (text.h): PCRE2 for regular expressions.
+ */
+#include "operators/text.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sc_regex {
+	pcre2_code *code;
+	uint32_t groups;
+};
+
+int
+sc_regex_create(const char *pattern, struct sc_regex **out)
+{
+	struct sc_regex *re;
+	PCRE2_SIZE at = 0;
+	int err = 0;
+
+	if (!pattern || !out)
+		return sc__fail(SC_EINVAL, "sc_regex_create: NULL %s",
+				!pattern ? "pattern" : "out");
+	if (!(re = calloc(1, sizeof(*re))))
+		return sc__fail(SC_ENOMEM, "sc_regex_create: out of memory");
+	re->code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, 0,
+				 &err, &at, NULL);
+	if (!re->code) {
+		PCRE2_UCHAR why[128];
+
+		free(re);
+		if (err == PCRE2_ERROR_HEAPLIMIT || err == PCRE2_ERROR_NOMEMORY)
+			return sc__fail(SC_ENOMEM,
+					"sc_regex_create: out of memory");
+		(void)pcre2_get_error_message(err, why, sizeof(why));
+		return sc__fail(SC_EINVAL,
+				"sc_regex_create: pattern '%s' does not "
+				"compile at offset %zu: %s",
+				pattern, (size_t)at, (const char *)why);
+	}
+	(void)pcre2_pattern_info(re->code, PCRE2_INFO_CAPTURECOUNT,
+				 &re->groups);
+	if (re->groups > SC_REGEX_MAX_GROUPS) {
+		uint32_t n = re->groups;
+
+		sc_regex_destroy(re);
+		return sc__fail(SC_EINVAL,
+				"sc_regex_create: pattern '%s' has %u groups, "
+				"more than %d",
+				pattern, (unsigned)n, SC_REGEX_MAX_GROUPS);
+	}
+	/* Machine code where the JIT exists; the interpreter otherwise
+	 * (the same matches, slower). */
+	(void)pcre2_jit_compile(re->code, PCRE2_JIT_COMPLETE);
+	*out = re;
+	return 0;
+}
+
+void
+sc_regex_destroy(struct sc_regex *re)
+{
+	if (!re)
+		return;
+	pcre2_code_free(re->code);
+	free(re);
+}
+
+uint32_t
+sc_regex_groups(const struct sc_regex *re)
+{
+	return re ? re->groups : 0;
+}
+
+int
+sc_regex_extract(const struct sc_regex *re, const char *text, size_t len,
+		 uint32_t group, const char **start, size_t *glen)
+{
+	pcre2_match_data *md;
+	PCRE2_SIZE *ov;
+	int rc;
+
+	if (!re || (!text && len) || !start || !glen)
+		return sc__fail(SC_EINVAL, "sc_regex_extract: NULL %s",
+				!re	       ? "re"
+				: !text && len ? "text"
+				: !start       ? "start"
+					       : "glen");
+	if (group > re->groups)
+		return sc__fail(SC_EINVAL,
+				"sc_regex_extract: group %u, the expression "
+				"has %u",
+				(unsigned)group, (unsigned)re->groups);
+	if (!(md = pcre2_match_data_create(re->groups + 1, NULL)))
+		return sc__fail(SC_ENOMEM, "sc_regex_extract: out of memory");
+	rc = pcre2_match(re->code, (PCRE2_SPTR)(text ? text : ""), len, 0, 0,
+			 md, NULL);
+	if (rc == PCRE2_ERROR_NOMATCH) {
+		pcre2_match_data_free(md);
+		return 0;
+	}
+	if (rc < 0) {
+		PCRE2_UCHAR why[128];
+
+		pcre2_match_data_free(md);
+		if (rc == PCRE2_ERROR_NOMEMORY || rc == PCRE2_ERROR_HEAPLIMIT)
+			return sc__fail(SC_ENOMEM,
+					"sc_regex_extract: out of memory");
+		(void)pcre2_get_error_message(rc, why, sizeof(why));
+		return sc__fail(SC_EINVAL, "sc_regex_extract: %s",
+				(const char *)why);
+	}
+	ov = pcre2_get_ovector_pointer(md) + 2 * (size_t)group;
+	if (ov[0] == PCRE2_UNSET) {
+		pcre2_match_data_free(md);
+		return 0;
+	}
+	*start = text + ov[0];
+	*glen = (size_t)(ov[1] - ov[0]);
+	pcre2_match_data_free(md);
+	return 1;
+}
+
+int
+sc_text_split_part(const char *text, size_t len, char sep, size_t index,
+		   const char **part, size_t *plen)
+{
+	size_t from = 0, k = 0;
+
+	if ((!text && len) || !part || !plen)
+		return sc__fail(SC_EINVAL, "sc_text_split_part: NULL %s",
+				!text && len ? "text"
+				: !part	     ? "part"
+					     : "plen");
+	for (size_t i = 0; i <= len; i++) {
+		if (i < len && text[i] != sep)
+			continue;
+		if (k++ == index) {
+			*part = text ? text + from : "";
+			*plen = i - from;
+			return 1;
+		}
+		from = i + 1;
+	}
+	return 0;
+}
