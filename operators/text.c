@@ -126,22 +126,28 @@ int
 sc_text_split_part(const char *text, size_t len, char sep, size_t index,
 		   const char **part, size_t *plen)
 {
-	size_t from = 0, k = 0;
+	const char *p = text, *end = text + len, *at;
 
 	if ((!text && len) || !part || !plen)
 		return sc__fail(SC_EINVAL, "sc_text_split_part: NULL %s",
 				!text && len ? "text"
 				: !part	     ? "part"
 					     : "plen");
-	for (size_t i = 0; i <= len; i++) {
-		if (i < len && text[i] != sep)
-			continue;
-		if (k++ == index) {
-			*part = text ? text + from : "";
-			*plen = i - from;
-			return 1;
-		}
-		from = i + 1;
+	if (!text) {
+		if (index)
+			return 0;
+		*part = "";
+		*plen = 0;
+		return 1;
 	}
-	return 0;
+	/* memchr finds each separator a vector at a time. */
+	for (; index > 0; index--) {
+		if (!(at = memchr(p, sep, (size_t)(end - p))))
+			return 0;
+		p = at + 1;
+	}
+	at = memchr(p, sep, (size_t)(end - p));
+	*part = p;
+	*plen = (size_t)((at ? at : end) - p);
+	return 1;
 }
