@@ -826,6 +826,18 @@ foreach(q q1 q3 q4 q9 q14 q21 q22 q23)
   set_tests_properties(cli.nexmark_${q}_dump_replayed_gives_the_same_output
                        PROPERTIES LABELS "units;threaded" TIMEOUT 240)
 endforeach()
+# q22 over urls of every shape, read with --from: a part the url lacks
+# is the empty text, as is an empty part; placed on 2 workers, equal to
+# the single circuit.
+add_test(NAME cli.nexmark_q22_reads_parts_a_url_lacks_as_empty
+         COMMAND sh -c [=[d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT && mkdir "$d/in"
+           printf '%s\n' 'auction,bidder,price,channel,url,date_time,extra' '1,2,3,"c","https://h/a/b/c/d",1000,"x"' '4,5,6,"c","https://h/a",1001,"x"' '7,8,9,"c","no slashes",1002,"x"' '10,11,12,"c","https://h/a/",1003,"x"' > "$d/in/bid.csv"
+           printf '%s\n' 'auction,bidder,price,channel,dir1,dir2,dir3,weight' '1,2,3,"c","a","b","c",1' '4,5,6,"c","a","","",1' '7,8,9,"c","","","",1' '10,11,12,"c","a","","",1' > "$d/want"
+           timeout 60 "$0" run --workload nexmark --query q22 --from "$d/in" --workers 2 --check --dump "$d/out" --quiet || exit 1
+           sort "$d/out/q22.csv" > "$d/got"; sort "$d/want" > "$d/w"
+           cmp "$d/got" "$d/w" || { cat "$d/got"; exit 1; }]=] $<TARGET_FILE:subcirc_cli>)
+set_tests_properties(cli.nexmark_q22_reads_parts_a_url_lacks_as_empty
+                     PROPERTIES LABELS "units;threaded" TIMEOUT 120)
 # Bad CSV is refused naming file, line and column (exit 2): each error
 # path of bench/workloads/csv.h through --from.
 function(sc_cli_bad_csv name content pattern)
