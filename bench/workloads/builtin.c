@@ -431,6 +431,7 @@ BW_NX_DEF(q2);
 BW_NX_DEF(q3);
 BW_NX_DEF(q4);
 BW_NX_DEF(q5);
+BW_NX_DEF(q6);
 BW_NX_DEF(q7);
 BW_NX_DEF(q8);
 BW_NX_DEF(q9);
@@ -459,6 +460,7 @@ static const struct builtin builtins[] = {
     {"nexmark:q3", &nx_q3_def},
     {"nexmark:q4", &nx_q4_def},
     {"nexmark:q5", &nx_q5_def},
+    {"nexmark:q6", &nx_q6_def},
     {"nexmark:q7", &nx_q7_def},
     {"nexmark:q8", &nx_q8_def},
     {"nexmark:q9", &nx_q9_def},

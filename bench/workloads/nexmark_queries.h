@@ -26,6 +26,9 @@
  *        whose count is its window's maximum, one row per such window and
  *        auction (a row's weight counts the windows)
  *                                             (window, COUNT, MAX, join)
+ *   q6   per seller, the AVG of the closing prices (as q4's) of its
+ *        auctions ranked at most 10 by A.date_time, latest first (ties
+ *        kept): (seller, avg f64)       (join, filter, MAX, top-k 10, AVG)
  *   q7   tumbling 10 s windows over bid.date_time: (auction, price,
  *        bidder, date_time, extra) of every bid whose price is its
  *        window's maximum                     (window, MAX, join)
@@ -123,12 +126,13 @@ int sc_nexmark_query_create(const char *name, struct sc_symtab *symbols,
  * (>= 0, ms) the query declares it (operators/waterline.h) on date_time of
  * every stream it reads, and q4 and q9 use the time-bounded join
  * (sc_graph_join_within: bids within the auction's life) with the
- * auction's expiry in their groups' keys, so that with cleanup on, q4, q5,
- * q7, q8 and q9 keep only the auctions and windows a future row can still
- * reach. The output is the same rows either way; the generator made with
- * disorder_ms = D respects a lateness of D (sc_nexmark_lateness). A
- * submission with rows later than that is refused (SC_ELATE), or with
- * SC_NEXMARK_QUERY_ADMIT admitted and counted (sc_circuit_late).
+ * auction's expiry in their groups' keys (q6 too), so that with cleanup
+ * on, q4, q5, q7, q8 and q9 keep only the auctions and windows a future
+ * row can still reach (q6's top-k per seller keeps every closed auction). The
+ * output is the same rows either way; the generator made with disorder_ms = D
+ * respects a lateness of D (sc_nexmark_lateness). A submission with rows later
+ * than that is refused (SC_ELATE), or with SC_NEXMARK_QUERY_ADMIT admitted and
+ * counted (sc_circuit_late).
  */
 #define SC_NEXMARK_QUERY_ADMIT                                                 \
 	2u /* with a lateness: admit late rows                                 \

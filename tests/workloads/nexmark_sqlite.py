@@ -47,6 +47,16 @@ SQL = {
           " m AS (SELECT start, MAX(num) AS top FROM c GROUP BY start)"
           " SELECT c.auction, c.num FROM c JOIN m"
           " ON c.start = m.start AND c.num = m.top",
+    # Per seller, the average final price of its 10 latest auctions
+    # (ties kept: RANK).
+    "q6": "WITH f AS (SELECT A.id, A.seller, A.date_time,"
+          "                  MAX(B.price) AS final"
+          "           FROM auction A JOIN bid B ON B.auction = A.id"
+          "           WHERE B.date_time BETWEEN A.date_time AND A.expires"
+          "           GROUP BY A.id, A.seller, A.date_time),"
+          " r AS (SELECT seller, final, RANK() OVER (PARTITION BY seller"
+          "       ORDER BY date_time DESC) AS k FROM f)"
+          " SELECT seller, AVG(final) FROM r WHERE k <= 10 GROUP BY seller",
     "q7": "SELECT B.auction, B.price, B.bidder, B.date_time, B.extra"
           " FROM bid B JOIN (SELECT date_time / 10000 AS w,"
           "                         MAX(price) AS top FROM bid GROUP BY w) M"
