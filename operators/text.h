@@ -13,7 +13,7 @@
  * Regular expressions are PCRE2's (Debian's libpcre2-8), compiled once to
  * machine code by its JIT where the machine has one. Measured on Nexmark
  * q21's pattern `(&|^)channel_id=([^&]*)` over its urls: 53-87 ns a url
- * where glibc's POSIX regexec takes 2,600-3,000 (bench/README.md, "Four
+ * where glibc's POSIX regexec takes 2,600-3,000 (bench/README.md, "Five
  * more queries"). The syntax and the matching are Perl's: the leftmost
  * match, and of those the first alternative that matches (POSIX takes the
  * longest), which gives the same spans for patterns whose alternatives
