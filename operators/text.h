@@ -12,14 +12,14 @@
  *
  * Regular expressions are PCRE2's (Debian's libpcre2-8), compiled once to
  * machine code by its JIT where the machine has one. Measured on Nexmark
- * q21's pattern `(&|^)channel_id=([^&]*)` over its urls: 53-87 ns a url
- * where glibc's POSIX regexec takes 2,600-3,000 (bench/README.md, "Five
- * more queries"). The syntax and the matching are Perl's: the leftmost
- * match, and of those the first alternative that matches (POSIX takes the
- * longest), which gives the same spans for patterns whose alternatives
- * cannot both match at one place. A compiled expression is read-only:
- * any number of threads may match with it at once; each match takes its
- * own scratch for the groups (a malloc and a free).
+ * q21's pattern `(&|^)channel_id=([^&]*)` over its urls: 72-75 ns a url
+ * where glibc's POSIX regexec takes 1,636-1,754 (bench/bench_text.c;
+ * bench/README.md, "Five more queries"). The syntax and the matching are
+ * Perl's: the leftmost match, and of those the first alternative that matches
+ * (POSIX takes the longest), which gives the same spans for patterns whose
+ * alternatives cannot both match at one place. A compiled expression is
+ * read-only: any number of threads may match with it at once; each match takes
+ * its own scratch for the groups (a malloc and a free).
  */
 #ifndef SC_TEXT_H
 #define SC_TEXT_H
