@@ -264,47 +264,45 @@ build_q3(struct sc_nexmark_query *q)
 	return nxq_output(q, NXQ_INDEX(q, j, 2, 3, 4, 1));
 }
 
+/* The bids within each auction's life, joined with it: rows (id,
+ * a.date_time, a.expires, the auction's column `col`, price,
+ * b.date_time). With a lateness by the bounded join, whose expires column
+ * carries the bids' waterline; without, a join and a filter. */
 static int
-build_q4_plain(struct sc_nexmark_query *q)
+nxq_bids_in_life(struct sc_nexmark_query *q, uint32_t col)
 {
 	int a = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_AUCTION), SC_NXA_ID,
-			  SC_NXA_DATE_TIME, SC_NXA_EXPIRES, SC_NXA_CATEGORY);
+			  SC_NXA_DATE_TIME, SC_NXA_EXPIRES, col);
 	int b = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_BID), SC_NXB_AUCTION,
 			  SC_NXB_PRICE, SC_NXB_DATE_TIME);
-	/* (id, a.date_time, a.expires, category, price, b.date_time) */
-	int j = sc_graph_join(q->g, a, b, 1);
-	int live = sc_graph_filter(q->g, j, q4_in_life, NULL);
-	/* (id, category, max price): the closing price of each auction */
-	int fin = nxq_agg(q, NXQ_INDEX(q, live, 0, 3, 4), 3, 2, SC_AGG_MAX, 2);
 
-	/* (category, closing price), weighted by how many auctions share it */
-	return nxq_output(q, q4_avg(q, fin, 1, 2));
+	if (q->lateness >= 0)
+		return sc_graph_join_within(q->g, a, b, 1, 1, 2, 2);
+	return sc_graph_filter(q->g, sc_graph_join(q->g, a, b, 1), q4_in_life,
+			       NULL);
 }
 
-/* q4 with a lateness: the bids within each auction's life by the bounded
- * join, whose output's expires column carries the bids' waterline, and
- * the closing price grouped by (expires, id, category), so that an
+/* q4: the closing price of each auction, then their average per category
+ * (weighted by how many auctions share a price). With a lateness the
+ * closing price is grouped by (expires, id, category), so that an
  * auction's group goes once no bid can reach it (expires is a function of
  * id: the same groups). */
 static int
-build_q4_late(struct sc_nexmark_query *q)
-{
-	int a = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_AUCTION), SC_NXA_ID,
-			  SC_NXA_DATE_TIME, SC_NXA_EXPIRES, SC_NXA_CATEGORY);
-	int b = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_BID), SC_NXB_AUCTION,
-			  SC_NXB_PRICE, SC_NXB_DATE_TIME);
-	/* (id, a.date_time, a.expires, category, price, b.date_time) */
-	int j = sc_graph_join_within(q->g, a, b, 1, 1, 2, 2);
-	/* (expires, id, category, max price) */
-	int fin = nxq_agg(q, NXQ_INDEX(q, j, 2, 0, 3, 4), 4, 3, SC_AGG_MAX, 3);
-
-	return nxq_output(q, q4_avg(q, fin, 2, 3));
-}
-
-static int
 build_q4(struct sc_nexmark_query *q)
 {
-	return q->lateness >= 0 ? build_q4_late(q) : build_q4_plain(q);
+	int live = nxq_bids_in_life(q, SC_NXA_CATEGORY);
+
+	if (q->lateness < 0) /* (id, category, max price) */
+		return nxq_output(q,
+				  q4_avg(q,
+					 nxq_agg(q, NXQ_INDEX(q, live, 0, 3, 4),
+						 3, 2, SC_AGG_MAX, 2),
+					 1, 2));
+	/* (expires, id, category, max price) */
+	return nxq_output(q, q4_avg(q,
+				    nxq_agg(q, NXQ_INDEX(q, live, 2, 0, 3, 4),
+					    4, 3, SC_AGG_MAX, 3),
+				    2, 3));
 }
 
 static int
@@ -719,56 +717,26 @@ build_q23(struct sc_nexmark_query *q)
 /* --- q6 ---------------------------------------------------------------------
  */
 
-/* q6's average over (seller, a.date_time, id, final): per seller, of the
- * rows ranked at most 10 by date_time, latest first (ties kept). */
-static int
-q6_last10(struct sc_nexmark_query *q, int rows)
-{
-	int t = nxq_topk(q, rows, 4, 1, 1, true, UINT32_MAX, false, 10);
-
-	return nxq_output(q, q4_avg(q, t, 0, 3));
-}
-
-static int
-build_q6_plain(struct sc_nexmark_query *q)
-{
-	int a = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_AUCTION), SC_NXA_ID,
-			  SC_NXA_DATE_TIME, SC_NXA_EXPIRES, SC_NXA_SELLER);
-	int b = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_BID), SC_NXB_AUCTION,
-			  SC_NXB_PRICE, SC_NXB_DATE_TIME);
-	/* (id, a.date_time, a.expires, seller, price, b.date_time): q4's
-	 * layout, so q4's filter reads it */
-	int live = sc_graph_filter(q->g, sc_graph_join(q->g, a, b, 1),
-				   q4_in_life, NULL);
-	/* (id, seller, a.date_time, final) */
-	int fin =
-	    nxq_agg(q, NXQ_INDEX(q, live, 0, 3, 1, 4), 4, 3, SC_AGG_MAX, 3);
-
-	return q6_last10(q, NXQ_INDEX(q, fin, 1, 2, 0, 3));
-}
-
-/* With a lateness: the bounded join, the final price grouped with the
- * auction's expiry first (q4's way), so that an auction's group goes once
- * no bid can reach it. */
-static int
-build_q6_late(struct sc_nexmark_query *q)
-{
-	int a = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_AUCTION), SC_NXA_ID,
-			  SC_NXA_DATE_TIME, SC_NXA_EXPIRES, SC_NXA_SELLER);
-	int b = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_BID), SC_NXB_AUCTION,
-			  SC_NXB_PRICE, SC_NXB_DATE_TIME);
-	int j = sc_graph_join_within(q->g, a, b, 1, 1, 2, 2);
-	/* (expires, id, seller, a.date_time, final) */
-	int fin =
-	    nxq_agg(q, NXQ_INDEX(q, j, 2, 0, 3, 1, 4), 5, 4, SC_AGG_MAX, 4);
-
-	return q6_last10(q, NXQ_INDEX(q, fin, 2, 3, 1, 4));
-}
-
+/* q6: the closing price of each auction (grouped as q4's), then per
+ * seller the AVG of those ranked at most 10 by date_time, latest first
+ * (ties kept), over rows (seller, a.date_time, id, final). */
 static int
 build_q6(struct sc_nexmark_query *q)
 {
-	return q->lateness >= 0 ? build_q6_late(q) : build_q6_plain(q);
+	int live = nxq_bids_in_life(q, SC_NXA_SELLER), last;
+
+	if (q->lateness < 0) /* (id, seller, a.date_time, final) */
+		last = NXQ_INDEX(q,
+				 nxq_agg(q, NXQ_INDEX(q, live, 0, 3, 1, 4), 4,
+					 3, SC_AGG_MAX, 3),
+				 1, 2, 0, 3);
+	else /* (expires, id, seller, a.date_time, final) */
+		last = NXQ_INDEX(q,
+				 nxq_agg(q, NXQ_INDEX(q, live, 2, 0, 3, 1, 4),
+					 5, 4, SC_AGG_MAX, 4),
+				 2, 3, 1, 4);
+	last = nxq_topk(q, last, 4, 1, 1, true, UINT32_MAX, false, 10);
+	return nxq_output(q, q4_avg(q, last, 0, 3));
 }
 
 /* --- the table -------------------------------------------------------------
