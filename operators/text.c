@@ -5,6 +5,7 @@
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,19 @@ struct sc_regex {
 	pcre2_code *code;
 	uint32_t groups;
 };
+
+/* PCRE2's error `err` of a call of `fn` as ours: SC_ENOMEM for its memory
+ * limits, else SC_EINVAL with `what` and PCRE2's reason. */
+static int
+pcre2_fail(int err, const char *fn, const char *what)
+{
+	PCRE2_UCHAR why[128];
+
+	if (err == PCRE2_ERROR_NOMEMORY || err == PCRE2_ERROR_HEAPLIMIT)
+		return sc__fail(SC_ENOMEM, "%s: out of memory", fn);
+	(void)pcre2_get_error_message(err, why, sizeof(why));
+	return sc__fail(SC_EINVAL, "%s: %s%s", fn, what, (const char *)why);
+}
 
 int
 sc_regex_create(const char *pattern, struct sc_regex **out)
@@ -28,17 +42,13 @@ sc_regex_create(const char *pattern, struct sc_regex **out)
 	re->code = pcre2_compile((PCRE2_SPTR)pattern, PCRE2_ZERO_TERMINATED, 0,
 				 &err, &at, NULL);
 	if (!re->code) {
-		PCRE2_UCHAR why[128];
+		char what[320];
 
 		free(re);
-		if (err == PCRE2_ERROR_HEAPLIMIT || err == PCRE2_ERROR_NOMEMORY)
-			return sc__fail(SC_ENOMEM,
-					"sc_regex_create: out of memory");
-		(void)pcre2_get_error_message(err, why, sizeof(why));
-		return sc__fail(SC_EINVAL,
-				"sc_regex_create: pattern '%s' does not "
-				"compile at offset %zu: %s",
-				pattern, (size_t)at, (const char *)why);
+		(void)snprintf(what, sizeof(what),
+			       "pattern '%s' does not compile at offset %zu: ",
+			       pattern, (size_t)at);
+		return pcre2_fail(err, "sc_regex_create", what);
 	}
 	(void)pcre2_pattern_info(re->code, PCRE2_INFO_CAPTURECOUNT,
 				 &re->groups);
@@ -79,7 +89,7 @@ sc_regex_extract(const struct sc_regex *re, const char *text, size_t len,
 {
 	pcre2_match_data *md;
 	PCRE2_SIZE *ov;
-	int rc;
+	int rc, found = 0;
 
 	if (!re || (!text && len) || !start || !glen)
 		return sc__fail(SC_EINVAL, "sc_regex_extract: NULL %s",
@@ -96,30 +106,19 @@ sc_regex_extract(const struct sc_regex *re, const char *text, size_t len,
 		return sc__fail(SC_ENOMEM, "sc_regex_extract: out of memory");
 	rc = pcre2_match(re->code, (PCRE2_SPTR)(text ? text : ""), len, 0, 0,
 			 md, NULL);
-	if (rc == PCRE2_ERROR_NOMATCH) {
-		pcre2_match_data_free(md);
-		return 0;
+	/* A group that took no part in the match is unset: no span. */
+	if (rc >= 0) {
+		ov = pcre2_get_ovector_pointer(md) + 2 * (size_t)group;
+		if (ov[0] != PCRE2_UNSET) {
+			*start = text + ov[0];
+			*glen = (size_t)(ov[1] - ov[0]);
+			found = 1;
+		}
 	}
-	if (rc < 0) {
-		PCRE2_UCHAR why[128];
-
-		pcre2_match_data_free(md);
-		if (rc == PCRE2_ERROR_NOMEMORY || rc == PCRE2_ERROR_HEAPLIMIT)
-			return sc__fail(SC_ENOMEM,
-					"sc_regex_extract: out of memory");
-		(void)pcre2_get_error_message(rc, why, sizeof(why));
-		return sc__fail(SC_EINVAL, "sc_regex_extract: %s",
-				(const char *)why);
-	}
-	ov = pcre2_get_ovector_pointer(md) + 2 * (size_t)group;
-	if (ov[0] == PCRE2_UNSET) {
-		pcre2_match_data_free(md);
-		return 0;
-	}
-	*start = text + ov[0];
-	*glen = (size_t)(ov[1] - ov[0]);
 	pcre2_match_data_free(md);
-	return 1;
+	if (rc < 0 && rc != PCRE2_ERROR_NOMATCH)
+		return pcre2_fail(rc, "sc_regex_extract", "");
+	return found;
 }
 
 int

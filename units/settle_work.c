@@ -84,7 +84,7 @@ out_symcols(const struct sc_settle_work *w, size_t k, struct sc__symcols *sc)
  * flat_map's texts, graph.h's sc_emit_own), which would die with it: the
  * work holds the ids of the batches it keeps (taken while the circuit
  * lives), so that a placed run making the same text gets the same id
- * and compares equal. */
+ * and compares equal. b may be NULL (an empty delta). */
 static void
 ref_hold(const struct sc_settle_work *w, size_t k, const struct sc_batch *b,
 	 bool hold)
@@ -170,8 +170,7 @@ single_ticks(struct sc_settle_work *w, const struct sc_settle_step *steps,
 				sc_batch_release(*slot);
 				*slot = NULL;
 			}
-			if (*slot)
-				ref_hold(w, k, *slot, true);
+			ref_hold(w, k, *slot, true);
 		}
 		t++;
 	}
@@ -181,8 +180,7 @@ single_ticks(struct sc_settle_work *w, const struct sc_settle_step *steps,
 		while (got-- > 0)
 			sc_batch_release(expect[got]);
 		for (size_t k = 0; d && k < w->nout * nt; k++) {
-			if (d[k])
-				ref_hold(w, k / nt, d[k], false);
+			ref_hold(w, k / nt, d[k], false);
 			sc_batch_release(d[k]);
 		}
 		free(d);
@@ -200,14 +198,12 @@ static void
 work_release_expect(struct sc_settle_work *w)
 {
 	for (size_t i = 0; i < w->nout; i++) {
-		if (w->expect[i])
-			ref_hold(w, i, w->expect[i], false);
+		ref_hold(w, i, w->expect[i], false);
 		sc_batch_release(w->expect[i]);
 		w->expect[i] = NULL;
 	}
 	for (size_t k = 0; w->want && k < w->nout * w->want_ticks; k++) {
-		if (w->want[k])
-			ref_hold(w, k / w->want_ticks, w->want[k], false);
+		ref_hold(w, k / w->want_ticks, w->want[k], false);
 		sc_batch_release(w->want[k]);
 	}
 	free(w->want);
