@@ -22,6 +22,7 @@
 #include "operators/probe_int.h"
 #include "operators/rowhash_int.h"
 #include "operators/symbol_int.h"
+#include "operators/words_int.h"
 #include "operators/trace.h"
 #include "operators/waterline_int.h"
 #include "operators/xsum.h"
@@ -320,43 +321,6 @@ push_change(struct sc_aggregate *agg, const uint64_t *key, bool was,
 
 /* --- COUNT, SUM, AVG ------------------------------------------------------ */
 
-/* --- wide integers: two's complement words, low first ------------------ */
-
-/* w (n words) += p; the bounds in groups_int.h rule out an overflow. */
-static void
-wide_add(uint64_t *w, size_t n, __int128 p)
-{
-	unsigned __int128 u = (unsigned __int128)p, t;
-	uint64_t ext = p < 0 ? UINT64_MAX : 0, carry = 0, add;
-
-	for (size_t i = 0; i < n; i++) {
-		add = i == 0 ? (uint64_t)u : i == 1 ? (uint64_t)(u >> 64) : ext;
-		t = (unsigned __int128)w[i] + add + carry;
-		w[i] = (uint64_t)t;
-		carry = (uint64_t)(t >> 64);
-	}
-}
-
-/* Whether w (n words) is an int64; if so *out is its value. */
-static bool
-wide_i64(const uint64_t *w, size_t n, int64_t *out)
-{
-	uint64_t ext = w[0] >> 63 ? UINT64_MAX : 0;
-
-	for (size_t i = 1; i < n; i++)
-		if (w[i] != ext)
-			return false;
-	*out = (int64_t)w[0];
-	return true;
-}
-
-/* A 128-bit count as a double (rounded once). */
-static double
-wide_double(const uint64_t c[2])
-{
-	return (double)(__int128)(((unsigned __int128)c[1] << 64) | c[0]);
-}
-
 /*
  * The output word of a group state into *out, or false if the value is
  * outside int64 (COUNT, or SUM over an integer column): then the group has
@@ -373,13 +337,13 @@ state_value(const struct sc_aggregate *agg, const struct sc__gstate *st,
 
 	switch (agg->spec.kind) {
 	case SC_AGG_COUNT:
-		if (!wide_i64(st->count, 2, &x))
+		if (!sc__words_i64(st->count, 2, &x))
 			return false;
 		*out = sc_enc_i64(x);
 		return true;
 	case SC_AGG_SUM:
 		if (!agg->exact) {
-			if (!wide_i64(st->isum, 3, &x))
+			if (!sc__words_i64(st->isum, 3, &x))
 				return false;
 			*out = sc_enc_i64(x);
 			return true;
@@ -388,9 +352,9 @@ state_value(const struct sc_aggregate *agg, const struct sc__gstate *st,
 		*out = sc_enc_f64(v);
 		return true;
 	default: /* AVG; a zero count (negative weights) reads NaN */
-		if (!wide_i64(st->count, 2, &x)) {
+		if (!sc__words_i64(st->count, 2, &x)) {
 			(void)sc_xsum_read(xs, &v);
-			v /= wide_double(st->count);
+			v /= sc__words_double(st->count, 2);
 		} else if (x != 0) {
 			(void)sc_xsum_mean(xs, x, &v);
 		}
@@ -421,15 +385,6 @@ xsum_add_word(struct sc_xsum *x, enum sc_type t, uint64_t v, int64_t w)
 	if (rc == 0)
 		rc = sc_xsum_add_weighted(x, (double)(v & 0xffffffffu), w);
 	return rc;
-}
-
-/* w * v for an integer SUM, as a wide integer. */
-static __int128
-int_product(enum sc_type t, uint64_t v, int64_t w)
-{
-	if (t == SC_TYPE_I64)
-		return (__int128)sc_dec_i64(v) * w;
-	return (__int128)v * w;
 }
 
 /* The sign of a 128-bit count: -1, 0 or 1. */
@@ -541,9 +496,9 @@ group_fold(struct sc_aggregate *agg, const struct sc_batch *d, size_t i,
 		}
 		dc += w;
 		if (isum) {
-			prod = int_product(s->col_type, row[s->col], w);
+			prod = sc__words_product(s->col_type, row[s->col], w);
 			if (__builtin_add_overflow(ds, prod, &t)) {
-				wide_add(pd->st.isum, 3, ds);
+				sc__words_add(pd->st.isum, 3, ds);
 				t = prod;
 			}
 			ds = t;
@@ -554,9 +509,9 @@ group_fold(struct sc_aggregate *agg, const struct sc_batch *d, size_t i,
 		if (rc)
 			return rc;
 	}
-	wide_add(pd->st.count, 2, dc);
+	sc__words_add(pd->st.count, 2, dc);
 	if (isum)
-		wide_add(pd->st.isum, 3, ds);
+		sc__words_add(pd->st.isum, 3, ds);
 	/* Under SC_AGG_NONNEGATIVE no row is kept: `live` says only whether
 	 * the entry must stay (its state is not all zero). */
 	pd->st.live = agg->nonneg ? !state_empty(agg, &pd->st,

@@ -5,6 +5,7 @@
  */
 #include "operators/circuit_int.h"
 #include "operators/aggregate.h"
+#include "operators/multiagg.h"
 #include "operators/doing_int.h"
 #include "operators/join.h"
 #include "operators/late_int.h"
@@ -690,10 +691,14 @@ check_slot(void *ctx, int slot, const int **in, uint32_t *nin)
 {
 	const struct check *k = ctx;
 	const struct sc__node_rt *r = &k->c->rt[slot];
-	int arc = r->role == SC__ROLE_OP && r->nd->kind == SC_NODE_AGGREGATE &&
-			  r->kernel
-		      ? sc_aggregate_check(r->kernel)
-		      : 0;
+	int arc = 0;
+
+	if (r->role == SC__ROLE_OP && r->kernel &&
+	    r->nd->kind == SC_NODE_AGGREGATE)
+		arc = sc_aggregate_check(r->kernel);
+	else if (r->role == SC__ROLE_OP && r->kernel &&
+		 r->nd->kind == SC_NODE_MULTIAGG)
+		arc = sc_multiagg_check(r->kernel);
 
 	if (arc == SC_EOVERFLOW || arc == SC_ESCHEMA) {
 		char why[240];

@@ -24,6 +24,7 @@
 #include "operators/distinct.h"
 #include "operators/join.h"
 #include "operators/symbol.h"
+#include "operators/multiagg.h"
 #include "operators/topk.h"
 
 /* --- kernels -------------------------------------------------------------- */
@@ -46,6 +47,9 @@ sc__circuit_kernel_destroy(enum sc_node_kind kind, void *k)
 		break;
 	case SC_NODE_TOPK:
 		sc_topk_destroy(k);
+		break;
+	case SC_NODE_MULTIAGG:
+		sc_multiagg_destroy(k);
 		break;
 	default:
 		break;
@@ -89,6 +93,8 @@ sc__circuit_kernel_create(const struct sc_circuit *c, const struct sc__node *nd,
 						 (struct sc_aggregate **)k);
 	case SC_NODE_TOPK:
 		return sc_topk_create(nd->spec, (struct sc_topk **)k);
+	case SC_NODE_MULTIAGG:
+		return sc_multiagg_create(nd->spec, (struct sc_multiagg **)k);
 	default:
 		*k = NULL;
 		return 0;
@@ -121,6 +127,9 @@ sc__circuit_kernel_symbols(const struct sc_circuit *c,
 	case SC_NODE_TOPK:
 		sc__topk_set_symbols(r->kernel, a);
 		break;
+	case SC_NODE_MULTIAGG:
+		sc__multiagg_set_symbols(r->kernel, a);
+		break;
 	default:
 		break;
 	}
@@ -140,6 +149,8 @@ sc__circuit_kernel_work(enum sc_node_kind kind, void *k, size_t budget)
 		return sc_aggregate_work(k, budget);
 	case SC_NODE_TOPK:
 		return sc_topk_work(k, budget);
+	case SC_NODE_MULTIAGG:
+		return sc_multiagg_work(k, budget);
 	default:
 		return 0;
 	}
@@ -159,6 +170,8 @@ sc__circuit_kernel_pending(enum sc_node_kind kind, const void *k)
 		return sc_aggregate_pending(k);
 	case SC_NODE_TOPK:
 		return sc_topk_pending(k);
+	case SC_NODE_MULTIAGG:
+		return sc_multiagg_pending(k);
 	default:
 		return 0;
 	}
@@ -189,6 +202,10 @@ sc__circuit_kernel_state(enum sc_node_kind kind, const void *k,
 	case SC_NODE_TOPK:
 		st->rows = sc_topk_rows(k);
 		st->bytes = sc_topk_bytes(k);
+		break;
+	case SC_NODE_MULTIAGG:
+		st->rows = sc_multiagg_rows(k);
+		st->bytes = sc_multiagg_bytes(k);
 		break;
 	default:
 		break;
@@ -431,6 +448,8 @@ op_kernel(const struct sc__node *nd, struct sc__node_rt *r, struct sc_batch *a,
 		return sc_distinct_step(r->kernel, a, out);
 	case SC_NODE_TOPK:
 		return sc_topk_step(r->kernel, a, out);
+	case SC_NODE_MULTIAGG:
+		return sc_multiagg_step(r->kernel, a, out);
 	default:
 		return sc_aggregate_step(r->kernel, a, out);
 	}

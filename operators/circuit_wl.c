@@ -19,6 +19,7 @@
 #include "operators/aggregate.h"
 #include "operators/distinct.h"
 #include "operators/join.h"
+#include "operators/multiagg.h"
 #include "operators/topk.h"
 
 /*
@@ -146,11 +147,14 @@ kernel_sweep(const struct sc_circuit *c, struct sc__node_rt *r, size_t budget)
 		return;
 	case SC_NODE_AGGREGATE:
 	case SC_NODE_TOPK:
+	case SC_NODE_MULTIAGG:
 		unary_horizon(c, r, r->nd->key, &ha);
 		if (ha.n == 0)
 			return;
 		if (r->nd->kind == SC_NODE_AGGREGATE)
 			sc__aggregate_sweep(r->kernel, &ha, budget);
+		else if (r->nd->kind == SC_NODE_MULTIAGG)
+			sc__multiagg_sweep(r->kernel, &ha, budget);
 		else
 			sc__topk_sweep(r->kernel, &ha, budget);
 		return;

@@ -5,6 +5,7 @@
 #include "operators/graph_int.h"
 #include "operators/aggregate.h"
 #include "operators/aggregate_int.h"
+#include "operators/multiagg.h"
 #include "operators/topk.h"
 #include "operators/waterline_int.h"
 
@@ -13,9 +14,10 @@
 #include <string.h>
 
 static const char *const kind_names[SC__NODE_KIND_COUNT] = {
-    "input",	 "output",    "map",	       "filter", "flat_map", "index_by",
-    "plus",	 "negate",    "minus",	       "join",	 "antijoin", "distinct",
-    "aggregate", "integrate", "differentiate", "delay",	 "feedback", "topk",
+    "input",	"output",   "map",	 "filter",    "flat_map",
+    "index_by", "plus",	    "negate",	 "minus",     "join",
+    "antijoin", "distinct", "aggregate", "integrate", "differentiate",
+    "delay",	"feedback", "topk",	 "multiagg",
 };
 
 const char *
@@ -790,6 +792,62 @@ sc_graph_topk(struct sc_graph *g, int a, const struct sc_topk_spec *spec)
 	if (id < 0)
 		free(t.spec);
 	return id;
+}
+
+static int
+graph_multiagg_body(struct sc_graph *g, int a,
+		    const struct sc_multiagg_spec *spec)
+{
+	const char *fn = "sc_graph_multiagg";
+	const struct sc_schema *in;
+	struct sc_schema s;
+	struct sc__node t;
+	int id, rc = check_mutable(g, fn);
+
+	if (rc == 0)
+		rc = check_from(g, a, fn);
+	if (rc == 0)
+		rc = sc_multiagg_spec_check(spec, fn);
+	if (rc)
+		return rc;
+	in = schema_of(g, a);
+	if (spec->ncols != in->ncols)
+		return sc__fail(SC_ESCHEMA,
+				"%s: spec says %u columns, '%s' has %u", fn,
+				spec->ncols, g->nodes[a].name, in->ncols);
+	s = *in;
+	s.ncols = spec->k + spec->nterms;
+	for (uint32_t i = 0; i < spec->nterms; i++) {
+		const struct sc_magg_term *tm = &spec->terms[i];
+
+		if (tm->kind != SC_MAGG_COUNT &&
+		    in->types[tm->col] != tm->col_type)
+			return sc__fail(SC_ESCHEMA,
+					"%s: term %u's column %u of '%s' is "
+					"%s, not %s",
+					fn, i, tm->col, g->nodes[a].name,
+					sc_type_name(in->types[tm->col]),
+					sc_type_name(tm->col_type));
+		(void)sc_multiagg_out_type(spec, i, &s.types[spec->k + i]);
+	}
+	memset(&t, 0, sizeof(t));
+	t.key = spec->k;
+	t.spec = malloc(sizeof(*spec));
+	if (!t.spec)
+		return sc__fail(SC_ENOMEM, "%s: no memory", fn);
+	memcpy(t.spec, spec, sizeof(*spec));
+	id = node_add(g, SC_NODE_MULTIAGG, NULL, &s, &a, 1, &t);
+	if (id < 0)
+		free(t.spec);
+	return id;
+}
+
+int
+sc_graph_multiagg(struct sc_graph *g, int a,
+		  const struct sc_multiagg_spec *spec)
+{
+	return sc__errwrap(graph_multiagg_body(g, a, spec),
+			   "sc_graph_multiagg");
 }
 
 int

@@ -93,6 +93,7 @@ extern "C" {
 struct sc_graph;
 struct sc_aggregate_spec; /* aggregate.h */
 struct sc_topk_spec;	  /* topk.h */
+struct sc_multiagg_spec;  /* multiagg.h */
 
 /* The kinds of node. */
 enum sc_node_kind {
@@ -114,7 +115,8 @@ enum sc_node_kind {
 	SC_NODE_DELAY = 15,	    /* the previous tick's value */
 	SC_NODE_FEEDBACK = 16,	    /* forward of a stream bound later */
 	SC_NODE_TOPK = 17,	    /* incremental top-k rows per group */
-	SC__NODE_KIND_COUNT = 18
+	SC_NODE_MULTIAGG = 18,	    /* several aggregates of one group */
+	SC__NODE_KIND_COUNT = 19
 };
 
 /* The most input ports of a node (an n-ary plus). */
@@ -330,6 +332,17 @@ int sc_graph_aggregate_flags(struct sc_graph *g, int a,
  */
 int sc_graph_topk(struct sc_graph *g, int a, const struct sc_topk_spec *spec);
 
+/*
+ * sc_graph_multiagg - per group of the first spec->k columns of `a`, one
+ * row of the key and every term's value (multiagg.h says what each term
+ * computes). Output: k + nterms columns, the key's types then each
+ * term's (sc_multiagg_out_type). The spec is copied. Returns the node
+ * id, or sc_multiagg_spec_check's codes, or SC_ESCHEMA (spec->ncols is
+ * not a's width, or a term's col_type is not its column's type).
+ */
+int sc_graph_multiagg(struct sc_graph *g, int a,
+		      const struct sc_multiagg_spec *spec);
+
 /* sc_graph_integrate - the running sum of a, per tick. */
 int sc_graph_integrate(struct sc_graph *g, int a);
 
@@ -380,8 +393,9 @@ struct sc_node_info {
 	uint32_t ninputs;		/* ports */
 	const int *inputs;		/* stream read at port i; -1 for an
 					 * unbound feedback */
-	uint32_t key;			/* join/antijoin k; aggregate's k;
-					 * topk's group key width */
+	uint32_t key;			/* join/antijoin k; aggregate's and
+					 * multiagg's k; topk's group key
+					 * width */
 	bool stream;			/* output: a stream output (keeps
 					 * no integral) */
 	bool within;			/* join: time-bounded

@@ -121,6 +121,7 @@ struct sc_antijoin;
 struct sc_distinct;
 struct sc_aggregate;
 struct sc_topk;
+struct sc_multiagg;
 
 /* sc__trace_set_symbols - the trace holds the ids of every run it keeps,
  * from now on. Only on an empty trace (asserted). */
@@ -138,5 +139,7 @@ void sc__distinct_set_symbols(struct sc_distinct *d,
 void sc__aggregate_set_symbols(struct sc_aggregate *agg,
 			       const struct sc__symcols *s);
 void sc__topk_set_symbols(struct sc_topk *tk, const struct sc__symcols *s);
+void sc__multiagg_set_symbols(struct sc_multiagg *m,
+			      const struct sc__symcols *s);
 
 #endif /* SC_SYMBOL_INT_H */

@@ -362,6 +362,7 @@ sc__wl_transfer(const struct sc_graph *g, const struct sc__node *nd,
 		break;
 	case SC_NODE_AGGREGATE:
 	case SC_NODE_TOPK:
+	case SC_NODE_MULTIAGG:
 		xfer_key(a, nd->key, out);
 		break;
 	default: /* integrate, differentiate, delay: none */

@@ -24,6 +24,7 @@ struct sc_antijoin;
 struct sc_distinct;
 struct sc_aggregate;
 struct sc_topk;
+struct sc_multiagg;
 
 /* The waterlines of one stream: v[i] is valid for the columns of mask. */
 struct sc__wl {
@@ -127,5 +128,7 @@ void sc__aggregate_sweep(struct sc_aggregate *agg, const struct sc__horizon *h,
 			 size_t budget);
 void sc__topk_sweep(struct sc_topk *tk, const struct sc__horizon *h,
 		    size_t budget);
+void sc__multiagg_sweep(struct sc_multiagg *m, const struct sc__horizon *h,
+			size_t budget);
 
 #endif /* SC_WATERLINE_INT_H */

@@ -388,6 +388,7 @@ keyed_width(const struct sc_graph *g, const struct sc_node_info *ni)
 	switch (ni->kind) {
 	case SC_NODE_AGGREGATE:
 	case SC_NODE_TOPK:
+	case SC_NODE_MULTIAGG:
 	case SC_NODE_JOIN:
 	case SC_NODE_ANTIJOIN:
 		return ni->key;
@@ -635,6 +636,7 @@ kind_weight(enum sc_node_kind k)
 		return 4.0;
 	case SC_NODE_DISTINCT:
 	case SC_NODE_AGGREGATE:
+	case SC_NODE_MULTIAGG:
 		return 3.0;
 	case SC_NODE_INTEGRATE:
 	case SC_NODE_DIFFERENTIATE:

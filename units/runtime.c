@@ -265,7 +265,7 @@ check_node(void *ctx, int v, const int **in, uint32_t *nin)
 
 	if (rc)
 		return rc;
-	if (ni.kind == SC_NODE_AGGREGATE) {
+	if (ni.kind == SC_NODE_AGGREGATE || ni.kind == SC_NODE_MULTIAGG) {
 		int u = sc_placement_unit_of(rt->p, v);
 
 		for (uint32_t i = rt->first[u]; i < rt->first[u + 1]; i++)

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "operators/aggregate.h"
+#include "operators/multiagg.h"
 #include "operators/schema.h"
 #include "operators/text.h"
 #include "operators/topk.h"
@@ -739,6 +740,186 @@ build_q6(struct sc_nexmark_query *q)
 	return nxq_output(q, q4_avg(q, last, 0, 3));
 }
 
+/* --- per-day counts: q15, q16, q17 ------------------------------------------
+ *
+ * Each groups the bids by day (DATE_FORMAT(date_time, 'yyyy-MM-dd'), here
+ * the day's number since 1970-01-01 UTC, which orders as the text does)
+ * and computes every aggregate of its SELECT in one multi-aggregate
+ * (multiagg.h): the price ranks are 0/1 columns a map computes ahead, the
+ * FILTER of each COUNT. The map declares the day monotone in date_time, so
+ * a declared lateness closes a day's groups and cleanup drops them.
+ */
+
+#define DAY_MS	  86400000
+#define MINUTE_MS 60000
+
+static int64_t
+floor_div(int64_t a, int64_t b)
+{
+	return a / b - (a % b < 0);
+}
+
+static int64_t
+day_of(void *ctx, int64_t t)
+{
+	(void)ctx;
+	return floor_div(t, DAY_MS);
+}
+
+/* The price ranks of q15-q17: < 10,000; 10,000 to < 1,000,000; the rest.
+ * Bools: a multi-aggregate's filter passes a row whose word is not 0, and
+ * an i64's 0 is the word 1 << 63. */
+static void
+price_ranks(int64_t price, uint64_t *r)
+{
+	r[0] = sc_enc_bool(price < 10000);
+	r[1] = sc_enc_bool(price >= 10000 && price < 1000000);
+	r[2] = sc_enc_bool(price >= 1000000);
+}
+
+/* A term of a multi-aggregate over i64 columns. */
+static struct sc_magg_term
+nxq_term(enum sc_magg_kind kind, uint32_t col, uint32_t filter)
+{
+	struct sc_magg_term t = {kind, col, SC_TYPE_I64, filter};
+
+	return t;
+}
+
+/* The 12 counts of q15 and q16 into terms[0..12), over rows whose
+ * bidder, auction and ranks are at columns b, b + 1, b + 2..b + 4. */
+static void
+rank_counts(struct sc_magg_term *terms, uint32_t b)
+{
+	uint32_t n = 0;
+
+	terms[n++] = nxq_term(SC_MAGG_COUNT, 0, SC_MAGG_ALL);
+	for (uint32_t r = 0; r < 3; r++)
+		terms[n++] = nxq_term(SC_MAGG_COUNT, 0, b + 2 + r);
+	for (uint32_t c = 0; c < 2; c++) {
+		terms[n++] =
+		    nxq_term(SC_MAGG_COUNT_DISTINCT, b + c, SC_MAGG_ALL);
+		for (uint32_t r = 0; r < 3; r++)
+			terms[n++] =
+			    nxq_term(SC_MAGG_COUNT_DISTINCT, b + c, b + 2 + r);
+	}
+}
+
+/* A map of the bids into rows of `ncols` columns, i64 but for a text at
+ * text_col (UINT32_MAX: none) and the three price ranks' bools from
+ * rank_col, the day at day_col; then the aggregate. */
+static int
+nxq_daily(struct sc_nexmark_query *q, uint32_t ncols, uint32_t text_col,
+	  uint32_t rank_col, sc_map_fn fn, uint32_t day_col,
+	  const struct sc_multiagg_spec *sp)
+{
+	enum sc_type t[SC_SCHEMA_MAX_COLS];
+	struct sc_schema s;
+	int m, rc;
+
+	for (uint32_t i = 0; i < ncols; i++)
+		t[i] = i == text_col			   ? SC_TYPE_SYMBOL
+		       : i >= rank_col && i < rank_col + 3 ? SC_TYPE_BOOL
+							   : SC_TYPE_I64;
+	if ((rc = sc_schema_init(&s, ncols, t, q->symbols)) != 0)
+		return rc;
+	m = sc_graph_map(q->g, nxq_input(q, SC_NEXMARK_BID), &s, fn, q);
+	if (m < 0)
+		return m;
+	if ((rc = sc_graph_monotone(q->g, m, day_col, SC_NXB_DATE_TIME, day_of,
+				    NULL)) != 0)
+		return rc;
+	return nxq_output(q, sc_graph_multiagg(q->g, m, sp));
+}
+
+/* q15's rows: (day, bidder, auction, rank1, rank2, rank3). */
+static int
+q15_row(void *ctx, const uint64_t *row, uint64_t *out)
+{
+	(void)ctx;
+	out[0] = sc_enc_i64(day_of(NULL, sc_dec_i64(row[SC_NXB_DATE_TIME])));
+	out[1] = row[SC_NXB_BIDDER];
+	out[2] = row[SC_NXB_AUCTION];
+	price_ranks(sc_dec_i64(row[SC_NXB_PRICE]), out + 3);
+	return 0;
+}
+
+static int
+build_q15(struct sc_nexmark_query *q)
+{
+	struct sc_multiagg_spec sp;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.ncols = 6;
+	sp.k = 1;
+	sp.nterms = 12;
+	rank_counts(sp.terms, 1);
+	return nxq_daily(q, 6, UINT32_MAX, 3, q15_row, 0, &sp);
+}
+
+/* q16's rows: (channel, day, bidder, auction, rank1, rank2, rank3, the
+ * minute of the day). */
+static int
+q16_row(void *ctx, const uint64_t *row, uint64_t *out)
+{
+	int64_t t = sc_dec_i64(row[SC_NXB_DATE_TIME]);
+
+	(void)ctx;
+	out[0] = row[SC_NXB_CHANNEL];
+	out[1] = sc_enc_i64(day_of(NULL, t));
+	out[2] = row[SC_NXB_BIDDER];
+	out[3] = row[SC_NXB_AUCTION];
+	price_ranks(sc_dec_i64(row[SC_NXB_PRICE]), out + 4);
+	out[7] =
+	    sc_enc_i64(floor_div(t - floor_div(t, DAY_MS) * DAY_MS, MINUTE_MS));
+	return 0;
+}
+
+static int
+build_q16(struct sc_nexmark_query *q)
+{
+	struct sc_multiagg_spec sp;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.ncols = 8;
+	sp.k = 2;
+	sp.nterms = 13;
+	sp.terms[0] = nxq_term(SC_MAGG_MAX, 7, SC_MAGG_ALL);
+	rank_counts(sp.terms + 1, 2);
+	return nxq_daily(q, 8, 0, 4, q16_row, 1, &sp);
+}
+
+/* q17's rows: (auction, day, price, rank1, rank2, rank3). */
+static int
+q17_row(void *ctx, const uint64_t *row, uint64_t *out)
+{
+	(void)ctx;
+	out[0] = row[SC_NXB_AUCTION];
+	out[1] = sc_enc_i64(day_of(NULL, sc_dec_i64(row[SC_NXB_DATE_TIME])));
+	out[2] = row[SC_NXB_PRICE];
+	price_ranks(sc_dec_i64(row[SC_NXB_PRICE]), out + 3);
+	return 0;
+}
+
+static int
+build_q17(struct sc_nexmark_query *q)
+{
+	struct sc_multiagg_spec sp;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.ncols = 6;
+	sp.k = 2;
+	sp.nterms = 8;
+	sp.terms[0] = nxq_term(SC_MAGG_COUNT, 0, SC_MAGG_ALL);
+	for (uint32_t r = 0; r < 3; r++)
+		sp.terms[1 + r] = nxq_term(SC_MAGG_COUNT, 0, 3 + r);
+	sp.terms[4] = nxq_term(SC_MAGG_MIN, 2, SC_MAGG_ALL);
+	sp.terms[5] = nxq_term(SC_MAGG_MAX, 2, SC_MAGG_ALL);
+	sp.terms[6] = nxq_term(SC_MAGG_AVG, 2, SC_MAGG_ALL);
+	sp.terms[7] = nxq_term(SC_MAGG_SUM, 2, SC_MAGG_ALL);
+	return nxq_daily(q, 6, UINT32_MAX, 3, q17_row, 1, &sp);
+}
+
 /* --- the table -------------------------------------------------------------
  */
 
@@ -764,6 +945,22 @@ static const char *const q19_cols[] = {
 static const char *const q14_cols[] = {"auction",	"bidder",    "price",
 				       "bid_time_type", "date_time", "extra",
 				       "c_counts"};
+static const char *const q15_cols[] = {
+    "day",	     "total_bids",     "rank1_bids",	 "rank2_bids",
+    "rank3_bids",    "total_bidders",  "rank1_bidders",	 "rank2_bidders",
+    "rank3_bidders", "total_auctions", "rank1_auctions", "rank2_auctions",
+    "rank3_auctions"};
+static const char *const q16_cols[] = {"channel",	 "day",
+				       "minute",	 "total_bids",
+				       "rank1_bids",	 "rank2_bids",
+				       "rank3_bids",	 "total_bidders",
+				       "rank1_bidders",	 "rank2_bidders",
+				       "rank3_bidders",	 "total_auctions",
+				       "rank1_auctions", "rank2_auctions",
+				       "rank3_auctions"};
+static const char *const q17_cols[] = {
+    "auction",	  "day",       "total_bids", "rank1_bids", "rank2_bids",
+    "rank3_bids", "min_price", "max_price",  "avg_price",  "sum_price"};
 static const char *const q21_cols[] = {"auction", "bidder", "price", "channel",
 				       "channel_id"};
 static const char *const q22_cols[] = {"auction", "bidder", "price", "channel",
@@ -793,10 +990,11 @@ static const struct nxq_def defs[] = {
     NXQ_DEF(q4, "sharded:2"),  NXQ_DEF(q5, "chains"),
     NXQ_DEF(q6, "balanced"),   NXQ_DEF(q7, "chains"),
     NXQ_DEF(q8, "per-node"),   NXQ_DEF(q9, "sharded:2"),
-    NXQ_DEF(q14, "chains"),    NXQ_DEF(q18, "sharded:2"),
-    NXQ_DEF(q19, "balanced"),  NXQ_DEF(q20, "chains"),
-    NXQ_DEF(q21, "sharded:2"), NXQ_DEF(q22, "sharded:2"),
-    NXQ_DEF(q23, "chains"),
+    NXQ_DEF(q14, "chains"),    NXQ_DEF(q15, "chains"),
+    NXQ_DEF(q16, "chains"),    NXQ_DEF(q17, "sharded:2"),
+    NXQ_DEF(q18, "sharded:2"), NXQ_DEF(q19, "balanced"),
+    NXQ_DEF(q20, "chains"),    NXQ_DEF(q21, "sharded:2"),
+    NXQ_DEF(q22, "sharded:2"), NXQ_DEF(q23, "chains"),
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 

@@ -45,6 +45,20 @@
  *        50,000,000: bid_time_type 'dayTime' for a UTC hour of date_time
  *        in 8..18, 'nightTime' in 0..6 or 20..23, else 'otherTime';
  *        c_counts the 'c's in extra        (flat_map reading a text)
+ *   q15  per day (the day's number since 1970-01-01 UTC, in the order of
+ *        DATE_FORMAT's 'yyyy-MM-dd'): (day, total_bids, rank1_bids,
+ *        rank2_bids, rank3_bids, total_bidders, rank1..3_bidders,
+ *        total_auctions, rank1..3_auctions), COUNT(*) and COUNT(DISTINCT
+ *        bidder), COUNT(DISTINCT auction), each overall and filtered on
+ *        the price's rank (< 10,000; 10,000 to < 1,000,000; the rest)
+ *                                     (map, multi-aggregate: multiagg.h)
+ *   q16  per (channel, day): (channel, day, minute, then q15's 12
+ *        counts), minute the latest minute of the day (0..1439, in the
+ *        order of DATE_FORMAT's 'HH:mm') of the group's bids
+ *                                             (map, multi-aggregate)
+ *   q17  per (auction, day): (auction, day, total_bids, rank1_bids,
+ *        rank2_bids, rank3_bids, min_price, max_price, avg_price f64,
+ *        sum_price)                           (map, multi-aggregate)
  *   q18  last bid: per (bidder, auction), every bid with the latest
  *        date_time; all bid columns           (top-k 1)
  *   q19  top bids: per auction, every bid whose rank is at most 10, a

@@ -73,6 +73,9 @@ EXCEPTIONS = {
     # Its messages name the caller given as `fn` (the graph call that
     # checks a spec), not itself.
     ("sc_topk_spec_check", "spec"): (A, "names the caller `fn`"),
+    ("sc_multiagg_spec_check", "spec"): (A, "names the caller `who`"),
+    ("sc_multiagg_spec_check", "who"): (A, "NULL names the function itself"),
+    ("sc_multiagg_step", "delta"): (A, "NULL means empty"),
     ("sc_mpi_runtime_create", "opts"): (A, "opts may be NULL: defaults"),
     ("sc_exec_create", "opts"): (A, "opts may be NULL: the defaults"),
     ("sc_pool_create", "opts"): (A, "opts may be NULL: the defaults"),

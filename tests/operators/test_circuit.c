@@ -181,6 +181,12 @@ Test(circuit, topk_node_integral_is_topk_of_input_integral)
 	       "topk_node_integral_is_topk_of_input_integral");
 }
 
+Test(circuit, multiagg_node_integral_is_multiagg_of_input_integral)
+{
+	oracle(CG_MULTIAGG, sc_prop_seed(1500),
+	       "multiagg_node_integral_is_multiagg_of_input_integral");
+}
+
 /* --- the per-tick operators -------------------------------------------------
  * Their statements, with I(x) the integral of stream x up to this tick:
  *   integrate:     delta(out)(t) = I(in)(t)

@@ -328,6 +328,9 @@ cg_build_node(struct cg_spec *s, struct cg_node *nd)
 	case CG_TOPK:
 		id = sc_graph_topk(g, nd->in[0], &nd->topk);
 		break;
+	case CG_MULTIAGG:
+		id = sc_graph_multiagg(g, nd->in[0], &nd->magg);
+		break;
 	case CG_INTEGRATE:
 		id = sc_graph_integrate(g, nd->in[0]);
 		break;
@@ -491,6 +494,44 @@ cg_gen_aggregate(struct cg_node *nd, const struct cg_node *a, struct sc_rng *r)
 		nd->types[nd->agg.k] = nd->agg.col_type;
 }
 
+/* A multi-aggregate over a: a random key, 1..3 terms (as many as the
+ * row's width leaves) of every kind but AVG (its f64 output no other
+ * generated op reads), a filter on half of the counts. */
+static void
+cg_gen_multiagg(struct cg_node *nd, const struct cg_node *a, struct sc_rng *r)
+{
+	static const enum sc_magg_kind kinds[] = {
+	    SC_MAGG_COUNT, SC_MAGG_COUNT_DISTINCT, SC_MAGG_SUM, SC_MAGG_MIN,
+	    SC_MAGG_MAX};
+	struct sc_multiagg_spec *m = &nd->magg;
+	uint32_t room;
+
+	memset(m, 0, sizeof(*m));
+	m->ncols = a->ncols;
+	m->k = (uint32_t)sc_rng_below(r, a->ncols);
+	room = CG_MAXC - m->k;
+	m->nterms = 1 + (uint32_t)sc_rng_below(r, room < 3 ? room : 3);
+	for (uint32_t t = 0; t < m->nterms; t++) {
+		struct sc_magg_term *tm = &m->terms[t];
+
+		tm->kind = kinds[sc_rng_below(r, 5)];
+		tm->col = (uint32_t)sc_rng_below(r, a->ncols);
+		tm->col_type = a->types[tm->col];
+		tm->filter = SC_MAGG_ALL;
+		if (tm->kind == SC_MAGG_SUM && tm->col_type != SC_TYPE_I64 &&
+		    tm->col_type != SC_TYPE_U64)
+			tm->kind = SC_MAGG_COUNT;
+		if ((tm->kind == SC_MAGG_COUNT ||
+		     tm->kind == SC_MAGG_COUNT_DISTINCT) &&
+		    sc_rng_below(r, 2))
+			tm->filter = (uint32_t)sc_rng_below(r, a->ncols);
+	}
+	nd->ncols = m->k + m->nterms;
+	memcpy(nd->types, a->types, sizeof(nd->types));
+	for (uint32_t t = 0; t < m->nterms; t++)
+		(void)sc_multiagg_out_type(m, t, &nd->types[m->k + t]);
+}
+
 /* A top-k over a: a random group key, 1.. order columns after it in a
  * random order and directions, limit 1..3 (small values tie often). */
 static void
@@ -534,9 +575,9 @@ cg_gen_op(struct cg_spec *s, const struct cg_opts *o, struct cg_node *nd,
 	    CG_PLUS,	      CG_NEGATE,   CG_MINUS,	CG_INTEGRATE,
 	    CG_DIFFERENTIATE, CG_DELAY,	   CG_WINDOW,	CG_MAP,
 	    CG_JOIN,	      CG_ANTIJOIN, CG_DISTINCT, CG_AGGREGATE,
-	    CG_TOPK,
+	    CG_TOPK,	      CG_MULTIAGG,
 	};
-	size_t nops = o->stateful ? 17 : 12;
+	size_t nops = o->stateful ? 18 : 12;
 	const struct cg_node *na;
 
 	if (a < 0)
@@ -599,6 +640,9 @@ cg_gen_op(struct cg_spec *s, const struct cg_opts *o, struct cg_node *nd,
 		return true;
 	case CG_TOPK:
 		cg_gen_topk(nd, na, r);
+		return true;
+	case CG_MULTIAGG:
+		cg_gen_multiagg(nd, na, r);
 		return true;
 	default:
 		return true; /* negate, distinct, integrate, differentiate,
@@ -897,6 +941,100 @@ cg_ref_aggregate(const struct cz *a, const struct sc_aggregate_spec *sp,
 	}
 }
 
+/* One group's multi-aggregate row from its definition (multiagg.h) into
+ * row[k..): false if the group has none (its total weight is not
+ * positive, or a MIN/MAX finds no value of positive summed weight). */
+static bool
+cg_ref_magg_row(const struct cz *a, const struct sc_multiagg_spec *m,
+		const uint64_t *key, uint64_t *row)
+{
+	__int128 total = 0;
+
+	for (size_t i = 0; i < a->n; i++)
+		if (a->w[i] && cz_row_eq(a->rows + i * a->ncols, key, m->k))
+			total += a->w[i];
+	if (total <= 0)
+		return false;
+	for (uint32_t t = 0; t < m->nterms; t++) {
+		const struct sc_magg_term *tm = &m->terms[t];
+		__int128 acc = 0;
+		bool found = false;
+		uint64_t best = 0;
+
+		for (size_t i = 0; i < a->n; i++) {
+			const uint64_t *r = a->rows + i * a->ncols;
+			__int128 vw = 0;
+			bool first = true;
+
+			if (!a->w[i] || !cz_row_eq(r, key, m->k) ||
+			    (tm->filter != SC_MAGG_ALL && r[tm->filter] == 0))
+				continue;
+			if (tm->kind == SC_MAGG_COUNT) {
+				acc += a->w[i];
+				continue;
+			}
+			if (tm->kind == SC_MAGG_SUM) {
+				acc += (__int128)a->w[i] *
+				       cg_dec(tm->col_type, r[tm->col]);
+				continue;
+			}
+			/* v's summed weight over the group's passing rows,
+			 * counted at v's first such row only */
+			for (size_t j = 0; j < a->n; j++) {
+				const uint64_t *q = a->rows + j * a->ncols;
+
+				if (!a->w[j] || !cz_row_eq(q, key, m->k) ||
+				    q[tm->col] != r[tm->col] ||
+				    (tm->filter != SC_MAGG_ALL &&
+				     q[tm->filter] == 0))
+					continue;
+				if (j < i)
+					first = false;
+				vw += a->w[j];
+			}
+			if (!first || vw <= 0)
+				continue;
+			if (tm->kind == SC_MAGG_COUNT_DISTINCT)
+				acc++;
+			else if (!found ||
+				 (tm->kind == SC_MAGG_MIN ? r[tm->col] < best
+							  : r[tm->col] > best))
+				best = r[tm->col];
+			found = true;
+		}
+		if (tm->kind == SC_MAGG_MIN || tm->kind == SC_MAGG_MAX) {
+			if (!found)
+				return false;
+			row[m->k + t] = best;
+		} else {
+			row[m->k + t] = sc_enc_i64((int64_t)acc);
+		}
+	}
+	return true;
+}
+
+static void
+cg_ref_multiagg(const struct cz *a, const struct sc_multiagg_spec *m,
+		struct cz *out)
+{
+	uint64_t row[CG_MAXC + 1];
+
+	cz_clear(out);
+	for (size_t i = 0; i < a->n; i++) {
+		const uint64_t *r = a->rows + i * a->ncols;
+		bool seen = false;
+
+		if (!a->w[i])
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = a->w[j] &&
+			       cz_row_eq(a->rows + j * a->ncols, r, m->k);
+		memcpy(row, r, m->k * sizeof(uint64_t));
+		if (!seen && cg_ref_magg_row(a, m, r, row))
+			cz_add(out, row, 1);
+	}
+}
+
 /* The hopping window, from its definition: every start s = m * hop with
  * s <= t < s + width that the column's type can hold. */
 static void
@@ -1010,6 +1148,8 @@ cg_ref_scratch(const struct cg_node *nd, const struct cz *a, const struct cz *b,
 		cg_ref_aggregate(a, &nd->agg, &full);
 	else if (nd->op == CG_TOPK)
 		cg_ref_topk(a, &nd->topk, &full);
+	else if (nd->op == CG_MULTIAGG)
+		cg_ref_multiagg(a, &nd->magg, &full);
 	else
 		abort();
 	cz_add_z(out, &full, 1);
@@ -1069,7 +1209,7 @@ static bool
 cg_is_stateful(enum cg_op op)
 {
 	return op == CG_JOIN || op == CG_ANTIJOIN || op == CG_DISTINCT ||
-	       op == CG_AGGREGATE || op == CG_TOPK;
+	       op == CG_AGGREGATE || op == CG_TOPK || op == CG_MULTIAGG;
 }
 
 /* A stateful node: add the inputs' values to their integrals, recompute
@@ -1262,7 +1402,7 @@ cg_op_name(enum cg_op op)
 	    "input",	"output",   "map",	 "filter",    "flat_map",
 	    "index_by", "plus",	    "negate",	 "minus",     "join",
 	    "antijoin", "distinct", "aggregate", "integrate", "differentiate",
-	    "delay",	"window",   "feedback",	 "topk",
+	    "delay",	"window",   "feedback",	 "topk",      "multiagg",
 	};
 	return (int)op >= 0 && op < CG__OPS ? names[op] : "?";
 }
@@ -1287,6 +1427,16 @@ cg_fprint(FILE *f, const struct cg_spec *s)
 			(void)fprintf(f, " kind=%d k=%u col=%u",
 				      (int)nd->agg.kind, nd->agg.k,
 				      nd->agg.col);
+		if (nd->op == CG_MULTIAGG) {
+			(void)fprintf(f, " k=%u terms", nd->magg.k);
+			for (uint32_t t = 0; t < nd->magg.nterms; t++)
+				(void)fprintf(
+				    f, " %d/%u/%d", (int)nd->magg.terms[t].kind,
+				    nd->magg.terms[t].col,
+				    nd->magg.terms[t].filter == SC_MAGG_ALL
+					? -1
+					: (int)nd->magg.terms[t].filter);
+		}
 		if (nd->op == CG_TOPK) {
 			(void)fprintf(f, " key=%u limit=%llu order",
 				      nd->topk.key,

@@ -48,6 +48,7 @@
 #include "operators/batch.h"
 #include "operators/graph.h"
 #include "operators/schema.h"
+#include "operators/multiagg.h"
 #include "operators/topk.h"
 #include "tests/support/prop.h"
 
@@ -133,6 +134,7 @@ enum cg_op {
 	CG_WINDOW,
 	CG_FEEDBACK,
 	CG_TOPK,
+	CG_MULTIAGG,
 	CG__OPS
 };
 
@@ -150,6 +152,7 @@ struct cg_node {
 	uint32_t k;		/* join / antijoin key */
 	struct sc_aggregate_spec agg;
 	struct sc_topk_spec topk;
+	struct sc_multiagg_spec magg;
 	uint32_t wcol;	    /* window time column */
 	int64_t width, hop; /* window */
 	int bind;	    /* feedback: the node it reads */
@@ -175,7 +178,8 @@ struct cg_opts {
 	uint32_t max_inputs; /* 1..8 */
 	uint32_t max_ops;    /* operator nodes besides inputs and outputs */
 	uint32_t max_cols;   /* input width, 1..4 */
-	bool stateful;	     /* join, antijoin, distinct, aggregate, topk */
+	bool stateful;	     /* join, antijoin, distinct, aggregate, topk,
+				multiagg */
 	bool loops;	     /* feedback loops through a delay */
 };
 
