@@ -6,6 +6,7 @@
 #include "operators/circuit_int.h"
 #include "operators/aggregate.h"
 #include "operators/multiagg.h"
+#include "operators/session.h"
 #include "operators/doing_int.h"
 #include "operators/join.h"
 #include "operators/late_int.h"
@@ -699,6 +700,9 @@ check_slot(void *ctx, int slot, const int **in, uint32_t *nin)
 	else if (r->role == SC__ROLE_OP && r->kernel &&
 		 r->nd->kind == SC_NODE_MULTIAGG)
 		arc = sc_multiagg_check(r->kernel);
+	else if (r->role == SC__ROLE_OP && r->kernel &&
+		 r->nd->kind == SC_NODE_SESSION)
+		arc = sc_session_check(r->kernel);
 
 	if (arc == SC_EOVERFLOW || arc == SC_ESCHEMA) {
 		char why[240];

@@ -25,6 +25,7 @@
 #include "operators/join.h"
 #include "operators/symbol.h"
 #include "operators/multiagg.h"
+#include "operators/session.h"
 #include "operators/topk.h"
 
 /* --- kernels -------------------------------------------------------------- */
@@ -50,6 +51,9 @@ sc__circuit_kernel_destroy(enum sc_node_kind kind, void *k)
 		break;
 	case SC_NODE_MULTIAGG:
 		sc_multiagg_destroy(k);
+		break;
+	case SC_NODE_SESSION:
+		sc_session_destroy(k);
 		break;
 	default:
 		break;
@@ -95,6 +99,8 @@ sc__circuit_kernel_create(const struct sc_circuit *c, const struct sc__node *nd,
 		return sc_topk_create(nd->spec, (struct sc_topk **)k);
 	case SC_NODE_MULTIAGG:
 		return sc_multiagg_create(nd->spec, (struct sc_multiagg **)k);
+	case SC_NODE_SESSION:
+		return sc_session_create(nd->spec, (struct sc_session **)k);
 	default:
 		*k = NULL;
 		return 0;
@@ -130,6 +136,9 @@ sc__circuit_kernel_symbols(const struct sc_circuit *c,
 	case SC_NODE_MULTIAGG:
 		sc__multiagg_set_symbols(r->kernel, a);
 		break;
+	case SC_NODE_SESSION:
+		sc__session_set_symbols(r->kernel, a);
+		break;
 	default:
 		break;
 	}
@@ -151,6 +160,8 @@ sc__circuit_kernel_work(enum sc_node_kind kind, void *k, size_t budget)
 		return sc_topk_work(k, budget);
 	case SC_NODE_MULTIAGG:
 		return sc_multiagg_work(k, budget);
+	case SC_NODE_SESSION:
+		return sc_session_work(k, budget);
 	default:
 		return 0;
 	}
@@ -172,6 +183,8 @@ sc__circuit_kernel_pending(enum sc_node_kind kind, const void *k)
 		return sc_topk_pending(k);
 	case SC_NODE_MULTIAGG:
 		return sc_multiagg_pending(k);
+	case SC_NODE_SESSION:
+		return sc_session_pending(k);
 	default:
 		return 0;
 	}
@@ -206,6 +219,10 @@ sc__circuit_kernel_state(enum sc_node_kind kind, const void *k,
 	case SC_NODE_MULTIAGG:
 		st->rows = sc_multiagg_rows(k);
 		st->bytes = sc_multiagg_bytes(k);
+		break;
+	case SC_NODE_SESSION:
+		st->rows = sc_session_rows(k);
+		st->bytes = sc_session_bytes(k);
 		break;
 	default:
 		break;
@@ -450,6 +467,8 @@ op_kernel(const struct sc__node *nd, struct sc__node_rt *r, struct sc_batch *a,
 		return sc_topk_step(r->kernel, a, out);
 	case SC_NODE_MULTIAGG:
 		return sc_multiagg_step(r->kernel, a, out);
+	case SC_NODE_SESSION:
+		return sc_session_step(r->kernel, a, out);
 	default:
 		return sc_aggregate_step(r->kernel, a, out);
 	}

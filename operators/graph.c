@@ -6,6 +6,7 @@
 #include "operators/aggregate.h"
 #include "operators/aggregate_int.h"
 #include "operators/multiagg.h"
+#include "operators/session.h"
 #include "operators/topk.h"
 #include "operators/waterline_int.h"
 
@@ -17,7 +18,7 @@ static const char *const kind_names[SC__NODE_KIND_COUNT] = {
     "input",	"output",   "map",	 "filter",    "flat_map",
     "index_by", "plus",	    "negate",	 "minus",     "join",
     "antijoin", "distinct", "aggregate", "integrate", "differentiate",
-    "delay",	"feedback", "topk",	 "multiagg",
+    "delay",	"feedback", "topk",	 "multiagg",  "session",
 };
 
 const char *
@@ -828,6 +829,14 @@ graph_multiagg_body(struct sc_graph *g, int a,
 					fn, i, tm->col, g->nodes[a].name,
 					sc_type_name(in->types[tm->col]),
 					sc_type_name(tm->col_type));
+		if (tm->filter != SC_MAGG_ALL &&
+		    in->types[tm->filter] != SC_TYPE_BOOL)
+			return sc__fail(
+			    SC_ETYPE,
+			    "%s: term %u's filter column %u of '%s' "
+			    "is %s, not bool",
+			    fn, i, tm->filter, g->nodes[a].name,
+			    sc_type_name(in->types[tm->filter]));
 		(void)sc_multiagg_out_type(spec, i, &s.types[spec->k + i]);
 	}
 	memset(&t, 0, sizeof(t));
@@ -848,6 +857,54 @@ sc_graph_multiagg(struct sc_graph *g, int a,
 {
 	return sc__errwrap(graph_multiagg_body(g, a, spec),
 			   "sc_graph_multiagg");
+}
+
+static int
+graph_session_body(struct sc_graph *g, int a,
+		   const struct sc_session_spec *spec)
+{
+	const char *fn = "sc_graph_session";
+	const struct sc_schema *in;
+	struct sc_schema s;
+	struct sc__node t;
+	int id, rc = check_mutable(g, fn);
+
+	if (rc == 0)
+		rc = check_from(g, a, fn);
+	if (rc == 0)
+		rc = sc_session_spec_check(spec, fn);
+	if (rc)
+		return rc;
+	in = schema_of(g, a);
+	if (spec->ncols != in->ncols)
+		return sc__fail(SC_ESCHEMA,
+				"%s: spec says %u columns, '%s' has %u", fn,
+				spec->ncols, g->nodes[a].name, in->ncols);
+	if (in->types[spec->time_col] != SC_TYPE_I64)
+		return sc__fail(SC_ETYPE,
+				"%s: time column %u of '%s' is %s, not i64", fn,
+				spec->time_col, g->nodes[a].name,
+				sc_type_name(in->types[spec->time_col]));
+	s = *in;
+	s.ncols = spec->k + 3;
+	for (uint32_t i = 0; i < 3; i++)
+		s.types[spec->k + i] = SC_TYPE_I64;
+	memset(&t, 0, sizeof(t));
+	t.key = spec->k;
+	t.spec = malloc(sizeof(*spec));
+	if (!t.spec)
+		return sc__fail(SC_ENOMEM, "%s: no memory", fn);
+	memcpy(t.spec, spec, sizeof(*spec));
+	id = node_add(g, SC_NODE_SESSION, NULL, &s, &a, 1, &t);
+	if (id < 0)
+		free(t.spec);
+	return id;
+}
+
+int
+sc_graph_session(struct sc_graph *g, int a, const struct sc_session_spec *spec)
+{
+	return sc__errwrap(graph_session_body(g, a, spec), "sc_graph_session");
 }
 
 int

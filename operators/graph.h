@@ -94,6 +94,7 @@ struct sc_graph;
 struct sc_aggregate_spec; /* aggregate.h */
 struct sc_topk_spec;	  /* topk.h */
 struct sc_multiagg_spec;  /* multiagg.h */
+struct sc_session_spec;	  /* session.h */
 
 /* The kinds of node. */
 enum sc_node_kind {
@@ -116,7 +117,8 @@ enum sc_node_kind {
 	SC_NODE_FEEDBACK = 16,	    /* forward of a stream bound later */
 	SC_NODE_TOPK = 17,	    /* incremental top-k rows per group */
 	SC_NODE_MULTIAGG = 18,	    /* several aggregates of one group */
-	SC__NODE_KIND_COUNT = 19
+	SC_NODE_SESSION = 19,	    /* session windows per group */
+	SC__NODE_KIND_COUNT = 20
 };
 
 /* The most input ports of a node (an n-ary plus). */
@@ -338,10 +340,22 @@ int sc_graph_topk(struct sc_graph *g, int a, const struct sc_topk_spec *spec);
  * computes). Output: k + nterms columns, the key's types then each
  * term's (sc_multiagg_out_type). The spec is copied. Returns the node
  * id, or sc_multiagg_spec_check's codes, or SC_ESCHEMA (spec->ncols is
- * not a's width, or a term's col_type is not its column's type).
+ * not a's width, or a term's col_type is not its column's type) or
+ * SC_ETYPE (a filter column that is not bool).
  */
 int sc_graph_multiagg(struct sc_graph *g, int a,
 		      const struct sc_multiagg_spec *spec);
+
+/*
+ * sc_graph_session - per group of the first spec->k columns of `a`, its
+ * session windows over the i64 column spec->time_col with spec->gap
+ * (session.h): rows (key, start, end, count), the key's types then three
+ * i64 columns. The spec is copied. Returns the node id, or
+ * sc_session_spec_check's codes, or SC_ESCHEMA (spec->ncols is not a's
+ * width) or SC_ETYPE (the time column is not i64).
+ */
+int sc_graph_session(struct sc_graph *g, int a,
+		     const struct sc_session_spec *spec);
 
 /* sc_graph_integrate - the running sum of a, per tick. */
 int sc_graph_integrate(struct sc_graph *g, int a);

@@ -27,11 +27,13 @@
  *                   in the group, any column type, in the order of the
  *                   column's encoding (schema.h: SYMBOLS ORDER BY ID).
  *
- * A filter is a column of the input: a row passes when its word is not 0
- * (a map computes the predicate into a column ahead of the operator);
- * SC_MAGG_ALL passes every row. Only COUNT and COUNT_DISTINCT take a
- * filter, since their value over no row is 0; SQL's SUM, AVG, MIN and MAX
- * of no row are NULL, which an i64 column cannot say.
+ * A filter is a bool column of the input, a map computing the predicate
+ * into it ahead of the operator: a row passes where it is true (the
+ * kernel reads "the word is not 0", which is a bool's true; in a graph,
+ * sc_graph_multiagg refuses a filter column of another type, since an
+ * encoded i64 0 is not the word 0). SC_MAGG_ALL passes every row. Only COUNT
+ * and COUNT_DISTINCT take a filter, since their value over no row is 0; SQL's
+ * SUM, AVG, MIN and MAX of no row are NULL, which an i64 column cannot say.
  *
  * When a step changes a group's row it emits -(old) and +(new); a group
  * that appears emits only the +, one whose total weight stops being
@@ -116,7 +118,7 @@ struct sc_magg_term {
 				* COUNT */
 	enum sc_type col_type; /* its type: SUM and AVG take i64 and u64,
 				* the others any; ignored by COUNT */
-	uint32_t filter;       /* a column (< ncols) whose non-zero word
+	uint32_t filter;       /* a bool column (< ncols) whose true
 				* passes a row, or SC_MAGG_ALL; COUNT and
 				* COUNT_DISTINCT only */
 };

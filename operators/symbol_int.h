@@ -122,6 +122,7 @@ struct sc_distinct;
 struct sc_aggregate;
 struct sc_topk;
 struct sc_multiagg;
+struct sc_session;
 
 /* sc__trace_set_symbols - the trace holds the ids of every run it keeps,
  * from now on. Only on an empty trace (asserted). */
@@ -141,5 +142,7 @@ void sc__aggregate_set_symbols(struct sc_aggregate *agg,
 void sc__topk_set_symbols(struct sc_topk *tk, const struct sc__symcols *s);
 void sc__multiagg_set_symbols(struct sc_multiagg *m,
 			      const struct sc__symcols *s);
+void sc__session_set_symbols(struct sc_session *s,
+			     const struct sc__symcols *in);
 
 #endif /* SC_SYMBOL_INT_H */

@@ -363,6 +363,7 @@ sc__wl_transfer(const struct sc_graph *g, const struct sc__node *nd,
 	case SC_NODE_AGGREGATE:
 	case SC_NODE_TOPK:
 	case SC_NODE_MULTIAGG:
+	case SC_NODE_SESSION:
 		xfer_key(a, nd->key, out);
 		break;
 	default: /* integrate, differentiate, delay: none */

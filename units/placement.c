@@ -389,6 +389,7 @@ keyed_width(const struct sc_graph *g, const struct sc_node_info *ni)
 	case SC_NODE_AGGREGATE:
 	case SC_NODE_TOPK:
 	case SC_NODE_MULTIAGG:
+	case SC_NODE_SESSION:
 	case SC_NODE_JOIN:
 	case SC_NODE_ANTIJOIN:
 		return ni->key;
@@ -637,6 +638,7 @@ kind_weight(enum sc_node_kind k)
 	case SC_NODE_DISTINCT:
 	case SC_NODE_AGGREGATE:
 	case SC_NODE_MULTIAGG:
+	case SC_NODE_SESSION:
 		return 3.0;
 	case SC_NODE_INTEGRATE:
 	case SC_NODE_DIFFERENTIATE:

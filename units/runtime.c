@@ -265,7 +265,8 @@ check_node(void *ctx, int v, const int **in, uint32_t *nin)
 
 	if (rc)
 		return rc;
-	if (ni.kind == SC_NODE_AGGREGATE || ni.kind == SC_NODE_MULTIAGG) {
+	if (ni.kind == SC_NODE_AGGREGATE || ni.kind == SC_NODE_MULTIAGG ||
+	    ni.kind == SC_NODE_SESSION) {
 		int u = sc_placement_unit_of(rt->p, v);
 
 		for (uint32_t i = rt->first[u]; i < rt->first[u + 1]; i++)

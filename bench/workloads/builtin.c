@@ -436,6 +436,9 @@ BW_NX_DEF(q7);
 BW_NX_DEF(q8);
 BW_NX_DEF(q9);
 BW_NX_DEF(q14);
+BW_NX_DEF(q15);
+BW_NX_DEF(q16);
+BW_NX_DEF(q17);
 BW_NX_DEF(q18);
 BW_NX_DEF(q19);
 BW_NX_DEF(q20);
@@ -465,6 +468,9 @@ static const struct builtin builtins[] = {
     {"nexmark:q8", &nx_q8_def},
     {"nexmark:q9", &nx_q9_def},
     {"nexmark:q14", &nx_q14_def},
+    {"nexmark:q15", &nx_q15_def},
+    {"nexmark:q16", &nx_q16_def},
+    {"nexmark:q17", &nx_q17_def},
     {"nexmark:q18", &nx_q18_def},
     {"nexmark:q19", &nx_q19_def},
     {"nexmark:q20", &nx_q20_def},

@@ -13,6 +13,7 @@
 #include "operators/aggregate.h"
 #include "operators/multiagg.h"
 #include "operators/schema.h"
+#include "operators/session.h"
 #include "operators/text.h"
 #include "operators/topk.h"
 #include "operators/waterline.h"
@@ -740,6 +741,22 @@ build_q6(struct sc_nexmark_query *q)
 	return nxq_output(q, q4_avg(q, last, 0, 3));
 }
 
+/* --- sessions: q11 -----------------------------------------------------------
+ */
+
+/* q11: per bidder, its sessions of bids less than 10 s apart, as
+ * (bidder, bid_count, starttime, endtime). */
+static int
+build_q11(struct sc_nexmark_query *q)
+{
+	struct sc_session_spec sp = {2, 1, 1, TEN_S};
+	int b = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_BID), SC_NXB_BIDDER,
+			  SC_NXB_DATE_TIME);
+
+	return nxq_output(
+	    q, NXQ_INDEX(q, sc_graph_session(q->g, b, &sp), 0, 3, 1, 2));
+}
+
 /* --- per-day counts: q15, q16, q17 ------------------------------------------
  *
  * Each groups the bids by day (DATE_FORMAT(date_time, 'yyyy-MM-dd'), here
@@ -942,6 +959,8 @@ static const char *const q18_cols[] = {
     "auction", "bidder", "price", "channel", "url", "date_time", "extra"};
 static const char *const q19_cols[] = {
     "auction", "bidder", "price", "channel", "url", "date_time", "extra"};
+static const char *const q11_cols[] = {"bidder", "bid_count", "starttime",
+				       "endtime"};
 static const char *const q14_cols[] = {"auction",	"bidder",    "price",
 				       "bid_time_type", "date_time", "extra",
 				       "c_counts"};
@@ -990,11 +1009,12 @@ static const struct nxq_def defs[] = {
     NXQ_DEF(q4, "sharded:2"),  NXQ_DEF(q5, "chains"),
     NXQ_DEF(q6, "balanced"),   NXQ_DEF(q7, "chains"),
     NXQ_DEF(q8, "per-node"),   NXQ_DEF(q9, "sharded:2"),
-    NXQ_DEF(q14, "chains"),    NXQ_DEF(q15, "chains"),
-    NXQ_DEF(q16, "chains"),    NXQ_DEF(q17, "sharded:2"),
-    NXQ_DEF(q18, "sharded:2"), NXQ_DEF(q19, "balanced"),
-    NXQ_DEF(q20, "chains"),    NXQ_DEF(q21, "sharded:2"),
-    NXQ_DEF(q22, "sharded:2"), NXQ_DEF(q23, "chains"),
+    NXQ_DEF(q11, "chains"),    NXQ_DEF(q14, "chains"),
+    NXQ_DEF(q15, "chains"),    NXQ_DEF(q16, "chains"),
+    NXQ_DEF(q17, "sharded:2"), NXQ_DEF(q18, "sharded:2"),
+    NXQ_DEF(q19, "balanced"),  NXQ_DEF(q20, "chains"),
+    NXQ_DEF(q21, "sharded:2"), NXQ_DEF(q22, "sharded:2"),
+    NXQ_DEF(q23, "chains"),
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 

@@ -40,6 +40,11 @@
  *        them, the earliest date_time: (A.id, A.item_name, A.seller,
  *        A.category, A.initial_bid, A.reserve, A.date_time, A.expires,
  *        B.bidder, B.price, B.date_time)    (join, filter, top-k 1)
+ *   q11  per bidder, its sessions: the bids less than 10 s apart in
+ *        date_time, as (bidder, bid_count, starttime, endtime), endtime
+ *        the last bid's date_time + 10 s (SESSION_END)
+ *                                (session windows: session.h; its state
+ *                                 is not bounded by lateness)
  *   q14  (auction, bidder, 0.908 * price, bid_time_type, date_time, extra,
  *        c_counts) for the bids with 1,000,000 < 0.908 * price <
  *        50,000,000: bid_time_type 'dayTime' for a UTC hour of date_time

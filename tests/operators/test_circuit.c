@@ -187,6 +187,12 @@ Test(circuit, multiagg_node_integral_is_multiagg_of_input_integral)
 	       "multiagg_node_integral_is_multiagg_of_input_integral");
 }
 
+Test(circuit, session_node_integral_is_sessions_of_input_integral)
+{
+	oracle(CG_SESSION, sc_prop_seed(1600),
+	       "session_node_integral_is_sessions_of_input_integral");
+}
+
 /* --- the per-tick operators -------------------------------------------------
  * Their statements, with I(x) the integral of stream x up to this tick:
  *   integrate:     delta(out)(t) = I(in)(t)

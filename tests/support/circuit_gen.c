@@ -331,6 +331,9 @@ cg_build_node(struct cg_spec *s, struct cg_node *nd)
 	case CG_MULTIAGG:
 		id = sc_graph_multiagg(g, nd->in[0], &nd->magg);
 		break;
+	case CG_SESSION:
+		id = sc_graph_session(g, nd->in[0], &nd->sess);
+		break;
 	case CG_INTEGRATE:
 		id = sc_graph_integrate(g, nd->in[0]);
 		break;
@@ -496,7 +499,9 @@ cg_gen_aggregate(struct cg_node *nd, const struct cg_node *a, struct sc_rng *r)
 
 /* A multi-aggregate over a: a random key, 1..3 terms (as many as the
  * row's width leaves) of every kind but AVG (its f64 output no other
- * generated op reads), a filter on half of the counts. */
+ * generated op reads). No filter: a graph takes only bool filter columns
+ * and the generator makes none (tests/operators/test_multiagg.c and the
+ * Nexmark queries q15-q17 test the filters). */
 static void
 cg_gen_multiagg(struct cg_node *nd, const struct cg_node *a, struct sc_rng *r)
 {
@@ -521,15 +526,39 @@ cg_gen_multiagg(struct cg_node *nd, const struct cg_node *a, struct sc_rng *r)
 		if (tm->kind == SC_MAGG_SUM && tm->col_type != SC_TYPE_I64 &&
 		    tm->col_type != SC_TYPE_U64)
 			tm->kind = SC_MAGG_COUNT;
-		if ((tm->kind == SC_MAGG_COUNT ||
-		     tm->kind == SC_MAGG_COUNT_DISTINCT) &&
-		    sc_rng_below(r, 2))
-			tm->filter = (uint32_t)sc_rng_below(r, a->ncols);
 	}
 	nd->ncols = m->k + m->nterms;
 	memcpy(nd->types, a->types, sizeof(nd->types));
 	for (uint32_t t = 0; t < m->nterms; t++)
 		(void)sc_multiagg_out_type(m, t, &nd->types[m->k + t]);
+}
+
+/* Session windows over a: a random key, an i64 time column after it,
+ * a gap of 1..3 (values are small, so sessions merge and split). False
+ * when a has no i64 column after a key that leaves room. */
+static bool
+cg_gen_session(struct cg_node *nd, const struct cg_node *a, struct sc_rng *r)
+{
+	struct sc_session_spec *s = &nd->sess;
+	uint32_t cand[CG_MAXC], n = 0;
+
+	memset(s, 0, sizeof(*s));
+	s->ncols = a->ncols;
+	s->k = (uint32_t)sc_rng_below(r, a->ncols);
+	if (s->k + 3 > CG_MAXC)
+		s->k = CG_MAXC - 3;
+	for (uint32_t c = s->k; c < a->ncols; c++)
+		if (a->types[c] == SC_TYPE_I64)
+			cand[n++] = c;
+	if (n == 0)
+		return false;
+	s->time_col = cand[sc_rng_below(r, n)];
+	s->gap = sc_rng_range(r, 1, 3);
+	nd->ncols = s->k + 3;
+	memcpy(nd->types, a->types, sizeof(nd->types));
+	for (uint32_t i = 0; i < 3; i++)
+		nd->types[s->k + i] = SC_TYPE_I64;
+	return true;
 }
 
 /* A top-k over a: a random group key, 1.. order columns after it in a
@@ -575,9 +604,9 @@ cg_gen_op(struct cg_spec *s, const struct cg_opts *o, struct cg_node *nd,
 	    CG_PLUS,	      CG_NEGATE,   CG_MINUS,	CG_INTEGRATE,
 	    CG_DIFFERENTIATE, CG_DELAY,	   CG_WINDOW,	CG_MAP,
 	    CG_JOIN,	      CG_ANTIJOIN, CG_DISTINCT, CG_AGGREGATE,
-	    CG_TOPK,	      CG_MULTIAGG,
+	    CG_TOPK,	      CG_MULTIAGG, CG_SESSION,
 	};
-	size_t nops = o->stateful ? 18 : 12;
+	size_t nops = o->stateful ? 19 : 12;
 	const struct cg_node *na;
 
 	if (a < 0)
@@ -644,6 +673,8 @@ cg_gen_op(struct cg_spec *s, const struct cg_opts *o, struct cg_node *nd,
 	case CG_MULTIAGG:
 		cg_gen_multiagg(nd, na, r);
 		return true;
+	case CG_SESSION:
+		return cg_gen_session(nd, na, r);
 	default:
 		return true; /* negate, distinct, integrate, differentiate,
 				delay: same schema */
@@ -1035,6 +1066,81 @@ cg_ref_multiagg(const struct cz *a, const struct sc_multiagg_spec *m,
 	}
 }
 
+/* Session windows from their definition (session.h): per group, its
+ * times of positive summed weight in order, cut where a time is `gap` or
+ * more after the one before. */
+static void
+cg_ref_session(const struct cz *a, const struct sc_session_spec *s,
+	       struct cz *out)
+{
+	uint64_t row[CG_MAXC + 1];
+	int64_t *t = malloc((a->n + 1) * sizeof(*t));
+	__int128 *m = malloc((a->n + 1) * sizeof(*m));
+
+	if (!t || !m)
+		abort();
+	cz_clear(out);
+	for (size_t i = 0; i < a->n; i++) {
+		const uint64_t *r = a->rows + i * a->ncols;
+		size_t n = 0;
+		bool seen = false;
+
+		if (!a->w[i])
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = a->w[j] &&
+			       cz_row_eq(a->rows + j * a->ncols, r, s->k);
+		if (seen)
+			continue;
+		/* the group's times and their summed weights, sorted */
+		for (size_t j = 0; j < a->n; j++) {
+			const uint64_t *q = a->rows + j * a->ncols;
+			int64_t x = sc_dec_i64(q[s->time_col]);
+			size_t p = 0;
+
+			if (!a->w[j] || !cz_row_eq(q, r, s->k))
+				continue;
+			while (p < n && t[p] < x)
+				p++;
+			if (p < n && t[p] == x) {
+				m[p] += a->w[j];
+				continue;
+			}
+			memmove(t + p + 1, t + p, (n - p) * sizeof(*t));
+			memmove(m + p + 1, m + p, (n - p) * sizeof(*m));
+			t[p] = x;
+			m[p] = a->w[j];
+			n++;
+		}
+		memcpy(row, r, s->k * sizeof(uint64_t));
+		for (size_t p = 0; p < n;) {
+			size_t last;
+			__int128 count = 0;
+
+			if (m[p] <= 0) {
+				p++;
+				continue;
+			}
+			row[s->k] = sc_enc_i64(t[p]);
+			last = p;
+			for (size_t q = p; q < n; q++) {
+				if (m[q] <= 0)
+					continue;
+				if ((__int128)t[q] - t[last] >= s->gap)
+					break;
+				count += m[q];
+				last = q;
+				p = q + 1;
+			}
+			row[s->k + 1] = sc_enc_i64(t[last] + s->gap);
+			row[s->k + 2] = sc_enc_i64((int64_t)count);
+			cz_add(out, row, 1);
+		}
+	}
+	free(t);
+	free(m);
+}
+
 /* The hopping window, from its definition: every start s = m * hop with
  * s <= t < s + width that the column's type can hold. */
 static void
@@ -1150,6 +1256,8 @@ cg_ref_scratch(const struct cg_node *nd, const struct cz *a, const struct cz *b,
 		cg_ref_topk(a, &nd->topk, &full);
 	else if (nd->op == CG_MULTIAGG)
 		cg_ref_multiagg(a, &nd->magg, &full);
+	else if (nd->op == CG_SESSION)
+		cg_ref_session(a, &nd->sess, &full);
 	else
 		abort();
 	cz_add_z(out, &full, 1);
@@ -1209,7 +1317,8 @@ static bool
 cg_is_stateful(enum cg_op op)
 {
 	return op == CG_JOIN || op == CG_ANTIJOIN || op == CG_DISTINCT ||
-	       op == CG_AGGREGATE || op == CG_TOPK || op == CG_MULTIAGG;
+	       op == CG_AGGREGATE || op == CG_TOPK || op == CG_MULTIAGG ||
+	       op == CG_SESSION;
 }
 
 /* A stateful node: add the inputs' values to their integrals, recompute
@@ -1282,6 +1391,8 @@ cg_generate_single(uint64_t seed, enum cg_op op)
 	nd->ncols = 2 + (uint32_t)sc_rng_below(&r, 2);
 	for (uint32_t c = 0; c < nd->ncols; c++)
 		nd->types[c] = cg_rand_type(&r);
+	if (op == CG_SESSION) /* a time column after any key */
+		nd->types[nd->ncols - 1] = SC_TYPE_I64;
 	cg_build_node(s, nd);
 	s->inputs[s->ninputs++] = 0;
 	if (binary) {
@@ -1403,6 +1514,7 @@ cg_op_name(enum cg_op op)
 	    "index_by", "plus",	    "negate",	 "minus",     "join",
 	    "antijoin", "distinct", "aggregate", "integrate", "differentiate",
 	    "delay",	"window",   "feedback",	 "topk",      "multiagg",
+	    "session",
 	};
 	return (int)op >= 0 && op < CG__OPS ? names[op] : "?";
 }
@@ -1427,6 +1539,10 @@ cg_fprint(FILE *f, const struct cg_spec *s)
 			(void)fprintf(f, " kind=%d k=%u col=%u",
 				      (int)nd->agg.kind, nd->agg.k,
 				      nd->agg.col);
+		if (nd->op == CG_SESSION)
+			(void)fprintf(f, " k=%u time=%u gap=%lld", nd->sess.k,
+				      nd->sess.time_col,
+				      (long long)nd->sess.gap);
 		if (nd->op == CG_MULTIAGG) {
 			(void)fprintf(f, " k=%u terms", nd->magg.k);
 			for (uint32_t t = 0; t < nd->magg.nterms; t++)

@@ -49,6 +49,7 @@
 #include "operators/graph.h"
 #include "operators/schema.h"
 #include "operators/multiagg.h"
+#include "operators/session.h"
 #include "operators/topk.h"
 #include "tests/support/prop.h"
 
@@ -135,6 +136,7 @@ enum cg_op {
 	CG_FEEDBACK,
 	CG_TOPK,
 	CG_MULTIAGG,
+	CG_SESSION,
 	CG__OPS
 };
 
@@ -153,6 +155,7 @@ struct cg_node {
 	struct sc_aggregate_spec agg;
 	struct sc_topk_spec topk;
 	struct sc_multiagg_spec magg;
+	struct sc_session_spec sess;
 	uint32_t wcol;	    /* window time column */
 	int64_t width, hop; /* window */
 	int bind;	    /* feedback: the node it reads */
@@ -179,7 +182,7 @@ struct cg_opts {
 	uint32_t max_ops;    /* operator nodes besides inputs and outputs */
 	uint32_t max_cols;   /* input width, 1..4 */
 	bool stateful;	     /* join, antijoin, distinct, aggregate, topk,
-				multiagg */
+				multiagg, session */
 	bool loops;	     /* feedback loops through a delay */
 };
 

@@ -714,7 +714,7 @@ set_tests_properties(cli.stress_ticks_pool_tsan
 
 # run --workload nexmark (tools/cli_nexmark.c): every query runs live
 # on 2 workers and --check finds its output equal to the single circuit's.
-foreach(q q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q14 q18 q19 q20
+foreach(q q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q14 q15 q16 q17 q18 q19 q20
            q21 q22 q23)
   sc_cli_test(nexmark_${q}_equals_the_single_circuit 0
               "output equals the single circuit"
@@ -750,7 +750,7 @@ sc_cli_test(nexmark_pooled_strings_equal_the_single_circuit 0
 # single circuit; a lateness below the disorder refuses late submissions
 # whole, says how many rows were late and how many on time went with them,
 # and exits 4 (input refused); --admit-late needs a lateness.
-foreach(q q4 q5 q6 q7 q8 q9)
+foreach(q q4 q5 q6 q7 q8 q9 q15 q16 q17)
   sc_cli_test(nexmark_${q}_with_disorder_equals_the_single_circuit 0
               "output equals the single circuit"
               run --workload nexmark --query ${q} --events 40000
@@ -812,8 +812,9 @@ sc_cli_test(unknown_workload_is_refused 2
 # A dump replayed with --from gives the same settled output (rows sorted:
 # symbol ids, and so the rows' order, differ between the two runs), for a
 # join with strings (q3), an average (q4), doubles (q1), texts the query
-# makes (q21, q22) or reads (q14), and two joins (q23).
-foreach(q q1 q3 q4 q9 q14 q21 q22 q23)
+# makes (q21, q22) or reads (q14), two joins (q23), and the per-day counts
+# and averages of a multi-aggregate (q15, q16 by channel, q17).
+foreach(q q1 q3 q4 q9 q14 q15 q16 q17 q21 q22 q23)
   add_test(NAME cli.nexmark_${q}_dump_replayed_gives_the_same_output
            COMMAND sh -c [=[d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
              timeout 120 "$0" run --workload nexmark --query $1 --events 40000 --workers 2 --dump "$d/a" --quiet || exit 1

@@ -24,6 +24,17 @@ import subprocess
 import sys
 import tempfile
 
+# q15's and q16's 12 counts: COUNT(*), COUNT(DISTINCT bidder) and
+# COUNT(DISTINCT auction), each overall and then filtered on the price's
+# rank (< 10,000; 10,000 to < 1,000,000; the rest).
+RANKS = ("price < 10000", "price >= 10000 AND price < 1000000",
+         "price >= 1000000")
+RANK_COUNTS = ",".join(
+    " %s, " % what + ", ".join("%s FILTER (WHERE %s)" % (what, r)
+                               for r in RANKS)
+    for what in ("COUNT(*)", "COUNT(DISTINCT bidder)",
+                 "COUNT(DISTINCT auction)"))
+
 SQL = {
     "q0": "SELECT auction, bidder, price, channel, url, date_time, extra "
           "FROM bid",
@@ -83,6 +94,23 @@ SQL = {
            " length(extra) - length(replace(extra, 'c', ''))"
            " FROM b WHERE 0.908 * price > 1000000"
            " AND 0.908 * price < 50000000",
+    # The day (DATE_FORMAT 'yyyy-MM-dd') is the day's number since
+    # 1970-01-01 UTC: date_time / 86400000, floored (the times are not
+    # negative, so the integer division is the floor). FILTER on COUNT and
+    # COUNT(DISTINCT) as the suite's SQL writes it.
+    "q15": "SELECT CAST(date_time / 86400000 AS INTEGER) AS day,"
+           + RANK_COUNTS + " FROM bid GROUP BY day",
+    # The minute (DATE_FORMAT 'HH:mm') is the minute of the day, 0..1439.
+    "q16": "SELECT channel, CAST(date_time / 86400000 AS INTEGER) AS day,"
+           " MAX(CAST((date_time % 86400000) / 60000 AS INTEGER)),"
+           + RANK_COUNTS + " FROM bid GROUP BY channel, day",
+    "q17": "SELECT auction, CAST(date_time / 86400000 AS INTEGER) AS day,"
+           " COUNT(*),"
+           " COUNT(*) FILTER (WHERE price < 10000),"
+           " COUNT(*) FILTER (WHERE price >= 10000 AND price < 1000000),"
+           " COUNT(*) FILTER (WHERE price >= 1000000),"
+           " MIN(price), MAX(price), AVG(price), SUM(price)"
+           " FROM bid GROUP BY auction, day",
     "q18": "SELECT auction, bidder, price, channel, url, date_time, extra"
            " FROM (SELECT *, RANK() OVER (PARTITION BY bidder, auction"
            "                              ORDER BY date_time DESC) AS r"

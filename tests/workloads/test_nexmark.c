@@ -557,11 +557,12 @@ check_texts_follow_the_state(const char *name, uint32_t pool)
 		cr_assert_eq(sc_circuit_step(cir), 0, "%s", sc_errmsg());
 		peak = sc_symtab_count(t) > peak ? sc_symtab_count(t) : peak;
 	}
-	/* Rows an hour later on every input the query reads: the
-	 * waterline passes every earlier row, and the steps after drop
-	 * them (a trace lets a row's holds go when the runs holding its
-	 * insertion and its removal merge, which its spine does over the
-	 * next steps: q7's takes 8 to 16 empty ones). */
+	/* Rows a day and an hour later on every input the query reads:
+	 * the waterline passes every earlier row (and closes the day of
+	 * q15-q17's groups), and the steps after drop them (a trace lets a
+	 * row's holds go when the runs holding its insertion and its removal
+	 * merge, which its spine does over the next steps: q7's takes 8 to 16
+	 * empty ones). */
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
 		int in = sc_nexmark_query_input(q, k);
 		struct sc_batch *fb = NULL;
@@ -569,7 +570,7 @@ check_texts_follow_the_state(const char *name, uint32_t pool)
 		if (in < 0)
 			continue;
 		far_row(t, (enum sc_nexmark_kind)k,
-			o.base_time_ms + (int64_t)40 * 250 * 5 + 3600000, &fb);
+			o.base_time_ms + (int64_t)40 * 250 * 5 + 90000000, &fb);
 		cr_assert_eq(sc_circuit_feed(cir, in, fb), 0, "%s",
 			     sc_errmsg());
 		sc_batch_release(fb);
@@ -595,10 +596,13 @@ Test(nexmark, texts_live_as_long_as_the_state_lateness_keeps)
 	 * per bidder and auction), q19 (the top 10 per auction) and q20
 	 * (bids joined with auctions on the id alone) have no time in their
 	 * SQL's keys or conditions, so no waterline ever drops their rows
-	 * (q3's join is such too, but it keeps only the lists' texts). */
-	static const char *const names[] = {"q0", "q1",	 "q2",	"q3",
-					    "q4", "q5",	 "q7",	"q8",
-					    "q9", "q14", "q21", "q22"};
+	 * (q3's join is such too, but it keeps only the lists' texts).
+	 * q15-q17 keep only channels, which the generator keeps as well:
+	 * for them this checks that their days close and every reference
+	 * they took is given back. */
+	static const char *const names[] = {"q0",  "q1",  "q2",	 "q3",	"q4",
+					    "q5",  "q7",  "q8",	 "q9",	"q14",
+					    "q15", "q16", "q17", "q21", "q22"};
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		check_texts_follow_the_state(names[i], 0);
@@ -1128,6 +1132,210 @@ eval_q23(const struct events *e)
 	return expect_finish(&x);
 }
 
+/* --- q15, q16, q17: per-day counts, from scratch ---------------------------
+ *
+ * The day is DATE_FORMAT(date_time, 'yyyy-MM-dd') as the day's number
+ * since 1970-01-01 UTC (floor of date_time / 86,400,000 ms); the minute
+ * DATE_FORMAT's 'HH:mm' as the minute of that day. The bids are sorted
+ * by their group, and each group's aggregates read off its run: the
+ * distinct counts by sorting the values of the rows the filter passes.
+ */
+
+#define EV_DAY_MS 86400000
+
+static int64_t
+ev_day(int64_t t)
+{
+	return t >= 0 ? t / EV_DAY_MS : -((-t + EV_DAY_MS - 1) / EV_DAY_MS);
+}
+
+/* FILTER (WHERE price < 10000), (price >= 10000 AND price < 1000000),
+ * (price >= 1000000): rank 1, 2 or 3. */
+static int
+ev_rank(int64_t price)
+{
+	if (price < 10000)
+		return 1;
+	return price < 1000000 ? 2 : 3;
+}
+
+/* A bid and its group: (k0, day), k0 a column's word (0 for q15). */
+struct day_bid {
+	uint64_t k0;
+	int64_t day;
+	size_t i;
+};
+
+static int
+cmp_day_bid(const void *a, const void *b)
+{
+	const struct day_bid *x = a, *y = b;
+
+	if (x->k0 != y->k0)
+		return x->k0 < y->k0 ? -1 : 1;
+	if (x->day != y->day)
+		return x->day < y->day ? -1 : 1;
+	return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* The bids sorted by (column k0col's word, or 0 when k0col < 0; day). */
+static struct day_bid *
+ev_by_day(const struct events *e, int k0col)
+{
+	struct day_bid *g = calloc(e->n[B] + 1, sizeof(*g));
+
+	cr_assert(g);
+	for (size_t i = 0; i < e->n[B]; i++) {
+		g[i].k0 = k0col < 0 ? 0 : ev_row(e, B, i)[k0col];
+		g[i].day = ev_day(ev_i64(e, B, i, SC_NXB_DATE_TIME));
+		g[i].i = i;
+	}
+	qsort(g, e->n[B], sizeof(*g), cmp_day_bid);
+	return g;
+}
+
+static int
+cmp_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* COUNT(DISTINCT col) [FILTER (WHERE rank = rank)] over the group g[0..n)
+ * (rank 0: every bid); tmp holds n values. */
+static int64_t
+ev_distinct(const struct events *e, const struct day_bid *g, size_t n, int col,
+	    int rank, int64_t *tmp)
+{
+	size_t m = 0;
+	int64_t d = 0;
+
+	for (size_t j = 0; j < n; j++)
+		if (rank == 0 ||
+		    ev_rank(ev_i64(e, B, g[j].i, SC_NXB_PRICE)) == rank)
+			tmp[m++] = ev_i64(e, B, g[j].i, col);
+	qsort(tmp, m, sizeof(*tmp), cmp_i64);
+	for (size_t j = 0; j < m; j++)
+		d += j == 0 || tmp[j] != tmp[j - 1];
+	return d;
+}
+
+/* q15's and q16's 12 counts of the group g[0..n) into o[0..12). */
+static void
+ev_rank_counts(const struct events *e, const struct day_bid *g, size_t n,
+	       int64_t *tmp, uint64_t *o)
+{
+	int64_t bids[4] = {0};
+
+	for (size_t j = 0; j < n; j++) {
+		bids[0]++;
+		bids[ev_rank(ev_i64(e, B, g[j].i, SC_NXB_PRICE))]++;
+	}
+	for (int r = 0; r < 4; r++) {
+		o[r] = sc_enc_i64(bids[r]);
+		o[4 + r] =
+		    sc_enc_i64(ev_distinct(e, g, n, SC_NXB_BIDDER, r, tmp));
+		o[8 + r] =
+		    sc_enc_i64(ev_distinct(e, g, n, SC_NXB_AUCTION, r, tmp));
+	}
+}
+
+/* The end of the group that starts at g[s]. */
+static size_t
+ev_group_end(const struct day_bid *g, size_t n, size_t s)
+{
+	size_t end = s;
+
+	while (end < n && g[end].k0 == g[s].k0 && g[end].day == g[s].day)
+		end++;
+	return end;
+}
+
+static struct sc_batch *
+eval_q15(const struct events *e)
+{
+	struct day_bid *g = ev_by_day(e, -1);
+	int64_t *tmp = calloc(e->n[B] + 1, sizeof(*tmp));
+	struct expect x;
+
+	cr_assert(tmp);
+	expect_init(&x, 13);
+	for (size_t s = 0, end; s < e->n[B]; s = end) {
+		uint64_t o[13] = {sc_enc_i64(g[s].day)};
+
+		end = ev_group_end(g, e->n[B], s);
+		ev_rank_counts(e, g + s, end - s, tmp, o + 1);
+		expect_push(&x, o);
+	}
+	free(tmp);
+	free(g);
+	return expect_finish(&x);
+}
+
+static struct sc_batch *
+eval_q16(const struct events *e)
+{
+	struct day_bid *g = ev_by_day(e, SC_NXB_CHANNEL);
+	int64_t *tmp = calloc(e->n[B] + 1, sizeof(*tmp));
+	struct expect x;
+
+	cr_assert(tmp);
+	expect_init(&x, 15);
+	for (size_t s = 0, end; s < e->n[B]; s = end) {
+		uint64_t o[15] = {g[s].k0, sc_enc_i64(g[s].day)};
+		int64_t minute = -1;
+
+		end = ev_group_end(g, e->n[B], s);
+		for (size_t j = s; j < end; j++) {
+			int64_t t = ev_i64(e, B, g[j].i, SC_NXB_DATE_TIME);
+			int64_t m = (t - g[s].day * EV_DAY_MS) / 60000;
+
+			minute = m > minute ? m : minute;
+		}
+		o[2] = sc_enc_i64(minute);
+		ev_rank_counts(e, g + s, end - s, tmp, o + 3);
+		expect_push(&x, o);
+	}
+	free(tmp);
+	free(g);
+	return expect_finish(&x);
+}
+
+static struct sc_batch *
+eval_q17(const struct events *e)
+{
+	struct day_bid *g = ev_by_day(e, SC_NXB_AUCTION);
+	struct expect x;
+
+	expect_init(&x, 10);
+	for (size_t s = 0, end; s < e->n[B]; s = end) {
+		int64_t bids[4] = {0}, lo = INT64_MAX, hi = INT64_MIN, sum = 0;
+		uint64_t o[10] = {g[s].k0, sc_enc_i64(g[s].day)};
+
+		end = ev_group_end(g, e->n[B], s);
+		for (size_t j = s; j < end; j++) {
+			int64_t p = ev_i64(e, B, g[j].i, SC_NXB_PRICE);
+
+			bids[0]++;
+			bids[ev_rank(p)]++;
+			lo = p < lo ? p : lo;
+			hi = p > hi ? p : hi;
+			sum += p;
+		}
+		for (int r = 0; r < 4; r++)
+			o[2 + r] = sc_enc_i64(bids[r]);
+		o[6] = sc_enc_i64(lo);
+		o[7] = sc_enc_i64(hi);
+		/* Both exact in a double: the quotient rounds once. */
+		o[8] = sc_enc_f64((double)sum / (double)bids[0]);
+		o[9] = sc_enc_i64(sum);
+		expect_push(&x, o);
+	}
+	free(g);
+	return expect_finish(&x);
+}
+
 static struct sc_batch *
 eval_q9(const struct events *e)
 {
@@ -1624,6 +1832,78 @@ Test(nexmark, q23_settles_under_every_placement_on_1_to_4_units)
 	check_query_settles_under_every_placement("q23", eval_q23);
 }
 
+/* Events a minute and more apart span two to three days (the cases of
+ * check_query_equals_its_sql all fall within the first): a group per day,
+ * each day's minutes 0 to 1439. */
+static void
+check_query_over_several_days(const char *name, eval_fn eval)
+{
+	const struct nx_case several_days[] = {
+	    {sc_prop_seed(7), 3000, 60000000, 500, 0, 0},
+	    {sc_prop_seed(7) + 1, 2000, 97000000, 250, 0, 32},
+	};
+	const size_t n = sizeof(several_days) / sizeof(several_days[0]);
+
+	for (size_t i = 0; i < n; i++) {
+		struct sc_nexmark_opts o;
+		struct events e;
+
+		case_opts(&several_days[i], &o);
+		events_make(&e, &o, several_days[i].events);
+		cr_assert_geq(
+		    ev_day(ev_i64(&e, B, e.n[B] - 1, SC_NXB_DATE_TIME)) -
+			ev_day(ev_i64(&e, B, 0, SC_NXB_DATE_TIME)),
+		    2, "case %zu spans three days", i);
+		events_free(&e);
+	}
+	check_cases(name, eval, several_days, n);
+}
+
+Test(nexmark, q15_equals_its_sql_evaluated_from_scratch)
+{
+	check_query_equals_its_sql("q15", eval_q15);
+}
+
+Test(nexmark, q15_counts_each_of_several_days_apart)
+{
+	check_query_over_several_days("q15", eval_q15);
+}
+
+Test(nexmark, q15_settles_under_every_placement_on_1_to_4_units)
+{
+	check_query_settles_under_every_placement("q15", eval_q15);
+}
+
+Test(nexmark, q16_equals_its_sql_evaluated_from_scratch)
+{
+	check_query_equals_its_sql("q16", eval_q16);
+}
+
+Test(nexmark, q16_counts_each_of_several_days_apart)
+{
+	check_query_over_several_days("q16", eval_q16);
+}
+
+Test(nexmark, q16_settles_under_every_placement_on_1_to_4_units)
+{
+	check_query_settles_under_every_placement("q16", eval_q16);
+}
+
+Test(nexmark, q17_equals_its_sql_evaluated_from_scratch)
+{
+	check_query_equals_its_sql("q17", eval_q17);
+}
+
+Test(nexmark, q17_counts_each_of_several_days_apart)
+{
+	check_query_over_several_days("q17", eval_q17);
+}
+
+Test(nexmark, q17_settles_under_every_placement_on_1_to_4_units)
+{
+	check_query_settles_under_every_placement("q17", eval_q17);
+}
+
 Test(nexmark, q9_equals_its_sql_evaluated_from_scratch)
 {
 	check_query_equals_its_sql("q9", eval_q9);
@@ -1891,7 +2171,7 @@ Test(nexmark, unknown_query_is_refused_with_the_known_ones)
 	cr_assert(strstr(sc_errmsg(), "'q10'") &&
 		      strstr(sc_errmsg(),
 			     "known: q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 "
-			     "q14 q18 q19 q20 q21 q22 q23"),
+			     "q14 q15 q16 q17 q18 q19 q20 q21 q22 q23"),
 		  "%s", sc_errmsg());
 	cr_assert_null(q);
 	sc_symtab_destroy(t);
@@ -2051,15 +2331,10 @@ Test(nexmark, q9_with_disorder_equals_its_sql_evaluated_from_scratch)
  * nothing about it).
  */
 static void
-check_query_with_lateness(const char *name, eval_fn eval)
+check_cases_with_lateness(const char *name, eval_fn eval,
+			  const struct nx_case *cases, size_t n)
 {
-	const struct nx_case cases[] = {
-	    {sc_prop_seed(21), 6000, 5000, 250, 300, 0},
-	    {sc_prop_seed(21) + 1, 5000, 10000, 500, 4000, 0},
-	    {sc_prop_seed(21) + 2, 5000, 5000, 250, 300, 32},
-	};
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (size_t i = 0; i < n; i++) {
 		const struct nx_case *c = &cases[i];
 		struct run_how on = {(int64_t)c->disorder_ms, true, 0};
 		struct run_how off = {(int64_t)c->disorder_ms, false, 0};
@@ -2087,6 +2362,33 @@ check_query_with_lateness(const char *name, eval_fn eval)
 	}
 }
 
+static void
+check_query_with_lateness(const char *name, eval_fn eval)
+{
+	const struct nx_case cases[] = {
+	    {sc_prop_seed(21), 6000, 5000, 250, 300, 0},
+	    {sc_prop_seed(21) + 1, 5000, 10000, 500, 4000, 0},
+	    {sc_prop_seed(21) + 2, 5000, 5000, 250, 300, 32},
+	};
+
+	check_cases_with_lateness(name, eval, cases,
+				  sizeof(cases) / sizeof(cases[0]));
+}
+
+/* The same over two to three days: the lateness closes each day but the
+ * last, and cleanup drops its groups (q15-q17 group by the day). */
+static void
+check_query_with_lateness_over_days(const char *name, eval_fn eval)
+{
+	const struct nx_case cases[] = {
+	    {sc_prop_seed(27), 3000, 60000000, 250, 300, 0},
+	    {sc_prop_seed(27) + 1, 2000, 97000000, 500, 4000, 32},
+	};
+
+	check_cases_with_lateness(name, eval, cases,
+				  sizeof(cases) / sizeof(cases[0]));
+}
+
 Test(nexmark, q4_with_lateness_equals_its_sql_with_and_without_cleanup)
 {
 	check_query_with_lateness("q4", eval_q4);
@@ -2110,6 +2412,21 @@ Test(nexmark, q8_with_lateness_equals_its_sql_with_and_without_cleanup)
 Test(nexmark, q9_with_lateness_equals_its_sql_with_and_without_cleanup)
 {
 	check_query_with_lateness("q9", eval_q9);
+}
+
+Test(nexmark, q15_with_lateness_equals_its_sql_with_and_without_cleanup)
+{
+	check_query_with_lateness_over_days("q15", eval_q15);
+}
+
+Test(nexmark, q16_with_lateness_equals_its_sql_with_and_without_cleanup)
+{
+	check_query_with_lateness_over_days("q16", eval_q16);
+}
+
+Test(nexmark, q17_with_lateness_equals_its_sql_with_and_without_cleanup)
+{
+	check_query_with_lateness_over_days("q17", eval_q17);
 }
 
 /* A lateness below the generator's disorder: some submission has a late
@@ -2190,11 +2507,11 @@ Test(nexmark,
  * could reach. The replay command is printed on a failure.
  */
 static void
-check_query_settles_with_lateness(const char *name, eval_fn eval)
+check_case_settles_with_lateness(const char *name, eval_fn eval,
+				 const struct nx_case c)
 {
 	static const char *const places[] = {"per-node", "chains", "sharded:2",
 					     "balanced:3", "random:3"};
-	const struct nx_case c = {sc_prop_seed(25), 4000, 4000, 200, 3000, 0};
 	struct sc_nexmark_query_opts qo;
 	struct sc_nexmark_opts o;
 	struct sc_nexmark_query *q = NULL;
@@ -2256,6 +2573,24 @@ check_query_settles_with_lateness(const char *name, eval_fn eval)
 	events_free(&e);
 }
 
+static void
+check_query_settles_with_lateness(const char *name, eval_fn eval)
+{
+	const struct nx_case c = {sc_prop_seed(25), 4000, 4000, 200, 3000, 0};
+
+	check_case_settles_with_lateness(name, eval, c);
+}
+
+/* Over three days: the days the waterline passes closed on every unit. */
+static void
+check_query_settles_with_lateness_over_days(const char *name, eval_fn eval)
+{
+	const struct nx_case c = {
+	    sc_prop_seed(25), 3000, 60000000, 200, 3000, 0};
+
+	check_case_settles_with_lateness(name, eval, c);
+}
+
 Test(nexmark,
      q4_with_lateness_settles_under_placements_with_and_without_cleanup)
 {
@@ -2284,6 +2619,24 @@ Test(nexmark,
      q9_with_lateness_settles_under_placements_with_and_without_cleanup)
 {
 	check_query_settles_with_lateness("q9", eval_q9);
+}
+
+Test(nexmark,
+     q15_with_lateness_settles_under_placements_with_and_without_cleanup)
+{
+	check_query_settles_with_lateness_over_days("q15", eval_q15);
+}
+
+Test(nexmark,
+     q16_with_lateness_settles_under_placements_with_and_without_cleanup)
+{
+	check_query_settles_with_lateness_over_days("q16", eval_q16);
+}
+
+Test(nexmark,
+     q17_with_lateness_settles_under_placements_with_and_without_cleanup)
+{
+	check_query_settles_with_lateness_over_days("q17", eval_q17);
 }
 
 /*
