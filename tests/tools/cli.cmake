@@ -714,8 +714,8 @@ set_tests_properties(cli.stress_ticks_pool_tsan
 
 # run --workload nexmark (tools/cli_nexmark.c): every query runs live
 # on 2 workers and --check finds its output equal to the single circuit's.
-foreach(q q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q14 q15 q16 q17 q18 q19 q20
-           q21 q22 q23)
+foreach(q q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q11 q14 q15 q16 q17 q18 q19
+           q20 q21 q22 q23)
   sc_cli_test(nexmark_${q}_equals_the_single_circuit 0
               "output equals the single circuit"
               run --workload nexmark --query ${q} --events 30000
@@ -749,8 +749,10 @@ sc_cli_test(nexmark_pooled_strings_equal_the_single_circuit 0
 # declared: placed on 2 workers with cleanup, still equal to the
 # single circuit; a lateness below the disorder refuses late submissions
 # whole, says how many rows were late and how many on time went with them,
-# and exits 4 (input refused); --admit-late needs a lateness.
-foreach(q q4 q5 q6 q7 q8 q9 q15 q16 q17)
+# and exits 4 (input refused); --admit-late needs a lateness. q11's
+# sessions merge as late bids land between them (its state keeps every
+# bid: no cleanup, session.h).
+foreach(q q4 q5 q6 q7 q8 q9 q11 q15 q16 q17)
   sc_cli_test(nexmark_${q}_with_disorder_equals_the_single_circuit 0
               "output equals the single circuit"
               run --workload nexmark --query ${q} --events 40000
@@ -812,9 +814,10 @@ sc_cli_test(unknown_workload_is_refused 2
 # A dump replayed with --from gives the same settled output (rows sorted:
 # symbol ids, and so the rows' order, differ between the two runs), for a
 # join with strings (q3), an average (q4), doubles (q1), texts the query
-# makes (q21, q22) or reads (q14), two joins (q23), and the per-day counts
-# and averages of a multi-aggregate (q15, q16 by channel, q17).
-foreach(q q1 q3 q4 q9 q14 q15 q16 q17 q21 q22 q23)
+# makes (q21, q22) or reads (q14), two joins (q23), the per-day counts
+# and averages of a multi-aggregate (q15, q16 by channel, q17), and
+# session windows (q11).
+foreach(q q1 q3 q4 q9 q11 q14 q15 q16 q17 q21 q22 q23)
   add_test(NAME cli.nexmark_${q}_dump_replayed_gives_the_same_output
            COMMAND sh -c [=[d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
              timeout 120 "$0" run --workload nexmark --query $1 --events 40000 --workers 2 --dump "$d/a" --quiet || exit 1
@@ -838,6 +841,20 @@ add_test(NAME cli.nexmark_q22_reads_parts_a_url_lacks_as_empty
            sort "$d/out/q22.csv" > "$d/got"; sort "$d/want" > "$d/w"
            cmp "$d/got" "$d/w" || { cat "$d/got"; exit 1; }]=] $<TARGET_FILE:subcirc_cli>)
 set_tests_properties(cli.nexmark_q22_reads_parts_a_url_lacks_as_empty
+                     PROPERTIES LABELS "units;threaded" TIMEOUT 120)
+# q11 over bids read with --from: bidder 1's bids 9,999 ms apart chain into
+# one session, and the next, exactly 10,000 ms on, starts another (two
+# bids at its time, each counted); bidder 2's two bids 10,000 ms apart are
+# two sessions. The generator's bidders never make a session end: each
+# bids only while among the last 1000 people, 5 s at its rate.
+add_test(NAME cli.nexmark_q11_cuts_sessions_at_a_gap_of_10_s
+         COMMAND sh -c [=[d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT && mkdir "$d/in"
+           printf '%s\n' 'auction,bidder,price,channel,url,date_time,extra' '1,1,5,"c","u",0,"x"' '1,1,5,"c","u",9999,"x"' '1,1,5,"c","u",19998,"x"' '1,1,5,"c","u",29998,"x"' '2,1,5,"c","u",29998,"x"' '1,1,5,"c","u",39997,"x"' '1,2,5,"c","u",100000,"x"' '1,2,5,"c","u",110000,"x"' > "$d/in/bid.csv"
+           printf '%s\n' 'bidder,bid_count,starttime,endtime,weight' '1,3,0,29998,1' '1,3,29998,49997,1' '2,1,100000,110000,1' '2,1,110000,120000,1' > "$d/want"
+           timeout 60 "$0" run --workload nexmark --query q11 --from "$d/in" --workers 2 --check --dump "$d/out" --quiet || exit 1
+           sort "$d/out/q11.csv" > "$d/got"; sort "$d/want" > "$d/w"
+           cmp "$d/got" "$d/w" || { cat "$d/got"; exit 1; }]=] $<TARGET_FILE:subcirc_cli>)
+set_tests_properties(cli.nexmark_q11_cuts_sessions_at_a_gap_of_10_s
                      PROPERTIES LABELS "units;threaded" TIMEOUT 120)
 # Bad CSV is refused naming file, line and column (exit 2): each error
 # path of bench/workloads/csv.h through --from.

@@ -83,6 +83,20 @@ SQL = {
           " FROM auction A JOIN bid B ON B.auction = A.id"
           " WHERE B.date_time BETWEEN A.date_time AND A.expires)"
           " WHERE r = 1",
+    # Session windows with a gap of 10 s per bidder: a bid starts a
+    # session when it is the bidder's first or 10,000 ms or more after
+    # the one before (LAG's NULL takes the ELSE); the running SUM of those
+    # starts numbers the sessions. Its frame is the default RANGE one, so
+    # bids tied in date_time (one of which LAG may see as a start) share
+    # a number whichever order the two windows give them.
+    "q11": "WITH s AS (SELECT bidder, date_time,"
+           "   CASE WHEN date_time - LAG(date_time) OVER (PARTITION BY bidder"
+           "          ORDER BY date_time) < 10000 THEN 0 ELSE 1 END AS new"
+           "   FROM bid),"
+           " g AS (SELECT bidder, date_time, SUM(new) OVER (PARTITION BY"
+           "   bidder ORDER BY date_time) AS sid FROM s)"
+           " SELECT bidder, COUNT(*), MIN(date_time), MAX(date_time) + 10000"
+           " FROM g GROUP BY bidder, sid",
     # The UTC hour of date_time picks the time of day; count_char(extra,
     # 'c') is the length extra loses without its 'c's.
     "q14": "WITH b AS (SELECT *, (date_time / 3600000) % 24 AS h FROM bid)"

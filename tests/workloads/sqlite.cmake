@@ -7,8 +7,8 @@
 # Normal build only: the sanitizer builds run the same queries in
 # workloads.* and cli.*, and SQLite's share of the time would dominate.
 if(TARGET subcirc_cli AND SC_SANITIZE STREQUAL "")
-  foreach(q q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q14 q15 q16 q17 q18 q19 q20
-           q21 q22 q23)
+  foreach(q q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q11 q14 q15 q16 q17 q18 q19
+           q20 q21 q22 q23)
     set(events 30000)
     if(q MATCHES "^q(5|7)$")
       set(events 150000)
