@@ -765,34 +765,54 @@ graph_aggregate_flags_body(struct sc_graph *g, int a,
 	return id;
 }
 
+/* A keyed node that keeps a copy of its spec (`size` bytes): the node,
+ * or its error (the copy freed). */
+static int
+add_with_spec(struct sc_graph *g, enum sc_node_kind kind, int a,
+	      const struct sc_schema *s, uint32_t key, const void *spec,
+	      size_t size, const char *fn)
+{
+	struct sc__node t;
+	int id;
+
+	memset(&t, 0, sizeof(t));
+	t.key = key;
+	t.spec = malloc(size);
+	if (!t.spec)
+		return sc__fail(SC_ENOMEM, "%s: no memory", fn);
+	memcpy(t.spec, spec, size);
+	id = node_add(g, kind, NULL, s, &a, 1, &t);
+	if (id < 0)
+		free(t.spec);
+	return id;
+}
+
+/* The spec's width must be the input's. */
+static int
+check_spec_width(const struct sc_graph *g, int a, uint32_t ncols,
+		 const char *fn)
+{
+	if (ncols == schema_of(g, a)->ncols)
+		return 0;
+	return sc__fail(SC_ESCHEMA, "%s: spec says %u columns, '%s' has %u", fn,
+			ncols, g->nodes[a].name, schema_of(g, a)->ncols);
+}
+
 int
 sc_graph_topk(struct sc_graph *g, int a, const struct sc_topk_spec *spec)
 {
-	struct sc__node t;
-	int id, rc = check_mutable(g, "sc_graph_topk");
+	int rc = check_mutable(g, "sc_graph_topk");
 
 	if (rc == 0)
 		rc = check_from(g, a, "sc_graph_topk");
 	if (rc == 0)
 		rc = sc_topk_spec_check(spec, "sc_graph_topk");
+	if (rc == 0)
+		rc = check_spec_width(g, a, spec->ncols, "sc_graph_topk");
 	if (rc)
 		return rc;
-	if (spec->ncols != schema_of(g, a)->ncols)
-		return sc__fail(SC_ESCHEMA,
-				"sc_graph_topk: spec says %u columns, '%s' "
-				"has %u",
-				spec->ncols, g->nodes[a].name,
-				schema_of(g, a)->ncols);
-	memset(&t, 0, sizeof(t));
-	t.key = spec->key;
-	t.spec = malloc(sizeof(*spec));
-	if (!t.spec)
-		return sc__fail(SC_ENOMEM, "sc_graph_topk: no memory");
-	memcpy(t.spec, spec, sizeof(*spec));
-	id = node_add(g, SC_NODE_TOPK, NULL, schema_of(g, a), &a, 1, &t);
-	if (id < 0)
-		free(t.spec);
-	return id;
+	return add_with_spec(g, SC_NODE_TOPK, a, schema_of(g, a), spec->key,
+			     spec, sizeof(*spec), "sc_graph_topk");
 }
 
 static int
@@ -802,8 +822,7 @@ graph_multiagg_body(struct sc_graph *g, int a,
 	const char *fn = "sc_graph_multiagg";
 	const struct sc_schema *in;
 	struct sc_schema s;
-	struct sc__node t;
-	int id, rc = check_mutable(g, fn);
+	int rc = check_mutable(g, fn);
 
 	if (rc == 0)
 		rc = check_from(g, a, fn);
@@ -811,11 +830,9 @@ graph_multiagg_body(struct sc_graph *g, int a,
 		rc = sc_multiagg_spec_check(spec, fn);
 	if (rc)
 		return rc;
+	if ((rc = check_spec_width(g, a, spec->ncols, fn)) != 0)
+		return rc;
 	in = schema_of(g, a);
-	if (spec->ncols != in->ncols)
-		return sc__fail(SC_ESCHEMA,
-				"%s: spec says %u columns, '%s' has %u", fn,
-				spec->ncols, g->nodes[a].name, in->ncols);
 	s = *in;
 	s.ncols = spec->k + spec->nterms;
 	for (uint32_t i = 0; i < spec->nterms; i++) {
@@ -839,16 +856,8 @@ graph_multiagg_body(struct sc_graph *g, int a,
 			    sc_type_name(in->types[tm->filter]));
 		(void)sc_multiagg_out_type(spec, i, &s.types[spec->k + i]);
 	}
-	memset(&t, 0, sizeof(t));
-	t.key = spec->k;
-	t.spec = malloc(sizeof(*spec));
-	if (!t.spec)
-		return sc__fail(SC_ENOMEM, "%s: no memory", fn);
-	memcpy(t.spec, spec, sizeof(*spec));
-	id = node_add(g, SC_NODE_MULTIAGG, NULL, &s, &a, 1, &t);
-	if (id < 0)
-		free(t.spec);
-	return id;
+	return add_with_spec(g, SC_NODE_MULTIAGG, a, &s, spec->k, spec,
+			     sizeof(*spec), fn);
 }
 
 int
@@ -866,8 +875,7 @@ graph_session_body(struct sc_graph *g, int a,
 	const char *fn = "sc_graph_session";
 	const struct sc_schema *in;
 	struct sc_schema s;
-	struct sc__node t;
-	int id, rc = check_mutable(g, fn);
+	int rc = check_mutable(g, fn);
 
 	if (rc == 0)
 		rc = check_from(g, a, fn);
@@ -875,11 +883,9 @@ graph_session_body(struct sc_graph *g, int a,
 		rc = sc_session_spec_check(spec, fn);
 	if (rc)
 		return rc;
+	if ((rc = check_spec_width(g, a, spec->ncols, fn)) != 0)
+		return rc;
 	in = schema_of(g, a);
-	if (spec->ncols != in->ncols)
-		return sc__fail(SC_ESCHEMA,
-				"%s: spec says %u columns, '%s' has %u", fn,
-				spec->ncols, g->nodes[a].name, in->ncols);
 	if (in->types[spec->time_col] != SC_TYPE_I64)
 		return sc__fail(SC_ETYPE,
 				"%s: time column %u of '%s' is %s, not i64", fn,
@@ -889,16 +895,8 @@ graph_session_body(struct sc_graph *g, int a,
 	s.ncols = spec->k + 3;
 	for (uint32_t i = 0; i < 3; i++)
 		s.types[spec->k + i] = SC_TYPE_I64;
-	memset(&t, 0, sizeof(t));
-	t.key = spec->k;
-	t.spec = malloc(sizeof(*spec));
-	if (!t.spec)
-		return sc__fail(SC_ENOMEM, "%s: no memory", fn);
-	memcpy(t.spec, spec, sizeof(*spec));
-	id = node_add(g, SC_NODE_SESSION, NULL, &s, &a, 1, &t);
-	if (id < 0)
-		free(t.spec);
-	return id;
+	return add_with_spec(g, SC_NODE_SESSION, a, &s, spec->k, spec,
+			     sizeof(*spec), fn);
 }
 
 int

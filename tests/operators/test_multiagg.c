@@ -12,7 +12,6 @@
  * multiagg.c, groups.c, rowhash.c or trace.c.
  */
 #include <criterion/criterion.h>
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,15 +34,6 @@ static const char *const kind_names[] = {
 /* --- the reference -------------------------------------------------------- */
 
 static bool
-same_key(const uint64_t *a, const uint64_t *b, uint32_t k)
-{
-	for (uint32_t i = 0; i < k; i++)
-		if (a[i] != b[i])
-			return false;
-	return true;
-}
-
-static bool
 passes(const struct sc_magg_term *t, const uint64_t *row)
 {
 	return t->filter == SC_MAGG_ALL || row[t->filter] != 0;
@@ -61,8 +51,8 @@ value_weight(const struct zref *in, uint32_t k, const uint64_t *key,
 	for (size_t j = 0; j < in->n; j++) {
 		const uint64_t *q = in->rows + j * in->ncols;
 
-		if (in->w[j] == 0 || !same_key(q, key, k) || !passes(t, q) ||
-		    q[t->col] != v)
+		if (in->w[j] == 0 || !opgen_same_key(q, key, k) ||
+		    !passes(t, q) || q[t->col] != v)
 			continue;
 		if (j < i)
 			*first = false;
@@ -86,7 +76,8 @@ ref_term(const struct zref *in, uint32_t k, const uint64_t *key, __int128 total,
 		const uint64_t *r = in->rows + i * in->ncols;
 		uint64_t v = r[t->col];
 
-		if (in->w[i] == 0 || !same_key(r, key, k) || !passes(t, r))
+		if (in->w[i] == 0 || !opgen_same_key(r, key, k) ||
+		    !passes(t, r))
 			continue;
 		switch (t->kind) {
 		case SC_MAGG_COUNT:
@@ -147,7 +138,7 @@ ref_multiagg(const struct zref *in, const struct sc_multiagg_spec *s,
 			continue;
 		for (size_t j = 0; j < in->n && first; j++) {
 			if (in->w[j] == 0 ||
-			    !same_key(in->rows + j * in->ncols, r, s->k))
+			    !opgen_same_key(in->rows + j * in->ncols, r, s->k))
 				continue;
 			if (j < i)
 				first = false;
@@ -325,12 +316,13 @@ retract_value(struct sc_rng *r, struct sc_batch_builder *b, struct zref *cur,
 	for (size_t i = 0; pick >= 2 && i < cur->n; i++) {
 		const uint64_t *q = cur->rows + i * NCOLS;
 
-		if (cur->w[i] > 0 && same_key(q, p, k) &&
+		if (cur->w[i] > 0 && opgen_same_key(q, p, k) &&
 		    (pick == 2 ? q[c] < v : q[c] > v))
 			v = q[c];
 	}
 	for (size_t i = 0; i < cur->n; i++) {
-		if (cur->w[i] == 0 || !same_key(cur->rows + i * NCOLS, p, k) ||
+		if (cur->w[i] == 0 ||
+		    !opgen_same_key(cur->rows + i * NCOLS, p, k) ||
 		    cur->rows[i * NCOLS + c] != v)
 			continue;
 		memcpy(row, cur->rows + i * NCOLS, sizeof(row));
@@ -439,21 +431,6 @@ run_fini(struct run *run)
 		sc_batch_release(run->d[i]);
 }
 
-/* Consolidated, k + nterms wide, every weight +1 or -1 (a group's step
- * emits -(old) and +(new), one row each). */
-static bool
-well_formed(const struct sc_batch *out, uint32_t width)
-{
-	if (!out || sc_batch_ncols(out) != width ||
-	    !sc_batch_is_consolidated(out))
-		return false;
-	for (size_t i = 0; i < sc_batch_count(out); i++)
-		if (sc_batch_weight(out, i) != 1 &&
-		    sc_batch_weight(out, i) != -1)
-			return false;
-	return true;
-}
-
 /* --- the random tests ----------------------------------------------------- */
 
 #define T_REF "output_integral_is_the_multi_aggregate_of_the_input_integral"
@@ -492,7 +469,7 @@ Test(multiagg, output_integral_is_the_multi_aggregate_of_the_input_integral)
 				       "step %d, %s: %s", step, run.what,
 				       sc_errmsg());
 			SC_PROP_ASSERT(seed, SUITE, T_REF,
-				       well_formed(out, width),
+				       opgen_pm1_batch(out, width),
 				       "step %d, %s: the output delta is not "
 				       "%u wide, consolidated, of weights +-1",
 				       step, run.what, width);
@@ -565,33 +542,6 @@ feed(struct sc_rng *r, struct sc_multiagg *m, struct sc_batch *const *d,
 	return 0;
 }
 
-/* The batches of the schedules other than one step per delta, as
- * lists of steps. */
-struct cut {
-	struct sc_batch **d;
-	size_t n, cap;
-};
-
-static void
-cut_push(struct cut *c, struct sc_batch *b)
-{
-	if (c->n == c->cap) {
-		c->cap = c->cap ? 2 * c->cap : 16;
-		c->d = realloc(c->d, c->cap * sizeof(struct sc_batch *));
-		cr_assert_not_null(c->d);
-	}
-	c->d[c->n++] = b;
-}
-
-static void
-cut_fini(struct cut *c)
-{
-	for (size_t i = 0; i < c->n; i++)
-		sc_batch_release(c->d[i]);
-	free(c->d);
-	memset(c, 0, sizeof(*c));
-}
-
 /* a + b (either may be NULL), a released. */
 static struct sc_batch *
 plus(struct sc_batch *a, const struct sc_batch *b)
@@ -609,50 +559,16 @@ plus(struct sc_batch *a, const struct sc_batch *b)
 
 /* Schedule 1: the deltas gathered into runs of random length. */
 static void
-cut_gathered(struct sc_rng *r, const struct run *run, struct cut *c)
+cut_gathered(struct sc_rng *r, const struct run *run, struct opgen_cut *c)
 {
 	struct sc_batch *acc = NULL;
 
 	for (int i = 0; i < STEPS; i++) {
 		acc = plus(acc, run->d[i]);
 		if (i == STEPS - 1 || sc_rng_below(r, 3) == 0) {
-			cut_push(c, acc);
+			opgen_cut_push(c, acc);
 			acc = NULL;
 		}
-	}
-}
-
-/* Schedule 3: each row of the whole input split into two weights, w - e
- * and e, stepped one a step in random order: partial integrals that hold
- * rows of negative weight, groups of weight <= 0 on the way. */
-static void
-cut_rows(struct sc_rng *r, const struct sc_batch *all, struct cut *c)
-{
-	size_t n = all ? sc_batch_count(all) : 0;
-
-	for (size_t i = 0; i < n; i++) {
-		int64_t w = sc_batch_weight(all, i),
-			e = (int64_t)sc_rng_range(r, -3, 3);
-		int64_t ws[2] = {w - e, e};
-
-		for (int h = 0; h < 2; h++) {
-			struct sc_batch *b;
-
-			if (ws[h] == 0)
-				continue;
-			cr_assert_eq(sc_batch_from_records(NCOLS,
-							   sc_batch_row(all, i),
-							   &ws[h], 1, &b),
-				     0);
-			cut_push(c, b);
-		}
-	}
-	for (size_t i = c->n; i > 1; i--) {
-		size_t j = sc_rng_below(r, i);
-		struct sc_batch *t = c->d[i - 1];
-
-		c->d[i - 1] = c->d[j];
-		c->d[j] = t;
 	}
 }
 
@@ -669,7 +585,7 @@ Test(multiagg, cutting_the_input_into_other_steps_settles_to_the_same_integral)
 		uint64_t seed = base + c;
 		struct sc_rng r;
 		struct run run;
-		struct cut cuts[4];
+		struct opgen_cut cuts[4];
 		struct sc_batch *all = NULL;
 		struct zref in, want;
 		size_t live, keys;
@@ -684,12 +600,13 @@ Test(multiagg, cutting_the_input_into_other_steps_settles_to_the_same_integral)
 			all = plus(all, run.d[i]);
 			if (run.d[i])
 				zref_add_batch(&in, run.d[i], 1);
-			cut_push(&cuts[0],
-				 run.d[i] ? sc_batch_retain(run.d[i]) : NULL);
+			opgen_cut_push(&cuts[0], run.d[i]
+						     ? sc_batch_retain(run.d[i])
+						     : NULL);
 		}
 		cut_gathered(&r, &run, &cuts[1]);
-		cut_push(&cuts[2], all ? sc_batch_retain(all) : NULL);
-		cut_rows(&r, all, &cuts[3]);
+		opgen_cut_push(&cuts[2], all ? sc_batch_retain(all) : NULL);
+		opgen_cut_halves(&r, all, &cuts[3]);
 		zref_init(&want, width);
 		ref_multiagg(&in, &run.spec, &want, &live, &keys);
 		for (int s = 0; s < 4; s++) {
@@ -719,7 +636,7 @@ Test(multiagg, cutting_the_input_into_other_steps_settles_to_the_same_integral)
 			zref_fini(&got);
 		}
 		for (int s = 0; s < 4; s++)
-			cut_fini(&cuts[s]);
+			opgen_cut_fini(&cuts[s]);
 		sc_batch_release(all);
 		zref_fini(&in);
 		zref_fini(&want);
@@ -728,16 +645,6 @@ Test(multiagg, cutting_the_input_into_other_steps_settles_to_the_same_integral)
 }
 
 /* --- helpers for the tests by hand ---------------------------------------- */
-
-static struct sc_batch *
-batch_of(uint32_t ncols, size_t n, const uint64_t *rows, const int64_t *w)
-{
-	struct sc_batch *b;
-
-	cr_assert_eq(sc_batch_from_records(ncols, rows, w, n, &b), 0, "%s",
-		     sc_errmsg());
-	return b;
-}
 
 static struct sc_multiagg *
 make(const struct sc_multiagg_spec *s)
@@ -771,41 +678,6 @@ step_expect(struct sc_multiagg *m, struct sc_batch *delta,
 	sc_batch_release(out);
 	sc_batch_release(delta);
 	sc_batch_release(want);
-}
-
-static struct sc_batch *
-none(uint32_t ncols)
-{
-	struct sc_batch *b;
-
-	cr_assert_eq(sc_batch_empty(ncols, &b), 0);
-	return b;
-}
-
-/* Does s contain one of the '|'-separated needles, ignoring case? */
-static bool
-names_one_of(const char *s, const char *needles)
-{
-	const char *n = needles;
-
-	while (*n) {
-		size_t len = strcspn(n, "|");
-
-		for (const char *p = s; *p; p++) {
-			size_t i = 0;
-
-			while (i < len && p[i] &&
-			       tolower((unsigned char)p[i]) ==
-				   tolower((unsigned char)n[i]))
-				i++;
-			if (i == len)
-				return true;
-		}
-		n += len;
-		if (*n == '|')
-			n++;
-	}
-	return false;
 }
 
 /* --- output types --------------------------------------------------------- */
@@ -852,15 +724,16 @@ Test(multiagg, out_types_are_i64_for_counts_sums_f64_for_avg_col_for_min_max)
 	 * not have; its SC_EINVAL is "an argument ... out of range". */
 	t = (enum sc_type)77;
 	cr_assert_eq(sc_multiagg_out_type(&s, s.nterms, &t), SC_EINVAL);
-	cr_assert(names_one_of(sc_errdetail(), "9"), "%s", sc_errdetail());
+	cr_assert(opgen_names_one_of(sc_errdetail(), "9"), "%s",
+		  sc_errdetail());
 	cr_assert_eq(sc_multiagg_out_type(&s, UINT32_MAX, &t), SC_EINVAL);
 	cr_assert_eq(t, (enum sc_type)77, "a refused call wrote its out");
 	cr_assert_eq(sc_multiagg_out_type(NULL, 0, &t), SC_EINVAL);
 	cr_assert_eq(sc_multiagg_out_type(&s, 0, NULL), SC_EINVAL);
 	/* The row a step writes: k + nterms words of those types. */
 	m = make(&s);
-	step_expect(m, batch_of(5, 1, in, NULL), batch_of(10, 1, out, NULL),
-		    "one row");
+	step_expect(m, opgen_batch_of(5, 1, in, NULL),
+		    opgen_batch_of(10, 1, out, NULL), "one row");
 	sc_multiagg_destroy(m);
 }
 
@@ -995,9 +868,9 @@ assert_detail(const char *what, const char *who, const struct bad_spec *b)
 
 	cr_assert(strstr(d, who) != NULL, "%s: \"%s\" does not name %s", what,
 		  d, who);
-	cr_assert(!b->names || names_one_of(d, b->names),
+	cr_assert(!b->names || opgen_names_one_of(d, b->names),
 		  "%s: \"%s\" names none of %s", what, d, b->names);
-	cr_assert(!b->value || names_one_of(d, b->value),
+	cr_assert(!b->value || opgen_names_one_of(d, b->value),
 		  "%s: \"%s\" names none of %s", what, d, b->value);
 }
 
@@ -1033,13 +906,16 @@ Test(multiagg, bad_specs_are_refused_with_a_code_and_a_detail_naming_the_fault)
 	}
 	/* NULL arguments. */
 	cr_assert_eq(sc_multiagg_spec_check(NULL, "the_caller"), SC_EINVAL);
-	cr_assert(names_one_of(sc_errdetail(), "spec"), "%s", sc_errdetail());
+	cr_assert(opgen_names_one_of(sc_errdetail(), "spec"), "%s",
+		  sc_errdetail());
 	m = sentinel;
 	cr_assert_eq(sc_multiagg_create(NULL, &m), SC_EINVAL);
-	cr_assert(names_one_of(sc_errdetail(), "spec"), "%s", sc_errdetail());
+	cr_assert(opgen_names_one_of(sc_errdetail(), "spec"), "%s",
+		  sc_errdetail());
 	cr_assert_eq(m, sentinel);
 	cr_assert_eq(sc_multiagg_create(&ok, NULL), SC_EINVAL);
-	cr_assert(names_one_of(sc_errdetail(), "out"), "%s", sc_errdetail());
+	cr_assert(opgen_names_one_of(sc_errdetail(), "out"), "%s",
+		  sc_errdetail());
 }
 
 /* (key, v, f) rows for the by-hand tests. */
@@ -1060,9 +936,10 @@ Test(multiagg, a_delta_of_the_wrong_width_is_eschema_and_changes_nothing)
 	uint64_t r2[] = {1, sc_enc_i64(3), 1, 2, sc_enc_i64(4), 1};
 	uint64_t narrow[] = {1, sc_enc_i64(7)};
 	int64_t w1[] = {1, 2, 1}, w2[] = {-1, 1};
-	struct sc_batch *d1 = batch_of(3, 3, r1, w1),
-			*d2 = batch_of(3, 2, r2, w2);
-	struct sc_batch *bad = batch_of(2, 1, narrow, NULL), *empty = none(2);
+	struct sc_batch *d1 = opgen_batch_of(3, 3, r1, w1),
+			*d2 = opgen_batch_of(3, 2, r2, w2);
+	struct sc_batch *bad = opgen_batch_of(2, 1, narrow, NULL),
+			*empty = opgen_none(2);
 	struct sc_batch *oa, *ob, *out;
 
 	cr_assert_eq(sc_multiagg_step(a, d1, &oa), 0, "%s", sc_errmsg());
@@ -1072,9 +949,9 @@ Test(multiagg, a_delta_of_the_wrong_width_is_eschema_and_changes_nothing)
 	out = NULL;
 	cr_assert_eq(sc_multiagg_step(a, bad, &out), SC_ESCHEMA);
 	cr_assert_null(out, "a refused step wrote *out");
-	cr_assert(names_one_of(sc_errdetail(), "2 columns|width|wide"), "%s",
-		  sc_errdetail());
-	cr_assert(names_one_of(sc_errdetail(), "sc_multiagg_step"), "%s",
+	cr_assert(opgen_names_one_of(sc_errdetail(), "2 columns|width|wide"),
+		  "%s", sc_errdetail());
+	cr_assert(opgen_names_one_of(sc_errdetail(), "sc_multiagg_step"), "%s",
 		  sc_errdetail());
 	cr_assert_eq(sc_multiagg_step(a, empty, &out), SC_ESCHEMA,
 		     "an empty delta of 2 columns is not 3 wide");
@@ -1103,11 +980,11 @@ Test(multiagg, null_arguments_are_einval_and_empty_steps_emit_nothing)
 	uint64_t row[] = {1, sc_enc_i64(3), 1};
 	uint64_t o[] = {1, sc_enc_i64(1), sc_enc_i64(1), sc_enc_i64(3),
 			sc_enc_i64(3)};
-	struct sc_batch *d = batch_of(3, 1, row, NULL), *out = NULL;
+	struct sc_batch *d = opgen_batch_of(3, 1, row, NULL), *out = NULL;
 
 	cr_assert_eq(sc_multiagg_step(NULL, d, &out), SC_EINVAL);
 	cr_assert_null(out);
-	cr_assert(names_one_of(sc_errdetail(), "sc_multiagg_step"), "%s",
+	cr_assert(opgen_names_one_of(sc_errdetail(), "sc_multiagg_step"), "%s",
 		  sc_errdetail());
 	cr_assert_eq(sc_multiagg_step(m, d, NULL), SC_EINVAL);
 	cr_assert_eq(sc_multiagg_work(NULL, 1), SC_EINVAL);
@@ -1118,11 +995,12 @@ Test(multiagg, null_arguments_are_einval_and_empty_steps_emit_nothing)
 	cr_assert_eq(sc_multiagg_bytes(NULL), 0);
 	sc_multiagg_destroy(NULL);
 	/* The refused step with d absorbed nothing: d's row appears now. */
-	step_expect(m, NULL, none(5), "a NULL delta");
-	step_expect(m, none(3), none(5), "an empty delta");
-	step_expect(m, d, batch_of(5, 1, o, NULL), "the row after refusals");
+	step_expect(m, NULL, opgen_none(5), "a NULL delta");
+	step_expect(m, opgen_none(3), opgen_none(5), "an empty delta");
+	step_expect(m, d, opgen_batch_of(5, 1, o, NULL),
+		    "the row after refusals");
 	cr_assert_eq(sc_multiagg_groups(m), 1);
-	step_expect(m, NULL, none(5), "a NULL delta after a row");
+	step_expect(m, NULL, opgen_none(5), "a NULL delta after a row");
 	sc_multiagg_destroy(m);
 }
 
@@ -1150,27 +1028,32 @@ Test(multiagg, a_sum_outside_int64_has_no_row_and_check_is_eoverflow)
 	uint64_t o7[] = {7, I(INT64_MIN), I(1), I(INT64_MIN)};
 	int64_t minus = -1, w_o5_o6[] = {-1, 1};
 
-	step_expect(m, batch_of(2, 1, big, NULL), batch_of(4, 1, o5, NULL),
-		    "sum INT64_MAX");
+	step_expect(m, opgen_batch_of(2, 1, big, NULL),
+		    opgen_batch_of(4, 1, o5, NULL), "sum INT64_MAX");
 	cr_assert_eq(sc_multiagg_check(m), 0, "%s", sc_errmsg());
 	/* INT64_MAX + 1: group 5 stays live, its row goes; 6 comes. */
-	step_expect(m, batch_of(2, 2, up, NULL), batch_of(4, 2, o5_o6, w_o5_o6),
-		    "sum INT64_MAX + 1");
+	step_expect(m, opgen_batch_of(2, 2, up, NULL),
+		    opgen_batch_of(4, 2, o5_o6, w_o5_o6), "sum INT64_MAX + 1");
 	cr_assert_eq(sc_multiagg_groups(m), 2, "the delta was absorbed");
 	cr_assert_eq(sc_multiagg_check(m), SC_EOVERFLOW);
-	cr_assert(names_one_of(sc_errdetail(), "sum"), "%s", sc_errdetail());
-	cr_assert(names_one_of(sc_errdetail(), "1"), "%s", sc_errdetail());
+	cr_assert(opgen_names_one_of(sc_errdetail(), "sum"), "%s",
+		  sc_errdetail());
+	cr_assert(opgen_names_one_of(sc_errdetail(), "1"), "%s",
+		  sc_errdetail());
 	/* INT64_MIN - 1 in group 7: no row either; two groups now. */
-	step_expect(m, batch_of(2, 2, low, NULL), none(4), "sum INT64_MIN - 1");
+	step_expect(m, opgen_batch_of(2, 2, low, NULL), opgen_none(4),
+		    "sum INT64_MIN - 1");
 	cr_assert_eq(sc_multiagg_groups(m), 3);
 	cr_assert_eq(sc_multiagg_check(m), SC_EOVERFLOW);
-	cr_assert(names_one_of(sc_errdetail(), "2"), "%s: two groups",
+	cr_assert(opgen_names_one_of(sc_errdetail(), "2"), "%s: two groups",
 		  sc_errdetail());
 	/* Back to INT64_MAX in 5, to INT64_MIN in 7: the rows come back. */
-	step_expect(m, batch_of(2, 1, one, &minus), batch_of(4, 1, o5, NULL),
+	step_expect(m, opgen_batch_of(2, 1, one, &minus),
+		    opgen_batch_of(4, 1, o5, NULL),
 		    "group 5 back to INT64_MAX");
 	cr_assert_eq(sc_multiagg_check(m), SC_EOVERFLOW, "group 7's is out");
-	step_expect(m, batch_of(2, 1, lowest, &minus), batch_of(4, 1, o7, NULL),
+	step_expect(m, opgen_batch_of(2, 1, lowest, &minus),
+		    opgen_batch_of(4, 1, o7, NULL),
 		    "group 7 back to INT64_MIN");
 	cr_assert_eq(sc_multiagg_check(m), 0, "%s", sc_errmsg());
 	sc_multiagg_destroy(m);
@@ -1187,11 +1070,12 @@ Test(multiagg, a_u64_sum_past_int64_max_has_no_row_until_it_fits)
 	int64_t w_back[] = {-1, 1};
 	uint64_t o5[] = {5, I(INT64_MAX), I(1)};
 
-	step_expect(m, batch_of(2, 1, big, NULL), none(3), "sum 2^63");
+	step_expect(m, opgen_batch_of(2, 1, big, NULL), opgen_none(3),
+		    "sum 2^63");
 	cr_assert_eq(sc_multiagg_groups(m), 1);
 	cr_assert_eq(sc_multiagg_check(m), SC_EOVERFLOW);
-	step_expect(m, batch_of(2, 2, back, w_back), batch_of(3, 1, o5, NULL),
-		    "sum 2^63 - 1");
+	step_expect(m, opgen_batch_of(2, 2, back, w_back),
+		    opgen_batch_of(3, 1, o5, NULL), "sum 2^63 - 1");
 	cr_assert_eq(sc_multiagg_check(m), 0, "%s", sc_errmsg());
 	sc_multiagg_destroy(m);
 }
@@ -1211,10 +1095,10 @@ same_in_any_steps(const struct sc_multiagg_spec *s, size_t n,
 		struct sc_multiagg *m = make(s);
 		size_t per = run == 0 ? n : 1;
 
-		I[run] = none(width);
+		I[run] = opgen_none(width);
 		for (size_t i = 0; i < n; i += per) {
 			struct sc_batch *d =
-			    batch_of(3, per, in + i * 3, w + i);
+			    opgen_batch_of(3, per, in + i * 3, w + i);
 			struct sc_batch *out;
 
 			cr_assert_eq(sc_multiagg_step(m, d, &out), 0,
@@ -1287,19 +1171,21 @@ Test(multiagg, a_group_whose_weight_returns_to_zero_emits_only_its_retraction)
 	memcpy(o56, o5, sizeof(o5));
 	memcpy(o56 + 7, o6, sizeof(o6));
 	for (int cycle = 0; cycle < 2; cycle++) {
-		step_expect(m, batch_of(3, 3, d1, w1),
-			    batch_of(7, 2, o56, NULL),
+		step_expect(m, opgen_batch_of(3, 3, d1, w1),
+			    opgen_batch_of(7, 2, o56, NULL),
 			    "groups 5 and 6 appear: only their +");
 		cr_assert_eq(sc_multiagg_groups(m), 2);
 		cr_assert_gt(sc_multiagg_rows(m), 0);
-		step_expect(m, batch_of(3, 2, d1, w2), batch_of(7, 1, o5, &wm),
+		step_expect(m, opgen_batch_of(3, 2, d1, w2),
+			    opgen_batch_of(7, 1, o5, &wm),
 			    "group 5 retracted: only its -");
 		cr_assert_eq(sc_multiagg_groups(m), 1, "group 5 is freed");
-		step_expect(m, batch_of(3, 3, d3, w3), batch_of(7, 1, o6, &wm),
+		step_expect(m, opgen_batch_of(3, 3, d3, w3),
+			    opgen_batch_of(7, 1, o6, &wm),
 			    "group 6 at weight 0: only its -");
 		cr_assert_eq(sc_multiagg_groups(m), 1,
 			     "group 6's sum and distinct row are not 0 yet");
-		step_expect(m, batch_of(3, 2, d3 + 3, w4), none(7),
+		step_expect(m, opgen_batch_of(3, 2, d3 + 3, w4), opgen_none(7),
 			    "group 6's last rows retracted: no row changes");
 		cr_assert_eq(sc_multiagg_groups(m), 0, "cycle %d", cycle);
 		cr_assert_eq(sc_multiagg_rows(m), 0, "cycle %d", cycle);
@@ -1338,20 +1224,24 @@ Test(multiagg, min_and_max_show_the_next_value_and_their_group_goes_at_the_end)
 	uint64_t e[] = {5, I(9), I(9), I(1)};
 	int64_t swap[] = {-1, 1}, wm = -1;
 
-	step_expect(m, batch_of(2, 3, in, NULL), batch_of(4, 1, a, NULL),
-		    "three values");
-	step_expect(m, batch_of(2, 1, in + 4, &wm), batch_of(4, 2, b, swap),
+	step_expect(m, opgen_batch_of(2, 3, in, NULL),
+		    opgen_batch_of(4, 1, a, NULL), "three values");
+	step_expect(m, opgen_batch_of(2, 1, in + 4, &wm),
+		    opgen_batch_of(4, 2, b, swap),
 		    "the MIN retracted: the next shows");
 	cr_assert_eq(sc_multiagg_work(m, 3), 0, "%s", sc_errmsg());
-	step_expect(m, batch_of(2, 1, in + 2, &wm), batch_of(4, 2, c, swap),
+	step_expect(m, opgen_batch_of(2, 1, in + 2, &wm),
+		    opgen_batch_of(4, 2, c, swap),
 		    "the MAX retracted: the next shows");
-	step_expect(m, batch_of(2, 1, in, &wm), batch_of(4, 1, d, &wm),
+	step_expect(m, opgen_batch_of(2, 1, in, &wm),
+		    opgen_batch_of(4, 1, d, &wm),
 		    "the last value retracted: only the -");
 	cr_assert_eq(sc_multiagg_groups(m), 0, "the group is freed");
-	step_expect(m, batch_of(2, 2, neg, wneg), batch_of(4, 1, e, NULL),
+	step_expect(m, opgen_batch_of(2, 2, neg, wneg),
+		    opgen_batch_of(4, 1, e, NULL),
 		    "a negative row beside a positive one");
-	step_expect(m, batch_of(2, 2, neg, wback), batch_of(4, 1, e, &wm),
-		    "both retracted");
+	step_expect(m, opgen_batch_of(2, 2, neg, wback),
+		    opgen_batch_of(4, 1, e, &wm), "both retracted");
 	cr_assert_eq(sc_multiagg_groups(m), 0, "the group is freed");
 	cr_assert_eq(sc_multiagg_work(m, SIZE_MAX), 0, "%s", sc_errmsg());
 	cr_assert_eq(sc_multiagg_pending(m), 0);
@@ -1377,7 +1267,8 @@ Test(multiagg, unbounded_work_leaves_no_merge_work_owed)
 
 		for (int64_t i = 0; i < 64; i++) {
 			uint64_t row[] = {(uint64_t)i % 3, I(i)};
-			struct sc_batch *d = batch_of(2, 1, row, NULL), *out;
+			struct sc_batch *d = opgen_batch_of(2, 1, row, NULL),
+					*out;
 
 			cr_assert_eq(sc_multiagg_step(m, d, &out), 0, "%s",
 				     sc_errmsg());
@@ -1417,14 +1308,15 @@ Test(multiagg, count_distinct_counts_a_value_while_its_weight_is_positive)
 	uint64_t o4[] = {1, I(1), I(1), 1, I(3), I(2)};
 	int64_t swap[] = {-1, 1};
 
-	step_expect(m, batch_of(3, 4, d1, w1), batch_of(3, 1, o1, NULL),
+	step_expect(m, opgen_batch_of(3, 4, d1, w1),
+		    opgen_batch_of(3, 1, o1, NULL),
 		    "7 twice, 8 at -1, 9 once: 2 values");
-	step_expect(m, batch_of(3, 1, d1, &wm), batch_of(3, 2, o2, swap),
-		    "7 at 1 still counts");
-	step_expect(m, batch_of(3, 2, d3, w3), batch_of(3, 2, o3, swap),
-		    "7 at 0 leaves");
-	step_expect(m, batch_of(3, 1, d4, &w4), batch_of(3, 2, o4, swap),
-		    "8 at -1 + 2 comes");
+	step_expect(m, opgen_batch_of(3, 1, d1, &wm),
+		    opgen_batch_of(3, 2, o2, swap), "7 at 1 still counts");
+	step_expect(m, opgen_batch_of(3, 2, d3, w3),
+		    opgen_batch_of(3, 2, o3, swap), "7 at 0 leaves");
+	step_expect(m, opgen_batch_of(3, 1, d4, &w4),
+		    opgen_batch_of(3, 2, o4, swap), "8 at -1 + 2 comes");
 	sc_multiagg_destroy(m);
 }
 

@@ -14,7 +14,6 @@
  * session.c, trace.c or probe.c.
  */
 #include <criterion/criterion.h>
-#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,15 +46,6 @@ clamped(__int128 w)
 	return w > INT64_MAX   ? INT64_MAX
 	       : w < INT64_MIN ? INT64_MIN
 			       : (int64_t)w;
-}
-
-static bool
-same_key(const uint64_t *a, const uint64_t *b, uint32_t k)
-{
-	for (uint32_t i = 0; i < k; i++)
-		if (a[i] != b[i])
-			return false;
-	return true;
 }
 
 /* Key words first (unsigned), then the time (signed). */
@@ -134,7 +124,7 @@ ref_sessions(const struct zref *in, const struct sc_session_spec *s,
 		__int128 count = 0;
 		bool open = false, wide = false;
 
-		for (e = i; e < n && same_key(v[e].row, key, s->k); e++) {
+		for (e = i; e < n && opgen_same_key(v[e].row, key, s->k); e++) {
 			if (v[e].m <= 0)
 				continue; /* not present */
 			if (open && (__int128)v[e].t - last >= s->gap) {
@@ -215,7 +205,8 @@ fresh_row(struct sc_rng *r, const struct gen *g, uint64_t *row)
 static bool
 same_kt(const struct gen *g, const uint64_t *a, const uint64_t *q)
 {
-	return same_key(a, q, g->s.k) && a[g->s.time_col] == q[g->s.time_col];
+	return opgen_same_key(a, q, g->s.k) &&
+	       a[g->s.time_col] == q[g->s.time_col];
 }
 
 /* Would (row, w) keep every (key, time) of cur within LIM? */
@@ -395,21 +386,6 @@ run_fini(struct run *run)
 		sc_batch_release(run->d[i]);
 }
 
-/* Consolidated, width wide, every weight +1 or -1 (a session's row is
- * retracted or emitted once; two sessions of a key never share a row). */
-static bool
-well_formed(const struct sc_batch *out, uint32_t width)
-{
-	if (!out || sc_batch_ncols(out) != width ||
-	    !sc_batch_is_consolidated(out))
-		return false;
-	for (size_t i = 0; i < sc_batch_count(out); i++)
-		if (sc_batch_weight(out, i) != 1 &&
-		    sc_batch_weight(out, i) != -1)
-			return false;
-	return true;
-}
-
 static const char *
 row_str(const uint64_t *row, uint32_t k, char *buf, size_t len)
 {
@@ -465,7 +441,7 @@ Test(session, output_integral_is_the_sessions_of_the_input_integral)
 				       "step %d, %s: %s", step, run.what,
 				       sc_errmsg());
 			SC_PROP_ASSERT(seed, SUITE, T_REF,
-				       well_formed(out, width),
+				       opgen_pm1_batch(out, width),
 				       "step %d, %s: the output delta is not "
 				       "%u wide, consolidated, of weights +-1",
 				       step, run.what, width);
@@ -536,32 +512,6 @@ feed(struct sc_rng *r, struct sc_session *s, struct sc_batch *const *d,
 	return 0;
 }
 
-/* A schedule: a list of steps. */
-struct cut {
-	struct sc_batch **d;
-	size_t n, cap;
-};
-
-static void
-cut_push(struct cut *c, struct sc_batch *b)
-{
-	if (c->n == c->cap) {
-		c->cap = c->cap ? 2 * c->cap : 16;
-		c->d = realloc(c->d, c->cap * sizeof(struct sc_batch *));
-		cr_assert_not_null(c->d);
-	}
-	c->d[c->n++] = b;
-}
-
-static void
-cut_fini(struct cut *c)
-{
-	for (size_t i = 0; i < c->n; i++)
-		sc_batch_release(c->d[i]);
-	free(c->d);
-	memset(c, 0, sizeof(*c));
-}
-
 /* a + b (either may be NULL), a released. */
 static struct sc_batch *
 plus(struct sc_batch *a, const struct sc_batch *b)
@@ -579,51 +529,16 @@ plus(struct sc_batch *a, const struct sc_batch *b)
 
 /* The deltas gathered into runs of random length. */
 static void
-cut_gathered(struct sc_rng *r, const struct run *run, struct cut *c)
+cut_gathered(struct sc_rng *r, const struct run *run, struct opgen_cut *c)
 {
 	struct sc_batch *acc = NULL;
 
 	for (int i = 0; i < STEPS; i++) {
 		acc = plus(acc, run->d[i]);
 		if (i == STEPS - 1 || sc_rng_below(r, 3) == 0) {
-			cut_push(c, acc);
+			opgen_cut_push(c, acc);
 			acc = NULL;
 		}
-	}
-}
-
-/* Each row of the whole input split into two weights, w - e and e, one a
- * step in random order: partial integrals that hold times of negative
- * weight, and sessions that come and go on the way. */
-static void
-cut_rows(struct sc_rng *r, const struct sc_batch *all, uint32_t ncols,
-	 struct cut *c)
-{
-	size_t n = all ? sc_batch_count(all) : 0;
-
-	for (size_t i = 0; i < n; i++) {
-		int64_t w = sc_batch_weight(all, i),
-			e = (int64_t)sc_rng_range(r, -3, 3);
-		int64_t ws[2] = {w - e, e};
-
-		for (int h = 0; h < 2; h++) {
-			struct sc_batch *b;
-
-			if (ws[h] == 0)
-				continue;
-			cr_assert_eq(sc_batch_from_records(ncols,
-							   sc_batch_row(all, i),
-							   &ws[h], 1, &b),
-				     0);
-			cut_push(c, b);
-		}
-	}
-	for (size_t i = c->n; i > 1; i--) {
-		size_t j = sc_rng_below(r, i);
-		struct sc_batch *t = c->d[i - 1];
-
-		c->d[i - 1] = c->d[j];
-		c->d[j] = t;
 	}
 }
 
@@ -640,7 +555,7 @@ Test(session, cutting_the_input_into_other_steps_settles_to_the_same_integral)
 		uint64_t seed = base + c;
 		struct sc_rng r;
 		struct run run;
-		struct cut cuts[4];
+		struct opgen_cut cuts[4];
 		struct sc_batch *all = NULL;
 		struct zref in, want;
 		size_t withheld, pairs;
@@ -655,12 +570,13 @@ Test(session, cutting_the_input_into_other_steps_settles_to_the_same_integral)
 			all = plus(all, run.d[i]);
 			if (run.d[i])
 				zref_add_batch(&in, run.d[i], 1);
-			cut_push(&cuts[0],
-				 run.d[i] ? sc_batch_retain(run.d[i]) : NULL);
+			opgen_cut_push(&cuts[0], run.d[i]
+						     ? sc_batch_retain(run.d[i])
+						     : NULL);
 		}
 		cut_gathered(&r, &run, &cuts[1]);
-		cut_push(&cuts[2], all ? sc_batch_retain(all) : NULL);
-		cut_rows(&r, all, run.g.s.ncols, &cuts[3]);
+		opgen_cut_push(&cuts[2], all ? sc_batch_retain(all) : NULL);
+		opgen_cut_halves(&r, all, &cuts[3]);
 		zref_init(&want, width);
 		ref_sessions(&in, &run.g.s, &want, &withheld, &pairs);
 		for (int k = 0; k < 4; k++) {
@@ -701,7 +617,7 @@ Test(session, cutting_the_input_into_other_steps_settles_to_the_same_integral)
 			zref_fini(&got);
 		}
 		for (int k = 0; k < 4; k++)
-			cut_fini(&cuts[k]);
+			opgen_cut_fini(&cuts[k]);
 		sc_batch_release(all);
 		zref_fini(&in);
 		zref_fini(&want);
@@ -710,25 +626,6 @@ Test(session, cutting_the_input_into_other_steps_settles_to_the_same_integral)
 }
 
 /* --- helpers for the tests by hand ---------------------------------------- */
-
-static struct sc_batch *
-batch_of(uint32_t ncols, size_t n, const uint64_t *rows, const int64_t *w)
-{
-	struct sc_batch *b;
-
-	cr_assert_eq(sc_batch_from_records(ncols, rows, w, n, &b), 0, "%s",
-		     sc_errmsg());
-	return b;
-}
-
-static struct sc_batch *
-none(uint32_t ncols)
-{
-	struct sc_batch *b;
-
-	cr_assert_eq(sc_batch_empty(ncols, &b), 0);
-	return b;
-}
 
 static struct sc_session *
 make(const struct sc_session_spec *spec)
@@ -764,32 +661,6 @@ step_expect(struct sc_session *s, struct sc_batch *delta, struct sc_batch *want,
 	sc_batch_release(want);
 }
 
-/* Does s contain one of the '|'-separated needles, ignoring case? */
-static bool
-names_one_of(const char *s, const char *needles)
-{
-	const char *n = needles;
-
-	while (*n) {
-		size_t len = strcspn(n, "|");
-
-		for (const char *p = s; *p; p++) {
-			size_t i = 0;
-
-			while (i < len && p[i] &&
-			       tolower((unsigned char)p[i]) ==
-				   tolower((unsigned char)n[i]))
-				i++;
-			if (i == len)
-				return true;
-		}
-		n += len;
-		if (*n == '|')
-			n++;
-	}
-	return false;
-}
-
 /* (key, t) rows, one key column, sessions (key, start, end, count). */
 static const struct sc_session_spec kt10 = {2, 1, 1, 10};
 /* (key, x, t) rows: two rows may share a key and a time. */
@@ -806,7 +677,7 @@ times(size_t n, const int64_t *t, const int64_t *w)
 		rows[2 * i] = 5;
 		rows[2 * i + 1] = I(t[i]);
 	}
-	return batch_of(2, n, rows, w);
+	return opgen_batch_of(2, n, rows, w);
 }
 
 /* A delta of (key 5, x, t) rows of `kxt10`: {x, t, w} each. */
@@ -823,7 +694,7 @@ xts(size_t n, const int64_t (*r)[3])
 		rows[3 * i + 2] = I(r[i][1]);
 		w[i] = r[i][2];
 	}
-	return batch_of(3, n, rows, w);
+	return opgen_batch_of(3, n, rows, w);
 }
 
 /* Sessions of key 5: {start, end, count, weight} each. */
@@ -841,7 +712,7 @@ sess(size_t n, const int64_t (*o)[4])
 		rows[4 * i + 3] = I(o[i][2]);
 		w[i] = o[i][3];
 	}
-	return batch_of(4, n, rows, w);
+	return opgen_batch_of(4, n, rows, w);
 }
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -982,7 +853,7 @@ Test(session, a_time_of_summed_weight_zero_or_negative_is_not_present)
 	static const int64_t d5[][3] = {{3, 5, 1}};
 	static const int64_t o5[][4] = {{12, 22, 1, -1}, {5, 22, 2, 1}};
 
-	step_expect(s, xts(N(d1), d1), none(4),
+	step_expect(s, xts(N(d1), d1), opgen_none(4),
 		    "times at summed weight 0 and -2: no session");
 	cr_assert_eq(sc_session_check(s), 0, "%s", sc_errmsg());
 	step_expect(s, xts(N(d2), d2), sess(N(o2), o2),
@@ -1007,7 +878,7 @@ Test(session, count_is_the_sum_of_multiplicities_over_the_rows_of_its_times)
 
 	step_expect(s, xts(N(d1), d1), sess(N(o1), o1), "count 2 + 1 + 3");
 	step_expect(s, xts(N(d2), d2), sess(N(o2), o2), "one row less");
-	step_expect(s, xts(N(d3), d3), none(4),
+	step_expect(s, xts(N(d3), d3), opgen_none(4),
 		    "a row replaced by another of its time");
 	sc_session_destroy(s);
 }
@@ -1024,9 +895,11 @@ Test(session, keys_have_sessions_of_their_own)
 	uint64_t o2[] = {1, 1, I(0), I(10), I(1), 1, 1, I(0), I(14), I(2)};
 	int64_t w2[] = {-1, 1};
 
-	step_expect(s, batch_of(3, 3, in, NULL), batch_of(5, 3, o, NULL),
+	step_expect(s, opgen_batch_of(3, 3, in, NULL),
+		    opgen_batch_of(5, 3, o, NULL),
 		    "three keys 5 apart: three sessions, not one");
-	step_expect(s, batch_of(3, 1, in2, NULL), batch_of(5, 2, o2, w2),
+	step_expect(s, opgen_batch_of(3, 1, in2, NULL),
+		    opgen_batch_of(5, 2, o2, w2),
 		    "4 in key (1, 1) touches only that key");
 	sc_session_destroy(s);
 }
@@ -1257,9 +1130,9 @@ assert_detail(const char *what, const char *who, const struct bad_spec *b)
 
 	cr_assert(strstr(d, who) != NULL, "%s: \"%s\" does not name %s", what,
 		  d, who);
-	cr_assert(!b->names || names_one_of(d, b->names),
+	cr_assert(!b->names || opgen_names_one_of(d, b->names),
 		  "%s: \"%s\" names none of %s", what, d, b->names);
-	cr_assert(!b->value || names_one_of(d, b->value),
+	cr_assert(!b->value || opgen_names_one_of(d, b->value),
 		  "%s: \"%s\" names none of %s", what, d, b->value);
 }
 
@@ -1294,19 +1167,22 @@ Test(session, bad_specs_are_refused_with_a_code_and_a_detail_naming_the_fault)
 	}
 	/* NULL arguments; a NULL `who` names the check itself. */
 	cr_assert_eq(sc_session_spec_check(NULL, "the_caller"), SC_EINVAL);
-	cr_assert(names_one_of(sc_errdetail(), "spec"), "%s", sc_errdetail());
-	cr_assert(names_one_of(sc_errdetail(), "the_caller"), "%s",
+	cr_assert(opgen_names_one_of(sc_errdetail(), "spec"), "%s",
+		  sc_errdetail());
+	cr_assert(opgen_names_one_of(sc_errdetail(), "the_caller"), "%s",
 		  sc_errdetail());
 	cr_assert_eq(sc_session_spec_check(&bad_specs[0].s, NULL), SC_ESCHEMA);
-	cr_assert(names_one_of(sc_errdetail(), "sc_session_spec_check"), "%s",
-		  sc_errdetail());
+	cr_assert(opgen_names_one_of(sc_errdetail(), "sc_session_spec_check"),
+		  "%s", sc_errdetail());
 	cr_assert_eq(sc_session_spec_check(&kt10, NULL), 0);
 	s = sentinel;
 	cr_assert_eq(sc_session_create(NULL, &s), SC_EINVAL);
-	cr_assert(names_one_of(sc_errdetail(), "spec"), "%s", sc_errdetail());
+	cr_assert(opgen_names_one_of(sc_errdetail(), "spec"), "%s",
+		  sc_errdetail());
 	cr_assert_eq(s, sentinel);
 	cr_assert_eq(sc_session_create(&kt10, NULL), SC_EINVAL);
-	cr_assert(names_one_of(sc_errdetail(), "out"), "%s", sc_errdetail());
+	cr_assert(opgen_names_one_of(sc_errdetail(), "out"), "%s",
+		  sc_errdetail());
 }
 
 Test(session, a_delta_of_the_wrong_width_is_eschema_and_changes_nothing)
@@ -1316,8 +1192,9 @@ Test(session, a_delta_of_the_wrong_width_is_eschema_and_changes_nothing)
 	static const int64_t d2[][3] = {{1, 15, 1}, {2, 3, 2}};
 	uint64_t narrow[] = {5, I(15)}, wide[] = {5, 1, I(15), 0};
 	struct sc_batch *b1 = xts(N(d1), d1), *b2 = xts(N(d2), d2);
-	struct sc_batch *bad[3] = {batch_of(2, 1, narrow, NULL),
-				   batch_of(4, 1, wide, NULL), none(2)};
+	struct sc_batch *bad[3] = {opgen_batch_of(2, 1, narrow, NULL),
+				   opgen_batch_of(4, 1, wide, NULL),
+				   opgen_none(2)};
 	struct sc_batch *oa, *ob, *out;
 
 	cr_assert_eq(sc_session_step(a, b1, &oa), 0, "%s", sc_errmsg());
@@ -1330,10 +1207,11 @@ Test(session, a_delta_of_the_wrong_width_is_eschema_and_changes_nothing)
 			     "a delta %u wide", sc_batch_ncols(bad[i]));
 		cr_assert_eq(out, (struct sc_batch *)&kt10,
 			     "a refused step wrote *out");
-		cr_assert(names_one_of(sc_errdetail(), "sc_session_step"), "%s",
-			  sc_errdetail());
-		cr_assert(names_one_of(sc_errdetail(), i == 1 ? "4" : "2"),
-			  "%s: the width", sc_errdetail());
+		cr_assert(opgen_names_one_of(sc_errdetail(), "sc_session_step"),
+			  "%s", sc_errdetail());
+		cr_assert(
+		    opgen_names_one_of(sc_errdetail(), i == 1 ? "4" : "2"),
+		    "%s: the width", sc_errdetail());
 	}
 	/* a saw the refused steps, b did not: the same state. */
 	cr_assert_eq(sc_session_rows(a), sc_session_rows(b));
@@ -1362,9 +1240,10 @@ Test(session, null_arguments_are_einval_and_empty_steps_emit_nothing)
 	struct sc_batch *d = times(1, t, NULL);
 
 	cr_assert_eq(sc_session_step(s, d, NULL), SC_EINVAL);
-	cr_assert(names_one_of(sc_errdetail(), "sc_session_step"), "%s",
+	cr_assert(opgen_names_one_of(sc_errdetail(), "sc_session_step"), "%s",
 		  sc_errdetail());
-	cr_assert(names_one_of(sc_errdetail(), "out"), "%s", sc_errdetail());
+	cr_assert(opgen_names_one_of(sc_errdetail(), "out"), "%s",
+		  sc_errdetail());
 	cr_assert_eq(sc_session_work(NULL, 1), SC_EINVAL);
 	cr_assert_eq(sc_session_check(NULL), SC_EINVAL);
 	cr_assert_eq(sc_session_pending(NULL), 0);
@@ -1372,11 +1251,11 @@ Test(session, null_arguments_are_einval_and_empty_steps_emit_nothing)
 	cr_assert_eq(sc_session_bytes(NULL), 0);
 	sc_session_destroy(NULL);
 	/* The refused steps with d absorbed nothing: d's row appears now. */
-	step_expect(s, NULL, none(4), "a NULL delta");
-	step_expect(s, none(2), none(4), "an empty delta");
+	step_expect(s, NULL, opgen_none(4), "a NULL delta");
+	step_expect(s, opgen_none(2), opgen_none(4), "an empty delta");
 	cr_assert_eq(sc_session_rows(s), 0);
 	step_expect(s, d, sess(1, o), "the row after refusals");
-	step_expect(s, NULL, none(4), "a NULL delta after a row");
+	step_expect(s, NULL, opgen_none(4), "a NULL delta after a row");
 	sc_session_destroy(s);
 }
 
@@ -1388,9 +1267,9 @@ Test(session, a_step_of_a_null_session_is_einval_and_writes_nothing)
 
 	cr_assert_eq(sc_session_step(NULL, d, &out), SC_EINVAL);
 	cr_assert_null(out, "a refused step wrote *out");
-	cr_assert(names_one_of(sc_errdetail(), "sc_session_step"), "%s",
+	cr_assert(opgen_names_one_of(sc_errdetail(), "sc_session_step"), "%s",
 		  sc_errdetail());
-	cr_assert(names_one_of(sc_errdetail(), "session"), "%s",
+	cr_assert(opgen_names_one_of(sc_errdetail(), "session"), "%s",
 		  sc_errdetail());
 	cr_assert_eq(sc_session_step(NULL, NULL, &out), SC_EINVAL);
 	cr_assert_null(out);
@@ -1414,7 +1293,7 @@ Test(session, a_row_of_weight_int64_max_has_no_session_row_until_retracted)
 	step_expect(s, xts(N(d1), d1), sess(N(o1), o1),
 		    "multiplicity INT64_MAX: no row for its session");
 	cr_assert_eq(sc_session_check(s), SC_EOVERFLOW);
-	cr_assert(names_one_of(sc_errdetail(), "1 session"), "%s",
+	cr_assert(opgen_names_one_of(sc_errdetail(), "1 session"), "%s",
 		  sc_errdetail());
 	step_expect(s, xts(N(d2), d2), sess(N(o2), o2),
 		    "INT64_MAX - 1: the row comes");
@@ -1434,11 +1313,11 @@ Test(session, a_time_of_multiplicity_past_int64_max_is_held_exactly)
 	const int64_t d3[][3] = {{1, 100, -M}}, d4[][3] = {{2, 100, -1}};
 	const int64_t o4[][4] = {{100, 110, M - 1, 1}};
 
-	step_expect(s, xts(N(d1), d1), none(4), "INT64_MAX");
-	step_expect(s, xts(N(d2), d2), none(4),
+	step_expect(s, xts(N(d1), d1), opgen_none(4), "INT64_MAX");
+	step_expect(s, xts(N(d2), d2), opgen_none(4),
 		    "2 * INT64_MAX in the trace: no step fails");
 	cr_assert_eq(sc_session_check(s), SC_EOVERFLOW);
-	step_expect(s, xts(N(d3), d3), none(4),
+	step_expect(s, xts(N(d3), d3), opgen_none(4),
 		    "back to INT64_MAX: still none");
 	cr_assert_eq(sc_session_check(s), SC_EOVERFLOW);
 	step_expect(s, xts(N(d4), d4), sess(N(o4), o4),
@@ -1511,21 +1390,21 @@ Test(session, withheld_sessions_merge_split_and_are_counted_by_check)
 
 	step_expect(s, xts(N(d1), d1), sess(N(o1), o1), "one withheld");
 	cr_assert_eq(sc_session_check(s), SC_EOVERFLOW);
-	cr_assert(names_one_of(sc_errdetail(), "1 session"), "%s",
+	cr_assert(opgen_names_one_of(sc_errdetail(), "1 session"), "%s",
 		  sc_errdetail());
 	step_expect(s, xts(N(d2), d2), sess(N(o2), o2),
 		    "108 joins 115 into the withheld one");
 	cr_assert_eq(sc_session_check(s), SC_EOVERFLOW);
-	cr_assert(names_one_of(sc_errdetail(), "1 session"), "%s",
+	cr_assert(opgen_names_one_of(sc_errdetail(), "1 session"), "%s",
 		  sc_errdetail());
-	step_expect(s, xts(N(d3), d3), none(4), "a second withheld");
+	step_expect(s, xts(N(d3), d3), opgen_none(4), "a second withheld");
 	cr_assert_eq(sc_session_check(s), SC_EOVERFLOW);
-	cr_assert(names_one_of(sc_errdetail(), "2 sessions"), "%s",
+	cr_assert(opgen_names_one_of(sc_errdetail(), "2 sessions"), "%s",
 		  sc_errdetail());
 	step_expect(s, xts(N(d4), d4), sess(N(o4), o4),
 		    "108 retracted: 115 splits off");
 	cr_assert(sc_session_check(s) == SC_EOVERFLOW &&
-		      names_one_of(sc_errdetail(), "2 sessions"),
+		      opgen_names_one_of(sc_errdetail(), "2 sessions"),
 		  "%s", sc_errdetail());
 	step_expect(s, xts(N(d5), d5), sess(N(o5), o5),
 		    "100 retracted, 300 to INT64_MAX - 1");
@@ -1555,7 +1434,7 @@ Test(session, unbounded_work_leaves_none_owed_and_rows_are_the_rows_held)
 			rows[3 * j + 1] = j;
 			rows[3 * j + 2] = I(i * 3);
 		}
-		d = batch_of(3, n, rows, NULL);
+		d = opgen_batch_of(3, n, rows, NULL);
 		cr_assert_eq(sc_session_step(s, d, &out), 0, "%s", sc_errmsg());
 		sc_batch_release(out);
 		sc_batch_release(d);

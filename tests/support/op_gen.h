@@ -1,7 +1,8 @@
 /*
  * op_gen.h - random delta sequences for the stateful operator tests, and
- * comparisons of reference Z-sets. Header-only; builds on zset_gen.h's
- * naive reference (struct zref).
+ * comparisons of reference Z-sets, small batches and an input cut into
+ * steps. Header-only; builds on zset_gen.h's naive reference (struct
+ * zref).
  *
  * A delta mixes the changes a live stream makes: inserts of new rows
  * (weights 1..3, some negative, some large), retractions of rows the
@@ -12,6 +13,7 @@
 #ifndef SC_TEST_OP_GEN_H
 #define SC_TEST_OP_GEN_H
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -204,6 +206,141 @@ opgen_accumulate(struct sc_batch **acc, struct sc_batch *b)
 	sc_batch_release(*acc);
 	sc_batch_release(b);
 	*acc = next;
+}
+
+/* --- small batches and messages ------------------------------------------- */
+
+/* A batch of n rows of ncols words (w NULL: weight 1 each). Aborts on
+ * failure (a test bug or no memory). */
+static inline struct sc_batch *
+opgen_batch_of(uint32_t ncols, size_t n, const uint64_t *rows, const int64_t *w)
+{
+	struct sc_batch *b;
+
+	if (sc_batch_from_records(ncols, rows, w, n, &b))
+		abort();
+	return b;
+}
+
+/* An empty batch of ncols columns. */
+static inline struct sc_batch *
+opgen_none(uint32_t ncols)
+{
+	struct sc_batch *b;
+
+	if (sc_batch_empty(ncols, &b))
+		abort();
+	return b;
+}
+
+/* Does s contain one of the '|'-separated needles, ignoring case? */
+static inline bool
+opgen_names_one_of(const char *s, const char *needles)
+{
+	const char *n = needles;
+
+	while (*n) {
+		size_t len = strcspn(n, "|");
+
+		for (const char *p = s; *p; p++) {
+			size_t i = 0;
+
+			while (i < len && p[i] &&
+			       tolower((unsigned char)p[i]) ==
+				   tolower((unsigned char)n[i]))
+				i++;
+			if (i == len)
+				return true;
+		}
+		n += len;
+		if (*n == '|')
+			n++;
+	}
+	return false;
+}
+
+/* Whether two rows agree on their first k words. */
+static inline bool
+opgen_same_key(const uint64_t *a, const uint64_t *b, uint32_t k)
+{
+	for (uint32_t i = 0; i < k; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+/* An output delta of an operator whose rows each stand once (a group's
+ * row, a session): consolidated, `width` wide, every weight +1 or -1. */
+static inline bool
+opgen_pm1_batch(const struct sc_batch *out, uint32_t width)
+{
+	if (!out || sc_batch_ncols(out) != width ||
+	    !sc_batch_is_consolidated(out))
+		return false;
+	for (size_t i = 0; i < sc_batch_count(out); i++)
+		if (sc_batch_weight(out, i) != 1 &&
+		    sc_batch_weight(out, i) != -1)
+			return false;
+	return true;
+}
+
+/* --- one input cut into steps --------------------------------------------- */
+
+/* A schedule: the steps an input is fed in (each a batch, owned). */
+struct opgen_cut {
+	struct sc_batch **d;
+	size_t n, cap;
+};
+
+static inline void
+opgen_cut_push(struct opgen_cut *c, struct sc_batch *b)
+{
+	if (c->n == c->cap) {
+		c->cap = c->cap ? 2 * c->cap : 16;
+		c->d = realloc(c->d, c->cap * sizeof(struct sc_batch *));
+		if (!c->d)
+			abort();
+	}
+	c->d[c->n++] = b;
+}
+
+static inline void
+opgen_cut_fini(struct opgen_cut *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		sc_batch_release(c->d[i]);
+	free(c->d);
+	memset(c, 0, sizeof(*c));
+}
+
+/* The steps of `all` (NULL: none) with each row split into two weights,
+ * w - e and e (e in -3..3), one a step in random order: partial
+ * integrals that hold rows of negative weight on the way. */
+static inline void
+opgen_cut_halves(struct sc_rng *r, const struct sc_batch *all,
+		 struct opgen_cut *c)
+{
+	size_t n = all ? sc_batch_count(all) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		int64_t w = sc_batch_weight(all, i),
+			e = (int64_t)sc_rng_range(r, -3, 3);
+		int64_t ws[2] = {w - e, e};
+
+		for (int h = 0; h < 2; h++)
+			if (ws[h] != 0)
+				opgen_cut_push(
+				    c, opgen_batch_of(sc_batch_ncols(all), 1,
+						      sc_batch_row(all, i),
+						      &ws[h]));
+	}
+	for (size_t i = c->n; i > 1; i--) {
+		size_t j = sc_rng_below(r, i);
+		struct sc_batch *t = c->d[i - 1];
+
+		c->d[i - 1] = c->d[j];
+		c->d[j] = t;
+	}
 }
 
 #endif /* SC_TEST_OP_GEN_H */
