@@ -3,13 +3,21 @@
  *
  * A step has two phases, as aggregate.c's. Phase 1 may fail and changes
  * nothing a failure cannot undo: it reserves every room the step needs,
- * lays out each MIN/MAX term's delta as (key, v) and reads the groups'
- * new extremes through a probe of the trace and that delta, applies the
- * delta to the distinct table (undone, row by row, on a later failure),
- * folds each group's rows into a pending copy of its state and writes the
- * output. Phase 2 cannot fail: it stores the pending states, drops the
- * empty groups, moves the symbol holds of the distinct rows that came and
- * went, and inserts the MIN/MAX deltas into their traces.
+ * lays out each MIN/MAX term's delta as (key, v, the rest) and reads the
+ * groups' new extremes through a probe of the trace and that delta,
+ * applies the delta to the distinct table (undone, row by row, on a later
+ * failure), folds each group's rows into a pending copy of its state and
+ * writes the output. Phase 2 cannot fail: it stores the pending states,
+ * drops the empty groups, moves the symbol holds of the distinct rows that
+ * came and went, and inserts the MIN/MAX deltas into their traces.
+ *
+ * A MIN/MAX term's trace holds the input's whole rows, permuted to (key,
+ * v, the rest): v is the term's column, and where that is a key column
+ * the rows are (key, the rest) and v is read in the key. A permutation
+ * makes no two rows one, so no step adds two rows' weights (which may
+ * leave int64) before the trace holds them; a v is present while the
+ * summed weight of its rows in the group, read exactly in 128 bits, is
+ * positive.
  *
  * A group's state is nw words in segments that mirror the group table's
  * entries (groups_int.h: an entry's index names its words too; a removal
@@ -50,14 +58,17 @@ term_words(enum sc_magg_kind kind)
 	}
 }
 
-/* One MIN/MAX term: its trace of (key, v) and the step's delta so. */
+/* One MIN/MAX term: its trace of whole rows as (key, v, the rest) and
+ * the step's delta so. */
 struct mm_term {
-	uint32_t term;		   /* its index in the spec */
-	struct sc_trace *t;	   /* the integral of (key, v) */
-	struct sc__fences fences;  /* of the trace's long runs */
-	struct sc_batch_builder b; /* lays the delta out */
-	struct sc_batch *proj;	   /* this step's delta as (key, v) */
-	uint64_t mass;		   /* sum of |w| inserted, saturating */
+	uint32_t term;			   /* its index in the spec */
+	uint32_t vcol;			   /* v's column in the trace */
+	uint32_t perm[SC_SCHEMA_MAX_COLS]; /* input column of trace column i */
+	bool permuted;			   /* perm is not the identity */
+	struct sc_trace *t;		   /* the integral, so laid out */
+	struct sc__fences fences;	   /* of the trace's long runs */
+	struct sc_batch *proj;		   /* this step's delta so */
+	uint64_t mass;			   /* sum of |w| inserted, saturating */
 };
 
 /* A touched group in phase 1. */
@@ -228,7 +239,6 @@ sc_multiagg_destroy(struct sc_multiagg *m)
 	for (uint32_t j = 0; m->mm && j < m->nmm; j++) {
 		sc_trace_destroy(m->mm[j].t);
 		sc__fences_fini(&m->mm[j].fences);
-		sc_batch_builder_fini(&m->mm[j].b);
 		sc_batch_release(m->mm[j].proj);
 	}
 	free(m->mm);
@@ -263,6 +273,25 @@ sc_multiagg_destroy(struct sc_multiagg *m)
 	free(m->mmv);
 	free(m->rm);
 	free(m);
+}
+
+/* Term t's trace layout: the key, then v unless it is a key column, then
+ * the rest of the row in its order. */
+static void
+mm_layout(const struct sc_multiagg_spec *spec, uint32_t t, struct mm_term *mt)
+{
+	uint32_t k = spec->k, col = spec->terms[t].col;
+	uint32_t n = col < k ? k : k + 1;
+
+	mt->term = t;
+	mt->vcol = col < k ? col : k;
+	mt->permuted = false;
+	for (uint32_t i = 0; i < spec->ncols; i++) {
+		uint32_t at = i < k ? i : i == col ? k : n++;
+
+		mt->perm[at] = i;
+		mt->permuted |= at != i;
+	}
 }
 
 static int
@@ -309,11 +338,9 @@ multiagg_create_body(const struct sc_multiagg_spec *spec,
 
 		if (k != SC_MAGG_MIN && k != SC_MAGG_MAX)
 			continue;
-		m->mm[j].term = t;
+		mm_layout(spec, t, &m->mm[j]);
 		sc__fences_init(&m->mm[j].fences);
-		rc = sc_batch_builder_init(&m->mm[j].b, spec->k + 1);
-		if (rc == 0)
-			rc = sc_trace_create(spec->k + 1, &m->mm[j].t);
+		rc = sc_trace_create(spec->ncols, &m->mm[j].t);
 		j++;
 	}
 	if (rc) {
@@ -474,12 +501,12 @@ sc__multiagg_set_symbols(struct sc_multiagg *m, const struct sc__symcols *s)
 		if (sp->terms[t].kind != SC_MAGG_COUNT &&
 		    (s->mask >> sp->terms[t].col & 1u))
 			m->vsym |= 1u << t;
+	/* The traces hold their rows' symbols, in their column order. */
 	for (uint32_t j = 0; j < m->nmm; j++) {
-		struct sc__symcols ts = m->ksym;
+		struct sc__symcols ts;
 
-		if (m->vsym >> m->mm[j].term & 1u)
-			ts.mask |= 1u << sp->k;
-		if (s->tab)
+		sc__symcols_permute(s, m->mm[j].perm, NULL, sp->ncols, &ts);
+		if (ts.tab)
 			sc__trace_set_symbols(m->mm[j].t, &ts);
 	}
 	if (!m->ksym.mask && !m->vsym)
@@ -565,56 +592,74 @@ mm_release(struct sc_multiagg *m)
 	}
 }
 
-/* Each MIN/MAX term's delta as (key, v), and every group's extreme after
- * the step into mmv[2 * (g * nmm + j)..] (value, found). */
+/*
+ * The extreme v of positive summed weight among the rows of the key p was
+ * seeked to, walking from the front (MIN) or the back (MAX): a v's rows
+ * are adjacent, so the walk sums them as it goes, exactly: a row's weight
+ * summed over at most SC_TRACE_MAX_RUNS + 1 runs is below 2^69 in
+ * magnitude, so fewer than 2^58 rows cannot leave 128 bits. A v whose rows
+ * sum to 0 or less (a retraction ahead of its insertion) is passed over.
+ * 1 and *v, or 0 when no v is present.
+ */
+static int
+mm_extreme(struct sc__probe *p, uint32_t vcol, bool max, uint64_t *v)
+{
+	const uint64_t *r;
+	__int128 w, sum = 0;
+	bool have = false;
+	int more;
+
+	do {
+		more = max ? sc__probe_prev_wide(p, &r, &w)
+			   : sc__probe_next_wide(p, &r, &w);
+		if (have && (more != 1 || r[vcol] != *v)) {
+			/* v's rows are all summed */
+			if (sum > 0)
+				return 1;
+			have = false;
+		}
+		if (more != 1)
+			return 0;
+		if (!have) {
+			*v = r[vcol];
+			sum = 0;
+			have = true;
+		}
+		sum += w;
+	} while (1);
+}
+
+/* Each MIN/MAX term's delta as (key, v, the rest), and every group's
+ * extreme after the step into mmv[2 * (g * nmm + j)..] (value, found). */
 static int
 mm_compute(struct sc_multiagg *m, const struct sc_batch *d)
 {
 	uint32_t k = m->spec.k;
 	size_t n = sc_batch_count(d);
-	uint64_t row[SC_SCHEMA_MAX_COLS + 1];
 	int rc = 0;
 
 	for (uint32_t j = 0; rc == 0 && j < m->nmm; j++) {
 		struct mm_term *mt = &m->mm[j];
-		uint32_t col = m->spec.terms[mt->term].col;
 		bool max = m->spec.terms[mt->term].kind == SC_MAGG_MAX;
 		struct sc__probe p;
-		const uint64_t *r;
-		int64_t w;
 		size_t g = 0;
 
-		sc_batch_builder_clear(&mt->b);
-		rc = sc_batch_builder_reserve(&mt->b, n);
-		for (size_t i = 0; rc == 0 && i < n; i++) {
-			const uint64_t *x = sc_batch_row(d, i);
-
-			memcpy(row, x, k * sizeof(uint64_t));
-			row[k] = x[col];
-			rc = sc_batch_builder_push(&mt->b, row, k + 1,
-						   sc_batch_weight(d, i));
-		}
-		if (rc == 0)
-			rc = sc_batch_builder_finish(&mt->b, &mt->proj);
+		if (!mt->permuted)
+			mt->proj = sc_batch_retain((struct sc_batch *)d);
+		else
+			rc = sc_batch_index_by(d, mt->perm, m->spec.ncols,
+					       &mt->proj);
 		if (rc)
 			break;
-		sc__probe_init(&p, k + 1, mt->t, mt->proj);
+		sc__probe_init(&p, m->spec.ncols, mt->t, mt->proj);
 		sc__probe_prepare(&p, d, k, &mt->fences);
-		for (size_t i = 0; rc == 0 && i < n;
-		     i = sc__batch_key_end(d, i, k), g++) {
+		for (size_t i = 0; i < n; i = sc__batch_key_end(d, i, k), g++) {
 			uint64_t *o = &m->mmv[2 * (g * m->nmm + j)];
 
 			sc__probe_seek(&p, sc_batch_row(d, i), k);
-			/* The extreme v of positive summed weight: a v whose
-			 * rows sum to a negative weight (a retraction ahead
-			 * of its insertion) is passed over. */
-			do
-				rc = max ? sc__probe_prev_live(&p, &r, &w)
-					 : sc__probe_next_live(&p, &r, &w);
-			while (rc == 1 && w <= 0);
-			o[0] = rc == 1 ? r[k] : 0;
-			o[1] = rc == 1;
-			rc = 0;
+			o[1] = (uint64_t)mm_extreme(&p, mt->vcol, max, &o[0]);
+			if (!o[1])
+				o[0] = 0;
 		}
 		sc__probe_fini(&p);
 	}

@@ -62,19 +62,26 @@
  *     from (key, term, v) to the summed weight of the group's rows of that
  *     v passing the term's filter: a value is counted while it is
  *     positive;
- *   - per MIN/MAX term, a trace (trace.h) of (key, v) whose group range is
- *     read from its ends (probe_int.h), as aggregate.h's MIN/MAX.
+ *   - per MIN/MAX term, a trace (trace.h) of the input's whole rows,
+ *     their columns permuted to (key, v, the rest; v stays in the key
+ *     where it is a key column), whose group range is read from its ends
+ *     (probe_int.h): the MIN (MAX) is the first (last) v whose rows' weights
+ *     sum to a positive total, read exactly. No two rows become one, so a
+ *     step never adds two rows' weights (which may leave int64) before the
+ *     trace holds them.
  * A group's entry goes once its total weight, every count and sum is 0,
  * no distinct row and no MIN/MAX value is left. Cleanup (waterline.h)
  * drops the groups, distinct rows and trace rows whose key is below the
  * key's waterline, a bounded amount per step. In a circuit the group
  * entries hold their keys' symbols, the distinct rows theirs, the traces
- * theirs (symbol.h).
+ * their rows' (symbol.h).
  *
  * Cost of a step of d rows: O(d) expected for the counts and sums (one
  * group probe per row, prefetched), plus one row-table probe per row and
- * COUNT_DISTINCT term it passes, plus O(d log N) per MIN/MAX term; the
- * traces' merge work is spread by sc_multiagg_work.
+ * COUNT_DISTINCT term it passes, plus O(d log N) per MIN/MAX term and,
+ * per group the step touches, the trace rows its walk reads: those of its
+ * extreme v and of the v of no positive weight it passes over. The traces'
+ * merge work is spread by sc_multiagg_work.
  *
  * Errors: a failing step leaves the state as it was and writes no output
  * (the room it needs is reserved before anything changes; a distinct row

@@ -525,15 +525,27 @@ sc__probe_prev(struct sc__probe *p, const uint64_t **row, int64_t *w)
 	return walk(p, true, false, row, w);
 }
 
-int
-sc__probe_next_wide(struct sc__probe *p, const uint64_t **row, __int128 *w)
+static int
+walk_wide(struct sc__probe *p, bool back, const uint64_t **row, __int128 *w)
 {
 	int rc;
 
-	while ((rc = walk_core(p, false, row, w)) == 1)
+	while ((rc = walk_core(p, back, row, w)) == 1)
 		if (*w != 0)
 			return 1;
 	return rc;
+}
+
+int
+sc__probe_next_wide(struct sc__probe *p, const uint64_t **row, __int128 *w)
+{
+	return walk_wide(p, false, row, w);
+}
+
+int
+sc__probe_prev_wide(struct sc__probe *p, const uint64_t **row, __int128 *w)
+{
+	return walk_wide(p, true, row, w);
 }
 
 int

@@ -143,11 +143,13 @@ int sc__probe_next_live(struct sc__probe *p, const uint64_t **row, int64_t *w);
 int sc__probe_prev_live(struct sc__probe *p, const uint64_t **row, int64_t *w);
 
 /*
- * sc__probe_next_wide - as sc__probe_next, with the summed weight exact
- * in 128 bits (a trace may hold a row past int64: trace.h). 1 or 0, never
- * an error. For the join's wide step (join.c).
+ * sc__probe_next_wide / sc__probe_prev_wide - as sc__probe_next/prev, with
+ * the summed weight exact in 128 bits (a trace may hold a row past int64:
+ * trace.h). 1 or 0, never an error. For the join's wide step (join.c) and
+ * callers that sum several rows' weights (multiagg.c's MIN/MAX).
  */
 int sc__probe_next_wide(struct sc__probe *p, const uint64_t **row, __int128 *w);
+int sc__probe_prev_wide(struct sc__probe *p, const uint64_t **row, __int128 *w);
 
 /*
  * sc__probe_weight - the summed weight of the exact row `row` (0 if

@@ -1249,6 +1249,48 @@ Test(multiagg, min_and_max_show_the_next_value_and_their_group_goes_at_the_end)
 	sc_multiagg_destroy(m);
 }
 
+/* Two rows of one (key, v) whose weights sum past int64 in one step: the
+ * trace keeps them as two rows, the value is present while their summed
+ * weight is positive. */
+Test(multiagg, min_max_take_two_rows_of_one_value_at_int64_max_in_one_step)
+{
+	static const enum sc_magg_kind kinds[] = {SC_MAGG_MIN, SC_MAGG_MAX};
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		/* (key, v, id): MIN(v) or MAX(v). */
+		struct sc_multiagg_spec s = {
+		    3, 1, 1, {{kinds[i], 1, SC_TYPE_I64, SC_MAGG_ALL}}};
+		struct sc_multiagg *m = make(&s);
+		uint64_t in[] = {1, I(5), 1, 1, I(5), 2};
+		uint64_t o[] = {1, I(5)};
+		int64_t w[] = {INT64_MAX, INT64_MAX}, back = -INT64_MAX;
+		int64_t wm = -1;
+		const char *kn = kind_names[kinds[i]];
+		char what[3][64];
+
+		(void)snprintf(what[0], sizeof(what[0]),
+			       "%s: two rows of v 5 at INT64_MAX", kn);
+		(void)snprintf(what[1], sizeof(what[1]),
+			       "%s: one row retracted, still 5", kn);
+		(void)snprintf(what[2], sizeof(what[2]),
+			       "%s: the other retracted, the group goes", kn);
+		step_expect(m, opgen_batch_of(3, 2, in, w),
+			    opgen_batch_of(2, 1, o, NULL), what[0]);
+		cr_assert_eq(sc_multiagg_groups(m), 1, "%s", what[0]);
+		step_expect(m, opgen_batch_of(3, 1, in, &back), opgen_none(2),
+			    what[1]);
+		cr_assert_eq(sc_multiagg_groups(m), 1, "%s", what[1]);
+		step_expect(m, opgen_batch_of(3, 1, in + 3, &back),
+			    opgen_batch_of(2, 1, o, &wm), what[2]);
+		cr_assert_eq(sc_multiagg_groups(m), 0, "%s", what[2]);
+		cr_assert_eq(sc_multiagg_work(m, SIZE_MAX), 0, "%s",
+			     sc_errmsg());
+		cr_assert_eq(sc_multiagg_rows(m), 0, "%s", what[2]);
+		cr_assert_eq(sc_multiagg_check(m), 0, "%s", sc_errmsg());
+		sc_multiagg_destroy(m);
+	}
+}
+
 /* sc_multiagg_work(m, SIZE_MAX) does all the merge work owed, with one
  * MIN/MAX term or several. */
 Test(multiagg, unbounded_work_leaves_no_merge_work_owed)
