@@ -65,8 +65,8 @@ static const char usage_run_nexmark[] =
     "  generator (1 person : 3 auctions : 46 bids, 10,000 events per\n"
     "  second of event time) or by CSV files.\n"
     "\n"
-    "  --query Q         q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q11 q14 q15 q16 q17\n"
-    "                    q18 q19 q20 q21 q22 q23\n"
+    "  --query Q         q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q11 q13 q14 q15 q16\n"
+    "                    q17 q18 q19 q20 q21 q22 q23\n"
     "                    (default q4)\n"
     "  --workers N       worker threads (default: all cores)\n"
     "  --placement P     single | per-node | chains | random:N | sharded:K\n"
@@ -114,6 +114,11 @@ static const char usage_run_nexmark[] =
     "  --from DIR        replay DIR's CSV files (those of the streams the\n"
     "                    query reads) instead of the generator; a bad\n"
     "                    file is refused by file, line and column, exit 2\n"
+    "  --side-input F    q13's table: a CSV file with the header key,value\n"
+    "                    (i64, text), read once before the run; a bad\n"
+    "                    file is refused by file, line and column, exit 2\n"
+    "                    (default: the standard table, key k with the\n"
+    "                    value k, for k in 0..9999)\n"
     "  --plant-difference the single circuit misses the last chunk (to\n"
     "                    see --check fail: exit 1)\n"
     "  --quiet           no progress lines\n"
@@ -155,6 +160,7 @@ struct nx_cfg {
 	bool units;	    /* --units: the unit table at the end */
 	double units_every; /* --units-every S; 0: none */
 	const char *dump, *from, *json, *csv;
+	const char *side_input;	      /* --side-input FILE, or NULL */
 	const char *trace;	      /* --trace FILE, or NULL */
 	struct sc_timeline *timeline; /* made for --trace, or NULL */
 };
@@ -370,6 +376,8 @@ nx_parse(int argc, char **argv, struct nx_cfg *c)
 			c->dump = v;
 		} else if (cli_args_opt(&a, "--from", &v)) {
 			c->from = v;
+		} else if (cli_args_opt(&a, "--side-input", &v)) {
+			c->side_input = v;
 		} else if (cli_args_opt(&a, "--json", &v)) {
 			c->json = v;
 		} else if (cli_args_opt(&a, "--csv", &v)) {
@@ -403,6 +411,10 @@ nx_parse(int argc, char **argv, struct nx_cfg *c)
 			      "chunk as it is submitted; give one, not both");
 	if (!c->events && c->seconds <= 0 && !c->from)
 		c->seconds = 3.0;
+	if (c->side_input && strcmp(c->query, "q13") != 0)
+		cli_die_usage("run",
+			      "--side-input is q13's table; %s reads none",
+			      c->query);
 	if (c->input_threads && c->dump)
 		cli_die_usage("run",
 			      "--input-threads makes the generator's events on "
@@ -693,9 +705,15 @@ nx_setup(struct nx_run *x, const struct nx_cfg *cfg)
 				     "--disorder or --lateness)");
 	if (cfg->admit_late)
 		qo.flags |= SC_NEXMARK_QUERY_ADMIT;
+	qo.side_input = cfg->side_input;
 	rc = sc_nexmark_query_create_opts(cfg->query, x->symbols, &qo, &x->q);
 	if (rc == SC_ENOENT)
 		cli_die_usage("run", "--query: %s", sc_errdetail());
+	if (cfg->side_input && (rc == SC_EINVAL || rc == SC_EIO)) {
+		(void)fprintf(stderr, "subcirc run: --side-input: %s\n",
+			      sc_errdetail());
+		return CLI_EXIT_USAGE;
+	}
 	if (rc)
 		return cli_lib_error("sc_nexmark_query_create", rc);
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
@@ -1359,6 +1377,7 @@ nx_json_config(const struct nx_cfg *c, const struct nx_figs *f,
 	cli_json_bool(j, "plant_difference", c->plant);
 	cli_json_text(j, "dump", c->dump);
 	cli_json_text(j, "from", c->from);
+	cli_json_text(j, "side_input", c->side_input);
 	cli_json_bool(j, "quiet", c->quiet);
 	cli_json_bool(j, "units", c->units);
 	if (c->units_every > 0)

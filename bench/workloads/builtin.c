@@ -436,6 +436,7 @@ BW_NX_DEF(q7);
 BW_NX_DEF(q8);
 BW_NX_DEF(q9);
 BW_NX_DEF(q11);
+BW_NX_DEF(q13);
 BW_NX_DEF(q14);
 BW_NX_DEF(q15);
 BW_NX_DEF(q16);
@@ -469,6 +470,7 @@ static const struct builtin builtins[] = {
     {"nexmark:q8", &nx_q8_def},
     {"nexmark:q9", &nx_q9_def},
     {"nexmark:q11", &nx_q11_def},
+    {"nexmark:q13", &nx_q13_def},
     {"nexmark:q14", &nx_q14_def},
     {"nexmark:q15", &nx_q15_def},
     {"nexmark:q16", &nx_q16_def},

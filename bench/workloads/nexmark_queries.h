@@ -45,6 +45,11 @@
  *        the last bid's date_time + 10 s (SESSION_END)
  *                                (session windows: session.h; its state
  *                                 is not bounded by lateness)
+ *   q13  (B.auction, B.bidder, B.price, B.date_time, S.value) FROM bid B
+ *        JOIN side_input S ON B.auction % 10000 = S.key: the side input
+ *        a table read once (the standard one: key k, value k's decimal
+ *        text, k in 0..9,999; or a CSV file, sc_nexmark_query_opts)
+ *                                   (map, lookup join: lookup.h)
  *   q14  (auction, bidder, 0.908 * price, bid_time_type, date_time, extra,
  *        c_counts) for the bids with 1,000,000 < 0.908 * price <
  *        50,000,000: bid_time_type 'dayTime' for a UTC hour of date_time
@@ -134,7 +139,9 @@ size_t sc_nexmark_query_names(const char *const **names);
  * SC_NEXMARK_QUERY_STREAM. Returns:
  *   0            *out is the query
  *   SC_ENOENT    no query of that name (the message lists the known ones)
- *   SC_EINVAL    NULL argument, unknown flags
+ *   SC_EINVAL    NULL argument, unknown flags; q13's side input file is
+ *                not such CSV (the message names file, line, column)
+ *   SC_EIO       q13's side input file cannot be read
  *   SC_ENOMEM, or an error of a graph call (by its code)
  */
 int sc_nexmark_query_create(const char *name, struct sc_symtab *symbols,
@@ -159,11 +166,15 @@ int sc_nexmark_query_create(const char *name, struct sc_symtab *symbols,
 	      their submission */
 
 struct sc_nexmark_query_opts {
-	unsigned flags;	     /* SC_NEXMARK_QUERY_STREAM, _ADMIT; default 0 */
-	int64_t lateness_ms; /* < 0 (the default, -1): none declared */
+	unsigned flags;		/* SC_NEXMARK_QUERY_STREAM, _ADMIT; default 0 */
+	int64_t lateness_ms;	/* < 0 (the default, -1): none declared */
+	const char *side_input; /* q13's table: a CSV file with the header
+				 * key,value (i64, text), read once; NULL
+				 * (the default): the standard one */
 };
 
-/* sc_nexmark_query_opts_default - flags 0, no lateness. */
+/* sc_nexmark_query_opts_default - flags 0, no lateness, the standard side
+ * input. */
 void sc_nexmark_query_opts_default(struct sc_nexmark_query_opts *o);
 
 /*

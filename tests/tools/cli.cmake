@@ -714,8 +714,8 @@ set_tests_properties(cli.stress_ticks_pool_tsan
 
 # run --workload nexmark (tools/cli_nexmark.c): every query runs live
 # on 2 workers and --check finds its output equal to the single circuit's.
-foreach(q q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q11 q14 q15 q16 q17 q18 q19
-           q20 q21 q22 q23)
+foreach(q q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q11 q13 q14 q15 q16 q17 q18
+           q19 q20 q21 q22 q23)
   sc_cli_test(nexmark_${q}_equals_the_single_circuit 0
               "output equals the single circuit"
               run --workload nexmark --query ${q} --events 30000
@@ -808,6 +808,25 @@ sc_cli_test(nexmark_dump_that_cannot_be_created_is_refused 2
 sc_cli_test(nexmark_from_a_missing_directory_is_refused 2
             "cannot read '/nonexistent-dir/bid.csv'"
             run --workload nexmark --query q0 --from /nonexistent-dir)
+# q13's side input: a file that cannot be read, or is not key,value
+# CSV, is refused before the run by file, line and column (exit 2), and
+# so is a side input for a query that reads none.
+sc_cli_test(nexmark_side_input_that_cannot_be_read_is_refused 2
+            "--side-input: .*cannot read '/nonexistent-dir/side.csv'"
+            run --workload nexmark --query q13 --events 1
+                --side-input /nonexistent-dir/side.csv)
+sc_cli_test(nexmark_side_input_for_another_query_is_refused 2
+            "--side-input is q13.s table. q4 reads none"
+            run --workload nexmark --query q4 --events 1
+                --side-input /dev/null)
+add_test(NAME cli.nexmark_side_input_not_csv_is_refused_by_line_and_column
+         COMMAND sh -c [=[d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
+           printf 'key,value\n1,one\n2x,two\n' > "$d/side.csv"
+           timeout 60 "$0" run --workload nexmark --query q13 --events 1000 --side-input "$d/side.csv" --quiet 2> "$d/err"
+           rc=$?; cat "$d/err"; [ $rc -eq 2 ] || { echo "exit $rc, want 2"; exit 1; }
+           grep -q -- "--side-input: .*side.csv:3:1: " "$d/err"]=] $<TARGET_FILE:subcirc_cli>)
+set_tests_properties(cli.nexmark_side_input_not_csv_is_refused_by_line_and_column
+                     PROPERTIES LABELS "units" TIMEOUT 120)
 sc_cli_test(unknown_workload_is_refused 2
             "--workload: unknown workload 'tpch'"
             run --workload tpch --events 1)
@@ -815,9 +834,9 @@ sc_cli_test(unknown_workload_is_refused 2
 # symbol ids, and so the rows' order, differ between the two runs), for a
 # join with strings (q3), an average (q4), doubles (q1), texts the query
 # makes (q21, q22) or reads (q14), two joins (q23), the per-day counts
-# and averages of a multi-aggregate (q15, q16 by channel, q17), and
-# session windows (q11).
-foreach(q q1 q3 q4 q9 q11 q14 q15 q16 q17 q21 q22 q23)
+# and averages of a multi-aggregate (q15, q16 by channel, q17), session
+# windows (q11) and the side input's texts (q13).
+foreach(q q1 q3 q4 q9 q11 q13 q14 q15 q16 q17 q21 q22 q23)
   add_test(NAME cli.nexmark_${q}_dump_replayed_gives_the_same_output
            COMMAND sh -c [=[d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
              timeout 120 "$0" run --workload nexmark --query $1 --events 40000 --workers 2 --dump "$d/a" --quiet || exit 1
