@@ -1105,7 +1105,7 @@ static const struct nxq_def defs[] = {
     NXQ_DEF(q4, "sharded:2"),  NXQ_DEF(q5, "chains"),
     NXQ_DEF(q6, "balanced"),   NXQ_DEF(q7, "chains"),
     NXQ_DEF(q8, "per-node"),   NXQ_DEF(q9, "sharded:2"),
-    NXQ_DEF(q11, "balanced"),  NXQ_DEF(q13, "chains"),
+    NXQ_DEF(q11, "balanced"),  NXQ_DEF(q13, "sharded:2"),
     NXQ_DEF(q14, "chains"),    NXQ_DEF(q15, "balanced"),
     NXQ_DEF(q16, "per-node"),  NXQ_DEF(q17, "sharded:2"),
     NXQ_DEF(q18, "sharded:2"), NXQ_DEF(q19, "balanced"),
