@@ -65,8 +65,8 @@ static const char usage_run_nexmark[] =
     "  generator (1 person : 3 auctions : 46 bids, 10,000 events per\n"
     "  second of event time) or by CSV files.\n"
     "\n"
-    "  --query Q         q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q11 q13 q14 q15 q16\n"
-    "                    q17 q18 q19 q20 q21 q22 q23\n"
+    "  --query Q         q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q11 q12 q13 q14 q15\n"
+    "                    q16 q17 q18 q19 q20 q21 q22 q23\n"
     "                    (default q4)\n"
     "  --workers N       worker threads (default: all cores)\n"
     "  --placement P     single | per-node | chains | random:N | sharded:K\n"
@@ -114,6 +114,12 @@ static const char usage_run_nexmark[] =
     "  --from DIR        replay DIR's CSV files (those of the streams the\n"
     "                    query reads) instead of the generator; a bad\n"
     "                    file is refused by file, line and column, exit 2\n"
+    "  --proc-clock C    q12's processing time, read once a chunk and\n"
+    "                    stamped on its bids: wall (the default: ms since\n"
+    "                    the epoch, never going back) or step:MS (chunk i\n"
+    "                    at i * MS ms, for runs that repeat); not with\n"
+    "                    the generator on --input-threads (with --preload:\n"
+    "                    the time each chunk is made, before the run)\n"
     "  --side-input F    q13's table: a CSV file with the header key,value\n"
     "                    (i64, text), read once before the run; a bad\n"
     "                    file is refused by file, line and column, exit 2\n"
@@ -161,6 +167,8 @@ struct nx_cfg {
 	double units_every; /* --units-every S; 0: none */
 	const char *dump, *from, *json, *csv;
 	const char *side_input;	      /* --side-input FILE, or NULL */
+	struct sc_proctime clock;     /* --proc-clock (q12) */
+	const char *clock_text;	      /* as given; NULL: wall */
 	const char *trace;	      /* --trace FILE, or NULL */
 	struct sc_timeline *timeline; /* made for --trace, or NULL */
 };
@@ -178,6 +186,8 @@ struct nx_source {
 struct nx_run {
 	const struct nx_cfg *cfg;
 	int interrupted; /* the signal that ended the feeding early, or 0 */
+	struct sc_proctime clock; /* q12's, from cfg */
+	int64_t p_time;		  /* this chunk's reading (q12) */
 	struct sc_symtab *symbols;
 	struct sc_nexmark_query *q;
 	struct sc_placement *p;
@@ -258,6 +268,7 @@ nx_defaults(struct nx_cfg *c)
 	c->budget = 64;
 	c->string_pool = 0;
 	c->lateness_ms = -2;
+	(void)sc_proctime_init_wall(&c->clock);
 }
 
 /* The lateness options; false when argv[i] is not one. */
@@ -378,6 +389,11 @@ nx_parse(int argc, char **argv, struct nx_cfg *c)
 			c->from = v;
 		} else if (cli_args_opt(&a, "--side-input", &v)) {
 			c->side_input = v;
+		} else if (cli_args_opt(&a, "--proc-clock", &v)) {
+			if (sc_proctime_parse(v, &c->clock) != 0)
+				cli_die_usage("run", "--proc-clock: %s",
+					      sc_errdetail());
+			c->clock_text = v;
 		} else if (cli_args_opt(&a, "--json", &v)) {
 			c->json = v;
 		} else if (cli_args_opt(&a, "--csv", &v)) {
@@ -411,6 +427,17 @@ nx_parse(int argc, char **argv, struct nx_cfg *c)
 			      "chunk as it is submitted; give one, not both");
 	if (!c->events && c->seconds <= 0 && !c->from)
 		c->seconds = 3.0;
+	if (c->clock_text && strcmp(c->query, "q12") != 0)
+		cli_die_usage("run",
+			      "--proc-clock is q12's processing time; %s "
+			      "reads none",
+			      c->query);
+	/* Threads make the generator's chunks out of order, so their
+	 * readings would be; a replay (--from) carries its own. */
+	if (!strcmp(c->query, "q12") && c->input_threads && !c->from)
+		cli_die_usage("run",
+			      "q12 stamps each chunk with the time the host "
+			      "takes it: not with --input-threads");
 	if (c->side_input && strcmp(c->query, "q13") != 0)
 		cli_die_usage("run",
 			      "--side-input is q13's table; %s reads none",
@@ -438,6 +465,7 @@ nx_load(struct nx_run *x)
 	uint64_t t0 = sc_bench_now_ns();
 
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
+		const char *const *cols;
 		char path[4096];
 		int rc;
 
@@ -446,9 +474,10 @@ nx_load(struct nx_run *x)
 		(void)snprintf(path, sizeof(path), "%s/%s.csv", x->cfg->from,
 			       sc_nexmark_kind_name(k));
 		/* --input-threads: that many threads read each file. */
-		rc = sc_csv_read_file_threads(
-		    path, &x->schema[k], sc_nexmark_columns(k), 0,
-		    x->cfg->input_threads, &x->src.rows[k], NULL);
+		(void)sc_nexmark_query_input_columns(x->q, k, &cols);
+		rc = sc_csv_read_file_threads(path, &x->schema[k], cols, 0,
+					      x->cfg->input_threads,
+					      &x->src.rows[k], NULL);
 		if (rc == SC_EINVAL || rc == SC_EIO) {
 			(void)fprintf(stderr, "subcirc run: --from: %s\n",
 				      sc_errdetail());
@@ -492,6 +521,7 @@ static int
 nx_event(struct nx_run *x, bool dump)
 {
 	struct sc_nexmark_event ev;
+	uint64_t wide[SC_NXB_NCOLS + 1];
 	const uint64_t *row;
 	int k, rc;
 
@@ -500,6 +530,11 @@ nx_event(struct nx_run *x, bool dump)
 			return cli_lib_error("sc_nexmark_next", rc);
 		k = ev.kind;
 		row = ev.row;
+		if (x->schema[k].ncols > sc_nexmark_ncols(k)) { /* p_time */
+			memcpy(wide, row, sc_nexmark_ncols(k) * sizeof(*row));
+			wide[SC_NXB_P_TIME] = sc_enc_i64(x->p_time);
+			row = wide;
+		}
 	} else {
 		if ((k = nx_replay_next(&x->src)) < 0)
 			return 1;
@@ -510,7 +545,7 @@ nx_event(struct nx_run *x, bool dump)
 	    (rc = sc_csv_write_row(x->pend[k], &x->schema[k], row, NULL)) != 0)
 		return cli_lib_error("writing the dump", rc);
 	if (sc_nexmark_query_input(x->q, k) >= 0 &&
-	    (rc = sc_batch_builder_push(&x->b[k], row, sc_nexmark_ncols(k),
+	    (rc = sc_batch_builder_push(&x->b[k], row, x->schema[k].ncols,
 					1)) != 0)
 		return cli_lib_error("sc_batch_builder_push", rc);
 	return 0;
@@ -545,6 +580,10 @@ nx_chunk_made(struct nx_run *x, uint64_t n, bool dump, struct sc_batch **out,
 		sc_batch_builder_clear(&x->b[k]);
 		out[k] = NULL;
 	}
+	/* q12: one reading a chunk, the time the host takes its events. */
+	if (x->src.gen && sc_nexmark_query_proctime(x->q) &&
+	    (rc = sc_proctime_read(&x->clock, &x->p_time)) != 0)
+		return cli_lib_error("sc_proctime_read", rc);
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
 		if (dump && x->dump[k] &&
 		    !(x->pend[k] =
@@ -668,15 +707,17 @@ nx_open_dump(struct nx_run *x)
 		cli_claim_out("run", "--dump", path);
 	}
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
+		const char *const *cols;
 		char path[4096];
+		size_t n;
 
 		if (!x->src.gen && !x->src.loaded[k])
 			continue;
 		(void)snprintf(path, sizeof(path), "%s/%s.csv", dir,
 			       sc_nexmark_kind_name(k));
 		x->dump[k] = cli_open_out("run", "--dump", path);
-		(void)sc_csv_write_header(x->dump[k], sc_nexmark_columns(k),
-					  sc_nexmark_ncols(k), false);
+		n = sc_nexmark_query_input_columns(x->q, k, &cols);
+		(void)sc_csv_write_header(x->dump[k], cols, n, false);
 	}
 	return 0;
 }
@@ -694,6 +735,7 @@ nx_setup(struct nx_run *x, const struct nx_cfg *cfg)
 	int rc;
 
 	x->cfg = cfg;
+	x->clock = cfg->clock;
 	if ((rc = sc_symtab_create(&x->symbols)) != 0)
 		return cli_lib_error("sc_symtab_create", rc);
 	/* The output keeps its integral only when something reads it. */
@@ -717,8 +759,8 @@ nx_setup(struct nx_run *x, const struct nx_cfg *cfg)
 	if (rc)
 		return cli_lib_error("sc_nexmark_query_create", rc);
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
-		(void)sc_nexmark_schema(k, x->symbols, &x->schema[k]);
-		(void)sc_batch_builder_init(&x->b[k], sc_nexmark_ncols(k));
+		(void)sc_nexmark_query_schema(x->q, k, &x->schema[k]);
+		(void)sc_batch_builder_init(&x->b[k], x->schema[k].ncols);
 	}
 	place = cfg->placement[0] ? cfg->placement
 				  : sc_nexmark_query_placement(x->q);
@@ -1378,6 +1420,10 @@ nx_json_config(const struct nx_cfg *c, const struct nx_figs *f,
 	cli_json_text(j, "dump", c->dump);
 	cli_json_text(j, "from", c->from);
 	cli_json_text(j, "side_input", c->side_input);
+	cli_json_text(j, "proc_clock",
+		      strcmp(c->query, "q12") != 0 ? NULL
+		      : c->clock_text		   ? c->clock_text
+						   : "wall");
 	cli_json_bool(j, "quiet", c->quiet);
 	cli_json_bool(j, "units", c->units);
 	if (c->units_every > 0)

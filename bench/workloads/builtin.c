@@ -247,6 +247,7 @@ struct bw_nexmark {
 	uint64_t batch;	 /* events per chunk */
 	uint64_t events; /* events in all; 0: no end */
 	bool release;	 /* release_texts: the host feeds in order */
+	uint64_t chunks; /* made: q12's processing time, chunk i at i s */
 	struct sc_batch *ready[SC_NEXMARK_KINDS]; /* the chunk's, not yet out */
 };
 
@@ -383,7 +384,10 @@ bw_nx_next(void *ctx, size_t i, struct sc_settle_step *out)
 			n = w->events - made;
 		if (w->release)
 			sc_nexmark_release_texts(w->nx);
-		if ((rc = sc_nexmark_batches(w->nx, (size_t)n, w->ready)) != 0)
+		if ((rc = sc_nexmark_batches(w->nx, (size_t)n, w->ready)) !=
+			0 ||
+		    (rc = sc_nexmark_query_stamp(
+			 w->q, w->ready, (int64_t)w->chunks++ * 1000)) != 0)
 			return rc;
 	}
 }
@@ -436,6 +440,7 @@ BW_NX_DEF(q7);
 BW_NX_DEF(q8);
 BW_NX_DEF(q9);
 BW_NX_DEF(q11);
+BW_NX_DEF(q12);
 BW_NX_DEF(q13);
 BW_NX_DEF(q14);
 BW_NX_DEF(q15);
@@ -470,6 +475,7 @@ static const struct builtin builtins[] = {
     {"nexmark:q8", &nx_q8_def},
     {"nexmark:q9", &nx_q9_def},
     {"nexmark:q11", &nx_q11_def},
+    {"nexmark:q12", &nx_q12_def},
     {"nexmark:q13", &nx_q13_def},
     {"nexmark:q14", &nx_q14_def},
     {"nexmark:q15", &nx_q15_def},

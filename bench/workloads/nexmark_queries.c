@@ -47,6 +47,7 @@ struct nxq_def {
 	const char *const *cols;
 	size_t ncols;
 	int (*build)(struct sc_nexmark_query *q);
+	bool proctime; /* its bids carry p_time (SC_NXB_P_TIME) */
 };
 
 /* --- helpers -------------------------------------------------------------- */
@@ -62,7 +63,7 @@ nxq_input(struct sc_nexmark_query *q, enum sc_nexmark_kind k)
 	static const uint32_t time_col[SC_NEXMARK_KINDS] = {
 	    SC_NXP_DATE_TIME, SC_NXA_DATE_TIME, SC_NXB_DATE_TIME};
 
-	if ((rc = sc_nexmark_schema(k, q->symbols, &s)) != 0)
+	if ((rc = sc_nexmark_query_schema(q, k, &s)) != 0)
 		return rc;
 	if ((rc = sc_graph_input(q->g, sc_nexmark_kind_name(k), &s)) < 0)
 		return rc;
@@ -71,6 +72,11 @@ nxq_input(struct sc_nexmark_query *q, enum sc_nexmark_kind k)
 	    (rc = sc_graph_lateness(
 		 q->g, q->in[k], time_col[k], q->lateness,
 		 (q->flags & SC_NEXMARK_QUERY_ADMIT) ? SC_LATE_ADMIT : 0)) != 0)
+		return rc;
+	/* Processing time never goes back (units/proctime.h): with a
+	 * lateness declared, a lateness of 0 on it closes its windows. */
+	if (q->lateness >= 0 && k == SC_NEXMARK_BID && q->def->proctime &&
+	    (rc = sc_graph_lateness(q->g, q->in[k], SC_NXB_P_TIME, 0, 0)) != 0)
 		return rc;
 	return q->in[k];
 }
@@ -760,6 +766,42 @@ build_q11(struct sc_nexmark_query *q)
 	    q, NXQ_INDEX(q, sc_graph_session(q->g, b, &sp), 0, 3, 1, 2));
 }
 
+/* --- processing time: q12 ---------------------------------------------------
+ */
+
+/* (bidder, start, count) -> (bidder, count, start, start + 10 s). */
+static int
+q12_row(void *ctx, const uint64_t *row, uint64_t *out)
+{
+	(void)ctx;
+	out[0] = row[0];
+	out[1] = row[2];
+	out[2] = row[1];
+	out[3] = sc_enc_i64(sc_dec_i64(row[1]) + TEN_S);
+	return 0;
+}
+
+/* q12: per bidder, its bids per tumbling 10 s window of processing time,
+ * as (bidder, bid_count, starttime, endtime). */
+static int
+build_q12(struct sc_nexmark_query *q)
+{
+	static const enum sc_type t[4] = {SC_TYPE_I64, SC_TYPE_I64, SC_TYPE_I64,
+					  SC_TYPE_I64};
+	struct sc_schema s;
+	int rc, b, w;
+
+	if ((rc = sc_schema_init(&s, 4, t, q->symbols)) != 0)
+		return rc;
+	/* (bidder, p_time) -> (bidder, p_time, start) -> (bidder, start) */
+	b = NXQ_INDEX(q, nxq_input(q, SC_NEXMARK_BID), SC_NXB_BIDDER,
+		      SC_NXB_P_TIME);
+	w = NXQ_INDEX(q, sc_window_tumbling(q->g, b, 1, TEN_S), 0, 2, 1);
+	return nxq_output(q, sc_graph_map(q->g,
+					  nxq_agg(q, w, 3, 2, SC_AGG_COUNT, 0),
+					  &s, q12_row, NULL));
+}
+
 /* --- the side input: q13 ----------------------------------------------------
  */
 
@@ -1055,6 +1097,8 @@ static const char *const q19_cols[] = {
     "auction", "bidder", "price", "channel", "url", "date_time", "extra"};
 static const char *const q11_cols[] = {"bidder", "bid_count", "starttime",
 				       "endtime"};
+static const char *const q12_cols[] = {"bidder", "bid_count", "starttime",
+				       "endtime"};
 static const char *const q13_cols[] = {"auction", "bidder", "price",
 				       "date_time", "value"};
 static const char *const q14_cols[] = {"auction",	"bidder",    "price",
@@ -1093,7 +1137,13 @@ static const char *const q20_cols[] = {
 #define NXQ_DEF(n, place)                                                      \
 	{                                                                      \
 #n, place, n##_cols, sizeof(n##_cols) / sizeof(n##_cols[0]),   \
-		    build_##n                                                  \
+		    build_##n, false                                           \
+	}
+/* A query whose bids carry their processing time. */
+#define NXQ_DEF_PROCTIME(n, place)                                             \
+	{                                                                      \
+#n, place, n##_cols, sizeof(n##_cols) / sizeof(n##_cols[0]),   \
+		    build_##n, true                                            \
 	}
 
 /* The default placements: the best events/s measured on 2 workers among
@@ -1105,12 +1155,13 @@ static const struct nxq_def defs[] = {
     NXQ_DEF(q4, "sharded:2"),  NXQ_DEF(q5, "chains"),
     NXQ_DEF(q6, "balanced"),   NXQ_DEF(q7, "chains"),
     NXQ_DEF(q8, "per-node"),   NXQ_DEF(q9, "sharded:2"),
-    NXQ_DEF(q11, "balanced"),  NXQ_DEF(q13, "sharded:2"),
-    NXQ_DEF(q14, "chains"),    NXQ_DEF(q15, "balanced"),
-    NXQ_DEF(q16, "per-node"),  NXQ_DEF(q17, "sharded:2"),
-    NXQ_DEF(q18, "sharded:2"), NXQ_DEF(q19, "balanced"),
-    NXQ_DEF(q20, "chains"),    NXQ_DEF(q21, "sharded:2"),
-    NXQ_DEF(q22, "sharded:2"), NXQ_DEF(q23, "chains"),
+    NXQ_DEF(q11, "balanced"),  NXQ_DEF_PROCTIME(q12, "balanced"),
+    NXQ_DEF(q13, "sharded:2"), NXQ_DEF(q14, "chains"),
+    NXQ_DEF(q15, "balanced"),  NXQ_DEF(q16, "per-node"),
+    NXQ_DEF(q17, "sharded:2"), NXQ_DEF(q18, "sharded:2"),
+    NXQ_DEF(q19, "balanced"),  NXQ_DEF(q20, "chains"),
+    NXQ_DEF(q21, "sharded:2"), NXQ_DEF(q22, "sharded:2"),
+    NXQ_DEF(q23, "chains"),
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 
@@ -1382,8 +1433,105 @@ sc_nexmark_query_placement(const struct sc_nexmark_query *q)
 	return q->def->placement;
 }
 
+bool
+sc_nexmark_query_proctime(const struct sc_nexmark_query *q)
+{
+	return q && q->def->proctime;
+}
+
+/* The bids' columns (nexmark.c's) with p_time last: constant, so any
+ * thread may read them (test_nexmark.c checks they match). */
+static const char *const bid_proctime_cols[SC_NXB_NCOLS + 1] = {
+    "auction", "bidder",    "price", "channel",
+    "url",     "date_time", "extra", "p_time"};
+
+int
+sc_nexmark_query_schema(const struct sc_nexmark_query *q,
+			enum sc_nexmark_kind k, struct sc_schema *out)
+{
+	int rc;
+
+	if (!q || !out)
+		return sc_errorf(SC_EINVAL,
+				 "sc_nexmark_query_schema: %s is NULL",
+				 q ? "out" : "q");
+	if ((rc = sc_nexmark_schema(k, q->symbols, out)) != 0)
+		return rc;
+	if (k == SC_NEXMARK_BID && q->def->proctime)
+		out->types[out->ncols++] = SC_TYPE_I64;
+	return 0;
+}
+
+size_t
+sc_nexmark_query_input_columns(const struct sc_nexmark_query *q,
+			       enum sc_nexmark_kind k,
+			       const char *const **names)
+{
+	bool p = q && q->def->proctime && k == SC_NEXMARK_BID;
+
+	if (names)
+		*names = p ? bid_proctime_cols : sc_nexmark_columns(k);
+	return sc_nexmark_ncols(k) + (p ? 1 : 0);
+}
+
+int
+sc_nexmark_query_stamp(const struct sc_nexmark_query *q,
+		       struct sc_batch **batches, int64_t p_time)
+{
+	struct sc_batch_builder b;
+	struct sc_batch *in, *out = NULL;
+	uint64_t row[SC_NXB_NCOLS + 1];
+	int rc;
+
+	if (!q || !batches)
+		return sc_errorf(SC_EINVAL,
+				 "sc_nexmark_query_stamp: %s is NULL",
+				 q ? "batches" : "q");
+	in = batches[SC_NEXMARK_BID];
+	if (!q->def->proctime || !in)
+		return 0;
+	if (sc_batch_ncols(in) != SC_NXB_NCOLS)
+		return sc_errorf(SC_ESCHEMA,
+				 "sc_nexmark_query_stamp: bids of %u columns, "
+				 "want %d",
+				 sc_batch_ncols(in), SC_NXB_NCOLS);
+	if ((rc = sc_batch_builder_init(&b, SC_NXB_NCOLS + 1)) != 0)
+		return rc;
+	rc = sc_batch_builder_reserve(&b, sc_batch_count(in));
+	row[SC_NXB_P_TIME] = sc_enc_i64(p_time);
+	for (size_t i = 0; !rc && i < sc_batch_count(in); i++) {
+		memcpy(row, sc_batch_row(in, i), SC_NXB_NCOLS * sizeof(row[0]));
+		rc = sc_batch_builder_push(&b, row, SC_NXB_NCOLS + 1,
+					   sc_batch_weight(in, i));
+	}
+	if (!rc)
+		rc = sc_batch_builder_finish(&b, &out);
+	sc_batch_builder_fini(&b);
+	if (rc)
+		return rc;
+	sc_batch_release(in);
+	batches[SC_NEXMARK_BID] = out;
+	return 0;
+}
+
 /* --- the settle feed --------------------------------------------------------
  */
+
+/* The chunk's processing time, from the feed's clock or the stepped one
+ * (chunk i at i s), on its bids. */
+static int
+sc_nexmark_feed_stamp(struct sc_nexmark_feed *f)
+{
+	int64_t t = (int64_t)f->chunks * 1000;
+	int rc;
+
+	if (!f->q->def->proctime)
+		return 0;
+	if (f->clock && (rc = sc_proctime_read(f->clock, &t)) != 0)
+		return rc;
+	f->chunks++;
+	return sc_nexmark_query_stamp(f->q, f->ready, t);
+}
 
 int
 sc_nexmark_settle_step(void *ctx, size_t i, struct sc_settle_step *out)
@@ -1409,6 +1557,8 @@ sc_nexmark_settle_step(void *ctx, size_t i, struct sc_settle_step *out)
 			return 0;
 		}
 		if ((rc = sc_nexmark_batches(f->nx, f->events, f->ready)) != 0)
+			return rc;
+		if ((rc = sc_nexmark_feed_stamp(f)) != 0)
 			return rc;
 	}
 }

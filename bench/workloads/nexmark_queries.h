@@ -45,6 +45,9 @@
  *        the last bid's date_time + 10 s (SESSION_END)
  *                                (session windows: session.h; its state
  *                                 is not bounded by lateness)
+ *   q12  per bidder, its bids per tumbling 10 s window of processing
+ *        time (B.p_time, below): (bidder, bid_count, starttime,
+ *        endtime)                       (window, COUNT, map)
  *   q13  (B.auction, B.bidder, B.price, B.date_time, S.value) FROM bid B
  *        JOIN side_input S ON B.auction % 10000 = S.key: the side input
  *        a table read once (the standard one: key k, value k's decimal
@@ -94,6 +97,15 @@
  *
  * A query creates input nodes only for the streams it reads (named
  * "person", "auction", "bid") and one output node named after the query.
+ *
+ * Processing time (q12). A query that reads it (sc_nexmark_query_proctime)
+ * takes its bids with one more column, p_time (i64, ms since the epoch,
+ * SC_NXB_P_TIME): when the host took them, read once a chunk from a clock
+ * the host owns (units/proctime.h: wall time live, stepped in tests) and
+ * stamped on each bid of the chunk (sc_nexmark_query_stamp). So the time
+ * is input, the same for every placement, and a dump of the stamped bids
+ * replays the same windows. The clock never goes back: with a lateness
+ * declared, the query also declares a lateness of 0 on p_time.
  * Its callbacks read only constants, so any number of circuits of the
  * graph may run at once.
  */
@@ -106,6 +118,7 @@
 #include "bench/workloads/nexmark.h"
 #include "operators/graph.h"
 #include "operators/symbol.h"
+#include "units/proctime.h"
 #include "units/settle.h"
 
 #ifdef __cplusplus
@@ -206,6 +219,36 @@ int sc_nexmark_query_output(const struct sc_nexmark_query *q);
 int sc_nexmark_query_input(const struct sc_nexmark_query *q,
 			   enum sc_nexmark_kind kind);
 
+/* The column of the bids' processing time, for a query that reads it. */
+#define SC_NXB_P_TIME SC_NXB_NCOLS
+
+/* sc_nexmark_query_proctime - whether q's bids carry p_time (q12). */
+bool sc_nexmark_query_proctime(const struct sc_nexmark_query *q);
+
+/*
+ * sc_nexmark_query_schema - the schema of q's input of stream k: the
+ * stream's (sc_nexmark_schema), with p_time last for the bids of a query
+ * that reads processing time. 0, SC_EINVAL (NULL, or an unknown kind).
+ */
+int sc_nexmark_query_schema(const struct sc_nexmark_query *q,
+			    enum sc_nexmark_kind k, struct sc_schema *out);
+
+/* The names of the columns of q's input of stream k (static), as its
+ * schema, and how many there are. */
+size_t sc_nexmark_query_input_columns(const struct sc_nexmark_query *q,
+				      enum sc_nexmark_kind k,
+				      const char *const **names);
+
+/*
+ * sc_nexmark_query_stamp - for a query that reads processing time, replace
+ * batches[SC_NEXMARK_BID] (the generator's bids of one chunk, if any) by
+ * its rows with p_time appended (the old batch released); for any other
+ * query, nothing. Returns 0, SC_EINVAL (NULL), SC_ESCHEMA (bids that are
+ * not SC_NXB_NCOLS wide: nothing changed), SC_ENOMEM (nothing changed).
+ */
+int sc_nexmark_query_stamp(const struct sc_nexmark_query *q,
+			   struct sc_batch **batches, int64_t p_time);
+
 /* The names of the output's columns (static) and how many there are. */
 size_t sc_nexmark_query_columns(const struct sc_nexmark_query *q,
 				const char *const **names);
@@ -222,14 +265,18 @@ const char *sc_nexmark_query_placement(const struct sc_nexmark_query *q);
  * sc_nexmark_settle_step is an sc_settle_gen_fn whose ctx is a struct
  * sc_nexmark_feed. It makes `events` events at a time (sc_nexmark_batches)
  * and hands out, one submission per call, the batches of the streams the
- * query reads (streams it does not read are dropped). Start a feed zeroed
- * but for its three first fields, and call sc_nexmark_feed_fini after.
+ * query reads (streams it does not read are dropped), q12's bids stamped
+ * with the chunk's processing time. Start a feed zeroed but for its three
+ * first fields (and clock, if any), and call sc_nexmark_feed_fini after.
  */
 struct sc_nexmark_feed {
-	struct sc_nexmark *nx;			  /* borrowed */
-	const struct sc_nexmark_query *q;	  /* borrowed */
-	size_t events;				  /* events per chunk, >= 1 */
+	struct sc_nexmark *nx;		  /* borrowed */
+	const struct sc_nexmark_query *q; /* borrowed */
+	size_t events;			  /* events per chunk, >= 1 */
+	struct sc_proctime *clock; /* q12's, read once a chunk (borrowed);
+				    * NULL: chunk i at i * 1000 ms */
 	struct sc_batch *ready[SC_NEXMARK_KINDS]; /* private: not handed out */
+	uint64_t chunks;			  /* private: chunks made */
 };
 int sc_nexmark_settle_step(void *ctx, size_t i, struct sc_settle_step *out);
 

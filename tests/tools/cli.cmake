@@ -714,8 +714,8 @@ set_tests_properties(cli.stress_ticks_pool_tsan
 
 # run --workload nexmark (tools/cli_nexmark.c): every query runs live
 # on 2 workers and --check finds its output equal to the single circuit's.
-foreach(q q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q11 q13 q14 q15 q16 q17 q18
-           q19 q20 q21 q22 q23)
+foreach(q q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q11 q12 q13 q14 q15 q16 q17
+           q18 q19 q20 q21 q22 q23)
   sc_cli_test(nexmark_${q}_equals_the_single_circuit 0
               "output equals the single circuit"
               run --workload nexmark --query ${q} --events 30000
@@ -752,7 +752,7 @@ sc_cli_test(nexmark_pooled_strings_equal_the_single_circuit 0
 # and exits 4 (input refused); --admit-late needs a lateness. q11's
 # sessions merge as late bids land between them (its state keeps every
 # bid: no cleanup, session.h).
-foreach(q q4 q5 q6 q7 q8 q9 q11 q15 q16 q17)
+foreach(q q4 q5 q6 q7 q8 q9 q11 q12 q15 q16 q17)
   sc_cli_test(nexmark_${q}_with_disorder_equals_the_single_circuit 0
               "output equals the single circuit"
               run --workload nexmark --query ${q} --events 40000
@@ -827,6 +827,17 @@ add_test(NAME cli.nexmark_side_input_not_csv_is_refused_by_line_and_column
            grep -q -- "--side-input: .*side.csv:3:1: " "$d/err"]=] $<TARGET_FILE:subcirc_cli>)
 set_tests_properties(cli.nexmark_side_input_not_csv_is_refused_by_line_and_column
                      PROPERTIES LABELS "units" TIMEOUT 120)
+# q12's processing-time clock: wall or step:MS, for q12 alone, and not
+# with input made ahead of the host (threads, preload).
+sc_cli_test(nexmark_proc_clock_that_is_neither_wall_nor_a_step_is_refused 2
+            "--proc-clock: .*step:-5"
+            run --workload nexmark --query q12 --events 1 --proc-clock step:-5)
+sc_cli_test(nexmark_proc_clock_for_another_query_is_refused 2
+            "--proc-clock is q12.s processing time. q7 reads none"
+            run --workload nexmark --query q7 --events 1 --proc-clock wall)
+sc_cli_test(nexmark_q12_with_input_threads_is_refused 2
+            "q12 stamps each chunk with the time the host takes it: not with --input-threads"
+            run --workload nexmark --query q12 --events 1 --input-threads 2)
 sc_cli_test(unknown_workload_is_refused 2
             "--workload: unknown workload 'tpch'"
             run --workload tpch --events 1)
@@ -835,8 +846,9 @@ sc_cli_test(unknown_workload_is_refused 2
 # join with strings (q3), an average (q4), doubles (q1), texts the query
 # makes (q21, q22) or reads (q14), two joins (q23), the per-day counts
 # and averages of a multi-aggregate (q15, q16 by channel, q17), session
-# windows (q11) and the side input's texts (q13).
-foreach(q q1 q3 q4 q9 q11 q13 q14 q15 q16 q17 q21 q22 q23)
+# windows (q11), the processing times stamped on the bids, replayed as
+# they were taken (q12), and the side input's texts (q13).
+foreach(q q1 q3 q4 q9 q11 q12 q13 q14 q15 q16 q17 q21 q22 q23)
   add_test(NAME cli.nexmark_${q}_dump_replayed_gives_the_same_output
            COMMAND sh -c [=[d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
              timeout 120 "$0" run --workload nexmark --query $1 --events 40000 --workers 2 --dump "$d/a" --quiet || exit 1

@@ -101,6 +101,11 @@ SQL = {
            " FROM g GROUP BY bidder, sid",
     # The UTC hour of date_time picks the time of day; count_char(extra,
     # 'c') is the length extra loses without its 'c's.
+    # Tumbling 10 s windows of the processing time the run stamped on each
+    # bid (p_time, in the dump).
+    "q12": "SELECT bidder, COUNT(*), p_time / 10000 * 10000,"
+           " p_time / 10000 * 10000 + 10000 FROM bid"
+           " GROUP BY bidder, p_time / 10000",
     "q13": "SELECT B.auction, B.bidder, B.price, B.date_time, S.value"
            " FROM bid B JOIN side_input S ON B.auction % 10000 = S.key",
     "q14": "WITH b AS (SELECT *, (date_time / 3600000) % 24 AS h FROM bid)"

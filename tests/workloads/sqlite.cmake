@@ -7,8 +7,8 @@
 # Normal build only: the sanitizer builds run the same queries in
 # workloads.* and cli.*, and SQLite's share of the time would dominate.
 if(TARGET subcirc_cli AND SC_SANITIZE STREQUAL "")
-  foreach(q q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q11 q13 q14 q15 q16 q17 q18
-           q19 q20 q21 q22 q23)
+  foreach(q q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q11 q12 q13 q14 q15 q16 q17
+           q18 q19 q20 q21 q22 q23)
     set(events 30000)
     if(q MATCHES "^q(5|7)$")
       set(events 150000)
@@ -24,6 +24,14 @@ if(TARGET subcirc_cli AND SC_SANITIZE STREQUAL "")
       workloads.nexmark_sqlite_${q}_disordered_per_node
       PROPERTIES LABELS "workloads;sqlite" TIMEOUT 300)
   endforeach()
+  # q12 on a stepped clock: each chunk of 1,000 events 1 s after the last,
+  # so 30,000 events span three windows of processing time.
+  add_test(NAME workloads.nexmark_sqlite_q12_stepped_clock
+           COMMAND python3 ${CMAKE_CURRENT_LIST_DIR}/nexmark_sqlite.py
+                   $<TARGET_FILE:subcirc_cli> q12 30000 --
+                   --workers 2 --placement per-node --proc-clock step:1000)
+  set_tests_properties(workloads.nexmark_sqlite_q12_stepped_clock
+    PROPERTIES LABELS "workloads;sqlite" TIMEOUT 300)
   # q13 with a side input read from a file: keys of the auctions the run
   # makes and keys none has, a key three times, quoted texts.
   add_test(NAME workloads.nexmark_sqlite_q13_side_input_from_a_file

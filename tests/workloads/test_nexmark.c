@@ -32,6 +32,8 @@ struct events {
 	struct sc_symtab *t;
 	size_t n[SC_NEXMARK_KINDS];
 	uint64_t *rows[SC_NEXMARK_KINDS]; /* n[k] rows of width ncols(k) */
+	uint64_t *seq[SC_NEXMARK_KINDS];  /* each row's place in the stream */
+	size_t chunk; /* events a submission, where the run sets it (q12) */
 };
 
 static void
@@ -43,8 +45,10 @@ events_make(struct events *e, const struct sc_nexmark_opts *o, size_t count)
 	memset(e, 0, sizeof(*e));
 	cr_assert_eq(sc_symtab_create(&e->t), 0);
 	cr_assert_eq(sc_nexmark_create(o, e->t, &nx), 0);
-	for (int k = 0; k < SC_NEXMARK_KINDS; k++)
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
 		e->rows[k] = calloc(count * sc_nexmark_ncols(k) + 1, 8);
+		e->seq[k] = calloc(count + 1, 8);
+	}
 	for (size_t i = 0; i < count; i++) {
 		uint32_t w;
 
@@ -52,6 +56,7 @@ events_make(struct events *e, const struct sc_nexmark_opts *o, size_t count)
 		w = sc_nexmark_ncols(ev.kind);
 		memcpy(e->rows[ev.kind] + e->n[ev.kind] * w, ev.row,
 		       (size_t)w * 8);
+		e->seq[ev.kind][e->n[ev.kind]] = i;
 		e->n[ev.kind]++;
 	}
 	/* The rows keep their ids alive in this test by holding the table:
@@ -76,8 +81,10 @@ events_make(struct events *e, const struct sc_nexmark_opts *o, size_t count)
 static void
 events_free(struct events *e)
 {
-	for (int k = 0; k < SC_NEXMARK_KINDS; k++)
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
 		free(e->rows[k]);
+		free(e->seq[k]);
+	}
 	sc_symtab_destroy(e->t);
 }
 
@@ -991,6 +998,54 @@ ev_intern(const struct events *e, const char *text, size_t len)
 	return sc_enc_symbol(id);
 }
 
+/* q12 with the feed's stepped clock: the bids of chunk i (events
+ * i * chunk ..) taken at i * 1000 ms; per (bidder, 10 s window of that
+ * time) the bids, as (bidder, count, start, start + 10 s). */
+struct bidder_window {
+	int64_t bidder, start;
+};
+
+static int
+bidder_window_cmp(const void *a, const void *b)
+{
+	const struct bidder_window *x = a, *y = b;
+
+	if (x->bidder != y->bidder)
+		return x->bidder < y->bidder ? -1 : 1;
+	return (x->start > y->start) - (x->start < y->start);
+}
+
+static struct sc_batch *
+eval_q12(const struct events *e)
+{
+	struct bidder_window *bw = calloc(e->n[B] + 1, sizeof(*bw));
+	struct expect x;
+
+	cr_assert(bw && e->chunk > 0);
+	for (size_t i = 0; i < e->n[B]; i++) {
+		int64_t p = (int64_t)(e->seq[B][i] / e->chunk) * 1000;
+
+		bw[i].bidder = ev_i64(e, B, i, SC_NXB_BIDDER);
+		bw[i].start = p - p % 10000;
+	}
+	qsort(bw, e->n[B], sizeof(*bw), bidder_window_cmp);
+	expect_init(&x, 4);
+	for (size_t i = 0, j; i < e->n[B]; i = j) {
+		uint64_t o[4];
+
+		for (j = i; j < e->n[B] && !bidder_window_cmp(&bw[i], &bw[j]);
+		     j++)
+			;
+		o[0] = sc_enc_i64(bw[i].bidder);
+		o[1] = sc_enc_i64((int64_t)(j - i));
+		o[2] = sc_enc_i64(bw[i].start);
+		o[3] = sc_enc_i64(bw[i].start + 10000);
+		expect_push(&x, o);
+	}
+	free(bw);
+	return expect_finish(&x);
+}
+
 /* q13 with the standard side input: every key 0..9,999 once, its value
  * its decimal text, so each bid meets the one row of auction % 10000. */
 static struct sc_batch *
@@ -1538,6 +1593,7 @@ single_run(const char *name, const struct nx_case *c, struct events *e,
 
 	case_opts(c, &o);
 	events_make(e, &o, c->events);
+	e->chunk = c->chunk;
 	/* The same table: the generator interns the same texts again and
 	 * gets the ids the decoded events hold. */
 	sc_nexmark_query_opts_default(&qo);
@@ -1700,6 +1756,7 @@ check_case_settles_under_every_placement(const char *name, eval_fn eval,
 
 	case_opts(&c, &o);
 	events_make(&e, &o, c.events);
+	e.chunk = c.chunk;
 	want = eval(&e);
 	cr_assert_eq(sc_nexmark_query_create(name, e.t, 0, &q), 0);
 	cr_assert_eq(sc_nexmark_create(&o, e.t, &nx), 0);
@@ -1855,6 +1912,100 @@ Test(nexmark, q20_equals_its_sql_evaluated_from_scratch)
 Test(nexmark, q20_settles_under_every_placement_on_1_to_4_units)
 {
 	check_query_settles_under_every_placement("q20", eval_q20);
+}
+
+Test(nexmark, q12_equals_its_sql_evaluated_from_scratch)
+{
+	check_query_equals_its_sql("q12", eval_q12);
+}
+
+Test(nexmark, q12_settles_under_every_placement_on_1_to_4_units)
+{
+	check_query_settles_under_every_placement("q12", eval_q12);
+}
+
+/* With a lateness declared, p_time's waterline (a lateness of 0: the
+ * clock never goes back) closes the windows: cleanup keeps the open
+ * window's counts alone, and the output is the same. */
+Test(nexmark, q12_with_lateness_keeps_only_the_open_windows)
+{
+	const struct nx_case c = {sc_prop_seed(6), 40000, 100, 500, 0, 0};
+	struct run_how on = {4000, true, 0}, off = {4000, false, 0};
+	struct events e1, e2;
+	struct sc_batch *a = single_run("q12", &c, &e1, &on);
+	struct sc_batch *b = single_run("q12", &c, &e2, &off);
+	struct sc_batch *want = eval_q12(&e1);
+
+	assert_same(a, want, "q12 with cleanup");
+	sc_batch_release(want);
+	want = eval_q12(&e2);
+	assert_same(b, want, "q12 without cleanup");
+	/* The output's integral is kept either way; the state besides. */
+	cr_assert_lt((on.kept_rows - sc_batch_count(a)) * 4,
+		     off.kept_rows - sc_batch_count(b),
+		     "cleanup kept %zu rows of %zu (output %zu)",
+		     (size_t)on.kept_rows, (size_t)off.kept_rows,
+		     sc_batch_count(a));
+	sc_batch_release(want);
+	sc_batch_release(a);
+	sc_batch_release(b);
+	events_free(&e1);
+	events_free(&e2);
+}
+
+/* A chunk's bids carry the clock's reading; other queries' batches and a
+ * chunk without bids are left as they are. */
+Test(nexmark, stamping_appends_the_reading_to_q12s_bids_alone)
+{
+	struct sc_symtab *t = NULL;
+	struct sc_nexmark_query *q12 = NULL, *q0 = NULL;
+	struct sc_nexmark *nx = NULL;
+	struct sc_nexmark_opts o;
+	struct sc_batch *ready[SC_NEXMARK_KINDS] = {NULL}, *bids;
+
+	cr_assert_eq(sc_symtab_create(&t), 0);
+	cr_assert_eq(sc_nexmark_query_create("q12", t, 0, &q12), 0);
+	cr_assert_eq(sc_nexmark_query_create("q0", t, 0, &q0), 0);
+	cr_assert(sc_nexmark_query_proctime(q12));
+	cr_assert(!sc_nexmark_query_proctime(q0));
+	{ /* the bids' columns, then p_time */
+		const char *const *a, *const *b;
+
+		cr_assert_eq(sc_nexmark_query_input_columns(q12, B, &a),
+			     SC_NXB_NCOLS + 1);
+		cr_assert_eq(sc_nexmark_query_input_columns(q0, B, &b),
+			     SC_NXB_NCOLS);
+		for (int c = 0; c < SC_NXB_NCOLS; c++)
+			cr_assert_str_eq(a[c], b[c]);
+		cr_assert_str_eq(a[SC_NXB_P_TIME], "p_time");
+	}
+	sc_nexmark_opts_default(&o);
+	cr_assert_eq(sc_nexmark_create(&o, t, &nx), 0);
+	cr_assert_eq(sc_nexmark_batches(nx, 100, ready), 0);
+	bids = ready[B];
+	sc_batch_retain(bids);
+	cr_assert_eq(sc_nexmark_query_stamp(q0, ready, 5), 0);
+	cr_assert_eq(ready[B], bids, "q0's bids untouched");
+	cr_assert_eq(sc_nexmark_query_stamp(q12, ready, 123456), 0);
+	cr_assert_eq(sc_batch_ncols(ready[B]), SC_NXB_NCOLS + 1);
+	cr_assert_eq(sc_batch_count(ready[B]), sc_batch_count(bids));
+	for (size_t i = 0; i < sc_batch_count(bids); i++) {
+		cr_assert_eq(memcmp(sc_batch_row(ready[B], i),
+				    sc_batch_row(bids, i),
+				    (size_t)SC_NXB_NCOLS * 8),
+			     0);
+		cr_assert_eq(sc_batch_row(ready[B], i)[SC_NXB_P_TIME],
+			     sc_enc_i64(123456));
+	}
+	cr_assert_eq(sc_nexmark_query_stamp(q12, ready, 1), SC_ESCHEMA,
+		     "stamped twice");
+	for (int k = 0; k < SC_NEXMARK_KINDS; k++)
+		sc_batch_release(ready[k]);
+	sc_batch_release(bids);
+	sc_nexmark_destroy(nx);
+	cr_assert_eq(sc_nexmark_query_destroy(q0), 0);
+	cr_assert_eq(sc_nexmark_query_destroy(q12), 0);
+	sc_symtab_destroy(t);
 }
 
 Test(nexmark, q13_equals_its_sql_evaluated_from_scratch)
@@ -2540,7 +2691,7 @@ Test(nexmark, unknown_query_is_refused_with_the_known_ones)
 	cr_assert(strstr(sc_errmsg(), "'q10'") &&
 		      strstr(sc_errmsg(),
 			     "known: q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q11 "
-			     "q13 q14 q15 q16 q17 q18 q19 q20 q21 q22 q23"),
+			     "q12 q13 q14 q15 q16 q17 q18 q19 q20 q21 q22 q23"),
 		  "%s", sc_errmsg());
 	cr_assert_null(q);
 	sc_symtab_destroy(t);
