@@ -7,7 +7,7 @@
  * submission and writes the value into a column of the rows it submits,
  * so every placement of a circuit, every replica of a unit and the single
  * circuit that checks them see the same values, and the settle property
- * (README.md, "The settle property") holds for a query over processing
+ * (units/README.md, "The settle property") holds for a query over processing
  * time as for any other column. An operator that read a clock itself
  * would give each placement its own answer.
  *
