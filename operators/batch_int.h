@@ -221,6 +221,50 @@ int sc__merge_finish(struct sc__merge *m, struct sc_batch **out);
 /* Abandon a merge, freeing its buffer. */
 void sc__merge_abort(struct sc__merge *m);
 
+/* --- layouts -------------------------------------------------------------- */
+
+/*
+ * The layout (key, v, the rest) of rows of ncols columns whose first k are
+ * their key: column col brought next to the key, the others in their
+ * order, so a trace of whole rows so laid out reads a key's rows in the
+ * order of v (session windows, multi-aggregate extremes). A col in the
+ * key, or at k already, leaves the rows as they are. A permutation makes
+ * no two rows one, so laying a delta out never adds two weights.
+ */
+struct sc__layout {
+	uint32_t perm[SC_SCHEMA_MAX_COLS]; /* input column of column i */
+	uint32_t ncols;
+	bool permuted; /* perm is not the identity */
+};
+
+static inline void
+sc__layout_init(struct sc__layout *l, uint32_t ncols, uint32_t k, uint32_t col)
+{
+	uint32_t n = col < k ? k : k + 1;
+
+	l->ncols = ncols;
+	l->permuted = false;
+	for (uint32_t i = 0; i < ncols; i++) {
+		uint32_t at = i < k ? i : i == col ? k : n++;
+
+		l->perm[at] = i;
+		l->permuted |= at != i;
+	}
+}
+
+/* b laid out so, as a new reference (b itself when nothing moves).
+ * 0, or sc_batch_index_by's SC_ENOMEM. */
+static inline int
+sc__layout_apply(const struct sc__layout *l, const struct sc_batch *b,
+		 struct sc_batch **out)
+{
+	if (!l->permuted) {
+		*out = sc_batch_retain((struct sc_batch *)b);
+		return 0;
+	}
+	return sc_batch_index_by(b, l->perm, l->ncols, out);
+}
+
 /* --- keys ---------------------------------------------------------------- */
 
 /* The end of the run of rows of b that share row i's first k columns. */

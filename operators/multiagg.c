@@ -61,14 +61,13 @@ term_words(enum sc_magg_kind kind)
 /* One MIN/MAX term: its trace of whole rows as (key, v, the rest) and
  * the step's delta so. */
 struct mm_term {
-	uint32_t term;			   /* its index in the spec */
-	uint32_t vcol;			   /* v's column in the trace */
-	uint32_t perm[SC_SCHEMA_MAX_COLS]; /* input column of trace column i */
-	bool permuted;			   /* perm is not the identity */
-	struct sc_trace *t;		   /* the integral, so laid out */
-	struct sc__fences fences;	   /* of the trace's long runs */
-	struct sc_batch *proj;		   /* this step's delta so */
-	uint64_t mass;			   /* sum of |w| inserted, saturating */
+	uint32_t term;		  /* its index in the spec */
+	uint32_t vcol;		  /* v's column in the trace */
+	struct sc__layout lay;	  /* rows as (key, v, the rest) */
+	struct sc_trace *t;	  /* the integral, so laid out */
+	struct sc__fences fences; /* of the trace's long runs */
+	struct sc_batch *proj;	  /* this step's delta so */
+	uint64_t mass;		  /* sum of |w| inserted, saturating */
 };
 
 /* A touched group in phase 1. */
@@ -281,17 +280,10 @@ static void
 mm_layout(const struct sc_multiagg_spec *spec, uint32_t t, struct mm_term *mt)
 {
 	uint32_t k = spec->k, col = spec->terms[t].col;
-	uint32_t n = col < k ? k : k + 1;
 
 	mt->term = t;
 	mt->vcol = col < k ? col : k;
-	mt->permuted = false;
-	for (uint32_t i = 0; i < spec->ncols; i++) {
-		uint32_t at = i < k ? i : i == col ? k : n++;
-
-		mt->perm[at] = i;
-		mt->permuted |= at != i;
-	}
+	sc__layout_init(&mt->lay, spec->ncols, k, col);
 }
 
 static int
@@ -505,7 +497,7 @@ sc__multiagg_set_symbols(struct sc_multiagg *m, const struct sc__symcols *s)
 	for (uint32_t j = 0; j < m->nmm; j++) {
 		struct sc__symcols ts;
 
-		sc__symcols_permute(s, m->mm[j].perm, NULL, sp->ncols, &ts);
+		sc__symcols_permute(s, m->mm[j].lay.perm, NULL, sp->ncols, &ts);
 		if (ts.tab)
 			sc__trace_set_symbols(m->mm[j].t, &ts);
 	}
@@ -644,11 +636,7 @@ mm_compute(struct sc_multiagg *m, const struct sc_batch *d)
 		struct sc__probe p;
 		size_t g = 0;
 
-		if (!mt->permuted)
-			mt->proj = sc_batch_retain((struct sc_batch *)d);
-		else
-			rc = sc_batch_index_by(d, mt->perm, m->spec.ncols,
-					       &mt->proj);
+		rc = sc__layout_apply(&mt->lay, d, &mt->proj);
 		if (rc)
 			break;
 		sc__probe_init(&p, m->spec.ncols, mt->t, mt->proj);

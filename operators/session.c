@@ -35,8 +35,7 @@ struct sc_session {
 	struct sc_session_spec spec;
 	struct sc_trace *t;	  /* the integral as (key, t, the rest) */
 	struct sc__fences fences; /* of its long runs */
-	uint32_t perm[SC_SCHEMA_MAX_COLS]; /* input column of trace column i */
-	bool permuted;			   /* time_col is not k */
+	struct sc__layout lay;	  /* rows as (key, t, the rest) */
 	struct sc_batch_builder out;
 	struct tm *walk; /* scratch: one walk's times, latest first */
 	size_t walk_cap;
@@ -99,11 +98,7 @@ session_create_body(const struct sc_session_spec *spec, struct sc_session **out)
 	if (!s)
 		return sc__fail(SC_ENOMEM, "%s: no memory", fn);
 	s->spec = *spec;
-	for (uint32_t i = 0, n = spec->k + 1; i < spec->ncols; i++)
-		s->perm[i < spec->k	      ? i
-			: i == spec->time_col ? spec->k
-					      : n++] = i;
-	s->permuted = spec->time_col != spec->k;
+	sc__layout_init(&s->lay, spec->ncols, spec->k, spec->time_col);
 	sc__fences_init(&s->fences);
 	rc = sc_trace_create(spec->ncols, &s->t);
 	if (rc == 0)
@@ -128,7 +123,7 @@ sc__session_set_symbols(struct sc_session *s, const struct sc__symcols *in)
 {
 	struct sc__symcols ts;
 
-	sc__symcols_permute(in, s->perm, NULL, s->spec.ncols, &ts);
+	sc__symcols_permute(in, s->lay.perm, NULL, s->spec.ncols, &ts);
 	if (ts.tab)
 		sc__trace_set_symbols(s->t, &ts);
 }
@@ -294,10 +289,7 @@ session_step_body(struct sc_session *s, const struct sc_batch *delta,
 		return rc;
 	if (!delta || sc_batch_count(delta) == 0)
 		return sc_batch_empty(s->spec.k + 3, out);
-	if (!s->permuted)
-		proj = sc_batch_retain((struct sc_batch *)delta);
-	else if ((rc = sc_batch_index_by(delta, s->perm, s->spec.ncols,
-					 &proj)) != 0)
+	if ((rc = sc__layout_apply(&s->lay, delta, &proj)) != 0)
 		return rc;
 	sc_batch_builder_clear(&s->out);
 	rc = compute(s, proj, &add, &sub);
