@@ -188,6 +188,12 @@ struct nx_run {
 	int interrupted; /* the signal that ended the feeding early, or 0 */
 	struct sc_proctime clock; /* q12's, from cfg */
 	int64_t p_time;		  /* this chunk's reading (q12) */
+	/* q12: every chunk's reading, in the order the chunks were made, so
+	 * the check's replay stamps its chunks with the run's times rather
+	 * than reading the clock again (next_time: the replay's next). */
+	int64_t *times;
+	size_t ntimes, cap_times, next_time;
+	bool replaying;
 	struct sc_symtab *symbols;
 	struct sc_nexmark_query *q;
 	struct sc_placement *p;
@@ -569,6 +575,39 @@ nx_chunk(struct nx_run *x, uint64_t n, bool dump, struct sc_batch **out,
 	return rc;
 }
 
+/* q12: the chunk's processing time into x->p_time. The run reads the
+ * clock and records the reading; the check's replay takes the recorded
+ * one, so both stamp each chunk alike however the clock moved since.
+ * Returns 0 or an exit code. */
+static int
+nx_chunk_time(struct nx_run *x)
+{
+	int rc;
+
+	if (x->replaying) {
+		if (x->next_time >= x->ntimes)
+			return cli_lib_error("--check: a chunk the run did not "
+					     "make",
+					     SC_EINVAL);
+		x->p_time = x->times[x->next_time++];
+		return 0;
+	}
+	if (x->ntimes == x->cap_times) {
+		size_t cap = x->cap_times ? 2 * x->cap_times : 1024;
+		int64_t *t = realloc(x->times, cap * sizeof(*t));
+
+		if (!t)
+			return cli_lib_error("recording the chunks' times",
+					     SC_ENOMEM);
+		x->times = t;
+		x->cap_times = cap;
+	}
+	if ((rc = sc_proctime_read(&x->clock, &x->p_time)) != 0)
+		return cli_lib_error("sc_proctime_read", rc);
+	x->times[x->ntimes++] = x->p_time;
+	return 0;
+}
+
 static int
 nx_chunk_made(struct nx_run *x, uint64_t n, bool dump, struct sc_batch **out,
 	      uint64_t *made)
@@ -582,8 +621,8 @@ nx_chunk_made(struct nx_run *x, uint64_t n, bool dump, struct sc_batch **out,
 	}
 	/* q12: one reading a chunk, the time the host takes its events. */
 	if (x->src.gen && sc_nexmark_query_proctime(x->q) &&
-	    (rc = sc_proctime_read(&x->clock, &x->p_time)) != 0)
-		return cli_lib_error("sc_proctime_read", rc);
+	    (rc = nx_chunk_time(x)) != 0)
+		return rc;
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
 		if (dump && x->dump[k] &&
 		    !(x->pend[k] =
@@ -670,6 +709,7 @@ nx_teardown(struct nx_run *x)
 		for (int k = 0; k < SC_NEXMARK_KINDS; k++)
 			sc_batch_release(x->pre[i].b[k]);
 	free(x->pre);
+	free(x->times);
 	sc_nexmark_destroy(x->src.gen);
 	sc_nexmark_destroy(x->src.old);
 	for (int k = 0; k < SC_NEXMARK_KINDS; k++) {
@@ -1124,6 +1164,8 @@ nx_single(struct nx_run *x, struct sc_batch **out)
 
 	if ((rc = nx_rewind(x)) != 0)
 		return rc;
+	x->replaying = true;
+	x->next_time = 0;
 	if ((rc = sc_circuit_create(sc_nexmark_query_graph(x->q), &c)) != 0)
 		return cli_lib_error("sc_circuit_create", rc);
 	while (done < x->events) {

@@ -835,6 +835,15 @@ sc_cli_test(nexmark_proc_clock_that_is_neither_wall_nor_a_step_is_refused 2
 sc_cli_test(nexmark_proc_clock_for_another_query_is_refused 2
             "--proc-clock is q12.s processing time. q7 reads none"
             run --workload nexmark --query q7 --events 1 --proc-clock wall)
+# --check replays the run's input into the single circuit: q12's chunks
+# keep the times the run stamped, however far the clock moved since (a
+# stepped clock reads on from where the run left it).
+sc_cli_test(nexmark_q12_check_replays_the_times_the_run_stamped 0
+            "output equals the single circuit"
+            run --workload nexmark --query q12 --events 30000
+                --proc-clock step:4000 --workers 2 --check --quiet)
+set_tests_properties(cli.nexmark_q12_check_replays_the_times_the_run_stamped
+                     PROPERTIES LABELS "units;threaded;tsan")
 sc_cli_test(nexmark_q12_with_input_threads_is_refused 2
             "q12 stamps each chunk with the time the host takes it: not with --input-threads"
             run --workload nexmark --query q12 --events 1 --input-threads 2)
