@@ -868,18 +868,67 @@ sc_csv_write_header(FILE *f, const char *const *cols, size_t n, bool weight)
 	return ferror(f) ? sc_errorf(SC_EIO, "csv: write failed") : 0;
 }
 
+/* A row is made in a line buffer and written in one call (a stdio call
+ * a field, or a character, costs a lock each); a text longer than the
+ * buffer goes straight through after what precedes it. With no stream
+ * (sc_csv_row_text) the row goes to the caller's out[0..cap) as far as
+ * it fits, and `total` counts it whole. */
+struct csv_line {
+	FILE *f;
+	char *out;
+	size_t cap, total;
+	size_t n;
+	char buf[1024];
+};
+
+static void
+line_flush(struct csv_line *l)
+{
+	if (l->n && l->f)
+		(void)fwrite(l->buf, 1, l->n, l->f);
+	l->n = 0;
+}
+
+static void
+line_put(struct csv_line *l, const char *p, size_t len)
+{
+	if (!l->f) {
+		if (l->total < l->cap)
+			memcpy(l->out + l->total, p,
+			       len < l->cap - l->total ? len
+						       : l->cap - l->total);
+		l->total += len;
+		return;
+	}
+	if (l->n + len > sizeof(l->buf)) {
+		line_flush(l);
+		if (len > sizeof(l->buf)) {
+			(void)fwrite(p, 1, len, l->f);
+			return;
+		}
+	}
+	memcpy(l->buf + l->n, p, len);
+	l->n += len;
+}
+
+static void
+line_putc(struct csv_line *l, char c)
+{
+	line_put(l, &c, 1);
+}
+
 /* The shortest %.*g of v that reads back as v. */
 static void
-csv_put_f64(FILE *f, double v)
+csv_put_f64(struct csv_line *l, double v)
 {
 	char buf[40];
 
 	if (v != v) {
-		(void)fputs("nan", f);
+		line_put(l, "nan", 3);
 		return;
 	}
 	if (v == INFINITY || v == -INFINITY) {
-		(void)fputs(v > 0 ? "inf" : "-inf", f);
+		line_put(l, v > 0 ? "inf" : "-inf", v > 0 ? 3 : 4);
 		return;
 	}
 	for (int prec = 15; prec <= 17; prec++) {
@@ -887,11 +936,11 @@ csv_put_f64(FILE *f, double v)
 		if (strtod(buf, NULL) == v)
 			break;
 	}
-	(void)fputs(buf, f);
+	line_put(l, buf, strlen(buf));
 }
 
 static int
-csv_put_symbol(FILE *f, const struct sc_schema *s, uint64_t id)
+csv_put_symbol(struct csv_line *l, const struct sc_schema *s, uint64_t id)
 {
 	const char *t;
 	size_t len;
@@ -900,13 +949,85 @@ csv_put_symbol(FILE *f, const struct sc_schema *s, uint64_t id)
 		return sc_errorf(SC_ENOENT,
 				 "csv: symbol #%" PRIu64 " is not in the table",
 				 id);
-	(void)fputc('"', f);
-	for (size_t i = 0; i < len; i++) {
-		if (t[i] == '"')
-			(void)fputc('"', f);
-		(void)fputc(t[i], f);
+	/* the runs between quotes, each quote doubled */
+	line_putc(l, '"');
+	while (len) {
+		const char *q = memchr(t, '"', len);
+		size_t run = q ? (size_t)(q - t) + 1 : len;
+
+		line_put(l, t, run);
+		if (q)
+			line_putc(l, '"');
+		t += run;
+		len -= run;
 	}
-	(void)fputc('"', f);
+	line_putc(l, '"');
+	return 0;
+}
+
+/* v in decimal (fprintf's parsing of its format is most of what an
+ * integer column would cost). */
+static void
+csv_put_u64(struct csv_line *l, uint64_t v, bool minus)
+{
+	char buf[24];
+	char *p = buf + sizeof(buf);
+
+	do {
+		*--p = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	if (minus)
+		*--p = '-';
+	line_put(l, p, (size_t)(buf + sizeof(buf) - p));
+}
+
+static void
+csv_put_i64(struct csv_line *l, int64_t v)
+{
+	/* the magnitude as unsigned: -INT64_MIN does not fit an int64 */
+	csv_put_u64(l, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, v < 0);
+}
+
+/* Row into l (a stream's line buffer or the caller's memory). */
+static int
+csv_row(struct csv_line *l, const struct sc_schema *s, const uint64_t *row,
+	const int64_t *weight)
+{
+	int rc;
+
+	for (uint32_t c = 0; c < s->ncols; c++) {
+		if (c)
+			line_putc(l, ',');
+		switch (s->types[c]) {
+		case SC_TYPE_I64:
+			csv_put_i64(l, sc_dec_i64(row[c]));
+			break;
+		case SC_TYPE_U64:
+			csv_put_u64(l, sc_dec_u64(row[c]), false);
+			break;
+		case SC_TYPE_F64:
+			csv_put_f64(l, sc_dec_f64(row[c]));
+			break;
+		case SC_TYPE_BOOL:
+			if (sc_dec_bool(row[c]))
+				line_put(l, "true", 4);
+			else
+				line_put(l, "false", 5);
+			break;
+		default:
+			/* the buffer is dropped, so a row with a symbol
+			 * the table does not know is not written, unless
+			 * a text before it was longer than the buffer */
+			if ((rc = csv_put_symbol(l, s, row[c])) != 0)
+				return rc;
+		}
+	}
+	if (weight) {
+		line_putc(l, ',');
+		csv_put_i64(l, *weight);
+	}
+	line_putc(l, '\n');
 	return 0;
 }
 
@@ -914,35 +1035,37 @@ int
 sc_csv_write_row(FILE *f, const struct sc_schema *s, const uint64_t *row,
 		 const int64_t *weight)
 {
+	struct csv_line l;
 	int rc;
 
 	if (!f || !s || !row)
 		return sc_errorf(SC_EINVAL, "sc_csv_write_row: NULL");
-	for (uint32_t c = 0; c < s->ncols; c++) {
-		if (c)
-			(void)fputc(',', f);
-		switch (s->types[c]) {
-		case SC_TYPE_I64:
-			(void)fprintf(f, "%" PRId64, sc_dec_i64(row[c]));
-			break;
-		case SC_TYPE_U64:
-			(void)fprintf(f, "%" PRIu64, sc_dec_u64(row[c]));
-			break;
-		case SC_TYPE_F64:
-			csv_put_f64(f, sc_dec_f64(row[c]));
-			break;
-		case SC_TYPE_BOOL:
-			(void)fputs(sc_dec_bool(row[c]) ? "true" : "false", f);
-			break;
-		default:
-			if ((rc = csv_put_symbol(f, s, row[c])) != 0)
-				return rc;
-		}
-	}
-	if (weight)
-		(void)fprintf(f, ",%" PRId64, *weight);
-	(void)fputc('\n', f);
+	l.f = f;
+	l.n = 0;
+	if ((rc = csv_row(&l, s, row, weight)) != 0)
+		return rc;
+	line_flush(&l);
 	return ferror(f) ? sc_errorf(SC_EIO, "csv: write failed") : 0;
+}
+
+int
+sc_csv_row_text(const struct sc_schema *s, const uint64_t *row,
+		const int64_t *weight, char *buf, size_t cap, size_t *len)
+{
+	struct csv_line l;
+	int rc;
+
+	if (!s || !row || !len || (!buf && cap))
+		return sc_errorf(SC_EINVAL, "sc_csv_row_text: NULL");
+	l.f = NULL;
+	l.out = buf;
+	l.cap = cap;
+	l.total = 0;
+	l.n = 0;
+	if ((rc = csv_row(&l, s, row, weight)) != 0)
+		return rc;
+	*len = l.total;
+	return 0;
 }
 
 int

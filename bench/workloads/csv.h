@@ -133,6 +133,16 @@ int sc_csv_write_header(FILE *f, const char *const *cols, size_t n,
 int sc_csv_write_row(FILE *f, const struct sc_schema *s, const uint64_t *row,
 		     const int64_t *weight);
 
+/*
+ * sc_csv_row_text - the line sc_csv_write_row would write (its '\n' last,
+ * no NUL) into buf[0..cap) as far as it fits; *len is its whole length,
+ * so a caller whose cap < *len makes room and calls again. Returns 0,
+ * SC_EINVAL (NULL s, row or len; NULL buf with cap > 0), SC_ENOENT (as
+ * sc_csv_write_row).
+ */
+int sc_csv_row_text(const struct sc_schema *s, const uint64_t *row,
+		    const int64_t *weight, char *buf, size_t cap, size_t *len);
+
 /* sc_csv_write_batch - the header, then every row of b with its weight. */
 int sc_csv_write_batch(FILE *f, const struct sc_schema *s,
 		       const char *const *cols, const struct sc_batch *b);

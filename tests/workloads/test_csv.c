@@ -234,6 +234,50 @@ Test(csv, written_rows_read_back_equal)
 	sc_symtab_destroy(t);
 }
 
+/* Integers at their ends and texts with quotes at theirs, written as the
+ * format says: decimal digits, a '-' for a negative, quotes doubled. */
+Test(csv, integers_and_texts_at_their_edges_are_written_exactly)
+{
+	static const enum sc_type types[3] = {SC_TYPE_I64, SC_TYPE_U64,
+					      SC_TYPE_SYMBOL};
+	static const struct {
+		int64_t i;
+		uint64_t u;
+		const char *text;
+		int64_t w;
+		const char *line;
+	} cases[] = {
+	    {INT64_MIN, UINT64_MAX, "\"a\"", INT64_MIN,
+	     "-9223372036854775808,18446744073709551615,\"\"\"a\"\"\","
+	     "-9223372036854775808\n"},
+	    {INT64_MAX, 0, "", INT64_MAX,
+	     "9223372036854775807,0,\"\",9223372036854775807\n"},
+	    {0, 10, "\"\"", -1, "0,10,\"\"\"\"\"\",-1\n"},
+	    {-10, 9, "x,y", 1, "-10,9,\"x,y\",1\n"},
+	};
+	struct sc_symtab *t = NULL;
+	struct sc_schema s;
+
+	cr_assert_eq(sc_symtab_create(&t), 0);
+	cr_assert_eq(sc_schema_init(&s, 3, types, t), 0);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t row[3] = {sc_enc_i64(cases[i].i),
+				   sc_enc_u64(cases[i].u), 0};
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		cr_assert_eq(sc_symtab_intern_cstr(t, cases[i].text, &row[2]),
+			     0);
+		cr_assert_eq(sc_csv_write_row(f, &s, row, &cases[i].w), 0);
+		cr_assert_eq(fclose(f), 0);
+		cr_assert_str_eq(buf, cases[i].line, "case %zu", i);
+		free(buf);
+		sc_symtab_release(t, row[2]);
+	}
+	sc_symtab_destroy(t);
+}
+
 Test(csv, unreadable_file_is_an_io_error_naming_it)
 {
 	struct sc_csv_rows r;
