@@ -852,6 +852,14 @@ tick_work(struct sc_circuit *c)
 	return 0;
 }
 
+/* The delta callback running on this thread: its circuit and node
+ * (sc_circuit_delta_waterline reads them), {NULL, -1} outside one. */
+struct cb_now {
+	const struct sc_circuit *c;
+	int node;
+};
+static _Thread_local struct cb_now cb_now = {NULL, -1};
+
 /* End of a tick: delays latch, callbacks see the deltas. */
 static int
 tick_end(struct sc_circuit *c)
@@ -876,12 +884,33 @@ tick_end(struct sc_circuit *c)
 			continue;
 		sc__doing_node(r->id, SC__ACT_OUTPUT);
 		sc_error_clear();
+		cb_now = (struct cb_now){c, r->id};
 		rc = sc__circuit_user_code(r->cb(r->cb_ctx, r->id, r->delta));
+		cb_now = (struct cb_now){NULL, -1};
 		if (rc)
 			return step_fail(c, r->id, rc,
 					 "delta callback returned");
 	}
 	return tick_work(c);
+}
+
+int
+sc_circuit_delta_waterline(uint32_t col, int64_t *value, const void **source)
+{
+	int rc;
+
+	if (!value)
+		return sc__fail(SC_EINVAL, "sc_circuit_delta_waterline: value "
+					   "is NULL");
+	if (!cb_now.c)
+		return sc__fail(SC_ESTATE, "sc_circuit_delta_waterline: not "
+					   "inside a delta callback");
+	if (source)
+		*source = cb_now.c;
+	/* Not yet recomputed for this step: the value after the previous
+	 * one, which bounds this step's delta (waterline.h). */
+	rc = sc_circuit_waterline(cb_now.c, cb_now.node, col, value);
+	return rc;
 }
 
 int

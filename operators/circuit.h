@@ -342,6 +342,26 @@ int sc_circuit_waterline(const struct sc_circuit *c, int node, uint32_t col,
 			 int64_t *value);
 
 /*
+ * sc_circuit_delta_waterline - inside a delta callback (sc_circuit_on_delta,
+ * and so units/runtime.h's sc_runtime_on_delta), the waterline of the
+ * reported stream on column col that bounds this delta and every later
+ * one (the value after the previous step: SC_WATERLINE_NONE before any).
+ * A sink closes what lies below it: no row there will come from this
+ * circuit again. *source (if not NULL) names the reporting circuit, the
+ * same for all its callbacks: a sharded node's replicas each report their
+ * own share under their own waterline, so a sink waits for every source's.
+ * Returns
+ *   0           *value (and *source) set
+ *   SC_EINVAL   value is NULL
+ *   SC_ESTATE   not inside a delta callback on this thread
+ *   SC_ENOENT   the stream carries no waterline on col (waterline.h's
+ *               transfer: none declared upstream, or a node that drops
+ *               it); *source is set all the same
+ */
+int sc_circuit_delta_waterline(uint32_t col, int64_t *value,
+			       const void **source);
+
+/*
  * sc_circuit_waterlines - every column of stream `node` that carries a
  * waterline: *mask (bit i: column i) and, if values is not NULL, values[i]
  * for each such i (room for SC_SCHEMA_MAX_COLS). Returns 0, SC_EINVAL,

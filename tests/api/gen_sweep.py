@@ -56,6 +56,7 @@ EXCEPTIONS = {
     ("sc_circuit_on_delta", "fn"): (A, "fn NULL removes the callback"),
     ("sc_runtime_on_delta", "fn"): (A, "fn NULL removes the callback"),
     ("sc_circuit_waterlines", "values"): (A, "values may be NULL"),
+    ("sc_circuit_delta_waterline", "source"): (A, "source may be NULL"),
     ("sc_circuit_late", "admitted"): (A, "either pointer may be NULL"),
     ("sc_circuit_late", "refused"): (A, "either pointer may be NULL"),
     ("sc_runtime_late", "admitted"): (A, "either pointer may be NULL"),

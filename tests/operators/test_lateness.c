@@ -216,6 +216,77 @@ Test(lateness, waterline_is_none_before_any_row_and_can_be_raised)
 	cr_assert_eq(sc_graph_destroy(g), 0);
 }
 
+/* What the delta callback below saw, step by step. */
+struct seen_wl {
+	int64_t w[4];	    /* the waterline on t each callback read */
+	int64_t least[4];   /* the least t of its delta */
+	int rc_none;	    /* the read on v, which carries none */
+	const void *src[4]; /* the source each read gave */
+	size_t n;
+};
+
+static int
+record_wl(void *ctx, int node, const struct sc_batch *d)
+{
+	struct seen_wl *s = ctx;
+	const void *src = NULL;
+	int64_t v = 0;
+
+	(void)node;
+	cr_assert_lt(s->n, 4);
+	cr_assert_eq(sc_circuit_delta_waterline(0, &s->w[s->n], &s->src[s->n]),
+		     0, "%s", sc_errmsg());
+	s->least[s->n] = INT64_MAX;
+	for (size_t i = 0; i < sc_batch_count(d); i++)
+		if (sc_dec_i64(sc_batch_row(d, i)[0]) < s->least[s->n])
+			s->least[s->n] = sc_dec_i64(sc_batch_row(d, i)[0]);
+	s->rc_none = sc_circuit_delta_waterline(1, &v, &src);
+	cr_assert_eq(src, s->src[s->n], "the source is set without a value");
+	s->n++;
+	return 0;
+}
+
+/* Inside a delta callback, the output's waterline as it bounds the delta
+ * reported: the one after the previous step (none before any), at or below
+ * every row of it; outside a callback there is none to read. */
+Test(lateness, a_delta_callback_reads_the_waterline_that_bounds_its_delta)
+{
+	struct sc_graph *g;
+	struct sc_circuit *c;
+	struct seen_wl seen = {.n = 0};
+	int64_t first[] = {100, 1}, second[] = {95, 2, 120, 3},
+		third[] = {111, 4};
+	int64_t w;
+	int a, out;
+
+	one_input(0, &g, &c, &a, &out);
+	cr_assert_eq(sc_circuit_on_delta(c, out, record_wl, &seen), 0);
+	feed(c, a, 2, first, 1);
+	cr_assert_eq(sc_circuit_step(c), 0);
+	feed(c, a, 2, second, 2);
+	cr_assert_eq(sc_circuit_step(c), 0);
+	feed(c, a, 2, third, 1);
+	cr_assert_eq(sc_circuit_step(c), 0);
+	cr_assert_eq(seen.n, 3);
+	cr_assert_eq(seen.w[0], SC_WATERLINE_NONE);
+	cr_assert_eq(seen.w[1], 90, "after the step of 100: %lld",
+		     (long long)seen.w[1]);
+	cr_assert_eq(seen.w[2], 110, "after the step of 120: %lld",
+		     (long long)seen.w[2]);
+	for (size_t i = 0; i < seen.n; i++) {
+		cr_assert_leq(seen.w[i], seen.least[i]);
+		cr_assert_eq(seen.src[i], seen.src[0],
+			     "one circuit, one source");
+	}
+	cr_assert_not_null(seen.src[0]);
+	cr_assert_eq(seen.rc_none, SC_ENOENT);
+	cr_assert_eq(sc_circuit_delta_waterline(0, &w, NULL), SC_ESTATE);
+	cr_assert(strstr(sc_errmsg(), "not inside a delta callback"), "%s",
+		  sc_errmsg());
+	sc_circuit_destroy(c);
+	cr_assert_eq(sc_graph_destroy(g), 0);
+}
+
 Test(lateness, host_side_check_counts_refuses_and_advances)
 {
 	struct sc_lateness d = {0, 0, 5, 0, true};
