@@ -43,6 +43,7 @@
 #include "bench/workloads/nexmark.h"
 #include "bench/workloads/nexmark_par.h"
 #include "bench/workloads/nexmark_queries.h"
+#include "bench/workloads/partsink.h"
 #include "operators/batch.h"
 #include "operators/circuit.h"
 #include "operators/error.h"
@@ -65,8 +66,8 @@ static const char usage_run_nexmark[] =
     "  generator (1 person : 3 auctions : 46 bids, 10,000 events per\n"
     "  second of event time) or by CSV files.\n"
     "\n"
-    "  --query Q         q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q11 q12 q13 q14 q15\n"
-    "                    q16 q17 q18 q19 q20 q21 q22 q23\n"
+    "  --query Q         q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q10 q11 q12 q13 q14\n"
+    "                    q15 q16 q17 q18 q19 q20 q21 q22 q23\n"
     "                    (default q4)\n"
     "  --workers N       worker threads (default: all cores)\n"
     "  --placement P     single | per-node | chains | random:N | sharded:K\n"
@@ -120,6 +121,13 @@ static const char usage_run_nexmark[] =
     "                    at i * MS ms, for runs that repeat); not with\n"
     "                    the generator on --input-threads (with --preload:\n"
     "                    the time each chunk is made, before the run)\n"
+    "  --sink DIR        q10's file sink: every bid as CSV under DIR in a\n"
+    "                    folder per day and minute of its date_time\n"
+    "                    (dt=YYYY-MM-DD/hm=HH:MM/part-N.csv, a weight\n"
+    "                    column last), each committed whole (written,\n"
+    "                    synced, then named) once the lateness has\n"
+    "                    passed its minute, the rest at the end of the\n"
+    "                    run\n"
     "  --side-input F    q13's table: a CSV file with the header key,value\n"
     "                    (i64, text), read once before the run; a bad\n"
     "                    file is refused by file, line and column, exit 2\n"
@@ -167,6 +175,7 @@ struct nx_cfg {
 	double units_every; /* --units-every S; 0: none */
 	const char *dump, *from, *json, *csv;
 	const char *side_input;	      /* --side-input FILE, or NULL */
+	const char *sink;	      /* --sink DIR (q10), or NULL */
 	struct sc_proctime clock;     /* --proc-clock (q12) */
 	const char *clock_text;	      /* as given; NULL: wall */
 	const char *trace;	      /* --trace FILE, or NULL */
@@ -194,6 +203,10 @@ struct nx_run {
 	int64_t *times;
 	size_t ntimes, cap_times, next_time;
 	bool replaying;
+	/* --sink: q10's partitioned files, and the output's schema it
+	 * borrows */
+	struct sc_partsink *sink;
+	struct sc_schema sink_schema;
 	struct sc_symtab *symbols;
 	struct sc_nexmark_query *q;
 	struct sc_placement *p;
@@ -395,6 +408,8 @@ nx_parse(int argc, char **argv, struct nx_cfg *c)
 			c->from = v;
 		} else if (cli_args_opt(&a, "--side-input", &v)) {
 			c->side_input = v;
+		} else if (cli_args_opt(&a, "--sink", &v)) {
+			c->sink = v;
 		} else if (cli_args_opt(&a, "--proc-clock", &v)) {
 			if (sc_proctime_parse(v, &c->clock) != 0)
 				cli_die_usage("run", "--proc-clock: %s",
@@ -447,6 +462,11 @@ nx_parse(int argc, char **argv, struct nx_cfg *c)
 	if (c->side_input && strcmp(c->query, "q13") != 0)
 		cli_die_usage("run",
 			      "--side-input is q13's table; %s reads none",
+			      c->query);
+	if (c->sink && strcmp(c->query, "q10") != 0)
+		cli_die_usage("run",
+			      "--sink writes q10's partitioned files; %s has "
+			      "none",
 			      c->query);
 	if (c->input_threads && c->dump)
 		cli_die_usage("run",
@@ -703,6 +723,7 @@ static void
 nx_teardown(struct nx_run *x)
 {
 	cli_ranks_runtime_destroy(x->rt, x->mpi);
+	sc_partsink_destroy(x->sink); /* what was not committed is dropped */
 	sc_placement_destroy(x->p);
 	sc_nexmark_par_destroy(x->par);
 	for (size_t i = x->next_pre; i < x->npre; i++)
@@ -759,6 +780,54 @@ nx_open_dump(struct nx_run *x)
 		n = sc_nexmark_query_input_columns(x->q, k, &cols);
 		(void)sc_csv_write_header(x->dump[k], cols, n, false);
 	}
+	return 0;
+}
+
+/* --sink: a row's partition is its date_time's; every worker running a
+ * replica of the output writes its deltas with its waterline there. */
+static int
+nx_sink_delta(void *ctx, int node, const struct sc_batch *delta)
+{
+	struct nx_run *x = ctx;
+	int64_t w = SC_WATERLINE_NONE;
+	const void *src = NULL;
+	int rc = sc_circuit_delta_waterline(SC_NEXMARK_Q10_TIME_COL, &w, &src);
+
+	(void)node;
+	if (rc == SC_ENOENT) /* no lateness: the partitions close at the end */
+		w = SC_WATERLINE_NONE;
+	else if (rc)
+		return rc;
+	return sc_partsink_write(x->sink, delta, src, w);
+}
+
+static int
+nx_open_sink(struct nx_run *x)
+{
+	int out = sc_nexmark_query_output(x->q);
+	struct sc_partsink_opts o = {.dir = x->cfg->sink,
+				     .time_col = SC_NEXMARK_Q10_TIME_COL,
+				     .width_ms = SC_NEXMARK_Q10_WIDTH_MS,
+				     .format = SC_NEXMARK_Q10_FORMAT};
+	const char *const *cols;
+	int rc;
+
+	if (!x->cfg->sink)
+		return 0;
+	(void)sc_nexmark_query_columns(x->q, &cols);
+	x->sink_schema = *sc_graph_schema(sc_nexmark_query_graph(x->q), out);
+	x->sink_schema.symbols = x->symbols;
+	o.schema = &x->sink_schema;
+	o.cols = cols;
+	o.sources = sc_placement_shards(
+	    x->p, (uint32_t)sc_placement_unit_of(x->p, out));
+	if (sc_partsink_create(&o, &x->sink) != 0) {
+		(void)fprintf(stderr, "subcirc run: --sink: %s\n",
+			      sc_errdetail());
+		return CLI_EXIT_USAGE;
+	}
+	if ((rc = sc_runtime_on_delta(x->rt, out, nx_sink_delta, x)) != 0)
+		return cli_lib_error("sc_runtime_on_delta", rc);
 	return 0;
 }
 
@@ -823,7 +892,7 @@ nx_setup(struct nx_run *x, const struct nx_cfg *cfg)
 	if ((rc = cli_ranks_runtime_create(sc_nexmark_query_graph(x->q), x->p,
 					   &ro, 0, &x->rt, &x->mpi)) != 0)
 		return cli_lib_error("sc_runtime_create", rc);
-	return 0;
+	return nx_open_sink(x);
 }
 
 /* --- the run ----------------------------------------------------------------
@@ -1266,6 +1335,9 @@ nx_finish(struct nx_run *x)
 		}
 	if (rc)
 		return rc;
+	/* Idle: every row is in, so every partition is whole. */
+	if (x->sink && (rc = sc_partsink_finish(x->sink)) != 0)
+		return cli_lib_error("--sink", rc);
 	if (!x->cfg->check && !x->cfg->dump)
 		return 0;
 	if ((rc = sc_runtime_integral(x->rt, sc_nexmark_query_output(x->q),
@@ -1403,6 +1475,16 @@ nx_summary(const struct nx_run *x, const struct nx_figs *f)
 	(void)fprintf(o,
 		      "  symbols live at the end %zu (%.1f MiB in the table)\n",
 		      f->sym_live, (double)f->sym_bytes / 1048576.0);
+	if (x->sink) {
+		struct sc_partsink_stats ps;
+
+		sc_partsink_stats(x->sink, &ps);
+		(void)fprintf(o,
+			      "  sink %s: %" PRIu64 " rows in %" PRIu64
+			      " files committed (%" PRIu64
+			      " partitions opened again by late rows)\n",
+			      x->cfg->sink, ps.rows, ps.committed, ps.reopened);
+	}
 	if (x->cfg->check)
 		(void)fprintf(o, "  output %s\n",
 			      x->ok ? "equals the single circuit"
@@ -1462,6 +1544,7 @@ nx_json_config(const struct nx_cfg *c, const struct nx_figs *f,
 	cli_json_text(j, "dump", c->dump);
 	cli_json_text(j, "from", c->from);
 	cli_json_text(j, "side_input", c->side_input);
+	cli_json_text(j, "sink", c->sink);
 	cli_json_text(j, "proc_clock",
 		      strcmp(c->query, "q12") != 0 ? NULL
 		      : c->clock_text		   ? c->clock_text
@@ -1516,6 +1599,18 @@ nx_json(struct cli_report *rep, const struct nx_run *x, const struct nx_figs *f,
 	cli_json_uint(j, "live", f->sym_live);
 	cli_json_uint(j, "bytes", f->sym_bytes);
 	cli_json_close(j);
+	if (x->sink) {
+		struct sc_partsink_stats ps;
+
+		sc_partsink_stats(x->sink, &ps);
+		cli_json_open(j, "sink", '{', true);
+		cli_json_uint(j, "rows", ps.rows);
+		cli_json_uint(j, "files", ps.committed);
+		cli_json_uint(j, "reopened", ps.reopened);
+		cli_json_close(j);
+	} else {
+		cli_json_null(j, "sink");
+	}
 	cli_json_uint(j, "turns", x->st.turns);
 	cli_json_uint(j, "efull", x->efull);
 	cli_json_uint(j, "units", x->st.units);

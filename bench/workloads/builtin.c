@@ -439,6 +439,7 @@ BW_NX_DEF(q6);
 BW_NX_DEF(q7);
 BW_NX_DEF(q8);
 BW_NX_DEF(q9);
+BW_NX_DEF(q10);
 BW_NX_DEF(q11);
 BW_NX_DEF(q12);
 BW_NX_DEF(q13);
@@ -474,6 +475,7 @@ static const struct builtin builtins[] = {
     {"nexmark:q7", &nx_q7_def},
     {"nexmark:q8", &nx_q8_def},
     {"nexmark:q9", &nx_q9_def},
+    {"nexmark:q10", &nx_q10_def},
     {"nexmark:q11", &nx_q11_def},
     {"nexmark:q12", &nx_q12_def},
     {"nexmark:q13", &nx_q13_def},

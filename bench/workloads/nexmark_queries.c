@@ -1073,6 +1073,52 @@ build_q17(struct sc_nexmark_query *q)
 	return nxq_daily(q, 6, UINT32_MAX, 3, q17_row, 1, &sp);
 }
 
+/* --- the partitioned sink: q10 ----------------------------------------------
+ *
+ * Every bid with its day and minute, which name its partition (the sink
+ * partitions on date_time: SC_NEXMARK_Q10_*); date_time is copied, so its
+ * waterline passes to the output and closes the partitions behind it.
+ */
+
+/* q10's rows: (auction, bidder, price, date_time, extra, day, minute). */
+static int
+q10_row(void *ctx, const uint64_t *row, uint64_t *out)
+{
+	int64_t t = sc_dec_i64(row[SC_NXB_DATE_TIME]);
+
+	(void)ctx;
+	out[0] = row[SC_NXB_AUCTION];
+	out[1] = row[SC_NXB_BIDDER];
+	out[2] = row[SC_NXB_PRICE];
+	out[3] = row[SC_NXB_DATE_TIME];
+	out[4] = row[SC_NXB_EXTRA];
+	out[5] = sc_enc_i64(day_of(NULL, t));
+	out[6] = sc_enc_i64(floor_div(t - day_of(NULL, t) * DAY_MS, MINUTE_MS));
+	return 0;
+}
+
+static int
+build_q10(struct sc_nexmark_query *q)
+{
+	static const enum sc_type t[7] = {
+	    SC_TYPE_I64,    SC_TYPE_I64, SC_TYPE_I64, SC_TYPE_I64,
+	    SC_TYPE_SYMBOL, SC_TYPE_I64, SC_TYPE_I64};
+	struct sc_schema s;
+	int m, rc;
+
+	if ((rc = sc_schema_init(&s, 7, t, q->symbols)) != 0)
+		return rc;
+	m = sc_graph_map(q->g, nxq_input(q, SC_NEXMARK_BID), &s, q10_row, q);
+	if (m < 0)
+		return m;
+	if ((rc = sc_graph_monotone_offset(q->g, m, SC_NEXMARK_Q10_TIME_COL,
+					   SC_NXB_DATE_TIME, 0)) != 0 ||
+	    (rc = sc_graph_monotone(q->g, m, 5, SC_NXB_DATE_TIME, day_of,
+				    NULL)) != 0)
+		return rc;
+	return nxq_output(q, m);
+}
+
 /* --- the table -------------------------------------------------------------
  */
 
@@ -1095,6 +1141,8 @@ static const char *const q18_cols[] = {
     "auction", "bidder", "price", "channel", "url", "date_time", "extra"};
 static const char *const q19_cols[] = {
     "auction", "bidder", "price", "channel", "url", "date_time", "extra"};
+static const char *const q10_cols[] = {
+    "auction", "bidder", "price", "date_time", "extra", "day", "minute"};
 static const char *const q11_cols[] = {"bidder", "bid_count", "starttime",
 				       "endtime"};
 static const char *const q12_cols[] = {"bidder", "bid_count", "starttime",
@@ -1150,17 +1198,29 @@ static const char *const q20_cols[] = {
  * chains, per-node, sharded:2 and balanced (bench/README.md, Nexmark;
  * `subcirc place --workload nexmark:Q` measures them again). */
 static const struct nxq_def defs[] = {
-    NXQ_DEF(q0, "per-node"),   NXQ_DEF(q1, "chains"),
-    NXQ_DEF(q2, "per-node"),   NXQ_DEF(q3, "chains"),
-    NXQ_DEF(q4, "sharded:2"),  NXQ_DEF(q5, "chains"),
-    NXQ_DEF(q6, "balanced"),   NXQ_DEF(q7, "chains"),
-    NXQ_DEF(q8, "per-node"),   NXQ_DEF(q9, "sharded:2"),
-    NXQ_DEF(q11, "balanced"),  NXQ_DEF_PROCTIME(q12, "balanced"),
-    NXQ_DEF(q13, "sharded:2"), NXQ_DEF(q14, "chains"),
-    NXQ_DEF(q15, "balanced"),  NXQ_DEF(q16, "per-node"),
-    NXQ_DEF(q17, "sharded:2"), NXQ_DEF(q18, "sharded:2"),
-    NXQ_DEF(q19, "balanced"),  NXQ_DEF(q20, "chains"),
-    NXQ_DEF(q21, "sharded:2"), NXQ_DEF(q22, "sharded:2"),
+    NXQ_DEF(q0, "per-node"),
+    NXQ_DEF(q1, "chains"),
+    NXQ_DEF(q2, "per-node"),
+    NXQ_DEF(q3, "chains"),
+    NXQ_DEF(q4, "sharded:2"),
+    NXQ_DEF(q5, "chains"),
+    NXQ_DEF(q6, "balanced"),
+    NXQ_DEF(q7, "chains"),
+    NXQ_DEF(q8, "per-node"),
+    NXQ_DEF(q9, "sharded:2"),
+    NXQ_DEF(q10, "chains"),
+    NXQ_DEF(q11, "balanced"),
+    NXQ_DEF_PROCTIME(q12, "balanced"),
+    NXQ_DEF(q13, "sharded:2"),
+    NXQ_DEF(q14, "chains"),
+    NXQ_DEF(q15, "balanced"),
+    NXQ_DEF(q16, "per-node"),
+    NXQ_DEF(q17, "sharded:2"),
+    NXQ_DEF(q18, "sharded:2"),
+    NXQ_DEF(q19, "balanced"),
+    NXQ_DEF(q20, "chains"),
+    NXQ_DEF(q21, "sharded:2"),
+    NXQ_DEF(q22, "sharded:2"),
     NXQ_DEF(q23, "chains"),
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))

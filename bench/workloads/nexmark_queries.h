@@ -40,6 +40,12 @@
  *        them, the earliest date_time: (A.id, A.item_name, A.seller,
  *        A.category, A.initial_bid, A.reserve, A.date_time, A.expires,
  *        B.bidder, B.price, B.date_time)    (join, filter, top-k 1)
+ *   q10  (auction, bidder, price, date_time, extra, day, minute) of
+ *        every bid: day and minute (DATE_FORMAT's 'yyyy-MM-dd' and
+ *        'HH:mm', as q15's and q16's numbers) name the partition the
+ *        suite's file sink writes it to (bench/workloads/partsink.h,
+ *        partitions of SC_NEXMARK_Q10_WIDTH_MS on date_time named
+ *        SC_NEXMARK_Q10_FORMAT; `subcirc run --sink DIR`)   (map)
  *   q11  per bidder, its sessions: the bids less than 10 s apart in
  *        date_time, as (bidder, bid_count, starttime, endtime), endtime
  *        the last bid's date_time + 10 s (SESSION_END)
@@ -218,6 +224,12 @@ int sc_nexmark_query_output(const struct sc_nexmark_query *q);
 /* The input node of stream `kind`, or -1 when the query does not read it. */
 int sc_nexmark_query_input(const struct sc_nexmark_query *q,
 			   enum sc_nexmark_kind kind);
+
+/* q10's partitions (partsink.h): a minute of date_time (its output's
+ * column SC_NEXMARK_Q10_TIME_COL) each, in a folder per day and minute. */
+#define SC_NEXMARK_Q10_TIME_COL 3
+#define SC_NEXMARK_Q10_WIDTH_MS 60000
+#define SC_NEXMARK_Q10_FORMAT	"dt=%Y-%m-%d/hm=%H:%M"
 
 /* The column of the bids' processing time, for a query that reads it. */
 #define SC_NXB_P_TIME SC_NXB_NCOLS

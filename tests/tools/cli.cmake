@@ -714,7 +714,7 @@ set_tests_properties(cli.stress_ticks_pool_tsan
 
 # run --workload nexmark (tools/cli_nexmark.c): every query runs live
 # on 2 workers and --check finds its output equal to the single circuit's.
-foreach(q q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q11 q12 q13 q14 q15 q16 q17
+foreach(q q0 q1 q2 q3 q4 q5 q6 q7 q8 q9 q10 q11 q12 q13 q14 q15 q16 q17
            q18 q19 q20 q21 q22 q23)
   sc_cli_test(nexmark_${q}_equals_the_single_circuit 0
               "output equals the single circuit"
@@ -752,7 +752,7 @@ sc_cli_test(nexmark_pooled_strings_equal_the_single_circuit 0
 # and exits 4 (input refused); --admit-late needs a lateness. q11's
 # sessions merge as late bids land between them (its state keeps every
 # bid: no cleanup, session.h).
-foreach(q q4 q5 q6 q7 q8 q9 q11 q12 q15 q16 q17)
+foreach(q q4 q5 q6 q7 q8 q9 q10 q11 q12 q15 q16 q17)
   sc_cli_test(nexmark_${q}_with_disorder_equals_the_single_circuit 0
               "output equals the single circuit"
               run --workload nexmark --query ${q} --events 40000
@@ -794,8 +794,8 @@ sc_cli_test(nexmark_admit_late_needs_a_lateness 2
 sc_cli_test(nexmark_declares_the_standard_lateness_by_default 0
             "lateness 4000 ms on date_time"
             run --workload nexmark --query q0 --events 1000 --workers 1)
-sc_cli_test(nexmark_unknown_query_is_refused 2 "--query: .*no query 'q10' (known: q0"
-            run --workload nexmark --query q10 --events 1)
+sc_cli_test(nexmark_unknown_query_is_refused 2 "--query: .*no query 'q24' (known: q0"
+            run --workload nexmark --query q24 --events 1)
 sc_cli_test(nexmark_edge_capacity_must_be_a_power_of_two 2
             "--edge-capacity: 3 is not a power of two"
             run --workload nexmark --edge-capacity 3 --events 1)
@@ -815,6 +815,24 @@ sc_cli_test(nexmark_side_input_that_cannot_be_read_is_refused 2
             "--side-input: .*cannot read '/nonexistent-dir/side.csv'"
             run --workload nexmark --query q13 --events 1
                 --side-input /nonexistent-dir/side.csv)
+# q10's file sink (bench/workloads/partsink.h): for q10 alone, a folder
+# that can be made, and the JSON counts what it committed.
+sc_cli_test(nexmark_sink_for_another_query_is_refused 2
+            "--sink writes q10.s partitioned files. q4 has none"
+            run --workload nexmark --query q4 --events 1 --sink /tmp/x)
+sc_cli_test(nexmark_sink_that_cannot_be_made_is_refused 2
+            "--sink: partsink: cannot make the folder ./dev/null/x.: Not a directory"
+            run --workload nexmark --query q10 --events 1 --sink /dev/null/x)
+add_test(NAME cli.nexmark_q10_sink_commits_every_row_and_says_so
+         COMMAND sh -c [=[d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
+           "$0" run --workload nexmark --query q10 --events 30000 --quiet --sink "$d/s" --json "$d/r.json" >"$d/out" || exit 1
+           cat "$d/out"; grep -q "sink $d/s: 27600 rows in 1 files committed" "$d/out" || exit 1
+           test "$(find "$d/s" -name '*.tmp' | wc -l)" -eq 0 || { echo "a temporary file is left"; exit 1; }
+           test "$(cat "$d"/s/dt=*/hm=*/part-*.csv | grep -vc '^auction,')" -eq 27600 || { echo "not every row is in the files"; exit 1; }
+           python3 -c 'import json, sys; j = json.load(open(sys.argv[1])); s = j["results"]["sink"]; print(s); assert s == {"rows": 27600, "files": 1, "reopened": 0} and j["config"]["sink"].endswith("/s"), s' "$d/r.json"]=]
+         $<TARGET_FILE:subcirc_cli>)
+set_tests_properties(cli.nexmark_q10_sink_commits_every_row_and_says_so
+                     PROPERTIES LABELS "units;threaded;tsan" TIMEOUT 120)
 sc_cli_test(nexmark_side_input_for_another_query_is_refused 2
             "--side-input is q13.s table. q4 reads none"
             run --workload nexmark --query q4 --events 1
@@ -857,7 +875,7 @@ sc_cli_test(unknown_workload_is_refused 2
 # and averages of a multi-aggregate (q15, q16 by channel, q17), session
 # windows (q11), the processing times stamped on the bids, replayed as
 # they were taken (q12), and the side input's texts (q13).
-foreach(q q1 q3 q4 q9 q11 q12 q13 q14 q15 q16 q17 q21 q22 q23)
+foreach(q q1 q3 q4 q9 q10 q11 q12 q13 q14 q15 q16 q17 q21 q22 q23)
   add_test(NAME cli.nexmark_${q}_dump_replayed_gives_the_same_output
            COMMAND sh -c [=[d=$(mktemp -d) && trap 'rm -rf "$d"' EXIT
              timeout 120 "$0" run --workload nexmark --query $1 --events 40000 --workers 2 --dump "$d/a" --quiet || exit 1

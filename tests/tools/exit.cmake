@@ -6,8 +6,8 @@
 # summary and that every file left is complete (never 0 bytes).
 find_package(Python3 COMPONENTS Interpreter QUIET)
 if(Python3_Interpreter_FOUND)
-  foreach(cmd grid nexmark nexmark_threads nexmark_preload workload place stress
-              stress_workload)
+  foreach(cmd grid nexmark nexmark_threads nexmark_preload nexmark_sink workload
+              place stress stress_workload)
     add_test(NAME exit.matrix_${cmd}
              COMMAND ${Python3_EXECUTABLE}
                      ${CMAKE_CURRENT_LIST_DIR}/exit_matrix.py

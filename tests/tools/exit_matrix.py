@@ -6,8 +6,8 @@ complete and valid or absent (never a 0-byte file, never a temporary file
 left behind).
 
 usage: exit_matrix.py --build DIR GROUP
-  GROUP: grid | nexmark | nexmark_threads | nexmark_preload | workload |
-  place | stress |
+  GROUP: grid | nexmark | nexmark_threads | nexmark_preload | nexmark_sink |
+  workload | place | stress |
   stress_workload (one ctest each)
 
 For each command: SIGINT, SIGTERM and SIGHUP sent once the command has
@@ -158,6 +158,15 @@ CMDS = {
                             files=["--json", "--csv", "--trace"],
                             text="out", progress="out", marker="ev/s",
                             said="interrupted by"),
+    # q10's file sink: a signal ends the run with every partition of what
+    # ran committed whole (no temporary file left).
+    "nexmark_sink": dict(long=["run", "--workload", "nexmark", "--query",
+                               "q10", "--rate", "100000", "--seconds", "20"],
+                         short=["run", "--workload", "nexmark", "--query",
+                                "q10", "--events", "20000"],
+                         files=["--json", "--sink"],
+                         text="out", progress="out", marker="ev/s",
+                         said="interrupted by"),
     "workload": dict(long=["run", "--workload", "nexmark:q0",
                            "--seconds", "20"],
                      short=["run", "--workload", "nexmark:q0",
@@ -193,8 +202,8 @@ CMDS = {
 def file_args(opts, d):
     args = []
     for o in opts:
-        if o == "--dump":
-            args += [o, os.path.join(d, "dump")]
+        if o in ("--dump", "--sink"):
+            args += [o, os.path.join(d, o[2:])]
         else:
             ext = {"--json": "json", "--csv": "csv", "--trace": "trace"}[o]
             args += [o, os.path.join(d, f"out.{ext}")]
@@ -260,7 +269,8 @@ def pipe_case(exe, name, c, opt):
 def full_case(exe, name, c, opt):
     case = f"{name} {opt} /dev/full"
     with tempfile.TemporaryDirectory() as d:
-        others = [o for o in c["files"] if o not in (opt, "--dump")]
+        others = [o for o in c["files"] if o not in (opt, "--dump",
+                                                      "--sink")]
         args = c["short"] + file_args(others, d) + [opt, "/dev/full"]
         p = start(exe, args, d)
         rc, _, err = finish(p)
@@ -297,12 +307,13 @@ def main():
     if "--json" in c["files"]:
         signal_case(exe, name, c, signal.SIGTERM, json_dash=True)
     pipe_case(exe, name, c, None)
+    folders = ("--dump", "--sink")
     for opt in c["files"]:
-        if opt != "--dump" and opt != "--trace":
+        if opt not in folders and opt != "--trace":
             pipe_case(exe, name, c, opt)
-        if opt != "--dump":
+        if opt not in folders:
             full_case(exe, name, c, opt)
-    files = [o for o in c["files"] if o != "--dump"]
+    files = [o for o in c["files"] if o not in folders]
     for i, x in enumerate(files):
         for y in files[i + 1:]:
             same_case(exe, name, c, x, y)

@@ -10,7 +10,9 @@ there, and compares the result, as a bag of rows, with DIR/QUERY.csv (the
 settled output, a weight column last: a row of weight w is w copies).
 Doubles compare to 1e-9 relative. q13's side input is the file RUN ARGS
 name with --side-input, else the standard table (key k, value k's text,
-k in 0..9,999), loaded here on its own. The SQL below is written from the
+k in 0..9,999), loaded here on its own. q10 also runs with --sink: its
+files must hold the output, each row in the folder of its date_time's UTC
+day and minute, nothing left uncommitted. The SQL below is written from the
 query's definition (bench/workloads/nexmark_queries.h), not from the
 circuit: SQLite is the independent evaluator. Exits 0 when they are equal,
 1 with the first differences and the command that replays the run.
@@ -18,6 +20,7 @@ circuit: SQLite is the independent evaluator. Exits 0 when they are equal,
 
 import collections
 import csv
+import datetime
 import math
 import os
 import re
@@ -91,6 +94,11 @@ SQL = {
     # starts numbers the sessions. Its frame is the default RANGE one, so
     # bids tied in date_time (one of which LAG may see as a start) share
     # a number whichever order the two windows give them.
+    # Every bid with its day (as q15's) and its minute of the day (as
+    # q16's): the partition q10's file sink writes it to.
+    "q10": "SELECT auction, bidder, price, date_time, extra,"
+           " CAST(date_time / 86400000 AS INTEGER),"
+           " CAST((date_time % 86400000) / 60000 AS INTEGER) FROM bid",
     "q11": "WITH s AS (SELECT bidder, date_time,"
            "   CASE WHEN date_time - LAG(date_time) OVER (PARTITION BY bidder"
            "          ORDER BY date_time) < 10000 THEN 0 ELSE 1 END AS new"
@@ -241,6 +249,32 @@ def key(row):
     return tuple(field(x) for x in row)
 
 
+SINK_FILE = re.compile(r"dt=(\d{4}-\d\d-\d\d)/hm=(\d\d:\d\d)/part-\d+\.csv")
+
+
+def read_sink(root, header):
+    """The bag of rows in q10's sink under root, after checking that
+    every file is a committed partition whose rows all belong to it.
+    Returns (bag, files) or raises AssertionError naming what is wrong."""
+    bag, files = collections.Counter(), 0
+    for d, _, names in os.walk(root):
+        for n in names:
+            rel = os.path.relpath(os.path.join(d, n), root)
+            m = SINK_FILE.fullmatch(rel)
+            assert m, "not a committed partition file: %s" % rel
+            h, rows = read_csv(os.path.join(root, rel))
+            assert h == header, "%s: header %s" % (rel, h)
+            files += 1
+            for r in rows:
+                t = datetime.datetime.fromtimestamp(
+                    r[3] // 1000, datetime.timezone.utc)
+                where = (t.strftime("%Y-%m-%d"), t.strftime("%H:%M"))
+                assert where == m.groups(), \
+                    "%s holds a row of %s %s" % (rel, *where)
+                bag[key(r[:-1])] += r[-1]
+    return +bag, files
+
+
 def main(argv):
     extra = []
     if "--" in argv:
@@ -254,7 +288,10 @@ def main(argv):
         out = os.path.join(d, "dump")
         cmd = [exe, "run", "--workload", "nexmark", "--query", q,
                "--events", events, "--quiet", "--dump", out] + extra
-        replay = " ".join(cmd).replace(out, "DIR")
+        sink = os.path.join(d, "sink")
+        if q == "q10":
+            cmd += ["--sink", sink]
+        replay = " ".join(cmd).replace(out, "DIR").replace(sink, "SINK")
         p = subprocess.run(cmd, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, text=True)
         if p.returncode != 0:
@@ -288,6 +325,20 @@ def main(argv):
             print("replay: %s (then compare with SQLite: %s)"
                   % (replay, " ".join(sys.argv)))
             return 1
+        if q == "q10":
+            header, _ = read_csv(os.path.join(out, q + ".csv"))
+            try:
+                files_bag, files = read_sink(sink, header)
+            except AssertionError as e:
+                print("FAIL %s: --sink: %s\nreplay: %s" % (q, e, replay))
+                return 1
+            if files_bag != got:
+                print("FAIL %s: --sink files hold %d rows, the output %d"
+                      "\nreplay: %s" % (q, sum(files_bag.values()),
+                                        sum(got.values()), replay))
+                return 1
+            print("%s: --sink: %d files, every row in its partition"
+                  % (q, files))
         print("%s: %d rows, equal to SQLite's (%s)"
               % (q, sum(want.values()), sqlite3.sqlite_version))
         return 0

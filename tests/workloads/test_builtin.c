@@ -156,7 +156,7 @@ Test(builtin, every_nexmark_query_is_a_builtin)
 		cr_assert_not_null(def, "%s is not a built-in", name);
 		cr_assert_str_eq(def->name, name);
 	}
-	cr_assert_null(sc_builtin_workload("nexmark:q10"));
+	cr_assert_null(sc_builtin_workload("nexmark:q24"));
 	cr_assert_null(sc_builtin_workload("nexmark"));
 	cr_assert_null(sc_builtin_workload(NULL));
 }
