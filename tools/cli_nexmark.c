@@ -207,6 +207,8 @@ struct nx_run {
 	 * borrows */
 	struct sc_partsink *sink;
 	struct sc_schema sink_schema;
+	struct sc_partsink_stats sink_st; /* taken at the end, before the
+					   * teardown frees the sink */
 	struct sc_symtab *symbols;
 	struct sc_nexmark_query *q;
 	struct sc_placement *p;
@@ -724,6 +726,7 @@ nx_teardown(struct nx_run *x)
 {
 	cli_ranks_runtime_destroy(x->rt, x->mpi);
 	sc_partsink_destroy(x->sink); /* what was not committed is dropped */
+	x->sink = NULL;
 	sc_placement_destroy(x->p);
 	sc_nexmark_par_destroy(x->par);
 	for (size_t i = x->next_pre; i < x->npre; i++)
@@ -1338,6 +1341,7 @@ nx_finish(struct nx_run *x)
 	/* Idle: every row is in, so every partition is whole. */
 	if (x->sink && (rc = sc_partsink_finish(x->sink)) != 0)
 		return cli_lib_error("--sink", rc);
+	sc_partsink_stats(x->sink, &x->sink_st);
 	if (!x->cfg->check && !x->cfg->dump)
 		return 0;
 	if ((rc = sc_runtime_integral(x->rt, sc_nexmark_query_output(x->q),
@@ -1475,16 +1479,13 @@ nx_summary(const struct nx_run *x, const struct nx_figs *f)
 	(void)fprintf(o,
 		      "  symbols live at the end %zu (%.1f MiB in the table)\n",
 		      f->sym_live, (double)f->sym_bytes / 1048576.0);
-	if (x->sink) {
-		struct sc_partsink_stats ps;
-
-		sc_partsink_stats(x->sink, &ps);
+	if (x->cfg->sink)
 		(void)fprintf(o,
 			      "  sink %s: %" PRIu64 " rows in %" PRIu64
 			      " files committed (%" PRIu64
 			      " partitions opened again by late rows)\n",
-			      x->cfg->sink, ps.rows, ps.committed, ps.reopened);
-	}
+			      x->cfg->sink, x->sink_st.rows,
+			      x->sink_st.committed, x->sink_st.reopened);
 	if (x->cfg->check)
 		(void)fprintf(o, "  output %s\n",
 			      x->ok ? "equals the single circuit"
@@ -1599,14 +1600,11 @@ nx_json(struct cli_report *rep, const struct nx_run *x, const struct nx_figs *f,
 	cli_json_uint(j, "live", f->sym_live);
 	cli_json_uint(j, "bytes", f->sym_bytes);
 	cli_json_close(j);
-	if (x->sink) {
-		struct sc_partsink_stats ps;
-
-		sc_partsink_stats(x->sink, &ps);
+	if (x->cfg->sink) { /* taken at the end: the sink is gone */
 		cli_json_open(j, "sink", '{', true);
-		cli_json_uint(j, "rows", ps.rows);
-		cli_json_uint(j, "files", ps.committed);
-		cli_json_uint(j, "reopened", ps.reopened);
+		cli_json_uint(j, "rows", x->sink_st.rows);
+		cli_json_uint(j, "files", x->sink_st.committed);
+		cli_json_uint(j, "reopened", x->sink_st.reopened);
 		cli_json_close(j);
 	} else {
 		cli_json_null(j, "sink");
