@@ -786,6 +786,8 @@ nx_open_dump(struct nx_run *x)
 	return 0;
 }
 
+static struct sc_schema nx_out_schema(const struct nx_run *x);
+
 /* --sink: a row's partition is its date_time's; every worker running a
  * replica of the output writes its deltas with its waterline there. */
 static int
@@ -818,8 +820,7 @@ nx_open_sink(struct nx_run *x)
 	if (!x->cfg->sink)
 		return 0;
 	(void)sc_nexmark_query_columns(x->q, &cols);
-	x->sink_schema = *sc_graph_schema(sc_nexmark_query_graph(x->q), out);
-	x->sink_schema.symbols = x->symbols;
+	x->sink_schema = nx_out_schema(x);
 	o.schema = &x->sink_schema;
 	o.cols = cols;
 	o.sources = sc_placement_shards(

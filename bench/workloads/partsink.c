@@ -7,8 +7,8 @@
  * file. Closed partitions keep only their key and the next file number,
  * where a partition opened again starts looking for a free name.
  */
-/* POSIX 2008 (the build's _POSIX_C_SOURCE): open_memstream, the XSI
- * strerror_r that fills its buffer. */
+/* POSIX 2008 (the build's _POSIX_C_SOURCE): the XSI strerror_r, which
+ * fills its buffer. */
 #include "bench/workloads/partsink.h"
 
 #include <errno.h>
@@ -99,7 +99,7 @@ ps_folder(const struct sc_partsink *s, int64_t key, char *out, bool rel)
 				"partsink: partition %lld of "
 				"width %lld ms is outside time",
 				(long long)key, (long long)s->width);
-	t = (time_t)(ms / 1000 - (ms % 1000 < 0));
+	t = (time_t)ps_key(ms, 1000);
 	if (!gmtime_r(&t, &tm) ||
 	    strftime(name, sizeof(name), s->format, &tm) == 0)
 		return sc__fail(SC_EINVAL,
@@ -146,20 +146,16 @@ ps_mkdirs(const char *path)
 	return 0;
 }
 
-/* The temporary path of partition p's file (tmp; named by its key, as
- * partitions may share a folder), or its final path as file number n. */
+/* In p's folder (ps_folder), the temporary path of its file (tmp; named
+ * by its key, as partitions may share a folder), or its final path as
+ * file number n. */
 static int
-ps_file(const struct sc_partsink *s, const struct ps_part *p, bool tmp,
-	uint32_t n, char *out)
+ps_file(const char *folder, const struct ps_part *p, bool tmp, uint32_t n,
+	char *out)
 {
-	char folder[PS_PATH_MAX];
-	int rc, w;
-
-	if ((rc = ps_folder(s, p->key, folder, false)) != 0)
-		return rc;
-	w = tmp ? snprintf(out, PS_PATH_MAX, "%s/.part-k%lld.csv.tmp", folder,
-			   (long long)p->key)
-		: snprintf(out, PS_PATH_MAX, "%s/part-%u.csv", folder, n);
+	int w = tmp ? snprintf(out, PS_PATH_MAX, "%s/.part-k%lld.csv.tmp",
+			       folder, (long long)p->key)
+		    : snprintf(out, PS_PATH_MAX, "%s/part-%u.csv", folder, n);
 	if (w < 0 || w >= PS_PATH_MAX)
 		return sc__fail(SC_EINVAL,
 				"partsink: path too long under "
@@ -260,7 +256,7 @@ ps_spill(struct sc_partsink *s, struct ps_part *p)
 		return 0;
 	if ((rc = ps_folder(s, p->key, folder, false)) != 0 ||
 	    (rc = ps_mkdirs(folder)) != 0 ||
-	    (rc = ps_file(s, p, true, 0, path)) != 0)
+	    (rc = ps_file(folder, p, true, 0, path)) != 0)
 		return rc;
 	fd = open(path,
 		  O_WRONLY | O_CREAT | O_CLOEXEC |
@@ -295,11 +291,13 @@ static int
 ps_commit(struct sc_partsink *s, size_t i)
 {
 	struct ps_part *p = &s->open[i];
-	char tmp[PS_PATH_MAX], fin[PS_PATH_MAX];
+	char folder[PS_PATH_MAX], tmp[PS_PATH_MAX], fin[PS_PATH_MAX];
 	size_t c;
 	int rc, fd;
 
-	if ((rc = ps_spill(s, p)) != 0 || (rc = ps_file(s, p, true, 0, tmp)) ||
+	if ((rc = ps_spill(s, p)) != 0 ||
+	    (rc = ps_folder(s, p->key, folder, false)) != 0 ||
+	    (rc = ps_file(folder, p, true, 0, tmp)) != 0 ||
 	    (rc = ps_grow((void **)&s->closed, &s->cap_closed, s->nclosed,
 			  sizeof(*s->closed))))
 		return rc;
@@ -312,7 +310,7 @@ ps_commit(struct sc_partsink *s, size_t i)
 	}
 	(void)close(fd);
 	for (;; p->file++) {
-		if ((rc = ps_file(s, p, false, p->file, fin)) != 0)
+		if ((rc = ps_file(folder, p, false, p->file, fin)) != 0)
 			return rc;
 		if (link(tmp, fin) == 0)
 			break;
@@ -613,10 +611,11 @@ sc_partsink_destroy(struct sc_partsink *s)
 	if (!s)
 		return;
 	for (size_t i = 0; i < s->nopen; i++) {
-		char tmp[PS_PATH_MAX];
+		char folder[PS_PATH_MAX], tmp[PS_PATH_MAX];
 
 		if (s->open[i].spilled &&
-		    ps_file(s, &s->open[i], true, 0, tmp) == 0)
+		    ps_folder(s, s->open[i].key, folder, false) == 0 &&
+		    ps_file(folder, &s->open[i], true, 0, tmp) == 0)
 			(void)unlink(tmp);
 		free(s->open[i].buf);
 	}

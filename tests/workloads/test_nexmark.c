@@ -2102,15 +2102,23 @@ Test(nexmark, q10_equals_its_sql_evaluated_from_scratch)
 	check_query_equals_its_sql("q10", eval_q10);
 }
 
-/* Events a minute apart span two days: every minute's partition. */
-Test(nexmark, q10_names_the_day_and_minute_of_every_bid)
+/* Query q over events a minute (and 97 s) apart, which span two days:
+ * every hour and every minute of a day, from seed on. */
+static void
+check_two_days(const char *q, eval_fn eval, uint64_t seed)
 {
 	const struct nx_case cases[] = {
-	    {sc_prop_seed(10), 3000, 60000000, 500, 0, 0},
-	    {sc_prop_seed(10) + 1, 2000, 97000000, 250, 0, 32},
+	    {seed, 3000, 60000000, 500, 0, 0},
+	    {seed + 1, 2000, 97000000, 250, 0, 32},
 	};
 
-	check_cases("q10", eval_q10, cases, sizeof(cases) / sizeof(cases[0]));
+	check_cases(q, eval, cases, sizeof(cases) / sizeof(cases[0]));
+}
+
+/* Every minute's partition. */
+Test(nexmark, q10_names_the_day_and_minute_of_every_bid)
+{
+	check_two_days("q10", eval_q10, sc_prop_seed(10));
 }
 
 Test(nexmark, q10_settles_under_every_placement_on_1_to_4_units)
@@ -2123,15 +2131,10 @@ Test(nexmark, q14_equals_its_sql_evaluated_from_scratch)
 	check_query_equals_its_sql("q14", eval_q14);
 }
 
-/* Events a minute apart span two days: every hour's time of day. */
+/* Every hour's time of day. */
 Test(nexmark, q14_names_the_time_of_day_of_every_hour)
 {
-	const struct nx_case cases[] = {
-	    {sc_prop_seed(3), 3000, 60000000, 500, 0, 0},
-	    {sc_prop_seed(3) + 1, 2000, 97000000, 250, 0, 32},
-	};
-
-	check_cases("q14", eval_q14, cases, sizeof(cases) / sizeof(cases[0]));
+	check_two_days("q14", eval_q14, sc_prop_seed(3));
 }
 
 Test(nexmark, q14_settles_under_every_placement_on_1_to_4_units)
